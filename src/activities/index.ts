@@ -1,0 +1,77 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Config } from '../config';
+import { findPrice } from '../config';
+import { ModelErrorType } from '../common/model';
+import type { ModelPrice } from '../engine/cost';
+import type { TranscriptStore } from '../store/transcript-store';
+import { createCallModel } from './model/call-model';
+import { createCompactContext } from './model/compact';
+import { createRunTool } from './run-tool';
+import { BUILTIN_TOOLS, toolsForModel } from './tools/registry';
+import { executeTool } from './tools/execute';
+import { createLoadSession, createRecordTranscript } from './transcript';
+import type { Activities } from './types';
+
+export type { Activities } from './types';
+
+/** Dependencies of the activities, injected by the worker (and by tests). */
+export interface ActivityDeps {
+  store: TranscriptStore;
+  config: Pick<Config, 'model' | 'prices'>;
+  /** Environment to read the API key from. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** Overrides the Anthropic client (tests). */
+  anthropic?: () => Anthropic;
+}
+
+/**
+ * Builds the Anthropic client from config: API key from the environment variable named by
+ * `model.apiKeyEnv` (never from workflow input), base URL from `model.baseUrl`
+ * (`ANTHROPIC_BASE_URL`), SDK retries off (Temporal retries).
+ * @throws ApplicationFailure `ModelError.Authentication` (non-retryable) when no key is set.
+ */
+export function anthropicFromConfig(config: Pick<Config, 'model'>, env: NodeJS.ProcessEnv = process.env): () => Anthropic {
+  let client: Anthropic | undefined;
+  return () => {
+    if (client) return client;
+    const apiKey = env[config.model.apiKeyEnv];
+    if (!apiKey) {
+      throw ApplicationFailure.create({
+        type: ModelErrorType.Authentication,
+        nonRetryable: true,
+        message: `${config.model.apiKeyEnv} is not set in the worker's environment: the model cannot be called`,
+      });
+    }
+    client = new Anthropic({
+      apiKey,
+      ...(config.model.baseUrl ? { baseURL: config.model.baseUrl } : {}),
+      maxRetries: 0,
+      timeout: config.model.requestTimeoutMs,
+    });
+    return client;
+  };
+}
+
+/** Creates every activity the workflows use. */
+export function createActivities(deps: ActivityDeps): Activities {
+  const anthropic = deps.anthropic ?? anthropicFromConfig(deps.config, deps.env);
+  const priceFor = (model: string): ModelPrice | null => findPrice(deps.config.prices, model) ?? null;
+  const modelDeps = {
+    store: deps.store,
+    anthropic,
+    priceFor,
+    toolsForModel: (names: string[]) => toolsForModel(names) as Anthropic.Tool[],
+  };
+  return {
+    callModel: createCallModel(modelDeps),
+    compactContext: createCompactContext(modelDeps),
+    runTool: createRunTool({
+      store: deps.store,
+      executeTool,
+      isIdempotent: (name) => BUILTIN_TOOLS.get(name)?.idempotent ?? true,
+    }),
+    recordTranscript: createRecordTranscript(deps.store),
+    loadSession: createLoadSession(deps.store, priceFor),
+  };
+}

@@ -1,0 +1,151 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type Anthropic from '@anthropic-ai/sdk';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { CallModelInput, CallModelSummary } from '../../common/model';
+import { ModelErrorType } from '../../common/model';
+import type { ToolUseSummary } from '../../common/tools';
+import type { TranscriptEntry } from '../../common/transcript';
+import type { Usage } from '../../common/usage';
+import type { ModelPrice } from '../../engine/cost';
+import { costOfUsage } from '../../engine/cost';
+import type { TranscriptStore } from '../../store/transcript-store';
+import { TranscriptChainError } from '../../store/transcript-store';
+import { classifyModelError } from './errors';
+import { buildMessages, buildSystem } from './request';
+import { assembleStream } from './stream';
+import { defaultSystemPrompt } from './system-prompt';
+
+/** What `callModel` needs from the worker. */
+export interface ModelDeps {
+  store: TranscriptStore;
+  /** The Anthropic client (SDK retries must be off: `maxRetries: 0`). */
+  anthropic(): Anthropic;
+  /** Price of a model, or null when it is not in the table. */
+  priceFor(model: string): ModelPrice | null;
+  /** Tool definitions sent to the model, by name. */
+  toolsForModel(names: string[]): Anthropic.Tool[];
+  /** Context window of a model (tokens). @default 200000 */
+  contextWindowFor?(model: string): number;
+}
+
+/** Builds the system prompt of a call. */
+export function systemPromptFor(input: Pick<CallModelInput, 'cwd' | 'tools' | 'systemPrompt' | 'appendSystemPrompt'>): string {
+  const base =
+    input.systemPrompt ??
+    defaultSystemPrompt({
+      cwd: input.cwd,
+      platform: process.platform,
+      isGitRepo: existsSync(join(input.cwd, '.git')),
+      tools: input.tools,
+    });
+  return input.appendSystemPrompt ? `${base}\n\n${input.appendSystemPrompt}` : base;
+}
+
+function summarize(
+  entry: TranscriptEntry,
+  cwd: string,
+  deps: ModelDeps,
+  durationMs: number,
+  replayed: boolean,
+): CallModelSummary {
+  const m = (entry.message ?? {}) as Record<string, unknown>;
+  const content = (Array.isArray(m['content']) ? m['content'] : []) as Array<Record<string, unknown>>;
+  const usage = m['usage'] as Usage;
+  const model = String(m['model'] ?? '');
+  const toolUses: ToolUseSummary[] = content
+    .filter((b) => b['type'] === 'tool_use')
+    .map((b) => {
+      const input = (b['input'] ?? {}) as Record<string, unknown>;
+      const fp = input['file_path'];
+      return {
+        id: String(b['id']),
+        name: String(b['name']),
+        ...(typeof fp === 'string' && fp.length > 0 && fp.length < 4096 ? { filePath: resolve(cwd, fp) } : {}),
+      };
+    });
+  return {
+    assistantUuid: entry.uuid,
+    messageId: String(m['id'] ?? ''),
+    model,
+    stopReason: (m['stop_reason'] as string | null) ?? null,
+    usage,
+    costUsd: costOfUsage(usage, deps.priceFor(model)),
+    contextWindow: deps.contextWindowFor?.(model) ?? 200_000,
+    maxOutputTokens: Number((entry as Record<string, unknown>)['maxTokens'] ?? 0) || 0,
+    toolUses,
+    contentTypes: content.map((b) => String(b['type'])),
+    durationMs,
+    requestId: entry.requestId ?? null,
+    replayed,
+  };
+}
+
+/**
+ * Creates the `callModel` activity: reads the context chain from the store, streams one Messages
+ * API call (heartbeating on every event so a dead worker is noticed within the heartbeat
+ * timeout, and aborting the HTTP request when the activity is cancelled), writes the assistant
+ * line (durable before the activity returns) and returns a small summary.
+ *
+ * Idempotent: if the assistant line already exists (the call completed but its worker died
+ * before reporting), it returns the stored summary without calling the API again.
+ * @throws ApplicationFailure typed by {@link classifyModelError}; `TranscriptError` (non-retryable)
+ *   when the context chain is broken.
+ */
+export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Promise<CallModelSummary> {
+  return async function callModel(input: CallModelInput): Promise<CallModelSummary> {
+    const existing = await deps.store.get(input.sessionId, input.assistantUuid);
+    if (existing) return summarize(existing, input.cwd, deps, 0, true);
+
+    let chain: TranscriptEntry[];
+    try {
+      chain = await deps.store.chain(input.sessionId, input.parentUuid);
+    } catch (err) {
+      if (err instanceof TranscriptChainError) {
+        throw ApplicationFailure.create({ type: ModelErrorType.Transcript, message: err.message, nonRetryable: true });
+      }
+      throw err;
+    }
+    const ctx = Context.current();
+    const params: Anthropic.MessageCreateParamsStreaming = {
+      model: input.model,
+      max_tokens: input.maxTokens,
+      system: buildSystem(systemPromptFor(input)),
+      messages: buildMessages(chain),
+      tools: deps.toolsForModel(input.tools),
+      metadata: { user_id: input.sessionId },
+      stream: true,
+    };
+    const started = Date.now();
+    let assembled;
+    let requestId: string | null = null;
+    try {
+      const { data, request_id } = await deps
+        .anthropic()
+        .messages.create(params, { signal: ctx.cancellationSignal })
+        .withResponse();
+      requestId = request_id ?? null;
+      assembled = await assembleStream(data, (n) => ctx.heartbeat({ events: n }));
+    } catch (err) {
+      if (ctx.cancellationSignal.aborted) throw err;
+      throw classifyModelError(err);
+    }
+    const durationMs = Date.now() - started;
+    const { invalidToolInputs, ...message } = assembled;
+    const entry: TranscriptEntry = {
+      v: 1,
+      type: 'assistant',
+      uuid: input.assistantUuid,
+      parentUuid: input.parentUuid,
+      sessionId: input.sessionId,
+      timestamp: new Date().toISOString(),
+      message: message as unknown as TranscriptEntry['message'],
+      maxTokens: input.maxTokens,
+      turnId: input.turnId,
+      ...(requestId ? { requestId } : {}),
+      ...(Object.keys(invalidToolInputs).length ? { invalidToolInputs } : {}),
+    };
+    await deps.store.append(entry);
+    return summarize(entry, input.cwd, deps, durationMs, false);
+  };
+}

@@ -1,0 +1,143 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { CompactInput, CompactSummary } from '../../common/model';
+import type { TranscriptEntry } from '../../common/transcript';
+import { emptyUsage } from '../../common/usage';
+import type { Usage } from '../../common/usage';
+import { costOfUsage } from '../../engine/cost';
+import type { ModelDeps } from './call-model';
+
+/** First words of the compaction request (the local model server's scenarios match on them). */
+export const COMPACT_INSTRUCTION =
+  'Summarize the conversation below so that the work can continue from the summary alone.';
+
+/** Most characters of rendered conversation sent to the summarizing call. */
+export const MAX_COMPACT_INPUT_CHARS = 200_000;
+/** Most characters of a summary built without the model. */
+export const MAX_FALLBACK_SUMMARY_CHARS = 20_000;
+
+function renderBlock(b: Record<string, unknown>): string {
+  switch (b['type']) {
+    case 'text':
+      return String(b['text'] ?? '');
+    case 'tool_use':
+      return `[tool call ${String(b['name'])}: ${JSON.stringify(b['input'] ?? {}).slice(0, 2000)}]`;
+    case 'tool_result': {
+      const c = b['content'];
+      const text = typeof c === 'string' ? c : JSON.stringify(c ?? '');
+      return `[tool result${b['is_error'] ? ' (error)' : ''}: ${text.slice(0, 2000)}]`;
+    }
+    default:
+      return `[${String(b['type'])}]`;
+  }
+}
+
+/** Renders a chain as plain text, keeping the first prompt and as much of the end as fits. */
+export function renderConversation(chain: readonly TranscriptEntry[], maxChars: number): string {
+  const parts = chain
+    .filter((e) => e.message)
+    .map((e) => {
+      const c = e.message?.content;
+      const text = typeof c === 'string' ? c : (c ?? []).map((b) => renderBlock(b as Record<string, unknown>)).join('\n');
+      return `${e.message?.role === 'assistant' ? 'Assistant' : 'User'}: ${text}`;
+    });
+  const first = parts[0] ?? '';
+  const tail: string[] = [];
+  let size = first.length;
+  for (let i = parts.length - 1; i > 0; i--) {
+    const p = parts[i] ?? '';
+    if (size + p.length > maxChars) {
+      tail.unshift('[… earlier messages omitted …]');
+      break;
+    }
+    tail.unshift(p);
+    size += p.length;
+  }
+  return [first.slice(0, maxChars), ...tail].join('\n\n');
+}
+
+/**
+ * Creates `compactContext`: summarizes the conversation ending at `leafUuid` with one
+ * (non-streaming) model call, or without the model when that call fails, and writes a
+ * `compact_boundary` line plus a user line holding the summary. Later calls send only what
+ * follows the boundary. Idempotent by the two uuids.
+ */
+export function createCompactContext(deps: ModelDeps): (input: CompactInput) => Promise<CompactSummary> {
+  return async function compactContext(input: CompactInput): Promise<CompactSummary> {
+    const chain = await deps.store.chain(input.sessionId, input.leafUuid);
+    const preTokens = Math.ceil(JSON.stringify(chain.map((e) => e.message)).length / 4);
+    const existing = await deps.store.get(input.sessionId, input.summaryUuid);
+    if (existing) {
+      return { ...input, preTokens, fallback: false, usage: emptyUsage(), costUsd: 0, model: input.model };
+    }
+    let summary: string;
+    let usage: Usage = emptyUsage();
+    let fallback = false;
+    let model = input.model;
+    try {
+      const resp = await deps.anthropic().messages.create({
+        model: input.model,
+        max_tokens: 4096,
+        messages: [
+          {
+            role: 'user',
+            content: `${COMPACT_INSTRUCTION} Keep: the task, decisions made, files changed and why, what is left to do, and the latest tool results.\n\n${renderConversation(chain, MAX_COMPACT_INPUT_CHARS)}`,
+          },
+        ],
+        metadata: { user_id: `${input.sessionId}:compact` },
+      });
+      summary = resp.content
+        .filter((b): b is Anthropic.TextBlock => b.type === 'text')
+        .map((b) => b.text)
+        .join('\n');
+      model = resp.model;
+      usage = {
+        input_tokens: resp.usage.input_tokens,
+        output_tokens: resp.usage.output_tokens,
+        cache_creation_input_tokens: resp.usage.cache_creation_input_tokens ?? 0,
+        cache_read_input_tokens: resp.usage.cache_read_input_tokens ?? 0,
+      };
+      if (!summary.trim()) throw new Error('empty summary');
+    } catch {
+      fallback = true;
+      summary = renderConversation(chain, MAX_FALLBACK_SUMMARY_CHARS);
+    }
+    const now = new Date().toISOString();
+    const boundary: TranscriptEntry = {
+      v: 1,
+      type: 'system',
+      subtype: 'compact_boundary',
+      uuid: input.boundaryUuid,
+      parentUuid: input.leafUuid,
+      sessionId: input.sessionId,
+      timestamp: now,
+      compactMetadata: { trigger: input.trigger, pre_tokens: preTokens },
+      turnId: input.turnId,
+    };
+    const summaryLine: TranscriptEntry = {
+      v: 1,
+      type: 'user',
+      uuid: input.summaryUuid,
+      parentUuid: input.boundaryUuid,
+      sessionId: input.sessionId,
+      timestamp: now,
+      message: {
+        role: 'user',
+        content:
+          'This session continues a conversation that ran out of context. Summary of it so far:\n\n' +
+          `${summary}\n\nContinue the task from where it stopped.`,
+      },
+      turnId: input.turnId,
+      isMeta: true,
+    };
+    await deps.store.appendMany([boundary, summaryLine]);
+    return {
+      boundaryUuid: input.boundaryUuid,
+      summaryUuid: input.summaryUuid,
+      preTokens,
+      fallback,
+      usage,
+      costUsd: fallback ? 0 : costOfUsage(usage, deps.priceFor(model)),
+      model,
+    };
+  };
+}

@@ -1,0 +1,89 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ModelErrorDetails } from '../../common/model';
+import { ModelErrorType } from '../../common/model';
+
+const PROMPT_TOO_LONG = /prompt is too long/i;
+
+/** Thrown by the stream reader when the SSE stream ends before `message_stop`. */
+export class StreamInterruptedError extends Error {
+  override readonly name = 'StreamInterruptedError';
+}
+
+/**
+ * Delay the server asked for, in ms: `retry-after-ms`, else `retry-after` (seconds or an HTTP
+ * date). Undefined when absent or unparsable.
+ */
+export function retryAfterMs(headers: Headers | undefined, nowMs: number = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const ms = headers.get('retry-after-ms');
+  if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const ra = headers.get('retry-after');
+  if (!ra) return undefined;
+  const secs = Number(ra);
+  if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
+  const date = Date.parse(ra);
+  return Number.isFinite(date) ? Math.max(0, date - nowMs) : undefined;
+}
+
+function failure(
+  type: string,
+  message: string,
+  nonRetryable: boolean,
+  details: ModelErrorDetails,
+  cause: unknown,
+  nextRetryDelayMs?: number,
+): ApplicationFailure {
+  return ApplicationFailure.create({
+    type,
+    message,
+    nonRetryable,
+    details: [details],
+    ...(nextRetryDelayMs !== undefined ? { nextRetryDelay: nextRetryDelayMs } : {}),
+    ...(cause instanceof Error ? { cause } : {}),
+  });
+}
+
+/**
+ * Maps an error from a Messages API call to a typed `ApplicationFailure` (Temporal alone
+ * retries; the SDK's own retries are off):
+ * 429 → `ModelError.RateLimit` (next retry after `retry-after`), 529 → `ModelError.Overloaded`,
+ * other 5xx / 408 / 409 → `ModelError.Server`, network → `ModelError.Connection`, a stream cut or
+ * malformed → `ModelError.StreamInterrupted` (all retryable); 400 "prompt is too long" →
+ * `ModelError.PromptTooLong`, other 400 → `ModelError.InvalidRequest`, 401, 403, 404, 413 →
+ * their types (non-retryable).
+ */
+export function classifyModelError(err: unknown): ApplicationFailure {
+  if (err instanceof ApplicationFailure) return err;
+  if (err instanceof Anthropic.APIConnectionError) {
+    return failure(ModelErrorType.Connection, err.message, false, { status: null, requestId: null }, err);
+  }
+  if (err instanceof Anthropic.APIError) {
+    const status = typeof err.status === 'number' ? err.status : null;
+    const details: ModelErrorDetails = { status, requestId: err.requestID ?? null };
+    const msg = err.apiMessage ?? err.message;
+    if (status === null) {
+      // An `event: error` inside a 200 stream.
+      const t = err.type ?? '';
+      if (t === 'overloaded_error') return failure(ModelErrorType.Overloaded, msg, false, details, err);
+      if (t === 'rate_limit_error') return failure(ModelErrorType.RateLimit, msg, false, details, err);
+      if (t === 'invalid_request_error') return failure(ModelErrorType.InvalidRequest, msg, true, details, err);
+      return failure(ModelErrorType.Server, msg, false, details, err);
+    }
+    if (status === 429) {
+      return failure(ModelErrorType.RateLimit, msg, false, details, err, retryAfterMs(err.headers));
+    }
+    if (status === 529) return failure(ModelErrorType.Overloaded, msg, false, details, err, retryAfterMs(err.headers));
+    if (status >= 500 || status === 408 || status === 409) {
+      return failure(ModelErrorType.Server, msg, false, details, err, retryAfterMs(err.headers));
+    }
+    if (status === 400 && PROMPT_TOO_LONG.test(msg)) return failure(ModelErrorType.PromptTooLong, msg, true, details, err);
+    if (status === 401) return failure(ModelErrorType.Authentication, msg, true, details, err);
+    if (status === 403) return failure(ModelErrorType.PermissionDenied, msg, true, details, err);
+    if (status === 404) return failure(ModelErrorType.NotFound, msg, true, details, err);
+    if (status === 413) return failure(ModelErrorType.RequestTooLarge, msg, true, details, err);
+    return failure(ModelErrorType.InvalidRequest, msg, true, details, err);
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return failure(ModelErrorType.StreamInterrupted, message, false, { status: null, requestId: null }, err);
+}

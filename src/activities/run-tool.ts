@@ -1,0 +1,164 @@
+import { Context } from '@temporalio/activity';
+import type { RunToolInput, RunToolSummary } from '../common/tools';
+import type { ContentBlock, TranscriptEntry } from '../common/transcript';
+import type { TranscriptStore } from '../store/transcript-store';
+import type { ToolContext, ToolOutput } from './tools/types';
+
+/** What `runTool` needs from the worker. */
+export interface RunToolDeps {
+  store: TranscriptStore;
+  /** Runs a tool by name on raw input; never throws for bad input or unknown tools. */
+  executeTool(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolOutput & { outcome: 'ok' | 'error' | 'invalid' }>;
+  /** Whether a tool may be re-run after a crash (unknown tools count as idempotent: they do nothing). */
+  isIdempotent(name: string): boolean;
+}
+
+/** Text of the tool_result of a non-idempotent tool whose earlier attempt died mid-run. */
+export const UNKNOWN_OUTCOME_TEXT =
+  '<tool_use_error>The worker running this tool stopped while the tool was running, so its outcome is unknown: ' +
+  'it may have completed, partly completed, or not run at all. It was not re-run automatically. ' +
+  'Check the current state before running it again.</tool_use_error>';
+
+const MAX_DENIED_INPUT_BYTES = 1024;
+
+function truncatedInput(input: unknown): unknown {
+  const json = JSON.stringify(input ?? {});
+  if (json.length <= MAX_DENIED_INPUT_BYTES) return input ?? {};
+  return { truncated: true, json: json.slice(0, MAX_DENIED_INPUT_BYTES) };
+}
+
+function findToolResult(entries: TranscriptEntry[], toolUseId: string): TranscriptEntry | undefined {
+  return entries.find(
+    (e) =>
+      e.type === 'user' &&
+      Array.isArray(e.message?.content) &&
+      e.message.content.some((b) => b.type === 'tool_result' && (b as { tool_use_id?: string }).tool_use_id === toolUseId),
+  );
+}
+
+function contentBytes(content: string | ContentBlock[]): number {
+  return Buffer.byteLength(typeof content === 'string' ? content : JSON.stringify(content));
+}
+
+function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolean): RunToolSummary {
+  const block = (entry.message?.content as ContentBlock[]).find((b) => b.type === 'tool_result') as
+    | { is_error?: boolean; content?: string | ContentBlock[] }
+    | undefined;
+  const meta = (entry as Record<string, unknown>)['toolRun'] as
+    | { outcome: RunToolSummary['outcome']; fileState?: RunToolSummary['fileState']; deniedInput?: unknown }
+    | undefined;
+  return {
+    toolUseId: input.toolUseId,
+    resultUuid: entry.uuid,
+    isError: block?.is_error === true,
+    outcome: meta?.outcome ?? (block?.is_error ? 'error' : 'ok'),
+    ...(meta?.fileState ? { fileState: meta.fileState } : {}),
+    ...(meta?.deniedInput !== undefined ? { deniedInput: meta.deniedInput } : {}),
+    resultBytes: contentBytes(block?.content ?? ''),
+    replayed,
+  };
+}
+
+/**
+ * Creates the `runTool` activity: finds the tool_use in the stored assistant line, applies the
+ * workflow's permission decision, runs the tool (heartbeating; cancelled with the activity) and
+ * writes its tool_result line with the uuid the workflow chose.
+ *
+ * Crash safety: a result already stored (by uuid or by tool_use id) is returned as is. Before a
+ * non-idempotent tool (Bash, Write, Edit) runs, a run marker is written; an attempt that finds
+ * the marker does not re-run the tool and reports an unknown outcome to the model instead.
+ */
+export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToolSummary> {
+  return async function runTool(input: RunToolInput): Promise<RunToolSummary> {
+    const { store } = deps;
+    const existing = (await store.get(input.sessionId, input.resultUuid)) ??
+      findToolResult(await store.load(input.sessionId), input.toolUseId);
+    if (existing) return summaryOf(existing, input, true);
+
+    const assistant = await store.get(input.sessionId, input.assistantUuid);
+    const content = (assistant?.message?.content ?? []) as ContentBlock[];
+    const block = Array.isArray(content)
+      ? (content.find((b) => b.type === 'tool_use' && b['id'] === input.toolUseId) as
+          | { name: string; input: unknown }
+          | undefined)
+      : undefined;
+    const invalidJson = ((assistant as Record<string, unknown> | undefined)?.['invalidToolInputs'] as
+      | Record<string, string>
+      | undefined)?.[input.toolUseId];
+    const toolInput = block?.input ?? {};
+
+    let out: ToolOutput & { outcome: RunToolSummary['outcome'] };
+    let deniedInput: unknown;
+    if (input.skipReason !== undefined) {
+      out = { content: `<tool_use_error>${input.skipReason}</tool_use_error>`, isError: true, outcome: 'error' };
+    } else if (!block) {
+      out = {
+        content: `<tool_use_error>Error: the tool call ${input.toolUseId} was not found in the transcript.</tool_use_error>`,
+        isError: true,
+        outcome: 'error',
+      };
+    } else if (invalidJson !== undefined) {
+      out = {
+        content:
+          `<tool_use_error>InputValidationError: the input of ${input.toolName} is not valid JSON: ` +
+          `${invalidJson.slice(0, 500)}</tool_use_error>`,
+        isError: true,
+        outcome: 'invalid',
+      };
+    } else if (input.permission.behavior === 'deny') {
+      out = { content: input.permission.message, isError: true, outcome: 'denied' };
+      deniedInput = truncatedInput(toolInput);
+    } else if (!deps.isIdempotent(input.toolName) && (await store.markToolRunStarted(input.sessionId, input.toolUseId))) {
+      out = { content: UNKNOWN_OUTCOME_TEXT, isError: true, outcome: 'unknown' };
+    } else {
+      const ctx = Context.current();
+      const toolCtx: ToolContext = {
+        cwd: input.cwd,
+        signal: ctx.cancellationSignal,
+        // The workflow passes the state it holds for this call's own `file_path`.
+        readState: () => input.readState ?? undefined,
+        heartbeat: () => ctx.heartbeat(),
+      };
+      const beat = setInterval(() => ctx.heartbeat(), 1000);
+      try {
+        out = await deps.executeTool(input.toolName, toolInput, toolCtx);
+      } finally {
+        clearInterval(beat);
+      }
+      if (ctx.cancellationSignal.aborted) {
+        // The turn was interrupted: report the cancellation; the workflow records an interrupt note.
+        throw new Error('tool run cancelled');
+      }
+    }
+
+    const entry: TranscriptEntry = {
+      v: 1,
+      type: 'user',
+      uuid: input.resultUuid,
+      parentUuid: input.parentUuid,
+      sessionId: input.sessionId,
+      timestamp: new Date().toISOString(),
+      message: {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: input.toolUseId,
+            content: out.content,
+            ...(out.isError ? { is_error: true } : {}),
+          },
+        ],
+      },
+      turnId: input.turnId,
+      ...(out.structured !== undefined ? { toolUseResult: out.structured } : {}),
+      toolRun: {
+        tool: input.toolName,
+        outcome: out.outcome,
+        ...(out.fileState ? { fileState: out.fileState } : {}),
+        ...(deniedInput !== undefined ? { deniedInput } : {}),
+      },
+    };
+    await store.append(entry);
+    return summaryOf(entry, input, false);
+  };
+}

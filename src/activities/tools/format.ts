@@ -1,0 +1,54 @@
+/**
+ * Small text helpers shared by the built-in tools: error wrapping, size formatting and
+ * head/tail truncation of long text.
+ */
+import type { ToolOutput } from './types';
+
+/** Wraps a message the way Claude Code marks tool failures for the model. */
+export function toolUseError(message: string): string {
+  return `<tool_use_error>${message}</tool_use_error>`;
+}
+
+/** A failed tool run whose content is `message` wrapped in `<tool_use_error>`. */
+export function errorOutput(message: string, structured?: unknown): ToolOutput {
+  const out: ToolOutput = { content: toolUseError(message), isError: true };
+  if (structured !== undefined) out.structured = structured;
+  return out;
+}
+
+/** Human-readable byte size: `512 bytes`, `12.3 KB`, `4.0 MB`. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  if (bytes < 1024 * 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  return `${(bytes / (1024 * 1024 * 1024)).toFixed(1)} GB`;
+}
+
+/** Hint appended to "not found" errors so the model can tell what a relative path meant. */
+export function cwdHint(cwd: string): string {
+  return `Note: your current working directory is ${cwd}.`;
+}
+
+/**
+ * Shortens `text` to at most `max` characters (plus a marker), appending how many were cut.
+ * Used for single long lines in Read and Grep output.
+ */
+export function truncateLine(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}… [line truncated, ${text.length - max} more characters]`;
+}
+
+/** Joins kept head and tail of a long text with a marker saying how many characters were cut. */
+export function joinHeadTail(head: string, tail: string, cut: number): string {
+  if (cut <= 0) return head + tail;
+  return `${head}\n\n... [${cut} characters truncated] ...\n\n${tail}`;
+}
+
+/** Human-readable duration in ms: `900 ms`, `2.5 s`, `2 min 5 s`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s`;
+  const min = Math.floor(ms / 60_000);
+  const sec = Math.round((ms % 60_000) / 1000);
+  return sec === 0 ? `${min} min` : `${min} min ${sec} s`;
+}

@@ -1,0 +1,358 @@
+/**
+ * The `Grep` tool: regular-expression search over file contents, written in JavaScript
+ * (ripgrep is not assumed to be installed). Output formats follow ripgrep's as Claude Code
+ * shows them: `path:line:text` for matches, `path-line-text` for context, `--` between groups.
+ */
+import { promises as fsp } from 'node:fs';
+import { z } from 'zod';
+import { cwdHint, errorOutput, formatBytes, truncateLine } from './format';
+import { resolveOptionalPath, statOrUndefined } from './file-state';
+import { sortByMtimeDesc, walkFiles, type WalkEntry } from './file-walk';
+import { GREP_FILE_TYPES, fileTypeMatcher } from './grep-types';
+import { throttledHeartbeat, throwIfAborted } from './progress';
+import { BINARY_SNIFF_BYTES, looksBinary } from './read';
+import type { ToolContext, ToolDefinition, ToolOutput } from './types';
+
+/** Output lines/entries returned when `head_limit` is not given (0 means no limit). */
+export const GREP_DEFAULT_HEAD_LIMIT = 250;
+/** Files larger than this are not searched. */
+export const GREP_MAX_FILE_BYTES = 32 * 1024 * 1024;
+/** Matched or context lines longer than this are cut in content mode. */
+export const GREP_MAX_LINE_CHARS = 500;
+
+const count = z.number().int().min(0);
+
+/** Input of the Grep tool (Claude Code's schema). */
+export const GrepInputSchema = z.object({
+  pattern: z.string().describe('Regular expression to search for (JavaScript RegExp syntax), e.g. "function\\s+\\w+".'),
+  path: z
+    .string()
+    .optional()
+    .describe('File or directory to search (default: the working directory).'),
+  glob: z
+    .string()
+    .optional()
+    .describe('Only search files whose names match this glob, e.g. "*.js" or "*.{ts,tsx}"; several globs may be separated by spaces or commas, and a leading "!" excludes.'),
+  type: z
+    .string()
+    .optional()
+    .describe('Only search files of this type, e.g. js, ts, py, go, rust, java, json, md.'),
+  output_mode: z
+    .enum(['content', 'files_with_matches', 'count'])
+    .optional()
+    .describe('"files_with_matches" (default) lists matching files; "content" shows matching lines; "count" shows match counts per file.'),
+  '-i': z.boolean().optional().describe('Case-insensitive search.'),
+  '-n': z.boolean().optional().describe('Show line numbers in content mode (default true).'),
+  '-B': count.optional().describe('Lines of context to show before each match (content mode).'),
+  '-A': count.optional().describe('Lines of context to show after each match (content mode).'),
+  '-C': count.optional().describe('Lines of context to show before and after each match (content mode).'),
+  context: count.optional().describe('Same as -C.'),
+  head_limit: count
+    .optional()
+    .describe(`Return at most this many output lines (content mode) or entries (other modes); default ${GREP_DEFAULT_HEAD_LIMIT}, 0 for no limit.`),
+  offset: count.optional().describe('Skip this many output lines or entries first (for paging with head_limit).'),
+  multiline: z
+    .boolean()
+    .optional()
+    .describe('Let the pattern span lines ("." also matches newlines). Default false: each line is matched on its own.'),
+});
+/** Parsed Grep input. */
+export type GrepInput = z.infer<typeof GrepInputSchema>;
+
+/** Output mode of Grep. */
+export type GrepMode = 'content' | 'files_with_matches' | 'count';
+
+/** Structured Grep result (`tool_use_result`). */
+export interface GrepStructured {
+  mode: GrepMode;
+  numFiles: number;
+  filenames: string[];
+  content?: string;
+  numLines?: number;
+  numMatches?: number;
+  appliedLimit?: number;
+  appliedOffset?: number;
+}
+
+const DESCRIPTION = [
+  'Searches file contents with a regular expression (JavaScript RegExp syntax) under a file or directory, skipping binary files, .git and node_modules.',
+  'Narrow the files with glob (e.g. "*.ts", "src/**/*.py") or type (e.g. "js", "py", "rust").',
+  'output_mode "files_with_matches" (the default) lists matching files, most recently modified first; "content" shows matching lines as path:line:text, with optional context (-A, -B, -C) and case-insensitivity (-i); "count" shows how many matching lines each file has.',
+  'Each line is matched separately unless multiline is true. Escape regex special characters to search for them literally (e.g. "interface\\{\\}").',
+  `Results are capped at ${GREP_DEFAULT_HEAD_LIMIT} lines or entries unless head_limit says otherwise; page with offset.`,
+  'Use Grep rather than running grep or rg through Bash.',
+].join(' ');
+
+/** Splits the `glob` input into patterns at spaces/commas that are not inside braces. */
+export function splitGlobs(spec: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let cur = '';
+  for (const ch of spec) {
+    if (ch === '{') depth += 1;
+    if (ch === '}') depth = Math.max(0, depth - 1);
+    if (depth === 0 && (ch === ',' || /\s/.test(ch))) {
+      if (cur) out.push(cur);
+      cur = '';
+    } else {
+      cur += ch;
+    }
+  }
+  if (cur) out.push(cur);
+  return out;
+}
+
+/** A slash-less glob matches a base name at any depth, as in ripgrep. */
+function anyDepth(pattern: string): string {
+  return pattern.includes('/') ? pattern : `**/${pattern}`;
+}
+
+/** Builds the search RegExp; a leading `(?i)` (ripgrep syntax) becomes the `i` flag. */
+export function buildGrepRegExp(pattern: string, ignoreCase: boolean, multiline: boolean): RegExp {
+  let source = pattern;
+  let icase = ignoreCase;
+  if (source.startsWith('(?i)')) {
+    source = source.slice(4);
+    icase = true;
+  }
+  const flags = `g${icase ? 'i' : ''}${multiline ? 'ms' : ''}`;
+  return new RegExp(source, flags);
+}
+
+/** Matches found in one file: 0-based matching line indexes and the match count. */
+interface FileMatches {
+  lines: string[];
+  matchLines: number[];
+  matchCount: number;
+}
+
+function splitLines(text: string): string[] {
+  const lines = text.split('\n');
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+}
+
+function findMatches(text: string, re: RegExp, multiline: boolean, firstOnly: boolean): FileMatches {
+  const lines = splitLines(text);
+  const matchLines: number[] = [];
+  let matchCount = 0;
+  if (!multiline) {
+    for (let i = 0; i < lines.length; i++) {
+      re.lastIndex = 0;
+      if (re.test(lines[i] ?? '')) {
+        matchLines.push(i);
+        matchCount += 1;
+        if (firstOnly) break;
+      }
+    }
+    return { lines, matchLines, matchCount };
+  }
+  // Multiline: match against the whole text, then map offsets to lines.
+  const starts: number[] = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  const lineOf = (offset: number): number => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((starts[mid] ?? 0) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const seen = new Set<number>();
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    matchCount += 1;
+    const first = lineOf(m.index);
+    const last = lineOf(Math.max(m.index, m.index + m[0].length - 1));
+    for (let l = first; l <= last && l < lines.length; l++) seen.add(l);
+    if (m[0].length === 0) re.lastIndex += 1;
+    if (firstOnly) break;
+  }
+  matchLines.push(...[...seen].sort((a, b) => a - b));
+  return { lines, matchLines, matchCount };
+}
+
+/** Output lines for one file in content mode (with context and `--` between groups). */
+function contentLines(
+  file: string,
+  fm: FileMatches,
+  before: number,
+  after: number,
+  showNumbers: boolean,
+): string[][] {
+  const isMatch = new Set(fm.matchLines);
+  const groups: string[][] = [];
+  let group: string[] = [];
+  let lastShown = -2;
+  const show = (i: number): void => {
+    if (i <= lastShown) return;
+    if (lastShown >= 0 && i > lastShown + 1 && group.length > 0) {
+      groups.push(group);
+      group = [];
+    }
+    const sep = isMatch.has(i) ? ':' : '-';
+    const text = truncateLine(fm.lines[i] ?? '', GREP_MAX_LINE_CHARS);
+    group.push(showNumbers ? `${file}${sep}${i + 1}${sep}${text}` : `${file}${sep}${text}`);
+    lastShown = i;
+  };
+  for (const m of fm.matchLines) {
+    const from = Math.max(0, m - before);
+    const to = Math.min(fm.lines.length - 1, m + after);
+    for (let i = from; i <= to; i++) show(i);
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
+
+/** Applies offset and head limit; says whether anything was cut after the window. */
+function page<T>(items: T[], offset: number, limit: number): { shown: T[]; cut: boolean } {
+  const rest = items.slice(offset);
+  if (limit === 0 || rest.length <= limit) return { shown: rest, cut: false };
+  return { shown: rest.slice(0, limit), cut: true };
+}
+
+async function candidateFiles(
+  base: string,
+  isFile: boolean,
+  input: GrepInput,
+  ctx: ToolContext,
+): Promise<WalkEntry[] | { error: string }> {
+  if (isFile) {
+    const st = await fsp.stat(base);
+    return [{ path: base, mtimeMs: st.mtimeMs, size: st.size }];
+  }
+  const globs = input.glob === undefined ? [] : splitGlobs(input.glob);
+  const include = globs.filter((g) => !g.startsWith('!')).map(anyDepth);
+  const exclude = globs.filter((g) => g.startsWith('!')).map((g) => anyDepth(g.slice(1)));
+  let entries = await walkFiles(include.length > 0 ? include : ['**/*'], { cwd: base, ignore: exclude }, ctx);
+  if (input.type !== undefined) {
+    const matcher = fileTypeMatcher(input.type);
+    if (!matcher) {
+      return {
+        error: `Unknown file type "${input.type}". Known types: ${Object.keys(GREP_FILE_TYPES).join(', ')}. Use glob for other files.`,
+      };
+    }
+    entries = entries.filter((e) => matcher(e.path));
+  }
+  return entries;
+}
+
+async function runGrep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
+  const mode: GrepMode = input.output_mode ?? 'files_with_matches';
+  const multiline = input.multiline ?? false;
+  let re: RegExp;
+  try {
+    re = buildGrepRegExp(input.pattern, input['-i'] ?? false, multiline);
+  } catch (err) {
+    return errorOutput(`Invalid regular expression: ${(err as Error).message}`);
+  }
+  const base = resolveOptionalPath(ctx.cwd, input.path);
+  const st = await statOrUndefined(base);
+  if (!st) return errorOutput(`Path does not exist: ${base}. ${cwdHint(ctx.cwd)}`);
+
+  const candidates = await candidateFiles(base, !st.isDirectory(), input, ctx);
+  if ('error' in candidates) return errorOutput(candidates.error);
+  if (mode === 'files_with_matches') sortByMtimeDesc(candidates);
+  else candidates.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+
+  const before = input['-B'] ?? input['-C'] ?? input.context ?? 0;
+  const after = input['-A'] ?? input['-C'] ?? input.context ?? 0;
+  const showNumbers = input['-n'] ?? true;
+  const offset = input.offset ?? 0;
+  const limit = input.head_limit ?? GREP_DEFAULT_HEAD_LIMIT;
+  const beat = throttledHeartbeat(ctx);
+
+  const matchedFiles: string[] = [];
+  const countLines: string[] = [];
+  const groups: string[][] = [];
+  let totalMatches = 0;
+  let skippedLarge = 0;
+  for (const entry of candidates) {
+    beat();
+    throwIfAborted(ctx.signal, 'Grep');
+    if (entry.size > GREP_MAX_FILE_BYTES) {
+      skippedLarge += 1;
+      continue;
+    }
+    let bytes: Buffer;
+    try {
+      bytes = await fsp.readFile(entry.path);
+    } catch {
+      continue; // vanished or unreadable: skip it like ripgrep does
+    }
+    if (looksBinary(bytes.subarray(0, BINARY_SNIFF_BYTES))) continue;
+    const fm = findMatches(bytes.toString('utf8'), re, multiline, mode === 'files_with_matches');
+    if (fm.matchCount === 0) continue;
+    matchedFiles.push(entry.path);
+    totalMatches += fm.matchCount;
+    if (mode === 'count') countLines.push(`${entry.path}:${fm.matchCount}`);
+    if (mode === 'content') groups.push(...contentLines(entry.path, fm, before, after, showNumbers));
+  }
+
+  const notes: string[] = [];
+  if (skippedLarge > 0) {
+    notes.push(`(${skippedLarge} file(s) larger than ${formatBytes(GREP_MAX_FILE_BYTES)} were not searched.)`);
+  }
+  const structured: GrepStructured = { mode, numFiles: matchedFiles.length, filenames: [] };
+  if (offset > 0) structured.appliedOffset = offset;
+  const pagingNote = (unit: string): string => {
+    structured.appliedLimit = limit;
+    return `(Output limited to ${limit} ${limit === 1 ? unit.replace(/(?:ies|s)$/, (m) => (m === 'ies' ? 'y' : '')) : unit}${offset > 0 ? ` starting at offset ${offset}` : ''}; pass offset=${offset + limit} to see more.)`;
+  };
+  const finish = (text: string): ToolOutput => ({
+    content: [text, ...notes].join('\n\n'),
+    isError: false,
+    structured,
+  });
+
+  if (mode === 'files_with_matches') {
+    if (matchedFiles.length === 0) return finish('No files found');
+    const { shown, cut } = page(matchedFiles, offset, limit);
+    structured.filenames = shown;
+    let text = `Found ${matchedFiles.length} file${matchedFiles.length === 1 ? '' : 's'}`;
+    if (shown.length > 0) text += `\n${shown.join('\n')}`;
+    if (cut) text += `\n${pagingNote('files')}`;
+    return finish(text);
+  }
+
+  structured.filenames = matchedFiles;
+  if (mode === 'count') {
+    structured.numMatches = totalMatches;
+    if (matchedFiles.length === 0) return finish('No matches found');
+    const { shown, cut } = page(countLines, offset, limit);
+    let text = shown.join('\n');
+    if (cut) text += `\n${pagingNote('entries')}`;
+    const unit = multiline ? 'match' : 'matching line';
+    text += `\n\nFound ${totalMatches} ${unit}${totalMatches === 1 ? '' : multiline ? 'es' : 's'} across ${matchedFiles.length} file${matchedFiles.length === 1 ? '' : 's'}.`;
+    return finish(text.replace(/^\n+/, ''));
+  }
+
+  // content
+  if (matchedFiles.length === 0) return finish('No matches found');
+  const useSeparators = before > 0 || after > 0;
+  const outLines: string[] = [];
+  groups.forEach((g, i) => {
+    if (useSeparators && i > 0) outLines.push('--');
+    outLines.push(...g);
+  });
+  const { shown, cut } = page(outLines, offset, limit);
+  structured.numLines = shown.length;
+  structured.numMatches = totalMatches;
+  let text = shown.join('\n');
+  structured.content = text;
+  if (cut) text += `\n\n${pagingNote('lines')}`;
+  if (text === '') text = `(No output lines at offset ${offset}; there are ${outLines.length}.)`;
+  return finish(text);
+}
+
+/** The built-in `Grep` tool. */
+export const GrepTool: ToolDefinition<GrepInput> = {
+  name: 'Grep',
+  description: DESCRIPTION,
+  inputSchema: GrepInputSchema,
+  readOnly: true,
+  idempotent: true,
+  run: runGrep,
+};

@@ -1,0 +1,70 @@
+/**
+ * The built-in tools by name, and their descriptions in the Messages API `tools` format.
+ */
+import { z } from 'zod';
+import { BashTool } from './bash';
+import { EditTool } from './edit';
+import { GlobTool } from './glob';
+import { GrepTool } from './grep';
+import { ReadTool } from './read';
+import type { ToolDefinition } from './types';
+import { WriteTool } from './write';
+
+/**
+ * A tool of any input type. `run` really takes the tool's own input type, so raw input must
+ * be parsed with `inputSchema` before calling it (as `executeTool` does).
+ */
+export type AnyToolDefinition = ToolDefinition<unknown>;
+
+/** The built-in tools (Read, Write, Edit, Bash, Glob, Grep), by name. */
+export const BUILTIN_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map<string, AnyToolDefinition>(
+  [ReadTool, WriteTool, EditTool, BashTool, GlobTool, GrepTool].map((t) => [t.name, t]),
+);
+
+/** A tool as sent to the Messages API in `tools`. */
+export interface ModelToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the input (an object schema). */
+  input_schema: { type: 'object'; [key: string]: unknown };
+}
+
+const SAFE_INT_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]);
+
+/** Removes zod's implicit ±MAX_SAFE_INTEGER bounds on integers (noise for the model). */
+function stripIntegerBounds(node: unknown): void {
+  if (Array.isArray(node)) {
+    node.forEach(stripIntegerBounds);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const obj = node as Record<string, unknown>;
+  for (const key of ['minimum', 'maximum']) {
+    const v = obj[key];
+    if (typeof v === 'number' && SAFE_INT_BOUNDS.has(v)) delete obj[key];
+  }
+  Object.values(obj).forEach(stripIntegerBounds);
+}
+
+/** JSON Schema of a tool's input: no `$schema` key, `additionalProperties: false`. */
+export function inputJsonSchema(tool: AnyToolDefinition): ModelToolSpec['input_schema'] {
+  const schema = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as Record<string, unknown>;
+  delete schema.$schema;
+  stripIntegerBounds(schema);
+  schema.additionalProperties = false;
+  return { ...schema, type: 'object' };
+}
+
+/**
+ * The `tools` array for a Messages API request: the named built-in tools, in the given
+ * order. Throws on a name that is not a built-in tool (a configuration error).
+ */
+export function toolsForModel(names: readonly string[]): ModelToolSpec[] {
+  return names.map((name) => {
+    const tool = BUILTIN_TOOLS.get(name);
+    if (!tool) {
+      throw new Error(`Unknown built-in tool: ${name} (known: ${[...BUILTIN_TOOLS.keys()].join(', ')})`);
+    }
+    return { name: tool.name, description: tool.description, input_schema: inputJsonSchema(tool) };
+  });
+}

@@ -1,0 +1,47 @@
+import type { z } from 'zod';
+import type { ContentBlock } from '../../common/transcript';
+import type { FileReadState } from '../../common/tools';
+
+/** What a tool gets besides its input. */
+export interface ToolContext {
+  /** Working directory of the session; relative paths resolve against it. */
+  cwd: string;
+  /** Aborted when the activity is cancelled (turn interrupted, worker shutting down). */
+  signal: AbortSignal;
+  /** Read-file state the session holds for `absPath`, if any. */
+  readState(absPath: string): FileReadState | undefined;
+  /** Tells Temporal the tool is alive (call it at least every few seconds in long work). */
+  heartbeat(): void;
+}
+
+/** What a tool run produced. */
+export interface ToolOutput {
+  /** `tool_result` content sent back to the model. */
+  content: string | ContentBlock[];
+  /** Sets `is_error` on the tool_result. */
+  isError: boolean;
+  /** Structured output for SDK consumers (`tool_use_result`), e.g. Read's `{type, file}`. */
+  structured?: unknown;
+  /** Read-file state to record for a path (Read, Write and Edit set it). */
+  fileState?: { path: string; state: FileReadState };
+}
+
+/**
+ * A model-facing tool. Names, input schemas and result formats follow Claude Code's, because
+ * Claude models are tuned to them; descriptions are our own words.
+ */
+export interface ToolDefinition<I = unknown> {
+  name: string;
+  /** Text shown to the model in the `tools` array. */
+  description: string;
+  /** zod schema of the input; a failing input becomes an `is_error` tool_result. */
+  inputSchema: z.ZodType<I>;
+  /** True when the tool never changes anything (safe to run in parallel with its peers). */
+  readOnly: boolean;
+  /**
+   * True when running it twice has the same effect as running it once. A non-idempotent tool
+   * that was in flight when its worker died is not re-run (its outcome is reported as unknown).
+   */
+  idempotent: boolean;
+  run(input: I, ctx: ToolContext): Promise<ToolOutput>;
+}

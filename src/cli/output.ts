@@ -1,0 +1,66 @@
+import type { SDKMessage, SDKResultMessage } from '../common/sdk-messages';
+
+/** Output formats of `-p`, as in `claude -p`. */
+export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** Exit codes of `agent-runner`. */
+export const EXIT = {
+  /** The turn ended with a success result. */
+  success: 0,
+  /** The turn ended with an error result, or the run failed (server unreachable, worker crash). */
+  error: 1,
+  /** Bad usage or configuration: nothing was run. */
+  usage: 2,
+} as const;
+
+/** One-line human summary of a message, for `--verbose` progress on stderr. */
+export function describeMessage(m: SDKMessage): string | null {
+  switch (m.type) {
+    case 'system':
+      return m.subtype === 'init'
+        ? `session ${m.session_id} · model ${m.model} · cwd ${m.cwd}`
+        : `context compacted (${m.compact_metadata.pre_tokens} tokens before)`;
+    case 'assistant': {
+      const content = (m.message['content'] ?? []) as Array<Record<string, unknown>>;
+      const parts = content.map((b) =>
+        b['type'] === 'tool_use'
+          ? `→ ${String(b['name'])} ${JSON.stringify(b['input']).slice(0, 160)}`
+          : b['type'] === 'text'
+            ? `assistant: ${String(b['text']).slice(0, 300)}`
+            : `[${String(b['type'])}]`,
+      );
+      return parts.join('\n');
+    }
+    case 'user': {
+      const content = m.message.content;
+      if (!Array.isArray(content)) return null;
+      return content
+        .map((b: Record<string, unknown>) => {
+          if (b['type'] !== 'tool_result') return null;
+          const c = b['content'];
+          const text = typeof c === 'string' ? c : JSON.stringify(c);
+          const firstLine = text.split('\n')[0]?.slice(0, 160) ?? '';
+          return `  ${b['is_error'] ? '✗' : '✓'} ${firstLine}${text.includes('\n') ? ' …' : ''}`;
+        })
+        .filter((s): s is string => s !== null)
+        .join('\n');
+    }
+    case 'result':
+      return `${m.subtype} · ${m.num_turns} model calls · $${m.total_cost_usd.toFixed(4)}${m.total_cost_usd_known ? '' : ' (some cost unknown)'} · ${m.duration_ms} ms`;
+    default:
+      return null;
+  }
+}
+
+/** Exit code for a result message. */
+export function exitCodeFor(result: SDKResultMessage | undefined): number {
+  return result && !result.is_error ? EXIT.success : EXIT.error;
+}
+
+/** What text mode prints on stdout (result text) or stderr (errors). */
+export function textOutput(result: SDKResultMessage): { stdout: string; stderr: string } {
+  if (!result.is_error) return { stdout: result.result ?? '', stderr: '' };
+  const errors = (result.errors ?? []).filter((e) => !e.startsWith('[ede_diagnostic]'));
+  return { stdout: '', stderr: `Error: ${result.subtype}${errors.length ? `: ${errors.join('; ')}` : ''}` };
+}

@@ -1,0 +1,103 @@
+import type { Config } from '../config';
+import type { TurnOptions } from '../common/turn';
+import { BUILTIN_TOOL_NAMES } from '../common/tools';
+import type { PermissionMode } from '../engine/permissions';
+import { PERMISSION_MODES } from '../engine/permissions';
+
+/** Thrown for a bad flag value; the CLI prints it and exits 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** Flags of `-p` that shape a turn (as commander parses them). */
+export interface TurnFlags {
+  model?: string;
+  maxTurns?: string;
+  maxBudgetUsd?: string;
+  taskBudget?: string;
+  permissionMode?: string;
+  allowedTools?: string[];
+  disallowedTools?: string[];
+  tools?: string[];
+  systemPrompt?: string;
+  appendSystemPrompt?: string;
+  budgetPool?: string;
+  dangerouslySkipPermissions?: boolean;
+}
+
+/** Splits tool lists the way `claude` accepts them: repeated flags, commas or spaces, `Bash(git *)` kept whole. */
+export function splitToolList(values: string[] | undefined): string[] | undefined {
+  if (!values) return undefined;
+  const out: string[] = [];
+  for (const v of values) {
+    let depth = 0;
+    let cur = '';
+    for (const ch of v) {
+      if (ch === '(') depth++;
+      if (ch === ')') depth = Math.max(0, depth - 1);
+      if (depth === 0 && (ch === ',' || ch === ' ')) {
+        if (cur.trim()) out.push(cur.trim());
+        cur = '';
+      } else cur += ch;
+    }
+    if (cur.trim()) out.push(cur.trim());
+  }
+  return out;
+}
+
+function positiveInt(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${name} must be a positive integer, got "${v}"`);
+  return n;
+}
+
+function positiveNumber(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${name} must be a positive number, got "${v}"`);
+  return n;
+}
+
+/**
+ * Turn options from config defaults and CLI flags.
+ * @throws UsageError naming the flag and the bad value
+ */
+export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
+  const mode = (flags.dangerouslySkipPermissions ? 'bypassPermissions' : (flags.permissionMode ?? 'default')) as PermissionMode;
+  if (!PERMISSION_MODES.includes(mode)) {
+    throw new UsageError(`--permission-mode must be one of ${PERMISSION_MODES.join(', ')}, got "${flags.permissionMode}"`);
+  }
+  const tools = splitToolList(flags.tools);
+  if (tools) {
+    const unknown = tools.filter((t) => !(BUILTIN_TOOL_NAMES as readonly string[]).includes(t));
+    if (unknown.length) throw new UsageError(`--tools: unknown tool(s) ${unknown.join(', ')}; available: ${BUILTIN_TOOL_NAMES.join(', ')}`);
+  }
+  const maxTurns = positiveInt('--max-turns', flags.maxTurns);
+  const maxBudgetUsd = positiveNumber('--max-budget-usd', flags.maxBudgetUsd);
+  const taskBudget = positiveInt('--task-budget', flags.taskBudget);
+  const allowed = splitToolList(flags.allowedTools);
+  const disallowed = splitToolList(flags.disallowedTools);
+  return {
+    model: flags.model ?? config.model.name,
+    maxTokens: config.model.maxTokens,
+    limits: {
+      ...(maxTurns !== undefined ? { maxTurns } : {}),
+      ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),
+      ...(taskBudget !== undefined ? { taskBudget } : {}),
+    },
+    permissionMode: mode,
+    ...(allowed ? { allowedTools: allowed } : {}),
+    ...(disallowed ? { disallowedTools: disallowed } : {}),
+    ...(tools ? { tools } : {}),
+    ...(flags.systemPrompt !== undefined ? { systemPrompt: flags.systemPrompt } : {}),
+    ...(flags.appendSystemPrompt !== undefined ? { appendSystemPrompt: flags.appendSystemPrompt } : {}),
+    ...(flags.budgetPool ? { budgetPoolId: flags.budgetPool } : {}),
+    timeouts: {
+      modelHeartbeatMs: config.model.heartbeatTimeoutMs,
+      modelStartToCloseMs: config.model.requestTimeoutMs,
+      modelMaxAttempts: config.model.maxAttempts,
+      toolStartToCloseMs: Math.max(config.tools.bashTimeoutMs, 600_000) + 60_000,
+    },
+  };
+}

@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { WithStartWorkflowOperation } from '@temporalio/client';
+import type { SessionInput, SessionState, SubmitResponse } from '../common/session';
+import type { SDKMessage, SDKSystemInitMessage } from '../common/sdk-messages';
+import type { TurnOptions, TurnOutcome, TurnProgress } from '../common/turn';
+import { WORKFLOW_STATE_VERSION } from '../common/turn';
+import type { TranscriptStore } from '../store/transcript-store';
+import type { LimitPatch } from '../workflows/messages';
+import {
+  endSessionSignal,
+  interruptSignal,
+  sessionStateQuery,
+  setLimitsSignal,
+  submitMessageUpdate,
+  turnProgressQuery,
+} from '../workflows/messages';
+import { sessionWorkflowId } from '../workflows/ids';
+import { assistantText, entryToSdkMessage, initMessage, resultMessage } from './sdk-message';
+
+/** Options of a {@link QueryEngine}. */
+export interface QueryEngineOptions {
+  /** Temporal client connected to the namespace the workers serve. */
+  client: Client;
+  /** Where message content is read from (the workers' transcript store). */
+  store: TranscriptStore;
+  taskQueue: string;
+  /** Working directory of the session (tools run there). */
+  cwd: string;
+  /** Turn defaults (model, limits, permissions). */
+  defaults: TurnOptions;
+  /** Session id. @default a new random UUID */
+  sessionId?: string;
+  /** Idle time after which the session workflow completes (ms). @default 900000 */
+  idleTimeoutMs?: number;
+  /** How often a running turn is polled for new messages (ms). @default 100 */
+  pollIntervalMs?: number;
+  /** `apiKeySource` reported in `system/init`. @default "user" */
+  apiKeySource?: SDKSystemInitMessage['apiKeySource'];
+}
+
+/** Where a caller is in a turn's stream; pass it to {@link QueryEngine.follow} to continue. */
+export interface StreamPosition {
+  turnWorkflowId: string;
+  /** Number of transcript events already delivered. */
+  offset: number;
+}
+
+/**
+ * One conversation, backed by a durable `sessionWorkflow` (the seeds' QueryEngine, with state in
+ * Temporal instead of process memory). `submitMessage()` starts a turn and yields its SDK
+ * messages while it runs: `system/init`, then `assistant` and `user` (tool results) messages as
+ * each is recorded, then one `result`. A caller that lost its stream resumes with `follow()`.
+ *
+ * Errors: Temporal connection errors propagate; a rejected submit (empty prompt) throws
+ * `WorkflowUpdateFailedError`. Model and tool failures do not throw: they end in an error result.
+ */
+export class QueryEngine {
+  readonly sessionId: string;
+  private readonly opts: QueryEngineOptions;
+  /** Position in the turn being streamed (updated as messages are yielded). */
+  position: StreamPosition | null = null;
+
+  constructor(opts: QueryEngineOptions) {
+    this.opts = opts;
+    this.sessionId = opts.sessionId ?? randomUUID();
+  }
+
+  /** Workflow id of this session. */
+  get workflowId(): string {
+    return sessionWorkflowId(this.sessionId);
+  }
+
+  private sessionHandle(): WorkflowHandle {
+    return this.opts.client.workflow.getHandle(this.workflowId);
+  }
+
+  /**
+   * Starts a turn (starting the session workflow if it is not running) and returns where to follow
+   * it, without waiting for the turn to finish.
+   */
+  async start(prompt: string, options?: Partial<TurnOptions>, promptUuid?: string): Promise<SubmitResponse> {
+    const input: SessionInput = {
+      v: WORKFLOW_STATE_VERSION,
+      sessionId: this.sessionId,
+      cwd: this.opts.cwd,
+      defaults: this.opts.defaults,
+      ...(this.opts.idleTimeoutMs !== undefined ? { idleTimeoutMs: this.opts.idleTimeoutMs } : {}),
+    };
+    const startOp = new WithStartWorkflowOperation('sessionWorkflow', {
+      workflowId: this.workflowId,
+      taskQueue: this.opts.taskQueue,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+    return this.opts.client.workflow.executeUpdateWithStart(submitMessageUpdate, {
+      args: [{ prompt, ...(promptUuid ? { promptUuid } : {}), ...(options ? { options } : {}) }],
+      startWorkflowOperation: startOp,
+    });
+  }
+
+  /**
+   * Submits one user message and streams the turn: `system/init`, the turn's messages as they
+   * are recorded, and the `result`.
+   */
+  async *submitMessage(prompt: string, options?: Partial<TurnOptions>): AsyncGenerator<SDKMessage, void, undefined> {
+    const promptUuid = randomUUID();
+    const started = await this.start(prompt, options, promptUuid);
+    yield initMessage({
+      sessionId: this.sessionId,
+      uuid: randomUUID(),
+      cwd: this.opts.cwd,
+      options: { ...this.opts.defaults, ...(options ?? {}) },
+      apiKeySource: this.opts.apiKeySource ?? 'user',
+    });
+    yield* this.follow({ turnWorkflowId: started.turnWorkflowId, offset: 0 });
+  }
+
+  /**
+   * Streams a turn from a position: every message after `offset`, then the result. Works on a
+   * running or finished turn, from any process that can reach Temporal and the store.
+   */
+  async *follow(pos: StreamPosition): AsyncGenerator<SDKMessage, void, undefined> {
+    const handle = this.opts.client.workflow.getHandle<() => Promise<TurnOutcome>>(pos.turnWorkflowId);
+    let offset = pos.offset;
+    this.position = { turnWorkflowId: pos.turnWorkflowId, offset };
+    let outcome: TurnOutcome | undefined;
+    let failure: unknown;
+    const result = handle.result().then(
+      (o) => {
+        outcome = o;
+      },
+      (err: unknown) => {
+        failure = err ?? new Error('turn failed');
+      },
+    );
+    const poll = this.opts.pollIntervalMs ?? 100;
+    for (;;) {
+      const finished = outcome !== undefined || failure !== undefined;
+      let events: string[] = [];
+      if (outcome) events = outcome.events;
+      else if (!finished) {
+        try {
+          const progress: TurnProgress = await handle.query(turnProgressQuery);
+          events = progress.events;
+        } catch {
+          events = []; // not started yet, or no worker right now: try again
+        }
+      }
+      for (; offset < events.length; offset++) {
+        const uuid = events[offset];
+        if (uuid === undefined) continue;
+        const entry = await this.readEntry(uuid);
+        const msg = entry ? entryToSdkMessage(entry) : null;
+        this.position = { turnWorkflowId: pos.turnWorkflowId, offset: offset + 1 };
+        if (msg) yield msg;
+      }
+      if (outcome) break;
+      if (failure !== undefined) throw failure;
+      await Promise.race([result, sleep(poll)]);
+    }
+    const finalText = outcome.lastAssistantUuid
+      ? assistantText(await this.readEntry(outcome.lastAssistantUuid))
+      : '';
+    yield resultMessage(outcome, { sessionId: this.sessionId, uuid: randomUUID(), finalText });
+  }
+
+  private async readEntry(uuid: string): Promise<ReturnType<TranscriptStore['get']> extends Promise<infer T> ? T : never> {
+    // A line is durable before the workflow records its uuid, so one read normally finds it;
+    // retry briefly in case the store is eventually consistent.
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const e = await this.opts.store.get(this.sessionId, uuid);
+      if (e) return e;
+      await sleep(50);
+    }
+    return undefined;
+  }
+
+  /** Session state (usage and cost totals, denials, read files, turn count). */
+  async state(): Promise<SessionState & { busy: boolean; currentTurnWorkflowId: string | null }> {
+    return this.sessionHandle().query(sessionStateQuery);
+  }
+
+  /** Interrupts the running turn: it ends with a clean result (every tool_use answered). */
+  async interrupt(reason?: string): Promise<void> {
+    await this.sessionHandle().signal(interruptSignal, reason);
+  }
+
+  /** Changes limits of the running turn and of later turns. */
+  async setLimits(patch: LimitPatch): Promise<void> {
+    await this.sessionHandle().signal(setLimitsSignal, patch);
+  }
+
+  /** Lets the session workflow complete once idle; `--resume` rebuilds it from the store. */
+  async end(): Promise<void> {
+    await this.sessionHandle().signal(endSessionSignal);
+  }
+}

@@ -1,0 +1,148 @@
+import { Client, Connection } from '@temporalio/client';
+import type { ConnectionOptions } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import type { NativeConnectionOptions, Worker } from '@temporalio/worker';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from '../config';
+import { SEARCH_ATTRIBUTES } from '../common/search-attributes';
+import { JsonlTranscriptStore } from '../store/jsonl-store';
+import type { TranscriptStore } from '../store/transcript-store';
+import type { DevServer } from '../worker/dev-server';
+import { findTemporalCli, readLiveServerState, startDevServer } from '../worker/dev-server';
+import { createRunnerWorker } from '../worker/worker';
+
+/** How a process reaches Temporal, and what it started to do so. */
+export interface Runtime {
+  client: Client;
+  store: TranscriptStore;
+  taskQueue: string;
+  /** Where the server is (`host:port`). */
+  address: string;
+  /** `configured` (temporal.address), `shared` (a running `agent-runner server`), or `embedded`. */
+  mode: 'configured' | 'shared' | 'embedded';
+  /** The in-process worker, when this process runs one. */
+  worker: Worker | null;
+  devServer: DevServer | null;
+  /** Stops the worker, closes connections, stops the embedded server. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link openRuntime}. */
+export interface OpenRuntimeOptions {
+  config: Config;
+  /** Run a worker in this process. @default true in embedded mode, false otherwise */
+  worker?: boolean;
+  /** Start the dev server even when a shared one is recorded. @default false */
+  forceEmbedded?: boolean;
+  env?: NodeJS.ProcessEnv;
+  /** Progress lines (stderr in the CLI). */
+  log?: (line: string) => void;
+  /** Web UI for the embedded server. @default config.devServer.ui */
+  ui?: boolean;
+  /** Keep the embedded server running after this process exits (`agent-runner server`). */
+  keepAlive?: boolean;
+}
+
+/** TLS and API key options for a configured server, read from the environment variables named in config. */
+export function connectionOptions(config: Config, env: NodeJS.ProcessEnv = process.env): ConnectionOptions & NativeConnectionOptions {
+  const t = config.temporal;
+  const opts: ConnectionOptions & NativeConnectionOptions = { address: t.address ?? '' };
+  const apiKey = env[t.apiKeyEnv];
+  if (apiKey) opts.apiKey = apiKey;
+  if (t.tls.enabled || apiKey) {
+    const ca = env[t.tls.serverRootCaCertEnv];
+    const cert = env[t.tls.clientCertEnv];
+    const key = env[t.tls.clientKeyEnv];
+    opts.tls = {
+      ...(t.tls.serverNameOverride ? { serverNameOverride: t.tls.serverNameOverride } : {}),
+      ...(ca ? { serverRootCACertificate: readFileSync(ca) } : {}),
+      ...(cert && key ? { clientCertPair: { crt: readFileSync(cert), key: readFileSync(key) } } : {}),
+    };
+  }
+  return opts;
+}
+
+/**
+ * Connects to Temporal the way the config says: a configured `temporal.address` (start nothing),
+ * else a live `agent-runner server` recorded in the data directory, else an embedded dev server
+ * persisted at `<dataDir>/<devServer.dbFilename>` plus an in-process worker.
+ * @throws TemporalCliNotFoundError / DevServerStartError when the embedded server cannot start;
+ *   connection errors when a configured server does not answer.
+ */
+export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
+  const { config } = opts;
+  const env = opts.env ?? process.env;
+  const log = opts.log ?? (() => undefined);
+  const store = new JsonlTranscriptStore(config.dataDir, { onWarning: (m) => log(`warning: ${m}`) });
+  let devServer: DevServer | null = null;
+  let mode: Runtime['mode'];
+  let address: string;
+  if (config.temporal.address) {
+    mode = 'configured';
+    address = config.temporal.address;
+  } else {
+    const shared = opts.forceEmbedded ? null : await readLiveServerState(config.dataDir);
+    if (shared) {
+      mode = 'shared';
+      address = shared.address;
+      log(`using the agent-runner server at ${address}`);
+    } else {
+      mode = 'embedded';
+      const cliPath = findTemporalCli({ configured: config.devServer.cliPath, env });
+      log(`starting the embedded Temporal dev server (${cliPath})`);
+      devServer = await startDevServer({
+        cliPath,
+        dataDir: config.dataDir,
+        dbFilename: config.devServer.dbFilename,
+        ip: config.devServer.ip,
+        port: config.devServer.port,
+        uiPort: config.devServer.uiPort,
+        ui: opts.ui ?? config.devServer.ui,
+        namespace: config.temporal.namespace,
+        searchAttributes: { ...SEARCH_ATTRIBUTES },
+        logLevel: config.devServer.logLevel,
+        startTimeoutMs: config.devServer.startTimeoutMs,
+        ...(opts.keepAlive ? { keepAlive: true } : {}),
+      });
+      address = devServer.address;
+      log(`Temporal dev server at ${address}${devServer.uiUrl ? `, Web UI ${devServer.uiUrl}` : ''}`);
+    }
+  }
+  const connOpts = mode === 'configured' ? connectionOptions(config, env) : { address };
+  const connection = await Connection.connect(connOpts);
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const runWorker = opts.worker ?? mode === 'embedded';
+  let worker: Worker | null = null;
+  let nativeConnection: NativeConnection | null = null;
+  let workerRun: Promise<void> | null = null;
+  if (runWorker) {
+    nativeConnection = await NativeConnection.connect(connOpts);
+    worker = await createRunnerWorker({ connection: nativeConnection, config, store, env });
+    workerRun = worker.run();
+  }
+  let closed = false;
+  return {
+    client,
+    store,
+    taskQueue: config.temporal.taskQueue,
+    address,
+    mode,
+    worker,
+    devServer,
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+      await workerRun?.catch(() => undefined);
+      await nativeConnection?.close().catch(() => undefined);
+      await connection.close().catch(() => undefined);
+      await devServer?.stop();
+    },
+  };
+}
+
+/** The data directory's transcript folder, for messages that point users at it. */
+export function sessionsDir(config: Config): string {
+  return join(config.dataDir, 'sessions');
+}

@@ -1,0 +1,114 @@
+import type {
+  SDKAssistantMessage,
+  SDKCompactBoundaryMessage,
+  SDKMessage,
+  SDKResultMessage,
+  SDKSystemInitMessage,
+  SDKUserMessage,
+} from '../common/sdk-messages';
+import type { TranscriptEntry } from '../common/transcript';
+import type { TurnOptions, TurnOutcome } from '../common/turn';
+import { BUILTIN_TOOL_NAMES } from '../common/tools';
+import { RUNNER_VERSION } from '../common/version';
+
+/**
+ * Converts a transcript line to the SDK message a caller sees (`assistant`, `user` with
+ * `tool_use_result`, or `system`/`compact_boundary`). Returns null for lines callers do not get.
+ */
+export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
+  if (e.type === 'system' && e.subtype === 'compact_boundary') {
+    const m: SDKCompactBoundaryMessage = {
+      type: 'system',
+      subtype: 'compact_boundary',
+      uuid: e.uuid,
+      session_id: e.sessionId,
+      compact_metadata: e.compactMetadata ?? { trigger: 'auto', pre_tokens: 0 },
+    };
+    return m;
+  }
+  if (!e.message) return null;
+  if (e.type === 'assistant') {
+    const m: SDKAssistantMessage = {
+      type: 'assistant',
+      uuid: e.uuid,
+      session_id: e.sessionId,
+      message: e.message as Record<string, unknown>,
+      parent_tool_use_id: null,
+    };
+    return m;
+  }
+  if (e.type === 'user') {
+    const m: SDKUserMessage = {
+      type: 'user',
+      uuid: e.uuid,
+      session_id: e.sessionId,
+      message: { role: 'user', content: e.message.content },
+      parent_tool_use_id: null,
+      ...(e.toolUseResult !== undefined ? { tool_use_result: e.toolUseResult } : {}),
+      ...(e.isMeta ? { isSynthetic: true } : {}),
+    };
+    return m;
+  }
+  return null;
+}
+
+/** Text of an assistant line's text blocks, joined. */
+export function assistantText(e: TranscriptEntry | undefined): string {
+  const c = e?.message?.content;
+  if (typeof c === 'string') return c;
+  return (c ?? [])
+    .filter((b) => b.type === 'text')
+    .map((b) => String((b as { text?: unknown }).text ?? ''))
+    .join('');
+}
+
+/** The `system`/`init` message that opens every turn's stream. */
+export function initMessage(args: {
+  sessionId: string;
+  uuid: string;
+  cwd: string;
+  options: TurnOptions;
+  apiKeySource: SDKSystemInitMessage['apiKeySource'];
+}): SDKSystemInitMessage {
+  return {
+    type: 'system',
+    subtype: 'init',
+    uuid: args.uuid,
+    session_id: args.sessionId,
+    apiKeySource: args.apiKeySource,
+    claude_code_version: RUNNER_VERSION,
+    cwd: args.cwd,
+    tools: args.options.tools ?? [...BUILTIN_TOOL_NAMES],
+    mcp_servers: [],
+    model: args.options.model,
+    permissionMode: args.options.permissionMode,
+    slash_commands: [],
+    output_style: 'default',
+    skills: [],
+    plugins: [],
+    agents: [],
+  };
+}
+
+/** Builds the `result` message of a turn from its outcome and the final assistant text. */
+export function resultMessage(o: TurnOutcome, args: { sessionId: string; uuid: string; finalText: string }): SDKResultMessage {
+  const base: SDKResultMessage = {
+    type: 'result',
+    subtype: o.subtype,
+    uuid: args.uuid,
+    session_id: args.sessionId,
+    duration_ms: o.durationMs,
+    duration_api_ms: o.durationApiMs,
+    is_error: o.isError,
+    num_turns: o.numTurns,
+    stop_reason: o.stopReason,
+    total_cost_usd: o.costUsd,
+    total_cost_usd_known: o.costKnown,
+    usage: o.usage,
+    modelUsage: o.modelUsage,
+    permission_denials: o.permissionDenials,
+    terminal_reason: o.terminalReason,
+  };
+  if (o.subtype === 'success') return { ...base, result: args.finalText, api_error_status: o.apiErrorStatus };
+  return { ...base, errors: o.errors, ...(o.apiErrorStatus !== null ? { api_error_status: o.apiErrorStatus } : {}) };
+}

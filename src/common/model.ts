@@ -1,0 +1,101 @@
+import type { Usage } from './usage';
+import type { ToolUseSummary } from './tools';
+
+/** Input of the `callModel` activity. Content is read from the transcript store, not sent here. */
+export interface CallModelInput {
+  sessionId: string;
+  turnId: string;
+  cwd: string;
+  /** Uuid for the assistant line this call writes (from the workflow; stable across retries). */
+  assistantUuid: string;
+  /** Last line of the context: the request holds the chain ending here. */
+  parentUuid: string;
+  model: string;
+  /** `max_tokens` (tokens). */
+  maxTokens: number;
+  /** Names of the tools offered to the model. */
+  tools: string[];
+  systemPrompt?: string;
+  appendSystemPrompt?: string;
+}
+
+/** Output of `callModel`: a small summary; the message itself is in the store. */
+export interface CallModelSummary {
+  assistantUuid: string;
+  /** Messages API message id (`msg_…`). */
+  messageId: string;
+  model: string;
+  stopReason: string | null;
+  usage: Usage;
+  /** USD, or null when the model has no price in the table. */
+  costUsd: number | null;
+  contextWindow: number;
+  maxOutputTokens: number;
+  toolUses: ToolUseSummary[];
+  /** Content block types in order (`text`, `tool_use`, `thinking`, …). */
+  contentTypes: string[];
+  /** Wall time of the API call, ms. */
+  durationMs: number;
+  requestId: string | null;
+  /** True when the line already existed (the call had completed before a crash): no API call made. */
+  replayed: boolean;
+}
+
+/** Input of the `compactContext` activity. */
+export interface CompactInput {
+  sessionId: string;
+  turnId: string;
+  cwd: string;
+  model: string;
+  /** Last line of the context to summarize. */
+  leafUuid: string;
+  boundaryUuid: string;
+  summaryUuid: string;
+  trigger: 'manual' | 'auto';
+}
+
+/** Output of `compactContext`. */
+export interface CompactSummary {
+  boundaryUuid: string;
+  summaryUuid: string;
+  /** Estimated context size before compaction (tokens). */
+  preTokens: number;
+  /** True when the summary was built without the model (the summarizing call failed). */
+  fallback: boolean;
+  usage: Usage;
+  costUsd: number | null;
+  model: string;
+}
+
+/** Failure types thrown by `callModel` (`ApplicationFailure.type`). */
+export const ModelErrorType = {
+  RateLimit: 'ModelError.RateLimit',
+  Overloaded: 'ModelError.Overloaded',
+  Server: 'ModelError.Server',
+  Connection: 'ModelError.Connection',
+  StreamInterrupted: 'ModelError.StreamInterrupted',
+  InvalidRequest: 'ModelError.InvalidRequest',
+  PromptTooLong: 'ModelError.PromptTooLong',
+  Authentication: 'ModelError.Authentication',
+  PermissionDenied: 'ModelError.PermissionDenied',
+  NotFound: 'ModelError.NotFound',
+  RequestTooLarge: 'ModelError.RequestTooLarge',
+  Transcript: 'TranscriptError',
+} as const;
+
+/** Types the workflow never retries. */
+export const NON_RETRYABLE_MODEL_ERRORS: string[] = [
+  ModelErrorType.InvalidRequest,
+  ModelErrorType.PromptTooLong,
+  ModelErrorType.Authentication,
+  ModelErrorType.PermissionDenied,
+  ModelErrorType.NotFound,
+  ModelErrorType.RequestTooLarge,
+  ModelErrorType.Transcript,
+];
+
+/** `details[0]` of a model failure. */
+export interface ModelErrorDetails {
+  status: number | null;
+  requestId: string | null;
+}

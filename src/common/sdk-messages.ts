@@ -1,0 +1,104 @@
+import type { ModelUsage, Usage } from './usage';
+
+/**
+ * Messages a caller receives from `QueryEngine.submitMessage()` and from
+ * `agent-runner -p --output-format stream-json`: the Claude Agent SDK's `SDKMessage` shapes
+ * (see shared/reference/claude-agent-sdk.md §1). Every message carries `uuid` and `session_id`.
+ */
+
+/** `permission_denials` entry of a result. */
+export interface SDKPermissionDenial {
+  tool_name: string;
+  tool_use_id: string;
+  tool_input: unknown;
+}
+
+export interface SDKSystemInitMessage {
+  type: 'system';
+  subtype: 'init';
+  uuid: string;
+  session_id: string;
+  apiKeySource: 'user' | 'project' | 'org' | 'temporary' | 'none';
+  claude_code_version: string;
+  cwd: string;
+  tools: string[];
+  mcp_servers: Array<{ name: string; status: string }>;
+  model: string;
+  permissionMode: string;
+  slash_commands: string[];
+  output_style: string;
+  skills: string[];
+  plugins: Array<{ name: string; path: string }>;
+  agents: string[];
+}
+
+export interface SDKCompactBoundaryMessage {
+  type: 'system';
+  subtype: 'compact_boundary';
+  uuid: string;
+  session_id: string;
+  compact_metadata: { trigger: 'manual' | 'auto'; pre_tokens: number };
+}
+
+export interface SDKAssistantMessage {
+  type: 'assistant';
+  uuid: string;
+  session_id: string;
+  /** A Messages API `Message` (id, content, model, stop_reason, usage). */
+  message: Record<string, unknown>;
+  parent_tool_use_id: string | null;
+}
+
+export interface SDKUserMessage {
+  type: 'user';
+  uuid: string;
+  session_id: string;
+  /** A Messages API `MessageParam`. */
+  message: { role: 'user'; content: unknown };
+  parent_tool_use_id: string | null;
+  /** Structured output of the tool, on tool_result messages. */
+  tool_use_result?: unknown;
+  isReplay?: boolean;
+}
+
+/** Subtypes of a result message. */
+export type ResultSubtype =
+  | 'success'
+  | 'error_max_turns'
+  | 'error_during_execution'
+  | 'error_max_budget_usd'
+  | 'error_max_structured_output_retries';
+
+/** The last message of every turn. Durations are ms; costs are USD. */
+export interface SDKResultMessage {
+  type: 'result';
+  subtype: ResultSubtype;
+  uuid: string;
+  session_id: string;
+  duration_ms: number;
+  duration_api_ms: number;
+  is_error: boolean;
+  num_turns: number;
+  stop_reason: string | null;
+  /** Estimated from the price table; 0 with `total_cost_usd_known: false` when a model has no price. */
+  total_cost_usd: number;
+  /** False when some model's cost is unknown (not in the price table). Extension of ours. */
+  total_cost_usd_known: boolean;
+  usage: Usage;
+  modelUsage: Record<string, ModelUsage>;
+  permission_denials: SDKPermissionDenial[];
+  terminal_reason: string;
+  /** Final text (success only). */
+  result?: string;
+  structured_output?: unknown;
+  api_error_status?: number | null;
+  /** Error texts (error subtypes only); the first is the `[ede_diagnostic]` line for execution errors. */
+  errors?: string[];
+}
+
+export type SDKMessage =
+  | SDKSystemInitMessage
+  | SDKCompactBoundaryMessage
+  | SDKAssistantMessage
+  | SDKUserMessage
+  | SDKResultMessage;

@@ -1,0 +1,81 @@
+/**
+ * Wire types of tool runs, shared by the turn workflow and the tool activities.
+ * Only small fields travel through workflow history: tool inputs and outputs stay in the
+ * transcript store (DESIGN.md rule 1).
+ */
+
+/** Names of the built-in tools, as Claude Code names them. */
+export const BUILTIN_TOOL_NAMES = ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'] as const;
+export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
+
+/** Tools that only read: a batch of consecutive calls to them runs in parallel. */
+export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['Read', 'Glob', 'Grep']);
+
+/**
+ * What the session remembers of a file the model read (the seeds' `readFileState`).
+ * `Edit` and `Write` of an existing file refuse unless the file still matches it.
+ */
+export interface FileReadState {
+  /** Modification time when read, ms since the epoch. */
+  mtimeMs: number;
+  /** Size when read, bytes. */
+  size: number;
+  /** SHA-256 of the whole file's bytes, hex. */
+  sha256: string;
+}
+
+/** A tool call the model asked for, as summarized by `callModel` (no input: it stays in the store). */
+export interface ToolUseSummary {
+  /** `tool_use` block id (`toolu_…`). */
+  id: string;
+  /** Tool name as the model sent it (may be unknown). */
+  name: string;
+  /** Absolute path of `file_path` in the input, when there is one (for read-file state). */
+  filePath?: string;
+}
+
+/** Permission decision for one tool call, made in the workflow. */
+export type ToolPermission = { behavior: 'allow' } | { behavior: 'deny'; message: string };
+
+/** Input of the `runTool` activity. */
+export interface RunToolInput {
+  sessionId: string;
+  turnId: string;
+  /** Working directory; relative paths in tool inputs resolve against it. */
+  cwd: string;
+  /** Uuid of the assistant transcript line that holds the `tool_use` block. */
+  assistantUuid: string;
+  toolUseId: string;
+  toolName: string;
+  /** Uuid for the `tool_result` line this run writes (from the workflow, stable across retries). */
+  resultUuid: string;
+  parentUuid: string;
+  permission: ToolPermission;
+  /** Read-file state of the tool's `file_path`, when the session has one. */
+  readState: FileReadState | null;
+  /**
+   * When set, the tool is not run: its tool_result says this (is_error), e.g. after an interrupt
+   * or a budget stop, so that every tool_use still gets a tool_result.
+   */
+  skipReason?: string;
+}
+
+/** Output of the `runTool` activity. */
+export interface RunToolSummary {
+  toolUseId: string;
+  resultUuid: string;
+  isError: boolean;
+  /**
+   * `ok`/`error`: the tool ran; `denied`: permission refused; `unknown`: a non-idempotent tool
+   * was interrupted by a worker crash and was not re-run; `invalid`: the input failed validation.
+   */
+  outcome: 'ok' | 'error' | 'denied' | 'unknown' | 'invalid';
+  /** New read-file state for a path (after Read, Write or Edit). */
+  fileState?: { path: string; state: FileReadState };
+  /** Tool input (JSON, truncated to 1 KB) for a permission denial record. */
+  deniedInput?: unknown;
+  /** Size of the tool_result content, bytes. */
+  resultBytes: number;
+  /** True when the result line already existed (a retried activity). */
+  replayed: boolean;
+}

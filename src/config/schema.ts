@@ -1,0 +1,354 @@
+/**
+ * The configuration schema: one zod schema whose `.default()`s are the built-in defaults.
+ * They must stay identical to the shipped `temporal.yaml` (a unit test compares them).
+ *
+ * Everything here is pure (no I/O); `load.ts` reads the file and the environment.
+ */
+import { z } from 'zod';
+
+// ---------------------------------------------------------------------------------------------
+// Field helpers: each carries the message a user sees after "<field path>: ".
+// ---------------------------------------------------------------------------------------------
+
+const positiveInt = (def: number) =>
+  z
+    .int({ error: 'expected a positive integer' })
+    .positive({ error: 'expected a positive integer' })
+    .default(def);
+
+const nonNegativeInt = (def: number) =>
+  z
+    .int({ error: 'expected a non-negative integer' })
+    .nonnegative({ error: 'expected a non-negative integer' })
+    .default(def);
+
+const port = (def: number) =>
+  z
+    .int({ error: 'expected a port number (0-65535, 0 = a free port)' })
+    .min(0, { error: 'expected a port number (0-65535, 0 = a free port)' })
+    .max(65535, { error: 'expected a port number (0-65535, 0 = a free port)' })
+    .default(def);
+
+const nonEmptyString = (def: string) =>
+  z
+    .string({ error: 'expected a non-empty string' })
+    .min(1, { error: 'expected a non-empty string' })
+    .default(def);
+
+const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const envVarName = (def: string) =>
+  z
+    .string({ error: 'expected the name of an environment variable' })
+    .regex(ENV_NAME_RE, { error: 'expected the name of an environment variable' })
+    .default(def);
+
+/** `host:port`, `1.2.3.4:7233` or `[::1]:7233`. */
+const HOST_PORT_RE = /^(\[[0-9A-Fa-f:.]+\]|[^\s:/[\]]+):\d{1,5}$/;
+
+const usdPerMTok = z
+  .number({ error: 'expected a non-negative number (USD per million tokens)' })
+  .nonnegative({ error: 'expected a non-negative number (USD per million tokens)' });
+
+// ---------------------------------------------------------------------------------------------
+// Prices
+// ---------------------------------------------------------------------------------------------
+
+/** Prices of one model, in USD per million tokens. */
+export interface ModelPrice {
+  /** Input tokens that are neither cache reads nor cache writes. */
+  input: number;
+  /** Output tokens. */
+  output: number;
+  /** Input tokens written to the prompt cache with the default 5-minute TTL. */
+  cacheWrite5m: number;
+  /** Input tokens written to the prompt cache with the 1-hour TTL. */
+  cacheWrite1h: number;
+  /** Input tokens read from the prompt cache. */
+  cacheRead: number;
+}
+
+/** Table of model prices keyed by model id (a prefix of the ids the API reports). */
+export type PriceTable = Record<string, ModelPrice>;
+
+const price = (
+  input: number,
+  output: number,
+  cacheWrite5m: number,
+  cacheWrite1h: number,
+  cacheRead: number,
+): ModelPrice => ({ input, output, cacheWrite5m, cacheWrite1h, cacheRead });
+
+/**
+ * Built-in prices, USD per million tokens.
+ * Source: https://platform.claude.com/docs/en/about-claude/pricing (checked 2026-11).
+ * Keep in sync with the `prices:` table of `temporal.yaml`.
+ */
+export const DEFAULT_PRICES: Readonly<PriceTable> = Object.freeze({
+  'claude-opus-5-5': price(4, 20, 5, 8, 0.2),
+  'claude-opus-5': price(5, 25, 6.25, 10, 0.5),
+  'claude-opus-4-6': price(5, 25, 6.25, 10, 0.5),
+  'claude-opus-4-5': price(5, 25, 6.25, 10, 0.5),
+  'claude-opus-4-1': price(15, 75, 18.75, 30, 1.5),
+  'claude-opus-4': price(15, 75, 18.75, 30, 1.5),
+  'claude-sonnet-5-5': price(2, 10, 2.5, 4, 0.2),
+  'claude-sonnet-5': price(2, 10, 2.5, 4, 0.2),
+  'claude-sonnet-4-6': price(3, 15, 3.75, 6, 0.3),
+  'claude-sonnet-4-5': price(3, 15, 3.75, 6, 0.3),
+  'claude-sonnet-4': price(3, 15, 3.75, 6, 0.3),
+  'claude-haiku-4-5': price(1, 5, 1.25, 2, 0.1),
+  'claude-3-5-haiku': price(0.8, 4, 1, 1.6, 0.08),
+});
+
+const ModelPriceSchema = z.strictObject({
+  input: usdPerMTok,
+  output: usdPerMTok,
+  cacheWrite5m: usdPerMTok,
+  cacheWrite1h: usdPerMTok,
+  cacheRead: usdPerMTok,
+});
+
+/**
+ * The price of `model` in `prices`: the entry whose key equals the model id, else the entry with
+ * the longest key that is a prefix of the id followed by `-` or `@` (so
+ * `claude-sonnet-4-5-20250929` and `claude-sonnet-4-5@20250929` find `claude-sonnet-4-5`, and
+ * `claude-opus-4-1-20250805` finds `claude-opus-4-1` rather than `claude-opus-4`).
+ * @returns undefined when no entry matches (the caller decides how to report unknown cost).
+ */
+export function findPrice(prices: Readonly<PriceTable>, model: string): ModelPrice | undefined {
+  const exact = Object.prototype.hasOwnProperty.call(prices, model) ? prices[model] : undefined;
+  if (exact) return exact;
+  let best: string | undefined;
+  for (const key of Object.keys(prices)) {
+    if (key.length === 0 || model.length <= key.length || !model.startsWith(key)) continue;
+    const next = model[key.length];
+    if (next !== '-' && next !== '@') continue;
+    if (best === undefined || key.length > best.length) best = key;
+  }
+  return best === undefined ? undefined : prices[best];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The schema
+// ---------------------------------------------------------------------------------------------
+
+/** Log levels of `temporal server start-dev --log-level`. */
+export const DEV_SERVER_LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'never'] as const;
+/** One of {@link DEV_SERVER_LOG_LEVELS}. */
+export type DevServerLogLevel = (typeof DEV_SERVER_LOG_LEVELS)[number];
+
+const TlsSchema = z.strictObject({
+  enabled: z.boolean({ error: 'expected true or false' }).default(false),
+  serverNameOverride: z
+    .string({ error: 'expected a non-empty string' })
+    .min(1, { error: 'expected a non-empty string' })
+    .optional(),
+  serverRootCaCertEnv: envVarName('TEMPORAL_TLS_CA'),
+  clientCertEnv: envVarName('TEMPORAL_TLS_CERT'),
+  clientKeyEnv: envVarName('TEMPORAL_TLS_KEY'),
+});
+
+const TemporalSchema = z.strictObject({
+  address: z
+    .string({ error: 'expected host:port or null' })
+    .regex(HOST_PORT_RE, { error: 'expected host:port or null' })
+    .nullable()
+    .default(null),
+  namespace: nonEmptyString('default'),
+  taskQueue: nonEmptyString('agent-runner'),
+  tls: TlsSchema.prefault({}),
+  apiKeyEnv: envVarName('TEMPORAL_API_KEY'),
+});
+
+const DevServerSchema = z.strictObject({
+  cliPath: z
+    .string({ error: 'expected a path or null' })
+    .min(1, { error: 'expected a path or null' })
+    .nullable()
+    .default(null),
+  ip: nonEmptyString('127.0.0.1'),
+  port: port(0),
+  uiPort: port(0),
+  ui: z.boolean({ error: 'expected true or false' }).default(false),
+  dbFilename: z
+    .string({ error: 'expected a file name or null' })
+    .min(1, { error: 'expected a file name or null' })
+    .nullable()
+    .default('temporal.db'),
+  startTimeoutMs: positiveInt(60_000),
+  logLevel: z
+    .enum(DEV_SERVER_LOG_LEVELS, { error: `expected one of ${DEV_SERVER_LOG_LEVELS.join(', ')}` })
+    .default('warn'),
+});
+
+const WorkerSchema = z.strictObject({
+  maxConcurrentActivityTaskExecutions: positiveInt(100),
+  maxConcurrentWorkflowTaskExecutions: positiveInt(40),
+  maxCachedWorkflows: positiveInt(500),
+  shutdownGraceTimeMs: nonNegativeInt(5000),
+});
+
+const ModelSchema = z.strictObject({
+  name: nonEmptyString('claude-sonnet-4-5'),
+  maxTokens: positiveInt(8192),
+  baseUrl: z
+    .url({ error: 'expected an http(s) URL or null', protocol: /^https?$/ })
+    .nullable()
+    .default(null),
+  apiKeyEnv: envVarName('ANTHROPIC_API_KEY'),
+  requestTimeoutMs: positiveInt(600_000),
+  heartbeatTimeoutMs: positiveInt(30_000),
+  maxAttempts: positiveInt(10),
+});
+
+const ToolsSchema = z.strictObject({
+  bashTimeoutMs: positiveInt(120_000),
+  bashOutputLimitChars: positiveInt(30_000),
+});
+
+const PricesSchema = z
+  .record(z.string().min(1), ModelPriceSchema, { error: 'expected a table keyed by model id' })
+  .default({})
+  // Entries of the file are added to (or replace) the built-in ones.
+  .transform((given): PriceTable => ({ ...DEFAULT_PRICES, ...given }));
+
+/**
+ * The whole configuration (strict at every level: unknown keys are errors).
+ * `ConfigSchema.parse({})` gives the built-in defaults, before `~` expansion (see `load.ts`).
+ */
+export const ConfigSchema = z.strictObject({
+  temporal: TemporalSchema.prefault({}),
+  devServer: DevServerSchema.prefault({}),
+  worker: WorkerSchema.prefault({}),
+  model: ModelSchema.prefault({}),
+  tools: ToolsSchema.prefault({}),
+  prices: PricesSchema,
+  dataDir: nonEmptyString('~/.agent-runner'),
+});
+
+// ---------------------------------------------------------------------------------------------
+// The Config type, documented field by field (checked against the schema below).
+// ---------------------------------------------------------------------------------------------
+
+/** TLS to the Temporal server (`temporal.tls`). Certificates come from environment variables. */
+export interface TlsConfig {
+  /** Use TLS. @default false */
+  enabled: boolean;
+  /** Server name to verify instead of the address's host. @default unset */
+  serverNameOverride?: string | undefined;
+  /** Name of the env var holding the server root CA certificate (PEM). @default "TEMPORAL_TLS_CA" */
+  serverRootCaCertEnv: string;
+  /** Name of the env var holding the client certificate for mTLS (PEM). @default "TEMPORAL_TLS_CERT" */
+  clientCertEnv: string;
+  /** Name of the env var holding the client private key for mTLS (PEM). @default "TEMPORAL_TLS_KEY" */
+  clientKeyEnv: string;
+}
+
+/** Where the Temporal server is (`temporal`). */
+export interface TemporalConfig {
+  /**
+   * `host:port` of a running Temporal server. When set, the runner connects to it and starts no
+   * dev server; when null, an embedded dev server is started (see {@link DevServerConfig}).
+   * @default null. Env: `TEMPORAL_ADDRESS`.
+   */
+  address: string | null;
+  /** Temporal namespace. @default "default". Env: `TEMPORAL_NAMESPACE`. */
+  namespace: string;
+  /** Task queue of the agent workers. @default "agent-runner". Env: `AGENT_RUNNER_TASK_QUEUE`. */
+  taskQueue: string;
+  /** TLS settings. */
+  tls: TlsConfig;
+  /** Name of the env var holding a Temporal Cloud API key (sent when set). @default "TEMPORAL_API_KEY" */
+  apiKeyEnv: string;
+}
+
+/** The embedded dev server (`temporal server start-dev`), used when `temporal.address` is null. */
+export interface DevServerConfig {
+  /**
+   * Path of the Temporal CLI binary; null = look for `TEMPORAL_CLI_PATH`, `temporal` on PATH, then
+   * the project-local `.temporal/bin/temporal`. `~` is expanded.
+   * @default null. Env: `TEMPORAL_CLI_PATH`.
+   */
+  cliPath: string | null;
+  /** IP address the server binds to. @default "127.0.0.1" */
+  ip: string;
+  /** gRPC port; 0 = a free port. @default 0 */
+  port: number;
+  /** Web UI port; 0 = a free port. Used only when `ui` is true. @default 0 */
+  uiPort: number;
+  /** Serve the Web UI. @default false */
+  ui: boolean;
+  /** SQLite file, relative to `dataDir` (absolute paths allowed); null = in-memory. @default "temporal.db" */
+  dbFilename: string | null;
+  /** How long to wait for the server to answer, in milliseconds. @default 60000 */
+  startTimeoutMs: number;
+  /** Server log level. @default "warn" */
+  logLevel: DevServerLogLevel;
+}
+
+/** Worker tuning (`worker`); see Temporal's `WorkerOptions`. */
+export interface WorkerConfig {
+  /** Activities (model calls, tool runs) run at once per worker. @default 100 */
+  maxConcurrentActivityTaskExecutions: number;
+  /** Workflow tasks processed at once per worker. @default 40 */
+  maxConcurrentWorkflowTaskExecutions: number;
+  /** Workflows kept in the worker's sticky cache (about 1 MB each). @default 500 */
+  maxCachedWorkflows: number;
+  /** Time activities get to finish on shutdown before they are cancelled, in milliseconds. @default 5000 */
+  shutdownGraceTimeMs: number;
+}
+
+/** The model and its API (`model`). */
+export interface ModelConfig {
+  /** Model id sent to the Messages API. @default "claude-sonnet-4-5". Env: `AGENT_RUNNER_MODEL`. */
+  name: string;
+  /** `max_tokens` of each model call. @default 8192 */
+  maxTokens: number;
+  /** Messages API base URL; null = the SDK's default. @default null. Env: `ANTHROPIC_BASE_URL`. */
+  baseUrl: string | null;
+  /** Name of the env var holding the API key (read by the worker only). @default "ANTHROPIC_API_KEY" */
+  apiKeyEnv: string;
+  /** Timeout of one model call (the activity's start-to-close), in milliseconds. @default 600000 */
+  requestTimeoutMs: number;
+  /** Heartbeat timeout of a model call, in milliseconds. @default 30000 */
+  heartbeatTimeoutMs: number;
+  /** Attempts of one model call, the first included. @default 10 */
+  maxAttempts: number;
+}
+
+/** Built-in tools (`tools`). */
+export interface ToolsConfig {
+  /** Default timeout of one Bash command, in milliseconds. @default 120000 */
+  bashTimeoutMs: number;
+  /** Bash output kept for the model, in characters. @default 30000 */
+  bashOutputLimitChars: number;
+}
+
+/** The runner's configuration, as returned by `loadConfig`. */
+export interface Config {
+  /** Temporal connection. */
+  temporal: TemporalConfig;
+  /** Embedded dev server settings. */
+  devServer: DevServerConfig;
+  /** Worker tuning. */
+  worker: WorkerConfig;
+  /** Model settings. */
+  model: ModelConfig;
+  /** Tool settings. */
+  tools: ToolsConfig;
+  /**
+   * Model prices in USD per million tokens, keyed by model id; look up with {@link findPrice}.
+   * Entries of the file are added to the built-in table ({@link DEFAULT_PRICES}).
+   */
+  prices: PriceTable;
+  /**
+   * Directory of transcripts, dev-server state and database; absolute after loading (`~` expanded,
+   * a relative path resolved against the config file's directory, or the cwd for env/defaults).
+   * @default "~/.agent-runner". Env: `AGENT_RUNNER_DATA_DIR`.
+   */
+  dataDir: string;
+}
+
+type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+/** Compile-time check that the documented interface and the schema agree. */
+const schemaMatchesConfig: Equals<z.output<typeof ConfigSchema>, Config> = true;
+void schemaMatchesConfig;

@@ -1,0 +1,110 @@
+import type { ModelUsage, Usage } from '../common/usage';
+
+/**
+ * Prices of one model in USD per million tokens. The table lives in `temporal.yaml` (`prices:`),
+ * whose comment cites its source (Anthropic's pricing page) and the date it was checked.
+ */
+export interface ModelPrice {
+  /** Uncached input, USD / MTok. */
+  input: number;
+  /** Output, USD / MTok. */
+  output: number;
+  /** Prompt-cache write with the 5-minute TTL, USD / MTok. */
+  cacheWrite5m: number;
+  /** Prompt-cache write with the 1-hour TTL, USD / MTok. */
+  cacheWrite1h: number;
+  /** Prompt-cache read, USD / MTok. */
+  cacheRead: number;
+}
+
+const PER_TOKEN = 1 / 1_000_000;
+
+/**
+ * Cost of one call in USD. Cache writes are billed at the 5-minute rate (the runner only sets
+ * 5-minute breakpoints). Returns `null` when `price` is null (model not in the table): the cost
+ * is then unknown, never reported as 0.
+ */
+export function costOfUsage(usage: Usage, price: ModelPrice | null): number | null {
+  if (!price) return null;
+  return (
+    (usage.input_tokens * price.input +
+      usage.output_tokens * price.output +
+      usage.cache_creation_input_tokens * price.cacheWrite5m +
+      usage.cache_read_input_tokens * price.cacheRead) *
+    PER_TOKEN
+  );
+}
+
+/** Context window and output cap reported in `modelUsage` (tokens). */
+export interface ModelLimits {
+  contextWindow: number;
+  maxOutputTokens: number;
+}
+
+/**
+ * Adds one call to a `modelUsage` map (Claude Agent SDK shape); returns a new map.
+ * A call of unknown cost makes the model's `costUSD` null from then on.
+ */
+export function addModelUsage(
+  map: Readonly<Record<string, ModelUsage>>,
+  model: string,
+  usage: Usage,
+  costUsd: number | null,
+  limits: ModelLimits,
+): Record<string, ModelUsage> {
+  const prev = map[model];
+  const next: ModelUsage = {
+    inputTokens: (prev?.inputTokens ?? 0) + usage.input_tokens,
+    outputTokens: (prev?.outputTokens ?? 0) + usage.output_tokens,
+    cacheReadInputTokens: (prev?.cacheReadInputTokens ?? 0) + usage.cache_read_input_tokens,
+    cacheCreationInputTokens:
+      (prev?.cacheCreationInputTokens ?? 0) + usage.cache_creation_input_tokens,
+    webSearchRequests: prev?.webSearchRequests ?? 0,
+    costUSD:
+      prev && prev.costUSD === null ? null : costUsd === null ? null : (prev?.costUSD ?? 0) + costUsd,
+    contextWindow: limits.contextWindow,
+    maxOutputTokens: limits.maxOutputTokens,
+  };
+  return { ...map, [model]: next };
+}
+
+/** Merges two `modelUsage` maps (e.g. a session's totals and one turn's). */
+export function mergeModelUsage(
+  a: Readonly<Record<string, ModelUsage>>,
+  b: Readonly<Record<string, ModelUsage>>,
+): Record<string, ModelUsage> {
+  const out: Record<string, ModelUsage> = { ...a };
+  for (const [model, u] of Object.entries(b)) {
+    const prev = out[model];
+    out[model] = prev
+      ? {
+          inputTokens: prev.inputTokens + u.inputTokens,
+          outputTokens: prev.outputTokens + u.outputTokens,
+          cacheReadInputTokens: prev.cacheReadInputTokens + u.cacheReadInputTokens,
+          cacheCreationInputTokens: prev.cacheCreationInputTokens + u.cacheCreationInputTokens,
+          webSearchRequests: prev.webSearchRequests + u.webSearchRequests,
+          costUSD: prev.costUSD === null || u.costUSD === null ? null : prev.costUSD + u.costUSD,
+          contextWindow: u.contextWindow,
+          maxOutputTokens: u.maxOutputTokens,
+        }
+      : { ...u };
+  }
+  return out;
+}
+
+/**
+ * Total cost over a `modelUsage` map in USD; `known` is false when any model's cost is unknown
+ * (then `usd` covers only the priced models).
+ */
+export function totalCost(map: Readonly<Record<string, ModelUsage>>): {
+  usd: number;
+  known: boolean;
+} {
+  let usd = 0;
+  let known = true;
+  for (const u of Object.values(map)) {
+    if (u.costUSD === null) known = false;
+    else usd += u.costUSD;
+  }
+  return { usd, known };
+}

@@ -1,0 +1,74 @@
+/**
+ * Limits a running turn obeys. They are checked in the workflow after every model call and every
+ * tool batch, before the next model call is scheduled, and can be changed by the `setLimits`
+ * signal. A run can overshoot `maxBudgetUsd` by at most the cost of one model call: the call in
+ * flight when the limit is reached completes (its tokens are already spent).
+ */
+export interface TurnLimits {
+  /** Maximum model calls in the turn (Claude Code's `--max-turns`). */
+  maxTurns?: number;
+  /** Maximum spend in USD: turn cost plus what the session had spent before it, when shared. */
+  maxBudgetUsd?: number;
+  /** Token budget of the turn (output tokens) for continuation nudges. */
+  taskBudget?: number;
+}
+
+/** What the limit check sees. */
+export interface LimitState {
+  /** Model calls made so far in the turn. */
+  modelCalls: number;
+  /** USD spent by the turn so far (known part). */
+  costUsd: number;
+  /** True when a budget pool this turn belongs to reported exhaustion. */
+  poolExhausted?: boolean;
+  /** The pool's limit (USD), for the error text. */
+  poolLimitUsd?: number;
+}
+
+export type LimitVerdict =
+  | { stop: false }
+  | { stop: true; subtype: 'error_max_turns' | 'error_max_budget_usd'; errors: string[] };
+
+/** Checks limits before the next model call would be scheduled. */
+export function checkLimits(limits: TurnLimits, s: LimitState): LimitVerdict {
+  if (limits.maxBudgetUsd !== undefined && s.costUsd >= limits.maxBudgetUsd) {
+    return {
+      stop: true,
+      subtype: 'error_max_budget_usd',
+      errors: [
+        `Reached maximum budget ($${limits.maxBudgetUsd}): spent $${s.costUsd.toFixed(6)}`,
+      ],
+    };
+  }
+  if (s.poolExhausted) {
+    return {
+      stop: true,
+      subtype: 'error_max_budget_usd',
+      errors: [
+        `Budget pool exhausted${s.poolLimitUsd !== undefined ? ` ($${s.poolLimitUsd})` : ''}: this turn spent $${s.costUsd.toFixed(6)}`,
+      ],
+    };
+  }
+  if (limits.maxTurns !== undefined && s.modelCalls >= limits.maxTurns) {
+    return {
+      stop: true,
+      subtype: 'error_max_turns',
+      errors: [`Reached maximum number of turns (${limits.maxTurns})`],
+    };
+  }
+  return { stop: false };
+}
+
+/** Applies a `setLimits` patch: a number sets a limit, `null` removes it, absent keeps it. */
+export function applyLimitPatch(
+  limits: TurnLimits,
+  patch: { [K in keyof TurnLimits]?: number | null },
+): TurnLimits {
+  const out: TurnLimits = { ...limits };
+  for (const key of ['maxTurns', 'maxBudgetUsd', 'taskBudget'] as const) {
+    const v = patch[key];
+    if (v === null) delete out[key];
+    else if (v !== undefined) out[key] = v;
+  }
+  return out;
+}

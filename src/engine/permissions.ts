@@ -1,0 +1,58 @@
+import type { ToolPermission } from '../common/tools';
+import { READ_ONLY_TOOLS } from '../common/tools';
+
+/**
+ * Permission modes, as Claude Code names them. Headless runs cannot prompt, so a call that
+ * would need a prompt is denied (and recorded in `permission_denials`).
+ * - `default`: read-only tools run; others need an `allowedTools` entry.
+ * - `acceptEdits`: also Edit and Write.
+ * - `bypassPermissions` / `dontAsk`: everything not disallowed runs.
+ * - `plan`: only read-only tools.
+ */
+export const PERMISSION_MODES = [
+  'default',
+  'acceptEdits',
+  'bypassPermissions',
+  'plan',
+  'dontAsk',
+] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+export interface PermissionPolicy {
+  mode: PermissionMode;
+  /** Tool names (or `Name(...)` rules, matched by name) that run without asking. */
+  allowedTools?: string[];
+  /** Tool names that never run. */
+  disallowedTools?: string[];
+}
+
+const EDIT_TOOLS = new Set(['Edit', 'Write', 'NotebookEdit']);
+
+function ruleName(rule: string): string {
+  const open = rule.indexOf('(');
+  return (open === -1 ? rule : rule.slice(0, open)).trim();
+}
+
+function listed(rules: readonly string[] | undefined, tool: string): boolean {
+  return (rules ?? []).some((r) => ruleName(r) === tool);
+}
+
+/** Decides whether a tool call may run. Pure: evaluated in the workflow. */
+export function decidePermission(policy: PermissionPolicy, toolName: string): ToolPermission {
+  if (listed(policy.disallowedTools, toolName)) {
+    return { behavior: 'deny', message: `Permission to use ${toolName} has been denied by a disallowedTools rule.` };
+  }
+  if (READ_ONLY_TOOLS.has(toolName)) return { behavior: 'allow' };
+  if (policy.mode === 'plan') {
+    return { behavior: 'deny', message: `${toolName} is not allowed in plan mode.` };
+  }
+  if (policy.mode === 'bypassPermissions' || policy.mode === 'dontAsk') return { behavior: 'allow' };
+  if (policy.mode === 'acceptEdits' && EDIT_TOOLS.has(toolName)) return { behavior: 'allow' };
+  if (listed(policy.allowedTools, toolName)) return { behavior: 'allow' };
+  return {
+    behavior: 'deny',
+    message:
+      `Claude requested permissions to use ${toolName}, but you haven't granted it yet. ` +
+      `Allow it with --allowedTools ${toolName} or a permission mode that covers it.`,
+  };
+}

@@ -1,0 +1,293 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { apiErrorBody, defaultErrorMessage, errorTypeForStatus, statusForErrorType } from './api-errors';
+import { EXPECTATION_FAILED_PREFIX, checkExpectations } from './expectations';
+import { endResponse, readBody, sendJson, sleep, writeChunk } from './http-util';
+import type { PromptCacheSimulator } from './prompt-cache';
+import { countBreakpoints, estimatePromptTokens } from './prompt-cache';
+import type { ParsedRequest } from './request';
+import {
+  assistantCount,
+  checkToolPairing,
+  conversationKey,
+  firstUserText,
+  parseRequestBody,
+  toolResultIds,
+  workingDirectory,
+} from './request';
+import type { RequestLog, RequestLogEntry, RequestOutcome } from './request-log';
+import { buildResponse } from './response';
+import type { FaultSpec, Scenario, Script, Step, StepSpec } from './scenario';
+import { parseStep } from './scenario';
+import type { SseEvent } from './sse';
+import { errorEvent, formatSse, malformedEvent, messageEvents } from './sse';
+
+/** What a {@link Responder} is told about a request. */
+export interface ResponderContext {
+  /** Step index: number of assistant messages in the request. */
+  step: number;
+  /** Attempt number of (conversationKey, step), from 1. */
+  attempt: number;
+  conversationKey: string;
+}
+
+/**
+ * Generates the step for a request in code instead of a scenario file. It may return faults in
+ * `errors` (applied by attempt as for scripted steps). Throwing answers HTTP 400.
+ */
+export type Responder = (req: ParsedRequest, ctx: ResponderContext) => StepSpec | Promise<StepSpec>;
+
+/** Shared state of the `/v1/messages` handler. */
+export interface MessagesHandlerDeps {
+  scenario: Scenario | undefined;
+  responder: Responder | undefined;
+  /** Delay added before every response's headers, in ms. */
+  latencyMs: number;
+  cache: PromptCacheSimulator;
+  log: RequestLog;
+  /** Attempts so far per `JSON.stringify([conversationKey, step])`. */
+  attempts: Map<string, number>;
+}
+
+/** Identity of one HTTP request. */
+export interface RequestMeta {
+  seq: number;
+  at: string;
+  requestId: string;
+  startedMs: number;
+}
+
+/** Largest accepted body, in bytes (the API's 32 MB limit). */
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The script for a conversation: the first whose `match.promptContains` is in the first user
+ * message, else the first without `match`.
+ */
+export function selectScript(scenario: Scenario, firstUserMessage: string): Script | undefined {
+  const matched = scenario.scripts.find(
+    (s) => s.match?.promptContains !== undefined && firstUserMessage.includes(s.match.promptContains),
+  );
+  return matched ?? scenario.scripts.find((s) => s.match?.promptContains === undefined);
+}
+
+type StepResolution = { ok: true; script: string; step: Step } | { ok: false; script: string; message: string };
+
+async function resolveStep(
+  deps: MessagesHandlerDeps,
+  req: ParsedRequest,
+  ctx: { step: number; attempt: number; conversationKey: string },
+): Promise<StepResolution> {
+  if (deps.responder !== undefined) {
+    try {
+      const spec = await deps.responder(req, ctx);
+      return { ok: true, script: 'responder', step: parseStep(spec, 'responder step') };
+    } catch (e) {
+      return { ok: false, script: 'responder', message: `fake-model: responder failed: ${(e as Error).message}` };
+    }
+  }
+  const scenario = deps.scenario;
+  if (scenario === undefined) return { ok: false, script: '', message: 'fake-model: no scenario loaded' };
+  const first = firstUserText(req);
+  const script = selectScript(scenario, first);
+  if (script === undefined) {
+    return {
+      ok: false,
+      script: '',
+      message: `fake-model: no script matches the first user message ${JSON.stringify(first.slice(0, 200))} (scripts: ${scenario.scripts.map((s) => s.name).join(', ')})`,
+    };
+  }
+  const step = script.steps[ctx.step];
+  if (step === undefined) {
+    return {
+      ok: false,
+      script: script.name,
+      message: `fake-model: script "${script.name}" has no step ${ctx.step} (it has ${script.steps.length} steps, 0-based; step = number of assistant messages in the request)`,
+    };
+  }
+  return { ok: true, script: script.name, step };
+}
+
+/** Handles `POST /v1/messages` (streaming and not), logging one entry. */
+export async function handleMessages(
+  httpReq: IncomingMessage,
+  res: ServerResponse,
+  deps: MessagesHandlerDeps,
+  meta: RequestMeta,
+): Promise<void> {
+  const abort = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  const entry: RequestLogEntry = {
+    seq: meta.seq,
+    at: meta.at,
+    requestId: meta.requestId,
+    conversationKey: '',
+    script: '',
+    step: -1,
+    attempt: 0,
+    model: '',
+    messagesCount: 0,
+    requestBytes: 0,
+    stream: false,
+    outcome: 'http_error',
+    status: 0,
+    toolResultIds: [],
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheCreationTokens: 0,
+    durationMs: 0,
+  };
+  const finish = (outcome: RequestOutcome, status: number, error?: string): void => {
+    entry.outcome = outcome;
+    entry.status = status;
+    if (error !== undefined) entry.error = error;
+    entry.durationMs = Date.now() - meta.startedMs;
+    deps.log.add(entry);
+  };
+  const fail = (status: number, message: string, opts: { type?: string; outcome?: RequestOutcome; headers?: Record<string, string> } = {}): void => {
+    const type = opts.type ?? errorTypeForStatus(status);
+    sendJson(res, status, apiErrorBody(type, message, meta.requestId), opts.headers);
+    finish(opts.outcome ?? 'http_error', status, message);
+  };
+
+  const read = await readBody(httpReq, MAX_BODY_BYTES);
+  if (!read.ok) return fail(413, defaultErrorMessage('request_too_large'));
+  entry.requestBytes = read.body.length;
+  const auth = httpReq.headers['x-api-key'] ?? httpReq.headers['authorization'];
+  if (auth === undefined || auth === '') return fail(401, 'x-api-key header is required');
+  let json: unknown;
+  try {
+    json = JSON.parse(read.body.toString('utf8'));
+  } catch (e) {
+    return fail(400, `There was an error parsing the body of your request: ${(e as Error).message}`);
+  }
+  const parsed = parseRequestBody(json);
+  if (!parsed.ok) return fail(400, parsed.message);
+  const req = parsed.request;
+  entry.model = req.model;
+  entry.messagesCount = req.messages.length;
+  entry.stream = req.stream === true;
+  entry.toolResultIds = toolResultIds(req);
+  entry.inputTokens = estimatePromptTokens(req);
+  entry.conversationKey = conversationKey(req);
+  entry.step = assistantCount(req);
+  const attemptKey = JSON.stringify([entry.conversationKey, entry.step]);
+  entry.attempt = (deps.attempts.get(attemptKey) ?? 0) + 1;
+  deps.attempts.set(attemptKey, entry.attempt);
+
+  const pairing = checkToolPairing(req);
+  if (pairing !== undefined) return fail(400, pairing);
+  const breakpoints = countBreakpoints(req);
+  if (breakpoints > 4) {
+    return fail(400, `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`);
+  }
+
+  const resolved = await resolveStep(deps, req, {
+    step: entry.step,
+    attempt: entry.attempt,
+    conversationKey: entry.conversationKey,
+  });
+  entry.script = resolved.script;
+  if (!resolved.ok) return fail(400, resolved.message);
+  const step = resolved.step;
+
+  const failures = checkExpectations(step.expect, req);
+  if (failures.length > 0) {
+    return fail(400, `${EXPECTATION_FAILED_PREFIX} script "${resolved.script}" step ${entry.step}: ${failures.join('; ')}`, {
+      outcome: 'expectation_failed',
+    });
+  }
+
+  const fault: FaultSpec | undefined = step.errors?.[entry.attempt - 1];
+  await sleep(deps.latencyMs + (step.delay_ms ?? 0) + (fault?.delay_ms ?? 0), abort.signal);
+  if (abort.signal.aborted) return finish('aborted', 0, 'client disconnected before the response');
+
+  if (fault?.status !== undefined) {
+    const headers: Record<string, string> = {};
+    const retryAfter = fault.retry_after ?? (fault.status === 429 ? 1 : undefined);
+    if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+    if (fault.status === 429) {
+      headers['anthropic-ratelimit-requests-remaining'] = '0';
+      headers['anthropic-ratelimit-requests-reset'] = new Date(Date.now() + (retryAfter ?? 1) * 1000).toISOString();
+    }
+    const type = fault.type ?? errorTypeForStatus(fault.status);
+    return fail(fault.status, fault.message ?? defaultErrorMessage(type), { type, headers });
+  }
+
+  const cache = deps.cache.account(req);
+  const built = buildResponse(
+    step,
+    { conversationKey: entry.conversationKey, step: entry.step, cwd: workingDirectory(req), requestModel: req.model },
+    cache,
+  );
+  const usage = built.message.usage;
+  entry.inputTokens = usage.input_tokens;
+  entry.cacheReadTokens = usage.cache_read_input_tokens;
+  entry.cacheCreationTokens = usage.cache_creation_input_tokens;
+  const outputTokens = usage.output_tokens;
+
+  if (req.stream !== true) {
+    if (fault?.cut_after_events !== undefined) {
+      res.destroy();
+      return finish('cut', 0, 'connection destroyed before the response');
+    }
+    if (fault?.malformed_sse === true) {
+      const text = JSON.stringify(built.message).slice(0, 40);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+      res.end(text);
+      return finish('malformed', 200, 'truncated JSON body');
+    }
+    if (fault?.sse_error !== undefined) {
+      const status = statusForErrorType(fault.sse_error);
+      const message = fault.message ?? defaultErrorMessage(fault.sse_error);
+      sendJson(res, status, apiErrorBody(fault.sse_error, message, meta.requestId));
+      return finish('sse_error', status, message);
+    }
+    sendJson(res, 200, built.message);
+    entry.outputTokens = outputTokens;
+    return finish('completed', 200);
+  }
+
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  res.flushHeaders();
+  const events = messageEvents(built);
+  const writeEvents = async (list: readonly SseEvent[]): Promise<boolean> => {
+    for (let i = 0; i < list.length; i++) {
+      if (i > 0) await sleep(step.chunk_delay_ms ?? 0, abort.signal);
+      const e = list[i];
+      if (abort.signal.aborted || e === undefined) return false;
+      await writeChunk(res, formatSse(e));
+    }
+    return !abort.signal.aborted;
+  };
+  const aborted = (): void => finish('aborted', 200, 'client disconnected mid-stream');
+
+  if (fault?.cut_after_events !== undefined) {
+    if (!(await writeEvents(events.slice(0, fault.cut_after_events)))) return aborted();
+    res.destroy();
+    return finish('cut', 200, `stream cut after ${fault.cut_after_events} events`);
+  }
+  if (fault?.malformed_sse === true || fault?.sse_error !== undefined) {
+    const after = fault.after_events ?? 1;
+    const tail =
+      fault.sse_error !== undefined
+        ? errorEvent(fault.sse_error, fault.message ?? defaultErrorMessage(fault.sse_error), meta.requestId)
+        : malformedEvent();
+    if (!(await writeEvents([...events.slice(0, after), tail]))) return aborted();
+    res.end();
+    return fault.sse_error !== undefined
+      ? finish('sse_error', 200, `event: error ${fault.sse_error}`)
+      : finish('malformed', 200, 'malformed SSE data line');
+  }
+  if (!(await writeEvents(events))) return aborted();
+  await endResponse(res, abort.signal);
+  if (abort.signal.aborted && !res.writableFinished) return aborted();
+  entry.outputTokens = outputTokens;
+  return finish('completed', 200);
+}

@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { apiErrorBody } from './api-errors';
+import { readBody, sendJson } from './http-util';
+import type { Responder } from './messages-handler';
+import { handleMessages } from './messages-handler';
+import type { CacheStats } from './prompt-cache';
+import { PromptCacheSimulator, estimatePromptTokens } from './prompt-cache';
+import { parseRequestBody } from './request';
+import type { RequestLogEntry } from './request-log';
+import { RequestLog } from './request-log';
+import type { Scenario, ScenarioInput } from './scenario';
+import { loadScenarioFile, parseScenario } from './scenario';
+
+/** Options of {@link startFakeModelServer}. Give one of `scenario`, `scenarioPath`, `responder`. */
+export interface FakeModelServerOptions {
+  /** A scenario object (canonical or `steps` shorthand); validated like a file. */
+  scenario?: ScenarioInput;
+  /** Path of a YAML or JSON scenario file. */
+  scenarioPath?: string;
+  /** Generates steps in code; takes precedence over a scenario. */
+  responder?: Responder;
+  /** Interface to listen on. @default '127.0.0.1' */
+  host?: string;
+  /** Port; 0 picks a free one. @default 0 */
+  port?: number;
+  /** Delay before every `/v1/messages` response's headers, in ms. @default 0 */
+  latencyMs?: number;
+  /** When set, each log entry is also appended to this file as a JSONL line. */
+  logPath?: string;
+  /** Called with each log entry as it is recorded (the CLI prints them). */
+  onRequest?: (entry: RequestLogEntry) => void;
+}
+
+/** A running fake model server. */
+export interface FakeModelServer {
+  /** `http://HOST:PORT`, usable as the SDK's `baseURL` / `ANTHROPIC_BASE_URL`. */
+  readonly baseUrl: string;
+  /** The port listened on. */
+  readonly port: number;
+  /** All `/v1/messages` requests so far, by arrival (`seq`); requests still in flight are absent. */
+  requests(): RequestLogEntry[];
+  /** The log entries with outcome `completed`. */
+  completedCalls(): RequestLogEntry[];
+  /** Token totals of the prompt-cache simulation. */
+  cacheStats(): CacheStats;
+  /** Clears the log, attempt counters and the simulated cache (as `POST /_fake/reset`). */
+  reset(): void;
+  /** Stops listening, drops open connections and waits for in-flight handlers. */
+  close(): Promise<void>;
+}
+
+function newRequestId(): string {
+  return `req_01fake${randomBytes(10).toString('hex')}`;
+}
+
+function loadScenario(opts: FakeModelServerOptions): Scenario | undefined {
+  if (opts.scenario !== undefined) return parseScenario(opts.scenario);
+  if (opts.scenarioPath !== undefined) return loadScenarioFile(opts.scenarioPath);
+  return undefined;
+}
+
+/**
+ * Starts a loopback HTTP server speaking the Anthropic Messages API (`POST /v1/messages`,
+ * streaming and not, and `POST /v1/messages/count_tokens`) from scripted steps, plus
+ * `GET /_fake/log`, `POST /_fake/reset` and `GET /_fake/health`.
+ *
+ * @throws ScenarioError when the scenario is invalid; Error when none of scenario,
+ *   scenarioPath, responder is given or the port cannot be bound
+ */
+export async function startFakeModelServer(opts: FakeModelServerOptions): Promise<FakeModelServer> {
+  const scenario = loadScenario(opts);
+  if (scenario === undefined && opts.responder === undefined) {
+    throw new Error('startFakeModelServer: give one of scenario, scenarioPath or responder');
+  }
+  const log = new RequestLog(opts.logPath, opts.onRequest);
+  const cache = new PromptCacheSimulator();
+  const attempts = new Map<string, number>();
+  const deps = {
+    scenario,
+    responder: opts.responder,
+    latencyMs: opts.latencyMs ?? 0,
+    cache,
+    log,
+    attempts,
+  };
+  const reset = (): void => {
+    log.clear();
+    cache.reset();
+    attempts.clear();
+  };
+  let seq = 0;
+  const inFlight = new Set<Promise<void>>();
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const requestId = newRequestId();
+    res.setHeader('request-id', requestId);
+    const path = new URL(req.url ?? '/', 'http://fake').pathname.replace(/\/+$/, '');
+    const key = `${req.method ?? 'GET'} ${path}`;
+    if (key === 'POST /v1/messages') {
+      seq += 1;
+      const startedMs = Date.now();
+      const meta = { seq, at: new Date(startedMs).toISOString(), requestId, startedMs };
+      return handleMessages(req, res, deps, meta);
+    }
+    if (key === 'POST /v1/messages/count_tokens') {
+      const read = await readBody(req, 32 * 1024 * 1024);
+      let parsed: ReturnType<typeof parseRequestBody> = { ok: false, message: 'request too large' };
+      try {
+        if (read.ok) parsed = parseRequestBody({ max_tokens: 1, ...JSON.parse(read.body.toString('utf8')) });
+      } catch (e) {
+        parsed = { ok: false, message: (e as Error).message };
+      }
+      if (!parsed.ok) return sendJson(res, 400, apiErrorBody('invalid_request_error', parsed.message, requestId));
+      return sendJson(res, 200, { input_tokens: estimatePromptTokens(parsed.request) });
+    }
+    if (key === 'GET /_fake/log') {
+      return sendJson(res, 200, { requests: log.all(), cacheStats: cache.stats() });
+    }
+    if (key === 'POST /_fake/reset') {
+      reset();
+      return sendJson(res, 200, { ok: true });
+    }
+    if (key === 'GET /_fake/health') return sendJson(res, 200, { ok: true });
+    return sendJson(res, 404, apiErrorBody('not_found_error', `Not found: ${key}`, requestId));
+  };
+
+  const server = createServer((req, res) => {
+    const p = route(req, res)
+      .catch((e: unknown) => {
+        if (!res.headersSent && !res.destroyed) {
+          sendJson(res, 500, apiErrorBody('api_error', `fake-model: ${(e as Error).message}`, 'req_fake_internal'));
+        } else {
+          res.destroy();
+        }
+      })
+      .finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const baseUrl = `http://${host}:${address.port}`;
+
+  return {
+    baseUrl,
+    port: address.port,
+    requests: () => log.all(),
+    completedCalls: () => log.all().filter((e) => e.outcome === 'completed'),
+    cacheStats: () => cache.stats(),
+    reset,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await Promise.allSettled([...inFlight]);
+      await closed;
+    },
+  };
+}

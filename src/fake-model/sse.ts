@@ -1,0 +1,130 @@
+import type { BuiltResponse } from './response';
+
+/**
+ * Server-sent events of the Messages API streaming format.
+ *
+ * Order: `message_start` → `ping` → per block `content_block_start`, deltas, `content_block_stop`
+ * (a `ping` between blocks) → `message_delta` (stop reason, cumulative usage) → `message_stop`.
+ */
+
+/** One SSE event; `data` is already serialized (so a fault can send text that is not JSON). */
+export interface SseEvent {
+  event: string;
+  data: string;
+}
+
+/** Maximum characters per `text_delta` / `thinking_delta`. */
+const TEXT_CHUNK_CHARS = 24;
+
+/** An event whose data is the JSON of `payload`. */
+export function sseEvent(event: string, payload: unknown): SseEvent {
+  return { event, data: JSON.stringify(payload) };
+}
+
+/** The wire form of an event: `event: …\ndata: …\n\n`. */
+export function formatSse(e: SseEvent): string {
+  return `event: ${e.event}\ndata: ${e.data}\n\n`;
+}
+
+/** Splits text into chunks of at most `size` code points (no chunk for empty text). */
+export function splitText(text: string, size = TEXT_CHUNK_CHARS): string[] {
+  const chars = Array.from(text);
+  const out: string[] = [];
+  for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(''));
+  return out;
+}
+
+/** Splits tool-input JSON into `partial_json` chunks: at least 2 when it has 2+ characters. */
+export function splitJson(json: string): string[] {
+  const chars = Array.from(json);
+  if (chars.length < 2) return chars.length === 0 ? [] : [json];
+  const pieces = Math.max(2, Math.ceil(chars.length / 32));
+  return splitText(json, Math.ceil(chars.length / pieces));
+}
+
+/** A `ping` event. */
+export function pingEvent(): SseEvent {
+  return sseEvent('ping', { type: 'ping' });
+}
+
+/** An `error` event, as the API sends after a 200 stream has started. */
+export function errorEvent(type: string, message: string, requestId: string): SseEvent {
+  return sseEvent('error', { type: 'error', error: { type, message }, request_id: requestId });
+}
+
+/** A `content_block_delta` event whose data is cut-off JSON (for the `malformed_sse` fault). */
+export function malformedEvent(): SseEvent {
+  return { event: 'content_block_delta', data: '{"type": "content_block_delta", "index": 0, "delta": {"ty' };
+}
+
+/** All events of a complete streamed response. */
+export function messageEvents(built: BuiltResponse): SseEvent[] {
+  const { message, toolJson } = built;
+  const events: SseEvent[] = [];
+  events.push(
+    sseEvent('message_start', {
+      type: 'message_start',
+      message: {
+        ...message,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...message.usage, output_tokens: Math.min(1, message.usage.output_tokens) },
+      },
+    }),
+  );
+  events.push(pingEvent());
+  message.content.forEach((block, index) => {
+    if (index > 0) events.push(pingEvent());
+    const delta = (d: unknown): void => {
+      events.push(sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: d }));
+    };
+    if (block.type === 'text') {
+      events.push(
+        sseEvent('content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'text', text: '' },
+        }),
+      );
+      for (const text of splitText(block.text)) delta({ type: 'text_delta', text });
+    } else if (block.type === 'thinking') {
+      events.push(
+        sseEvent('content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'thinking', thinking: '', signature: '' },
+        }),
+      );
+      for (const thinking of splitText(block.thinking)) delta({ type: 'thinking_delta', thinking });
+      delta({ type: 'signature_delta', signature: block.signature });
+    } else {
+      events.push(
+        sseEvent('content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'tool_use', id: block.id, name: block.name, input: {}, caller: block.caller },
+        }),
+      );
+      for (const partial_json of splitJson(toolJson.get(index) ?? '{}')) {
+        delta({ type: 'input_json_delta', partial_json });
+      }
+    }
+    events.push(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
+  });
+  const u = message.usage;
+  events.push(
+    sseEvent('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence },
+      usage: {
+        input_tokens: u.input_tokens,
+        cache_creation_input_tokens: u.cache_creation_input_tokens,
+        cache_read_input_tokens: u.cache_read_input_tokens,
+        output_tokens: u.output_tokens,
+      },
+    }),
+  );
+  events.push(sseEvent('message_stop', { type: 'message_stop' }));
+  return events;
+}

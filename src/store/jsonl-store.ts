@@ -1,0 +1,469 @@
+/**
+ * The default transcript store: one JSONL file per session, `<dataDir>/sessions/<sessionId>.jsonl`,
+ * appended with O_APPEND and fsync, read incrementally, shared by every process on the machine.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { TRANSCRIPT_SCHEMA_VERSION, TranscriptEntrySchema, type TranscriptEntry } from '../common/transcript';
+import { TranscriptChainError, type TranscriptStore } from './transcript-store';
+
+/** Thrown when a session id or tool-use id could not be used safely as a file name. */
+export class InvalidTranscriptIdError extends Error {
+  override readonly name = 'InvalidTranscriptIdError';
+  constructor(
+    readonly kind: 'session id' | 'tool use id',
+    readonly id: string,
+  ) {
+    super(`invalid ${kind} ${JSON.stringify(id)}: it must be 1-200 characters without "/", "\\", ".." or NUL`);
+  }
+}
+
+/** Thrown by `chain()` when the parentUuid links of a session loop back on themselves. */
+export class TranscriptCycleError extends Error {
+  override readonly name = 'TranscriptCycleError';
+  constructor(
+    readonly sessionId: string,
+    readonly uuid: string,
+  ) {
+    super(`transcript of session ${sessionId} has a parentUuid cycle through ${uuid}`);
+  }
+}
+
+function checkId(kind: 'session id' | 'tool use id', id: string): void {
+  if (
+    typeof id !== 'string' ||
+    id.length === 0 ||
+    id.length > 200 ||
+    id.includes('/') ||
+    id.includes('\\') ||
+    id.includes('\0') ||
+    id.includes('..') ||
+    id === '.'
+  ) {
+    throw new InvalidTranscriptIdError(kind, String(id));
+  }
+}
+
+/** Directory of the session files: `<dataDir>/sessions`. */
+export function sessionsDir(dataDir: string): string {
+  return path.join(dataDir, 'sessions');
+}
+
+/**
+ * Path of a session's transcript: `<dataDir>/sessions/<sessionId>.jsonl`.
+ * @throws InvalidTranscriptIdError when the id has a path separator, `..` or NUL.
+ */
+export function transcriptPath(dataDir: string, sessionId: string): string {
+  checkId('session id', sessionId);
+  return path.join(sessionsDir(dataDir), `${sessionId}.jsonl`);
+}
+
+/** Options of {@link JsonlTranscriptStore}. */
+export interface JsonlTranscriptStoreOptions {
+  /**
+   * Receives a message for each skipped line (torn last line, bad JSON, schema mismatch).
+   * @default process.emitWarning
+   */
+  onWarning?: (msg: string) => void;
+  /** Sessions whose parsed lines are kept in memory (least recently used are dropped). @default 64 */
+  maxCachedSessions?: number;
+}
+
+/** What has been read of one session file. */
+interface SessionCache {
+  dev: number;
+  ino: number;
+  /** Bytes consumed: always just after a newline (or 0). */
+  offset: number;
+  /** Complete lines consumed (for line numbers in warnings). */
+  lines: number;
+  entries: TranscriptEntry[];
+  byUuid: Map<string, TranscriptEntry>;
+  /** Offset of an unterminated last line already reported as torn. */
+  tornWarnedAt: number;
+}
+
+const NEWLINE = 0x0a;
+const READ_CHUNK = 4 * 1024 * 1024;
+
+/**
+ * {@link TranscriptStore} on JSONL files. Appends are serialized per session inside the process
+ * and use one O_APPEND write + fsync each, so other processes can append to the same file; reads
+ * pick up what any process appended (only the new bytes are read). A corrupt or torn line is
+ * skipped with a warning, never thrown.
+ */
+export class JsonlTranscriptStore implements TranscriptStore {
+  private readonly dir: string;
+  private readonly warn: (msg: string) => void;
+  private readonly maxCached: number;
+  private readonly caches = new Map<string, SessionCache>();
+  private readonly locks = new Map<string, Promise<void>>();
+
+  /**
+   * @param dataDir the runner's data directory; files go to `<dataDir>/sessions/`.
+   */
+  constructor(
+    readonly dataDir: string,
+    opts: JsonlTranscriptStoreOptions = {},
+  ) {
+    this.dir = sessionsDir(dataDir);
+    this.warn = opts.onWarning ?? ((msg) => process.emitWarning(msg, 'TranscriptStoreWarning'));
+    this.maxCached = Math.max(1, opts.maxCachedSessions ?? 64);
+  }
+
+  /** @throws InvalidTranscriptIdError for an unsafe session id; Error for an entry failing the schema. */
+  async append(entry: TranscriptEntry): Promise<boolean> {
+    return (await this.appendMany([entry])) === 1;
+  }
+
+  /**
+   * @returns how many lines were written (entries whose uuid was already stored, or repeated in
+   *   `entries`, are skipped).
+   * @throws Error when the entries belong to different sessions or fail the schema.
+   */
+  async appendMany(entries: TranscriptEntry[]): Promise<number> {
+    const first = entries[0];
+    if (first === undefined) return 0;
+    const sessionId = first.sessionId;
+    checkId('session id', sessionId);
+    const lines: TranscriptEntry[] = [];
+    for (const entry of entries) {
+      if (entry.sessionId !== sessionId) {
+        throw new Error(`appendMany: entries of sessions ${sessionId} and ${entry.sessionId} in one call`);
+      }
+      const parsed = TranscriptEntrySchema.safeParse(entry);
+      if (!parsed.success) {
+        throw new Error(`appendMany: invalid transcript entry ${String(entry.uuid)}: ${parsed.error.message}`);
+      }
+      lines.push({ ...entry, v: entry.v ?? TRANSCRIPT_SCHEMA_VERSION });
+    }
+    return this.withLock(sessionId, () => this.write(sessionId, lines));
+  }
+
+  async get(sessionId: string, uuid: string): Promise<TranscriptEntry | undefined> {
+    const cache = await this.read(sessionId);
+    return cache.byUuid.get(uuid);
+  }
+
+  /** Lines in file order; a uuid stored twice (two processes racing) is returned once. */
+  async load(sessionId: string): Promise<TranscriptEntry[]> {
+    return [...(await this.read(sessionId)).entries];
+  }
+
+  /**
+   * @throws TranscriptChainError when `leafUuid` or a parent on its chain is missing.
+   * @throws TranscriptCycleError when the chain loops.
+   */
+  async chain(sessionId: string, leafUuid: string): Promise<TranscriptEntry[]> {
+    const { byUuid } = await this.read(sessionId);
+    const out: TranscriptEntry[] = [];
+    const seen = new Set<string>();
+    let uuid: string | null = leafUuid;
+    while (uuid !== null) {
+      if (seen.has(uuid)) throw new TranscriptCycleError(sessionId, uuid);
+      seen.add(uuid);
+      const entry = byUuid.get(uuid);
+      if (entry === undefined) throw new TranscriptChainError(sessionId, uuid);
+      if (entry.type === 'system' && entry.subtype === 'compact_boundary') break;
+      out.push(entry);
+      uuid = entry.parentUuid;
+    }
+    return out.reverse();
+  }
+
+  async exists(sessionId: string): Promise<boolean> {
+    return (await this.read(sessionId)).entries.length > 0;
+  }
+
+  async listSessions(): Promise<Array<{ sessionId: string; modifiedMs: number; cwd?: string }>> {
+    let names: string[];
+    try {
+      names = await fs.promises.readdir(this.dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    const out: Array<{ sessionId: string; modifiedMs: number; cwd?: string }> = [];
+    for (const name of names) {
+      if (!name.endsWith('.jsonl')) continue;
+      const sessionId = name.slice(0, -'.jsonl'.length);
+      try {
+        checkId('session id', sessionId);
+      } catch {
+        continue;
+      }
+      const file = path.join(this.dir, name);
+      let st: fs.Stats;
+      try {
+        st = await fs.promises.stat(file);
+      } catch {
+        continue; // removed meanwhile
+      }
+      if (!st.isFile()) continue;
+      const item: { sessionId: string; modifiedMs: number; cwd?: string } = { sessionId, modifiedMs: st.mtimeMs };
+      const cwd = await firstLineCwd(file);
+      if (cwd !== undefined) item.cwd = cwd;
+      out.push(item);
+    }
+    return out.sort((a, b) => b.modifiedMs - a.modifiedMs || a.sessionId.localeCompare(b.sessionId));
+  }
+
+  /**
+   * Creates `<dataDir>/sessions/<sessionId>.runs/<toolUseId>` with O_EXCL and fsyncs it.
+   * @throws InvalidTranscriptIdError for an unsafe session or tool-use id.
+   */
+  async markToolRunStarted(sessionId: string, toolUseId: string): Promise<boolean> {
+    checkId('session id', sessionId);
+    checkId('tool use id', toolUseId);
+    const runsDir = path.join(this.dir, `${sessionId}.runs`);
+    await fs.promises.mkdir(runsDir, { recursive: true });
+    let handle: fs.promises.FileHandle;
+    try {
+      handle = await fs.promises.open(path.join(runsDir, toolUseId), 'wx');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return true;
+      throw err;
+    }
+    try {
+      const marker = { startedAt: new Date().toISOString(), pid: process.pid, host: os.hostname() };
+      await handle.writeFile(`${JSON.stringify(marker)}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await syncDir(runsDir);
+    return false;
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  /** Appends the lines not stored yet; the caller holds the session lock. */
+  private async write(sessionId: string, entries: TranscriptEntry[]): Promise<number> {
+    const cache = await this.refresh(sessionId);
+    const fresh: TranscriptEntry[] = [];
+    const batch = new Set<string>();
+    for (const e of entries) {
+      if (cache.byUuid.has(e.uuid) || batch.has(e.uuid)) continue;
+      batch.add(e.uuid);
+      fresh.push(e);
+    }
+    if (fresh.length === 0) return 0;
+
+    const file = transcriptPath(this.dataDir, sessionId);
+    await fs.promises.mkdir(this.dir, { recursive: true });
+    const body = fresh.map((e) => `${JSON.stringify(e)}\n`).join('');
+    let created = false;
+    const handle = await fs.promises.open(file, 'a+');
+    let before: fs.Stats;
+    let after: fs.Stats;
+    let prefix = '';
+    try {
+      before = await handle.stat();
+      created = before.size === 0;
+      if (before.size > 0) {
+        // A torn last line (crash mid-write): start a fresh line instead of gluing onto it.
+        const last = Buffer.alloc(1);
+        await handle.read(last, 0, 1, before.size - 1);
+        if (last[0] !== NEWLINE) prefix = '\n';
+      }
+      const data = Buffer.from(prefix + body, 'utf8');
+      await handle.writeFile(data);
+      await handle.sync();
+      after = await handle.stat();
+      if (before.size === 0 && cache.offset === 0 && cache.entries.length === 0) {
+        // The file is new (or was emptied): adopt its identity.
+        cache.dev = before.dev;
+        cache.ino = before.ino;
+      }
+      // Nobody else wrote in between: record our lines without reading them back.
+      if (
+        cache.dev === after.dev &&
+        cache.ino === after.ino &&
+        cache.offset === before.size &&
+        prefix === '' &&
+        after.size === before.size + data.length
+      ) {
+        for (const e of fresh) this.index(cache, e);
+        cache.offset = after.size;
+        cache.lines += fresh.length;
+      }
+    } finally {
+      await handle.close();
+    }
+    if (created) await syncDir(this.dir);
+    return fresh.length;
+  }
+
+  private async read(sessionId: string): Promise<SessionCache> {
+    checkId('session id', sessionId);
+    return this.withLock(sessionId, () => this.refresh(sessionId));
+  }
+
+  /** Brings the cache of a session up to date with the file; the caller holds the session lock. */
+  private async refresh(sessionId: string): Promise<SessionCache> {
+    const file = transcriptPath(this.dataDir, sessionId);
+    let cache = this.caches.get(sessionId);
+    // Most recently used last, for eviction.
+    if (cache) {
+      this.caches.delete(sessionId);
+      this.caches.set(sessionId, cache);
+    }
+    let handle: fs.promises.FileHandle;
+    try {
+      handle = await fs.promises.open(file, 'r');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      const empty = emptyCache(0, 0);
+      this.remember(sessionId, empty);
+      return empty;
+    }
+    try {
+      const st = await handle.stat();
+      if (!cache || cache.dev !== st.dev || cache.ino !== st.ino || st.size < cache.offset) {
+        cache = emptyCache(st.dev, st.ino);
+        this.remember(sessionId, cache);
+      }
+      if (st.size > cache.offset) await this.readNew(file, handle, cache, st.size);
+      return cache;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  private async readNew(file: string, handle: fs.promises.FileHandle, cache: SessionCache, size: number): Promise<void> {
+    let pos = cache.offset;
+    let carry = Buffer.alloc(0);
+    while (pos < size) {
+      const want = Math.min(READ_CHUNK, size - pos);
+      const chunk = Buffer.alloc(want);
+      const { bytesRead } = await handle.read(chunk, 0, want, pos);
+      if (bytesRead === 0) break; // truncated meanwhile; the next read starts over
+      pos += bytesRead;
+      const buf = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
+      let start = 0;
+      for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
+        const lineStart = cache.offset;
+        cache.lines += 1;
+        cache.offset += nl - start + 1;
+        this.parseLine(file, cache, buf.subarray(start, nl), cache.lines, lineStart);
+        start = nl + 1;
+      }
+      carry = Buffer.from(buf.subarray(start));
+    }
+    // Bytes after the last newline: a torn write (or one still in progress elsewhere). Left
+    // unconsumed so that a later "\n" + line makes it a complete (bad) line, reported once.
+    if (carry.length > 0 && cache.tornWarnedAt !== cache.offset) {
+      cache.tornWarnedAt = cache.offset;
+      this.warn(
+        `${file}:${cache.lines + 1}: skipped an unterminated last line (${carry.length} bytes; torn write?)`,
+      );
+    }
+  }
+
+  private parseLine(file: string, cache: SessionCache, bytes: Buffer, lineNo: number, lineStart: number): void {
+    if (bytes.length === 0 || (bytes.length === 1 && bytes[0] === 0x0d)) return;
+    const text = bytes.toString('utf8');
+    if (text.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      // Already reported when it was an unterminated last line.
+      if (cache.tornWarnedAt !== lineStart) {
+        this.warn(`${file}:${lineNo}: skipped a line that is not JSON (${(err as Error).message})`);
+      }
+      return;
+    }
+    const parsed = TranscriptEntrySchema.safeParse(value);
+    if (!parsed.success) {
+      if (cache.tornWarnedAt !== lineStart) {
+        const first = parsed.error.issues[0];
+        const why = first ? `${first.path.join('.') || '(line)'}: ${first.message}` : 'schema mismatch';
+        this.warn(`${file}:${lineNo}: skipped a line that is not a transcript entry (${why})`);
+      }
+      return;
+    }
+    this.index(cache, parsed.data);
+  }
+
+  private index(cache: SessionCache, entry: TranscriptEntry): void {
+    if (cache.byUuid.has(entry.uuid)) return; // first write wins (upsert raced across processes)
+    cache.byUuid.set(entry.uuid, entry);
+    cache.entries.push(entry);
+  }
+
+  private remember(sessionId: string, cache: SessionCache): void {
+    this.caches.delete(sessionId);
+    this.caches.set(sessionId, cache);
+    while (this.caches.size > this.maxCached) {
+      const oldest = this.caches.keys().next().value;
+      if (oldest === undefined) break;
+      this.caches.delete(oldest);
+    }
+  }
+
+  /** Runs `fn` after every earlier holder of `key` (a promise-chain mutex). */
+  private async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((r) => (release = r));
+    const tail = prev.then(() => mine);
+    this.locks.set(key, tail);
+    await prev;
+    try {
+      return await fn();
+    } finally {
+      release();
+      if (this.locks.get(key) === tail) this.locks.delete(key);
+    }
+  }
+}
+
+function emptyCache(dev: number, ino: number): SessionCache {
+  return { dev, ino, offset: 0, lines: 0, entries: [], byUuid: new Map(), tornWarnedAt: -1 };
+}
+
+/** fsync a directory so that a new entry in it survives a crash (best effort: not on Windows). */
+async function syncDir(dir: string): Promise<void> {
+  let handle: fs.promises.FileHandle | undefined;
+  try {
+    handle = await fs.promises.open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // not supported on this platform
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** The `cwd` field of a file's first line, read without loading the whole file (first 1 MiB). */
+async function firstLineCwd(file: string): Promise<string | undefined> {
+  let handle: fs.promises.FileHandle | undefined;
+  try {
+    handle = await fs.promises.open(file, 'r');
+    const limit = 1024 * 1024;
+    const chunks: Buffer[] = [];
+    let pos = 0;
+    while (pos < limit) {
+      const buf = Buffer.alloc(Math.min(64 * 1024, limit - pos));
+      const { bytesRead } = await handle.read(buf, 0, buf.length, pos);
+      if (bytesRead === 0) break;
+      const part = buf.subarray(0, bytesRead);
+      const nl = part.indexOf(NEWLINE);
+      if (nl !== -1) {
+        chunks.push(part.subarray(0, nl));
+        const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        const cwd = typeof value === 'object' && value !== null ? (value as { cwd?: unknown }).cwd : undefined;
+        return typeof cwd === 'string' ? cwd : undefined;
+      }
+      chunks.push(part);
+      pos += bytesRead;
+    }
+    return undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close();
+  }
+}

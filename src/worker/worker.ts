@@ -1,0 +1,58 @@
+import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Config } from '../config';
+import { createActivities } from '../activities';
+import type { ActivityDeps } from '../activities';
+import type { TranscriptStore } from '../store/transcript-store';
+
+let bundlePromise: Promise<WorkflowBundleWithSourceMap> | undefined;
+
+/** The workflow bundle, built once per process (webpack takes seconds). */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundlePromise ??= bundleWorkflowCode({
+    workflowsPath: require.resolve('../workflows'),
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: (m: string) => console.error(m), log() {} } as never,
+  });
+  return bundlePromise;
+}
+
+/** Options of {@link createRunnerWorker}. */
+export interface RunnerWorkerOptions {
+  connection: NativeConnection;
+  config: Config;
+  store: TranscriptStore;
+  /** @default config.temporal.taskQueue */
+  taskQueue?: string;
+  /** Overrides the Anthropic client (tests). */
+  anthropic?: ActivityDeps['anthropic'];
+  env?: NodeJS.ProcessEnv;
+  /** How long a dead worker's sticky workflow tasks wait before going to another worker (ms). @default 10000 */
+  stickyQueueScheduleToStartTimeoutMs?: number;
+  identity?: string;
+}
+
+/**
+ * Creates a worker that runs the runner's workflows and activities on one task queue.
+ * Tuning comes from `config.worker`.
+ */
+export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker> {
+  const { config } = opts;
+  return Worker.create({
+    connection: opts.connection,
+    namespace: config.temporal.namespace,
+    taskQueue: opts.taskQueue ?? config.temporal.taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: createActivities({
+      store: opts.store,
+      config,
+      ...(opts.env ? { env: opts.env } : {}),
+      ...(opts.anthropic ? { anthropic: opts.anthropic } : {}),
+    }),
+    maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivityTaskExecutions,
+    maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTaskExecutions,
+    maxCachedWorkflows: config.worker.maxCachedWorkflows,
+    shutdownGraceTime: config.worker.shutdownGraceTimeMs,
+    stickyQueueScheduleToStartTimeout: opts.stickyQueueScheduleToStartTimeoutMs ?? 10_000,
+    ...(opts.identity ? { identity: opts.identity } : {}),
+  });
+}

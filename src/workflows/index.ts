@@ -1,0 +1,5 @@
+/**
+ * Workflow entry point, bundled into the Temporal sandbox: deterministic code only.
+ */
+export { sessionWorkflow } from './session';
+export { turnWorkflow } from './turn';

@@ -1,0 +1,220 @@
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  proxyActivities,
+  setHandler,
+  startChild,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/types';
+import type { SessionInput, SessionState, SubmitRequest, SubmitResponse } from '../common/session';
+import type { TurnInput, TurnOptions, TurnOutcome } from '../common/turn';
+import { WORKFLOW_STATE_VERSION } from '../common/turn';
+import { addUsage, emptyUsage } from '../common/usage';
+import { mergeModelUsage, totalCost } from '../engine/cost';
+import { capReadFileState } from '../engine/read-file-state';
+import { applyLimitPatch } from '../engine/limits';
+import {
+  endSessionSignal,
+  interruptSignal,
+  sessionStateQuery,
+  setLimitsSignal,
+  submitMessageUpdate,
+} from './messages';
+import type { LimitPatch } from './messages';
+import { turnWorkflowId } from './ids';
+import { turnWorkflow } from './turn';
+
+const { loadSession } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { maximumAttempts: 10 },
+});
+
+/** Turns after which a session continues as new even if the server does not suggest it. */
+export const TURNS_PER_RUN = 100;
+/** Denials kept in session state (most recent). */
+export const MAX_DENIALS = 100;
+/** Default idle time before a session workflow completes (ms); `--resume` rebuilds it. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 15 * 60_000;
+
+
+function mergeOptions(defaults: TurnOptions, patch: Partial<TurnOptions> | undefined): TurnOptions {
+  if (!patch) return defaults;
+  const merged: TurnOptions = { ...defaults };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v !== undefined) (merged as unknown as Record<string, unknown>)[k] = v;
+  }
+  merged.limits = { ...defaults.limits, ...(patch.limits ?? {}) };
+  return merged;
+}
+
+/**
+ * One conversation (the seeds' QueryEngine): holds the leaf of the message chain, usage and cost
+ * totals, permission denials and read-file state between turns, and runs each `submitMessage`
+ * update as a child `turnWorkflow`, one at a time (later submits wait their turn).
+ *
+ * Update: `submitMessage` → `{turnWorkflowId, turnNumber, promptUuid}` once the turn has started.
+ * Query: `sessionState`. Signals: `endSession`, and `setLimits` / `interrupt`, forwarded to the
+ * running turn. Completes after `idleTimeoutMs` without work or on `endSession`; continues as new
+ * every `TURNS_PER_RUN` turns or when the server suggests it.
+ * @returns the final session state
+ */
+export async function sessionWorkflow(input: SessionInput): Promise<SessionState> {
+  const queue: Array<{ id: string; req: SubmitRequest }> = [];
+  const started = new Map<string, SubmitResponse>();
+  let busy = false;
+  let currentTurn: string | null = null;
+  let ended = false;
+  let defaults = input.defaults;
+  let state: SessionState | undefined = input.state;
+
+  setHandler(
+    submitMessageUpdate,
+    async (req: SubmitRequest): Promise<SubmitResponse> => {
+      const id = uuid4();
+      queue.push({ id, req });
+      await condition(() => started.has(id));
+      const resp = started.get(id);
+      started.delete(id);
+      if (!resp) throw new Error('turn was not started');
+      return resp;
+    },
+    {
+      validator: (req: SubmitRequest) => {
+        if (typeof req?.prompt !== 'string' || req.prompt.trim() === '') {
+          throw new Error('submitMessage: prompt must be a non-empty string');
+        }
+        if (ended) throw new Error('submitMessage: the session is ending');
+      },
+    },
+  );
+  setHandler(sessionStateQuery, () => ({
+    ...(state ?? emptyState(input)),
+    busy,
+    currentTurnWorkflowId: currentTurn,
+  }));
+  setHandler(endSessionSignal, () => {
+    ended = true;
+  });
+  setHandler(setLimitsSignal, async (patch: LimitPatch) => {
+    defaults = { ...defaults, limits: applyLimitPatch(defaults.limits, patch) };
+    if (currentTurn) await getExternalWorkflowHandle(currentTurn).signal(setLimitsSignal, patch);
+  });
+  setHandler(interruptSignal, async (reason?: string) => {
+    if (currentTurn) await getExternalWorkflowHandle(currentTurn).signal(interruptSignal, reason);
+  });
+
+  if (!state) state = await stateFromStore(input);
+  let turnsThisRun = 0;
+  const idleTimeoutMs = input.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+
+  for (;;) {
+    const hasWork = await condition(() => queue.length > 0 || ended, idleTimeoutMs);
+    if (!hasWork || queue.length === 0) break;
+    const next = queue.shift();
+    if (!next) continue;
+    const turnNumber = state.turnCount + 1;
+    const childId = turnWorkflowId(state.sessionId, turnNumber);
+    const promptUuid = next.req.promptUuid ?? uuid4();
+    const turnInput: TurnInput = {
+      v: WORKFLOW_STATE_VERSION,
+      sessionId: state.sessionId,
+      turnId: childId,
+      turnNumber,
+      cwd: state.cwd,
+      prompt: next.req.prompt,
+      promptUuid,
+      parentUuid: state.leafUuid,
+      options: mergeOptions(defaults, next.req.options),
+      readFileState: state.readFileState,
+      sessionWorkflowId: workflowInfo().workflowId,
+    };
+    busy = true;
+    const handle = await startChild(turnWorkflow, { workflowId: childId, args: [turnInput] });
+    currentTurn = childId;
+    started.set(next.id, { turnWorkflowId: childId, turnNumber, promptUuid });
+    let outcome: TurnOutcome | null = null;
+    try {
+      outcome = await handle.result();
+    } catch {
+      outcome = null;
+    }
+    state = outcome ? applyOutcome(state, outcome, childId) : await afterFailedTurn(state, childId);
+    busy = false;
+    currentTurn = null;
+    turnsThisRun++;
+
+    if (queue.length === 0 && !ended && (workflowInfo().continueAsNewSuggested || turnsThisRun >= TURNS_PER_RUN)) {
+      await condition(allHandlersFinished);
+      if (queue.length === 0) {
+        await continueAsNew<typeof sessionWorkflow>({ ...input, defaults, state });
+      }
+    }
+  }
+  await condition(allHandlersFinished);
+  return state;
+}
+
+function emptyState(input: SessionInput): SessionState {
+  return {
+    v: WORKFLOW_STATE_VERSION,
+    sessionId: input.sessionId,
+    cwd: input.cwd,
+    leafUuid: null,
+    turnCount: 0,
+    usage: emptyUsage(),
+    modelUsage: {},
+    totalCostUsd: 0,
+    costKnown: true,
+    permissionDenials: [],
+    readFileState: {},
+    lastTurnWorkflowId: null,
+  };
+}
+
+async function stateFromStore(input: SessionInput): Promise<SessionState> {
+  const stored = await loadSession(input.sessionId);
+  const base = emptyState(input);
+  if (!stored.exists) return base;
+  const cost = totalCost(stored.modelUsage);
+  return {
+    ...base,
+    leafUuid: stored.leafUuid,
+    turnCount: stored.turnCount,
+    usage: stored.usage,
+    modelUsage: stored.modelUsage,
+    totalCostUsd: cost.usd,
+    costKnown: cost.known,
+  };
+}
+
+function applyOutcome(state: SessionState, o: TurnOutcome, turnId: string): SessionState {
+  const modelUsage = mergeModelUsage(state.modelUsage, o.modelUsage);
+  const cost = totalCost(modelUsage);
+  return {
+    ...state,
+    leafUuid: o.leafUuid,
+    turnCount: state.turnCount + 1,
+    usage: addUsage(state.usage, o.usage),
+    modelUsage,
+    totalCostUsd: cost.usd,
+    costKnown: cost.known,
+    permissionDenials: [...state.permissionDenials, ...o.permissionDenials].slice(-MAX_DENIALS),
+    readFileState: capReadFileState(o.readFileState),
+    lastTurnWorkflowId: turnId,
+  };
+}
+
+/** A turn that failed as a workflow (a bug, a termination): re-read the leaf from the store. */
+async function afterFailedTurn(state: SessionState, turnId: string): Promise<SessionState> {
+  const stored = await loadSession(state.sessionId);
+  return {
+    ...state,
+    leafUuid: stored.leafUuid ?? state.leafUuid,
+    turnCount: state.turnCount + 1,
+    lastTurnWorkflowId: turnId,
+  };
+}

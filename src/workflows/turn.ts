@@ -1,0 +1,407 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  getExternalWorkflowHandle,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/types';
+import type { CallModelSummary } from '../common/model';
+import { ModelErrorType, NON_RETRYABLE_MODEL_ERRORS } from '../common/model';
+import type { ResultSubtype } from '../common/sdk-messages';
+import type { FileReadState, RunToolSummary, ToolUseSummary } from '../common/tools';
+import { BUILTIN_TOOL_NAMES } from '../common/tools';
+import type { TranscriptEntry } from '../common/transcript';
+import type { DenialRecord, TurnInput, TurnOutcome, TurnProgress } from '../common/turn';
+import { addUsage, emptyUsage } from '../common/usage';
+import type { Usage } from '../common/usage';
+import { addModelUsage, totalCost } from '../engine/cost';
+import { applyLimitPatch, checkLimits } from '../engine/limits';
+import type { TurnLimits } from '../engine/limits';
+import { decidePermission } from '../engine/permissions';
+import { edeDiagnostic, isResultSuccessful } from '../engine/success';
+import { checkTokenBudget, newTokenBudgetTracker } from '../engine/token-budget';
+import { partitionToolUses } from '../engine/tool-batches';
+import { capReadFileState } from '../engine/read-file-state';
+import { interruptSignal, poolStatusSignal, reportSpendSignal, setLimitsSignal, turnProgressQuery } from './messages';
+import { activityTimeouts } from './timeouts';
+
+/** Outcome of a failed model call, after retries, as the workflow sees it. */
+interface ModelFailure {
+  type: string;
+  message: string;
+  status: number | null;
+}
+
+function modelFailureOf(err: unknown): ModelFailure {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure) {
+    const details = cause.details?.[0] as { status?: number | null } | undefined;
+    return { type: cause.type ?? 'Error', message: cause.message, status: details?.status ?? null };
+  }
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return { type: 'Error', message, status: null };
+}
+
+/**
+ * One `submitMessage` turn: the seeds' `queryLoop`, made durable. Records the prompt, then
+ * calls the model and runs the tools it asks for until it stops, a limit is reached, or the turn
+ * is interrupted (signal `interrupt` or workflow cancellation). History holds only uuids and
+ * small summaries; content is in the transcript store.
+ *
+ * Signals: `setLimits`, `interrupt`, `poolStatus`. Query: `progress`.
+ * @returns a TurnOutcome; never throws for model or tool errors (they become error results).
+ */
+export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
+  const { sessionId, turnId, cwd, options } = input;
+  const t = activityTimeouts(options.timeouts);
+  const { callModel, compactContext } = proxyActivities<Activities>({
+    startToCloseTimeout: t.modelStartToCloseMs,
+    heartbeatTimeout: t.modelHeartbeatMs,
+    retry: {
+      initialInterval: '1s',
+      backoffCoefficient: 2,
+      maximumInterval: '60s',
+      maximumAttempts: t.modelMaxAttempts,
+      nonRetryableErrorTypes: NON_RETRYABLE_MODEL_ERRORS,
+    },
+  });
+  const { runTool, recordTranscript } = proxyActivities<Activities>({
+    startToCloseTimeout: t.toolStartToCloseMs,
+    heartbeatTimeout: t.toolHeartbeatMs,
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 20 },
+  });
+
+  const startedAt = Date.now();
+  let limits: TurnLimits = { ...options.limits };
+  const events: string[] = [];
+  let leaf: string = input.promptUuid;
+  let numTurns = 0;
+  let usage: Usage = emptyUsage();
+  let modelUsage: TurnOutcome['modelUsage'] = {};
+  let durationApiMs = 0;
+  let stopReason: string | null = null;
+  let lastAssistantUuid: string | null = null;
+  let lastMessageType: 'assistant' | 'user' | 'none' = 'none';
+  let lastContentTypes: string[] = [];
+  const denials: DenialRecord[] = [];
+  let readFileState: Record<string, FileReadState> = { ...input.readFileState };
+  let activity = 'starting';
+  let interruptReason = null as string | null;
+  let pool = null as { exhausted: boolean; limitUsd: number } | null;
+  let budgetTracker = newTokenBudgetTracker();
+  let compactions = 0;
+  let done = false;
+  const toolNames = options.tools ?? [...BUILTIN_TOOL_NAMES];
+  /** Scope of the current step, cancelled by an interrupt. */
+  let stepScope: CancellationScope | null = null;
+
+  const cost = (): { usd: number; known: boolean } => totalCost(modelUsage);
+
+  setHandler(turnProgressQuery, (): TurnProgress => ({
+    events: [...events],
+    done,
+    activity,
+    numTurns,
+    costUsd: cost().usd,
+    usage,
+    limits,
+  }));
+  setHandler(setLimitsSignal, (patch) => {
+    limits = applyLimitPatch(limits, patch);
+  });
+  setHandler(interruptSignal, (reason) => {
+    interruptReason ??= reason ?? 'Interrupted by user';
+    stepScope?.cancel();
+  });
+  setHandler(poolStatusSignal, (status) => {
+    pool = status;
+  });
+
+  const now = (): string => new Date(Date.now()).toISOString();
+
+  /** Runs `fn` in a scope that an interrupt cancels; returns undefined when it was cancelled. */
+  async function interruptible<T>(fn: () => Promise<T>): Promise<T | undefined> {
+    const scope = new CancellationScope();
+    stepScope = scope;
+    try {
+      return await scope.run(fn);
+    } catch (err) {
+      if (isCancellation(err)) {
+        interruptReason ??= 'Interrupted: the turn workflow was cancelled';
+        return undefined;
+      }
+      throw err;
+    } finally {
+      stepScope = null;
+    }
+  }
+
+  /** Gives every tool_use without a result an is_error result saying why it did not run. */
+  async function skipTools(uses: ToolUseSummary[], assistantUuid: string, reason: string): Promise<void> {
+    for (const use of uses) {
+      const resultUuid = uuid4();
+      const summary = await CancellationScope.nonCancellable(() =>
+        runTool({
+          sessionId,
+          turnId,
+          cwd,
+          assistantUuid,
+          toolUseId: use.id,
+          toolName: use.name,
+          resultUuid,
+          parentUuid: leaf,
+          permission: { behavior: 'allow' },
+          readState: null,
+          skipReason: reason,
+        }),
+      );
+      events.push(summary.resultUuid);
+      leaf = summary.resultUuid;
+      lastMessageType = 'user';
+    }
+  }
+
+  function finish(subtype: ResultSubtype, terminalReason: string, errors: string[], apiErrorStatus: number | null = null): TurnOutcome {
+    done = true;
+    activity = 'done';
+    const c = cost();
+    return {
+      subtype,
+      isError: subtype !== 'success',
+      terminalReason,
+      numTurns,
+      durationMs: Date.now() - startedAt,
+      durationApiMs,
+      usage,
+      modelUsage,
+      costUsd: c.usd,
+      costKnown: c.known,
+      stopReason,
+      lastAssistantUuid,
+      errors,
+      permissionDenials: denials,
+      leafUuid: leaf,
+      events,
+      readFileState: capReadFileState(readFileState),
+      apiErrorStatus,
+    };
+  }
+
+  function interruptedOutcome(terminalReason: string): TurnOutcome {
+    return finish('error_during_execution', terminalReason, [`[interrupted] ${interruptReason ?? 'Interrupted'}`]);
+  }
+
+  /** Reports a call's cost to the budget pool, if the turn belongs to one. */
+  async function reportSpend(summary: CallModelSummary): Promise<void> {
+    if (!options.budgetPoolId || summary.costUsd === null) return;
+    const handle = getExternalWorkflowHandle(options.budgetPoolId);
+    try {
+      await handle.signal(reportSpendSignal, { memberWorkflowId: workflowInfo().workflowId, usd: summary.costUsd });
+    } catch {
+      // A pool that no longer exists cannot stop this turn; its own limits still apply.
+    }
+  }
+
+  // 1. Record the prompt before the first model call (a crash after this point loses nothing).
+  activity = 'recordTranscript';
+  const promptEntry: TranscriptEntry = {
+    v: 1,
+    type: 'user',
+    uuid: input.promptUuid,
+    parentUuid: input.parentUuid,
+    sessionId,
+    timestamp: now(),
+    message: { role: 'user', content: input.prompt },
+    turnId,
+    cwd,
+  };
+  await CancellationScope.nonCancellable(() => recordTranscript([promptEntry]));
+
+  // 2. The loop.
+  for (;;) {
+    if (interruptReason) return interruptedOutcome('aborted_tools');
+    const verdict = checkLimits(limits, {
+      modelCalls: numTurns,
+      costUsd: cost().usd,
+      poolExhausted: pool?.exhausted ?? false,
+      ...(pool ? { poolLimitUsd: pool.limitUsd } : {}),
+    });
+    if (verdict.stop) {
+      return finish(verdict.subtype, verdict.subtype === 'error_max_turns' ? 'max_turns' : 'budget_exhausted', verdict.errors);
+    }
+
+    const assistantUuid = uuid4();
+    activity = 'callModel';
+    let summary: CallModelSummary | undefined;
+    try {
+      summary = await interruptible(() =>
+        callModel({
+          sessionId,
+          turnId,
+          cwd,
+          assistantUuid,
+          parentUuid: leaf,
+          model: options.model,
+          maxTokens: options.maxTokens,
+          tools: toolNames,
+          ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
+          ...(options.appendSystemPrompt !== undefined ? { appendSystemPrompt: options.appendSystemPrompt } : {}),
+        }),
+      );
+    } catch (err) {
+      const failure = modelFailureOf(err);
+      if (failure.type === ModelErrorType.PromptTooLong && compactions === 0) {
+        compactions++;
+        activity = 'compactContext';
+        const boundaryUuid = uuid4();
+        const summaryUuid = uuid4();
+        const compacted = await CancellationScope.nonCancellable(() =>
+          compactContext({ sessionId, turnId, cwd, model: options.model, leafUuid: leaf, boundaryUuid, summaryUuid, trigger: 'auto' }),
+        );
+        if (compacted.costUsd !== null || compacted.usage.input_tokens > 0) {
+          modelUsage = addModelUsage(modelUsage, compacted.model, compacted.usage, compacted.costUsd, {
+            contextWindow: 200_000,
+            maxOutputTokens: options.maxTokens,
+          });
+          usage = addUsage(usage, compacted.usage);
+        }
+        events.push(boundaryUuid, summaryUuid);
+        leaf = summaryUuid;
+        lastMessageType = 'user';
+        continue;
+      }
+      const terminal = failure.type === ModelErrorType.PromptTooLong ? 'prompt_too_long' : 'api_error';
+      const diag = edeDiagnostic({ lastMessageType, lastContentTypes, stopReason });
+      return finish('error_during_execution', terminal, [diag, `API Error${failure.status ? ` ${failure.status}` : ''}: ${failure.message} (${failure.type})`], failure.status);
+    }
+    if (!summary) return interruptedOutcome('aborted_streaming');
+
+    numTurns++;
+    usage = addUsage(usage, summary.usage);
+    modelUsage = addModelUsage(modelUsage, summary.model, summary.usage, summary.costUsd, {
+      contextWindow: summary.contextWindow,
+      maxOutputTokens: summary.maxOutputTokens,
+    });
+    durationApiMs += summary.durationMs;
+    stopReason = summary.stopReason;
+    lastAssistantUuid = summary.assistantUuid;
+    lastMessageType = 'assistant';
+    lastContentTypes = summary.contentTypes;
+    events.push(summary.assistantUuid);
+    leaf = summary.assistantUuid;
+    await reportSpend(summary);
+
+    if (summary.toolUses.length > 0) {
+      // Budget and pool are checked right after the call: tools of a call past the budget do not run.
+      const afterCall = checkLimits({ ...(limits.maxBudgetUsd !== undefined ? { maxBudgetUsd: limits.maxBudgetUsd } : {}) }, {
+        modelCalls: numTurns,
+        costUsd: cost().usd,
+        poolExhausted: pool?.exhausted ?? false,
+      });
+      if (afterCall.stop) {
+        await skipTools(summary.toolUses, summary.assistantUuid, 'Not run: the turn stopped because its budget was reached.');
+        return finish(afterCall.subtype, 'budget_exhausted', afterCall.errors);
+      }
+      const pendingUses = [...summary.toolUses];
+      for (const batch of partitionToolUses(summary.toolUses)) {
+        if (interruptReason) break;
+        activity = `runTool ${batch.map((u) => u.name).join(',')}`;
+        const planned = batch.map((use) => {
+          const resultUuid = uuid4();
+          const parentUuid = leaf;
+          leaf = resultUuid;
+          return { use, resultUuid, parentUuid };
+        });
+        const assistant = summary.assistantUuid;
+        const results = await interruptible(() =>
+          Promise.all(
+            planned.map(({ use, resultUuid, parentUuid }) =>
+              runTool({
+                sessionId,
+                turnId,
+                cwd,
+                assistantUuid: assistant,
+                toolUseId: use.id,
+                toolName: use.name,
+                resultUuid,
+                parentUuid,
+                permission: decidePermission(
+                  {
+                    mode: options.permissionMode,
+                    ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
+                    ...(options.disallowedTools ? { disallowedTools: options.disallowedTools } : {}),
+                  },
+                  use.name,
+                ),
+                readState: use.filePath !== undefined ? (readFileState[use.filePath] ?? null) : null,
+              }),
+            ),
+          ),
+        );
+        if (!results) {
+          // Interrupted mid-batch: results already written are kept; the rest get an interrupt note.
+          leaf = planned[0]?.parentUuid ?? leaf;
+          await skipTools(pendingUses, summary.assistantUuid, `Interrupted: ${interruptReason ?? 'the turn was interrupted'}. The tool may not have finished.`);
+          pendingUses.length = 0;
+          break;
+        }
+        for (const r of results) applyToolResult(r, pendingUses);
+      }
+      if (interruptReason) {
+        if (pendingUses.length) await skipTools(pendingUses, summary.assistantUuid, `Interrupted: ${interruptReason}`);
+        return interruptedOutcome('aborted_tools');
+      }
+      continue;
+    }
+
+    if (summary.stopReason === 'pause_turn') continue;
+    if (summary.stopReason === 'end_turn' && limits.taskBudget !== undefined) {
+      const decision = checkTokenBudget(budgetTracker, limits.taskBudget, usage.output_tokens);
+      if (decision.action === 'continue') {
+        budgetTracker = decision.tracker;
+        const nudgeUuid = uuid4();
+        await recordTranscript([
+          {
+            v: 1,
+            type: 'user',
+            uuid: nudgeUuid,
+            parentUuid: leaf,
+            sessionId,
+            timestamp: now(),
+            message: { role: 'user', content: decision.nudge },
+            turnId,
+            isMeta: true,
+          },
+        ]);
+        events.push(nudgeUuid);
+        leaf = nudgeUuid;
+        lastMessageType = 'user';
+        continue;
+      }
+    }
+    break;
+  }
+
+  const success = { lastMessageType, lastContentTypes, stopReason };
+  if (isResultSuccessful(success)) return finish('success', 'completed', []);
+  return finish('error_during_execution', 'model_error', [edeDiagnostic(success)]);
+
+  function applyToolResult(r: RunToolSummary, pending: ToolUseSummary[]): void {
+    events.push(r.resultUuid);
+    lastMessageType = 'user';
+    const idx = pending.findIndex((u) => u.id === r.toolUseId);
+    const use = idx >= 0 ? pending.splice(idx, 1)[0] : undefined;
+    if (r.fileState) {
+      delete readFileState[r.fileState.path];
+      readFileState[r.fileState.path] = r.fileState.state;
+    }
+    if (r.outcome === 'denied' && use) {
+      denials.push({ tool_name: use.name, tool_use_id: use.id, tool_input: r.deniedInput ?? {} });
+    }
+  }
+}

@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
+import { loadConfig } from '../../src/config';
+import type { Config } from '../../src/config';
+import { QueryEngine } from '../../src/client/query-engine';
+import type { QueryEngineOptions } from '../../src/client/query-engine';
+import type { SDKMessage, SDKResultMessage } from '../../src/common/sdk-messages';
+import type { TurnOptions } from '../../src/common/turn';
+import { startFakeModelServer } from '../../src/fake-model';
+import type { FakeModelServer, FakeModelServerOptions } from '../../src/fake-model';
+import { JsonlTranscriptStore } from '../../src/store/jsonl-store';
+import { createRunnerWorker } from '../../src/worker/worker';
+
+/** Address of the dev server started by the global setup. */
+export function temporalAddress(): string {
+  const a = process.env['TEST_TEMPORAL_ADDRESS'];
+  if (!a) throw new Error('TEST_TEMPORAL_ADDRESS is not set: run tests through jest (global setup starts the server)');
+  return a;
+}
+
+/** A temporary repository with the given files (path → content). */
+export function makeRepo(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dar-repo-'));
+  for (const [rel, content] of Object.entries(files)) {
+    const p = join(dir, rel);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, content);
+  }
+  return dir;
+}
+
+/** Turn options for tests: fast heartbeats, all tools allowed. */
+export function testTurnOptions(overrides: Partial<TurnOptions> = {}): TurnOptions {
+  return {
+    model: 'claude-sonnet-4-5',
+    maxTokens: 1024,
+    limits: {},
+    permissionMode: 'bypassPermissions',
+    timeouts: { modelHeartbeatMs: 5000, toolHeartbeatMs: 5000, modelMaxAttempts: 6 },
+    ...overrides,
+  };
+}
+
+export interface RunnerEnv {
+  fake: FakeModelServer;
+  client: Client;
+  store: JsonlTranscriptStore;
+  config: Config;
+  dataDir: string;
+  taskQueue: string;
+  /** Env for a worker process of this environment (`agent-runner worker`). */
+  workerEnv: NodeJS.ProcessEnv;
+  engine(opts: Partial<QueryEngineOptions> & { cwd: string }): QueryEngine;
+  /** Runs one turn and collects its messages. */
+  runTurn(engine: QueryEngine, prompt: string, options?: Partial<TurnOptions>): Promise<{ messages: SDKMessage[]; result: SDKResultMessage }>;
+  /** Starts an in-process worker (one is started by default unless `worker: false`). */
+  startWorker(): Promise<Worker>;
+  close(): Promise<void>;
+}
+
+/**
+ * A fake model server, a temp data directory and store, a Temporal client on the shared dev
+ * server, and (by default) an in-process worker on a fresh task queue.
+ */
+export async function startRunnerEnv(opts: FakeModelServerOptions & { worker?: boolean } = {}): Promise<RunnerEnv> {
+  const { worker: wantWorker = true, ...fakeOpts } = opts;
+  const fake = await startFakeModelServer(fakeOpts);
+  const dataDir = mkdtempSync(join(tmpdir(), 'dar-data-'));
+  const store = new JsonlTranscriptStore(dataDir);
+  const address = temporalAddress();
+  const env = {
+    AGENT_RUNNER_DATA_DIR: dataDir,
+    ANTHROPIC_BASE_URL: fake.baseUrl,
+    ANTHROPIC_API_KEY: 'test-key',
+    TEMPORAL_ADDRESS: address,
+  };
+  const config = loadConfig({ env });
+  const taskQueue = `test-${randomUUID()}`;
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const workers: Array<{ worker: Worker; run: Promise<void>; conn: NativeConnection }> = [];
+  async function startWorker(): Promise<Worker> {
+    const conn = await NativeConnection.connect({ address });
+    const worker = await createRunnerWorker({
+      connection: conn,
+      config,
+      store,
+      taskQueue,
+      env,
+      stickyQueueScheduleToStartTimeoutMs: 1000,
+    });
+    workers.push({ worker, run: worker.run(), conn });
+    return worker;
+  }
+  if (wantWorker) await startWorker();
+  const env_: RunnerEnv = {
+    fake,
+    client,
+    store,
+    config,
+    dataDir,
+    taskQueue,
+    workerEnv: { ...process.env, ...env, AGENT_RUNNER_TASK_QUEUE: taskQueue },
+    engine: (o) =>
+      new QueryEngine({ client, store, taskQueue, defaults: testTurnOptions(), idleTimeoutMs: 60_000, ...o }),
+    async runTurn(engine, prompt, options) {
+      const messages: SDKMessage[] = [];
+      for await (const m of engine.submitMessage(prompt, options)) messages.push(m);
+      const result = messages[messages.length - 1];
+      if (!result || result.type !== 'result') throw new Error('turn ended without a result message');
+      return { messages, result };
+    },
+    startWorker,
+    async close() {
+      for (const w of workers) {
+        if (w.worker.getState() === 'RUNNING') w.worker.shutdown();
+        await w.run.catch(() => undefined);
+        await w.conn.close().catch(() => undefined);
+      }
+      await connection.close();
+      await fake.close();
+    },
+  };
+  return env_;
+}

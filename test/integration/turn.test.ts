@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SDKMessage } from '../../src/common/sdk-messages';
+import { makeRepo, startRunnerEnv } from '../helpers/runner-env';
+import type { RunnerEnv } from '../helpers/runner-env';
+
+const FIX_SCENARIO = {
+  steps: [
+    { content: [{ text: 'Let me read the file.' }, { tool_use: { name: 'Read', input: { file_path: '{{cwd}}/math.js' } } }] },
+    {
+      expect: { lastToolResultContains: '1\texport const add = (a, b) => a - b;' },
+      content: [{ tool_use: { name: 'Edit', input: { file_path: '{{cwd}}/math.js', old_string: 'a - b', new_string: 'a + b' } } }],
+    },
+    {
+      expect: { lastToolResultContains: 'has been updated' },
+      content: [{ tool_use: { name: 'Bash', input: { command: 'cat math.js', description: 'show file' } } }],
+    },
+    { expect: { lastToolResultContains: 'a + b' }, content: [{ text: 'Fixed add to use +.' }] },
+  ],
+};
+
+function types(messages: SDKMessage[]): string[] {
+  return messages.map((m) => (m.type === 'system' ? `system/${m.subtype}` : m.type));
+}
+
+describe('turnWorkflow on a real dev server', () => {
+  let env: RunnerEnv;
+  afterEach(async () => env?.close());
+
+  test('turn: reads, edits and runs a command, then ends with success', async () => {
+    env = await startRunnerEnv({ scenario: FIX_SCENARIO });
+    const repo = makeRepo({ 'math.js': 'export const add = (a, b) => a - b;\n' });
+    const engine = env.engine({ cwd: repo });
+    const { messages, result } = await env.runTurn(engine, 'fix add');
+
+    expect(types(messages)).toEqual(['system/init', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'result']);
+    expect(result).toMatchObject({ subtype: 'success', is_error: false, num_turns: 4, result: 'Fixed add to use +.', session_id: engine.sessionId });
+    expect(result.total_cost_usd).toBeGreaterThan(0);
+    expect(result.usage.output_tokens).toBeGreaterThan(0);
+    expect(Object.keys(result.modelUsage)).toEqual(['claude-sonnet-4-5']);
+    expect(readFileSync(join(repo, 'math.js'), 'utf8')).toBe('export const add = (a, b) => a + b;\n');
+
+    const lines = await env.store.load(engine.sessionId);
+    const uuids = lines.map((l) => l.uuid);
+    expect(new Set(uuids).size).toBe(uuids.length);
+    expect(lines).toHaveLength(8); // prompt + 4 assistant + 3 tool results
+    expect(env.fake.requests().filter((r) => r.outcome === 'completed')).toHaveLength(4);
+  });
+
+  test('session: a second turn sees the first turn and totals accumulate', async () => {
+    env = await startRunnerEnv({
+      scenario: {
+        steps: [
+          { content: [{ text: 'first answer' }] },
+          { expect: { messagesCount: 3 }, content: [{ text: 'second answer' }] },
+        ],
+      },
+    });
+    const engine = env.engine({ cwd: makeRepo({}) });
+    const first = await env.runTurn(engine, 'one');
+    const second = await env.runTurn(engine, 'two');
+    expect(first.result).toMatchObject({ subtype: 'success', result: 'first answer' });
+    expect(second.result).toMatchObject({ subtype: 'success', result: 'second answer' });
+    const state = await engine.state();
+    expect(state.turnCount).toBe(2);
+    expect(state.totalCostUsd).toBeCloseTo(first.result.total_cost_usd + second.result.total_cost_usd, 10);
+  });
+
+  test('maxTurns: the turn stops after N model calls with error_max_turns and every tool_use answered', async () => {
+    const loop = { content: [{ tool_use: { name: 'Glob', input: { pattern: '*' } } }] };
+    env = await startRunnerEnv({ scenario: { steps: [loop, loop, loop, loop] } });
+    const engine = env.engine({ cwd: makeRepo({ 'a.txt': 'a' }) });
+    const { result } = await env.runTurn(engine, 'loop', { limits: { maxTurns: 2 } });
+    expect(result).toMatchObject({ subtype: 'error_max_turns', is_error: true, num_turns: 2 });
+    expect(result.errors?.[0]).toContain('maximum number of turns (2)');
+    const lines = await env.store.load(engine.sessionId);
+    expect(lines.filter((l) => l.type === 'user')).toHaveLength(3); // prompt + 2 tool results
+  });
+});

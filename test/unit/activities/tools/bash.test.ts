@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs';
+import { makeSession, text, type TestSession } from './helpers';
+
+let s: TestSession;
+beforeEach(async () => {
+  s = await makeSession();
+});
+afterEach(async () => {
+  await s.cleanup();
+});
+
+/** True when `pid` is a live (non-zombie) process. */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2).charAt(0);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+async function waitUntilGone(pid: number, ms = 3000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (!alive(pid)) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return !alive(pid);
+}
+
+function firstPid(out: { structured?: unknown }): number {
+  const stdout = (out.structured as { stdout: string }).stdout;
+  const pid = Number(stdout.split('\n')[0]);
+  expect(pid).toBeGreaterThan(1);
+  return pid;
+}
+
+describe('Bash', () => {
+  test('Bash: runs in cwd and returns trimmed stdout', async () => {
+    const out = await s.run('Bash', { command: 'pwd; echo hi', description: 'where am I' });
+    expect(out.outcome).toBe('ok');
+    expect(text(out)).toBe(`${s.dir}\nhi`);
+    expect(out.structured).toEqual({ stdout: `${s.dir}\nhi`, stderr: '', interrupted: false, isImage: false });
+  });
+
+  test('Bash: stdout, then stderr, then the exit code; non-zero exit is an error', async () => {
+    const out = await s.run('Bash', { command: 'echo out; echo err >&2; exit 3' });
+    expect(out.isError).toBe(true);
+    expect(out.outcome).toBe('error');
+    expect(text(out)).toBe('out\nerr\nExit code 3');
+    expect(out.structured).toMatchObject({ stdout: 'out', stderr: 'err', interrupted: false });
+  });
+
+  test('Bash: stderr alone with exit 0 is not an error', async () => {
+    const out = await s.run('Bash', { command: 'echo warn >&2' });
+    expect(out.isError).toBe(false);
+    expect(text(out)).toBe('warn');
+  });
+
+  test('Bash: no output says so', async () => {
+    const out = await s.run('Bash', { command: 'true' });
+    expect(text(out)).toBe('(Command completed with no output)');
+  });
+
+  test('Bash: stdin is closed', async () => {
+    const out = await s.run('Bash', { command: 'cat; echo done' });
+    expect(text(out)).toBe('done');
+  });
+
+  test('Bash: timeout kills the whole process group', async () => {
+    const started = Date.now();
+    const out = await s.run('Bash', { command: 'sleep 30 & echo $!; wait', timeout: 500 });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(out.isError).toBe(true);
+    expect(out.structured).toMatchObject({ interrupted: true });
+    expect(text(out)).toContain('Command timed out after 500 ms');
+    expect(await waitUntilGone(firstPid(out))).toBe(true);
+  });
+
+  test('Bash: a child that ignores SIGTERM gets SIGKILL after the grace period', async () => {
+    const out = await s.run('Bash', {
+      command: "trap '' TERM; sleep 30 & echo $!; wait",
+      timeout: 300,
+    });
+    expect(out.structured).toMatchObject({ interrupted: true });
+    expect(await waitUntilGone(firstPid(out), 4000)).toBe(true);
+  });
+
+  test('Bash: aborting the signal kills the process group', async () => {
+    setTimeout(() => s.abort.abort(), 400);
+    const started = Date.now();
+    const out = await s.run('Bash', { command: 'sleep 30 & echo $!; wait' });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(out.isError).toBe(true);
+    expect(out.structured).toMatchObject({ interrupted: true });
+    expect(text(out)).toContain('aborted');
+    expect(await waitUntilGone(firstPid(out))).toBe(true);
+  });
+
+  test('Bash: 100 MB of output stays capped at head + tail and finishes', async () => {
+    const out = await s.run('Bash', { command: "head -c 100000000 /dev/zero | tr '\\0' a; echo; echo END" });
+    expect(out.isError).toBe(false);
+    const stdout = (out.structured as { stdout: string }).stdout;
+    expect(stdout.length).toBeLessThan(30_200);
+    expect(stdout.startsWith('a'.repeat(15_000))).toBe(true);
+    expect(stdout.endsWith('a\nEND')).toBe(true);
+    expect(stdout).toContain('... [99970005 characters truncated] ...');
+  }, 20_000);
+
+  test('Bash: heartbeats while running', async () => {
+    await s.run('Bash', { command: 'sleep 1.2' });
+    expect(s.heartbeats()).toBeGreaterThanOrEqual(2);
+  });
+
+  test('Bash: does not wait for a background process that keeps the pipes open', async () => {
+    const started = Date.now();
+    const out = await s.run('Bash', { command: 'sleep 5 & echo $!' });
+    expect(Date.now() - started).toBeLessThan(2000);
+    const pid = firstPid(out);
+    expect(alive(pid)).toBe(true); // left running: only timeouts and aborts kill the group
+    process.kill(pid, 'SIGKILL');
+  });
+
+  test('Bash: run_in_background is refused', async () => {
+    const out = await s.run('Bash', { command: 'echo hi', run_in_background: true });
+    expect(out.isError).toBe(true);
+    expect(text(out)).toContain('run_in_background is not supported by this runner');
+  });
+
+  test('Bash: timeout above 600000 ms is invalid input', async () => {
+    const out = await s.run('Bash', { command: 'echo hi', timeout: 600_001 });
+    expect(out.outcome).toBe('invalid');
+  });
+});

@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { executeTool } from '../../../../src/activities/tools/execute';
+import { BUILTIN_TOOLS, toolsForModel, type AnyToolDefinition } from '../../../../src/activities/tools/registry';
+import { BUILTIN_TOOL_NAMES, READ_ONLY_TOOLS } from '../../../../src/common/tools';
+import { makeSession, text, type TestSession } from './helpers';
+
+let s: TestSession;
+beforeEach(async () => {
+  s = await makeSession();
+});
+afterEach(async () => {
+  await s.cleanup();
+});
+
+describe('executeTool', () => {
+  test('executeTool: an unknown tool is an error result, not a throw', async () => {
+    const out = await executeTool('Teleport', {}, s.ctx);
+    expect(out).toEqual({
+      content: '<tool_use_error>Error: No such tool available: Teleport</tool_use_error>',
+      isError: true,
+      outcome: 'invalid',
+    });
+  });
+
+  test('executeTool: a missing required field is an InputValidationError', async () => {
+    const out = await executeTool('Read', {}, s.ctx);
+    expect(out.outcome).toBe('invalid');
+    expect(out.isError).toBe(true);
+    expect(text(out)).toBe(
+      '<tool_use_error>InputValidationError: Read failed due to the following issue:\nThe required parameter `file_path` is missing</tool_use_error>',
+    );
+  });
+
+  test('executeTool: every issue is listed (wrong type, bad enum, out of range)', async () => {
+    const out = await executeTool(
+      'Grep',
+      { pattern: 7, output_mode: 'lines', head_limit: -1, '-i': 'yes' },
+      s.ctx,
+    );
+    expect(out.outcome).toBe('invalid');
+    expect(text(out)).toBe(
+      [
+        '<tool_use_error>InputValidationError: Grep failed due to the following issues:',
+        'The parameter `pattern` type is expected as `string` but provided as `number`',
+        'The parameter `output_mode` must be one of "content", "files_with_matches", "count"',
+        'The parameter `-i` type is expected as `boolean` but provided as `string`',
+        'The parameter `head_limit` is invalid: Too small: expected number to be >=0</tool_use_error>',
+      ].join('\n'),
+    );
+  });
+
+  test('executeTool: non-object input is an InputValidationError', async () => {
+    const out = await executeTool('Bash', 'ls', s.ctx);
+    expect(text(out)).toContain('The input must be a JSON object, but was provided as `string`');
+  });
+
+  test('executeTool: a non-integer line number is reported as expecting an integer', async () => {
+    const out = await executeTool('Read', { file_path: 'x', offset: 1.5 }, s.ctx);
+    expect(text(out)).toContain('The parameter `offset` type is expected as `integer` but provided as `number`');
+  });
+
+  test('executeTool: a tool that throws becomes an error result', async () => {
+    const boom: AnyToolDefinition = {
+      name: 'Boom',
+      description: 'throws',
+      inputSchema: z.object({}),
+      readOnly: true,
+      idempotent: true,
+      run: () => Promise.reject(new Error('kaboom')),
+    };
+    const out = await executeTool('Boom', {}, s.ctx, new Map([['Boom', boom]]));
+    expect(out).toEqual({ content: '<tool_use_error>Error: kaboom</tool_use_error>', isError: true, outcome: 'error' });
+  });
+
+  test('executeTool: extra unknown keys are ignored', async () => {
+    const out = await executeTool('Bash', { command: 'echo ok', dangerouslyDisableSandbox: true }, s.ctx);
+    expect(out.outcome).toBe('ok');
+    expect(text(out)).toBe('ok');
+  });
+});
+
+describe('registry', () => {
+  test('registry: BUILTIN_TOOLS holds the six tools with readOnly/idempotent flags', () => {
+    expect([...BUILTIN_TOOLS.keys()].sort()).toEqual([...BUILTIN_TOOL_NAMES].sort());
+    for (const [name, tool] of BUILTIN_TOOLS) {
+      expect(tool.name).toBe(name);
+      expect(tool.readOnly).toBe(READ_ONLY_TOOLS.has(name));
+      expect(tool.idempotent).toBe(READ_ONLY_TOOLS.has(name));
+      expect(tool.description.length).toBeGreaterThan(100);
+    }
+  });
+
+  test('registry: toolsForModel gives JSON Schemas matching Claude Code field names', () => {
+    const tools = toolsForModel(['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep']);
+    expect(tools.map((t) => t.name)).toEqual(['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep']);
+    const props = (i: number): string[] => Object.keys((tools[i]?.input_schema.properties ?? {}) as object);
+    expect(props(0)).toEqual(['file_path', 'offset', 'limit']);
+    expect(props(1)).toEqual(['file_path', 'content']);
+    expect(props(2)).toEqual(['file_path', 'old_string', 'new_string', 'replace_all']);
+    expect(props(3)).toEqual(['command', 'timeout', 'description', 'run_in_background']);
+    expect(props(4)).toEqual(['pattern', 'path']);
+    expect(props(5)).toEqual([
+      'pattern', 'path', 'glob', 'type', 'output_mode', '-i', '-n', '-B', '-A', '-C', 'context', 'head_limit', 'offset', 'multiline',
+    ]);
+    for (const t of tools) {
+      expect(t.input_schema.type).toBe('object');
+      expect(t.input_schema.additionalProperties).toBe(false);
+      expect(t.input_schema).not.toHaveProperty('$schema');
+      expect(JSON.stringify(t.input_schema)).not.toContain(String(Number.MAX_SAFE_INTEGER));
+    }
+    expect(tools[0]?.input_schema.required).toEqual(['file_path']);
+    expect(tools[2]?.input_schema.required).toEqual(['file_path', 'old_string', 'new_string']);
+    expect((tools[3]?.input_schema.properties as Record<string, { maximum?: number }>).timeout?.maximum).toBe(600000);
+  });
+
+  test('registry: toolsForModel rejects an unknown name', () => {
+    expect(() => toolsForModel(['Read', 'Nope'])).toThrow('Unknown built-in tool: Nope');
+  });
+});

@@ -1,0 +1,109 @@
+import { age, makeSession, text, type TestSession } from './helpers';
+
+let s: TestSession;
+let a: string;
+let b: string;
+beforeEach(async () => {
+  s = await makeSession();
+  a = await s.write('src/a.ts', 'import x from "y";\nconst Foo = 1;\n// foo here\nexport default Foo;\n');
+  b = await s.write('src/b.py', 'def foo():\n    return 1\n\n\nprint("FOO")\n');
+  await s.write('src/c.bin', Buffer.from('foo\0binary'));
+  await s.write('node_modules/m/index.ts', 'foo\n');
+  await s.write('.git/config', 'foo\n');
+  await age(a, 100);
+  await age(b, 200);
+});
+afterEach(async () => {
+  await s.cleanup();
+});
+
+describe('Grep', () => {
+  test('Grep: files_with_matches (default) lists files newest first, skipping binaries, .git, node_modules', async () => {
+    const out = await s.run('Grep', { pattern: 'foo', '-i': true });
+    expect(out.outcome).toBe('ok');
+    expect(text(out)).toBe(`Found 2 files\n${a}\n${b}`);
+    expect(out.structured).toMatchObject({ mode: 'files_with_matches', numFiles: 2, filenames: [a, b] });
+  });
+
+  test('Grep: is case-sensitive unless -i', async () => {
+    const out = await s.run('Grep', { pattern: 'FOO' });
+    expect(text(out)).toBe(`Found 1 file\n${b}`);
+  });
+
+  test('Grep: content mode shows path:line:text, with line numbers by default', async () => {
+    const out = await s.run('Grep', { pattern: 'foo', output_mode: 'content', '-i': true });
+    expect(text(out)).toBe(
+      [`${a}:2:const Foo = 1;`, `${a}:3:// foo here`, `${a}:4:export default Foo;`, `${b}:1:def foo():`, `${b}:5:print("FOO")`].join('\n'),
+    );
+  });
+
+  test('Grep: content mode with context (-B/-A/-C) marks context lines with "-" and separates groups with "--"', async () => {
+    const out = await s.run('Grep', { pattern: 'return', output_mode: 'content', '-C': 1, path: 'src' });
+    expect(text(out)).toBe([`${b}-1-def foo():`, `${b}:2:    return 1`, `${b}-3-`].join('\n'));
+    const two = await s.run('Grep', { pattern: '^(import|export)', output_mode: 'content', '-A': 1, path: a });
+    expect(text(two)).toBe([`${a}:1:import x from "y";`, `${a}-2-const Foo = 1;`, '--', `${a}:4:export default Foo;`].join('\n'));
+    const before = await s.run('Grep', { pattern: 'print', output_mode: 'content', context: 2, glob: '*.py' });
+    expect(text(before)).toBe([`${b}-3-`, `${b}-4-`, `${b}:5:print("FOO")`].join('\n'));
+  });
+
+  test('Grep: content mode without -n omits line numbers', async () => {
+    const out = await s.run('Grep', { pattern: 'return', output_mode: 'content', '-n': false });
+    expect(text(out)).toBe(`${b}:    return 1`);
+  });
+
+  test('Grep: count mode gives path:count lines and a total', async () => {
+    const out = await s.run('Grep', { pattern: 'foo', output_mode: 'count', '-i': true });
+    expect(text(out)).toBe(`${a}:3\n${b}:2\n\nFound 5 matching lines across 2 files.`);
+    expect(out.structured).toMatchObject({ mode: 'count', numFiles: 2, numMatches: 5 });
+  });
+
+  test('Grep: glob and type filter the files', async () => {
+    expect(text(await s.run('Grep', { pattern: 'foo', '-i': true, glob: '*.py' }))).toBe(`Found 1 file\n${b}`);
+    expect(text(await s.run('Grep', { pattern: 'foo', '-i': true, type: 'ts' }))).toBe(`Found 1 file\n${a}`);
+    expect(text(await s.run('Grep', { pattern: 'foo', '-i': true, glob: '!*.py' }))).toBe(`Found 1 file\n${a}`);
+    expect(text(await s.run('Grep', { pattern: 'foo', '-i': true, glob: '*.{py,ts}' }))).toBe(`Found 2 files\n${a}\n${b}`);
+    const bad = await s.run('Grep', { pattern: 'foo', type: 'klingon' });
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toContain('Unknown file type "klingon"');
+  });
+
+  test('Grep: no match says "No files found" / "No matches found"', async () => {
+    expect(text(await s.run('Grep', { pattern: 'zebra' }))).toBe('No files found');
+    expect(text(await s.run('Grep', { pattern: 'zebra', output_mode: 'content' }))).toBe('No matches found');
+    expect(text(await s.run('Grep', { pattern: 'zebra', output_mode: 'count' }))).toBe('No matches found');
+  });
+
+  test('Grep: head_limit and offset page through output lines', async () => {
+    const out = await s.run('Grep', { pattern: 'foo', output_mode: 'content', '-i': true, head_limit: 2, offset: 1 });
+    expect(text(out)).toBe(
+      `${a}:3:// foo here\n${a}:4:export default Foo;\n\n(Output limited to 2 lines starting at offset 1; pass offset=3 to see more.)`,
+    );
+    const files = await s.run('Grep', { pattern: 'foo', '-i': true, head_limit: 1 });
+    expect(text(files)).toBe(`Found 2 files\n${a}\n(Output limited to 1 file; pass offset=1 to see more.)`);
+  });
+
+  test('Grep: multiline lets a pattern span lines', async () => {
+    const single = await s.run('Grep', { pattern: 'foo\\(\\):.*return', output_mode: 'content' });
+    expect(text(single)).toBe('No matches found');
+    const multi = await s.run('Grep', { pattern: 'foo\\(\\):.*return', output_mode: 'content', multiline: true });
+    expect(text(multi)).toBe(`${b}:1:def foo():\n${b}:2:    return 1`);
+  });
+
+  test('Grep: an invalid regular expression is an error', async () => {
+    const out = await s.run('Grep', { pattern: '(unclosed' });
+    expect(out.isError).toBe(true);
+    expect(text(out)).toContain('Invalid regular expression');
+  });
+});
+
+describe('Grep limits', () => {
+  test('Grep: output is capped at 250 lines by default, head_limit 0 removes the cap', async () => {
+    await s.write('many.txt', 'hit\n'.repeat(300));
+    const capped = await s.run('Grep', { pattern: 'hit', output_mode: 'content', path: 'many.txt' });
+    const lines = text(capped).split('\n');
+    expect(lines).toHaveLength(252);
+    expect(lines[251]).toBe('(Output limited to 250 lines; pass offset=250 to see more.)');
+    const all = await s.run('Grep', { pattern: 'hit', output_mode: 'content', path: 'many.txt', head_limit: 0 });
+    expect(text(all).split('\n')).toHaveLength(300);
+  });
+});

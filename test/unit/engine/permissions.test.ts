@@ -1,0 +1,21 @@
+import { decidePermission } from '../../../src/engine/permissions';
+
+describe('permissions', () => {
+  test('decidePermission: read-only tools run in default mode', () => {
+    expect(decidePermission({ mode: 'default' }, 'Read')).toEqual({ behavior: 'allow' });
+  });
+  test('decidePermission: Bash needs allowedTools in default mode', () => {
+    expect(decidePermission({ mode: 'default' }, 'Bash').behavior).toBe('deny');
+    expect(decidePermission({ mode: 'default', allowedTools: ['Bash(npm test)'] }, 'Bash').behavior).toBe('allow');
+  });
+  test('decidePermission: acceptEdits allows Edit and Write, not Bash', () => {
+    expect(decidePermission({ mode: 'acceptEdits' }, 'Edit').behavior).toBe('allow');
+    expect(decidePermission({ mode: 'acceptEdits' }, 'Bash').behavior).toBe('deny');
+  });
+  test('decidePermission: disallowedTools wins in every mode', () => {
+    expect(decidePermission({ mode: 'bypassPermissions', disallowedTools: ['Read'] }, 'Read').behavior).toBe('deny');
+  });
+  test('decidePermission: plan mode refuses changes', () => {
+    expect(decidePermission({ mode: 'plan' }, 'Write').behavior).toBe('deny');
+  });
+});

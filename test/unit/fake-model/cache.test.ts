@@ -1,0 +1,80 @@
+import Anthropic from '@anthropic-ai/sdk';
+import type { FakeModelServer } from '../../../src/fake-model';
+import { startFakeModelServer } from '../../../src/fake-model';
+
+let server: FakeModelServer;
+let client: Anthropic;
+
+beforeEach(async () => {
+  server = await startFakeModelServer({
+    responder: (_req, ctx) => ({ content: [{ text: `answer ${ctx.step}` }] }),
+  });
+  client = new Anthropic({ apiKey: 'test', baseURL: server.baseUrl, maxRetries: 0 });
+});
+afterEach(async () => {
+  await server.close();
+});
+
+const SYSTEM_TEXT = 'You are a careful coding agent. '.repeat(125); // 4000 chars = 1000 tokens
+
+function system(): Anthropic.TextBlockParam[] {
+  return [{ type: 'text', text: SYSTEM_TEXT, cache_control: { type: 'ephemeral' } }];
+}
+
+function send(messages: Anthropic.MessageParam[], model = 'claude-test-1'): Promise<Anthropic.Message> {
+  return client.messages.stream({ model, max_tokens: 100, system: system(), messages }).finalMessage();
+}
+
+test('fake model: cache simulation reads a shared prefix on the second request', async () => {
+  const first = await send([{ role: 'user', content: 'question one' }]);
+  expect(first.usage.cache_read_input_tokens).toBe(0);
+  const written = first.usage.cache_creation_input_tokens ?? 0;
+  expect(written).toBeGreaterThanOrEqual(1000);
+  expect(first.usage.input_tokens).toBeGreaterThan(0);
+
+  const second = await send([{ role: 'user', content: 'a different question' }]);
+  expect(second.usage.cache_read_input_tokens).toBe(written);
+  expect(second.usage.cache_creation_input_tokens).toBe(0);
+
+  // Another model has its own cache.
+  const other = await send([{ role: 'user', content: 'question one' }], 'claude-other');
+  expect(other.usage.cache_read_input_tokens).toBe(0);
+  expect(other.usage.cache_creation_input_tokens).toBe(written);
+
+  const stats = server.cacheStats();
+  expect(stats.cacheReadTokens).toBe(written);
+  expect(stats.cacheCreationTokens).toBe(2 * written);
+  expect(stats.readShare).toBeGreaterThan(0);
+  expect(stats.readShare).toBeLessThan(1);
+  expect(server.requests()[1]).toMatchObject({ cacheReadTokens: written, cacheCreationTokens: 0 });
+});
+
+test('fake model: a moving breakpoint reads the old prefix and writes only the new part', async () => {
+  const turn1: Anthropic.MessageParam[] = [
+    { role: 'user', content: [{ type: 'text', text: 'x'.repeat(400), cache_control: { type: 'ephemeral' } }] },
+  ];
+  const a = await send(turn1);
+  const prefix1 = (a.usage.cache_creation_input_tokens ?? 0) + (a.usage.cache_read_input_tokens ?? 0);
+  expect(a.usage.input_tokens).toBe(0); // everything is up to the last breakpoint
+
+  const turn2: Anthropic.MessageParam[] = [
+    { role: 'user', content: [{ type: 'text', text: 'x'.repeat(400) }] },
+    { role: 'assistant', content: [{ type: 'text', text: 'answer 0' }] },
+    { role: 'user', content: [{ type: 'text', text: 'y'.repeat(800), cache_control: { type: 'ephemeral', ttl: '1h' } }] },
+    // not cached: after the last breakpoint
+  ];
+  const b = await send(turn2);
+  expect(b.usage.cache_read_input_tokens).toBe(prefix1);
+  expect(b.usage.cache_creation_input_tokens).toBeGreaterThanOrEqual(200);
+  expect(b.usage.cache_creation?.ephemeral_1h_input_tokens).toBe(b.usage.cache_creation_input_tokens);
+  expect(b.usage.input_tokens).toBe(0);
+});
+
+test('fake model: no cache_control means no cache reads or writes', async () => {
+  const req = { model: 'm', max_tokens: 10, system: 'plain', messages: [{ role: 'user' as const, content: 'hi' }] };
+  await client.messages.create(req);
+  const again = await client.messages.create(req);
+  expect(again.usage.cache_read_input_tokens).toBe(0);
+  expect(again.usage.cache_creation_input_tokens).toBe(0);
+  expect(again.usage.input_tokens).toBeGreaterThan(0);
+});
