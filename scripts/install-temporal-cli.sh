@@ -46,7 +46,7 @@ if [ -n "${TEMPORAL_CLI_PATH:-}" ]; then
     say "TEMPORAL_CLI_PATH is set: ${TEMPORAL_CLI_PATH} will be used; nothing to install."
     exit 0
   fi
-  echo "install-temporal-cli: warning: TEMPORAL_CLI_PATH=${TEMPORAL_CLI_PATH} is not an executable file; installing the project-local CLI instead." >&2
+  echo "install-temporal-cli: warning: TEMPORAL_CLI_PATH=${TEMPORAL_CLI_PATH} is not an executable file; the runner refuses it until it is fixed or unset. Installing the project-local CLI anyway." >&2
 fi
 
 has_pinned_version() {

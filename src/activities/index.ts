@@ -31,7 +31,10 @@ export interface ActivityDeps {
  * (`ANTHROPIC_BASE_URL`), SDK retries off (Temporal retries).
  * @throws ApplicationFailure `ModelError.Authentication` (non-retryable) when no key is set.
  */
-export function anthropicFromConfig(config: Pick<Config, 'model'>, env: NodeJS.ProcessEnv = process.env): () => Anthropic {
+export function anthropicFromConfig(
+  config: Pick<Config, 'model'>,
+  env: NodeJS.ProcessEnv = process.env,
+): () => Anthropic {
   let client: Anthropic | undefined;
   return () => {
     if (client) return client;

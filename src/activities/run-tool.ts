@@ -8,7 +8,11 @@ import type { ToolContext, ToolOutput } from './tools/types';
 export interface RunToolDeps {
   store: TranscriptStore;
   /** Runs a tool by name on raw input; never throws for bad input or unknown tools. */
-  executeTool(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolOutput & { outcome: 'ok' | 'error' | 'invalid' }>;
+  executeTool(
+    name: string,
+    rawInput: unknown,
+    ctx: ToolContext,
+  ): Promise<ToolOutput & { outcome: 'ok' | 'error' | 'invalid' }>;
   /** Whether a tool may be re-run after a crash (unknown tools count as idempotent: they do nothing). */
   isIdempotent(name: string): boolean;
 }
@@ -32,7 +36,9 @@ function findToolResult(entries: TranscriptEntry[], toolUseId: string): Transcri
     (e) =>
       e.type === 'user' &&
       Array.isArray(e.message?.content) &&
-      e.message.content.some((b) => b.type === 'tool_result' && (b as { tool_use_id?: string }).tool_use_id === toolUseId),
+      e.message.content.some(
+        (b) => b.type === 'tool_result' && (b as { tool_use_id?: string }).tool_use_id === toolUseId,
+      ),
   );
 }
 
@@ -42,11 +48,9 @@ function contentBytes(content: string | ContentBlock[]): number {
 
 function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolean): RunToolSummary {
   const block = (entry.message?.content as ContentBlock[]).find((b) => b.type === 'tool_result') as
-    | { is_error?: boolean; content?: string | ContentBlock[] }
-    | undefined;
+    { is_error?: boolean; content?: string | ContentBlock[] } | undefined;
   const meta = (entry as Record<string, unknown>)['toolRun'] as
-    | { outcome: RunToolSummary['outcome']; fileState?: RunToolSummary['fileState']; deniedInput?: unknown }
-    | undefined;
+    { outcome: RunToolSummary['outcome']; fileState?: RunToolSummary['fileState']; deniedInput?: unknown } | undefined;
   return {
     toolUseId: input.toolUseId,
     resultUuid: entry.uuid,
@@ -71,7 +75,8 @@ function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolea
 export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToolSummary> {
   return async function runTool(input: RunToolInput): Promise<RunToolSummary> {
     const { store } = deps;
-    const existing = (await store.get(input.sessionId, input.resultUuid)) ??
+    const existing =
+      (await store.get(input.sessionId, input.resultUuid)) ??
       findToolResult(await store.load(input.sessionId), input.toolUseId);
     if (existing) return summaryOf(existing, input, true);
 
@@ -79,12 +84,11 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
     const content = (assistant?.message?.content ?? []) as ContentBlock[];
     const block = Array.isArray(content)
       ? (content.find((b) => b.type === 'tool_use' && b['id'] === input.toolUseId) as
-          | { name: string; input: unknown }
-          | undefined)
+          { name: string; input: unknown } | undefined)
       : undefined;
-    const invalidJson = ((assistant as Record<string, unknown> | undefined)?.['invalidToolInputs'] as
-      | Record<string, string>
-      | undefined)?.[input.toolUseId];
+    const invalidJson = (
+      (assistant as Record<string, unknown> | undefined)?.['invalidToolInputs'] as Record<string, string> | undefined
+    )?.[input.toolUseId];
     const toolInput = block?.input ?? {};
 
     let out: ToolOutput & { outcome: RunToolSummary['outcome'] };
@@ -108,7 +112,10 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
     } else if (input.permission.behavior === 'deny') {
       out = { content: input.permission.message, isError: true, outcome: 'denied' };
       deniedInput = truncatedInput(toolInput);
-    } else if (!deps.isIdempotent(input.toolName) && (await store.markToolRunStarted(input.sessionId, input.toolUseId))) {
+    } else if (
+      !deps.isIdempotent(input.toolName) &&
+      (await store.markToolRunStarted(input.sessionId, input.toolUseId))
+    ) {
       out = { content: UNKNOWN_OUTCOME_TEXT, isError: true, outcome: 'unknown' };
     } else {
       const ctx = Context.current();
@@ -149,7 +156,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
           },
         ],
       },
-      turnId: input.turnId,
+      turnId: Context.current().info.workflowExecution?.workflowId ?? '',
       ...(out.structured !== undefined ? { toolUseResult: out.structured } : {}),
       toolRun: {
         tool: input.toolName,

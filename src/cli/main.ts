@@ -34,7 +34,14 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .version(RUNNER_VERSION)
     .argument('[prompt]', 'the task; read from stdin when absent (with -p)')
     .option('-p, --print', 'run one turn without interaction and print the result (the only mode)')
-    .addOption(new Option('--output-format <format>', 'text: final answer; json: one result object; stream-json: one message per line').choices(OUTPUT_FORMATS).default('text'))
+    .addOption(
+      new Option(
+        '--output-format <format>',
+        'text: final answer; json: one result object; stream-json: one message per line',
+      )
+        .choices(OUTPUT_FORMATS)
+        .default('text'),
+    )
     .option('--max-turns <n>', 'stop after N model calls (result error_max_turns)')
     .option('--max-budget-usd <usd>', 'stop once the estimated cost reaches USD (result error_max_budget_usd)')
     .option('--task-budget <tokens>', 'output-token budget: nudge the model to continue while under 90% of it')
@@ -45,14 +52,20 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('-c, --continue', 'continue the most recent session of this directory')
     .option('--permission-mode <mode>', 'default | acceptEdits | bypassPermissions | plan | dontAsk (default: default)')
     .option('--dangerously-skip-permissions', 'same as --permission-mode bypassPermissions')
-    .option('--allowedTools, --allowed-tools <tools...>', 'tools that run without asking, e.g. "Bash Edit" or "Bash(git *)"')
+    .option(
+      '--allowedTools, --allowed-tools <tools...>',
+      'tools that run without asking, e.g. "Bash Edit" or "Bash(git *)"',
+    )
     .option('--disallowedTools, --disallowed-tools <tools...>', 'tools that never run')
     .option('--tools <tools...>', 'tools offered to the model (default: Read Write Edit Bash Glob Grep)')
     .option('--system-prompt <text>', 'replace the default system prompt')
     .option('--append-system-prompt <text>', 'append to the system prompt')
     .option('--budget-pool <id>', 'report spend to this shared budget pool (see `agent-runner pool`)')
     .option('--verbose', 'print progress (tool calls, results, server start) on stderr')
-    .option('--config <file>', 'config file (default: ./temporal.yaml if present, else built-in defaults; env AGENT_RUNNER_CONFIG)')
+    .option(
+      '--config <file>',
+      'config file (default: ./temporal.yaml if present, else built-in defaults; env AGENT_RUNNER_CONFIG)',
+    )
     .addHelpText(
       'after',
       `
@@ -102,7 +115,8 @@ export async function main(argv: string[]): Promise<number> {
     return code;
   } catch (e: unknown) {
     const ce = e as { code?: string; exitCode?: number };
-    if (ce.code === 'commander.helpDisplayed' || ce.code === 'commander.version' || ce.code === 'commander.help') return 0;
+    if (ce.code === 'commander.helpDisplayed' || ce.code === 'commander.version' || ce.code === 'commander.help')
+      return 0;
     if (typeof ce.code === 'string' && ce.code.startsWith('commander.')) return EXIT.usage;
     if (e instanceof ConfigError || e instanceof UsageError || e instanceof NoPromptError) {
       err(`agent-runner: ${e.message}`);

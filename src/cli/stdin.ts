@@ -26,7 +26,9 @@ export async function readPromptFromStdin(
       if (gotData) return;
       cleanup();
       stdin.pause();
-      reject(new NoPromptError(`no prompt: nothing arrived on stdin within ${timeoutMs} ms; pass the prompt as an argument`));
+      reject(
+        new NoPromptError(`no prompt: nothing arrived on stdin within ${timeoutMs} ms; pass the prompt as an argument`),
+      );
     }, timeoutMs);
     const onData = (c: Buffer): void => {
       gotData = true;
@@ -35,7 +37,8 @@ export async function readPromptFromStdin(
     const onEnd = (): void => {
       cleanup();
       const text = Buffer.concat(chunks).toString('utf8').trim();
-      if (!text) reject(new NoPromptError('no prompt: stdin was empty; pass the prompt as an argument or pipe it on stdin'));
+      if (!text)
+        reject(new NoPromptError('no prompt: stdin was empty; pass the prompt as an argument or pipe it on stdin'));
       else resolve(text);
     };
     const onError = (err: Error): void => {

@@ -64,14 +64,21 @@ function positiveNumber(name: string, v: string | undefined): number | undefined
  * @throws UsageError naming the flag and the bad value
  */
 export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
-  const mode = (flags.dangerouslySkipPermissions ? 'bypassPermissions' : (flags.permissionMode ?? 'default')) as PermissionMode;
+  const mode = (
+    flags.dangerouslySkipPermissions ? 'bypassPermissions' : (flags.permissionMode ?? 'default')
+  ) as PermissionMode;
   if (!PERMISSION_MODES.includes(mode)) {
-    throw new UsageError(`--permission-mode must be one of ${PERMISSION_MODES.join(', ')}, got "${flags.permissionMode}"`);
+    throw new UsageError(
+      `--permission-mode must be one of ${PERMISSION_MODES.join(', ')}, got "${flags.permissionMode}"`,
+    );
   }
   const tools = splitToolList(flags.tools);
   if (tools) {
     const unknown = tools.filter((t) => !(BUILTIN_TOOL_NAMES as readonly string[]).includes(t));
-    if (unknown.length) throw new UsageError(`--tools: unknown tool(s) ${unknown.join(', ')}; available: ${BUILTIN_TOOL_NAMES.join(', ')}`);
+    if (unknown.length)
+      throw new UsageError(
+        `--tools: unknown tool(s) ${unknown.join(', ')}; available: ${BUILTIN_TOOL_NAMES.join(', ')}`,
+      );
   }
   const maxTurns = positiveInt('--max-turns', flags.maxTurns);
   const maxBudgetUsd = positiveNumber('--max-budget-usd', flags.maxBudgetUsd);

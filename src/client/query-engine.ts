@@ -160,13 +160,13 @@ export class QueryEngine {
       if (failure !== undefined) throw failure;
       await Promise.race([result, sleep(poll)]);
     }
-    const finalText = outcome.lastAssistantUuid
-      ? assistantText(await this.readEntry(outcome.lastAssistantUuid))
-      : '';
+    const finalText = outcome.lastAssistantUuid ? assistantText(await this.readEntry(outcome.lastAssistantUuid)) : '';
     yield resultMessage(outcome, { sessionId: this.sessionId, uuid: randomUUID(), finalText });
   }
 
-  private async readEntry(uuid: string): Promise<ReturnType<TranscriptStore['get']> extends Promise<infer T> ? T : never> {
+  private async readEntry(
+    uuid: string,
+  ): Promise<ReturnType<TranscriptStore['get']> extends Promise<infer T> ? T : never> {
     // A line is durable before the workflow records its uuid, so one read normally finds it;
     // retry briefly in case the store is eventually consistent.
     for (let attempt = 0; attempt < 20; attempt++) {

@@ -11,6 +11,8 @@ import type { TranscriptStore } from '../store/transcript-store';
 import type { DevServer } from '../worker/dev-server';
 import { findTemporalCli, readLiveServerState, startDevServer } from '../worker/dev-server';
 import { createRunnerWorker } from '../worker/worker';
+import { lockEmbeddedServer } from '../worker/server-lock';
+import { installRuntimeLogging } from '../worker/logging';
 
 /** How a process reaches Temporal, and what it started to do so. */
 export interface Runtime {
@@ -42,10 +44,15 @@ export interface OpenRuntimeOptions {
   ui?: boolean;
   /** Keep the embedded server running after this process exits (`agent-runner server`). */
   keepAlive?: boolean;
+  /** Log Temporal SDK state changes (INFO) instead of warnings only. */
+  verbose?: boolean;
 }
 
 /** TLS and API key options for a configured server, read from the environment variables named in config. */
-export function connectionOptions(config: Config, env: NodeJS.ProcessEnv = process.env): ConnectionOptions & NativeConnectionOptions {
+export function connectionOptions(
+  config: Config,
+  env: NodeJS.ProcessEnv = process.env,
+): ConnectionOptions & NativeConnectionOptions {
   const t = config.temporal;
   const opts: ConnectionOptions & NativeConnectionOptions = { address: t.address ?? '' };
   const apiKey = env[t.apiKeyEnv];
@@ -73,53 +80,66 @@ export function connectionOptions(config: Config, env: NodeJS.ProcessEnv = proce
 export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
   const { config } = opts;
   const env = opts.env ?? process.env;
+  installRuntimeLogging(opts.verbose ? 'INFO' : 'WARN');
   const log = opts.log ?? (() => undefined);
   const store = new JsonlTranscriptStore(config.dataDir, { onWarning: (m) => log(`warning: ${m}`) });
   let devServer: DevServer | null = null;
+  let releaseLock: (() => void) | null = null;
   let mode: Runtime['mode'];
   let address: string;
-  if (config.temporal.address) {
-    mode = 'configured';
-    address = config.temporal.address;
-  } else {
-    const shared = opts.forceEmbedded ? null : await readLiveServerState(config.dataDir);
-    if (shared) {
-      mode = 'shared';
-      address = shared.address;
-      log(`using the agent-runner server at ${address}`);
-    } else {
-      mode = 'embedded';
-      const cliPath = findTemporalCli({ configured: config.devServer.cliPath, env });
-      log(`starting the embedded Temporal dev server (${cliPath})`);
-      devServer = await startDevServer({
-        cliPath,
-        dataDir: config.dataDir,
-        dbFilename: config.devServer.dbFilename,
-        ip: config.devServer.ip,
-        port: config.devServer.port,
-        uiPort: config.devServer.uiPort,
-        ui: opts.ui ?? config.devServer.ui,
-        namespace: config.temporal.namespace,
-        searchAttributes: { ...SEARCH_ATTRIBUTES },
-        logLevel: config.devServer.logLevel,
-        startTimeoutMs: config.devServer.startTimeoutMs,
-        ...(opts.keepAlive ? { keepAlive: true } : {}),
-      });
-      address = devServer.address;
-      log(`Temporal dev server at ${address}${devServer.uiUrl ? `, Web UI ${devServer.uiUrl}` : ''}`);
-    }
-  }
-  const connOpts = mode === 'configured' ? connectionOptions(config, env) : { address };
-  const connection = await Connection.connect(connOpts);
-  const client = new Client({ connection, namespace: config.temporal.namespace });
-  const runWorker = opts.worker ?? mode === 'embedded';
+  let connection: Connection | null = null;
+  let client: Client;
   let worker: Worker | null = null;
   let nativeConnection: NativeConnection | null = null;
   let workerRun: Promise<void> | null = null;
-  if (runWorker) {
-    nativeConnection = await NativeConnection.connect(connOpts);
-    worker = await createRunnerWorker({ connection: nativeConnection, config, store, env });
-    workerRun = worker.run();
+  try {
+    if (config.temporal.address) {
+      mode = 'configured';
+      address = config.temporal.address;
+    } else {
+      const shared = opts.forceEmbedded ? null : await readLiveServerState(config.dataDir);
+      if (shared) {
+        mode = 'shared';
+        address = shared.address;
+        log(`using the agent-runner server at ${address}`);
+      } else {
+        mode = 'embedded';
+        const cliPath = findTemporalCli({ configured: config.devServer.cliPath, env });
+        releaseLock = lockEmbeddedServer(config.dataDir);
+        log(`starting the embedded Temporal dev server (${cliPath})`);
+        devServer = await startDevServer({
+          cliPath,
+          dataDir: config.dataDir,
+          dbFilename: config.devServer.dbFilename,
+          ip: config.devServer.ip,
+          port: config.devServer.port,
+          uiPort: config.devServer.uiPort,
+          ui: opts.ui ?? config.devServer.ui,
+          namespace: config.temporal.namespace,
+          searchAttributes: { ...SEARCH_ATTRIBUTES },
+          logLevel: config.devServer.logLevel,
+          startTimeoutMs: config.devServer.startTimeoutMs,
+          ...(opts.keepAlive ? { keepAlive: true } : {}),
+        });
+        address = devServer.address;
+        log(`Temporal dev server at ${address}${devServer.uiUrl ? `, Web UI ${devServer.uiUrl}` : ''}`);
+      }
+    }
+    const connOpts = mode === 'configured' ? connectionOptions(config, env) : { address };
+    connection = await Connection.connect(connOpts);
+    client = new Client({ connection, namespace: config.temporal.namespace });
+    const runWorker = opts.worker ?? mode === 'embedded';
+    if (runWorker) {
+      nativeConnection = await NativeConnection.connect(connOpts);
+      worker = await createRunnerWorker({ connection: nativeConnection, config, store, env });
+      workerRun = worker.run();
+    }
+  } catch (e) {
+    await nativeConnection?.close().catch(() => undefined);
+    await connection?.close().catch(() => undefined);
+    await devServer?.stop().catch(() => undefined);
+    releaseLock?.();
+    throw e;
   }
   let closed = false;
   return {
@@ -136,8 +156,9 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
       await workerRun?.catch(() => undefined);
       await nativeConnection?.close().catch(() => undefined);
-      await connection.close().catch(() => undefined);
+      await connection?.close().catch(() => undefined);
       await devServer?.stop();
+      releaseLock?.();
     },
   };
 }

@@ -91,7 +91,10 @@ export function initMessage(args: {
 }
 
 /** Builds the `result` message of a turn from its outcome and the final assistant text. */
-export function resultMessage(o: TurnOutcome, args: { sessionId: string; uuid: string; finalText: string }): SDKResultMessage {
+export function resultMessage(
+  o: TurnOutcome,
+  args: { sessionId: string; uuid: string; finalText: string },
+): SDKResultMessage {
   const base: SDKResultMessage = {
     type: 'result',
     subtype: o.subtype,

@@ -4,7 +4,6 @@ import type { ToolUseSummary } from './tools';
 /** Input of the `callModel` activity. Content is read from the transcript store, not sent here. */
 export interface CallModelInput {
   sessionId: string;
-  turnId: string;
   cwd: string;
   /** Uuid for the assistant line this call writes (from the workflow; stable across retries). */
   assistantUuid: string;
@@ -13,17 +12,14 @@ export interface CallModelInput {
   model: string;
   /** `max_tokens` (tokens). */
   maxTokens: number;
-  /** Names of the tools offered to the model. */
-  tools: string[];
+  /** Names of the tools offered to the model. @default every built-in tool */
+  tools?: string[];
   systemPrompt?: string;
   appendSystemPrompt?: string;
 }
 
 /** Output of `callModel`: a small summary; the message itself is in the store. */
 export interface CallModelSummary {
-  assistantUuid: string;
-  /** Messages API message id (`msg_…`). */
-  messageId: string;
   model: string;
   stopReason: string | null;
   usage: Usage;
@@ -36,7 +32,6 @@ export interface CallModelSummary {
   contentTypes: string[];
   /** Wall time of the API call, ms. */
   durationMs: number;
-  requestId: string | null;
   /** True when the line already existed (the call had completed before a crash): no API call made. */
   replayed: boolean;
 }
@@ -83,7 +78,10 @@ export const ModelErrorType = {
   Transcript: 'TranscriptError',
 } as const;
 
-/** Types the workflow never retries. */
+/**
+ * Types that are never retried. `callModel` throws them with `nonRetryable: true` itself, so the
+ * list need not travel in every activity's retry policy (it would cost history bytes per call).
+ */
 export const NON_RETRYABLE_MODEL_ERRORS: string[] = [
   ModelErrorType.InvalidRequest,
   ModelErrorType.PromptTooLong,

@@ -97,8 +97,4 @@ export interface SDKResultMessage {
 }
 
 export type SDKMessage =
-  | SDKSystemInitMessage
-  | SDKCompactBoundaryMessage
-  | SDKAssistantMessage
-  | SDKUserMessage
-  | SDKResultMessage;
+  SDKSystemInitMessage | SDKCompactBoundaryMessage | SDKAssistantMessage | SDKUserMessage | SDKResultMessage;

@@ -40,7 +40,6 @@ export type ToolPermission = { behavior: 'allow' } | { behavior: 'deny'; message
 /** Input of the `runTool` activity. */
 export interface RunToolInput {
   sessionId: string;
-  turnId: string;
   /** Working directory; relative paths in tool inputs resolve against it. */
   cwd: string;
   /** Uuid of the assistant transcript line that holds the `tool_use` block. */

@@ -45,9 +45,7 @@ export const TranscriptEntrySchema = z.looseObject({
   /** Id of the turn workflow that wrote the line. */
   turnId: z.string().optional(),
   /** Set on compact boundaries: what triggered compaction and the context size before it, in tokens. */
-  compactMetadata: z
-    .object({ trigger: z.enum(['manual', 'auto']), pre_tokens: z.number() })
-    .optional(),
+  compactMetadata: z.object({ trigger: z.enum(['manual', 'auto']), pre_tokens: z.number() }).optional(),
   /** Messages API `request-id` of the call that produced an assistant line. */
   requestId: z.string().optional(),
   /** Marks a line the runner wrote for the model's benefit (e.g. a nudge), not typed by a user. */

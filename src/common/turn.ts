@@ -27,6 +27,8 @@ export interface TurnOptions {
   budgetPoolId?: string;
   /** Activity timeouts; defaults in `src/workflows/timeouts.ts`. */
   timeouts?: ActivityTimeouts;
+  /** Model calls per workflow run before a long turn continues as new. @default 200 */
+  maxStepsPerRun?: number;
 }
 
 /**
@@ -71,6 +73,34 @@ export interface TurnInput {
   readFileState: Record<string, FileReadState>;
   /** Id of the session workflow (to report progress), when run as its child. */
   sessionWorkflowId?: string;
+  /** State carried by continue-as-new (absent on the first run of a turn). */
+  carry?: TurnCarry;
+}
+
+/**
+ * What a long turn carries into its next run when it continues as new: refs and counters only
+ * (bounded: about 40 bytes per transcript event plus the capped read-file state).
+ */
+export interface TurnCarry {
+  startedAtMs: number;
+  limits: TurnLimits;
+  events: string[];
+  leaf: string;
+  numTurns: number;
+  usage: Usage;
+  modelUsage: Record<string, ModelUsage>;
+  durationApiMs: number;
+  stopReason: string | null;
+  lastAssistantUuid: string | null;
+  lastMessageType: 'assistant' | 'user' | 'none';
+  lastContentTypes: string[];
+  denials: DenialRecord[];
+  readFileState: Record<string, FileReadState>;
+  pool: { exhausted: boolean; limitUsd: number } | null;
+  budgetTracker: { continuationCount: number; lastDeltaTokens: number; lastTurnTokens: number };
+  compactions: number;
+  /** Runs of this turn so far (1 on the first continue-as-new). */
+  runs: number;
 }
 
 /** How a turn ended: the workflow's return value; the client turns it into a result message. */

@@ -37,9 +37,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
 
 /** Total tokens of a usage record (all input kinds plus output). */
 export function totalTokens(u: Usage): number {
-  return (
-    u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens
-  );
+  return u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
 }
 
 /**

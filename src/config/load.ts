@@ -123,7 +123,9 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
 
   if (raw === null || raw === undefined) raw = {};
   if (!isPlainObject(raw)) {
-    throw new ConfigError(file, [{ path: '', message: `expected a mapping at the top level, got ${describe(raw)}`, line: 1 }]);
+    throw new ConfigError(file, [
+      { path: '', message: `expected a mapping at the top level, got ${describe(raw)}`, line: 1 },
+    ]);
   }
 
   const fromEnv = applyEnvOverrides(raw, env);

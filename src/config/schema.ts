@@ -11,10 +11,7 @@ import { z } from 'zod';
 // ---------------------------------------------------------------------------------------------
 
 const positiveInt = (def: number) =>
-  z
-    .int({ error: 'expected a positive integer' })
-    .positive({ error: 'expected a positive integer' })
-    .default(def);
+  z.int({ error: 'expected a positive integer' }).positive({ error: 'expected a positive integer' }).default(def);
 
 const nonNegativeInt = (def: number) =>
   z
@@ -30,10 +27,7 @@ const port = (def: number) =>
     .default(def);
 
 const nonEmptyString = (def: string) =>
-  z
-    .string({ error: 'expected a non-empty string' })
-    .min(1, { error: 'expected a non-empty string' })
-    .default(def);
+  z.string({ error: 'expected a non-empty string' }).min(1, { error: 'expected a non-empty string' }).default(def);
 
 const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const envVarName = (def: string) =>
@@ -188,7 +182,7 @@ const WorkerSchema = z.strictObject({
 });
 
 const ModelSchema = z.strictObject({
-  name: nonEmptyString('claude-sonnet-4-5'),
+  name: nonEmptyString('claude-sonnet-5-5'),
   maxTokens: positiveInt(8192),
   baseUrl: z
     .url({ error: 'expected an http(s) URL or null', protocol: /^https?$/ })
@@ -299,7 +293,7 @@ export interface WorkerConfig {
 
 /** The model and its API (`model`). */
 export interface ModelConfig {
-  /** Model id sent to the Messages API. @default "claude-sonnet-4-5". Env: `AGENT_RUNNER_MODEL`. */
+  /** Model id sent to the Messages API. @default "claude-sonnet-5-5". Env: `AGENT_RUNNER_MODEL`. */
   name: string;
   /** `max_tokens` of each model call. @default 8192 */
   maxTokens: number;

@@ -57,11 +57,9 @@ export function addModelUsage(
     inputTokens: (prev?.inputTokens ?? 0) + usage.input_tokens,
     outputTokens: (prev?.outputTokens ?? 0) + usage.output_tokens,
     cacheReadInputTokens: (prev?.cacheReadInputTokens ?? 0) + usage.cache_read_input_tokens,
-    cacheCreationInputTokens:
-      (prev?.cacheCreationInputTokens ?? 0) + usage.cache_creation_input_tokens,
+    cacheCreationInputTokens: (prev?.cacheCreationInputTokens ?? 0) + usage.cache_creation_input_tokens,
     webSearchRequests: prev?.webSearchRequests ?? 0,
-    costUSD:
-      prev && prev.costUSD === null ? null : costUsd === null ? null : (prev?.costUSD ?? 0) + costUsd,
+    costUSD: prev && prev.costUSD === null ? null : costUsd === null ? null : (prev?.costUSD ?? 0) + costUsd,
     contextWindow: limits.contextWindow,
     maxOutputTokens: limits.maxOutputTokens,
   };

@@ -26,8 +26,7 @@ export interface LimitState {
 }
 
 export type LimitVerdict =
-  | { stop: false }
-  | { stop: true; subtype: 'error_max_turns' | 'error_max_budget_usd'; errors: string[] };
+  { stop: false } | { stop: true; subtype: 'error_max_turns' | 'error_max_budget_usd'; errors: string[] };
 
 /** Checks limits before the next model call would be scheduled. */
 export function checkLimits(limits: TurnLimits, s: LimitState): LimitVerdict {
@@ -35,9 +34,7 @@ export function checkLimits(limits: TurnLimits, s: LimitState): LimitVerdict {
     return {
       stop: true,
       subtype: 'error_max_budget_usd',
-      errors: [
-        `Reached maximum budget ($${limits.maxBudgetUsd}): spent $${s.costUsd.toFixed(6)}`,
-      ],
+      errors: [`Reached maximum budget ($${limits.maxBudgetUsd}): spent $${s.costUsd.toFixed(6)}`],
     };
   }
   if (s.poolExhausted) {
@@ -60,10 +57,7 @@ export function checkLimits(limits: TurnLimits, s: LimitState): LimitVerdict {
 }
 
 /** Applies a `setLimits` patch: a number sets a limit, `null` removes it, absent keeps it. */
-export function applyLimitPatch(
-  limits: TurnLimits,
-  patch: { [K in keyof TurnLimits]?: number | null },
-): TurnLimits {
+export function applyLimitPatch(limits: TurnLimits, patch: { [K in keyof TurnLimits]?: number | null }): TurnLimits {
   const out: TurnLimits = { ...limits };
   for (const key of ['maxTurns', 'maxBudgetUsd', 'taskBudget'] as const) {
     const v = patch[key];

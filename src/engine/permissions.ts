@@ -9,13 +9,7 @@ import { READ_ONLY_TOOLS } from '../common/tools';
  * - `bypassPermissions` / `dontAsk`: everything not disallowed runs.
  * - `plan`: only read-only tools.
  */
-export const PERMISSION_MODES = [
-  'default',
-  'acceptEdits',
-  'bypassPermissions',
-  'plan',
-  'dontAsk',
-] as const;
+export const PERMISSION_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
 export interface PermissionPolicy {

@@ -21,6 +21,10 @@ export function isResultSuccessful(s: SuccessInput): boolean {
 /** The `[ede_diagnostic]` line that explains why a result was judged an error. */
 export function edeDiagnostic(s: SuccessInput): string {
   const lastContent =
-    s.lastMessageType === 'assistant' ? (s.lastContentTypes.at(-1) ?? 'none') : s.lastMessageType === 'user' ? 'tool_result' : 'none';
+    s.lastMessageType === 'assistant'
+      ? (s.lastContentTypes.at(-1) ?? 'none')
+      : s.lastMessageType === 'user'
+        ? 'tool_result'
+        : 'none';
   return `[ede_diagnostic] result_type=${s.lastMessageType} last_content_type=${lastContent} stop_reason=${s.stopReason ?? 'null'}`;
 }

@@ -41,9 +41,7 @@ export function checkTokenBudget(
   const pct = Math.round((turnTokens / budget) * 100);
   const delta = turnTokens - tracker.lastTurnTokens;
   const diminishing =
-    tracker.continuationCount >= 3 &&
-    delta < DIMINISHING_THRESHOLD &&
-    tracker.lastDeltaTokens < DIMINISHING_THRESHOLD;
+    tracker.continuationCount >= 3 && delta < DIMINISHING_THRESHOLD && tracker.lastDeltaTokens < DIMINISHING_THRESHOLD;
   if (diminishing) return { action: 'stop', reason: 'diminishing', pct };
   if (turnTokens >= budget * COMPLETION_THRESHOLD) return { action: 'stop', reason: 'completed', pct };
   const next: TokenBudgetTracker = {

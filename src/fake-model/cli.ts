@@ -17,9 +17,10 @@ function parseNonNegativeInt(value: string): number {
 
 /** One stderr line for a log entry. */
 export function formatLogLine(e: RequestLogEntry): string {
-  const cache = e.cacheReadTokens + e.cacheCreationTokens > 0
-    ? ` cache_read=${e.cacheReadTokens} cache_write=${e.cacheCreationTokens}`
-    : '';
+  const cache =
+    e.cacheReadTokens + e.cacheCreationTokens > 0
+      ? ` cache_read=${e.cacheReadTokens} cache_write=${e.cacheCreationTokens}`
+      : '';
   const err = e.error !== undefined ? ` error=${JSON.stringify(e.error.slice(0, 200))}` : '';
   return (
     `#${e.seq} ${e.outcome} status=${e.status} conv=${e.conversationKey} script=${e.script} ` +

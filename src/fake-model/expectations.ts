@@ -55,17 +55,13 @@ export function checkExpectations(expect: ExpectSpec | undefined, req: ParsedReq
     }
   }
   if (expect.messagesCount !== undefined && req.messages.length !== expect.messagesCount) {
-    failures.push(
-      `messagesCount: expected ${expect.messagesCount} messages, got ${req.messages.length}`,
-    );
+    failures.push(`messagesCount: expected ${expect.messagesCount} messages, got ${req.messages.length}`);
   }
   if (expect.toolsInclude !== undefined) {
     const names = (req.tools ?? []).map((t) => t.name).filter((n): n is string => typeof n === 'string');
     const missing = expect.toolsInclude.filter((n) => !names.includes(n));
     if (missing.length > 0) {
-      failures.push(
-        `toolsInclude: expected tools ${JSON.stringify(missing)}, got tools ${JSON.stringify(names)}`,
-      );
+      failures.push(`toolsInclude: expected tools ${JSON.stringify(missing)}, got tools ${JSON.stringify(names)}`);
     }
   }
   return failures;

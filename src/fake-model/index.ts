@@ -12,21 +12,6 @@ export type { RepeatedCall, RequestLogEntry, RequestOutcome } from './request-lo
 export type { CacheStats } from './prompt-cache';
 export { estimateTokens } from './prompt-cache';
 export type { ParsedRequest, RequestBlock, RequestMessage } from './request';
-export {
-  ScenarioError,
-  STOP_REASONS,
-  loadScenarioFile,
-  parseScenario,
-  parseStep,
-} from './scenario';
-export type {
-  ContentSpec,
-  ExpectSpec,
-  FaultSpec,
-  Scenario,
-  ScenarioInput,
-  Script,
-  Step,
-  StepSpec,
-} from './scenario';
+export { ScenarioError, STOP_REASONS, loadScenarioFile, parseScenario, parseStep } from './scenario';
+export type { ContentSpec, ExpectSpec, FaultSpec, Scenario, ScenarioInput, Script, Step, StepSpec } from './scenario';
 export { EXPECTATION_FAILED_PREFIX } from './expectations';

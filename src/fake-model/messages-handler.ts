@@ -146,7 +146,11 @@ export async function handleMessages(
     entry.durationMs = Date.now() - meta.startedMs;
     deps.log.add(entry);
   };
-  const fail = (status: number, message: string, opts: { type?: string; outcome?: RequestOutcome; headers?: Record<string, string> } = {}): void => {
+  const fail = (
+    status: number,
+    message: string,
+    opts: { type?: string; outcome?: RequestOutcome; headers?: Record<string, string> } = {},
+  ): void => {
     const type = opts.type ?? errorTypeForStatus(status);
     sendJson(res, status, apiErrorBody(type, message, meta.requestId), opts.headers);
     finish(opts.outcome ?? 'http_error', status, message);
@@ -195,9 +199,13 @@ export async function handleMessages(
 
   const failures = checkExpectations(step.expect, req);
   if (failures.length > 0) {
-    return fail(400, `${EXPECTATION_FAILED_PREFIX} script "${resolved.script}" step ${entry.step}: ${failures.join('; ')}`, {
-      outcome: 'expectation_failed',
-    });
+    return fail(
+      400,
+      `${EXPECTATION_FAILED_PREFIX} script "${resolved.script}" step ${entry.step}: ${failures.join('; ')}`,
+      {
+        outcome: 'expectation_failed',
+      },
+    );
   }
 
   const fault: FaultSpec | undefined = step.errors?.[entry.attempt - 1];

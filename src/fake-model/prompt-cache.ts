@@ -50,8 +50,7 @@ export function promptParts(req: ParsedRequest): PromptPart[] {
     for (const b of req.system ?? []) parts.push(partOf('system', b));
   }
   req.messages.forEach((m, i) => {
-    const blocks: RequestBlock[] =
-      typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+    const blocks: RequestBlock[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
     for (const b of blocks) parts.push(partOf(`${i}:${m.role}`, b));
   });
   return parts;

@@ -68,9 +68,7 @@ function renderValue(value: unknown, ctx: ResponseContext): unknown {
   if (typeof value === 'string') return renderTemplate(value, ctx);
   if (Array.isArray(value)) return value.map((v) => renderValue(v, ctx));
   if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, renderValue(v, ctx)] as const),
-    );
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renderValue(v, ctx)] as const));
   }
   return value;
 }

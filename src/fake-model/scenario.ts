@@ -235,8 +235,7 @@ export function formatZodIssues(issues: readonly z.core.$ZodIssue[]): string {
  * @throws ScenarioError naming each bad field
  */
 export function parseScenario(raw: unknown, source = 'scenario'): Scenario {
-  const isShorthand =
-    typeof raw === 'object' && raw !== null && 'steps' in raw && !('scripts' in raw);
+  const isShorthand = typeof raw === 'object' && raw !== null && 'steps' in raw && !('scripts' in raw);
   if (isShorthand) {
     const r = ShorthandScenarioSchema.safeParse(raw);
     if (!r.success) {

@@ -86,6 +86,8 @@ interface SessionCache {
 
 const NEWLINE = 0x0a;
 const READ_CHUNK = 4 * 1024 * 1024;
+const TORN_RECHECKS = 3;
+const TORN_RECHECK_MS = 20;
 
 /**
  * {@link TranscriptStore} on JSONL files. Appends are serialized per session inside the process
@@ -324,14 +326,39 @@ export class JsonlTranscriptStore implements TranscriptStore {
         cache = emptyCache(st.dev, st.ino);
         this.remember(sessionId, cache);
       }
-      if (st.size > cache.offset) await this.readNew(file, handle, cache, st.size);
+      if (st.size <= cache.offset) return cache;
+      let size = st.size;
+      let tail = await this.readNew(handle, file, cache, size);
+      // An unterminated last line may be another process's write in progress (a reader can see
+      // part of it): look again briefly before calling it torn.
+      for (let i = 0; tail > 0 && cache.tornWarnedAt !== cache.offset && i < TORN_RECHECKS; i++) {
+        await sleep(TORN_RECHECK_MS);
+        const now = (await handle.stat()).size;
+        if (now === size) continue;
+        size = now;
+        tail = await this.readNew(handle, file, cache, size);
+      }
+      if (tail > 0 && cache.tornWarnedAt !== cache.offset) {
+        cache.tornWarnedAt = cache.offset;
+        this.warn(`${file}:${cache.lines + 1}: skipped an unterminated last line (${tail} bytes; torn write?)`);
+      }
       return cache;
     } finally {
       await handle.close();
     }
   }
 
-  private async readNew(file: string, handle: fs.promises.FileHandle, cache: SessionCache, size: number): Promise<void> {
+  /**
+   * Parses the complete lines in [cache.offset, size). Bytes after the last newline are left
+   * unconsumed (so that a later "\n" + line makes a torn line complete, and reported once).
+   * @returns the number of bytes after the last newline.
+   */
+  private async readNew(
+    handle: fs.promises.FileHandle,
+    file: string,
+    cache: SessionCache,
+    size: number,
+  ): Promise<number> {
     let pos = cache.offset;
     let carry = Buffer.alloc(0);
     while (pos < size) {
@@ -340,7 +367,8 @@ export class JsonlTranscriptStore implements TranscriptStore {
       const { bytesRead } = await handle.read(chunk, 0, want, pos);
       if (bytesRead === 0) break; // truncated meanwhile; the next read starts over
       pos += bytesRead;
-      const buf = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
+      const buf =
+        carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
       let start = 0;
       for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
         const lineStart = cache.offset;
@@ -351,14 +379,7 @@ export class JsonlTranscriptStore implements TranscriptStore {
       }
       carry = Buffer.from(buf.subarray(start));
     }
-    // Bytes after the last newline: a torn write (or one still in progress elsewhere). Left
-    // unconsumed so that a later "\n" + line makes it a complete (bad) line, reported once.
-    if (carry.length > 0 && cache.tornWarnedAt !== cache.offset) {
-      cache.tornWarnedAt = cache.offset;
-      this.warn(
-        `${file}:${cache.lines + 1}: skipped an unterminated last line (${carry.length} bytes; torn write?)`,
-      );
-    }
+    return carry.length;
   }
 
   private parseLine(file: string, cache: SessionCache, bytes: Buffer, lineNo: number, lineStart: number): void {
@@ -422,6 +443,10 @@ export class JsonlTranscriptStore implements TranscriptStore {
 
 function emptyCache(dev: number, ino: number): SessionCache {
   return { dev, ino, offset: 0, lines: 0, entries: [], byUuid: new Map(), tornWarnedAt: -1 };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
 }
 
 /** fsync a directory so that a new entry in it survives a crash (best effort: not on Windows). */

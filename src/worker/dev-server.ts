@@ -178,7 +178,9 @@ export interface StartDevServerOptions {
   /**
    * Let the server outlive this process (to share it through {@link writeServerState}): it runs in
    * its own process group, its output goes to `<dataDir>/temporal-server.log`, and no exit hook
-   * kills it. @default false (the server is killed when this process exits)
+   * kills it. @default false: the server gets SIGKILL when this process exits normally (an
+   * `exit` hook; a parent killed by a signal cannot run it, though Ctrl-C in a terminal reaches
+   * the server too, being in the same process group).
    */
   keepAlive?: boolean;
 }
@@ -239,7 +241,8 @@ export async function startDevServer(opts: StartDevServerOptions): Promise<DevSe
       return await startOnce(opts);
     } catch (err) {
       lastError = err;
-      const portClash = err instanceof DevServerStartError && err.logTail.some((l) => /address already in use/i.test(l));
+      const portClash =
+        err instanceof DevServerStartError && err.logTail.some((l) => /address already in use/i.test(l));
       if (!portClash) throw err;
     }
   }
@@ -307,6 +310,7 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
     child.once('exit', (code, signal) => resolve({ code, signal }));
     child.once('error', (error) => resolve({ code: null, signal: null, error }));
   });
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   let hasExited = false;
   void exited.then(() => {
     hasExited = true;
@@ -323,6 +327,7 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
     stopPromise ??= (async () => {
       liveChildren.delete(child);
       if (hasExited || child.pid === undefined) return;
+      child.ref(); // keep this process alive until the server has exited
       child.kill('SIGTERM');
       const killTimer = setTimeout(() => {
         if (!hasExited) child.kill('SIGKILL');
@@ -352,7 +357,7 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
     await stop();
     await ready.catch(() => undefined);
     // Let the output readers drain what the process printed before it died.
-    await new Promise((r) => setImmediate(r));
+    await withTimeout(closed, 1000);
     if (outcome.kind === 'exited') {
       const how = outcome.error
         ? `could not be run: ${outcome.error.message}`
@@ -366,9 +371,12 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
     );
   }
 
-  if (opts.keepAlive) child.unref();
+  // The server does not keep this process alive; the exit hook (or stop()) ends it.
+  child.unref();
+  for (const stream of [child.stdout, child.stderr]) (stream as net.Socket | null)?.unref();
   const pid = child.pid;
-  if (pid === undefined) throw new DevServerStartError(`Temporal dev server has no pid. Command: ${command}`, readTail());
+  if (pid === undefined)
+    throw new DevServerStartError(`Temporal dev server has no pid. Command: ${command}`, readTail());
   return {
     address,
     uiUrl: ui ? `http://${host}:${uiPort}` : null,
@@ -460,7 +468,9 @@ async function waitUntilReady(
         // 1 = SERVING
         if (health.status !== 1) throw new Error(`health check status ${String(health.status)}`);
         for (const namespace of new Set(namespaces)) {
-          await connection.withDeadline(callDeadline, () => connection.workflowService.describeNamespace({ namespace }));
+          await connection.withDeadline(callDeadline, () =>
+            connection.workflowService.describeNamespace({ namespace }),
+          );
         }
         return;
       } catch (err) {
@@ -477,7 +487,10 @@ function tcpProbe(address: string, timeoutMs: number): Promise<void> {
   const { host, port } = splitAddress(address);
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host, port });
-    const timer = setTimeout(() => socket.destroy(new Error(`connect to ${address} timed out`)), Math.max(1, timeoutMs));
+    const timer = setTimeout(
+      () => socket.destroy(new Error(`connect to ${address} timed out`)),
+      Math.max(1, timeoutMs),
+    );
     socket.once('connect', () => {
       clearTimeout(timer);
       socket.end();
@@ -497,6 +510,16 @@ function splitAddress(address: string): { host: string; port: number } {
   return { host, port: Number(address.slice(i + 1)) };
 }
 
+/** Waits for `p`, at most `ms` milliseconds (without leaving a timer behind). */
+async function withTimeout(p: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([p, new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
@@ -509,7 +532,11 @@ function lastLines(file: string, n: number): string[] {
       const len = Math.min(size, 256 * 1024);
       const buf = Buffer.alloc(len);
       fs.readSync(fd, buf, 0, len, size - len);
-      return buf.toString('utf8').split('\n').filter((l) => l.length > 0).slice(-n);
+      return buf
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l.length > 0)
+        .slice(-n);
     } finally {
       fs.closeSync(fd);
     }
@@ -568,7 +595,13 @@ export function writeServerState(dataDir: string, state: ServerState): void {
   fs.mkdirSync(dataDir, { recursive: true });
   const file = serverStatePath(dataDir);
   const tmp = `${file}.${process.pid}.tmp`;
-  const body = { v: 1, address: state.address, pid: state.pid, uiUrl: state.uiUrl, startedAt: new Date().toISOString() };
+  const body = {
+    v: 1,
+    address: state.address,
+    pid: state.pid,
+    uiUrl: state.uiUrl,
+    startedAt: new Date().toISOString(),
+  };
   fs.writeFileSync(tmp, `${JSON.stringify(body, null, 2)}\n`);
   fs.renameSync(tmp, file);
 }

@@ -17,13 +17,7 @@ import { addUsage, emptyUsage } from '../common/usage';
 import { mergeModelUsage, totalCost } from '../engine/cost';
 import { capReadFileState } from '../engine/read-file-state';
 import { applyLimitPatch } from '../engine/limits';
-import {
-  endSessionSignal,
-  interruptSignal,
-  sessionStateQuery,
-  setLimitsSignal,
-  submitMessageUpdate,
-} from './messages';
+import { endSessionSignal, interruptSignal, sessionStateQuery, setLimitsSignal, submitMessageUpdate } from './messages';
 import type { LimitPatch } from './messages';
 import { turnWorkflowId } from './ids';
 import { turnWorkflow } from './turn';
@@ -39,7 +33,6 @@ export const TURNS_PER_RUN = 100;
 export const MAX_DENIALS = 100;
 /** Default idle time before a session workflow completes (ms); `--resume` rebuilds it. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 15 * 60_000;
-
 
 function mergeOptions(defaults: TurnOptions, patch: Partial<TurnOptions> | undefined): TurnOptions {
   if (!patch) return defaults;

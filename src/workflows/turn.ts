@@ -1,7 +1,10 @@
 import {
   ActivityFailure,
+  allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
+  condition,
+  continueAsNew,
   getExternalWorkflowHandle,
   isCancellation,
   proxyActivities,
@@ -11,12 +14,11 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
 import type { CallModelSummary } from '../common/model';
-import { ModelErrorType, NON_RETRYABLE_MODEL_ERRORS } from '../common/model';
+import { ModelErrorType } from '../common/model';
 import type { ResultSubtype } from '../common/sdk-messages';
 import type { FileReadState, RunToolSummary, ToolUseSummary } from '../common/tools';
-import { BUILTIN_TOOL_NAMES } from '../common/tools';
 import type { TranscriptEntry } from '../common/transcript';
-import type { DenialRecord, TurnInput, TurnOutcome, TurnProgress } from '../common/turn';
+import type { DenialRecord, TurnCarry, TurnInput, TurnOutcome, TurnProgress } from '../common/turn';
 import { addUsage, emptyUsage } from '../common/usage';
 import type { Usage } from '../common/usage';
 import { addModelUsage, totalCost } from '../engine/cost';
@@ -67,7 +69,7 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       backoffCoefficient: 2,
       maximumInterval: '60s',
       maximumAttempts: t.modelMaxAttempts,
-      nonRetryableErrorTypes: NON_RETRYABLE_MODEL_ERRORS,
+      // Non-retryable failures are marked so by the activity (NON_RETRYABLE_MODEL_ERRORS).
     },
   });
   const { runTool, recordTranscript } = proxyActivities<Activities>({
@@ -76,27 +78,29 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 20 },
   });
 
-  const startedAt = Date.now();
-  let limits: TurnLimits = { ...options.limits };
-  const events: string[] = [];
-  let leaf: string = input.promptUuid;
-  let numTurns = 0;
-  let usage: Usage = emptyUsage();
-  let modelUsage: TurnOutcome['modelUsage'] = {};
-  let durationApiMs = 0;
-  let stopReason: string | null = null;
-  let lastAssistantUuid: string | null = null;
-  let lastMessageType: 'assistant' | 'user' | 'none' = 'none';
-  let lastContentTypes: string[] = [];
-  const denials: DenialRecord[] = [];
-  let readFileState: Record<string, FileReadState> = { ...input.readFileState };
+  const c = input.carry;
+  const startedAt = c?.startedAtMs ?? Date.now();
+  let limits: TurnLimits = { ...(c?.limits ?? options.limits) };
+  const events: string[] = [...(c?.events ?? [])];
+  let leaf: string = c?.leaf ?? input.promptUuid;
+  let numTurns = c?.numTurns ?? 0;
+  let usage: Usage = c?.usage ?? emptyUsage();
+  let modelUsage: TurnOutcome['modelUsage'] = c?.modelUsage ?? {};
+  let durationApiMs = c?.durationApiMs ?? 0;
+  let stopReason: string | null = c?.stopReason ?? null;
+  let lastAssistantUuid: string | null = c?.lastAssistantUuid ?? null;
+  let lastMessageType: 'assistant' | 'user' | 'none' = c?.lastMessageType ?? 'none';
+  let lastContentTypes: string[] = c?.lastContentTypes ?? [];
+  const denials: DenialRecord[] = [...(c?.denials ?? [])];
+  const readFileState: Record<string, FileReadState> = { ...(c?.readFileState ?? input.readFileState) };
   let activity = 'starting';
   let interruptReason = null as string | null;
-  let pool = null as { exhausted: boolean; limitUsd: number } | null;
-  let budgetTracker = newTokenBudgetTracker();
-  let compactions = 0;
+  let pool = (c?.pool ?? null) as { exhausted: boolean; limitUsd: number } | null;
+  let budgetTracker = c?.budgetTracker ?? newTokenBudgetTracker();
+  let compactions = c?.compactions ?? 0;
   let done = false;
-  const toolNames = options.tools ?? [...BUILTIN_TOOL_NAMES];
+  let stepsThisRun = 0;
+  const maxStepsPerRun = options.maxStepsPerRun ?? 200;
   /** Scope of the current step, cancelled by an interrupt. */
   let stepScope: CancellationScope | null = null;
 
@@ -148,7 +152,6 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       const summary = await CancellationScope.nonCancellable(() =>
         runTool({
           sessionId,
-          turnId,
           cwd,
           assistantUuid,
           toolUseId: use.id,
@@ -166,7 +169,12 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
     }
   }
 
-  function finish(subtype: ResultSubtype, terminalReason: string, errors: string[], apiErrorStatus: number | null = null): TurnOutcome {
+  function finish(
+    subtype: ResultSubtype,
+    terminalReason: string,
+    errors: string[],
+    apiErrorStatus: number | null = null,
+  ): TurnOutcome {
     done = true;
     activity = 'done';
     const c = cost();
@@ -207,6 +215,29 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
     }
   }
 
+  function carry(): TurnCarry {
+    return {
+      startedAtMs: startedAt,
+      limits,
+      events,
+      leaf,
+      numTurns,
+      usage,
+      modelUsage,
+      durationApiMs,
+      stopReason,
+      lastAssistantUuid,
+      lastMessageType,
+      lastContentTypes,
+      denials,
+      readFileState: capReadFileState(readFileState),
+      pool,
+      budgetTracker,
+      compactions,
+      runs: (c?.runs ?? 0) + 1,
+    };
+  }
+
   // 1. Record the prompt before the first model call (a crash after this point loses nothing).
   activity = 'recordTranscript';
   const promptEntry: TranscriptEntry = {
@@ -220,11 +251,17 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
     turnId,
     cwd,
   };
-  await CancellationScope.nonCancellable(() => recordTranscript([promptEntry]));
+  if (!c) await CancellationScope.nonCancellable(() => recordTranscript([promptEntry]));
 
   // 2. The loop.
   for (;;) {
     if (interruptReason) return interruptedOutcome('aborted_tools');
+    if (stepsThisRun >= maxStepsPerRun || workflowInfo().continueAsNewSuggested) {
+      // Long turn: start a fresh history, carrying refs and counters only (DESIGN.md rule 3).
+      await condition(allHandlersFinished);
+      await continueAsNew<typeof turnWorkflow>({ ...input, carry: carry() });
+    }
+    stepsThisRun++;
     const verdict = checkLimits(limits, {
       modelCalls: numTurns,
       costUsd: cost().usd,
@@ -232,7 +269,11 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       ...(pool ? { poolLimitUsd: pool.limitUsd } : {}),
     });
     if (verdict.stop) {
-      return finish(verdict.subtype, verdict.subtype === 'error_max_turns' ? 'max_turns' : 'budget_exhausted', verdict.errors);
+      return finish(
+        verdict.subtype,
+        verdict.subtype === 'error_max_turns' ? 'max_turns' : 'budget_exhausted',
+        verdict.errors,
+      );
     }
 
     const assistantUuid = uuid4();
@@ -242,13 +283,12 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       summary = await interruptible(() =>
         callModel({
           sessionId,
-          turnId,
           cwd,
           assistantUuid,
           parentUuid: leaf,
           model: options.model,
           maxTokens: options.maxTokens,
-          tools: toolNames,
+          ...(options.tools ? { tools: options.tools } : {}),
           ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
           ...(options.appendSystemPrompt !== undefined ? { appendSystemPrompt: options.appendSystemPrompt } : {}),
         }),
@@ -261,7 +301,16 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
         const boundaryUuid = uuid4();
         const summaryUuid = uuid4();
         const compacted = await CancellationScope.nonCancellable(() =>
-          compactContext({ sessionId, turnId, cwd, model: options.model, leafUuid: leaf, boundaryUuid, summaryUuid, trigger: 'auto' }),
+          compactContext({
+            sessionId,
+            turnId,
+            cwd,
+            model: options.model,
+            leafUuid: leaf,
+            boundaryUuid,
+            summaryUuid,
+            trigger: 'auto',
+          }),
         );
         if (compacted.costUsd !== null || compacted.usage.input_tokens > 0) {
           modelUsage = addModelUsage(modelUsage, compacted.model, compacted.usage, compacted.costUsd, {
@@ -277,7 +326,12 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       }
       const terminal = failure.type === ModelErrorType.PromptTooLong ? 'prompt_too_long' : 'api_error';
       const diag = edeDiagnostic({ lastMessageType, lastContentTypes, stopReason });
-      return finish('error_during_execution', terminal, [diag, `API Error${failure.status ? ` ${failure.status}` : ''}: ${failure.message} (${failure.type})`], failure.status);
+      return finish(
+        'error_during_execution',
+        terminal,
+        [diag, `API Error${failure.status ? ` ${failure.status}` : ''}: ${failure.message} (${failure.type})`],
+        failure.status,
+      );
     }
     if (!summary) return interruptedOutcome('aborted_streaming');
 
@@ -289,22 +343,25 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
     });
     durationApiMs += summary.durationMs;
     stopReason = summary.stopReason;
-    lastAssistantUuid = summary.assistantUuid;
+    lastAssistantUuid = assistantUuid;
     lastMessageType = 'assistant';
     lastContentTypes = summary.contentTypes;
-    events.push(summary.assistantUuid);
-    leaf = summary.assistantUuid;
+    events.push(assistantUuid);
+    leaf = assistantUuid;
     await reportSpend(summary);
 
     if (summary.toolUses.length > 0) {
       // Budget and pool are checked right after the call: tools of a call past the budget do not run.
-      const afterCall = checkLimits({ ...(limits.maxBudgetUsd !== undefined ? { maxBudgetUsd: limits.maxBudgetUsd } : {}) }, {
-        modelCalls: numTurns,
-        costUsd: cost().usd,
-        poolExhausted: pool?.exhausted ?? false,
-      });
+      const afterCall = checkLimits(
+        { ...(limits.maxBudgetUsd !== undefined ? { maxBudgetUsd: limits.maxBudgetUsd } : {}) },
+        {
+          modelCalls: numTurns,
+          costUsd: cost().usd,
+          poolExhausted: pool?.exhausted ?? false,
+        },
+      );
       if (afterCall.stop) {
-        await skipTools(summary.toolUses, summary.assistantUuid, 'Not run: the turn stopped because its budget was reached.');
+        await skipTools(summary.toolUses, assistantUuid, 'Not run: the turn stopped because its budget was reached.');
         return finish(afterCall.subtype, 'budget_exhausted', afterCall.errors);
       }
       const pendingUses = [...summary.toolUses];
@@ -317,13 +374,12 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
           leaf = resultUuid;
           return { use, resultUuid, parentUuid };
         });
-        const assistant = summary.assistantUuid;
+        const assistant = assistantUuid;
         const results = await interruptible(() =>
           Promise.all(
             planned.map(({ use, resultUuid, parentUuid }) =>
               runTool({
                 sessionId,
-                turnId,
                 cwd,
                 assistantUuid: assistant,
                 toolUseId: use.id,
@@ -346,14 +402,18 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
         if (!results) {
           // Interrupted mid-batch: results already written are kept; the rest get an interrupt note.
           leaf = planned[0]?.parentUuid ?? leaf;
-          await skipTools(pendingUses, summary.assistantUuid, `Interrupted: ${interruptReason ?? 'the turn was interrupted'}. The tool may not have finished.`);
+          await skipTools(
+            pendingUses,
+            assistantUuid,
+            `Interrupted: ${interruptReason ?? 'the turn was interrupted'}. The tool may not have finished.`,
+          );
           pendingUses.length = 0;
           break;
         }
         for (const r of results) applyToolResult(r, pendingUses);
       }
       if (interruptReason) {
-        if (pendingUses.length) await skipTools(pendingUses, summary.assistantUuid, `Interrupted: ${interruptReason}`);
+        if (pendingUses.length) await skipTools(pendingUses, assistantUuid, `Interrupted: ${interruptReason}`);
         return interruptedOutcome('aborted_tools');
       }
       continue;

@@ -37,7 +37,7 @@ export function makeRepo(files: Record<string, string>): string {
 /** Turn options for tests: fast heartbeats, all tools allowed. */
 export function testTurnOptions(overrides: Partial<TurnOptions> = {}): TurnOptions {
   return {
-    model: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-5-5',
     maxTokens: 1024,
     limits: {},
     permissionMode: 'bypassPermissions',
@@ -57,7 +57,11 @@ export interface RunnerEnv {
   workerEnv: NodeJS.ProcessEnv;
   engine(opts: Partial<QueryEngineOptions> & { cwd: string }): QueryEngine;
   /** Runs one turn and collects its messages. */
-  runTurn(engine: QueryEngine, prompt: string, options?: Partial<TurnOptions>): Promise<{ messages: SDKMessage[]; result: SDKResultMessage }>;
+  runTurn(
+    engine: QueryEngine,
+    prompt: string,
+    options?: Partial<TurnOptions>,
+  ): Promise<{ messages: SDKMessage[]; result: SDKResultMessage }>;
   /** Starts an in-process worker (one is started by default unless `worker: false`). */
   startWorker(): Promise<Worker>;
   close(): Promise<void>;

@@ -112,7 +112,11 @@ describe('dev server', () => {
     expect(isAlive(first.pid)).toBe(false);
 
     // Same db file: the workflow of the first server is still there.
-    const second = await start({ dbFilename: 'db/temporal.db', namespace: 'agents', searchAttributes: { AgentSessionId: 'Keyword' } });
+    const second = await start({
+      dbFilename: 'db/temporal.db',
+      namespace: 'agents',
+      searchAttributes: { AgentSessionId: 'Keyword' },
+    });
     expect(second.pid).not.toBe(first.pid);
     await withClient(second.address, 'agents', async (client) => {
       const description = await client.workflow.getHandle('wf-persisted').describe();
@@ -200,15 +204,19 @@ describe('dev server errors', () => {
     const local = mk(path.join(tmp, 'proj', '.temporal', 'bin', 'temporal'));
     const root = path.join(tmp, 'proj');
     const PATH = path.join(tmp, 'pathdir');
-    expect(findTemporalCli({ configured, env: { TEMPORAL_CLI_PATH: fromEnv, PATH }, projectRoot: root })).toBe(configured);
-    expect(findTemporalCli({ configured: null, env: { TEMPORAL_CLI_PATH: fromEnv, PATH }, projectRoot: root })).toBe(fromEnv);
+    expect(findTemporalCli({ configured, env: { TEMPORAL_CLI_PATH: fromEnv, PATH }, projectRoot: root })).toBe(
+      configured,
+    );
+    expect(findTemporalCli({ configured: null, env: { TEMPORAL_CLI_PATH: fromEnv, PATH }, projectRoot: root })).toBe(
+      fromEnv,
+    );
     expect(findTemporalCli({ env: { PATH }, projectRoot: root })).toBe(onPath);
     expect(findTemporalCli({ env: { PATH: '' }, projectRoot: root })).toBe(local);
     expect(findTemporalCli({ configured: 'temporal', env: { PATH }, projectRoot: root })).toBe(onPath);
     // An explicit but wrong path is an error, not skipped.
-    expect(() => findTemporalCli({ env: { TEMPORAL_CLI_PATH: path.join(tmp, 'typo'), PATH }, projectRoot: root })).toThrow(
-      /TEMPORAL_CLI_PATH: .*typo \(missing\)/,
-    );
+    expect(() =>
+      findTemporalCli({ env: { TEMPORAL_CLI_PATH: path.join(tmp, 'typo'), PATH }, projectRoot: root }),
+    ).toThrow(/TEMPORAL_CLI_PATH: .*typo \(missing\)/);
     fs.chmodSync(onPath, 0o644);
     expect(() => findTemporalCli({ configured: onPath, env: {}, projectRoot: root })).toThrow(/not executable/);
   });
@@ -251,7 +259,7 @@ describe('dev server errors', () => {
 
 /**
  * Runs dev-server.ts in a separate Node process (transpiled on the fly), which starts a server,
- * prints its pid and exits normally.
+ * prints its pid and ends normally (the server must not keep it alive).
  */
 async function runInChildProcess(keepAlive: boolean, dataDir: string): Promise<{ pid: number; address: string }> {
   const outDir = path.join(dataDir, 'js');
@@ -267,7 +275,7 @@ async function runInChildProcess(keepAlive: boolean, dataDir: string): Promise<{
       .then((s) => {
         ds.writeServerState(${JSON.stringify(dataDir)}, { address: s.address, pid: s.pid, uiUrl: s.uiUrl });
         console.log(JSON.stringify({ pid: s.pid, address: s.address }));
-        process.exit(0);
+        // No stop() and no process.exit(): the process ends when its work is done.
       })
       .catch((e) => { console.error(e); process.exit(1); });
   `;

@@ -6,10 +6,19 @@ import type { RunnerEnv } from '../helpers/runner-env';
 
 const FIX_SCENARIO = {
   steps: [
-    { content: [{ text: 'Let me read the file.' }, { tool_use: { name: 'Read', input: { file_path: '{{cwd}}/math.js' } } }] },
+    {
+      content: [
+        { text: 'Let me read the file.' },
+        { tool_use: { name: 'Read', input: { file_path: '{{cwd}}/math.js' } } },
+      ],
+    },
     {
       expect: { lastToolResultContains: '1\texport const add = (a, b) => a - b;' },
-      content: [{ tool_use: { name: 'Edit', input: { file_path: '{{cwd}}/math.js', old_string: 'a - b', new_string: 'a + b' } } }],
+      content: [
+        {
+          tool_use: { name: 'Edit', input: { file_path: '{{cwd}}/math.js', old_string: 'a - b', new_string: 'a + b' } },
+        },
+      ],
     },
     {
       expect: { lastToolResultContains: 'has been updated' },
@@ -33,11 +42,27 @@ describe('turnWorkflow on a real dev server', () => {
     const engine = env.engine({ cwd: repo });
     const { messages, result } = await env.runTurn(engine, 'fix add');
 
-    expect(types(messages)).toEqual(['system/init', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'result']);
-    expect(result).toMatchObject({ subtype: 'success', is_error: false, num_turns: 4, result: 'Fixed add to use +.', session_id: engine.sessionId });
+    expect(types(messages)).toEqual([
+      'system/init',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'result',
+    ]);
+    expect(result).toMatchObject({
+      subtype: 'success',
+      is_error: false,
+      num_turns: 4,
+      result: 'Fixed add to use +.',
+      session_id: engine.sessionId,
+    });
     expect(result.total_cost_usd).toBeGreaterThan(0);
     expect(result.usage.output_tokens).toBeGreaterThan(0);
-    expect(Object.keys(result.modelUsage)).toEqual(['claude-sonnet-4-5']);
+    expect(Object.keys(result.modelUsage)).toEqual(['claude-sonnet-5-5']);
     expect(readFileSync(join(repo, 'math.js'), 'utf8')).toBe('export const add = (a, b) => a + b;\n');
 
     const lines = await env.store.load(engine.sessionId);
@@ -75,5 +100,28 @@ describe('turnWorkflow on a real dev server', () => {
     expect(result.errors?.[0]).toContain('maximum number of turns (2)');
     const lines = await env.store.load(engine.sessionId);
     expect(lines.filter((l) => l.type === 'user')).toHaveLength(3); // prompt + 2 tool results
+  });
+});
+
+describe('long turns', () => {
+  let env: RunnerEnv;
+  afterEach(async () => env?.close());
+
+  test('continue-as-new: a turn longer than maxStepsPerRun continues as new and streams every message once', async () => {
+    const step = { content: [{ tool_use: { name: 'Glob', input: { pattern: '*.txt' } } }] };
+    env = await startRunnerEnv({
+      scenario: { steps: [step, step, step, step, step, { content: [{ text: 'finished' }] }] },
+    });
+    const engine = env.engine({ cwd: makeRepo({ 'a.txt': 'a' }) });
+    const { messages, result } = await env.runTurn(engine, 'glob a lot', { maxStepsPerRun: 2 });
+    expect(result).toMatchObject({ subtype: 'success', num_turns: 6, result: 'finished' });
+    expect(messages.filter((m) => m.type === 'assistant')).toHaveLength(6);
+    const uuids = messages.map((m) => m.uuid);
+    expect(new Set(uuids).size).toBe(uuids.length);
+    const state = await engine.state();
+    const desc = await env.client.workflow.getHandle(state.lastTurnWorkflowId ?? '').describe();
+    const runs = [];
+    for await (const w of env.client.workflow.list({ query: `WorkflowId = '${desc.workflowId}'` })) runs.push(w);
+    expect(runs.length).toBeGreaterThanOrEqual(3);
   });
 });

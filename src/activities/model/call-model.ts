@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { resolveToolPath } from '../tools/file-state';
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { CallModelInput, CallModelSummary } from '../../common/model';
 import { ModelErrorType } from '../../common/model';
 import type { ToolUseSummary } from '../../common/tools';
+import { BUILTIN_TOOL_NAMES } from '../../common/tools';
 import type { TranscriptEntry } from '../../common/transcript';
 import type { Usage } from '../../common/usage';
 import type { ModelPrice } from '../../engine/cost';
@@ -30,14 +32,17 @@ export interface ModelDeps {
 }
 
 /** Builds the system prompt of a call. */
-export function systemPromptFor(input: Pick<CallModelInput, 'cwd' | 'tools' | 'systemPrompt' | 'appendSystemPrompt'>): string {
+export function systemPromptFor(
+  input: Pick<CallModelInput, 'cwd' | 'tools' | 'systemPrompt' | 'appendSystemPrompt'>,
+): string {
+  const tools = input.tools ?? [...BUILTIN_TOOL_NAMES];
   const base =
     input.systemPrompt ??
     defaultSystemPrompt({
       cwd: input.cwd,
       platform: process.platform,
       isGitRepo: existsSync(join(input.cwd, '.git')),
-      tools: input.tools,
+      tools,
     });
   return input.appendSystemPrompt ? `${base}\n\n${input.appendSystemPrompt}` : base;
 }
@@ -61,12 +66,10 @@ function summarize(
       return {
         id: String(b['id']),
         name: String(b['name']),
-        ...(typeof fp === 'string' && fp.length > 0 && fp.length < 4096 ? { filePath: resolve(cwd, fp) } : {}),
+        ...(typeof fp === 'string' && fp.length > 0 && fp.length < 4096 ? { filePath: resolveToolPath(cwd, fp) } : {}),
       };
     });
   return {
-    assistantUuid: entry.uuid,
-    messageId: String(m['id'] ?? ''),
     model,
     stopReason: (m['stop_reason'] as string | null) ?? null,
     usage,
@@ -76,7 +79,6 @@ function summarize(
     toolUses,
     contentTypes: content.map((b) => String(b['type'])),
     durationMs,
-    requestId: entry.requestId ?? null,
     replayed,
   };
 }
@@ -112,7 +114,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       max_tokens: input.maxTokens,
       system: buildSystem(systemPromptFor(input)),
       messages: buildMessages(chain),
-      tools: deps.toolsForModel(input.tools),
+      tools: deps.toolsForModel(input.tools ?? [...BUILTIN_TOOL_NAMES]),
       metadata: { user_id: input.sessionId },
       stream: true,
     };
@@ -141,7 +143,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       timestamp: new Date().toISOString(),
       message: message as unknown as TranscriptEntry['message'],
       maxTokens: input.maxTokens,
-      turnId: input.turnId,
+      turnId: ctx.info.workflowExecution?.workflowId ?? '',
       ...(requestId ? { requestId } : {}),
       ...(Object.keys(invalidToolInputs).length ? { invalidToolInputs } : {}),
     };

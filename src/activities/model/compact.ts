@@ -37,7 +37,8 @@ export function renderConversation(chain: readonly TranscriptEntry[], maxChars: 
     .filter((e) => e.message)
     .map((e) => {
       const c = e.message?.content;
-      const text = typeof c === 'string' ? c : (c ?? []).map((b) => renderBlock(b as Record<string, unknown>)).join('\n');
+      const text =
+        typeof c === 'string' ? c : (c ?? []).map((b) => renderBlock(b as Record<string, unknown>)).join('\n');
       return `${e.message?.role === 'assistant' ? 'Assistant' : 'User'}: ${text}`;
     });
   const first = parts[0] ?? '';

@@ -77,7 +77,8 @@ export function classifyModelError(err: unknown): ApplicationFailure {
     if (status >= 500 || status === 408 || status === 409) {
       return failure(ModelErrorType.Server, msg, false, details, err, retryAfterMs(err.headers));
     }
-    if (status === 400 && PROMPT_TOO_LONG.test(msg)) return failure(ModelErrorType.PromptTooLong, msg, true, details, err);
+    if (status === 400 && PROMPT_TOO_LONG.test(msg))
+      return failure(ModelErrorType.PromptTooLong, msg, true, details, err);
     if (status === 401) return failure(ModelErrorType.Authentication, msg, true, details, err);
     if (status === 403) return failure(ModelErrorType.PermissionDenied, msg, true, details, err);
     if (status === 404) return failure(ModelErrorType.NotFound, msg, true, details, err);

@@ -67,7 +67,8 @@ export async function assembleStream(
         const d = ev.delta as unknown as Record<string, unknown>;
         if (d['type'] === 'text_delta') st.block['text'] = String(st.block['text'] ?? '') + String(d['text'] ?? '');
         else if (d['type'] === 'input_json_delta') st.json += String(d['partial_json'] ?? '');
-        else if (d['type'] === 'thinking_delta') st.block['thinking'] = String(st.block['thinking'] ?? '') + String(d['thinking'] ?? '');
+        else if (d['type'] === 'thinking_delta')
+          st.block['thinking'] = String(st.block['thinking'] ?? '') + String(d['thinking'] ?? '');
         else if (d['type'] === 'signature_delta') st.block['signature'] = String(d['signature'] ?? '');
         break;
       }
@@ -94,8 +95,10 @@ export async function assembleStream(
         const u = ev.usage as unknown as Partial<Usage>;
         if (typeof u.output_tokens === 'number') msg.usage.output_tokens = u.output_tokens;
         if (typeof u.input_tokens === 'number') msg.usage.input_tokens = u.input_tokens;
-        if (typeof u.cache_creation_input_tokens === 'number') msg.usage.cache_creation_input_tokens = u.cache_creation_input_tokens;
-        if (typeof u.cache_read_input_tokens === 'number') msg.usage.cache_read_input_tokens = u.cache_read_input_tokens;
+        if (typeof u.cache_creation_input_tokens === 'number')
+          msg.usage.cache_creation_input_tokens = u.cache_creation_input_tokens;
+        if (typeof u.cache_read_input_tokens === 'number')
+          msg.usage.cache_read_input_tokens = u.cache_read_input_tokens;
         break;
       }
       case 'message_stop':
@@ -106,9 +109,7 @@ export async function assembleStream(
     }
   }
   if (!msg || !stopped) {
-    throw new StreamInterruptedError(
-      `the model's stream ended after ${count} events without message_stop`,
-    );
+    throw new StreamInterruptedError(`the model's stream ended after ${count} events without message_stop`);
   }
   msg.content = msg.content.filter((b) => b !== undefined);
   return msg;

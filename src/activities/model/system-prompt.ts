@@ -22,7 +22,7 @@ export function defaultSystemPrompt(env: PromptEnvironment): string {
     '  a problem before editing.',
     '- Read a file before you Edit or Write it; edits to files you have not read are refused.',
     '- Prefer small, targeted edits with Edit over rewriting whole files.',
-    '- Verify your work: run the project\'s tests or the relevant command with Bash when you can.',
+    "- Verify your work: run the project's tests or the relevant command with Bash when you can.",
     '- Use absolute paths in tool inputs.',
     '- If a tool result says its outcome is unknown (the run was interrupted), check the state',
     '  before repeating an action that must not happen twice.',

@@ -38,10 +38,7 @@ export const BashInputSchema = z.object({
     .string()
     .optional()
     .describe('A short description of what the command does, in 5-10 words (for logs and people watching).'),
-  run_in_background: z
-    .boolean()
-    .optional()
-    .describe('Not supported by this runner: leave it unset.'),
+  run_in_background: z.boolean().optional().describe('Not supported by this runner: leave it unset.'),
 });
 /** Parsed Bash input. */
 export type BashInput = z.infer<typeof BashInputSchema>;

@@ -3,13 +3,7 @@
  */
 import { z } from 'zod';
 import { cwdHint, errorOutput } from './format';
-import {
-  checkWritable,
-  loadForModification,
-  resolveToolPath,
-  statOrUndefined,
-  writeTextFile,
-} from './file-state';
+import { checkWritable, loadForModification, resolveToolPath, statOrUndefined, writeTextFile } from './file-state';
 import { diffHunks, type PatchHunk } from './patch';
 import type { ToolContext, ToolDefinition, ToolOutput } from './types';
 
@@ -17,7 +11,9 @@ import type { ToolContext, ToolDefinition, ToolOutput } from './types';
 export const EditInputSchema = z.object({
   file_path: z
     .string()
-    .describe('Path of the file to change. Prefer an absolute path; a relative one is taken from the working directory.'),
+    .describe(
+      'Path of the file to change. Prefer an absolute path; a relative one is taken from the working directory.',
+    ),
   old_string: z.string().describe('The exact text to find in the file (whitespace and indentation included).'),
   new_string: z.string().describe('The text to put in its place; must differ from old_string.'),
   replace_all: z

@@ -110,10 +110,7 @@ export interface LoadedFile {
  * Loads an existing regular file for Edit/Write (whole content, size-limited).
  * Returns an error message instead when the path is a directory or the file is too large.
  */
-export async function loadForModification(
-  abs: string,
-  st: Stats,
-): Promise<LoadedFile | { error: string }> {
+export async function loadForModification(abs: string, st: Stats): Promise<LoadedFile | { error: string }> {
   if (st.isDirectory()) {
     return { error: `Path is a directory, not a file: ${abs}` };
   }

@@ -10,8 +10,7 @@ import type { ToolContext, ToolDefinition, ToolOutput } from './types';
 /** Most paths Glob returns. */
 export const GLOB_MAX_RESULTS = 100;
 /** Line appended when more files matched than were returned. */
-export const GLOB_TRUNCATED_NOTE =
-  '(Results are truncated. Consider using a more specific path or pattern.)';
+export const GLOB_TRUNCATED_NOTE = '(Results are truncated. Consider using a more specific path or pattern.)';
 
 /** Input of the Glob tool (Claude Code's schema). */
 export const GlobInputSchema = z.object({
@@ -19,7 +18,9 @@ export const GlobInputSchema = z.object({
   path: z
     .string()
     .optional()
-    .describe('Directory to search in (default: the working directory). Omit it rather than passing "undefined" or "null".'),
+    .describe(
+      'Directory to search in (default: the working directory). Omit it rather than passing "undefined" or "null".',
+    ),
 });
 /** Parsed Glob input. */
 export type GlobInput = z.infer<typeof GlobInputSchema>;

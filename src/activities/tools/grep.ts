@@ -25,22 +25,20 @@ const count = z.number().int().min(0);
 /** Input of the Grep tool (Claude Code's schema). */
 export const GrepInputSchema = z.object({
   pattern: z.string().describe('Regular expression to search for (JavaScript RegExp syntax), e.g. "function\\s+\\w+".'),
-  path: z
-    .string()
-    .optional()
-    .describe('File or directory to search (default: the working directory).'),
+  path: z.string().optional().describe('File or directory to search (default: the working directory).'),
   glob: z
     .string()
     .optional()
-    .describe('Only search files whose names match this glob, e.g. "*.js" or "*.{ts,tsx}"; several globs may be separated by spaces or commas, and a leading "!" excludes.'),
-  type: z
-    .string()
-    .optional()
-    .describe('Only search files of this type, e.g. js, ts, py, go, rust, java, json, md.'),
+    .describe(
+      'Only search files whose names match this glob, e.g. "*.js" or "*.{ts,tsx}"; several globs may be separated by spaces or commas, and a leading "!" excludes.',
+    ),
+  type: z.string().optional().describe('Only search files of this type, e.g. js, ts, py, go, rust, java, json, md.'),
   output_mode: z
     .enum(['content', 'files_with_matches', 'count'])
     .optional()
-    .describe('"files_with_matches" (default) lists matching files; "content" shows matching lines; "count" shows match counts per file.'),
+    .describe(
+      '"files_with_matches" (default) lists matching files; "content" shows matching lines; "count" shows match counts per file.',
+    ),
   '-i': z.boolean().optional().describe('Case-insensitive search.'),
   '-n': z.boolean().optional().describe('Show line numbers in content mode (default true).'),
   '-B': count.optional().describe('Lines of context to show before each match (content mode).'),
@@ -49,12 +47,16 @@ export const GrepInputSchema = z.object({
   context: count.optional().describe('Same as -C.'),
   head_limit: count
     .optional()
-    .describe(`Return at most this many output lines (content mode) or entries (other modes); default ${GREP_DEFAULT_HEAD_LIMIT}, 0 for no limit.`),
+    .describe(
+      `Return at most this many output lines (content mode) or entries (other modes); default ${GREP_DEFAULT_HEAD_LIMIT}, 0 for no limit.`,
+    ),
   offset: count.optional().describe('Skip this many output lines or entries first (for paging with head_limit).'),
   multiline: z
     .boolean()
     .optional()
-    .describe('Let the pattern span lines ("." also matches newlines). Default false: each line is matched on its own.'),
+    .describe(
+      'Let the pattern span lines ("." also matches newlines). Default false: each line is matched on its own.',
+    ),
 });
 /** Parsed Grep input. */
 export type GrepInput = z.infer<typeof GrepInputSchema>;
@@ -175,13 +177,7 @@ function findMatches(text: string, re: RegExp, multiline: boolean, firstOnly: bo
 }
 
 /** Output lines for one file in content mode (with context and `--` between groups). */
-function contentLines(
-  file: string,
-  fm: FileMatches,
-  before: number,
-  after: number,
-  showNumbers: boolean,
-): string[][] {
+function contentLines(file: string, fm: FileMatches, before: number, after: number, showNumbers: boolean): string[][] {
   const isMatch = new Set(fm.matchLines);
   const groups: string[][] = [];
   let group: string[] = [];

@@ -7,10 +7,7 @@ import type { ToolContext } from './types';
  * Returns a function that calls `ctx.heartbeat()` at most once per `intervalMs`
  * (the first call always beats). Cheap enough to call in tight loops.
  */
-export function throttledHeartbeat(
-  ctx: Pick<ToolContext, 'heartbeat'>,
-  intervalMs = 1000,
-): () => void {
+export function throttledHeartbeat(ctx: Pick<ToolContext, 'heartbeat'>, intervalMs = 1000): () => void {
   let last = 0;
   return () => {
     const now = Date.now();

@@ -144,9 +144,7 @@ async function runRead(input: ReadInput, ctx: ToolContext): Promise<ToolOutput> 
   const st = await statOrUndefined(abs);
   if (!st) return errorOutput(`File does not exist. ${cwdHint(ctx.cwd)}`);
   if (st.isDirectory()) {
-    return errorOutput(
-      `${abs} is a directory, not a file. Use Bash \`ls\` or the Glob tool to list its contents.`,
-    );
+    return errorOutput(`${abs} is a directory, not a file. Use Bash \`ls\` or the Glob tool to list its contents.`);
   }
   if (!st.isFile()) return errorOutput(`${abs} is not a regular file and cannot be read.`);
   const windowed = input.offset !== undefined || input.limit !== undefined;

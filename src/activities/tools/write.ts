@@ -3,13 +3,7 @@
  */
 import { z } from 'zod';
 import { errorOutput } from './format';
-import {
-  checkWritable,
-  loadForModification,
-  resolveToolPath,
-  statOrUndefined,
-  writeTextFile,
-} from './file-state';
+import { checkWritable, loadForModification, resolveToolPath, statOrUndefined, writeTextFile } from './file-state';
 import { diffHunks, type PatchHunk } from './patch';
 import type { ToolContext, ToolDefinition, ToolOutput } from './types';
 
@@ -17,7 +11,9 @@ import type { ToolContext, ToolDefinition, ToolOutput } from './types';
 export const WriteInputSchema = z.object({
   file_path: z
     .string()
-    .describe('Path of the file to write. Prefer an absolute path; a relative one is taken from the working directory.'),
+    .describe(
+      'Path of the file to write. Prefer an absolute path; a relative one is taken from the working directory.',
+    ),
   content: z.string().describe('The complete new content of the file.'),
 });
 /** Parsed Write input. */
@@ -61,9 +57,7 @@ async function runWrite(input: WriteInput, ctx: ToolContext): Promise<ToolOutput
   };
   return {
     content:
-      originalFile === null
-        ? `File created successfully at: ${abs}`
-        : `The file ${abs} has been updated successfully.`,
+      originalFile === null ? `File created successfully at: ${abs}` : `The file ${abs} has been updated successfully.`,
     isError: false,
     structured,
     fileState: { path: abs, state },

@@ -58,14 +58,19 @@ async function pickSessionId(rt: Runtime, flags: PrintFlags, cwd: string): Promi
  * result or failed run, 2 usage/config error). The first Ctrl-C interrupts the turn cleanly
  * (the result still prints); a second one exits at once.
  */
-export async function runPrint(config: Config, promptArg: string | undefined, flags: PrintFlags, io: PrintIo): Promise<number> {
+export async function runPrint(
+  config: Config,
+  promptArg: string | undefined,
+  flags: PrintFlags,
+  io: PrintIo,
+): Promise<number> {
   const cwd = resolve(flags.cwd ?? process.cwd());
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd: ${cwd} is not a directory`);
   if (flags.resume === true) throw new UsageError('--resume needs a session id in print mode');
   const options = turnOptionsFrom(config, flags);
   const prompt = promptArg ?? (await readPromptFromStdin());
   const log = flags.verbose || flags.outputFormat === 'text' ? (l: string) => io.stderr(l) : () => undefined;
-  const rt = await openRuntime({ config, log: flags.verbose ? log : () => undefined });
+  const rt = await openRuntime({ config, log: flags.verbose ? log : () => undefined, verbose: flags.verbose === true });
   let result: SDKResultMessage | undefined;
   let interrupts = 0;
   let engine: QueryEngine | undefined;

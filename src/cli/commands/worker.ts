@@ -14,7 +14,9 @@ export async function runWorker(config: Config, log: (l: string) => void): Promi
       'agent-runner worker needs a server: set temporal.address (or TEMPORAL_ADDRESS), or start `agent-runner server`',
     );
   }
-  log(`worker polling task queue "${rt.taskQueue}" at ${rt.address} (namespace ${config.temporal.namespace}); Ctrl-C to stop`);
+  log(
+    `worker polling task queue "${rt.taskQueue}" at ${rt.address} (namespace ${config.temporal.namespace}); Ctrl-C to stop`,
+  );
   await waitForStop(log);
   await rt.close();
   return 0;
@@ -29,7 +31,9 @@ export async function runServer(config: Config, log: (l: string) => void, ui: bo
   const rt = await openRuntime({ config, worker: true, forceEmbedded: true, log, ui });
   if (!rt.devServer) throw new Error('the embedded server did not start');
   writeServerState(config.dataDir, { address: rt.address, pid: rt.devServer.pid, uiUrl: rt.devServer.uiUrl });
-  log(`agent-runner server ready: Temporal at ${rt.address}${rt.devServer.uiUrl ? `, Web UI ${rt.devServer.uiUrl}` : ''}`);
+  log(
+    `agent-runner server ready: Temporal at ${rt.address}${rt.devServer.uiUrl ? `, Web UI ${rt.devServer.uiUrl}` : ''}`,
+  );
   log(`data directory ${config.dataDir}; Ctrl-C to stop`);
   await waitForStop(log);
   clearServerState(config.dataDir);

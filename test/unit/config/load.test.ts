@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { ConfigError, ConfigSchema, DEFAULT_PRICES, loadConfig, type Config } from '../../../src/config';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
@@ -42,14 +43,12 @@ describe('config defaults', () => {
 
   test('config: the shipped prices table equals DEFAULT_PRICES key for key', () => {
     // The file's table is merged over the built-ins, so compare the raw schema parse of the file.
-    const yaml = require('yaml') as typeof import('yaml');
-    const raw = yaml.parse(fs.readFileSync(SHIPPED, 'utf8')) as { prices: unknown };
+    const raw = parseYaml(fs.readFileSync(SHIPPED, 'utf8')) as { prices: unknown };
     expect(raw.prices).toEqual({ ...DEFAULT_PRICES });
   });
 
   test('config: the shipped temporal.yaml sets every field of the schema explicitly', () => {
-    const yaml = require('yaml') as typeof import('yaml');
-    const raw = yaml.parse(fs.readFileSync(SHIPPED, 'utf8')) as Record<string, unknown>;
+    const raw = parseYaml(fs.readFileSync(SHIPPED, 'utf8')) as Record<string, unknown>;
     const defaults = ConfigSchema.parse({}) as unknown as Record<string, unknown>;
     const keyPaths = (o: unknown, prefix = ''): string[] =>
       typeof o === 'object' && o !== null && !Array.isArray(o)
@@ -83,7 +82,7 @@ describe('config defaults', () => {
       logLevel: 'warn',
     });
     expect(c.worker.maxCachedWorkflows).toBe(500);
-    expect(c.model.name).toBe('claude-sonnet-4-5');
+    expect(c.model.name).toBe('claude-sonnet-5-5');
     expect(c.model.baseUrl).toBeNull();
     expect(c.tools).toEqual({ bashTimeoutMs: 120000, bashOutputLimitChars: 30000 });
     expect(c.dataDir).toBe('/home/tester/.agent-runner');
@@ -184,7 +183,7 @@ describe('config environment overrides', () => {
   test('config: environment variables apply without a file, and empty ones are ignored', () => {
     const c = loadConfig({ cwd: tmp, env: cleanEnv({ TEMPORAL_ADDRESS: 'h:1', AGENT_RUNNER_MODEL: '' }) });
     expect(c.temporal.address).toBe('h:1');
-    expect(c.model.name).toBe('claude-sonnet-4-5');
+    expect(c.model.name).toBe('claude-sonnet-5-5');
   });
 
   test('config: a relative AGENT_RUNNER_DATA_DIR resolves against cwd', () => {

@@ -1,7 +1,12 @@
 import { addModelUsage, costOfUsage, mergeModelUsage, totalCost } from '../../../src/engine/cost';
 
 const SONNET = { input: 3, output: 15, cacheWrite5m: 3.75, cacheWrite1h: 6, cacheRead: 0.3 };
-const usage = { input_tokens: 1_000_000, output_tokens: 100_000, cache_creation_input_tokens: 200_000, cache_read_input_tokens: 2_000_000 };
+const usage = {
+  input_tokens: 1_000_000,
+  output_tokens: 100_000,
+  cache_creation_input_tokens: 200_000,
+  cache_read_input_tokens: 2_000_000,
+};
 const limits = { contextWindow: 200_000, maxOutputTokens: 8192 };
 
 describe('cost', () => {

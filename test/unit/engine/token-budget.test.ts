@@ -7,7 +7,10 @@ describe('token budget', () => {
     expect(d.action === 'continue' && d.nudge).toContain('20%');
   });
   test('checkTokenBudget: stops at 90%', () => {
-    expect(checkTokenBudget(newTokenBudgetTracker(), 10_000, 9_000)).toMatchObject({ action: 'stop', reason: 'completed' });
+    expect(checkTokenBudget(newTokenBudgetTracker(), 10_000, 9_000)).toMatchObject({
+      action: 'stop',
+      reason: 'completed',
+    });
   });
   test('checkTokenBudget: stops when three continuations made little progress', () => {
     let t = newTokenBudgetTracker();
@@ -21,6 +24,9 @@ describe('token budget', () => {
     expect(checkTokenBudget(t, 100_000, tokens)).toMatchObject({ action: 'stop', reason: 'diminishing' });
   });
   test('checkTokenBudget: no budget means no nudge', () => {
-    expect(checkTokenBudget(newTokenBudgetTracker(), undefined, 5)).toMatchObject({ action: 'stop', reason: 'no_budget' });
+    expect(checkTokenBudget(newTokenBudgetTracker(), undefined, 5)).toMatchObject({
+      action: 'stop',
+      reason: 'no_budget',
+    });
   });
 });

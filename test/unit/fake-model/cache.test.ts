@@ -60,7 +60,10 @@ test('fake model: a moving breakpoint reads the old prefix and writes only the n
   const turn2: Anthropic.MessageParam[] = [
     { role: 'user', content: [{ type: 'text', text: 'x'.repeat(400) }] },
     { role: 'assistant', content: [{ type: 'text', text: 'answer 0' }] },
-    { role: 'user', content: [{ type: 'text', text: 'y'.repeat(800), cache_control: { type: 'ephemeral', ttl: '1h' } }] },
+    {
+      role: 'user',
+      content: [{ type: 'text', text: 'y'.repeat(800), cache_control: { type: 'ephemeral', ttl: '1h' } }],
+    },
     // not cached: after the last breakpoint
   ];
   const b = await send(turn2);

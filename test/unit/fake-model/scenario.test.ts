@@ -48,7 +48,12 @@ test('fake model: scenario validation names nested fields', () => {
   expect(msg).toContain('scripts[0].steps[1].content[0]: a content item needs exactly one of');
   expect(msg).toContain('scripts[0].steps[1].errors[0]: a fault needs exactly one of');
   expect(msg).toContain('scripts[0].steps[2].expect.messagesCount');
-  const dup = { scripts: [{ name: 'a', steps: [{}] }, { name: 'a', steps: [{}] }] };
+  const dup = {
+    scripts: [
+      { name: 'a', steps: [{}] },
+      { name: 'a', steps: [{}] },
+    ],
+  };
   expect(errorOf(() => parseScenario(dup)).message).toContain('scripts[1].name: duplicate script name "a"');
 });
 

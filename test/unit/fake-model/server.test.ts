@@ -43,11 +43,12 @@ test('fake model: a responder serves 50 concurrent conversations keyed by metada
     const lines = readFileSync(logPath, 'utf8').trim().split('\n');
     expect(lines).toHaveLength(101);
     const parsed = lines.map((l) => JSON.parse(l) as RequestLogEntry);
-    expect(parsed.filter((e) => e.conversationKey === 'conv-7').map((e) => e.outcome).sort()).toEqual([
-      'completed',
-      'completed',
-      'http_error',
-    ]);
+    expect(
+      parsed
+        .filter((e) => e.conversationKey === 'conv-7')
+        .map((e) => e.outcome)
+        .sort(),
+    ).toEqual(['completed', 'completed', 'http_error']);
   } finally {
     await server.close();
     rmSync(tmp, { recursive: true, force: true });

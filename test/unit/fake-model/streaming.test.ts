@@ -44,7 +44,10 @@ afterAll(async () => {
   await server.close();
 });
 
-function ask(messages: Msg[], extra: Partial<Anthropic.MessageCreateParamsNonStreaming> = {}): Promise<Anthropic.Message> {
+function ask(
+  messages: Msg[],
+  extra: Partial<Anthropic.MessageCreateParamsNonStreaming> = {},
+): Promise<Anthropic.Message> {
   return client.messages
     .stream({
       model: 'claude-test-1',
@@ -80,7 +83,11 @@ test('fake model: replays tool_use with input_json_delta', async () => {
   if (tool?.type !== 'tool_use') throw new Error('no tool_use');
   expect(tool.name).toBe('Read');
   expect(tool.id).toMatch(/^toolu_/);
-  expect(tool.input).toEqual({ file_path: '/tmp/proj/a.txt', options: { limit: 10, tags: ['x', 'y'] }, note: 'step 0' });
+  expect(tool.input).toEqual({
+    file_path: '/tmp/proj/a.txt',
+    options: { limit: 10, tags: ['x', 'y'] },
+    note: 'step 0',
+  });
   expect(jsonDeltas).toBeGreaterThan(1);
   expect(rawEvents[0]).toBe('message_start');
   expect(rawEvents[rawEvents.length - 1]).toBe('message_stop');
@@ -127,7 +134,13 @@ test('fake model: request log records steps, attempts and tool_result ids', asyn
   const log = server.requests();
   expect(log.length).toBeGreaterThanOrEqual(5);
   const step1 = log.find((e) => e.script === 'edit' && e.step === 1);
-  expect(step1).toMatchObject({ outcome: 'completed', status: 200, attempt: 1, messagesCount: 3, model: 'claude-test-1' });
+  expect(step1).toMatchObject({
+    outcome: 'completed',
+    status: 200,
+    attempt: 1,
+    messagesCount: 3,
+    model: 'claude-test-1',
+  });
   expect(step1?.toolResultIds).toHaveLength(1);
   expect(step1?.toolResultIds[0]).toMatch(/^toolu_/);
   const seqs = log.map((e) => e.seq);

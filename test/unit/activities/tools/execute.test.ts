@@ -32,11 +32,7 @@ describe('executeTool', () => {
   });
 
   test('executeTool: every issue is listed (wrong type, bad enum, out of range)', async () => {
-    const out = await executeTool(
-      'Grep',
-      { pattern: 7, output_mode: 'lines', head_limit: -1, '-i': 'yes' },
-      s.ctx,
-    );
+    const out = await executeTool('Grep', { pattern: 7, output_mode: 'lines', head_limit: -1, '-i': 'yes' }, s.ctx);
     expect(out.outcome).toBe('invalid');
     expect(text(out)).toBe(
       [
@@ -100,7 +96,20 @@ describe('registry', () => {
     expect(props(3)).toEqual(['command', 'timeout', 'description', 'run_in_background']);
     expect(props(4)).toEqual(['pattern', 'path']);
     expect(props(5)).toEqual([
-      'pattern', 'path', 'glob', 'type', 'output_mode', '-i', '-n', '-B', '-A', '-C', 'context', 'head_limit', 'offset', 'multiline',
+      'pattern',
+      'path',
+      'glob',
+      'type',
+      'output_mode',
+      '-i',
+      '-n',
+      '-B',
+      '-A',
+      '-C',
+      'context',
+      'head_limit',
+      'offset',
+      'multiline',
     ]);
     for (const t of tools) {
       expect(t.input_schema.type).toBe('object');

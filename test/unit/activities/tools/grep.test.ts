@@ -33,7 +33,13 @@ describe('Grep', () => {
   test('Grep: content mode shows path:line:text, with line numbers by default', async () => {
     const out = await s.run('Grep', { pattern: 'foo', output_mode: 'content', '-i': true });
     expect(text(out)).toBe(
-      [`${a}:2:const Foo = 1;`, `${a}:3:// foo here`, `${a}:4:export default Foo;`, `${b}:1:def foo():`, `${b}:5:print("FOO")`].join('\n'),
+      [
+        `${a}:2:const Foo = 1;`,
+        `${a}:3:// foo here`,
+        `${a}:4:export default Foo;`,
+        `${b}:1:def foo():`,
+        `${b}:5:print("FOO")`,
+      ].join('\n'),
     );
   });
 
@@ -41,7 +47,9 @@ describe('Grep', () => {
     const out = await s.run('Grep', { pattern: 'return', output_mode: 'content', '-C': 1, path: 'src' });
     expect(text(out)).toBe([`${b}-1-def foo():`, `${b}:2:    return 1`, `${b}-3-`].join('\n'));
     const two = await s.run('Grep', { pattern: '^(import|export)', output_mode: 'content', '-A': 1, path: a });
-    expect(text(two)).toBe([`${a}:1:import x from "y";`, `${a}-2-const Foo = 1;`, '--', `${a}:4:export default Foo;`].join('\n'));
+    expect(text(two)).toBe(
+      [`${a}:1:import x from "y";`, `${a}-2-const Foo = 1;`, '--', `${a}:4:export default Foo;`].join('\n'),
+    );
     const before = await s.run('Grep', { pattern: 'print', output_mode: 'content', context: 2, glob: '*.py' });
     expect(text(before)).toBe([`${b}-3-`, `${b}-4-`, `${b}:5:print("FOO")`].join('\n'));
   });
@@ -61,7 +69,9 @@ describe('Grep', () => {
     expect(text(await s.run('Grep', { pattern: 'foo', '-i': true, glob: '*.py' }))).toBe(`Found 1 file\n${b}`);
     expect(text(await s.run('Grep', { pattern: 'foo', '-i': true, type: 'ts' }))).toBe(`Found 1 file\n${a}`);
     expect(text(await s.run('Grep', { pattern: 'foo', '-i': true, glob: '!*.py' }))).toBe(`Found 1 file\n${a}`);
-    expect(text(await s.run('Grep', { pattern: 'foo', '-i': true, glob: '*.{py,ts}' }))).toBe(`Found 2 files\n${a}\n${b}`);
+    expect(text(await s.run('Grep', { pattern: 'foo', '-i': true, glob: '*.{py,ts}' }))).toBe(
+      `Found 2 files\n${a}\n${b}`,
+    );
     const bad = await s.run('Grep', { pattern: 'foo', type: 'klingon' });
     expect(bad.isError).toBe(true);
     expect(text(bad)).toContain('Unknown file type "klingon"');
