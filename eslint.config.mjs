@@ -18,6 +18,7 @@ export default tseslint.config(
       '@typescript-eslint/explicit-module-boundary-types': 'error',
       '@typescript-eslint/no-explicit-any': 'error',
       eqeqeq: ['error', 'always'],
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
     },
   },
   {
@@ -28,15 +29,26 @@ export default tseslint.config(
         'error',
         {
           paths: [
-            ...nodeBuiltins.map((name) => ({ name, message: 'Workflow and engine code must stay deterministic: no Node built-ins.' })),
+            ...nodeBuiltins.map((name) => ({
+              name,
+              message: 'Workflow and engine code must stay deterministic: no Node built-ins.',
+            })),
             { name: '@anthropic-ai/sdk', message: 'Model calls belong in activities.' },
             { name: '@temporalio/activity', message: 'Activities are imported as types only.' },
             { name: '@temporalio/client', message: 'Not available in the workflow sandbox.' },
             { name: '@temporalio/worker', message: 'Not available in the workflow sandbox.' },
           ],
           patterns: [
-            { group: ['../activities/*', '!../activities/types'], message: 'Import activity types only (import type).', allowTypeImports: true },
-            { group: ['../store/*', '../config/*', '../client/*', '../worker/*', '../cli/*'], message: 'I/O modules are not allowed here.', allowTypeImports: true },
+            {
+              group: ['../activities/*', '!../activities/types'],
+              message: 'Import activity types only (import type).',
+              allowTypeImports: true,
+            },
+            {
+              group: ['../store/*', '../config/*', '../client/*', '../worker/*', '../cli/*'],
+              message: 'I/O modules are not allowed here.',
+              allowTypeImports: true,
+            },
           ],
         },
       ],

@@ -1,5 +1,5 @@
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
-import type { WorkflowBundleWithSourceMap , NativeConnection} from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap, NativeConnection } from '@temporalio/worker';
 import type { Config } from '../config';
 import { createActivities } from '../activities';
 import type { ActivityDeps } from '../activities';
