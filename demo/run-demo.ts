@@ -97,8 +97,8 @@ function run(cmd: string, args: readonly string[], cwd: string, timeoutMs = 120_
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: timeoutMs,
     maxBuffer: 64 * 1024 * 1024,
-    // npm is npm.cmd on Windows, which only runs through a shell.
-    shell: process.platform === 'win32',
+    // npm is npm.cmd on Windows, which only runs through a shell (its arguments here have no spaces).
+    shell: process.platform === 'win32' && cmd === 'npm',
   });
   return {
     status: r.status,

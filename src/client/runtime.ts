@@ -44,8 +44,14 @@ export interface OpenRuntimeOptions {
   ui?: boolean;
   /** Keep the embedded server running after this process exits (`agent-runner server`). */
   keepAlive?: boolean;
-  /** Log Temporal SDK state changes (INFO) instead of warnings only. */
+  /** Unused: Temporal SDK logging follows AGENT_RUNNER_LOG_LEVEL (default WARN). */
   verbose?: boolean;
+}
+
+/** Temporal SDK log level from `AGENT_RUNNER_LOG_LEVEL` (TRACE, DEBUG, INFO, WARN, ERROR). @default "WARN" */
+export function runtimeLogLevel(env: NodeJS.ProcessEnv): 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' {
+  const v = (env['AGENT_RUNNER_LOG_LEVEL'] ?? 'WARN').toUpperCase();
+  return v === 'TRACE' || v === 'DEBUG' || v === 'INFO' || v === 'ERROR' ? v : 'WARN';
 }
 
 /** TLS and API key options for a configured server, read from the environment variables named in config. */
@@ -80,7 +86,7 @@ export function connectionOptions(
 export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
   const { config } = opts;
   const env = opts.env ?? process.env;
-  installRuntimeLogging(opts.verbose ? 'INFO' : 'WARN');
+  installRuntimeLogging(runtimeLogLevel(env));
   const log = opts.log ?? (() => undefined);
   const store = new JsonlTranscriptStore(config.dataDir, { onWarning: (m) => log(`warning: ${m}`) });
   let devServer: DevServer | null = null;

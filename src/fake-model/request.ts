@@ -9,8 +9,9 @@ import { formatZodIssues } from './scenario';
 
 const BlockSchema = z.looseObject({ type: z.string() });
 
+// `system` messages (mid-conversation system turns) are sent by Claude Code 2.1.3xx.
 const MessageSchema = z.looseObject({
-  role: z.enum(['user', 'assistant']),
+  role: z.enum(['user', 'assistant', 'system']),
   content: z.union([z.string(), z.array(BlockSchema)]),
 });
 
@@ -29,7 +30,7 @@ export type RequestBlock = { type: string } & Record<string, unknown>;
 
 /** A message of a request. */
 export interface RequestMessage {
-  role: 'user' | 'assistant';
+  role: 'user' | 'assistant' | 'system';
   content: string | RequestBlock[];
   [key: string]: unknown;
 }
@@ -78,10 +79,18 @@ export function systemText(req: ParsedRequest): string {
   return contentText(req.system);
 }
 
-/** The path on a `Working directory: <path>` line of the system prompt, if any. */
+/**
+ * The path on a `Working directory: <path>` line (or Claude Code's `Primary working directory:`)
+ * of the system prompt, else of a `system` message, if any.
+ */
 export function workingDirectory(req: ParsedRequest): string | undefined {
-  const m = /Working directory:[ \t]*(\S[^\r\n]*)/.exec(systemText(req));
-  return m?.[1]?.trim();
+  const re = /(?:^|[^\w])(?:Primary working|Working) directory:[ \t]*(\S[^\r\n]*)/;
+  const texts = [systemText(req), ...req.messages.filter((m) => m.role === 'system').map((m) => contentText(m.content))];
+  for (const text of texts) {
+    const m = re.exec(text);
+    if (m?.[1]) return m[1].trim();
+  }
+  return undefined;
 }
 
 /** Number of assistant messages in the request: the step index it asks for. */
