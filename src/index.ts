@@ -1,0 +1,25 @@
+/**
+ * durable-agent-runner: an LLM coding agent whose every turn is a durable Temporal workflow.
+ *
+ * Client side: {@link QueryEngine} (one conversation; `submitMessage()` streams SDK messages)
+ * and {@link ask} (one-shot). Worker side: {@link createRunnerWorker} and {@link createActivities}.
+ * Workflows are loaded by the worker from `./workflows` (the sandboxed entry point).
+ */
+export { QueryEngine } from './client/query-engine';
+export type { QueryEngineOptions, StreamPosition } from './client/query-engine';
+export { ask } from './client/ask';
+export { openRuntime } from './client/runtime';
+export type { Runtime, OpenRuntimeOptions } from './client/runtime';
+export { createActivities } from './activities';
+export type { Activities, ActivityDeps } from './activities';
+export { createRunnerWorker, workflowBundle } from './worker/worker';
+export type { RunnerWorkerOptions } from './worker/worker';
+export { startDevServer, findTemporalCli } from './worker/dev-server';
+export { loadConfig, ConfigError } from './config';
+export type { Config } from './config';
+export { JsonlTranscriptStore } from './store/jsonl-store';
+export type { TranscriptStore } from './store/transcript-store';
+export type * from './common/sdk-messages';
+export type { TurnOptions, TurnOutcome } from './common/turn';
+export type { Usage, ModelUsage } from './common/usage';
+export { sessionWorkflowId, turnWorkflowId } from './workflows/ids';
