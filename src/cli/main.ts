@@ -8,6 +8,8 @@ import { runPrint } from './commands/print';
 import { runServer, runWorker } from './commands/worker';
 import { UsageError } from './turn-options';
 import { NoPromptError } from './stdin';
+import { TemporalCliNotFoundError } from '../worker/dev-server';
+import { EmbeddedServerBusyError } from '../worker/server-lock';
 
 const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
@@ -70,7 +72,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
       'after',
       `
 Exit codes: 0 success; 1 error result (max turns, budget, model or tool failure) or failed run;
-2 usage or configuration error (nothing was run).
+2 usage or configuration error, including a missing Temporal CLI (nothing was run).
 
 Environment: ANTHROPIC_API_KEY (worker side), ANTHROPIC_BASE_URL, TEMPORAL_ADDRESS,
 TEMPORAL_NAMESPACE, AGENT_RUNNER_TASK_QUEUE, AGENT_RUNNER_DATA_DIR, AGENT_RUNNER_MODEL,
@@ -118,7 +120,13 @@ export async function main(argv: string[]): Promise<number> {
     if (ce.code === 'commander.helpDisplayed' || ce.code === 'commander.version' || ce.code === 'commander.help')
       return 0;
     if (typeof ce.code === 'string' && ce.code.startsWith('commander.')) return EXIT.usage;
-    if (e instanceof ConfigError || e instanceof UsageError || e instanceof NoPromptError) {
+    if (
+      e instanceof ConfigError ||
+      e instanceof UsageError ||
+      e instanceof NoPromptError ||
+      e instanceof TemporalCliNotFoundError ||
+      e instanceof EmbeddedServerBusyError
+    ) {
       err(`agent-runner: ${e.message}`);
       return EXIT.usage;
     }

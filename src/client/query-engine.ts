@@ -17,6 +17,7 @@ import {
   turnProgressQuery,
 } from '../workflows/messages';
 import { sessionWorkflowId } from '../workflows/ids';
+import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../common/search-attributes';
 import { assistantText, entryToSdkMessage, initMessage, resultMessage } from './sdk-message';
 
 /** Options of a {@link QueryEngine}. */
@@ -38,7 +39,16 @@ export interface QueryEngineOptions {
   pollIntervalMs?: number;
   /** `apiKeySource` reported in `system/init`. @default "user" */
   apiKeySource?: SDKSystemInitMessage['apiKeySource'];
+  /**
+   * Search attributes set when this engine starts the session workflow (`AgentSessionId` always,
+   * plus these): `false` sets none. A server without the runner's attributes registered refuses
+   * them; the start is then retried without, once per client. @default {}
+   */
+  searchAttributes?: { batchId?: string; taskId?: string } | false;
 }
+
+/** Clients whose server refused the runner's search attributes (they are not sent again). */
+const noSearchAttributes = new WeakSet<Client>();
 
 /** Where a caller is in a turn's stream; pass it to {@link QueryEngine.follow} to continue. */
 export interface StreamPosition {
@@ -80,7 +90,12 @@ export class QueryEngine {
    * Starts a turn (starting the session workflow if it is not running) and returns where to follow
    * it, without waiting for the turn to finish.
    */
-  async start(prompt: string, options?: Partial<TurnOptions>, promptUuid?: string): Promise<SubmitResponse> {
+  async start(
+    prompt: string,
+    options?: Partial<TurnOptions>,
+    promptUuid?: string,
+    extra: { updateId?: string } = {},
+  ): Promise<SubmitResponse> {
     const input: SessionInput = {
       v: WORKFLOW_STATE_VERSION,
       sessionId: this.sessionId,
@@ -88,16 +103,33 @@ export class QueryEngine {
       defaults: this.opts.defaults,
       ...(this.opts.idleTimeoutMs !== undefined ? { idleTimeoutMs: this.opts.idleTimeoutMs } : {}),
     };
-    const startOp = new WithStartWorkflowOperation('sessionWorkflow', {
-      workflowId: this.workflowId,
-      taskQueue: this.opts.taskQueue,
-      args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    });
-    return this.opts.client.workflow.executeUpdateWithStart(submitMessageUpdate, {
-      args: [{ prompt, ...(promptUuid ? { promptUuid } : {}), ...(options ? { options } : {}) }],
-      startWorkflowOperation: startOp,
-    });
+    const { client } = this.opts;
+    const sa = this.opts.searchAttributes ?? {};
+    const withAttributes = sa !== false && !noSearchAttributes.has(client);
+    const submit = (attributes: boolean): Promise<SubmitResponse> => {
+      const startOp = new WithStartWorkflowOperation('sessionWorkflow', {
+        workflowId: this.workflowId,
+        taskQueue: this.opts.taskQueue,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        ...(attributes && sa !== false
+          ? { typedSearchAttributes: sessionStartSearchAttributes({ sessionId: this.sessionId, ...sa }) }
+          : {}),
+      });
+      return client.workflow.executeUpdateWithStart(submitMessageUpdate, {
+        args: [{ prompt, ...(promptUuid ? { promptUuid } : {}), ...(options ? { options } : {}) }],
+        startWorkflowOperation: startOp,
+        ...(extra.updateId ? { updateId: extra.updateId } : {}),
+      });
+    };
+    if (!withAttributes) return submit(false);
+    try {
+      return await submit(true);
+    } catch (err) {
+      if (!isUnknownSearchAttributeError(err)) throw err;
+      noSearchAttributes.add(client);
+      return submit(false);
+    }
   }
 
   /**

@@ -6,6 +6,7 @@ import {
   proxyActivities,
   setHandler,
   startChild,
+  upsertSearchAttributes,
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -21,6 +22,7 @@ import { endSessionSignal, interruptSignal, sessionStateQuery, setLimitsSignal, 
 import type { LimitPatch } from './messages';
 import { turnWorkflowId } from './ids';
 import { turnWorkflow } from './turn';
+import { AGENT_STATUS_RUNNING, SA } from '../common/search-attributes';
 
 const { loadSession } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
@@ -126,6 +128,9 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
       sessionWorkflowId: workflowInfo().workflowId,
     };
     busy = true;
+    if (workflowInfo().typedSearchAttributes.get(SA.status) !== AGENT_STATUS_RUNNING) {
+      setStatusAttributes(AGENT_STATUS_RUNNING, state.totalCostUsd);
+    }
     const handle = await startChild(turnWorkflow, { workflowId: childId, args: [turnInput] });
     currentTurn = childId;
     started.set(next.id, { turnWorkflowId: childId, turnNumber, promptUuid });
@@ -136,6 +141,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
       outcome = null;
     }
     state = outcome ? applyOutcome(state, outcome, childId) : await afterFailedTurn(state, childId);
+    setStatusAttributes(outcome ? outcome.subtype : 'error_during_execution', state.totalCostUsd);
     busy = false;
     currentTurn = null;
     turnsThisRun++;
@@ -149,6 +155,19 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
   }
   await condition(allHandlersFinished);
   return state;
+}
+
+/**
+ * Upserts `AgentStatus` and `AgentCostUsd` (one small history event). Only on sessions a client
+ * started with the runner's search attributes: that proves the server has them registered (an
+ * upsert of an unregistered attribute would fail the workflow task, again and again).
+ */
+function setStatusAttributes(status: string, costUsd: number): void {
+  if (workflowInfo().typedSearchAttributes.get(SA.sessionId) === undefined) return;
+  upsertSearchAttributes([
+    { key: SA.status, value: status },
+    { key: SA.costUsd, value: Math.round(costUsd * 1e6) / 1e6 },
+  ]);
 }
 
 function emptyState(input: SessionInput): SessionState {

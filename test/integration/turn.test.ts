@@ -125,3 +125,28 @@ describe('long turns', () => {
     expect(runs.length).toBeGreaterThanOrEqual(3);
   });
 });
+
+describe('streaming to callers', () => {
+  let env: RunnerEnv;
+  afterEach(async () => env?.close());
+
+  test('stream: a caller that stops reading can continue the stream from where it stopped, in another engine', async () => {
+    const read = { content: [{ tool_use: { name: 'Read', input: { file_path: '{{cwd}}/a.txt' } } }] };
+    env = await startRunnerEnv({ scenario: { steps: [read, read, { content: [{ text: 'end' }] }] } });
+    const repo = makeRepo({ 'a.txt': 'a\n' });
+    const first = env.engine({ cwd: repo });
+    const seen: SDKMessage[] = [];
+    for await (const m of first.submitMessage('read twice')) {
+      seen.push(m);
+      if (m.type === 'assistant') break; // the caller goes away after the first assistant message
+    }
+    const position = first.position;
+    expect(position).not.toBeNull();
+    // A new process would build a new engine for the same session and follow the turn.
+    const second = env.engine({ cwd: repo, sessionId: first.sessionId });
+    for await (const m of second.follow(position!)) seen.push(m);
+    expect(types(seen)).toEqual(['system/init', 'assistant', 'user', 'assistant', 'user', 'assistant', 'result']);
+    expect(new Set(seen.map((m) => m.uuid)).size).toBe(seen.length);
+    expect(seen.at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'end' });
+  });
+});
