@@ -44,14 +44,22 @@ export interface OpenRuntimeOptions {
   ui?: boolean;
   /** Keep the embedded server running after this process exits (`agent-runner server`). */
   keepAlive?: boolean;
-  /** Unused: Temporal SDK logging follows AGENT_RUNNER_LOG_LEVEL (default WARN). */
-  verbose?: boolean;
+  /** Log only errors of the Temporal SDK (activity retries are warnings) unless AGENT_RUNNER_LOG_LEVEL says otherwise. */
+  quiet?: boolean;
 }
 
 /** Temporal SDK log level from `AGENT_RUNNER_LOG_LEVEL` (TRACE, DEBUG, INFO, WARN, ERROR). @default "WARN" */
-export function runtimeLogLevel(env: NodeJS.ProcessEnv): 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' {
-  const v = (env['AGENT_RUNNER_LOG_LEVEL'] ?? 'WARN').toUpperCase();
-  return v === 'TRACE' || v === 'DEBUG' || v === 'INFO' || v === 'ERROR' ? v : 'WARN';
+export function runtimeLogLevel(
+  env: NodeJS.ProcessEnv,
+  fallback: 'WARN' | 'ERROR' = 'WARN',
+): 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' {
+  const v = (env['AGENT_RUNNER_LOG_LEVEL'] ?? fallback).toUpperCase();
+  return v === 'TRACE' || v === 'DEBUG' || v === 'INFO' || v === 'WARN' || v === 'ERROR' ? v : fallback;
+}
+
+/** Thrown when a configured Temporal server cannot be reached. */
+export class TemporalUnreachableError extends Error {
+  override readonly name = 'TemporalUnreachableError';
 }
 
 /** TLS and API key options for a configured server, read from the environment variables named in config. */
@@ -86,7 +94,7 @@ export function connectionOptions(
 export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
   const { config } = opts;
   const env = opts.env ?? process.env;
-  installRuntimeLogging(runtimeLogLevel(env));
+  installRuntimeLogging(runtimeLogLevel(env, opts.quiet ? 'ERROR' : 'WARN'));
   const log = opts.log ?? (() => undefined);
   const store = new JsonlTranscriptStore(config.dataDir, { onWarning: (m) => log(`warning: ${m}`) });
   let devServer: DevServer | null = null;
@@ -132,7 +140,13 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
       }
     }
     const connOpts = mode === 'configured' ? connectionOptions(config, env) : { address };
-    connection = await Connection.connect(connOpts);
+    try {
+      connection = await Connection.connect(connOpts);
+    } catch (e) {
+      throw new TemporalUnreachableError(
+        `cannot reach Temporal at ${address} (${mode === 'configured' ? 'temporal.address / TEMPORAL_ADDRESS' : mode === 'shared' ? `the agent-runner server recorded in ${config.dataDir}` : 'the embedded dev server'}): ${e instanceof Error ? e.message : String(e)}`,
+      );
+    }
     client = new Client({ connection, namespace: config.temporal.namespace });
     const runWorker = opts.worker ?? mode === 'embedded';
     if (runWorker) {

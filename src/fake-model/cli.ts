@@ -3,7 +3,8 @@
  * CLI of the fake model server: `npm run fake-model -- --scenario FILE [--port N] [--host H] [--log FILE]`.
  *
  * Prints `fake-model listening on http://HOST:PORT` as its first stdout line, one line per
- * request on stderr, and stops cleanly on SIGINT/SIGTERM. Exit code 2 on a bad scenario or option.
+ * request on stderr, and stops cleanly on SIGINT/SIGTERM (exit code 0). Exit code 1 on a bad
+ * option, 2 on a bad scenario file or when the port cannot be bound.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import type { RequestLogEntry } from './request-log';
@@ -59,7 +60,7 @@ async function main(argv: readonly string[]): Promise<void> {
     .option('-l, --log <file>', 'also append each request log entry to this JSONL file')
     .option('--latency <ms>', 'delay before every response, in ms', parseNonNegativeInt, 0)
     .option('-q, --quiet', 'do not print one line per request on stderr')
-    .showHelpAfterError()
+    .showHelpAfterError('(run with --help for usage)')
     .parse(argv as string[], { from: 'node' });
   const o = program.opts<CliOptions>();
 

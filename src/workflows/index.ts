@@ -3,3 +3,4 @@
  */
 export { sessionWorkflow } from './session';
 export { turnWorkflow } from './turn';
+export { budgetPoolWorkflow } from './budget-pool';

@@ -2,6 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { SessionState, SubmitRequest, SubmitResponse } from '../common/session';
 import type { TurnProgress } from '../common/turn';
 import type { TurnLimits } from '../engine/limits';
+import type { PoolStatus } from '../engine/budget-pool';
 
 /** A `setLimits` patch: a number sets a limit, `null` removes it, absent keeps it. */
 export type LimitPatch = { [K in keyof TurnLimits]?: number | null };
@@ -21,8 +22,75 @@ export const turnProgressQuery = defineQuery<TurnProgress>('progress');
 export const setLimitsSignal = defineSignal<[LimitPatch]>('setLimits');
 /** Signal to a turn (or a session, which forwards it): stop cleanly. */
 export const interruptSignal = defineSignal<[string?]>('interrupt');
-/** Signal from a budget pool to a member turn: the pool is exhausted (or refilled). */
-export const poolStatusSignal = defineSignal<[{ exhausted: boolean; limitUsd: number }]>('poolStatus');
+/**
+ * Signal from a budget pool to a member turn: the pool is exhausted (or refilled), or the answer
+ * (`ack`) to the member's `joinPool` / `reportSpend`. USD amounts.
+ */
+export const poolStatusSignal = defineSignal<[PoolStatusMessage]>('poolStatus');
+
+/** Argument of `poolStatus` (see {@link PoolStatus}; older pools send only the first two fields). */
+export type PoolStatusMessage = Pick<PoolStatus, 'exhausted' | 'limitUsd'> & Partial<Omit<PoolStatus, 'exhausted' | 'limitUsd'>>;
+
+/**
+ * A member's message to its pool. `seq` numbers the member's messages (0 for `joinPool`, then 1, 2…
+ * for each report); when present the pool answers with a `poolStatus` whose `ack` is the highest
+ * `seq` it has counted, which the member waits for before its next model call.
+ */
+export interface PoolMemberMessage {
+  /** Workflow id of the member turn (where the pool sends `poolStatus`). */
+  memberWorkflowId: string;
+  seq?: number;
+}
 
 /** Signal from a member turn to its budget pool: spend of one model call (USD). */
-export const reportSpendSignal = defineSignal<[{ memberWorkflowId: string; usd: number }]>('reportSpend');
+export const reportSpendSignal = defineSignal<[PoolMemberMessage & { usd: number }]>('reportSpend');
+/** Signal from a member turn to its budget pool at turn start: count me in, tell me if you are exhausted. */
+export const joinPoolSignal = defineSignal<[PoolMemberMessage]>('joinPool');
+/** Signal from a member turn to its budget pool at turn end: stop sending me status. */
+export const leavePoolSignal = defineSignal<[PoolMemberMessage]>('leavePool');
+/** Signal to a budget pool: set its limit (USD); raising it above the spend refills the pool. */
+export const setPoolLimitSignal = defineSignal<[{ limitUsd: number }]>('setPoolLimit');
+
+/** Answer of the pool's `poolState` query. */
+export interface PoolStateView {
+  /** Pool id (the workflow id without its `agent-budget-pool-` prefix). */
+  poolId: string;
+  /** USD. */
+  limitUsd: number;
+  /** USD spent by all members so far, including members that left. */
+  spentUsd: number;
+  /** Turns currently in the pool. */
+  members: number;
+  exhausted: boolean;
+  /** When the pool last became exhausted (ISO time), or null. */
+  exhaustedAt: string | null;
+  /** Spend reports counted, over all runs. */
+  reports: number;
+  /** Runs of the pool workflow so far (continue-as-new count + 1). */
+  runs: number;
+  /** Signals handled by the current run. */
+  signalsThisRun: number;
+}
+/** Query on a budget pool: its state. */
+export const poolStateQuery = defineQuery<PoolStateView>('poolState');
+
+/** Answer of the session's `status` query: what `agent-runner status` shows when no turn runs. */
+export interface SessionStatusView {
+  sessionId: string;
+  busy: boolean;
+  currentTurnWorkflowId: string | null;
+  lastTurnWorkflowId: string | null;
+  turnCount: number;
+  usage: SessionState['usage'];
+  /** USD over all turns (known part). */
+  totalCostUsd: number;
+  costKnown: boolean;
+  /** Limits the next turn starts with (changed by `setLimits`). */
+  limits: TurnLimits;
+  /** Budget pool workflow id of the session's turns, if any. */
+  budgetPoolId: string | null;
+  /** Submits waiting for the running turn to end. */
+  queued: number;
+}
+/** Query on a session: status for `agent-runner status` (the running turn's `progress` has the live details). */
+export const sessionStatusQuery = defineQuery<SessionStatusView>('status');

@@ -70,7 +70,7 @@ export async function runPrint(
   const options = turnOptionsFrom(config, flags);
   const prompt = promptArg ?? (await readPromptFromStdin());
   const log = flags.verbose || flags.outputFormat === 'text' ? (l: string) => io.stderr(l) : () => undefined;
-  const rt = await openRuntime({ config, log: flags.verbose ? log : () => undefined, verbose: flags.verbose === true });
+  const rt = await openRuntime({ config, log: flags.verbose ? log : () => undefined, quiet: flags.verbose !== true });
   let result: SDKResultMessage | undefined;
   let interrupts = 0;
   let engine: QueryEngine | undefined;
@@ -85,6 +85,12 @@ export async function runPrint(
   };
   process.on('SIGINT', onSigint);
   try {
+    if (rt.worker && !process.env[config.model.apiKeyEnv]) {
+      throw new UsageError(
+        `${config.model.apiKeyEnv} is not set: the in-process worker cannot call the model ` +
+          '(set it, or point ANTHROPIC_BASE_URL at a local Messages API server with any key)',
+      );
+    }
     const sessionId = await pickSessionId(rt, flags, cwd);
     engine = new QueryEngine({
       client: rt.client,

@@ -1,0 +1,107 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repeatedCompletedCalls } from '../../src/fake-model';
+import type { StepSpec } from '../../src/fake-model';
+import { makeRepo, startRunnerEnv } from '../helpers/runner-env';
+import type { RunnerEnv } from '../helpers/runner-env';
+import { expectIntactTranscript } from './helpers/fault-env';
+
+/** `retry-after` of every HTTP fault, in seconds: Temporal waits that long instead of its 1 s backoff. */
+const RA = 0.2;
+
+describe('faults: the model server fails in bursts', () => {
+  let env: RunnerEnv;
+  afterEach(async () => env?.close());
+
+  test('model faults: bursts of 429/529/500, cut streams, error events and malformed SSE are retried; the turn succeeds with no repeated call', async () => {
+    const bursts: Array<NonNullable<StepSpec['errors']>> = [
+      [
+        { status: 429, retry_after: RA },
+        { status: 429, retry_after: RA },
+        { status: 429, retry_after: RA },
+      ],
+      [
+        { status: 529, retry_after: RA },
+        { status: 500, retry_after: RA },
+        { status: 529, retry_after: RA },
+        { status: 503, retry_after: RA },
+      ],
+      [{ cut_after_events: 2 }, { cut_after_events: 6 }],
+      [{ malformed_sse: true }, { malformed_sse: true, after_events: 4 }, { sse_error: 'overloaded_error' }],
+    ];
+    env = await startRunnerEnv({
+      scenario: {
+        steps: [
+          // Tool steps with faults before each answer; the Bash step appends to a file, so a
+          // repeated tool run would show as a second line.
+          {
+            errors: bursts[0],
+            content: [{ text: 'reading' }, { tool_use: { name: 'Read', input: { file_path: '{{cwd}}/a.txt' } } }],
+          },
+          {
+            errors: bursts[1],
+            expect: { lastToolResultContains: 'alpha' },
+            content: [{ tool_use: { name: 'Bash', input: { command: 'echo ran >> runs.txt' } } }],
+          },
+          {
+            errors: bursts[2],
+            content: [{ text: 'x'.repeat(300) }, { tool_use: { name: 'Read', input: { file_path: '{{cwd}}/runs.txt' } } }],
+          },
+          { errors: bursts[3], expect: { lastToolResultContains: 'ran' }, content: [{ text: 'all done' }] },
+        ],
+      },
+    });
+    const repo = makeRepo({ 'a.txt': 'alpha\n' });
+    const engine = env.engine({ cwd: repo });
+    const started = Date.now();
+    const { result } = await env.runTurn(engine, 'go', {
+      timeouts: { modelHeartbeatMs: 5000, toolHeartbeatMs: 5000, modelMaxAttempts: 8 },
+    });
+    const elapsed = Date.now() - started;
+    expect(result).toMatchObject({ subtype: 'success', result: 'all done', num_turns: 4 });
+
+    const log = env.fake.requests();
+    bursts.forEach((burst, step) => {
+      const attempts = log.filter((r) => r.step === step);
+      expect(attempts.map((a) => a.outcome)).toHaveLength(burst.length + 1);
+      expect(attempts.at(-1)?.outcome).toBe('completed');
+    });
+    expect(repeatedCompletedCalls(log)).toEqual([]);
+    expect(readFileSync(join(repo, 'runs.txt'), 'utf8')).toBe('ran\n');
+    const report = expectIntactTranscript(env.dataDir, engine.sessionId);
+    expect(report).toMatchObject({ toolUses: 3, toolResults: 3, chainLength: 8 });
+    console.log(`model faults: ${log.length} requests (${log.length - 4} faulted), ${elapsed} ms`);
+  });
+
+  test('model faults: a burst longer than the retry budget ends the turn with api_error and the HTTP status, tools answered', async () => {
+    env = await startRunnerEnv({
+      scenario: {
+        steps: [
+          { content: [{ tool_use: { name: 'Read', input: { file_path: '{{cwd}}/a.txt' } } }] },
+          {
+            errors: [
+              { status: 529, retry_after: RA },
+              { status: 529, retry_after: RA },
+              { status: 529, retry_after: RA },
+            ],
+            content: [{ text: 'never sent' }],
+          },
+        ],
+      },
+    });
+    const engine = env.engine({ cwd: makeRepo({ 'a.txt': 'alpha\n' }) });
+    const { result } = await env.runTurn(engine, 'go', {
+      timeouts: { modelHeartbeatMs: 5000, toolHeartbeatMs: 5000, modelMaxAttempts: 3 },
+    });
+    expect(result).toMatchObject({
+      subtype: 'error_during_execution',
+      is_error: true,
+      terminal_reason: 'api_error',
+      api_error_status: 529,
+      num_turns: 1,
+    });
+    expect(result.errors?.join('\n')).toContain('API Error 529');
+    expect(env.fake.requests().filter((r) => r.step === 1)).toHaveLength(3);
+    expect(expectIntactTranscript(env.dataDir, engine.sessionId)).toMatchObject({ toolUses: 1, toolResults: 1 });
+  });
+});
