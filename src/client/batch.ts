@@ -31,9 +31,7 @@ import { assistantText, resultMessage } from './sdk-message';
 /** Largest accepted task file line (characters). */
 export const MAX_TASK_LINE_CHARS = 1_000_000;
 
-const toolList = z
-  .union([z.string(), z.array(z.string())])
-  .transform((v) => splitTools(Array.isArray(v) ? v : [v]));
+const toolList = z.union([z.string(), z.array(z.string())]).transform((v) => splitTools(Array.isArray(v) ? v : [v]));
 
 /** One line of a task file, as written (validated with zod; unknown fields are errors). */
 export const BatchTaskLineSchema = z
@@ -183,7 +181,10 @@ export function parseTaskFile(text: string, baseDir: string, defaultCwd: string)
     const dir = t.cwd ?? t.repo;
     const cwd = dir === undefined ? defaultCwd : isAbsolute(dir) ? dir : resolve(baseDir, dir);
     if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
-      errors.push({ line, message: `task ${JSON.stringify(t.id)}: ${t.cwd !== undefined ? 'cwd' : 'repo'} ${cwd} is not a directory` });
+      errors.push({
+        line,
+        message: `task ${JSON.stringify(t.id)}: ${t.cwd !== undefined ? 'cwd' : 'repo'} ${cwd} is not a directory`,
+      });
       return;
     }
     seen.set(t.id, line);

@@ -55,7 +55,8 @@ export async function listSessions(client: Client, opts: ListSessionsOptions = {
 function toRow(wf: WorkflowExecutionInfo): SessionRow {
   const sa = wf.typedSearchAttributes;
   const sessionId =
-    sa.get(SA.sessionId) ?? (wf.workflowId.startsWith(SESSION_PREFIX) ? wf.workflowId.slice(SESSION_PREFIX.length) : wf.workflowId);
+    sa.get(SA.sessionId) ??
+    (wf.workflowId.startsWith(SESSION_PREFIX) ? wf.workflowId.slice(SESSION_PREFIX.length) : wf.workflowId);
   return {
     workflowId: wf.workflowId,
     sessionId,

@@ -62,7 +62,8 @@ export function quoteQueryValue(v: string): string {
 export function isUnknownSearchAttributeError(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
     const msg = e instanceof Error ? e.message : String(e);
-    if (/search attribute/i.test(msg) && /(not defined|not registered|unknown|invalid|no mapping)/i.test(msg)) return true;
+    if (/search attribute/i.test(msg) && /(not defined|not registered|unknown|invalid|no mapping)/i.test(msg))
+      return true;
     e = (e as { cause?: unknown }).cause;
   }
   return false;

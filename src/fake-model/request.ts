@@ -85,7 +85,10 @@ export function systemText(req: ParsedRequest): string {
  */
 export function workingDirectory(req: ParsedRequest): string | undefined {
   const re = /(?:^|[^\w])(?:Primary working|Working) directory:[ \t]*(\S[^\r\n]*)/;
-  const texts = [systemText(req), ...req.messages.filter((m) => m.role === 'system').map((m) => contentText(m.content))];
+  const texts = [
+    systemText(req),
+    ...req.messages.filter((m) => m.role === 'system').map((m) => contentText(m.content)),
+  ];
   for (const text of texts) {
     const m = re.exec(text);
     if (m?.[1]) return m[1].trim();
@@ -137,17 +140,19 @@ export function toolResultText(block: RequestBlock): string {
 
 /**
  * Checks the real API's pairing rule: each assistant `tool_use` has a `tool_result` in the next
- * message, and each `tool_result` answers a `tool_use` of the previous message.
+ * message, and each `tool_result` answers a `tool_use` of the previous message. `system`
+ * messages are skipped when looking for the neighbouring message.
  *
  * @returns an API-style error message, or `undefined` when the request is well formed
  */
 export function checkToolPairing(req: ParsedRequest): string | undefined {
-  const msgs = req.messages;
-  for (let i = 0; i < msgs.length; i++) {
-    const m = msgs[i];
-    if (m === undefined) continue;
-    const prev = i > 0 ? msgs[i - 1] : undefined;
+  const turns = req.messages.map((m, index) => ({ m, index })).filter(({ m }) => m.role !== 'system');
+  for (let t = 0; t < turns.length; t++) {
+    const turn = turns[t];
+    if (turn === undefined) continue;
+    const { m, index: i } = turn;
     if (m.role === 'user') {
+      const prev = turns[t - 1]?.m;
       const useIds = new Set(
         prev?.role === 'assistant'
           ? blocksOf(prev)
@@ -167,11 +172,11 @@ export function checkToolPairing(req: ParsedRequest): string | undefined {
         }
       }
     } else {
-      const next = msgs[i + 1];
+      const next = turns[t + 1];
       if (next === undefined) continue;
       const resultIds = new Set(
-        next.role === 'user'
-          ? blocksOf(next)
+        next.m.role === 'user'
+          ? blocksOf(next.m)
               .filter((b) => b.type === 'tool_result')
               .map((b) => String(b['tool_use_id']))
           : [],
@@ -181,7 +186,7 @@ export function checkToolPairing(req: ParsedRequest): string | undefined {
         .map((b) => String(b['id']));
       if (missing.length > 0) {
         return (
-          `messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately ` +
+          `messages.${next.index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately ` +
           `after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding ` +
           '`tool_result` block in the next message.'
         );

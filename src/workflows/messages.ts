@@ -29,7 +29,8 @@ export const interruptSignal = defineSignal<[string?]>('interrupt');
 export const poolStatusSignal = defineSignal<[PoolStatusMessage]>('poolStatus');
 
 /** Argument of `poolStatus` (see {@link PoolStatus}; older pools send only the first two fields). */
-export type PoolStatusMessage = Pick<PoolStatus, 'exhausted' | 'limitUsd'> & Partial<Omit<PoolStatus, 'exhausted' | 'limitUsd'>>;
+export type PoolStatusMessage = Pick<PoolStatus, 'exhausted' | 'limitUsd'> &
+  Partial<Omit<PoolStatus, 'exhausted' | 'limitUsd'>>;
 
 /**
  * A member's message to its pool. `seq` numbers the member's messages (0 for `joinPool`, then 1, 2…

@@ -9,7 +9,18 @@ describe('agent-runner CLI', () => {
   test('cli: --help explains every print option and the exit codes', async () => {
     const r = await runCli(['--help']);
     expect(r.code).toBe(0);
-    for (const flag of ['--print', '--output-format', '--max-turns', '--model', '--cwd', '--session-id', '--resume', '--continue', '--verbose', 'Exit codes']) {
+    for (const flag of [
+      '--print',
+      '--output-format',
+      '--max-turns',
+      '--model',
+      '--cwd',
+      '--session-id',
+      '--resume',
+      '--continue',
+      '--verbose',
+      'Exit codes',
+    ]) {
       expect(r.stdout).toContain(flag);
     }
   });
@@ -62,7 +73,15 @@ describe('agent-runner CLI', () => {
     test('cli: the prompt can come from stdin; text output prints the answer', async () => {
       // The only script matches the stdin prompt: any other prompt gets an error from the model server.
       env = await startRunnerEnv({
-        scenario: { scripts: [{ name: 'stdin', match: { promptContains: 'prompt from stdin' }, steps: [{ content: [{ text: 'got it' }] }] }] },
+        scenario: {
+          scripts: [
+            {
+              name: 'stdin',
+              match: { promptContains: 'prompt from stdin' },
+              steps: [{ content: [{ text: 'got it' }] }],
+            },
+          ],
+        },
       });
       const r = await runCli(['-p', '--cwd', makeRepo({})], { env: cliEnv(), input: 'prompt from stdin\n' });
       expect(r.stdout.trim()).toBe('got it');
@@ -72,22 +91,41 @@ describe('agent-runner CLI', () => {
     test('cli: an error result exits 1, and stream-json ends with the result line', async () => {
       const loop = { content: [{ tool_use: { name: 'Glob', input: { pattern: '*' } } }] };
       env = await startRunnerEnv({ scenario: { steps: [loop, loop, loop] } });
-      const r = await runCli(['-p', 'loop', '--max-turns', '1', '--output-format', 'stream-json', '--cwd', makeRepo({})], { env: cliEnv() });
+      const r = await runCli(
+        ['-p', 'loop', '--max-turns', '1', '--output-format', 'stream-json', '--cwd', makeRepo({})],
+        { env: cliEnv() },
+      );
       expect(r.code).toBe(1);
-      const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+      const lines = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init' });
       expect(lines.at(-1)).toMatchObject({ type: 'result', subtype: 'error_max_turns', is_error: true });
     });
 
     test('cli: --resume continues a session; an unknown id is a usage error', async () => {
       env = await startRunnerEnv({
-        scenario: { steps: [{ content: [{ text: 'first' }] }, { expect: { messagesCount: 3 }, content: [{ text: 'second' }] }] },
+        scenario: {
+          steps: [{ content: [{ text: 'first' }] }, { expect: { messagesCount: 3 }, content: [{ text: 'second' }] }],
+        },
       });
       const repo = makeRepo({});
-      const first = JSON.parse((await runCli(['-p', 'one', '--output-format', 'json', '--cwd', repo], { env: cliEnv() })).stdout);
-      const second = await runCli(['-p', 'two', '--resume', first.session_id, '--output-format', 'json', '--cwd', repo], { env: cliEnv() });
-      expect(JSON.parse(second.stdout)).toMatchObject({ subtype: 'success', result: 'second', session_id: first.session_id });
-      const bad = await runCli(['-p', 'x', '--resume', '00000000-0000-4000-8000-000000000000', '--cwd', repo], { env: cliEnv() });
+      const first = JSON.parse(
+        (await runCli(['-p', 'one', '--output-format', 'json', '--cwd', repo], { env: cliEnv() })).stdout,
+      );
+      const second = await runCli(
+        ['-p', 'two', '--resume', first.session_id, '--output-format', 'json', '--cwd', repo],
+        { env: cliEnv() },
+      );
+      expect(JSON.parse(second.stdout)).toMatchObject({
+        subtype: 'success',
+        result: 'second',
+        session_id: first.session_id,
+      });
+      const bad = await runCli(['-p', 'x', '--resume', '00000000-0000-4000-8000-000000000000', '--cwd', repo], {
+        env: cliEnv(),
+      });
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain('no conversation found');
     });

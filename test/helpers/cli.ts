@@ -10,7 +10,10 @@ export interface CliRun {
 }
 
 /** Runs the built `agent-runner` with args; stdin is closed unless `input` is given. */
-export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string; timeoutMs?: number } = {}): Promise<CliRun> {
+export function runCli(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       env: opts.env ?? process.env,

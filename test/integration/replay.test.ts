@@ -27,7 +27,11 @@ describe('replay', () => {
               { tool_use: { name: 'Glob', input: { pattern: '*.js' } } },
             ],
           },
-          { content: [{ tool_use: { name: 'Edit', input: { file_path: '{{cwd}}/a.js', old_string: '1', new_string: '2' } } }] },
+          {
+            content: [
+              { tool_use: { name: 'Edit', input: { file_path: '{{cwd}}/a.js', old_string: '1', new_string: '2' } } },
+            ],
+          },
           { content: [{ tool_use: { name: 'Bash', input: { command: 'cat a.js' } } }] },
           { content: [{ text: 'done' }] },
         ],
@@ -40,14 +44,25 @@ describe('replay', () => {
     const state = await engine.state();
     const bundle = await workflowBundle();
     const histories = [
-      { name: 'session', id: engine.workflowId, history: await env.client.workflow.getHandle(engine.workflowId).fetchHistory() },
-      { name: 'turn', id: state.lastTurnWorkflowId ?? '', history: await env.client.workflow.getHandle(state.lastTurnWorkflowId ?? '').fetchHistory() },
+      {
+        name: 'session',
+        id: engine.workflowId,
+        history: await env.client.workflow.getHandle(engine.workflowId).fetchHistory(),
+      },
+      {
+        name: 'turn',
+        id: state.lastTurnWorkflowId ?? '',
+        history: await env.client.workflow.getHandle(state.lastTurnWorkflowId ?? '').fetchHistory(),
+      },
     ];
     for (const h of histories) {
       await Worker.runReplayHistory({ workflowBundle: bundle }, h.history, h.id);
       if (process.env['UPDATE_HISTORY_FIXTURES']) {
         mkdirSync(FIXTURES, { recursive: true });
-        writeFileSync(join(FIXTURES, `${h.name}-v1.history.bin`), temporal.api.history.v1.History.encode(h.history).finish());
+        writeFileSync(
+          join(FIXTURES, `${h.name}-v1.history.bin`),
+          temporal.api.history.v1.History.encode(h.history).finish(),
+        );
       }
     }
   });

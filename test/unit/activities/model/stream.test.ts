@@ -1,0 +1,69 @@
+import { assembleStream } from '../../../../src/activities/model/stream';
+import { StreamInterruptedError } from '../../../../src/activities/model/errors';
+
+async function* events(list: unknown[]): AsyncGenerator<never> {
+  for (const e of list) yield e as never;
+}
+
+const start = { type: 'message_start', message: { id: 'm', model: 'x', usage: { input_tokens: 5, output_tokens: 1 } } };
+
+describe('stream assembly', () => {
+  test('assembleStream: joins text and tool input deltas; usage from message_delta is cumulative', async () => {
+    const msg = await assembleStream(
+      events([
+        start,
+        { type: 'ping' },
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'he' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'llo' } },
+        { type: 'content_block_stop', index: 0 },
+        {
+          type: 'content_block_start',
+          index: 1,
+          content_block: { type: 'tool_use', id: 't', name: 'Read', input: {} },
+        },
+        { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"file_' } },
+        { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: 'path":"/a"}' } },
+        { type: 'content_block_stop', index: 1 },
+        { type: 'a_future_event_type' },
+        {
+          type: 'message_delta',
+          delta: { stop_reason: 'tool_use', stop_sequence: null },
+          usage: { output_tokens: 42 },
+        },
+        { type: 'message_stop' },
+      ]),
+      () => undefined,
+    );
+    expect(msg.content).toEqual([
+      { type: 'text', text: 'hello' },
+      { type: 'tool_use', id: 't', name: 'Read', input: { file_path: '/a' } },
+    ]);
+    expect(msg.stop_reason).toBe('tool_use');
+    expect(msg.usage).toMatchObject({ input_tokens: 5, output_tokens: 42 });
+  });
+
+  test('assembleStream: invalid tool input JSON is kept aside, not thrown', async () => {
+    const msg = await assembleStream(
+      events([
+        start,
+        {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'tool_use', id: 'bad', name: 'Bash', input: {} },
+        },
+        { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"command": ' } },
+        { type: 'content_block_stop', index: 0 },
+        { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 3 } },
+        { type: 'message_stop' },
+      ]),
+      () => undefined,
+    );
+    expect(msg.content[0]).toMatchObject({ id: 'bad', input: {} });
+    expect(msg.invalidToolInputs).toEqual({ bad: '{"command": ' });
+  });
+
+  test('assembleStream: a stream that ends before message_stop is an interruption', async () => {
+    await expect(assembleStream(events([start]), () => undefined)).rejects.toBeInstanceOf(StreamInterruptedError);
+  });
+});
