@@ -6,6 +6,10 @@ import { EXIT, OUTPUT_FORMATS } from './output';
 import type { PrintFlags } from './commands/print';
 import { runPrint } from './commands/print';
 import { runServer, runWorker } from './commands/worker';
+import type { BatchFlags } from './commands/batch';
+import { runBatchCommand } from './commands/batch';
+import type { ListFlags } from './commands/list';
+import { runList } from './commands/list';
 import { UsageError } from './turn-options';
 import { NoPromptError } from './stdin';
 import { TemporalCliNotFoundError } from '../worker/dev-server';
@@ -100,6 +104,51 @@ Examples:
     .option('--no-ui', 'do not serve the Temporal Web UI')
     .action(async (opts: { ui: boolean }) => {
       setExit(await runServer(config(program), err, opts.ui));
+    });
+  program
+    .command('batch')
+    .description('run every task of a JSONL file as its own session; re-running the same command resumes it')
+    .argument('<tasks-file>', 'one JSON object per line: {"id", "prompt", "cwd" or "repo", "maxTurns", …}')
+    .option('--concurrency <n>', 'tasks running at once (default: 4)')
+    .option('--out <file>', 'write one result message per task (JSONL, with task_id); "-" for stdout')
+    .option('--batch-id <id>', "batch id (default: from the file's absolute path and content hash)")
+    .option('--task-max-budget-usd <usd>', 'budget of each task (a task\'s own maxBudgetUsd wins)')
+    .option('--worker', 'also run a worker in this process (default: only with the embedded server)')
+    .option('--progress <mode>', 'auto | bar | lines | none (default: auto: a bar on a terminal, lines otherwise)')
+    .option('--progress-interval <s>', 'seconds between progress lines in lines mode (default: 10)')
+    .addHelpText(
+      'after',
+      `
+Also applies (as defaults of every task): --max-turns, --model, --permission-mode,
+--dangerously-skip-permissions, --allowedTools, --disallowedTools, --tools, --system-prompt,
+--append-system-prompt, --task-budget, --cwd (directory of tasks without cwd/repo), --config.
+--max-budget-usd <usd> is the budget of the WHOLE batch (a shared budget pool): once spent,
+running tasks stop with error_max_budget_usd and no more tasks start.
+
+Exit codes: 0 every task succeeded; 1 a task failed or a line was skipped; 2 usage error
+(bad flag, unreadable file, no valid task); 130 interrupted (re-run to resume).
+See docs/batch.md.`,
+    )
+    .action(async (file: string, _opts: BatchFlags, cmd: Command) => {
+      const flags = cmd.optsWithGlobals<BatchFlags>();
+      setExit(
+        await runBatchCommand(config(program), file, flags, {
+          stdout: out,
+          stderr: err,
+          progressStream: process.stderr,
+        }),
+      );
+    });
+  program
+    .command('list')
+    .description('list sessions with their batch, task, status and cost (Temporal search attributes)')
+    .option('--batch <id>', 'only the sessions of this batch')
+    .option('--status <status>', 'only sessions with this status (running, success, error_max_turns, …)')
+    .option('--query <query>', "extra Temporal visibility query, e.g. \"StartTime > '2026-01-01T00:00:00Z'\"")
+    .option('--limit <n>', 'at most N sessions, most recent first (default: 200)')
+    .option('--json', 'one JSON object per line instead of a table')
+    .action(async (opts: ListFlags) => {
+      setExit(await runList(config(program), opts, { stdout: out }));
     });
   return program;
 }

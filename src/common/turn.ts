@@ -96,7 +96,10 @@ export interface TurnCarry {
   lastContentTypes: string[];
   denials: DenialRecord[];
   readFileState: Record<string, FileReadState>;
-  pool: { exhausted: boolean; limitUsd: number } | null;
+  /** Last status from the budget pool (USD amounts), or null before the first. */
+  pool: PoolView | null;
+  /** Budget pool protocol state: messages sent (`seq`), acknowledged (`ack`), newest status `rev`. */
+  poolSync?: { seq: number; ack: number; rev: number; reachable: boolean };
   budgetTracker: { continuationCount: number; lastDeltaTokens: number; lastTurnTokens: number };
   compactions: number;
   /** Runs of this turn so far (1 on the first continue-as-new). */
@@ -140,4 +143,16 @@ export interface TurnProgress {
   costUsd: number;
   usage: Usage;
   limits: TurnLimits;
+  /** Workflow id of the budget pool the turn belongs to, or null. */
+  budgetPoolId?: string | null;
+  /** Last status the pool sent, or null (none yet, or no pool). */
+  pool?: PoolView | null;
+}
+
+/** What a member turn knows of its budget pool (USD). */
+export interface PoolView {
+  exhausted: boolean;
+  limitUsd: number;
+  /** Spend of the whole pool when it last told the turn. */
+  spentUsd?: number;
 }

@@ -18,8 +18,15 @@ import { addUsage, emptyUsage } from '../common/usage';
 import { mergeModelUsage, totalCost } from '../engine/cost';
 import { capReadFileState } from '../engine/read-file-state';
 import { applyLimitPatch } from '../engine/limits';
-import { endSessionSignal, interruptSignal, sessionStateQuery, setLimitsSignal, submitMessageUpdate } from './messages';
-import type { LimitPatch } from './messages';
+import {
+  endSessionSignal,
+  interruptSignal,
+  sessionStateQuery,
+  sessionStatusQuery,
+  setLimitsSignal,
+  submitMessageUpdate,
+} from './messages';
+import type { LimitPatch, SessionStatusView } from './messages';
 import { turnWorkflowId } from './ids';
 import { turnWorkflow } from './turn';
 import { AGENT_STATUS_RUNNING, SA } from '../common/search-attributes';
@@ -91,15 +98,33 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
     busy,
     currentTurnWorkflowId: currentTurn,
   }));
+  setHandler(sessionStatusQuery, (): SessionStatusView => {
+    const s = state ?? emptyState(input);
+    return {
+      sessionId: s.sessionId,
+      busy,
+      currentTurnWorkflowId: currentTurn,
+      lastTurnWorkflowId: s.lastTurnWorkflowId,
+      turnCount: s.turnCount,
+      usage: s.usage,
+      totalCostUsd: s.totalCostUsd,
+      costKnown: s.costKnown,
+      limits: defaults.limits,
+      budgetPoolId: defaults.budgetPoolId ?? null,
+      queued: queue.length,
+    };
+  });
   setHandler(endSessionSignal, () => {
     ended = true;
   });
+  // Forwarding to the running turn: a turn that ended meanwhile makes the signal fail, which must
+  // not fail this handler (and with it the session's workflow task).
   setHandler(setLimitsSignal, async (patch: LimitPatch) => {
     defaults = { ...defaults, limits: applyLimitPatch(defaults.limits, patch) };
-    if (currentTurn) await getExternalWorkflowHandle(currentTurn).signal(setLimitsSignal, patch);
+    if (currentTurn) await getExternalWorkflowHandle(currentTurn).signal(setLimitsSignal, patch).catch(() => undefined);
   });
   setHandler(interruptSignal, async (reason?: string) => {
-    if (currentTurn) await getExternalWorkflowHandle(currentTurn).signal(interruptSignal, reason);
+    if (currentTurn) await getExternalWorkflowHandle(currentTurn).signal(interruptSignal, reason).catch(() => undefined);
   });
 
   if (!state) state = await stateFromStore(input);

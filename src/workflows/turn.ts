@@ -29,7 +29,15 @@ import { edeDiagnostic, isResultSuccessful } from '../engine/success';
 import { checkTokenBudget, newTokenBudgetTracker } from '../engine/token-budget';
 import { partitionToolUses } from '../engine/tool-batches';
 import { capReadFileState } from '../engine/read-file-state';
-import { interruptSignal, poolStatusSignal, reportSpendSignal, setLimitsSignal, turnProgressQuery } from './messages';
+import {
+  interruptSignal,
+  joinPoolSignal,
+  leavePoolSignal,
+  poolStatusSignal,
+  reportSpendSignal,
+  setLimitsSignal,
+  turnProgressQuery,
+} from './messages';
 import { activityTimeouts } from './timeouts';
 
 /** Outcome of a failed model call, after retries, as the workflow sees it. */
@@ -49,16 +57,40 @@ function modelFailureOf(err: unknown): ModelFailure {
   return { type: 'Error', message, status: null };
 }
 
+/** How long a pool member waits for the pool to acknowledge its last report before the next model call (ms). */
+export const POOL_ACK_TIMEOUT_MS = 30_000;
+/** Reason recorded when the turn workflow itself is cancelled. */
+const CANCELLED_REASON = 'Interrupted: the turn workflow was cancelled';
+
 /**
  * One `submitMessage` turn: the seeds' `queryLoop`, made durable. Records the prompt, then
  * calls the model and runs the tools it asks for until it stops, a limit is reached, or the turn
- * is interrupted (signal `interrupt` or workflow cancellation). History holds only uuids and
- * small summaries; content is in the transcript store.
+ * is interrupted (signal `interrupt` or workflow cancellation, which end the same way: a clean
+ * `error_during_execution` result in which every tool_use has a tool_result). History holds only
+ * uuids and small summaries; content is in the transcript store.
+ *
+ * With `options.budgetPoolId` the turn is a member of that budget pool: it joins at start,
+ * reports the cost of every model call, waits for the pool's acknowledgement before its next
+ * call, stops (`error_max_budget_usd`) once the pool is exhausted, and leaves at the end.
  *
  * Signals: `setLimits`, `interrupt`, `poolStatus`. Query: `progress`.
  * @returns a TurnOutcome; never throws for model or tool errors (they become error results).
  */
 export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
+  const outcome = await runTurn(input);
+  const poolId = input.options.budgetPoolId;
+  if (poolId) {
+    // Not reached on continue-as-new (runTurn throws): the next run is still a member.
+    await CancellationScope.nonCancellable(() =>
+      getExternalWorkflowHandle(poolId)
+        .signal(leavePoolSignal, { memberWorkflowId: workflowInfo().workflowId })
+        .catch(() => undefined),
+    );
+  }
+  return outcome;
+}
+
+async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   const { sessionId, turnId, cwd, options } = input;
   const t = activityTimeouts(options.timeouts);
   const { callModel, compactContext } = proxyActivities<Activities>({
@@ -95,7 +127,9 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   const readFileState: Record<string, FileReadState> = { ...(c?.readFileState ?? input.readFileState) };
   let activity = 'starting';
   let interruptReason = null as string | null;
-  let pool = (c?.pool ?? null) as { exhausted: boolean; limitUsd: number } | null;
+  let pool = (c?.pool ?? null) as TurnCarry['pool'];
+  /** Pool protocol: last report number sent, highest acknowledged, newest status revision seen. */
+  const poolSync = { seq: -1, ack: -1, rev: -1, reachable: true, ...(c?.poolSync ?? {}) };
   let budgetTracker = c?.budgetTracker ?? newTokenBudgetTracker();
   let compactions = c?.compactions ?? 0;
   let done = false;
@@ -114,6 +148,8 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
     costUsd: cost().usd,
     usage,
     limits,
+    budgetPoolId: options.budgetPoolId ?? null,
+    pool,
   }));
   setHandler(setLimitsSignal, (patch) => {
     limits = applyLimitPatch(limits, patch);
@@ -123,26 +159,42 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
     stepScope?.cancel();
   });
   setHandler(poolStatusSignal, (status) => {
-    pool = status;
+    if (typeof status.ack === 'number') poolSync.ack = Math.max(poolSync.ack, status.ack);
+    // Statuses may arrive out of order: keep the newest revision (older pools send none).
+    if (status.rev === undefined || status.rev >= poolSync.rev) {
+      if (status.rev !== undefined) poolSync.rev = status.rev;
+      pool = {
+        exhausted: status.exhausted,
+        limitUsd: status.limitUsd,
+        ...(status.spentUsd !== undefined ? { spentUsd: status.spentUsd } : {}),
+      };
+    }
   });
 
   const now = (): string => new Date(Date.now()).toISOString();
 
   /** Runs `fn` in a scope that an interrupt cancels; returns undefined when it was cancelled. */
   async function interruptible<T>(fn: () => Promise<T>): Promise<T | undefined> {
+    noteCancellation();
+    if (interruptReason) return undefined;
     const scope = new CancellationScope();
     stepScope = scope;
     try {
       return await scope.run(fn);
     } catch (err) {
       if (isCancellation(err)) {
-        interruptReason ??= 'Interrupted: the turn workflow was cancelled';
+        interruptReason ??= CANCELLED_REASON;
         return undefined;
       }
       throw err;
     } finally {
       stepScope = null;
     }
+  }
+
+  /** A cancellation of the workflow seen outside a step counts as an interrupt. */
+  function noteCancellation(): void {
+    if (!interruptReason && CancellationScope.current().consideredCancelled) interruptReason = CANCELLED_REASON;
   }
 
   /** Gives every tool_use without a result an is_error result saying why it did not run. */
@@ -204,15 +256,45 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
     return finish('error_during_execution', terminalReason, [`[interrupted] ${interruptReason ?? 'Interrupted'}`]);
   }
 
+  /**
+   * Sends a numbered message to the budget pool (not cancellable: a cancelled turn still reports
+   * what it spent). A pool that does not exist cannot stop this turn; its own limits still apply.
+   */
+  async function tellPool(send: (poolId: string, seq: number) => Promise<void>): Promise<void> {
+    const poolId = options.budgetPoolId;
+    if (!poolId || !poolSync.reachable) return;
+    const seq = poolSync.seq + 1;
+    try {
+      await CancellationScope.nonCancellable(() => send(poolId, seq));
+      poolSync.seq = seq;
+    } catch {
+      poolSync.reachable = false;
+    }
+  }
+
   /** Reports a call's cost to the budget pool, if the turn belongs to one. */
   async function reportSpend(summary: CallModelSummary): Promise<void> {
-    if (!options.budgetPoolId || summary.costUsd === null) return;
-    const handle = getExternalWorkflowHandle(options.budgetPoolId);
-    try {
-      await handle.signal(reportSpendSignal, { memberWorkflowId: workflowInfo().workflowId, usd: summary.costUsd });
-    } catch {
-      // A pool that no longer exists cannot stop this turn; its own limits still apply.
-    }
+    const usd = summary.costUsd;
+    if (usd === null) return;
+    await tellPool((poolId, seq) =>
+      getExternalWorkflowHandle(poolId).signal(reportSpendSignal, {
+        memberWorkflowId: workflowInfo().workflowId,
+        usd,
+        seq,
+      }),
+    );
+  }
+
+  /**
+   * Waits until the pool has counted everything this turn reported (so a member starts at most one
+   * model call after the pool is exhausted, however slow signals are). Bounded by
+   * {@link POOL_ACK_TIMEOUT_MS}: a pool that does not answer does not stall the turn.
+   */
+  async function awaitPoolAck(): Promise<void> {
+    if (!options.budgetPoolId || !poolSync.reachable || poolSync.ack >= poolSync.seq) return;
+    activity = 'waitBudgetPool';
+    const answered = await interruptible(() => condition(() => poolSync.ack >= poolSync.seq, POOL_ACK_TIMEOUT_MS));
+    if (answered === false) poolSync.ack = poolSync.seq; // do not wait for this report again
   }
 
   function carry(): TurnCarry {
@@ -232,6 +314,7 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       denials,
       readFileState: capReadFileState(readFileState),
       pool,
+      poolSync,
       budgetTracker,
       compactions,
       runs: (c?.runs ?? 0) + 1,
@@ -252,9 +335,16 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
     cwd,
   };
   if (!c) await CancellationScope.nonCancellable(() => recordTranscript([promptEntry]));
+  if (!c) {
+    // Announce membership: an exhausted pool answers at once, so the turn stops before spending.
+    await tellPool((poolId, seq) =>
+      getExternalWorkflowHandle(poolId).signal(joinPoolSignal, { memberWorkflowId: workflowInfo().workflowId, seq }),
+    );
+  }
 
   // 2. The loop.
   for (;;) {
+    noteCancellation();
     if (interruptReason) return interruptedOutcome('aborted_tools');
     if (stepsThisRun >= maxStepsPerRun || workflowInfo().continueAsNewSuggested) {
       // Long turn: start a fresh history, carrying refs and counters only (DESIGN.md rule 3).
@@ -262,6 +352,8 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       await continueAsNew<typeof turnWorkflow>({ ...input, carry: carry() });
     }
     stepsThisRun++;
+    await awaitPoolAck();
+    if (interruptReason) return interruptedOutcome('aborted_tools');
     const verdict = checkLimits(limits, {
       modelCalls: numTurns,
       costUsd: cost().usd,
@@ -358,6 +450,7 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
           modelCalls: numTurns,
           costUsd: cost().usd,
           poolExhausted: pool?.exhausted ?? false,
+          ...(pool ? { poolLimitUsd: pool.limitUsd } : {}),
         },
       );
       if (afterCall.stop) {
@@ -400,14 +493,29 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
           ),
         );
         if (!results) {
-          // Interrupted mid-batch: results already written are kept; the rest get an interrupt note.
-          leaf = planned[0]?.parentUuid ?? leaf;
-          await skipTools(
-            pendingUses,
-            assistantUuid,
-            `Interrupted: ${interruptReason ?? 'the turn was interrupted'}. The tool may not have finished.`,
-          );
-          pendingUses.length = 0;
+          // Interrupted mid-batch. Calls of the batch that finished wrote their results with the
+          // planned uuid and parent; each other one gets an interrupt note under *its* planned uuid
+          // and parent, so the chain prompt → … → last planned result stays whole whatever order the
+          // calls finished in. (A cancelled call that still finishes later finds its uuid taken.)
+          const note = `Interrupted: ${interruptReason ?? 'the turn was interrupted'}. The tool may not have finished.`;
+          for (const { use, resultUuid, parentUuid } of planned) {
+            const r = await CancellationScope.nonCancellable(() =>
+              runTool({
+                sessionId,
+                cwd,
+                assistantUuid: assistant,
+                toolUseId: use.id,
+                toolName: use.name,
+                resultUuid,
+                parentUuid,
+                permission: { behavior: 'allow' },
+                readState: null,
+                skipReason: note,
+              }),
+            );
+            applyToolResult(r, pendingUses);
+          }
+          leaf = planned[planned.length - 1]?.resultUuid ?? leaf;
           break;
         }
         for (const r of results) applyToolResult(r, pendingUses);
@@ -425,7 +533,8 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
       if (decision.action === 'continue') {
         budgetTracker = decision.tracker;
         const nudgeUuid = uuid4();
-        await recordTranscript([
+        activity = 'recordTranscript';
+        await CancellationScope.nonCancellable(() => recordTranscript([
           {
             v: 1,
             type: 'user',
@@ -437,7 +546,7 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
             turnId,
             isMeta: true,
           },
-        ]);
+        ]));
         events.push(nudgeUuid);
         leaf = nudgeUuid;
         lastMessageType = 'user';

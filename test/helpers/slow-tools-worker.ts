@@ -26,7 +26,10 @@ export async function startSlowToolsWorker(
       const ctx = Context.current();
       const beat = setInterval(() => ctx.heartbeat(), 200);
       try {
-        await Promise.race([new Promise((r) => setTimeout(r, slowMs)), ctx.cancelled]);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([new Promise((r) => (timer = setTimeout(r, slowMs))), ctx.cancelled]).finally(() =>
+          clearTimeout(timer),
+        );
       } finally {
         clearInterval(beat);
       }

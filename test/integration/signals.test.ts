@@ -1,9 +1,12 @@
+import { installRuntimeLogging } from '../../src/worker/logging';
 import type { TurnOutcome } from '../../src/common/turn';
 import type { SDKResultMessage } from '../../src/common/sdk-messages';
 import type { QueryEngine } from '../../src/client/query-engine';
 import { makeRepo, startRunnerEnv } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
 import { startSlowToolsWorker } from '../helpers/slow-tools-worker';
+
+installRuntimeLogging('WARN');
 
 /** Polls `check` every 50 ms until it returns a value other than undefined (or `timeoutMs` passes). */
 async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {

@@ -35,7 +35,7 @@ describe('request builder', () => {
       line('assistant', [{ type: 'text', text: 'yo' }]),
       line('user', 'again'),
     ]);
-    const all = msgs.flatMap((m) => m.content as Array<Record<string, unknown>>);
+    const all = msgs.flatMap((m) => m.content as unknown as Array<Record<string, unknown>>);
     expect(all.filter((b) => b['cache_control'])).toHaveLength(1);
     expect(all.at(-1)?.['cache_control']).toEqual({ type: 'ephemeral' });
   });
@@ -46,7 +46,7 @@ describe('request builder', () => {
       line('assistant', [{ type: 'tool_use', id: 'lost', name: 'Bash', input: {} }]),
     ]);
     expect(msgs).toHaveLength(3);
-    expect((msgs[2]?.content as Array<Record<string, unknown>>)[0]).toMatchObject({
+    expect((msgs[2]?.content as unknown as Array<Record<string, unknown>>)[0]).toMatchObject({
       type: 'tool_result',
       tool_use_id: 'lost',
       is_error: true,

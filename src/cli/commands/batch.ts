@@ -1,0 +1,181 @@
+import { closeSync, existsSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Config } from '../../config';
+import type { BatchBudget, BatchEvent, BatchResult } from '../../client/batch';
+import { defaultBatchId, parseTaskFile, runBatch } from '../../client/batch';
+import { openRuntime } from '../../client/runtime';
+import type { Runtime } from '../../client/runtime';
+import { EXIT } from '../output';
+import { BatchProgress, summaryTable } from '../progress';
+import type { TurnFlags } from '../turn-options';
+import { UsageError, turnOptionsFrom } from '../turn-options';
+import { createBatchBudget } from './batch-budget';
+
+/** Flags of `agent-runner batch` (its own plus the turn flags shared with `-p`). */
+export interface BatchFlags extends TurnFlags {
+  concurrency?: string;
+  out?: string;
+  batchId?: string;
+  cwd?: string;
+  taskMaxBudgetUsd?: string;
+  worker?: boolean;
+  progress?: string;
+  progressInterval?: string;
+  verbose?: boolean;
+}
+
+/** Where the batch command writes; injectable for tests. */
+export interface BatchIo {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  /** The stream progress is drawn on (stderr). */
+  progressStream: { write(s: string): unknown; isTTY?: boolean; columns?: number };
+}
+
+const BATCH_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+
+function positiveInt(name: string, v: string | undefined, def: number): number {
+  if (v === undefined) return def;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${name} must be a positive integer, got "${v}"`);
+  return n;
+}
+
+function positiveNumber(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${name} must be a positive number, got "${v}"`);
+  return n;
+}
+
+/**
+ * `agent-runner batch TASKS.jsonl`: runs every task of the file as its own session, at most
+ * `--concurrency` at once, optionally under one budget (`--max-budget-usd`, a budget pool).
+ * Re-running the same command resumes the batch (see docs/batch.md).
+ * @returns 0 when every task succeeded, 1 when a task failed or a line was skipped, 130 when
+ *   interrupted; throws UsageError (exit 2) for bad flags or an unreadable / empty task file.
+ */
+export async function runBatchCommand(config: Config, file: string, flags: BatchFlags, io: BatchIo): Promise<number> {
+  const path = resolve(file);
+  if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`batch: task file ${path} not found`);
+  const content = readFileSync(path, 'utf8');
+  const concurrency = positiveInt('--concurrency', flags.concurrency, 4);
+  const batchBudgetUsd = positiveNumber('--max-budget-usd', flags.maxBudgetUsd);
+  const taskBudgetUsd = positiveNumber('--task-max-budget-usd', flags.taskMaxBudgetUsd);
+  const intervalS = positiveNumber('--progress-interval', flags.progressInterval) ?? 10;
+  const progressMode = flags.progress ?? 'auto';
+  if (!['auto', 'bar', 'lines', 'none'].includes(progressMode)) {
+    throw new UsageError(`--progress must be one of auto, bar, lines, none, got "${progressMode}"`);
+  }
+  if (flags.batchId !== undefined && !BATCH_ID_RE.test(flags.batchId)) {
+    throw new UsageError(
+      `--batch-id must be 1-128 characters of letters, digits, _ . : - (starting with a letter or digit), got "${flags.batchId}"`,
+    );
+  }
+  const defaultCwd = resolve(flags.cwd ?? process.cwd());
+  if (!existsSync(defaultCwd) || !statSync(defaultCwd).isDirectory()) {
+    throw new UsageError(`--cwd: ${defaultCwd} is not a directory`);
+  }
+  // The batch budget is the pool's, not each turn's: keep it out of the per-turn limits.
+  const { maxBudgetUsd: _batchBudget, ...turnFlags } = flags;
+  const defaults = turnOptionsFrom(config, turnFlags);
+  if (taskBudgetUsd !== undefined) defaults.limits = { ...defaults.limits, maxBudgetUsd: taskBudgetUsd };
+  const batchId = flags.batchId ?? defaultBatchId(path, content);
+
+  const parsed = parseTaskFile(content, dirname(path), defaultCwd);
+  for (const e of parsed.errors) io.stderr(`agent-runner batch: ${path}:${e.line}: skipped: ${e.message}`);
+  if (parsed.tasks.length === 0) {
+    throw new UsageError(
+      parsed.errors.length
+        ? `batch: no valid task in ${path} (${parsed.errors.length} malformed line${parsed.errors.length === 1 ? '' : 's'})`
+        : `batch: ${path} has no tasks (one JSON object per line: {"id": …, "prompt": …})`,
+    );
+  }
+
+  const outFd = flags.out && flags.out !== '-' ? openSync(resolve(flags.out), 'w') : null;
+  const writeResult = (r: BatchResult): void => {
+    const line = `${JSON.stringify(r)}\n`;
+    if (outFd !== null) writeSync(outFd, line);
+    else if (flags.out === '-') io.stdout(line.slice(0, -1));
+  };
+  const summaryOut = flags.out === '-' ? io.stderr : io.stdout;
+
+  const log = (l: string): void => io.stderr(l);
+  const rt: Runtime = await openRuntime({
+    config,
+    ...(flags.worker ? { worker: true } : {}),
+    log: flags.verbose ? log : () => undefined,
+  });
+  const abort = new AbortController();
+  let interrupts = 0;
+  const onSigint = (): void => {
+    interrupts++;
+    if (interrupts > 1) {
+      void rt.close().finally(() => process.exit(130));
+      return;
+    }
+    io.stderr(
+      'agent-runner batch: stopping (running tasks keep running; run the same command again to collect them; Ctrl-C again to quit at once)',
+    );
+    abort.abort();
+  };
+  process.on('SIGINT', onSigint);
+  let progress: BatchProgress | undefined;
+  try {
+    let budget: BatchBudget | undefined;
+    if (batchBudgetUsd !== undefined) {
+      budget = await createBatchBudget(rt, batchId, batchBudgetUsd);
+    }
+    const mode =
+      progressMode === 'auto' ? (io.progressStream.isTTY ? 'bar' : 'lines') : (progressMode as 'bar' | 'lines' | 'none');
+    io.stderr(
+      `agent-runner batch ${batchId}: ${parsed.tasks.length} tasks, concurrency ${concurrency}` +
+        `${budget ? `, budget $${budget.limitUsd}` : ''}` +
+        `${rt.mode === 'embedded' ? ' (embedded server and worker)' : ` (Temporal at ${rt.address}, task queue ${rt.taskQueue})`}`,
+    );
+    progress = new BatchProgress(parsed.tasks.length, {
+      mode,
+      out: io.progressStream,
+      intervalMs: intervalS * 1000,
+    });
+    const p = progress;
+    const summary = await runBatch({
+      client: rt.client,
+      store: rt.store,
+      taskQueue: rt.taskQueue,
+      batchId,
+      tasks: parsed.tasks,
+      defaults,
+      concurrency,
+      ...(budget ? { budget } : {}),
+      signal: abort.signal,
+      onEvent: (e: BatchEvent) => {
+        if (e.type === 'task_done') writeResult(e.result);
+        p.onEvent(e);
+      },
+    });
+    progress.stop();
+    const byId = new Map(summary.results.map((r) => [r.task_id, r]));
+    summaryOut(
+      summaryTable(
+        parsed.tasks.map((task) => ({ task, result: byId.get(task.id) ?? null })),
+        parsed.errors,
+        progress.elapsedMs(),
+      ),
+    );
+    if (summary.interrupted) {
+      io.stderr(
+        `agent-runner batch: interrupted with ${summary.unfinished.length} task(s) unfinished; ` +
+          `run the same command again (batch id ${batchId}) to resume`,
+      );
+      return 130;
+    }
+    const allOk = summary.results.every((r) => !r.is_error) && parsed.errors.length === 0;
+    return allOk ? EXIT.success : EXIT.error;
+  } finally {
+    progress?.stop();
+    process.off('SIGINT', onSigint);
+    if (outFd !== null) closeSync(outFd);
+    await rt.close();
+  }
+}

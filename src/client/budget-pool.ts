@@ -1,0 +1,128 @@
+import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { BudgetPoolInput } from '../common/budget-pool';
+import { budgetPoolWorkflowId, poolIdOfWorkflowId } from '../workflows/ids';
+import { poolStateQuery, setPoolLimitSignal } from '../workflows/messages';
+import type { PoolStateView } from '../workflows/messages';
+
+/** Thrown by the helpers below when no budget pool workflow with that id exists. */
+export class BudgetPoolNotFoundError extends Error {
+  override readonly name = 'BudgetPoolNotFoundError';
+  constructor(readonly poolId: string) {
+    super(
+      `no budget pool "${poolId}" (workflow ${budgetPoolWorkflowId(poolId)}); ` +
+        `create it with \`agent-runner pool create ${poolId} --max-budget-usd <usd>\``,
+    );
+  }
+}
+
+/** Pool ids: letters, digits and `._:-`, 1–200 characters (they become part of a workflow id). */
+export const POOL_ID_PATTERN = /^[A-Za-z0-9._:-]{1,200}$/;
+
+function checkPoolId(poolId: string): void {
+  if (!POOL_ID_PATTERN.test(poolId)) {
+    throw new RangeError(`invalid budget pool id "${poolId}": use 1-200 letters, digits, '.', '_', ':' or '-'`);
+  }
+}
+
+function checkUsd(usd: number): void {
+  if (typeof usd !== 'number' || !Number.isFinite(usd) || usd < 0) {
+    throw new RangeError(`a budget pool limit must be a finite number of USD >= 0, got ${String(usd)}`);
+  }
+}
+
+/** Options of {@link ensureBudgetPool}. */
+export interface EnsureBudgetPoolOptions {
+  /** Task queue of the workers that run the pool workflow. */
+  taskQueue: string;
+  /** Pool id (or its workflow id `agent-budget-pool-<id>`). */
+  poolId: string;
+  /** Limit of a new pool (USD). An existing pool keeps its limit (change it with {@link setBudgetPoolLimit}). */
+  limitUsd: number;
+  /** Signals per pool run before it continues as new. @default 2000 */
+  maxSignalsPerRun?: number;
+}
+
+/** What {@link ensureBudgetPool} did. */
+export interface EnsuredBudgetPool {
+  poolId: string;
+  /** The pool's workflow id: pass it as a turn's `budgetPoolId`. */
+  workflowId: string;
+  /** False when the pool was already running (its limit is unchanged). */
+  created: boolean;
+}
+
+/**
+ * Starts the budget pool `poolId` unless it is already running (start with the conflict policy
+ * `USE_EXISTING`, so concurrent callers get the same pool). Needs no worker to return; the pool
+ * runs once a worker polls `taskQueue`.
+ * @throws RangeError for an invalid pool id or limit
+ */
+export async function ensureBudgetPool(client: Client, opts: EnsureBudgetPoolOptions): Promise<EnsuredBudgetPool> {
+  const poolId = poolIdOfWorkflowId(opts.poolId);
+  checkPoolId(poolId);
+  checkUsd(opts.limitUsd);
+  const workflowId = budgetPoolWorkflowId(poolId);
+  const running = await isRunning(client, workflowId);
+  if (running) return { poolId, workflowId, created: false };
+  const input: BudgetPoolInput = {
+    poolId,
+    limitUsd: opts.limitUsd,
+    ...(opts.maxSignalsPerRun !== undefined ? { maxSignalsPerRun: opts.maxSignalsPerRun } : {}),
+  };
+  const handle = await client.workflow.start('budgetPoolWorkflow', {
+    workflowId,
+    taskQueue: opts.taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  // Another caller may have won the race: then the run id is not the one we would have started.
+  const desc = await handle.describe();
+  return { poolId, workflowId, created: desc.runId === handle.firstExecutionRunId && !running };
+}
+
+async function isRunning(client: Client, workflowId: string): Promise<boolean> {
+  try {
+    const d = await client.workflow.getHandle(workflowId).describe();
+    return d.status.name === 'RUNNING';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
+
+/** True when the budget pool `poolId` (or pool workflow id) is running. */
+export async function budgetPoolExists(client: Client, poolId: string): Promise<boolean> {
+  return isRunning(client, budgetPoolWorkflowId(poolIdOfWorkflowId(poolId)));
+}
+
+/**
+ * State of a budget pool: limit and spend (USD), members, exhausted. Answered by a worker.
+ * @throws BudgetPoolNotFoundError when the pool does not exist
+ */
+export async function budgetPoolState(client: Client, poolId: string): Promise<PoolStateView> {
+  const id = poolIdOfWorkflowId(poolId);
+  try {
+    return await client.workflow.getHandle(budgetPoolWorkflowId(id)).query(poolStateQuery);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new BudgetPoolNotFoundError(id);
+    throw err;
+  }
+}
+
+/**
+ * Sets a running pool's limit (USD). Raising it above the spend refills the pool (members are told
+ * `exhausted: false` and new turns may spend again); lowering it below the spend exhausts it.
+ * @throws BudgetPoolNotFoundError when no such pool is running; RangeError for a bad amount
+ */
+export async function setBudgetPoolLimit(client: Client, poolId: string, usd: number): Promise<void> {
+  checkUsd(usd);
+  const id = poolIdOfWorkflowId(poolId);
+  if (!(await isRunning(client, budgetPoolWorkflowId(id)))) throw new BudgetPoolNotFoundError(id);
+  try {
+    await client.workflow.getHandle(budgetPoolWorkflowId(id)).signal(setPoolLimitSignal, { limitUsd: usd });
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new BudgetPoolNotFoundError(id);
+    throw err;
+  }
+}

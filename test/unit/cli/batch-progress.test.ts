@@ -1,0 +1,87 @@
+import { syntheticResult } from '../../../src/client/batch';
+import type { BatchResult, BatchTask } from '../../../src/client/batch';
+import { AnsiProgressBar, BatchProgress, formatTaskLine, summaryTable } from '../../../src/cli/progress';
+
+function task(id: string): BatchTask {
+  return { id, line: 1, prompt: 'p', cwd: '/', options: {} };
+}
+
+function result(id: string, ok: boolean, cost: number): BatchResult {
+  const base = syntheticResult(`session-${id}`, ok ? 'success' : 'error_max_turns', ok ? [] : ['Reached maximum number of turns (2)']);
+  return {
+    ...base,
+    is_error: !ok,
+    num_turns: 2,
+    duration_ms: 1500,
+    total_cost_usd: cost,
+    ...(ok ? { result: 'done', errors: undefined } : {}),
+    task_id: id,
+    batch_id: 'b',
+  } as BatchResult;
+}
+
+function sink(): { out: { write(s: string): boolean; columns?: number }; text: () => string } {
+  let buf = '';
+  return {
+    out: {
+      write: (s: string) => {
+        buf += s;
+        return true;
+      },
+    },
+    text: () => buf,
+  };
+}
+
+describe('batch progress output', () => {
+  test('batch progress: lines mode prints one line per finished task and periodic counts', async () => {
+    const s = sink();
+    const p = new BatchProgress(3, { mode: 'lines', out: s.out, intervalMs: 20 });
+    p.onEvent({ type: 'task_running', task: task('a'), sessionId: 's', source: 'started' });
+    p.onEvent({ type: 'task_running', task: task('b'), sessionId: 's', source: 'attached' });
+    p.onEvent({ type: 'task_done', task: task('a'), sessionId: 's', source: 'started', result: result('a', true, 0.5) });
+    p.onEvent({ type: 'task_done', task: task('b'), sessionId: 's', source: 'attached', result: result('b', false, 0.25) });
+    await new Promise((r) => setTimeout(r, 60));
+    p.stop();
+    const text = s.text();
+    expect(text).toContain('↻ b: re-attached to its running turn');
+    expect(text).toContain('✓ a success · 2 turns · $0.5000 · 1.5 s');
+    expect(text).toContain('✗ b error_max_turns · 2 turns · $0.2500 · 1.5 s (re-attached) · Reached maximum number of turns (2)');
+    expect(text).toMatch(/progress: · 1 ok · 1 failed · 0 running · \$0\.7500/);
+    expect(text).not.toContain('\x1b');
+    expect(p.counts).toEqual({ total: 3, succeeded: 1, failed: 1, running: 0, costUsd: 0.75 });
+  });
+
+  test('batch progress: the ANSI bar redraws one line in place', () => {
+    const s = sink();
+    const bar = new AnsiProgressBar(s.out, 10);
+    bar.start(4, 0, { text: 'x' });
+    bar.log('a line');
+    bar.stop();
+    expect(s.text()).toContain('\r\x1b[2K[░░░░░░░░░░] 0/4 x');
+    expect(s.text()).toContain('\r\x1b[2Ka line\n');
+    expect(s.text().endsWith('\n')).toBe(true);
+  });
+
+  test('batch progress: the summary table lists every task, skipped lines and totals', () => {
+    const table = summaryTable(
+      [
+        { task: task('first'), result: result('first', true, 0.01) },
+        { task: task('second-task'), result: result('second-task', false, 0.02) },
+        { task: task('third'), result: null },
+      ],
+      [{ line: 4, message: 'not valid JSON' }],
+      2000,
+    );
+    const lines = table.split('\n');
+    expect(lines[0]).toMatch(/^TASK\s+STATUS\s+TURNS\s+COST\s+TIME\s+SESSION$/);
+    expect(lines[1]).toMatch(/^first\s+success\s+2\s+\$0\.0100\s+1\.5 s\s+session-first$/);
+    expect(lines[2]).toMatch(/^second-task\s+error_max_turns/);
+    expect(lines[3]).toMatch(/^third\s+unfinished/);
+    expect(lines[4]).toBe('line 4: skipped: not valid JSON');
+    expect(lines[5]).toBe(
+      '3 tasks: 1 succeeded, 1 failed, 1 unfinished, 1 malformed line skipped · $0.0300 · 2.0 s · 1.00 tasks/s',
+    );
+    expect(formatTaskLine(task('x'), result('x', true, 0), 'finished-earlier')).toContain('(finished earlier)');
+  });
+});
