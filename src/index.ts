@@ -23,3 +23,15 @@ export type * from './common/sdk-messages';
 export type { TurnOptions, TurnOutcome } from './common/turn';
 export type { Usage, ModelUsage } from './common/usage';
 export { sessionWorkflowId, turnWorkflowId } from './workflows/ids';
+export { budgetPoolWorkflowId } from './workflows/ids';
+export {
+  BudgetPoolNotFoundError,
+  budgetPoolExists,
+  budgetPoolState,
+  ensureBudgetPool,
+  setBudgetPoolLimit,
+} from './client/budget-pool';
+export type { EnsureBudgetPoolOptions, EnsuredBudgetPool } from './client/budget-pool';
+export { SessionNotFoundError, interruptSession, sessionStatus, setSessionLimits } from './client/session-control';
+export type { SessionStatusReport } from './client/session-control';
+export type { LimitPatch, PoolStateView, SessionStatusView } from './workflows/messages';

@@ -11,6 +11,7 @@ import { createRunTool } from './run-tool';
 import { BUILTIN_TOOLS, toolsForModel } from './tools/registry';
 import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordTranscript } from './transcript';
+import { withStorageErrors } from './store-errors';
 import type { Activities } from './types';
 
 export type { Activities } from './types';
@@ -66,15 +67,18 @@ export function createActivities(deps: ActivityDeps): Activities {
     priceFor,
     toolsForModel: (names: string[]) => toolsForModel(names) as Anthropic.Tool[],
   };
+  // A store that cannot be written fails the activity at once (see storageFailure).
   return {
-    callModel: createCallModel(modelDeps),
-    compactContext: createCompactContext(modelDeps),
-    runTool: createRunTool({
-      store: deps.store,
-      executeTool,
-      isIdempotent: (name) => BUILTIN_TOOLS.get(name)?.idempotent ?? true,
-    }),
-    recordTranscript: createRecordTranscript(deps.store),
+    callModel: withStorageErrors(createCallModel(modelDeps)),
+    compactContext: withStorageErrors(createCompactContext(modelDeps)),
+    runTool: withStorageErrors(
+      createRunTool({
+        store: deps.store,
+        executeTool,
+        isIdempotent: (name) => BUILTIN_TOOLS.get(name)?.idempotent ?? true,
+      }),
+    ),
+    recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),
     loadSession: createLoadSession(deps.store, priceFor),
   };
 }

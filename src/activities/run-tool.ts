@@ -24,6 +24,24 @@ export const UNKNOWN_OUTCOME_TEXT =
   'Check the current state before running it again.</tool_use_error>';
 
 const MAX_DENIED_INPUT_BYTES = 1024;
+/** Bytes of an unparsable tool input quoted back to the model. */
+const MAX_QUOTED_INVALID_JSON_BYTES = 500;
+
+/** The tool_result for a tool call whose input is not valid JSON (Claude Code's wording). */
+export function invalidJsonOutput(toolName: string, raw: string): ToolOutput & { outcome: 'invalid' } {
+  const bytes = Buffer.from(raw, 'utf8');
+  const shown = bytes.subarray(0, MAX_QUOTED_INVALID_JSON_BYTES).toString('utf8');
+  return {
+    content:
+      `<tool_use_error>InputValidationError: ${toolName} was called with input that could not be parsed as JSON.\n` +
+      `You sent (first ${Math.min(bytes.length, MAX_QUOTED_INVALID_JSON_BYTES)} of ${bytes.length} bytes): ${shown}\n` +
+      'Common causes: unescaped backslashes in file paths (use / or \\\\), unescaped control characters, or truncated output. ' +
+      'Retry with valid JSON.</tool_use_error>',
+    isError: true,
+    structured: `InputValidationError: JSON parse failed (${bytes.length} bytes)`,
+    outcome: 'invalid',
+  };
+}
 
 function truncatedInput(input: unknown): unknown {
   const json = JSON.stringify(input ?? {});
@@ -102,13 +120,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         outcome: 'error',
       };
     } else if (invalidJson !== undefined) {
-      out = {
-        content:
-          `<tool_use_error>InputValidationError: the input of ${input.toolName} is not valid JSON: ` +
-          `${invalidJson.slice(0, 500)}</tool_use_error>`,
-        isError: true,
-        outcome: 'invalid',
-      };
+      out = invalidJsonOutput(input.toolName, invalidJson);
     } else if (input.permission.behavior === 'deny') {
       out = { content: input.permission.message, isError: true, outcome: 'denied' };
       deniedInput = truncatedInput(toolInput);

@@ -4,12 +4,20 @@ import type { Config } from '../config';
 import { RUNNER_VERSION } from '../common/version';
 import { EXIT, OUTPUT_FORMATS } from './output';
 import type { PrintFlags } from './commands/print';
-import { runPrint } from './commands/print';
+import { INPUT_FORMATS, runPrint } from './commands/print';
 import { runServer, runWorker } from './commands/worker';
 import type { BatchFlags } from './commands/batch';
 import { runBatchCommand } from './commands/batch';
 import type { ListFlags } from './commands/list';
 import { runList } from './commands/list';
+import type { StatusFlags } from './commands/status';
+import { runStatus } from './commands/status';
+import type { InterruptFlags } from './commands/interrupt';
+import { runInterrupt } from './commands/interrupt';
+import type { LimitsFlags } from './commands/limits';
+import { runLimits } from './commands/limits';
+import type { PoolCreateFlags } from './commands/pool';
+import { runPoolCreate, runPoolShow } from './commands/pool';
 import { UsageError } from './turn-options';
 import { NoPromptError } from './stdin';
 import { TemporalCliNotFoundError } from '../worker/dev-server';
@@ -48,6 +56,17 @@ export function buildProgram(setExit: (code: number) => void): Command {
         .choices(OUTPUT_FORMATS)
         .default('text'),
     )
+    .addOption(
+      new Option(
+        '--input-format <format>',
+        'text: the prompt; stream-json: user messages and control requests as JSON lines on stdin (Agent SDK protocol)',
+      )
+        .choices(INPUT_FORMATS)
+        .default('text'),
+    )
+    .option('--include-partial-messages', 'accepted for compatibility; no stream_event messages are produced')
+    .option('--permission-prompt-tool <tool>', 'accepted for compatibility; calls that would prompt are denied')
+    .option('--setting-sources <sources>', 'accepted for compatibility; no Claude Code settings files are read')
     .option('--max-turns <n>', 'stop after N model calls (result error_max_turns)')
     .option('--max-budget-usd <usd>', 'stop once the estimated cost reaches USD (result error_max_budget_usd)')
     .option('--task-budget <tokens>', 'output-token budget: nudge the model to continue while under 90% of it')
@@ -112,7 +131,7 @@ Examples:
     .option('--concurrency <n>', 'tasks running at once (default: 4)')
     .option('--out <file>', 'write one result message per task (JSONL, with task_id); "-" for stdout')
     .option('--batch-id <id>', "batch id (default: from the file's absolute path and content hash)")
-    .option('--task-max-budget-usd <usd>', 'budget of each task (a task\'s own maxBudgetUsd wins)')
+    .option('--task-max-budget-usd <usd>', "budget of each task (a task's own maxBudgetUsd wins)")
     .option('--worker', 'also run a worker in this process (default: only with the embedded server)')
     .option('--progress <mode>', 'auto | bar | lines | none (default: auto: a bar on a terminal, lines otherwise)')
     .option('--progress-interval <s>', 'seconds between progress lines in lines mode (default: 10)')
@@ -144,13 +163,74 @@ See docs/batch.md.`,
     .description('list sessions with their batch, task, status and cost (Temporal search attributes)')
     .option('--batch <id>', 'only the sessions of this batch')
     .option('--status <status>', 'only sessions with this status (running, success, error_max_turns, …)')
-    .option('--query <query>', "extra Temporal visibility query, e.g. \"StartTime > '2026-01-01T00:00:00Z'\"")
+    .option('--query <query>', 'extra Temporal visibility query, e.g. "StartTime > \'2026-01-01T00:00:00Z\'"')
     .option('--limit <n>', 'at most N sessions, most recent first (default: 200)')
     .option('--json', 'one JSON object per line instead of a table')
     .action(async (opts: ListFlags) => {
       setExit(await runList(config(program), opts, { stdout: out }));
     });
+  addControlCommands(program, setExit);
   return program;
+}
+
+/**
+ * `status`, `interrupt`, `limits` and `pool`: commands that act on running sessions and budget
+ * pools. They need a reachable server (temporal.address or a running `agent-runner server`).
+ * Flags that the root command also has (`--max-budget-usd`, `--max-turns`, `--task-budget`) are
+ * parsed by the root, so the actions read them with `optsWithGlobals()`.
+ */
+function addControlCommands(program: Command, setExit: (code: number) => void): void {
+  const io = { stdout: out, stderr: err };
+  program
+    .command('status')
+    .description("show a session's turns, usage, cost and limits, and what its running turn is doing")
+    .argument('<session>', 'session id')
+    .option('--json', 'print the status as JSON')
+    .action(async (session: string, _o: StatusFlags, cmd: Command) => {
+      setExit(await runStatus(config(program), session, cmd.optsWithGlobals<StatusFlags>(), io));
+    });
+  program
+    .command('interrupt')
+    .description("stop a session's running turn cleanly (it ends with error_during_execution; resume continues)")
+    .argument('<session>', 'session id')
+    .option('--reason <text>', 'reason recorded in the result errors')
+    .option('--json', 'print the outcome as JSON')
+    .action(async (session: string, _o: InterruptFlags, cmd: Command) => {
+      setExit(await runInterrupt(config(program), session, cmd.optsWithGlobals<InterruptFlags>(), io));
+    });
+  program
+    .command('limits')
+    .description('show or change the limits of a session (and its running turn) or of a budget pool')
+    .argument('<target>', 'session id or budget pool id')
+    .option('--max-budget-usd <usd>', 'USD limit ("none" removes it; for a pool: the pool limit)')
+    .option('--max-turns <n>', 'model calls per turn ("none" removes it)')
+    .option('--task-budget <tokens>', 'output-token budget per turn ("none" removes it)')
+    .option('--pool', 'the target is a budget pool')
+    .option('--session', 'the target is a session')
+    .option('--json', 'print the limits as JSON')
+    .action(async (target: string, _o: LimitsFlags, cmd: Command) => {
+      setExit(await runLimits(config(program), target, cmd.optsWithGlobals<LimitsFlags>(), io));
+    });
+  const pool = program
+    .command('pool')
+    .description('shared budget pools: one USD limit for many turns (see docs/limits.md)');
+  pool
+    .command('create')
+    .description('start a budget pool (no-op if it is already running)')
+    .argument('<id>', 'pool id (letters, digits, . _ : -)')
+    .option('--max-budget-usd <usd>', 'the limit of the pool in USD (required)')
+    .option('--json', 'print the pool as JSON')
+    .action(async (id: string, _o: PoolCreateFlags, cmd: Command) => {
+      setExit(await runPoolCreate(config(program), id, cmd.optsWithGlobals<PoolCreateFlags>(), io));
+    });
+  pool
+    .command('show')
+    .description("show a pool's limit, spend, members and status")
+    .argument('<id>', 'pool id')
+    .option('--json', 'print the pool as JSON')
+    .action(async (id: string, _o: { json?: boolean }, cmd: Command) => {
+      setExit(await runPoolShow(config(program), id, cmd.optsWithGlobals<{ json?: boolean }>(), io));
+    });
 }
 
 /** Entry point of the `agent-runner` binary. */

@@ -3,6 +3,8 @@ import type { TurnOptions } from '../common/turn';
 import { BUILTIN_TOOL_NAMES } from '../common/tools';
 import type { PermissionMode } from '../engine/permissions';
 import { PERMISSION_MODES } from '../engine/permissions';
+import { POOL_ID_PATTERN } from '../client/budget-pool';
+import { budgetPoolWorkflowId } from '../workflows/ids';
 
 /** Thrown for a bad flag value; the CLI prints it and exits 2. */
 export class UsageError extends Error {
@@ -59,6 +61,16 @@ function positiveNumber(name: string, v: string | undefined): number | undefined
   return n;
 }
 
+/** `--budget-pool <id>` → the pool's workflow id (what `TurnOptions.budgetPoolId` holds). */
+function poolWorkflowIdFlag(poolId: string): string {
+  if (!POOL_ID_PATTERN.test(poolId)) {
+    throw new UsageError(
+      `--budget-pool must be a pool id (1-200 letters, digits, '.', '_', ':' or '-'), got "${poolId}"`,
+    );
+  }
+  return budgetPoolWorkflowId(poolId);
+}
+
 /**
  * Turn options from config defaults and CLI flags.
  * @throws UsageError naming the flag and the bad value
@@ -99,7 +111,7 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
     ...(tools ? { tools } : {}),
     ...(flags.systemPrompt !== undefined ? { systemPrompt: flags.systemPrompt } : {}),
     ...(flags.appendSystemPrompt !== undefined ? { appendSystemPrompt: flags.appendSystemPrompt } : {}),
-    ...(flags.budgetPool ? { budgetPoolId: flags.budgetPool } : {}),
+    ...(flags.budgetPool !== undefined ? { budgetPoolId: poolWorkflowIdFlag(flags.budgetPool) } : {}),
     timeouts: {
       modelHeartbeatMs: config.model.heartbeatTimeoutMs,
       modelStartToCloseMs: config.model.requestTimeoutMs,

@@ -6,6 +6,7 @@
  * The CLI front door is `agent-runner batch` (src/cli/commands/batch.ts); see docs/batch.md.
  */
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { existsSync, statSync } from 'node:fs';
 import { basename, extname, isAbsolute, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,6 +24,7 @@ import { sessionWorkflowId, turnWorkflowId } from '../workflows/ids';
 import { endSessionSignal } from '../workflows/messages';
 import { QueryEngine } from './query-engine';
 import { assistantText, resultMessage } from './sdk-message';
+import { uuidV5 } from './uuid';
 
 // ---------------------------------------------------------------------------------------------
 // Task file
@@ -45,7 +47,6 @@ export const BatchTaskLineSchema = z
           .string()
           .min(1, { error: 'must not be empty' })
           .max(256, { error: 'must be at most 256 characters' })
-          // eslint-disable-next-line no-control-regex
           .regex(/^[^\u0000-\u001f\u007f]+$/, { error: 'must not contain control characters' }),
       ),
     prompt: z.string().refine((s) => s.trim() !== '', { error: 'must be a non-empty string' }),
@@ -218,19 +219,7 @@ export function parseTaskFile(text: string, baseDir: string, defaultCwd: string)
 // Deterministic ids
 // ---------------------------------------------------------------------------------------------
 
-/** Namespace of the runner's name-based UUIDs (a fixed random UUID). */
-const RUNNER_UUID_NAMESPACE = 'b3d5a2f4-6c1e-4d9a-8f0b-2a7c9e4d1f63';
-
-/** A name-based UUID (RFC 9562 version 5: SHA-1 of namespace + name). */
-export function uuidV5(name: string, namespace: string = RUNNER_UUID_NAMESPACE): string {
-  const ns = Buffer.from(namespace.replace(/-/g, ''), 'hex');
-  const hash = createHash('sha1').update(ns).update(name, 'utf8').digest();
-  const b = hash.subarray(0, 16);
-  b[6] = ((b[6] ?? 0) & 0x0f) | 0x50;
-  b[8] = ((b[8] ?? 0) & 0x3f) | 0x80;
-  const h = b.toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
+export { uuidV5 };
 
 /**
  * Default batch id: the task file's name plus a hash of its absolute path and content, so
@@ -360,6 +349,8 @@ export async function runBatch(opts: RunBatchOptions): Promise<BatchRunSummary> 
       // a progress renderer must not break the batch
     }
   };
+  // Every Temporal call of the run listens to the signal: more than Node's default 10 listeners.
+  if (opts.signal) setMaxListeners(0, opts.signal);
   const aborted = new Promise<'aborted'>((resolve) => {
     if (opts.signal?.aborted) resolve('aborted');
     opts.signal?.addEventListener('abort', () => resolve('aborted'), { once: true });
@@ -370,7 +361,11 @@ export async function runBatch(opts: RunBatchOptions): Promise<BatchRunSummary> 
       if (opts.signal?.aborted) return;
       const task = queue.shift();
       if (!task) return;
-      const r = await Promise.race([runTask(opts, task, emit), aborted]);
+      // In-flight Temporal calls of the task are cancelled on abort (so none outlives the connection).
+      const run = opts.signal
+        ? opts.client.withAbortSignal(opts.signal, () => runTask(opts, task, emit))
+        : runTask(opts, task, emit);
+      const r = await Promise.race([run.catch(() => 'aborted' as const), aborted]);
       if (r === 'aborted') return;
       results.set(task.id, r.result);
       emit({ type: 'task_done', task, sessionId: r.sessionId, source: r.source, result: r.result });
@@ -387,6 +382,14 @@ export async function runBatch(opts: RunBatchOptions): Promise<BatchRunSummary> 
   return { results: ordered, unfinished, interrupted: opts.signal?.aborted === true };
 }
 
+/** Internal: a task's run was abandoned because the batch was aborted. */
+class BatchAbortedError extends Error {
+  override readonly name = 'BatchAbortedError';
+  constructor() {
+    super('the batch run was aborted');
+  }
+}
+
 interface TaskRun {
   sessionId: string;
   source: TaskSource;
@@ -396,6 +399,10 @@ interface TaskRun {
 async function runTask(opts: RunBatchOptions, task: BatchTask, emit: (e: BatchEvent) => void): Promise<TaskRun> {
   const { client, batchId } = opts;
   const sessionId = taskSessionId(batchId, task.id);
+  /** After an abort the run has moved on: make no new Temporal calls (none may outlive the connection). */
+  const guard = (): void => {
+    if (opts.signal?.aborted) throw new BatchAbortedError();
+  };
   const firstTurnId = turnWorkflowId(sessionId, 1);
   const tag = (r: SDKResultMessage): BatchResult => ({
     ...r,
@@ -406,15 +413,18 @@ async function runTask(opts: RunBatchOptions, task: BatchTask, emit: (e: BatchEv
   try {
     // 1. Is the task's turn already there (an earlier run of this batch started it)?
     const status = await turnStatus(client, firstTurnId);
+    guard();
     if (status !== null) {
       const source: TaskSource = status === 'RUNNING' ? 'attached' : 'finished-earlier';
       if (source === 'attached') emit({ type: 'task_running', task, sessionId, source });
       const result = tag(await turnResult(opts, sessionId, firstTurnId));
+      guard();
       await endSession(client, sessionId);
       return { sessionId, source, result };
     }
     // 2. No turn workflow, but a transcript: it ran once and its workflow is gone (retention).
     if (await opts.store.exists(sessionId)) {
+      guard();
       const result = tag(
         syntheticResult(sessionId, 'error_during_execution', [
           `task ${task.id} ran before (session ${sessionId} has a transcript) but its turn workflow ${firstTurnId} is no longer in Temporal; not running it again`,
@@ -423,6 +433,7 @@ async function runTask(opts: RunBatchOptions, task: BatchTask, emit: (e: BatchEv
       return { sessionId, source: 'finished-earlier', result };
     }
     // 3. The batch budget is spent: do not start more.
+    guard();
     if (opts.budget && (await opts.budget.exhausted())) {
       const result = tag(
         syntheticResult(
@@ -435,6 +446,7 @@ async function runTask(opts: RunBatchOptions, task: BatchTask, emit: (e: BatchEv
       return { sessionId, source: 'skipped', result };
     }
     // 4. Submit: update-with-start under a fixed update id (idempotent).
+    guard();
     const options = taskTurnOptions(opts.defaults, task, opts.budget);
     const engine = new QueryEngine({
       client,
@@ -449,11 +461,14 @@ async function runTask(opts: RunBatchOptions, task: BatchTask, emit: (e: BatchEv
     const started = await engine.start(task.prompt, options, taskPromptUuid(sessionId), {
       updateId: taskSubmitUpdateId(sessionId),
     });
+    guard();
     emit({ type: 'task_running', task, sessionId, source: 'started' });
     const result = tag(await turnResult(opts, sessionId, started.turnWorkflowId));
+    guard();
     await endSession(client, sessionId);
     return { sessionId, source: 'started', result };
   } catch (err) {
+    if (err instanceof BatchAbortedError || opts.signal?.aborted) throw new BatchAbortedError();
     const msg = err instanceof Error ? err.message : String(err);
     return {
       sessionId,
@@ -501,12 +516,23 @@ async function turnResult(opts: RunBatchOptions, sessionId: string, turnId: stri
   return resultMessage(outcome, { sessionId, uuid: uuidV5(`${turnId}/result`), finalText });
 }
 
+/**
+ * Ends a task's session and waits (briefly) until it has closed, so its search attributes are
+ * final when the task is reported, and an embedded worker is not shut down with the session's
+ * last workflow tasks still pending.
+ */
 async function endSession(client: Client, sessionId: string): Promise<void> {
-  await client.workflow
-    .getHandle(sessionWorkflowId(sessionId))
-    .signal(endSessionSignal)
-    .catch(() => undefined);
+  const handle = client.workflow.getHandle(sessionWorkflowId(sessionId));
+  try {
+    await handle.signal(endSessionSignal);
+    await client.withDeadline(Date.now() + SESSION_CLOSE_WAIT_MS, () => handle.result());
+  } catch {
+    // already closed, or slow to close: the task's result does not depend on it
+  }
 }
+
+/** How long a finished task waits for its session workflow to close (ms). */
+const SESSION_CLOSE_WAIT_MS = 10_000;
 
 /** An error result for a task that has no turn outcome (not started, or its workflow failed). */
 export function syntheticResult(

@@ -48,7 +48,10 @@ export interface EnsuredBudgetPool {
   poolId: string;
   /** The pool's workflow id: pass it as a turn's `budgetPoolId`. */
   workflowId: string;
-  /** False when the pool was already running (its limit is unchanged). */
+  /**
+   * False when the pool was already running (its limit is unchanged). Two callers racing to
+   * create the same pool may both see true; they still share one pool.
+   */
   created: boolean;
 }
 
@@ -70,15 +73,13 @@ export async function ensureBudgetPool(client: Client, opts: EnsureBudgetPoolOpt
     limitUsd: opts.limitUsd,
     ...(opts.maxSignalsPerRun !== undefined ? { maxSignalsPerRun: opts.maxSignalsPerRun } : {}),
   };
-  const handle = await client.workflow.start('budgetPoolWorkflow', {
+  await client.workflow.start('budgetPoolWorkflow', {
     workflowId,
     taskQueue: opts.taskQueue,
     args: [input],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
-  // Another caller may have won the race: then the run id is not the one we would have started.
-  const desc = await handle.describe();
-  return { poolId, workflowId, created: desc.runId === handle.firstExecutionRunId && !running };
+  return { poolId, workflowId, created: true };
 }
 
 async function isRunning(client: Client, workflowId: string): Promise<boolean> {

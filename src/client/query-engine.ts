@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { WithStartWorkflowOperation } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { SessionInput, SessionState, SubmitResponse } from '../common/session';
 import type { SDKMessage, SDKSystemInitMessage } from '../common/sdk-messages';
 import type { TurnOptions, TurnOutcome, TurnProgress } from '../common/turn';
 import { WORKFLOW_STATE_VERSION } from '../common/turn';
+import { emptyUsage } from '../common/usage';
 import type { TranscriptStore } from '../store/transcript-store';
 import type { LimitPatch } from '../workflows/messages';
 import {
@@ -18,7 +20,7 @@ import {
 } from '../workflows/messages';
 import { sessionWorkflowId } from '../workflows/ids';
 import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../common/search-attributes';
-import { assistantText, entryToSdkMessage, initMessage, resultMessage } from './sdk-message';
+import { assistantText, entryToSdkMessages, initMessage, resultMessage } from './sdk-message';
 
 /** Options of a {@link QueryEngine}. */
 export interface QueryEngineOptions {
@@ -168,6 +170,7 @@ export class QueryEngine {
       },
     );
     const poll = this.opts.pollIntervalMs ?? 100;
+    const followStarted = Date.now();
     for (;;) {
       const finished = outcome !== undefined || failure !== undefined;
       let events: string[] = [];
@@ -184,12 +187,19 @@ export class QueryEngine {
         const uuid = events[offset];
         if (uuid === undefined) continue;
         const entry = await this.readEntry(uuid);
-        const msg = entry ? entryToSdkMessage(entry) : null;
+        const msgs = entry ? entryToSdkMessages(entry) : [];
         this.position = { turnWorkflowId: pos.turnWorkflowId, offset: offset + 1 };
-        if (msg) yield msg;
+        yield* msgs;
       }
       if (outcome) break;
-      if (failure !== undefined) throw failure;
+      if (failure !== undefined) {
+        // The turn workflow itself failed (a non-retryable activity failure such as an unwritable
+        // transcript store, or a termination): end with an error result saying why, as for any
+        // failed turn. Other errors (the connection) propagate.
+        if (!(failure instanceof WorkflowFailedError)) throw failure;
+        outcome = failedTurnOutcome(failure, Date.now() - followStarted);
+        break;
+      }
       await Promise.race([result, sleep(poll)]);
     }
     const finalText = outcome.lastAssistantUuid ? assistantText(await this.readEntry(outcome.lastAssistantUuid)) : '';
@@ -228,4 +238,43 @@ export class QueryEngine {
   async end(): Promise<void> {
     await this.sessionHandle().signal(endSessionSignal);
   }
+}
+
+/**
+ * The outcome reported for a turn workflow that failed instead of returning one: an
+ * `error_during_execution` whose error names the cause (e.g. `Transcript store error:
+ * ENOSPC: no space left on device, write (TranscriptError.Storage)`). Usage of the failed turn is
+ * not known here; the session re-reads its leaf from the store.
+ */
+function failedTurnOutcome(err: WorkflowFailedError, durationMs: number): TurnOutcome {
+  // The first ApplicationFailure on the cause chain is what an activity (or the workflow) threw.
+  let cause: unknown = err;
+  while (!(cause instanceof ApplicationFailure) && cause instanceof Error && cause.cause instanceof Error) {
+    cause = cause.cause;
+  }
+  const type = cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  const text = type?.startsWith('TranscriptError')
+    ? `Transcript store error: ${message} (${type})`
+    : `The turn failed: ${message}${type ? ` (${type})` : ''}`;
+  return {
+    subtype: 'error_during_execution',
+    isError: true,
+    terminalReason: 'model_error',
+    numTurns: 0,
+    durationMs,
+    durationApiMs: 0,
+    usage: emptyUsage(),
+    modelUsage: {},
+    costUsd: 0,
+    costKnown: false,
+    stopReason: null,
+    lastAssistantUuid: null,
+    errors: [text],
+    permissionDenials: [],
+    leafUuid: '',
+    events: [],
+    readFileState: {},
+    apiErrorStatus: null,
+  };
 }

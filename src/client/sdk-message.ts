@@ -10,6 +10,7 @@ import type { TranscriptEntry } from '../common/transcript';
 import type { TurnOptions, TurnOutcome } from '../common/turn';
 import { BUILTIN_TOOL_NAMES } from '../common/tools';
 import { RUNNER_VERSION } from '../common/version';
+import { uuidV5 } from './uuid';
 
 /**
  * Converts a transcript line to the SDK message a caller sees (`assistant`, `user` with
@@ -46,10 +47,38 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
       parent_tool_use_id: null,
       ...(e.toolUseResult !== undefined ? { tool_use_result: e.toolUseResult } : {}),
       ...(e.isMeta ? { isSynthetic: true } : {}),
+      timestamp: e.timestamp,
     };
     return m;
   }
   return null;
+}
+
+/**
+ * The SDK messages of a transcript line as Claude Code streams them: an assistant response
+ * becomes one `assistant` message per content block (all with the response's `message.id`);
+ * other lines map as in {@link entryToSdkMessage}. The last block's message keeps the line's
+ * uuid (resuming at it includes the whole response); earlier ones get uuids derived from it, the
+ * same on every read.
+ */
+export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
+  const whole = entryToSdkMessage(e);
+  if (!whole || whole.type !== 'assistant') return whole ? [whole] : [];
+  const msg = whole.message;
+  const blocks = Array.isArray(msg['content']) ? (msg['content'] as unknown[]) : [];
+  const base: SDKAssistantMessage = {
+    ...whole,
+    // Claude Code's messages carry the API's context_management (null when unused).
+    message: { ...msg, context_management: msg['context_management'] ?? null },
+    timestamp: e.timestamp,
+    ...(e.requestId !== undefined ? { request_id: e.requestId } : {}),
+  };
+  if (blocks.length <= 1) return [base];
+  return blocks.map((block, i) => ({
+    ...base,
+    uuid: i === blocks.length - 1 ? e.uuid : uuidV5(`${e.uuid}/block/${i}`),
+    message: { ...base.message, content: [block] },
+  }));
 }
 
 /** Text of an assistant line's text blocks, joined. */

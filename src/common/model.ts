@@ -76,6 +76,8 @@ export const ModelErrorType = {
   NotFound: 'ModelError.NotFound',
   RequestTooLarge: 'ModelError.RequestTooLarge',
   Transcript: 'TranscriptError',
+  /** The transcript store cannot be written (disk full, file size limit, read-only, permissions). */
+  TranscriptStorage: 'TranscriptError.Storage',
 } as const;
 
 /**
@@ -90,6 +92,7 @@ export const NON_RETRYABLE_MODEL_ERRORS: string[] = [
   ModelErrorType.NotFound,
   ModelErrorType.RequestTooLarge,
   ModelErrorType.Transcript,
+  ModelErrorType.TranscriptStorage,
 ];
 
 /** `details[0]` of a model failure. */

@@ -40,13 +40,21 @@ export interface SDKCompactBoundaryMessage {
   compact_metadata: { trigger: 'manual' | 'auto'; pre_tokens: number };
 }
 
+/**
+ * One content block of a model response, as Claude Code streams it: a response with a text and
+ * two tool calls arrives as three `assistant` messages sharing `message.id`.
+ */
 export interface SDKAssistantMessage {
   type: 'assistant';
   uuid: string;
   session_id: string;
-  /** A Messages API `Message` (id, content, model, stop_reason, usage). */
+  /** A Messages API `Message` (id, content, model, stop_reason, usage) holding one content block. */
   message: Record<string, unknown>;
   parent_tool_use_id: string | null;
+  /** When the response was recorded (ISO 8601). */
+  timestamp?: string;
+  /** `request-id` of the Messages API response. */
+  request_id?: string;
 }
 
 export interface SDKUserMessage {
@@ -59,6 +67,10 @@ export interface SDKUserMessage {
   /** Structured output of the tool, on tool_result messages. */
   tool_use_result?: unknown;
   isReplay?: boolean;
+  /** A message the runner added (e.g. a token-budget nudge), not the user's. */
+  isSynthetic?: boolean;
+  /** When it was recorded (ISO 8601). */
+  timestamp?: string;
 }
 
 /** Subtypes of a result message. */

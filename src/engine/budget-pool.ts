@@ -75,10 +75,12 @@ export class PoolLedger {
     return this.s;
   }
 
+  /** True while the spend is at or above the limit. */
   get exhausted(): boolean {
     return this.s.exhausted;
   }
 
+  /** Number of current members. */
   get members(): number {
     return this.memberCount;
   }
@@ -88,6 +90,7 @@ export class PoolLedger {
     return Object.keys(this.s.members);
   }
 
+  /** Whether `id` (a turn workflow id) is a current member. */
   isMember(id: string): boolean {
     return Object.prototype.hasOwnProperty.call(this.s.members, id);
   }

@@ -1,5 +1,5 @@
 import type { ToolPermission } from '../common/tools';
-import { READ_ONLY_TOOLS } from '../common/tools';
+import { BUILTIN_TOOL_NAMES, READ_ONLY_TOOLS } from '../common/tools';
 
 /**
  * Permission modes, as Claude Code names them. Headless runs cannot prompt, so a call that
@@ -37,6 +37,9 @@ export function decidePermission(policy: PermissionPolicy, toolName: string): To
     return { behavior: 'deny', message: `Permission to use ${toolName} has been denied by a disallowedTools rule.` };
   }
   if (READ_ONLY_TOOLS.has(toolName)) return { behavior: 'allow' };
+  // A tool that does not exist is not a permission question: its run answers "No such tool
+  // available", as in Claude Code (and it is not a permission denial).
+  if (!(BUILTIN_TOOL_NAMES as readonly string[]).includes(toolName)) return { behavior: 'allow' };
   if (policy.mode === 'plan') {
     return { behavior: 'deny', message: `${toolName} is not allowed in plan mode.` };
   }

@@ -270,7 +270,7 @@ export class JsonlTranscriptStore implements TranscriptStore {
         if (last[0] !== NEWLINE) prefix = '\n';
       }
       const data = Buffer.from(prefix + body, 'utf8');
-      await handle.writeFile(data);
+      await writeAll(handle, data, before.size);
       await handle.sync();
       after = await handle.stat();
       if (before.size === 0 && cache.offset === 0 && cache.entries.length === 0) {
@@ -443,6 +443,27 @@ export class JsonlTranscriptStore implements TranscriptStore {
 
 function emptyCache(dev: number, ino: number): SessionCache {
   return { dev, ino, offset: 0, lines: 0, entries: [], byUuid: new Map(), tornWarnedAt: -1 };
+}
+
+/**
+ * Appends `data` (the handle is O_APPEND). When a write fails part way (disk full, file size
+ * limit), the bytes already written are cut off again, so that the file never keeps part of a
+ * line; unless the file grew by more than what we wrote (another process appended meanwhile).
+ */
+async function writeAll(handle: fs.promises.FileHandle, data: Buffer, sizeBefore: number): Promise<void> {
+  let written = 0;
+  try {
+    while (written < data.length) {
+      const { bytesWritten } = await handle.write(data, written, data.length - written, null);
+      written += bytesWritten;
+    }
+  } catch (err) {
+    if (written > 0) {
+      const now = await handle.stat().catch(() => null);
+      if (now?.size === sizeBefore + written) await handle.truncate(sizeBefore).catch(() => undefined);
+    }
+    throw err;
+  }
 }
 
 function sleep(ms: number): Promise<void> {

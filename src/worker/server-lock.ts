@@ -59,3 +59,16 @@ export function lockEmbeddedServer(dataDir: string): () => void {
   }
   throw new Error(`could not take the embedded server lock ${file}`);
 }
+
+/**
+ * Pid of the live process that holds `<dataDir>/embedded-server.lock` (an `agent-runner -p` or
+ * other command running its own embedded dev server), or null when none does.
+ */
+export function embeddedServerHolder(dataDir: string): number | null {
+  try {
+    const pid = Number(readFileSync(join(dataDir, 'embedded-server.lock'), 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 && alive(pid) ? pid : null;
+  } catch {
+    return null;
+  }
+}

@@ -121,10 +121,16 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
   // not fail this handler (and with it the session's workflow task).
   setHandler(setLimitsSignal, async (patch: LimitPatch) => {
     defaults = { ...defaults, limits: applyLimitPatch(defaults.limits, patch) };
-    if (currentTurn) await getExternalWorkflowHandle(currentTurn).signal(setLimitsSignal, patch).catch(() => undefined);
+    if (currentTurn)
+      await getExternalWorkflowHandle(currentTurn)
+        .signal(setLimitsSignal, patch)
+        .catch(() => undefined);
   });
   setHandler(interruptSignal, async (reason?: string) => {
-    if (currentTurn) await getExternalWorkflowHandle(currentTurn).signal(interruptSignal, reason).catch(() => undefined);
+    if (currentTurn)
+      await getExternalWorkflowHandle(currentTurn)
+        .signal(interruptSignal, reason)
+        .catch(() => undefined);
   });
 
   if (!state) state = await stateFromStore(input);

@@ -421,7 +421,12 @@ async function runTurn(input: TurnInput): Promise<TurnOutcome> {
       return finish(
         'error_during_execution',
         terminal,
-        [diag, `API Error${failure.status ? ` ${failure.status}` : ''}: ${failure.message} (${failure.type})`],
+        [
+          diag,
+          failure.type.startsWith(ModelErrorType.Transcript)
+            ? `Transcript store error: ${failure.message} (${failure.type})`
+            : `API Error${failure.status ? ` ${failure.status}` : ''}: ${failure.message} (${failure.type})`,
+        ],
         failure.status,
       );
     }
@@ -534,19 +539,21 @@ async function runTurn(input: TurnInput): Promise<TurnOutcome> {
         budgetTracker = decision.tracker;
         const nudgeUuid = uuid4();
         activity = 'recordTranscript';
-        await CancellationScope.nonCancellable(() => recordTranscript([
-          {
-            v: 1,
-            type: 'user',
-            uuid: nudgeUuid,
-            parentUuid: leaf,
-            sessionId,
-            timestamp: now(),
-            message: { role: 'user', content: decision.nudge },
-            turnId,
-            isMeta: true,
-          },
-        ]));
+        await CancellationScope.nonCancellable(() =>
+          recordTranscript([
+            {
+              v: 1,
+              type: 'user',
+              uuid: nudgeUuid,
+              parentUuid: leaf,
+              sessionId,
+              timestamp: now(),
+              message: { role: 'user', content: decision.nudge },
+              turnId,
+              isMeta: true,
+            },
+          ]),
+        );
         events.push(nudgeUuid);
         leaf = nudgeUuid;
         lastMessageType = 'user';

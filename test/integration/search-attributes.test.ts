@@ -60,7 +60,8 @@ describe('search attributes', () => {
       responder: (req, ctx) => {
         const first = JSON.stringify(req.messages[0]?.content ?? '');
         if (first.includes('slow')) return { delay_ms: 2500, content: [{ text: 'slow answer' }] };
-        if (first.includes('loop')) return { content: [{ tool_use: { name: 'Bash', input: { command: `echo ${ctx.step}` } } }] };
+        if (first.includes('loop'))
+          return { content: [{ tool_use: { name: 'Bash', input: { command: `echo ${ctx.step}` } } }] };
         return { content: [{ text: 'answer' }] };
       },
     });
@@ -77,7 +78,11 @@ describe('search attributes', () => {
     const slowEngine = env.engine({ cwd: repo, searchAttributes: { batchId, taskId: 'slow' } });
     const slow = collect(slowEngine.submitMessage('slow question'));
     const during = await waitForRows(env.client, batchId, (rows) => rows.some((r) => r.taskId === 'slow'));
-    expect(during.find((r) => r.taskId === 'slow')).toMatchObject({ agentStatus: 'running', costUsd: 0, workflowStatus: 'RUNNING' });
+    expect(during.find((r) => r.taskId === 'slow')).toMatchObject({
+      agentStatus: 'running',
+      costUsd: 0,
+      workflowStatus: 'RUNNING',
+    });
     await slow;
 
     const rows = await waitForRows(

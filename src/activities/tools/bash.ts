@@ -1,19 +1,21 @@
 /**
  * The `Bash` tool: runs a command with `bash -c` in the session's working directory, in its
- * own process group so that a timeout or a cancellation can kill everything it started.
+ * own process group so that a timeout or a cancellation can kill everything it started. Its
+ * stderr goes to the same stream as stdout (as in Claude Code), so the model sees both in order.
  */
 import { spawn } from 'node:child_process';
+import { constants as osConstants } from 'node:os';
 import { z } from 'zod';
 import { CappedOutput } from './capped-output';
 import { statOrUndefined } from './file-state';
-import { errorOutput, formatDuration } from './format';
+import { errorOutput, plainErrorOutput } from './format';
 import type { ToolContext, ToolDefinition, ToolOutput } from './types';
 
 /** Timeout when the input gives none, ms. */
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 /** Largest timeout the input may ask for, ms. */
 export const BASH_MAX_TIMEOUT_MS = 600_000;
-/** Characters of each stream (stdout, stderr) kept; longer output keeps its head and tail. */
+/** Characters of output kept; longer output keeps its head and tail. */
 export const BASH_MAX_OUTPUT_CHARS = 30_000;
 /** Time between SIGTERM and SIGKILL when killing the process group, ms. */
 export const BASH_KILL_GRACE_MS = 2_000;
@@ -25,8 +27,11 @@ const HEARTBEAT_MS = 1_000;
  */
 const PIPE_CLOSE_GRACE_MS = 250;
 
-/** Input of the Bash tool (Claude Code's schema). */
-export const BashInputSchema = z.object({
+/**
+ * Input of the Bash tool: Claude Code's schema as offered when its background tasks are off
+ * (this runner has none), so `run_in_background` is an unexpected parameter.
+ */
+export const BashInputSchema = z.strictObject({
   command: z.string().describe('The shell command to run (with bash -c).'),
   timeout: z
     .number()
@@ -38,17 +43,21 @@ export const BashInputSchema = z.object({
     .string()
     .optional()
     .describe('A short description of what the command does, in 5-10 words (for logs and people watching).'),
-  run_in_background: z.boolean().optional().describe('Not supported by this runner: leave it unset.'),
+  dangerouslyDisableSandbox: z
+    .boolean()
+    .optional()
+    .describe('Accepted for compatibility; this runner has no command sandbox, so it changes nothing.'),
 });
 /** Parsed Bash input. */
 export type BashInput = z.infer<typeof BashInputSchema>;
 
-/** Structured Bash result (`tool_use_result`), as Claude Code reports it. */
+/** Structured Bash result (`tool_use_result`), as Claude Code reports it (stderr is merged into stdout). */
 export interface BashStructured {
   stdout: string;
   stderr: string;
   interrupted: boolean;
   isImage: false;
+  noOutputExpected: false;
 }
 
 const DESCRIPTION = [
@@ -56,41 +65,50 @@ const DESCRIPTION = [
   'Each call starts a fresh shell in the working directory: cd and exported variables do not carry over to the next call, so use absolute paths or chain commands with &&.',
   'Commands get no input (stdin is closed), so avoid interactive programs and pass flags such as --yes or --no-pager where needed.',
   `A command is killed, with everything it started, after ${BASH_DEFAULT_TIMEOUT_MS / 60_000} minutes unless timeout (ms, at most ${BASH_MAX_TIMEOUT_MS / 60_000} minutes) says otherwise; running in the background is not supported.`,
-  `Each output stream is cut to ${BASH_MAX_OUTPUT_CHARS} characters (its start and end are kept), so filter long output with head, tail or grep.`,
+  `stderr is interleaved with stdout, and the output is cut to ${BASH_MAX_OUTPUT_CHARS} characters (its start and end are kept), so filter long output with head, tail or grep.`,
   'Quote paths that contain spaces. Prefer the dedicated tools for files: Read instead of cat/head/tail, Edit or Write instead of sed/echo redirection, Glob instead of find/ls -R, Grep instead of grep/rg.',
 ].join(' ');
 
 type KillReason = 'timeout' | 'abort';
 
-function interruptedOutput(reason: KillReason, timeoutMs: number, stdout = '', stderr = ''): ToolOutput {
-  const note =
-    reason === 'timeout'
-      ? `Command timed out after ${formatDuration(timeoutMs)} and was killed (with every process it started).`
-      : 'Command was aborted because the tool run was cancelled; it was killed (with every process it started).';
-  const structured: BashStructured = { stdout, stderr, interrupted: true, isImage: false };
-  return {
-    content: [stdout, stderr, note].filter((s) => s.length > 0).join('\n'),
-    isError: true,
-    structured,
+/** A timeout as Claude Code words it: `900ms`, `1s`, `2.5s`, `2m`, `2m 30s`. */
+export function formatTimeout(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  if (ms < 60_000) return `${Number((ms / 1000).toFixed(1))}s`;
+  const min = Math.floor(ms / 60_000);
+  const sec = Math.round((ms % 60_000) / 1000);
+  return sec === 0 ? `${min}m` : `${min}m ${sec}s`;
+}
+
+/** The exit status a shell would report: the code, or 128 + the signal number. */
+function exitStatus(code: number | null, signal: NodeJS.Signals | null): number | null {
+  if (code !== null) return code;
+  const n = signal ? osConstants.signals[signal] : undefined;
+  return n === undefined ? null : 128 + n;
+}
+
+function abortedOutput(output: string): ToolOutput {
+  const note = 'Command was aborted because the tool run was cancelled; it was killed (with every process it started).';
+  const structured: BashStructured = {
+    stdout: output,
+    stderr: '',
+    interrupted: true,
+    isImage: false,
+    noOutputExpected: false,
   };
+  return { content: [output, note].filter((s) => s.length > 0).join('\n'), isError: true, structured };
 }
 
 async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolOutput> {
-  if (input.run_in_background === true) {
-    return errorOutput(
-      'run_in_background is not supported by this runner. Run the command in the foreground instead (raise timeout, up to 600000 ms, for slow commands).',
-    );
-  }
   const timeoutMs = Math.min(input.timeout ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
-  if (ctx.signal.aborted) return interruptedOutput('abort', timeoutMs);
+  if (ctx.signal.aborted) return abortedOutput('');
   const cwdStat = await statOrUndefined(ctx.cwd);
   if (!cwdStat?.isDirectory()) {
     return errorOutput(`The working directory ${ctx.cwd} does not exist, so the command cannot run.`);
   }
 
   return new Promise<ToolOutput>((resolve) => {
-    const stdout = new CappedOutput(BASH_MAX_OUTPUT_CHARS);
-    const stderr = new CappedOutput(BASH_MAX_OUTPUT_CHARS);
+    const output = new CappedOutput(BASH_MAX_OUTPUT_CHARS);
     let killReason: KillReason | undefined;
     let exitCode: number | null = null;
     let exitSignal: NodeJS.Signals | null = null;
@@ -99,10 +117,11 @@ async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolOutput> 
     const timers: NodeJS.Timeout[] = [];
     let heartbeat: NodeJS.Timeout | undefined;
 
-    const child = spawn('bash', ['-c', input.command], {
+    // `exec 2>&1` first: stderr joins stdout in the order things were written.
+    const child = spawn('bash', ['-c', `exec 2>&1\n${input.command}`], {
       cwd: ctx.cwd,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'ignore'],
       env: process.env,
     });
 
@@ -138,37 +157,35 @@ async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolOutput> 
       if (heartbeat) clearInterval(heartbeat);
       ctx.signal.removeEventListener('abort', onAbort);
       child.stdout?.destroy();
-      child.stderr?.destroy();
 
       if (spawnError) {
         resolve(errorOutput(`Could not start bash: ${spawnError.message}`));
         return;
       }
-      const out = stdout.trimmedText();
-      const err = stderr.trimmedText();
-      if (killReason) {
-        resolve(interruptedOutput(killReason, timeoutMs, out, err));
+      const out = output.trimmedText();
+      if (killReason === 'abort') {
+        resolve(abortedOutput(out));
         return;
       }
-      const parts = [out, err].filter((s) => s.length > 0);
-      let isError = false;
-      if (exitCode !== null && exitCode !== 0) {
-        parts.push(`Exit code ${exitCode}`);
-        isError = true;
-      } else if (exitCode === null && exitSignal !== null) {
-        parts.push(`Command was terminated by signal ${exitSignal}`);
-        isError = true;
+      // Claude Code's form of a failure: `Exit code N`, then its own note, then the output.
+      const status = exitStatus(exitCode, exitSignal);
+      if (killReason === 'timeout' || (status !== null && status !== 0)) {
+        const note = killReason === 'timeout' ? `Command timed out after ${formatTimeout(timeoutMs)}` : '';
+        const head = status === null ? 'Command was terminated' : `Exit code ${status}`;
+        resolve(plainErrorOutput([head, note, out].filter((p) => p.length > 0).join('\n')));
+        return;
       }
-      const structured: BashStructured = { stdout: out, stderr: err, interrupted: false, isImage: false };
-      resolve({
-        content: parts.length > 0 ? parts.join('\n') : '(Command completed with no output)',
-        isError,
-        structured,
-      });
+      const structured: BashStructured = {
+        stdout: out,
+        stderr: '',
+        interrupted: false,
+        isImage: false,
+        noOutputExpected: false,
+      };
+      resolve({ content: out.length > 0 ? out : '(Bash completed with no output)', isError: false, structured });
     }
 
-    child.stdout?.on('data', (b: Buffer) => stdout.push(b));
-    child.stderr?.on('data', (b: Buffer) => stderr.push(b));
+    child.stdout?.on('data', (b: Buffer) => output.push(b));
     child.on('error', (e) => {
       spawnError = e;
       finish();

@@ -2,13 +2,13 @@
  * The `Edit` tool: exact string replacement in a file the model has read.
  */
 import { z } from 'zod';
-import { cwdHint, errorOutput } from './format';
+import { FILE_STATE_CURRENT_NOTE, cwdHint, errorOutput } from './format';
 import { checkWritable, loadForModification, resolveToolPath, statOrUndefined, writeTextFile } from './file-state';
 import { diffHunks, type PatchHunk } from './patch';
 import type { ToolContext, ToolDefinition, ToolOutput } from './types';
 
 /** Input of the Edit tool (Claude Code's schema). */
-export const EditInputSchema = z.object({
+export const EditInputSchema = z.strictObject({
   file_path: z
     .string()
     .describe(
@@ -84,7 +84,7 @@ async function runEdit(input: EditInput, ctx: ToolContext): Promise<ToolOutput> 
     const state = await writeTextFile(abs, input.new_string);
     return success(
       abs,
-      `File created successfully at: ${abs}`,
+      `The file ${abs} has been updated successfully. ${FILE_STATE_CURRENT_NOTE}`,
       {
         filePath: abs,
         oldString: '',
@@ -134,21 +134,20 @@ async function runEdit(input: EditInput, ctx: ToolContext): Promise<ToolOutput> 
     }
     if (count > 1 && !replaceAll) {
       return errorOutput(
-        `Found ${count} matches of the string to replace, but replace_all is false. Either add more surrounding context to old_string so that it matches exactly one place, or set replace_all to true to replace all ${count} occurrences.\nString: ${input.old_string}`,
+        `Found ${count} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: ${input.old_string}`,
       );
     }
   }
 
   const updated = oldS === '' ? newS : replaceLiteral(original, oldS, newS, replaceAll);
   const state = await writeTextFile(abs, updated);
-  const occurrences = oldS === '' ? 1 : countOccurrences(original, oldS);
-  const suffix =
-    replaceAll && occurrences > 1
-      ? ` All ${occurrences} occurrences were replaced. (Your view of the file is current: no need to Read it again.)`
-      : ' (Your view of the file is current: no need to Read it again.)';
+  // Claude Code's wording, including its shorter first sentence for replace_all.
+  const message = replaceAll
+    ? `The file ${abs} has been updated. All occurrences were successfully replaced. ${FILE_STATE_CURRENT_NOTE}`
+    : `The file ${abs} has been updated successfully. ${FILE_STATE_CURRENT_NOTE}`;
   return success(
     abs,
-    `The file ${abs} has been updated successfully.${suffix}`,
+    message,
     {
       filePath: abs,
       oldString: input.old_string,

@@ -30,35 +30,50 @@ function describeExpected(expected: string): string {
   return expected === 'int' ? 'integer' : expected;
 }
 
-/** One readable line per zod issue. */
-export function describeIssue(issue: z.core.$ZodIssue, rawInput: unknown): string {
-  if (issue.path.length === 0) {
-    return `The input must be a JSON object, but was provided as \`${typeName(rawInput)}\``;
+/**
+ * One readable line per zod issue, for the issue kinds Claude Code words (a missing or mistyped
+ * parameter, an unexpected one); `undefined` for any other kind.
+ */
+export function describeIssue(issue: z.core.$ZodIssue, rawInput: unknown): string[] | undefined {
+  if (issue.path.length === 0 && issue.code === 'invalid_type') {
+    return [`The input must be a JSON object, but was provided as \`${typeName(rawInput)}\``];
   }
-  const name = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const prefix = issue.path.length > 0 ? `${issue.path.map(String).join('.')}.` : '';
+    return issue.keys.map((k) => `An unexpected parameter \`${prefix}${k}\` was provided`);
+  }
   if (issue.code === 'invalid_type') {
+    const name = issue.path.map(String).join('.');
     const value = valueAt(rawInput, issue.path);
-    if (value === undefined) return `The required parameter \`${name}\` is missing`;
-    return `The parameter \`${name}\` type is expected as \`${describeExpected(issue.expected)}\` but provided as \`${typeName(value)}\``;
+    if (value === undefined) return [`The required parameter \`${name}\` is missing`];
+    return [
+      `The parameter \`${name}\` type is expected as \`${describeExpected(issue.expected)}\` but provided as \`${typeName(value)}\``,
+    ];
   }
-  if (issue.code === 'invalid_value') {
-    const options = issue.values.map((v) => JSON.stringify(v)).join(', ');
-    return `The parameter \`${name}\` must be one of ${options}`;
-  }
-  return `The parameter \`${name}\` is invalid: ${issue.message}`;
+  return undefined;
 }
 
-/** `InputValidationError` text for a failed parse. */
+/**
+ * `InputValidationError` text for a failed parse, as Claude Code writes it: one line per issue
+ * when every issue is of a kind it words, else the zod issues as JSON.
+ */
 export function validationErrorText(toolName: string, issues: readonly z.core.$ZodIssue[], rawInput: unknown): string {
-  const lines = issues.map((i) => describeIssue(i, rawInput));
+  const described = issues.map((i) => describeIssue(i, rawInput));
+  if (described.some((d) => d === undefined)) return toolUseError(validationErrorDetail(issues));
+  const lines = described.flatMap((d) => d ?? []);
   const noun = lines.length === 1 ? 'issue' : 'issues';
   return toolUseError(`InputValidationError: ${toolName} failed due to the following ${noun}:\n${lines.join('\n')}`);
+}
+
+/** `tool_use_result` of a failed parse: the zod issues as JSON (Claude Code's form). */
+export function validationErrorDetail(issues: readonly z.core.$ZodIssue[]): string {
+  return `InputValidationError: ${JSON.stringify(issues, null, 2)}`;
 }
 
 /**
  * Runs the built-in tool `name` on `rawInput`. Never throws:
  * - unknown tool → `outcome: 'invalid'`, `<tool_use_error>Error: No such tool available: NAME</tool_use_error>`;
- * - input failing the tool's schema → `outcome: 'invalid'`, an `InputValidationError` listing each issue;
+ * - input failing the tool's schema (unknown keys included) → `outcome: 'invalid'`, an `InputValidationError`;
  * - the tool throwing → `outcome: 'error'` with the error message;
  * - otherwise `outcome` is `'error'` when the tool reported `isError`, else `'ok'`.
  *
@@ -75,6 +90,7 @@ export async function executeTool(
     return {
       content: toolUseError(`Error: No such tool available: ${name}`),
       isError: true,
+      structured: `Error: No such tool available: ${name}`,
       outcome: 'invalid',
     };
   }
@@ -83,6 +99,7 @@ export async function executeTool(
     return {
       content: validationErrorText(name, parsed.error.issues, rawInput),
       isError: true,
+      structured: validationErrorDetail(parsed.error.issues),
       outcome: 'invalid',
     };
   }
@@ -91,6 +108,6 @@ export async function executeTool(
     return { ...out, outcome: out.isError ? 'error' : 'ok' };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    return { content: toolUseError(`Error: ${message}`), isError: true, outcome: 'error' };
+    return { content: toolUseError(`Error: ${message}`), isError: true, structured: `Error: ${message}`, outcome: 'error' };
   }
 }

@@ -32,6 +32,15 @@ export function resolveOptionalPath(cwd: string, p: string | undefined): string 
   return resolveToolPath(cwd, p);
 }
 
+/**
+ * How Glob and Grep show a path to the model (as Claude Code does): relative to the working
+ * directory when it is inside it, else absolute.
+ */
+export function displayPath(cwd: string, abs: string): string {
+  const rel = path.relative(cwd, abs);
+  return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? abs : rel;
+}
+
 /** `stat` that returns `undefined` for a path that does not exist (other errors throw). */
 export async function statOrUndefined(abs: string): Promise<Stats | undefined> {
   try {

@@ -63,6 +63,11 @@ export async function walkFiles(
   return found;
 }
 
+/** Sorts entries oldest first (ties by path), in place, and returns them. */
+export function sortByMtimeAsc(entries: WalkEntry[]): WalkEntry[] {
+  return entries.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
 /** Sorts entries newest first (ties by path), in place, and returns them. */
 export function sortByMtimeDesc(entries: WalkEntry[]): WalkEntry[] {
   return entries.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

@@ -9,12 +9,29 @@ export function toolUseError(message: string): string {
   return `<tool_use_error>${message}</tool_use_error>`;
 }
 
-/** A failed tool run whose content is `message` wrapped in `<tool_use_error>`. */
+/**
+ * A failed tool run whose content is `message` wrapped in `<tool_use_error>` (Claude Code's form
+ * for input that fails a tool's checks). `tool_use_result` is `Error: <message>`, as in Claude Code.
+ */
 export function errorOutput(message: string, structured?: unknown): ToolOutput {
-  const out: ToolOutput = { content: toolUseError(message), isError: true };
-  if (structured !== undefined) out.structured = structured;
-  return out;
+  return { content: toolUseError(message), isError: true, structured: structured ?? `Error: ${message}` };
 }
+
+/**
+ * A failed tool run whose content is `message` as is (Claude Code's form for a failure while the
+ * tool ran: a missing file for Read, a non-zero exit for Bash). `tool_use_result` is `Error: <message>`.
+ */
+export function plainErrorOutput(message: string): ToolOutput {
+  return { content: message, isError: true, structured: `Error: ${message}` };
+}
+
+/** Wraps a note to the model the way Claude Code marks harness remarks inside tool results. */
+export function systemReminder(text: string): string {
+  return `<system-reminder>${text}</system-reminder>`;
+}
+
+/** Suffix of a successful Edit or Write: the model's view of the file is up to date. */
+export const FILE_STATE_CURRENT_NOTE = '(file state is current in your context — no need to Read it back)';
 
 /** Human-readable byte size: `512 bytes`, `12.3 KB`, `4.0 MB`. */
 export function formatBytes(bytes: number): string {

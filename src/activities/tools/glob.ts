@@ -1,10 +1,11 @@
 /**
- * The `Glob` tool: finds files by name pattern, newest first.
+ * The `Glob` tool: finds files by name pattern, oldest first (Claude Code's order), as paths
+ * relative to the working directory.
  */
 import { z } from 'zod';
 import { cwdHint, errorOutput } from './format';
-import { resolveOptionalPath, statOrUndefined } from './file-state';
-import { sortByMtimeDesc, walkFiles } from './file-walk';
+import { displayPath, resolveOptionalPath, statOrUndefined } from './file-state';
+import { sortByMtimeAsc, walkFiles } from './file-walk';
 import type { ToolContext, ToolDefinition, ToolOutput } from './types';
 
 /** Most paths Glob returns. */
@@ -13,7 +14,7 @@ export const GLOB_MAX_RESULTS = 100;
 export const GLOB_TRUNCATED_NOTE = '(Results are truncated. Consider using a more specific path or pattern.)';
 
 /** Input of the Glob tool (Claude Code's schema). */
-export const GlobInputSchema = z.object({
+export const GlobInputSchema = z.strictObject({
   pattern: z.string().describe('Glob pattern to match file paths against, e.g. "**/*.ts" or "src/**/test_*.py".'),
   path: z
     .string()
@@ -31,10 +32,12 @@ export interface GlobStructured {
   numFiles: number;
   truncated: boolean;
   durationMs: number;
+  totalMatches: number;
+  countIsComplete: true;
 }
 
 const DESCRIPTION = [
-  'Finds files whose paths match a glob pattern (such as "**/*.js" or "src/**/*.{ts,tsx}") and returns their absolute paths, most recently modified first.',
+  'Finds files whose paths match a glob pattern (such as "**/*.js" or "src/**/*.{ts,tsx}") and returns their paths (relative to the working directory when inside it), least recently modified first.',
   `It lists files only, skips .git and node_modules, and returns at most ${GLOB_MAX_RESULTS} paths.`,
   'Use it to locate files by name; use Grep to search file contents.',
   'Several independent searches can be issued together in one response.',
@@ -47,14 +50,16 @@ async function runGlob(input: GlobInput, ctx: ToolContext): Promise<ToolOutput> 
   if (!st) return errorOutput(`Directory does not exist: ${base}. ${cwdHint(ctx.cwd)}`);
   if (!st.isDirectory()) return errorOutput(`Path is not a directory: ${base}`);
 
-  const entries = sortByMtimeDesc(await walkFiles([input.pattern], { cwd: base }, ctx));
+  const entries = sortByMtimeAsc(await walkFiles([input.pattern], { cwd: base }, ctx));
   const truncated = entries.length > GLOB_MAX_RESULTS;
-  const filenames = entries.slice(0, GLOB_MAX_RESULTS).map((e) => e.path);
+  const filenames = entries.slice(0, GLOB_MAX_RESULTS).map((e) => displayPath(ctx.cwd, e.path));
   const structured: GlobStructured = {
     filenames,
     numFiles: filenames.length,
     truncated,
     durationMs: Date.now() - started,
+    totalMatches: entries.length,
+    countIsComplete: true,
   };
   if (filenames.length === 0) return { content: 'No files found', isError: false, structured };
   const lines = [...filenames];

@@ -1,12 +1,13 @@
 /**
  * The `Grep` tool: regular-expression search over file contents, written in JavaScript
  * (ripgrep is not assumed to be installed). Output formats follow ripgrep's as Claude Code
- * shows them: `path:line:text` for matches, `path-line-text` for context, `--` between groups.
+ * shows them: `path:line:text` for matches, `path-line-text` for context, `--` between groups,
+ * paths relative to the working directory, no path when the search is of a single file.
  */
 import { promises as fsp } from 'node:fs';
 import { z } from 'zod';
 import { cwdHint, errorOutput, formatBytes, truncateLine } from './format';
-import { resolveOptionalPath, statOrUndefined } from './file-state';
+import { displayPath, resolveOptionalPath, statOrUndefined } from './file-state';
 import { sortByMtimeDesc, walkFiles, type WalkEntry } from './file-walk';
 import { GREP_FILE_TYPES, fileTypeMatcher } from './grep-types';
 import { throttledHeartbeat, throwIfAborted } from './progress';
@@ -20,10 +21,11 @@ export const GREP_MAX_FILE_BYTES = 32 * 1024 * 1024;
 /** Matched or context lines longer than this are cut in content mode. */
 export const GREP_MAX_LINE_CHARS = 500;
 
-const count = z.number().int().min(0);
+/** A count input: a JSON number, as in Claude Code's schema (fractions are rounded down). */
+const count = z.number().min(0);
 
 /** Input of the Grep tool (Claude Code's schema). */
-export const GrepInputSchema = z.object({
+export const GrepInputSchema = z.strictObject({
   pattern: z.string().describe('Regular expression to search for (JavaScript RegExp syntax), e.g. "function\\s+\\w+".'),
   path: z.string().optional().describe('File or directory to search (default: the working directory).'),
   glob: z
@@ -41,6 +43,10 @@ export const GrepInputSchema = z.object({
     ),
   '-i': z.boolean().optional().describe('Case-insensitive search.'),
   '-n': z.boolean().optional().describe('Show line numbers in content mode (default true).'),
+  '-o': z
+    .boolean()
+    .optional()
+    .describe('Content mode: print each match on its own line instead of the whole matching line.'),
   '-B': count.optional().describe('Lines of context to show before each match (content mode).'),
   '-A': count.optional().describe('Lines of context to show after each match (content mode).'),
   '-C': count.optional().describe('Lines of context to show before and after each match (content mode).'),
@@ -71,6 +77,8 @@ export interface GrepStructured {
   filenames: string[];
   content?: string;
   numLines?: number;
+  totalLines?: number;
+  totalFiles?: number;
   numMatches?: number;
   appliedLimit?: number;
   appliedOffset?: number;
@@ -176,7 +184,28 @@ function findMatches(text: string, re: RegExp, multiline: boolean, firstOnly: bo
   return { lines, matchLines, matchCount };
 }
 
-/** Output lines for one file in content mode (with context and `--` between groups). */
+/** Output lines of `-o` for one file: each match on its own line (no context). */
+function onlyMatchingLines(prefix: string, fm: FileMatches, re: RegExp, showNumbers: boolean): string[] {
+  const out: string[] = [];
+  for (const i of fm.matchLines) {
+    const line = fm.lines[i] ?? '';
+    re.lastIndex = 0;
+    for (let m = re.exec(line); m !== null; m = re.exec(line)) {
+      if (m[0].length === 0) {
+        re.lastIndex += 1;
+        continue;
+      }
+      const text = truncateLine(m[0], GREP_MAX_LINE_CHARS);
+      out.push(showNumbers ? `${prefix}${i + 1}:${text}` : `${prefix}${text}`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Output lines for one file in content mode (with context and `--` between groups). `prefix` is
+ * the shown path and its separator is added per line (`path:`/`path-`), or '' for a single file.
+ */
 function contentLines(file: string, fm: FileMatches, before: number, after: number, showNumbers: boolean): string[][] {
   const isMatch = new Set(fm.matchLines);
   const groups: string[][] = [];
@@ -190,7 +219,8 @@ function contentLines(file: string, fm: FileMatches, before: number, after: numb
     }
     const sep = isMatch.has(i) ? ':' : '-';
     const text = truncateLine(fm.lines[i] ?? '', GREP_MAX_LINE_CHARS);
-    group.push(showNumbers ? `${file}${sep}${i + 1}${sep}${text}` : `${file}${sep}${text}`);
+    const head = file === '' ? '' : `${file}${sep}`;
+    group.push(showNumbers ? `${head}${i + 1}${sep}${text}` : `${head}${text}`);
     lastShown = i;
   };
   for (const m of fm.matchLines) {
@@ -253,11 +283,14 @@ async function runGrep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> 
   if (mode === 'files_with_matches') sortByMtimeDesc(candidates);
   else candidates.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
-  const before = input['-B'] ?? input['-C'] ?? input.context ?? 0;
-  const after = input['-A'] ?? input['-C'] ?? input.context ?? 0;
+  const whole = (n: number | undefined): number | undefined => (n === undefined ? undefined : Math.floor(n));
+  const before = whole(input['-B'] ?? input['-C'] ?? input.context) ?? 0;
+  const after = whole(input['-A'] ?? input['-C'] ?? input.context) ?? 0;
   const showNumbers = input['-n'] ?? true;
-  const offset = input.offset ?? 0;
-  const limit = input.head_limit ?? GREP_DEFAULT_HEAD_LIMIT;
+  const onlyMatching = input['-o'] ?? false;
+  const offset = whole(input.offset) ?? 0;
+  const limit = whole(input.head_limit) ?? GREP_DEFAULT_HEAD_LIMIT;
+  const singleFile = !st.isDirectory();
   const beat = throttledHeartbeat(ctx);
 
   const matchedFiles: string[] = [];
@@ -281,10 +314,16 @@ async function runGrep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> 
     if (looksBinary(bytes.subarray(0, BINARY_SNIFF_BYTES))) continue;
     const fm = findMatches(bytes.toString('utf8'), re, multiline, mode === 'files_with_matches');
     if (fm.matchCount === 0) continue;
-    matchedFiles.push(entry.path);
+    const shown = displayPath(ctx.cwd, entry.path);
+    matchedFiles.push(shown);
     totalMatches += fm.matchCount;
-    if (mode === 'count') countLines.push(`${entry.path}:${fm.matchCount}`);
-    if (mode === 'content') groups.push(...contentLines(entry.path, fm, before, after, showNumbers));
+    if (mode === 'count') countLines.push(`${shown}:${fm.matchCount}`);
+    if (mode === 'content') {
+      // Like ripgrep, a search of one file shows no path.
+      const prefix = singleFile ? '' : shown;
+      if (onlyMatching) groups.push(onlyMatchingLines(prefix === '' ? '' : `${prefix}:`, fm, re, showNumbers));
+      else groups.push(...contentLines(prefix, fm, before, after, showNumbers));
+    }
   }
 
   const notes: string[] = [];
@@ -292,55 +331,54 @@ async function runGrep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> 
     notes.push(`(${skippedLarge} file(s) larger than ${formatBytes(GREP_MAX_FILE_BYTES)} were not searched.)`);
   }
   const structured: GrepStructured = { mode, numFiles: matchedFiles.length, filenames: [] };
-  if (offset > 0) structured.appliedOffset = offset;
-  const pagingNote = (unit: string): string => {
-    structured.appliedLimit = limit;
-    return `(Output limited to ${limit} ${limit === 1 ? unit.replace(/(?:ies|s)$/, (m) => (m === 'ies' ? 'y' : '')) : unit}${offset > 0 ? ` starting at offset ${offset}` : ''}; pass offset=${offset + limit} to see more.)`;
+  // Claude Code's paging note: `limit: N` when head_limit cut the output, `offset: M` when given.
+  const paging = (cut: boolean): string => {
+    if (cut) structured.appliedLimit = limit;
+    if (offset > 0) structured.appliedOffset = offset;
+    return [...(cut ? [`limit: ${limit}`] : []), ...(offset > 0 ? [`offset: ${offset}`] : [])].join(', ');
   };
   const finish = (text: string): ToolOutput => ({
     content: [text, ...notes].join('\n\n'),
     isError: false,
     structured,
   });
+  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
   if (mode === 'files_with_matches') {
+    structured.totalFiles = matchedFiles.length;
     if (matchedFiles.length === 0) return finish('No files found');
     const { shown, cut } = page(matchedFiles, offset, limit);
     structured.filenames = shown;
-    let text = `Found ${matchedFiles.length} file${matchedFiles.length === 1 ? '' : 's'}`;
-    if (shown.length > 0) text += `\n${shown.join('\n')}`;
-    if (cut) text += `\n${pagingNote('files')}`;
-    return finish(text);
+    structured.numFiles = shown.length;
+    const note = paging(cut);
+    return finish([`Found ${plural(shown.length, 'file')}${note ? ` ${note}` : ''}`, ...shown].join('\n'));
   }
 
-  structured.filenames = matchedFiles;
   if (mode === 'count') {
     structured.numMatches = totalMatches;
-    if (matchedFiles.length === 0) return finish('No matches found');
     const { shown, cut } = page(countLines, offset, limit);
-    let text = shown.join('\n');
-    if (cut) text += `\n${pagingNote('entries')}`;
-    const unit = multiline ? 'match' : 'matching line';
-    text += `\n\nFound ${totalMatches} ${unit}${totalMatches === 1 ? '' : multiline ? 'es' : 's'} across ${matchedFiles.length} file${matchedFiles.length === 1 ? '' : 's'}.`;
-    return finish(text.replace(/^\n+/, ''));
+    structured.content = shown.join('\n');
+    const note = paging(cut);
+    const summary = `Found ${plural(totalMatches, 'total occurrence')} across ${plural(matchedFiles.length, 'file')}.${note ? ` with pagination = ${note}` : ''}`;
+    return finish(`${matchedFiles.length === 0 ? 'No matches found' : shown.join('\n')}\n\n${summary}`);
   }
 
   // content
-  if (matchedFiles.length === 0) return finish('No matches found');
-  const useSeparators = before > 0 || after > 0;
+  structured.numFiles = 0;
+  const useSeparators = !onlyMatching && (before > 0 || after > 0);
   const outLines: string[] = [];
   groups.forEach((g, i) => {
     if (useSeparators && i > 0) outLines.push('--');
     outLines.push(...g);
   });
   const { shown, cut } = page(outLines, offset, limit);
+  structured.content = shown.join('\n');
   structured.numLines = shown.length;
-  structured.numMatches = totalMatches;
-  let text = shown.join('\n');
-  structured.content = text;
-  if (cut) text += `\n\n${pagingNote('lines')}`;
-  if (text === '') text = `(No output lines at offset ${offset}; there are ${outLines.length}.)`;
-  return finish(text);
+  structured.totalLines = outLines.length;
+  if (outLines.length === 0) return finish('No matches found');
+  const note = paging(cut);
+  const body = shown.length > 0 ? shown.join('\n') : '';
+  return finish(note ? `${body}\n\n[Showing results with pagination = ${note}]` : body);
 }
 
 /** The built-in `Grep` tool. */

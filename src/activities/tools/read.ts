@@ -8,7 +8,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { FileReadState } from '../../common/tools';
-import { errorOutput, cwdHint, formatBytes } from './format';
+import { errorOutput, cwdHint, formatBytes, plainErrorOutput, systemReminder } from './format';
 import { FILE_CHUNK_BYTES, resolveToolPath, statOrUndefined } from './file-state';
 import { throttledHeartbeat, throwIfAborted } from './progress';
 import type { ToolContext, ToolDefinition, ToolOutput } from './types';
@@ -23,7 +23,7 @@ export const READ_MAX_WHOLE_FILE_BYTES = 256 * 1024;
 export const BINARY_SNIFF_BYTES = 8 * 1024;
 
 /** Input of the Read tool (Claude Code's schema; `pages` is not supported). */
-export const ReadInputSchema = z.object({
+export const ReadInputSchema = z.strictObject({
   file_path: z
     .string()
     .describe('Path of the file to read. Prefer an absolute path; a relative one is taken from the working directory.'),
@@ -142,10 +142,9 @@ async function scanLines(
 async function runRead(input: ReadInput, ctx: ToolContext): Promise<ToolOutput> {
   const abs = resolveToolPath(ctx.cwd, input.file_path);
   const st = await statOrUndefined(abs);
-  if (!st) return errorOutput(`File does not exist. ${cwdHint(ctx.cwd)}`);
-  if (st.isDirectory()) {
-    return errorOutput(`${abs} is a directory, not a file. Use Bash \`ls\` or the Glob tool to list its contents.`);
-  }
+  // Claude Code reports these two as plain failures (not <tool_use_error>), in these words.
+  if (!st) return plainErrorOutput(`File does not exist. ${cwdHint(ctx.cwd)}`);
+  if (st.isDirectory()) return plainErrorOutput(`EISDIR: illegal operation on a directory, read '${abs}'`);
   if (!st.isFile()) return errorOutput(`${abs} is not a regular file and cannot be read.`);
   const windowed = input.offset !== undefined || input.limit !== undefined;
   if (!windowed && st.size > READ_MAX_WHOLE_FILE_BYTES) {
@@ -171,15 +170,17 @@ async function runRead(input: ReadInput, ctx: ToolContext): Promise<ToolOutput> 
 
     if (scan.state.size === 0) {
       return {
-        content: `The file ${abs} exists but is empty.`,
+        content: systemReminder('Warning: the file exists but the contents are empty.'),
         isError: false,
-        structured: textStructured(abs, '', 0, 1, 0),
+        structured: textStructured(abs, '', 1, 1, 1),
         fileState,
       };
     }
     if (scan.lines.length === 0) {
       return {
-        content: `The file ${abs} has only ${scan.totalLines} lines, so there is nothing at offset ${startLine}. Use a smaller offset.`,
+        content: systemReminder(
+          `Warning: the file exists but is shorter than the provided offset (${input.offset ?? startLine}). The file has ${scan.totalLines} lines.`,
+        ),
         isError: false,
         structured: textStructured(abs, '', 0, startLine, scan.totalLines),
         fileState,
@@ -193,7 +194,8 @@ async function runRead(input: ReadInput, ctx: ToolContext): Promise<ToolOutput> 
       );
     }
     const lastLine = startLine + scan.lines.length - 1;
-    if (lastLine < scan.totalLines) {
+    // Only our default window needs saying: a caller that chose limit knows it (Claude Code adds nothing).
+    if (input.limit === undefined && lastLine < scan.totalLines) {
       content += `\n\n(Showing lines ${startLine}-${lastLine} of ${scan.totalLines}. Use offset and limit to read more.)`;
     }
     return {

@@ -2,13 +2,13 @@
  * The `Write` tool: creates a file, or replaces the content of one the model has read.
  */
 import { z } from 'zod';
-import { errorOutput } from './format';
+import { FILE_STATE_CURRENT_NOTE, errorOutput } from './format';
 import { checkWritable, loadForModification, resolveToolPath, statOrUndefined, writeTextFile } from './file-state';
 import { diffHunks, type PatchHunk } from './patch';
 import type { ToolContext, ToolDefinition, ToolOutput } from './types';
 
 /** Input of the Write tool (Claude Code's schema). */
-export const WriteInputSchema = z.object({
+export const WriteInputSchema = z.strictObject({
   file_path: z
     .string()
     .describe(
@@ -26,6 +26,7 @@ export interface WriteStructured {
   content: string;
   structuredPatch: PatchHunk[];
   originalFile: string | null;
+  userModified: false;
 }
 
 const DESCRIPTION = [
@@ -40,6 +41,11 @@ async function runWrite(input: WriteInput, ctx: ToolContext): Promise<ToolOutput
   const abs = resolveToolPath(ctx.cwd, input.file_path);
   const st = await statOrUndefined(abs);
   let originalFile: string | null = null;
+  if (st?.isDirectory()) {
+    return errorOutput(
+      `${abs} is a directory, not a file. To create a file inside it, include the file name in file_path.`,
+    );
+  }
   if (st) {
     const loaded = await loadForModification(abs, st);
     if ('error' in loaded) return errorOutput(loaded.error);
@@ -54,10 +60,13 @@ async function runWrite(input: WriteInput, ctx: ToolContext): Promise<ToolOutput
     content: input.content,
     structuredPatch: originalFile === null ? [] : diffHunks(abs, originalFile, input.content),
     originalFile,
+    userModified: false,
   };
   return {
     content:
-      originalFile === null ? `File created successfully at: ${abs}` : `The file ${abs} has been updated successfully.`,
+      originalFile === null
+        ? `File created successfully at: ${abs} ${FILE_STATE_CURRENT_NOTE}`
+        : `The file ${abs} has been updated successfully. ${FILE_STATE_CURRENT_NOTE}`,
     isError: false,
     structured,
     fileState: { path: abs, state },

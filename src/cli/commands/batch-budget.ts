@@ -1,9 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isGrpcCancelledError } from '@temporalio/client';
 import type { BatchBudget } from '../../client/batch';
+import { budgetPoolState, ensureBudgetPool, setBudgetPoolLimit } from '../../client/budget-pool';
 import type { Runtime } from '../../client/runtime';
-import type { BudgetPoolInput } from '../../common/budget-pool';
-import { budgetPoolWorkflowId } from '../../workflows/ids';
-import { poolStateQuery, setPoolLimitSignal } from '../../workflows/messages';
 
 /** Pool id of a batch's budget pool. */
 export function batchPoolId(batchId: string): string {
@@ -16,35 +15,32 @@ export function batchPoolId(batchId: string): string {
  * re-run changes the pool's limit (raising it above the spend refills it).
  */
 export async function createBatchBudget(rt: Runtime, batchId: string, limitUsd: number): Promise<BatchBudget> {
-  const poolId = batchPoolId(batchId);
-  const workflowId = budgetPoolWorkflowId(poolId);
-  const input: BudgetPoolInput = { poolId, limitUsd };
-  const handle = await rt.client.workflow.start('budgetPoolWorkflow', {
-    workflowId,
-    taskQueue: rt.taskQueue,
-    args: [input],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-  });
-  const state = await queryWithRetry(() => handle.query(poolStateQuery));
-  if (Math.abs(state.limitUsd - limitUsd) > 1e-9) await handle.signal(setPoolLimitSignal, { limitUsd });
+  const pool = await ensureBudgetPool(rt.client, { taskQueue: rt.taskQueue, poolId: batchPoolId(batchId), limitUsd });
+  if (!pool.created) {
+    const state = await withRetry(() => budgetPoolState(rt.client, pool.poolId));
+    if (Math.abs(state.limitUsd - limitUsd) > 1e-9) await setBudgetPoolLimit(rt.client, pool.poolId, limitUsd);
+  }
   return {
-    poolWorkflowId: workflowId,
+    poolWorkflowId: pool.workflowId,
     limitUsd,
     async exhausted() {
-      const s = await queryWithRetry(() => handle.query(poolStateQuery));
+      const s = await withRetry(() => budgetPoolState(rt.client, pool.poolId));
       return s.exhausted;
     },
   };
 }
 
-/** A query right after the start may find no worker ready yet: retry for up to ~30 s. */
-async function queryWithRetry<T>(fn: () => Promise<T>): Promise<T> {
+/** A query right after the pool started may find no worker ready yet: retry for up to ~30 s. */
+async function withRetry<T>(fn: () => Promise<T>): Promise<T> {
   let delay = 100;
   for (let attempt = 0; ; attempt++) {
     try {
       return await fn();
     } catch (err) {
-      if (attempt >= 20) throw err;
+      // A cancelled call (the batch was interrupted) is not retried.
+      if (attempt >= 20 || isGrpcCancelledError(err) || isGrpcCancelledError((err as { cause?: unknown }).cause)) {
+        throw err;
+      }
       await sleep(delay);
       delay = Math.min(delay * 2, 2000);
     }

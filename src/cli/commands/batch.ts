@@ -77,7 +77,8 @@ export async function runBatchCommand(config: Config, file: string, flags: Batch
     throw new UsageError(`--cwd: ${defaultCwd} is not a directory`);
   }
   // The batch budget is the pool's, not each turn's: keep it out of the per-turn limits.
-  const { maxBudgetUsd: _batchBudget, ...turnFlags } = flags;
+  const turnFlags: TurnFlags = { ...flags };
+  delete turnFlags.maxBudgetUsd;
   const defaults = turnOptionsFrom(config, turnFlags);
   if (taskBudgetUsd !== undefined) defaults.limits = { ...defaults.limits, maxBudgetUsd: taskBudgetUsd };
   const batchId = flags.batchId ?? defaultBatchId(path, content);
@@ -127,7 +128,11 @@ export async function runBatchCommand(config: Config, file: string, flags: Batch
       budget = await createBatchBudget(rt, batchId, batchBudgetUsd);
     }
     const mode =
-      progressMode === 'auto' ? (io.progressStream.isTTY ? 'bar' : 'lines') : (progressMode as 'bar' | 'lines' | 'none');
+      progressMode === 'auto'
+        ? io.progressStream.isTTY
+          ? 'bar'
+          : 'lines'
+        : (progressMode as 'bar' | 'lines' | 'none');
     io.stderr(
       `agent-runner batch ${batchId}: ${parsed.tasks.length} tasks, concurrency ${concurrency}` +
         `${budget ? `, budget $${budget.limitUsd}` : ''}` +

@@ -19,7 +19,8 @@ export interface ListFlags {
  */
 export async function runList(config: Config, flags: ListFlags, io: { stdout: (s: string) => void }): Promise<number> {
   const limit = flags.limit === undefined ? 200 : Number(flags.limit);
-  if (!Number.isInteger(limit) || limit <= 0) throw new UsageError(`--limit must be a positive integer, got "${flags.limit}"`);
+  if (!Number.isInteger(limit) || limit <= 0)
+    throw new UsageError(`--limit must be a positive integer, got "${flags.limit}"`);
   const rt = await openRuntime({ config, worker: false });
   try {
     const rows = await listSessions(rt.client, {
@@ -68,5 +69,12 @@ export function formatSessionTable(rows: SessionRow[]): string {
   ]);
   const all = [header, ...body];
   const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? '').length)));
-  return all.map((row) => row.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
+  return all
+    .map((row) =>
+      row
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

@@ -5,16 +5,30 @@ import type { Config } from '../../config';
 import type { SDKMessage, SDKResultMessage } from '../../common/sdk-messages';
 import { QueryEngine } from '../../client/query-engine';
 import { openRuntime } from '../../client/runtime';
+import { budgetPoolExists } from '../../client/budget-pool';
 import type { Runtime } from '../../client/runtime';
 import type { OutputFormat } from '../output';
 import { EXIT, describeMessage, exitCodeFor, textOutput } from '../output';
 import type { TurnFlags } from '../turn-options';
 import { UsageError, turnOptionsFrom } from '../turn-options';
 import { readPromptFromStdin } from '../stdin';
+import { readLines, runStreamJsonInput } from '../stream-json-input';
+
+/** Input formats of `-p`, as in `claude -p`. */
+export const INPUT_FORMATS = ['text', 'stream-json'] as const;
+export type InputFormat = (typeof INPUT_FORMATS)[number];
 
 /** Flags of `agent-runner -p`. */
 export interface PrintFlags extends TurnFlags {
   outputFormat: OutputFormat;
+  /** `stream-json`: user messages and control requests as JSON lines on stdin (the Agent SDK's protocol). */
+  inputFormat?: InputFormat;
+  /** Accepted for `claude -p` compatibility; no `stream_event` messages are produced. */
+  includePartialMessages?: boolean;
+  /** Accepted for compatibility (the SDK's `canUseTool`); calls that would prompt are denied. */
+  permissionPromptTool?: string;
+  /** Accepted for compatibility; the runner reads no Claude Code settings files. */
+  settingSources?: string;
   cwd?: string;
   sessionId?: string;
   resume?: string | boolean;
@@ -26,6 +40,8 @@ export interface PrintFlags extends TurnFlags {
 export interface PrintIo {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
+  /** Where `--input-format stream-json` reads from. @default process.stdin */
+  stdin?: NodeJS.ReadableStream;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -68,7 +84,20 @@ export async function runPrint(
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd: ${cwd} is not a directory`);
   if (flags.resume === true) throw new UsageError('--resume needs a session id in print mode');
   const options = turnOptionsFrom(config, flags);
-  const prompt = promptArg ?? (await readPromptFromStdin());
+  const streamInput = flags.inputFormat === 'stream-json';
+  if (streamInput && flags.outputFormat !== 'stream-json') {
+    throw new UsageError('--input-format stream-json requires --output-format stream-json');
+  }
+  if (streamInput && promptArg !== undefined) {
+    throw new UsageError('with --input-format stream-json the prompts come on stdin; drop the prompt argument');
+  }
+  if (flags.permissionPromptTool !== undefined) {
+    io.stderr(
+      `agent-runner: --permission-prompt-tool ${flags.permissionPromptTool}: permission prompts are not supported; ` +
+        'a tool call that would need one is denied (use --allowedTools or --permission-mode)',
+    );
+  }
+  const prompt = streamInput ? '' : (promptArg ?? (await readPromptFromStdin()));
   const log = flags.verbose || flags.outputFormat === 'text' ? (l: string) => io.stderr(l) : () => undefined;
   const rt = await openRuntime({ config, log: flags.verbose ? log : () => undefined, quiet: flags.verbose !== true });
   let result: SDKResultMessage | undefined;
@@ -91,6 +120,14 @@ export async function runPrint(
           '(set it, or point ANTHROPIC_BASE_URL at a local Messages API server with any key)',
       );
     }
+    if (options.budgetPoolId && !(await budgetPoolExists(rt.client, options.budgetPoolId))) {
+      throw new UsageError(
+        `--budget-pool: no budget pool "${flags.budgetPool}" is running on ${rt.address}` +
+          (rt.mode === 'embedded' ? ' (the embedded server of this run)' : '') +
+          `; create it first with \`agent-runner pool create ${flags.budgetPool} --max-budget-usd <usd>\`` +
+          (rt.mode === 'embedded' ? ', which needs `agent-runner server` running' : ''),
+      );
+    }
     const sessionId = await pickSessionId(rt, flags, cwd);
     engine = new QueryEngine({
       client: rt.client,
@@ -101,9 +138,19 @@ export async function runPrint(
       sessionId,
       apiKeySource: process.env[config.model.apiKeyEnv] ? 'user' : 'none',
     });
-    for await (const msg of engine.submitMessage(prompt, options)) {
-      emit(msg, flags, io);
-      if (msg.type === 'result') result = msg;
+    if (streamInput) {
+      result = await runStreamJsonInput(readLines(io.stdin ?? process.stdin), {
+        engine,
+        options,
+        write: (m) => io.stdout(JSON.stringify(m)),
+        warn: (l) => io.stderr(l),
+      });
+      if (!result) io.stderr('agent-runner: no user message arrived on stdin');
+    } else {
+      for await (const msg of engine.submitMessage(prompt, options)) {
+        emit(msg, flags, io);
+        if (msg.type === 'result') result = msg;
+      }
     }
     await engine.end().catch(() => undefined);
   } finally {

@@ -18,6 +18,8 @@ export interface TranscriptReport {
   chainLength: number;
   /** The leaf the chain was walked from. */
   leafUuid: string | null;
+  /** tool_use ids with no tool_result (problems unless allowed). */
+  unanswered: string[];
   /** Each broken rule, in words; empty when the transcript is intact. */
   problems: string[];
 }
@@ -28,6 +30,11 @@ export interface CheckOptions {
   leafUuid?: string;
   /** Torn lines are tolerated (a kill -9 mid-write), not reported as problems. @default false */
   allowTornLines?: boolean;
+  /**
+   * tool_use ids that may lack a tool_result: calls cut off by a store that could not be
+   * written (their answer could not be stored anywhere). @default none
+   */
+  allowUnanswered?: readonly string[];
 }
 
 interface Line {
@@ -112,9 +119,14 @@ export function checkTranscriptText(text: string, opts: CheckOptions = {}): Tran
       }
     }
   }
+  const allowed = new Set(opts.allowUnanswered ?? []);
+  const unanswered: string[] = [];
   for (const id of useLine.keys()) {
     const n = resultLines.get(id)?.length ?? 0;
-    if (n !== 1) problems.push(`tool_use ${id} has ${n} tool_results (expected exactly 1)`);
+    if (n === 0) unanswered.push(id);
+    if (n !== 1 && !(n === 0 && allowed.has(id))) {
+      problems.push(`tool_use ${id} has ${n} tool_results (expected exactly 1)`);
+    }
   }
   for (const id of resultLines.keys()) {
     if (!useLine.has(id)) problems.push(`tool_result for ${id} has no tool_use`);
@@ -158,7 +170,8 @@ export function checkTranscriptText(text: string, opts: CheckOptions = {}): Tran
   // Results of a model message come after it and before the next model message.
   let open = new Set<string>();
   for (const l of chain) {
-    if (l.type === 'assistant') {
+    if (l.type === 'assistant' || isPrompt(l)) {
+      for (const id of allowed) open.delete(id);
       if (open.size > 0) problems.push(`tool_use ${[...open].join(', ')} unanswered before line ${l.lineNo}`);
       open = new Set(
         blocksOf(l)
@@ -173,9 +186,19 @@ export function checkTranscriptText(text: string, opts: CheckOptions = {}): Tran
       }
     }
   }
+  for (const id of allowed) open.delete(id);
   if (open.size > 0) problems.push(`tool_use ${[...open].join(', ')} unanswered at the end of the chain`);
 
-  return { lines: lines.length, tornLines, toolUses, toolResults, chainLength: chain.length, leafUuid, problems };
+  return {
+    lines: lines.length,
+    tornLines,
+    toolUses,
+    toolResults,
+    chainLength: chain.length,
+    leafUuid,
+    unanswered,
+    problems,
+  };
 }
 
 /** {@link checkTranscriptText} on `<dataDir>/sessions/<sessionId>.jsonl`. */

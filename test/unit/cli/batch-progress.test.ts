@@ -7,7 +7,11 @@ function task(id: string): BatchTask {
 }
 
 function result(id: string, ok: boolean, cost: number): BatchResult {
-  const base = syntheticResult(`session-${id}`, ok ? 'success' : 'error_max_turns', ok ? [] : ['Reached maximum number of turns (2)']);
+  const base = syntheticResult(
+    `session-${id}`,
+    ok ? 'success' : 'error_max_turns',
+    ok ? [] : ['Reached maximum number of turns (2)'],
+  );
   return {
     ...base,
     is_error: !ok,
@@ -39,14 +43,28 @@ describe('batch progress output', () => {
     const p = new BatchProgress(3, { mode: 'lines', out: s.out, intervalMs: 20 });
     p.onEvent({ type: 'task_running', task: task('a'), sessionId: 's', source: 'started' });
     p.onEvent({ type: 'task_running', task: task('b'), sessionId: 's', source: 'attached' });
-    p.onEvent({ type: 'task_done', task: task('a'), sessionId: 's', source: 'started', result: result('a', true, 0.5) });
-    p.onEvent({ type: 'task_done', task: task('b'), sessionId: 's', source: 'attached', result: result('b', false, 0.25) });
+    p.onEvent({
+      type: 'task_done',
+      task: task('a'),
+      sessionId: 's',
+      source: 'started',
+      result: result('a', true, 0.5),
+    });
+    p.onEvent({
+      type: 'task_done',
+      task: task('b'),
+      sessionId: 's',
+      source: 'attached',
+      result: result('b', false, 0.25),
+    });
     await new Promise((r) => setTimeout(r, 60));
     p.stop();
     const text = s.text();
     expect(text).toContain('↻ b: re-attached to its running turn');
     expect(text).toContain('✓ a success · 2 turns · $0.5000 · 1.5 s');
-    expect(text).toContain('✗ b error_max_turns · 2 turns · $0.2500 · 1.5 s (re-attached) · Reached maximum number of turns (2)');
+    expect(text).toContain(
+      '✗ b error_max_turns · 2 turns · $0.2500 · 1.5 s (re-attached) · Reached maximum number of turns (2)',
+    );
     expect(text).toMatch(/progress: · 1 ok · 1 failed · 0 running · \$0\.7500/);
     expect(text).not.toContain('\x1b');
     expect(p.counts).toEqual({ total: 3, succeeded: 1, failed: 1, running: 0, costUsd: 0.75 });

@@ -100,7 +100,11 @@ describe('batch task file', () => {
       options: { model: 'x', limits: { maxTurns: 2 }, permissionMode: 'acceptEdits' as const },
     };
     expect(
-      taskTurnOptions(defaults, task, { poolWorkflowId: 'agent-budget-pool-b', limitUsd: 1, exhausted: async () => false }),
+      taskTurnOptions(defaults, task, {
+        poolWorkflowId: 'agent-budget-pool-b',
+        limitUsd: 1,
+        exhausted: async () => false,
+      }),
     ).toEqual({
       model: 'x',
       maxTokens: 100,

@@ -18,4 +18,8 @@ describe('permissions', () => {
   test('decidePermission: plan mode refuses changes', () => {
     expect(decidePermission({ mode: 'plan' }, 'Write').behavior).toBe('deny');
   });
+  test('decidePermission: a tool that does not exist is left to the run (which reports "No such tool")', () => {
+    expect(decidePermission({ mode: 'default' }, 'Teleport')).toEqual({ behavior: 'allow' });
+    expect(decidePermission({ mode: 'default', disallowedTools: ['Teleport'] }, 'Teleport').behavior).toBe('deny');
+  });
 });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { formatTimeout } from '../../../../src/activities/tools/bash';
 import { makeSession, text, type TestSession } from './helpers';
 
 let s: TestSession;
@@ -41,26 +42,33 @@ describe('Bash', () => {
     const out = await s.run('Bash', { command: 'pwd; echo hi', description: 'where am I' });
     expect(out.outcome).toBe('ok');
     expect(text(out)).toBe(`${s.dir}\nhi`);
-    expect(out.structured).toEqual({ stdout: `${s.dir}\nhi`, stderr: '', interrupted: false, isImage: false });
+    expect(out.structured).toEqual({
+      stdout: `${s.dir}\nhi`,
+      stderr: '',
+      interrupted: false,
+      isImage: false,
+      noOutputExpected: false,
+    });
   });
 
-  test('Bash: stdout, then stderr, then the exit code; non-zero exit is an error', async () => {
+  test('Bash: a non-zero exit is an error: the exit code, then the output', async () => {
     const out = await s.run('Bash', { command: 'echo out; echo err >&2; exit 3' });
     expect(out.isError).toBe(true);
     expect(out.outcome).toBe('error');
-    expect(text(out)).toBe('out\nerr\nExit code 3');
-    expect(out.structured).toMatchObject({ stdout: 'out', stderr: 'err', interrupted: false });
+    expect(text(out)).toBe('Exit code 3\nout\nerr');
+    expect(out.structured).toBe('Error: Exit code 3\nout\nerr');
   });
 
-  test('Bash: stderr alone with exit 0 is not an error', async () => {
-    const out = await s.run('Bash', { command: 'echo warn >&2' });
+  test('Bash: stderr is interleaved with stdout in the order written; with exit 0 it is not an error', async () => {
+    const out = await s.run('Bash', { command: 'echo a; echo warn >&2; echo b' });
     expect(out.isError).toBe(false);
-    expect(text(out)).toBe('warn');
+    expect(text(out)).toBe('a\nwarn\nb');
+    expect(out.structured).toMatchObject({ stdout: 'a\nwarn\nb', stderr: '' });
   });
 
   test('Bash: no output says so', async () => {
     const out = await s.run('Bash', { command: 'true' });
-    expect(text(out)).toBe('(Command completed with no output)');
+    expect(text(out)).toBe('(Bash completed with no output)');
   });
 
   test('Bash: stdin is closed', async () => {
@@ -73,9 +81,10 @@ describe('Bash', () => {
     const out = await s.run('Bash', { command: 'sleep 30 & echo $!; wait', timeout: 500 });
     expect(Date.now() - started).toBeLessThan(5000);
     expect(out.isError).toBe(true);
-    expect(out.structured).toMatchObject({ interrupted: true });
-    expect(text(out)).toContain('Command timed out after 500 ms');
-    expect(await waitUntilGone(firstPid(out))).toBe(true);
+    const [exit, note, pid] = text(out).split('\n');
+    expect(exit).toBe('Exit code 143');
+    expect(note).toBe('Command timed out after 500ms');
+    expect(await waitUntilGone(Number(pid))).toBe(true);
   });
 
   test('Bash: a child that ignores SIGTERM gets SIGKILL after the grace period', async () => {
@@ -83,8 +92,9 @@ describe('Bash', () => {
       command: "trap '' TERM; sleep 30 & echo $!; wait",
       timeout: 300,
     });
-    expect(out.structured).toMatchObject({ interrupted: true });
-    expect(await waitUntilGone(firstPid(out), 4000)).toBe(true);
+    expect(out.isError).toBe(true);
+    expect(text(out)).toContain('Command timed out after 300ms');
+    expect(await waitUntilGone(Number(text(out).split('\n').pop()), 4000)).toBe(true);
   });
 
   test('Bash: aborting the signal kills the process group', async () => {
@@ -122,10 +132,16 @@ describe('Bash', () => {
     process.kill(pid, 'SIGKILL');
   });
 
-  test('Bash: run_in_background is refused', async () => {
+  test('Bash: run_in_background is an unexpected parameter (no background tasks)', async () => {
     const out = await s.run('Bash', { command: 'echo hi', run_in_background: true });
-    expect(out.isError).toBe(true);
-    expect(text(out)).toContain('run_in_background is not supported by this runner');
+    expect(out.outcome).toBe('invalid');
+    expect(text(out)).toBe(
+      '<tool_use_error>InputValidationError: Bash failed due to the following issue:\nAn unexpected parameter `run_in_background` was provided</tool_use_error>',
+    );
+  });
+
+  test('Bash: timeouts are worded as Claude Code words them', () => {
+    expect([500, 1000, 1500, 60_000, 150_000].map(formatTimeout)).toEqual(['500ms', '1s', '1.5s', '1m', '2m 30s']);
   });
 
   test('Bash: timeout above 600000 ms is invalid input', async () => {

@@ -21,7 +21,7 @@ describe('Edit', () => {
     });
     expect(out.outcome).toBe('ok');
     expect(text(out)).toBe(
-      `The file ${abs} has been updated successfully. (Your view of the file is current: no need to Read it again.)`,
+      `The file ${abs} has been updated successfully. (file state is current in your context — no need to Read it back)`,
     );
     expect(out.structured).toEqual({
       filePath: abs,
@@ -51,6 +51,7 @@ describe('Edit', () => {
     expect(text(out)).toBe(
       '<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>',
     );
+    expect(out.structured).toBe('Error: File has not been read yet. Read it first before writing to it.');
     expect(await fsp.readFile(abs, 'utf8')).toBe('abc\n');
   });
 
@@ -94,8 +95,9 @@ describe('Edit', () => {
     await s.run('Read', { file_path: abs });
     const out = await s.run('Edit', { file_path: abs, old_string: 'x = 1', new_string: 'x = 2' });
     expect(out.isError).toBe(true);
-    expect(text(out)).toContain('Found 3 matches');
-    expect(text(out)).toContain('replace_all');
+    expect(text(out)).toBe(
+      '<tool_use_error>Found 3 matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: x = 1</tool_use_error>',
+    );
     expect(await fsp.readFile(abs, 'utf8')).toBe('x = 1\nx = 1\nx = 1\n');
   });
 
@@ -104,7 +106,9 @@ describe('Edit', () => {
     await s.run('Read', { file_path: abs });
     const out = await s.run('Edit', { file_path: abs, old_string: 'foo', new_string: 'baz', replace_all: true });
     expect(out.isError).toBe(false);
-    expect(text(out)).toContain('All 3 occurrences were replaced');
+    expect(text(out)).toBe(
+      `The file ${abs} has been updated. All occurrences were successfully replaced. (file state is current in your context — no need to Read it back)`,
+    );
     expect(out.structured).toMatchObject({ replaceAll: true });
     expect(await fsp.readFile(abs, 'utf8')).toBe('baz bar baz\nbaz\n');
   });
@@ -124,11 +128,13 @@ describe('Edit', () => {
     expect(text(out)).toContain('exactly the same');
   });
 
-  test('Edit: an empty old_string creates a missing file', async () => {
+  test('Edit: an empty old_string creates a missing file (reported as an update, as Claude Code does)', async () => {
     const abs = s.p('new/dir/file.txt');
     const out = await s.run('Edit', { file_path: abs, old_string: '', new_string: 'fresh\n' });
     expect(out.isError).toBe(false);
-    expect(text(out)).toBe(`File created successfully at: ${abs}`);
+    expect(text(out)).toBe(
+      `The file ${abs} has been updated successfully. (file state is current in your context — no need to Read it back)`,
+    );
     expect(await fsp.readFile(abs, 'utf8')).toBe('fresh\n');
   });
 

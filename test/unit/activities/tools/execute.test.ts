@@ -18,6 +18,7 @@ describe('executeTool', () => {
     expect(out).toEqual({
       content: '<tool_use_error>Error: No such tool available: Teleport</tool_use_error>',
       isError: true,
+      structured: 'Error: No such tool available: Teleport',
       outcome: 'invalid',
     });
   });
@@ -31,18 +32,29 @@ describe('executeTool', () => {
     );
   });
 
-  test('executeTool: every issue is listed (wrong type, bad enum, out of range)', async () => {
-    const out = await executeTool('Grep', { pattern: 7, output_mode: 'lines', head_limit: -1, '-i': 'yes' }, s.ctx);
+  test('executeTool: missing, mistyped and unexpected parameters are each worded', async () => {
+    const out = await executeTool('Grep', { pattern: 7, '-i': 'yes', include: '*.ts' }, s.ctx);
     expect(out.outcome).toBe('invalid');
     expect(text(out)).toBe(
       [
         '<tool_use_error>InputValidationError: Grep failed due to the following issues:',
         'The parameter `pattern` type is expected as `string` but provided as `number`',
-        'The parameter `output_mode` must be one of "content", "files_with_matches", "count"',
         'The parameter `-i` type is expected as `boolean` but provided as `string`',
-        'The parameter `head_limit` is invalid: Too small: expected number to be >=0</tool_use_error>',
+        'An unexpected parameter `include` was provided</tool_use_error>',
       ].join('\n'),
     );
+    expect(String(out.structured)).toMatch(/^InputValidationError: \[\n {2}\{/);
+  });
+
+  test('executeTool: other issues (a bad enum value, out of range) are given as the zod issues in JSON', async () => {
+    const out = await executeTool('Grep', { pattern: 'x', output_mode: 'lines', head_limit: -1 }, s.ctx);
+    expect(out.outcome).toBe('invalid');
+    const body = text(out).replace(/^<tool_use_error>InputValidationError: /, '').replace(/<\/tool_use_error>$/, '');
+    const issues = JSON.parse(body) as Array<{ code: string; path: string[] }>;
+    expect(issues.map((i) => [i.code, i.path.join('.')])).toEqual([
+      ['invalid_value', 'output_mode'],
+      ['too_small', 'head_limit'],
+    ]);
   });
 
   test('executeTool: non-object input is an InputValidationError', async () => {
@@ -65,13 +77,25 @@ describe('executeTool', () => {
       run: () => Promise.reject(new Error('kaboom')),
     };
     const out = await executeTool('Boom', {}, s.ctx, new Map([['Boom', boom]]));
-    expect(out).toEqual({ content: '<tool_use_error>Error: kaboom</tool_use_error>', isError: true, outcome: 'error' });
+    expect(out).toEqual({
+      content: '<tool_use_error>Error: kaboom</tool_use_error>',
+      isError: true,
+      structured: 'Error: kaboom',
+      outcome: 'error',
+    });
   });
 
-  test('executeTool: extra unknown keys are ignored', async () => {
+  test('executeTool: Bash accepts dangerouslyDisableSandbox (there is no sandbox to leave)', async () => {
     const out = await executeTool('Bash', { command: 'echo ok', dangerouslyDisableSandbox: true }, s.ctx);
     expect(out.outcome).toBe('ok');
     expect(text(out)).toBe('ok');
+  });
+
+  test('executeTool: an unknown key is refused, as in Claude Code', async () => {
+    const out = await executeTool('Read', { path: 'a.txt' }, s.ctx);
+    expect(text(out)).toBe(
+      '<tool_use_error>InputValidationError: Read failed due to the following issues:\nThe required parameter `file_path` is missing\nAn unexpected parameter `path` was provided</tool_use_error>',
+    );
   });
 });
 
@@ -93,7 +117,7 @@ describe('registry', () => {
     expect(props(0)).toEqual(['file_path', 'offset', 'limit']);
     expect(props(1)).toEqual(['file_path', 'content']);
     expect(props(2)).toEqual(['file_path', 'old_string', 'new_string', 'replace_all']);
-    expect(props(3)).toEqual(['command', 'timeout', 'description', 'run_in_background']);
+    expect(props(3)).toEqual(['command', 'timeout', 'description', 'dangerouslyDisableSandbox']);
     expect(props(4)).toEqual(['pattern', 'path']);
     expect(props(5)).toEqual([
       'pattern',
@@ -103,6 +127,7 @@ describe('registry', () => {
       'output_mode',
       '-i',
       '-n',
+      '-o',
       '-B',
       '-A',
       '-C',

@@ -10,7 +10,7 @@ afterEach(async () => {
 });
 
 describe('Glob', () => {
-  test('Glob: absolute paths of matching files, newest first, skipping .git and node_modules', async () => {
+  test('Glob: paths relative to the cwd, oldest first, skipping .git and node_modules', async () => {
     const oldest = await s.write('src/a.ts', '');
     const middle = await s.write('src/deep/b.ts', '');
     const newest = await s.write('c.ts', '');
@@ -22,22 +22,27 @@ describe('Glob', () => {
     await age(newest, 100);
     const out = await s.run('Glob', { pattern: '**/*.ts' });
     expect(out.outcome).toBe('ok');
-    expect(text(out)).toBe([newest, middle, oldest].join('\n'));
-    expect(out.structured).toMatchObject({ filenames: [newest, middle, oldest], numFiles: 3, truncated: false });
+    expect(text(out)).toBe(['src/a.ts', 'src/deep/b.ts', 'c.ts'].join('\n'));
+    expect(out.structured).toMatchObject({
+      filenames: ['src/a.ts', 'src/deep/b.ts', 'c.ts'],
+      numFiles: 3,
+      truncated: false,
+      totalMatches: 3,
+    });
   });
 
   test('Glob: path narrows the search and may be relative', async () => {
     await s.write('src/a.ts', '');
-    const inLib = await s.write('lib/b.ts', '');
+    await s.write('lib/b.ts', '');
     const out = await s.run('Glob', { pattern: '*.ts', path: 'lib' });
-    expect(text(out)).toBe(inLib);
+    expect(text(out)).toBe('lib/b.ts');
   });
 
   test('Glob: lists files only, not directories', async () => {
     await fsp.mkdir(s.p('dir.ts'));
-    const f = await s.write('file.ts', '');
+    await s.write('file.ts', '');
     const out = await s.run('Glob', { pattern: '*' });
-    expect(text(out)).toBe(f);
+    expect(text(out)).toBe('file.ts');
   });
 
   test('Glob: no match says "No files found"', async () => {
@@ -59,5 +64,16 @@ describe('Glob', () => {
     const out = await s.run('Glob', { pattern: '*', path: 'nowhere' });
     expect(out.isError).toBe(true);
     expect(text(out)).toContain('Directory does not exist');
+  });
+
+  test('Glob: a path outside the working directory is shown absolute', async () => {
+    const outside = await fsp.mkdtemp(`${s.dir}-outside-`);
+    try {
+      await fsp.writeFile(`${outside}/x.md`, '');
+      const out = await s.run('Glob', { pattern: '*.md', path: outside });
+      expect(text(out)).toBe(`${outside}/x.md`);
+    } finally {
+      await fsp.rm(outside, { recursive: true, force: true });
+    }
   });
 });

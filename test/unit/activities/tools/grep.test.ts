@@ -1,17 +1,18 @@
 import { age, makeSession, text, type TestSession } from './helpers';
 
 let s: TestSession;
-let a: string;
-let b: string;
+/** Paths as Grep shows them: relative to the working directory. */
+const a = 'src/a.ts';
+const b = 'src/b.py';
 beforeEach(async () => {
   s = await makeSession();
-  a = await s.write('src/a.ts', 'import x from "y";\nconst Foo = 1;\n// foo here\nexport default Foo;\n');
-  b = await s.write('src/b.py', 'def foo():\n    return 1\n\n\nprint("FOO")\n');
+  const absA = await s.write('src/a.ts', 'import x from "y";\nconst Foo = 1;\n// foo here\nexport default Foo;\n');
+  const absB = await s.write('src/b.py', 'def foo():\n    return 1\n\n\nprint("FOO")\n');
   await s.write('src/c.bin', Buffer.from('foo\0binary'));
   await s.write('node_modules/m/index.ts', 'foo\n');
   await s.write('.git/config', 'foo\n');
-  await age(a, 100);
-  await age(b, 200);
+  await age(absA, 100);
+  await age(absB, 200);
 });
 afterEach(async () => {
   await s.cleanup();
@@ -46,10 +47,9 @@ describe('Grep', () => {
   test('Grep: content mode with context (-B/-A/-C) marks context lines with "-" and separates groups with "--"', async () => {
     const out = await s.run('Grep', { pattern: 'return', output_mode: 'content', '-C': 1, path: 'src' });
     expect(text(out)).toBe([`${b}-1-def foo():`, `${b}:2:    return 1`, `${b}-3-`].join('\n'));
+    // A search of a single file shows no path (as ripgrep does).
     const two = await s.run('Grep', { pattern: '^(import|export)', output_mode: 'content', '-A': 1, path: a });
-    expect(text(two)).toBe(
-      [`${a}:1:import x from "y";`, `${a}-2-const Foo = 1;`, '--', `${a}:4:export default Foo;`].join('\n'),
-    );
+    expect(text(two)).toBe(['1:import x from "y";', '2-const Foo = 1;', '--', '4:export default Foo;'].join('\n'));
     const before = await s.run('Grep', { pattern: 'print', output_mode: 'content', context: 2, glob: '*.py' });
     expect(text(before)).toBe([`${b}-3-`, `${b}-4-`, `${b}:5:print("FOO")`].join('\n'));
   });
@@ -61,8 +61,13 @@ describe('Grep', () => {
 
   test('Grep: count mode gives path:count lines and a total', async () => {
     const out = await s.run('Grep', { pattern: 'foo', output_mode: 'count', '-i': true });
-    expect(text(out)).toBe(`${a}:3\n${b}:2\n\nFound 5 matching lines across 2 files.`);
+    expect(text(out)).toBe(`${a}:3\n${b}:2\n\nFound 5 total occurrences across 2 files.`);
     expect(out.structured).toMatchObject({ mode: 'count', numFiles: 2, numMatches: 5 });
+  });
+
+  test('Grep: -o prints each match on its own line', async () => {
+    const out = await s.run('Grep', { pattern: '[Ff]oo', output_mode: 'content', '-o': true, path: a });
+    expect(text(out)).toBe('2:Foo\n3:foo\n4:Foo');
   });
 
   test('Grep: glob and type filter the files', async () => {
@@ -80,16 +85,20 @@ describe('Grep', () => {
   test('Grep: no match says "No files found" / "No matches found"', async () => {
     expect(text(await s.run('Grep', { pattern: 'zebra' }))).toBe('No files found');
     expect(text(await s.run('Grep', { pattern: 'zebra', output_mode: 'content' }))).toBe('No matches found');
-    expect(text(await s.run('Grep', { pattern: 'zebra', output_mode: 'count' }))).toBe('No matches found');
+    expect(text(await s.run('Grep', { pattern: 'zebra', output_mode: 'count' }))).toBe(
+      'No matches found\n\nFound 0 total occurrences across 0 files.',
+    );
   });
 
   test('Grep: head_limit and offset page through output lines', async () => {
     const out = await s.run('Grep', { pattern: 'foo', output_mode: 'content', '-i': true, head_limit: 2, offset: 1 });
     expect(text(out)).toBe(
-      `${a}:3:// foo here\n${a}:4:export default Foo;\n\n(Output limited to 2 lines starting at offset 1; pass offset=3 to see more.)`,
+      `${a}:3:// foo here\n${a}:4:export default Foo;\n\n[Showing results with pagination = limit: 2, offset: 1]`,
     );
     const files = await s.run('Grep', { pattern: 'foo', '-i': true, head_limit: 1 });
-    expect(text(files)).toBe(`Found 2 files\n${a}\n(Output limited to 1 file; pass offset=1 to see more.)`);
+    expect(text(files)).toBe(`Found 1 file limit: 1\n${a}`);
+    const counts = await s.run('Grep', { pattern: 'foo', '-i': true, output_mode: 'count', head_limit: 1 });
+    expect(text(counts)).toBe(`${a}:3\n\nFound 5 total occurrences across 2 files. with pagination = limit: 1`);
   });
 
   test('Grep: multiline lets a pattern span lines', async () => {
@@ -97,6 +106,7 @@ describe('Grep', () => {
     expect(text(single)).toBe('No matches found');
     const multi = await s.run('Grep', { pattern: 'foo\\(\\):.*return', output_mode: 'content', multiline: true });
     expect(text(multi)).toBe(`${b}:1:def foo():\n${b}:2:    return 1`);
+    expect(multi.structured).toMatchObject({ mode: 'content', numLines: 2, content: text(multi) });
   });
 
   test('Grep: an invalid regular expression is an error', async () => {
@@ -112,7 +122,8 @@ describe('Grep limits', () => {
     const capped = await s.run('Grep', { pattern: 'hit', output_mode: 'content', path: 'many.txt' });
     const lines = text(capped).split('\n');
     expect(lines).toHaveLength(252);
-    expect(lines[251]).toBe('(Output limited to 250 lines; pass offset=250 to see more.)');
+    expect(lines[0]).toBe('1:hit');
+    expect(lines[251]).toBe('[Showing results with pagination = limit: 250]');
     const all = await s.run('Grep', { pattern: 'hit', output_mode: 'content', path: 'many.txt', head_limit: 0 });
     expect(text(all).split('\n')).toHaveLength(300);
   });

@@ -40,19 +40,17 @@ describe('Read', () => {
     });
   });
 
-  test('Read: offset is 1-based and limit caps the lines; a note says more lines exist', async () => {
+  test('Read: offset is 1-based and limit caps the lines (no note: the caller chose the window)', async () => {
     const lines = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`);
     await s.write('ten.txt', lines.join('\n'));
     const out = await s.run('Read', { file_path: 'ten.txt', offset: 4, limit: 3 });
-    expect(text(out)).toBe(
-      '4\tline 4\n5\tline 5\n6\tline 6\n\n(Showing lines 4-6 of 10. Use offset and limit to read more.)',
-    );
+    expect(text(out)).toBe('4\tline 4\n5\tline 5\n6\tline 6');
     expect(out.structured).toMatchObject({
       file: { content: 'line 4\nline 5\nline 6', numLines: 3, startLine: 4, totalLines: 10 },
     });
   });
 
-  test('Read: default limit is 2000 lines', async () => {
+  test('Read: default limit is 2000 lines, with a note that more exist', async () => {
     await s.write('big.txt', Array.from({ length: 2500 }, (_, i) => `${i + 1}`).join('\n'));
     const out = await s.run('Read', { file_path: 'big.txt' });
     const body = text(out).split('\n\n(')[0] ?? '';
@@ -61,11 +59,13 @@ describe('Read', () => {
     expect(text(out)).toContain('(Showing lines 1-2000 of 2500.');
   });
 
-  test('Read: offset past the end says how many lines the file has', async () => {
+  test('Read: offset past the end warns how many lines the file has (Claude Code wording)', async () => {
     await s.write('short.txt', 'a\nb');
     const out = await s.run('Read', { file_path: 'short.txt', offset: 10 });
     expect(out.isError).toBe(false);
-    expect(text(out)).toContain('has only 2 lines');
+    expect(text(out)).toBe(
+      '<system-reminder>Warning: the file exists but is shorter than the provided offset (10). The file has 2 lines.</system-reminder>',
+    );
   });
 
   test('Read: lines longer than 2000 characters are cut', async () => {
@@ -82,21 +82,20 @@ describe('Read', () => {
     expect(text(out)).toBe('1\ta\n2\tb\n3\t');
   });
 
-  test('Read: a missing file is an error with the cwd hint', async () => {
+  test('Read: a missing file is a plain error with the cwd hint', async () => {
     const out = await s.run('Read', { file_path: 'nope.txt' });
     expect(out.isError).toBe(true);
     expect(out.outcome).toBe('error');
-    expect(text(out)).toBe(
-      `<tool_use_error>File does not exist. Note: your current working directory is ${s.dir}.</tool_use_error>`,
-    );
+    expect(text(out)).toBe(`File does not exist. Note: your current working directory is ${s.dir}.`);
+    expect(out.structured).toBe(`Error: File does not exist. Note: your current working directory is ${s.dir}.`);
     expect(out.fileState).toBeUndefined();
   });
 
-  test('Read: a directory is refused with a pointer to ls / Glob', async () => {
+  test('Read: a directory is refused with the EISDIR error', async () => {
     await fsp.mkdir(s.p('sub'));
     const out = await s.run('Read', { file_path: s.p('sub') });
     expect(out.isError).toBe(true);
-    expect(text(out)).toMatch(/^<tool_use_error>.*is a directory.*ls.*Glob.*<\/tool_use_error>$/s);
+    expect(text(out)).toBe(`EISDIR: illegal operation on a directory, read '${s.p('sub')}'`);
   });
 
   test('Read: a binary file (NUL bytes) is refused', async () => {
@@ -106,11 +105,11 @@ describe('Read', () => {
     expect(text(out)).toContain('binary file');
   });
 
-  test('Read: an empty file says it is empty (not an error)', async () => {
+  test('Read: an empty file gets a warning (not an error)', async () => {
     const abs = await s.write('empty.txt', '');
     const out = await s.run('Read', { file_path: abs });
     expect(out.isError).toBe(false);
-    expect(text(out)).toBe(`The file ${abs} exists but is empty.`);
+    expect(text(out)).toBe('<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>');
     expect(out.fileState?.state.size).toBe(0);
   });
 

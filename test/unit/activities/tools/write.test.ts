@@ -14,7 +14,9 @@ describe('Write', () => {
     const abs = s.p('a/b/new.txt');
     const out = await s.run('Write', { file_path: 'a/b/new.txt', content: 'hello\n' });
     expect(out.outcome).toBe('ok');
-    expect(text(out)).toBe(`File created successfully at: ${abs}`);
+    expect(text(out)).toBe(
+      `File created successfully at: ${abs} (file state is current in your context — no need to Read it back)`,
+    );
     expect(await fsp.readFile(abs, 'utf8')).toBe('hello\n');
     expect(out.structured).toEqual({
       type: 'create',
@@ -22,6 +24,7 @@ describe('Write', () => {
       content: 'hello\n',
       structuredPatch: [],
       originalFile: null,
+      userModified: false,
     });
     expect(out.fileState?.path).toBe(abs);
     expect(out.fileState?.state.size).toBe(6);
@@ -42,7 +45,9 @@ describe('Write', () => {
     await s.run('Read', { file_path: abs });
     const out = await s.run('Write', { file_path: abs, content: 'one\n2\n' });
     expect(out.isError).toBe(false);
-    expect(text(out)).toBe(`The file ${abs} has been updated successfully.`);
+    expect(text(out)).toBe(
+      `The file ${abs} has been updated successfully. (file state is current in your context — no need to Read it back)`,
+    );
     expect(out.structured).toMatchObject({
       type: 'update',
       originalFile: 'one\ntwo\n',
@@ -68,6 +73,8 @@ describe('Write', () => {
     await fsp.mkdir(s.p('d'));
     const out = await s.run('Write', { file_path: 'd', content: 'x' });
     expect(out.isError).toBe(true);
-    expect(text(out)).toContain('is a directory');
+    expect(text(out)).toBe(
+      `<tool_use_error>${s.p('d')} is a directory, not a file. To create a file inside it, include the file name in file_path.</tool_use_error>`,
+    );
   });
 });

@@ -1,0 +1,121 @@
+import type { Config } from '../../config';
+import { budgetPoolState, ensureBudgetPool } from '../../client/budget-pool';
+import type { PoolStateView } from '../../workflows/messages';
+import { budgetPoolWorkflowId } from '../../workflows/ids';
+import type { ControlIo } from '../control';
+import { int, kvTable, limitValue, openControlRuntime, usd } from '../control';
+import { UsageError } from '../turn-options';
+import { withControlErrors } from './control-errors';
+
+/** Flags of `agent-runner pool create`. */
+export interface PoolCreateFlags {
+  maxBudgetUsd?: string;
+  json?: boolean;
+}
+
+/** JSON form of a pool's state (`pool show --json`, `limits <pool> --json`). */
+export function poolJson(s: PoolStateView): Record<string, unknown> {
+  return {
+    pool_id: s.poolId,
+    workflow_id: budgetPoolWorkflowId(s.poolId),
+    limit_usd: s.limitUsd,
+    spent_usd: s.spentUsd,
+    remaining_usd: Math.max(0, s.limitUsd - s.spentUsd),
+    members: s.members,
+    exhausted: s.exhausted,
+    exhausted_at: s.exhaustedAt,
+    reports: s.reports,
+    runs: s.runs,
+  };
+}
+
+/** The human-readable `agent-runner pool show` table. */
+export function formatPool(s: PoolStateView): string {
+  const pct = s.limitUsd > 0 ? ` (${Math.round((s.spentUsd / s.limitUsd) * 100)}%)` : '';
+  return kvTable([
+    ['pool', `${s.poolId} (workflow ${budgetPoolWorkflowId(s.poolId)})`],
+    ['limit', usd(s.limitUsd)],
+    ['spent', `${usd(s.spentUsd)}${pct}`],
+    ['remaining', usd(Math.max(0, s.limitUsd - s.spentUsd))],
+    ['status', s.exhausted ? `EXHAUSTED since ${s.exhaustedAt ?? '?'}` : 'open'],
+    ['members', `${int(s.members)} running turn(s)`],
+    ['reports', `${int(s.reports)} model calls counted (workflow run ${s.runs})`],
+  ]);
+}
+
+/** A query right after `pool create` may find no worker ready yet: retry briefly. */
+export async function poolStateWithRetry(
+  rtClient: Parameters<typeof budgetPoolState>[0],
+  poolId: string,
+): Promise<PoolStateView> {
+  let delay = 100;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await budgetPoolState(rtClient, poolId);
+    } catch (e) {
+      if (attempt >= 8 || (e as Error).name === 'BudgetPoolNotFoundError') throw e;
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 2000);
+    }
+  }
+}
+
+/**
+ * `agent-runner pool create <id> --max-budget-usd X`: starts a shared budget pool (no-op when it
+ * is already running: its limit is then left as is; change it with `agent-runner limits`).
+ */
+export async function runPoolCreate(
+  config: Config,
+  poolId: string,
+  flags: PoolCreateFlags,
+  io: ControlIo,
+): Promise<number> {
+  const limit = limitValue('--max-budget-usd', flags.maxBudgetUsd, false);
+  if (limit === undefined || limit === null) throw new UsageError('pool create needs --max-budget-usd <usd>');
+  return withControlErrors(io, async () => {
+    const rt = await openControlRuntime(config, 'pool create');
+    try {
+      let pool;
+      try {
+        pool = await ensureBudgetPool(rt.client, { taskQueue: rt.taskQueue, poolId, limitUsd: limit });
+      } catch (e) {
+        if (e instanceof RangeError) throw new UsageError(e.message);
+        throw e;
+      }
+      const state = await poolStateWithRetry(rt.client, pool.poolId);
+      if (flags.json) {
+        io.stdout(JSON.stringify({ created: pool.created, ...poolJson(state) }));
+      } else if (pool.created) {
+        io.stdout(`budget pool "${pool.poolId}" created: limit ${usd(state.limitUsd)} (workflow ${pool.workflowId})`);
+        io.stdout(`run turns in it with: agent-runner -p --budget-pool ${pool.poolId} "…"`);
+      } else {
+        io.stdout(
+          `budget pool "${pool.poolId}" already exists: limit ${usd(state.limitUsd)}, spent ${usd(state.spentUsd)} (unchanged; ` +
+            `change the limit with: agent-runner limits ${pool.poolId} --pool --max-budget-usd <usd>)`,
+        );
+      }
+      return 0;
+    } finally {
+      await rt.close();
+    }
+  });
+}
+
+/** `agent-runner pool show <id>`: limit, spend, members and status of a pool. */
+export async function runPoolShow(
+  config: Config,
+  poolId: string,
+  flags: { json?: boolean },
+  io: ControlIo,
+): Promise<number> {
+  return withControlErrors(io, async () => {
+    const rt = await openControlRuntime(config, 'pool show');
+    try {
+      const state = await budgetPoolState(rt.client, poolId);
+      io.stdout(flags.json ? JSON.stringify(poolJson(state)) : formatPool(state));
+      return 0;
+    } finally {
+      await rt.close();
+    }
+  });
+}

@@ -1,0 +1,80 @@
+import type { Config } from '../../config';
+import { sessionStatus } from '../../client/session-control';
+import type { SessionStatusReport } from '../../client/session-control';
+import type { TurnLimits } from '../../engine/limits';
+import type { Usage } from '../../common/usage';
+import type { ControlIo } from '../control';
+import { int, kvTable, openControlRuntime, usd } from '../control';
+import { withControlErrors } from './control-errors';
+
+/** Flags of `agent-runner status`. */
+export interface StatusFlags {
+  json?: boolean;
+}
+
+/** `limits` of a turn or session for humans: `max budget $1.0000 · max turns 20 · task budget -`. */
+export function formatLimits(l: TurnLimits): string {
+  return [
+    `max budget ${l.maxBudgetUsd !== undefined ? usd(l.maxBudgetUsd) : '-'}`,
+    `max turns ${l.maxTurns !== undefined ? String(l.maxTurns) : '-'}`,
+    `task budget ${l.taskBudget !== undefined ? `${int(l.taskBudget)} tokens` : '-'}`,
+  ].join(' · ');
+}
+
+function formatUsage(u: Usage): string {
+  return `in ${int(u.input_tokens)} · out ${int(u.output_tokens)} · cache write ${int(u.cache_creation_input_tokens)} · cache read ${int(u.cache_read_input_tokens)}`;
+}
+
+/** The human-readable `agent-runner status` table. */
+export function formatSessionStatus(r: SessionStatusReport): string {
+  const s = r.session;
+  const rows: Array<[string, string]> = [
+    ['session', s.sessionId],
+    [
+      'workflow',
+      `${r.workflowStatus}${s.busy ? ', running a turn' : ', idle'}${s.queued ? `, ${s.queued} queued` : ''}`,
+    ],
+    ['turns', String(s.turnCount + (s.busy ? 1 : 0))],
+    ['cost', `${usd(s.totalCostUsd)}${s.costKnown ? '' : ' (some cost unknown)'} in finished turns`],
+    ['usage', formatUsage(s.usage)],
+    ['limits', `${formatLimits(s.limits)} (for new turns)`],
+  ];
+  if (s.budgetPoolId) rows.push(['budget pool', s.budgetPoolId]);
+  if (r.turn) {
+    const t = r.turn;
+    rows.push(
+      ['current turn', t.turnWorkflowId],
+      ['  activity', t.activity],
+      ['  model calls', String(t.numTurns)],
+      ['  cost', usd(t.costUsd)],
+      ['  usage', formatUsage(t.usage)],
+      ['  limits', formatLimits(t.limits)],
+    );
+    if (t.pool) {
+      rows.push([
+        '  pool',
+        `${t.pool.exhausted ? 'EXHAUSTED' : 'ok'} · limit ${usd(t.pool.limitUsd)}${t.pool.spentUsd !== undefined ? ` · spent ${usd(t.pool.spentUsd)}` : ''}`,
+      ]);
+    }
+  } else if (s.lastTurnWorkflowId) {
+    rows.push(['last turn', s.lastTurnWorkflowId]);
+  }
+  return kvTable(rows);
+}
+
+/**
+ * `agent-runner status <session>`: the session's turn count, usage, cost and limits, and the
+ * running turn's activity, model calls, cost and limits (`--json`: the raw report).
+ */
+export async function runStatus(config: Config, sessionId: string, flags: StatusFlags, io: ControlIo): Promise<number> {
+  return withControlErrors(io, async () => {
+    const rt = await openControlRuntime(config, 'status');
+    try {
+      const report = await sessionStatus(rt.client, sessionId);
+      io.stdout(flags.json ? JSON.stringify(report) : formatSessionStatus(report));
+      return 0;
+    } finally {
+      await rt.close();
+    }
+  });
+}

@@ -1,0 +1,77 @@
+import type { Config } from '../config';
+import { openRuntime } from '../client/runtime';
+import type { Runtime } from '../client/runtime';
+import { readLiveServerState } from '../worker/dev-server';
+import { embeddedServerHolder } from '../worker/server-lock';
+import { UsageError } from './turn-options';
+
+/** Where the control commands (`status`, `interrupt`, `limits`, `pool`) write. */
+export interface ControlIo {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+}
+
+/**
+ * Thrown by {@link openControlRuntime} when there is no server to reach: no `temporal.address`
+ * and no running `agent-runner server`. (An embedded server started just for the command would be
+ * empty of running work, or collide with the one a `-p` run holds, so none is started.)
+ */
+export class NoServerError extends Error {
+  override readonly name = 'NoServerError';
+  constructor(command: string, dataDir: string, holderPid: number | null) {
+    super(
+      `${command} needs a running Temporal server, and there is none to reach: ` +
+        `temporal.address (TEMPORAL_ADDRESS) is not set and no \`agent-runner server\` is running for ${dataDir}.\n` +
+        'Start one with `agent-runner server` (then run turns with `agent-runner -p` in another terminal: ' +
+        'they use it), or set temporal.address to a Temporal server that runs `agent-runner worker`.' +
+        (holderPid !== null
+          ? `\nProcess ${holderPid} runs a private embedded server for its own turn; ` +
+            'it cannot be reached from another process (press Ctrl-C in its terminal to interrupt it).'
+          : ''),
+    );
+  }
+}
+
+/**
+ * Connects a control command to Temporal without a worker: the configured server, or the live
+ * `agent-runner server` of the data directory.
+ * @throws NoServerError when neither exists (embedded mode with no shared server)
+ */
+export async function openControlRuntime(config: Config, command: string): Promise<Runtime> {
+  if (!config.temporal.address && !(await readLiveServerState(config.dataDir))) {
+    throw new NoServerError(command, config.dataDir, embeddedServerHolder(config.dataDir));
+  }
+  return openRuntime({ config, worker: false, quiet: true });
+}
+
+/** USD for humans: `$0.0123` (4 decimals below $100, 2 above), `-` for none. */
+export function usd(v: number | null | undefined): string {
+  if (v === null || v === undefined) return '-';
+  return v >= 100 ? `$${v.toFixed(2)}` : `$${v.toFixed(4)}`;
+}
+
+/** Integer with thousands separators. */
+export function int(v: number): string {
+  return v.toLocaleString('en-US');
+}
+
+/** Two-column `key  value` table (keys padded). */
+export function kvTable(rows: Array<[string, string]>): string {
+  const w = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
+}
+
+/**
+ * Parses a limit flag: a positive number (integer when `integer`), or `none` to remove the limit.
+ * @returns undefined when the flag is absent, null for `none`
+ * @throws UsageError for anything else
+ */
+export function limitValue(flag: string, v: string | undefined, integer: boolean): number | null | undefined {
+  if (v === undefined) return undefined;
+  if (v === 'none') return null;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new UsageError(`${flag} must be a positive ${integer ? 'integer' : 'number'} or "none", got "${v}"`);
+  }
+  return n;
+}

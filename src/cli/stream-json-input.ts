@@ -1,0 +1,221 @@
+/**
+ * `--input-format stream-json`: the protocol the Claude Agent SDK speaks to the CLI it spawns.
+ * stdin carries one JSON object per line: user messages (`{"type":"user","message":{"role":"user",
+ * "content":…}}`, each one a turn of the same session, run in order) and control requests
+ * (`{"type":"control_request","request_id":…,"request":{"subtype":…}}`), answered on stdout with
+ * `{"type":"control_response","response":{"subtype":"success"|"error","request_id":…,…}}` while
+ * turns run. Supported requests: `initialize`, `interrupt`, `set_permission_mode`, `set_model`;
+ * any other is answered with an error.
+ */
+import { createInterface } from 'node:readline';
+import type { SDKMessage, SDKResultMessage } from '../common/sdk-messages';
+import type { TurnOptions } from '../common/turn';
+import { RUNNER_VERSION } from '../common/version';
+import type { PermissionMode } from '../engine/permissions';
+import { PERMISSION_MODES } from '../engine/permissions';
+
+/** One stdin line, classified. */
+export type StreamInputLine =
+  | { kind: 'user'; text: string; skippedBlocks: string[] }
+  | { kind: 'control_request'; requestId: string; request: Record<string, unknown> }
+  /** `control_response`, `keep_alive` and types this runner does not know: nothing to do. */
+  | { kind: 'ignored'; type: string }
+  | { kind: 'invalid'; error: string };
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Parses one line of stream-json input. Never throws. */
+export function parseStreamInputLine(line: string): StreamInputLine {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch (e) {
+    return { kind: 'invalid', error: `not JSON (${(e as Error).message}): ${line.slice(0, 200)}` };
+  }
+  if (!isRecord(v) || typeof v['type'] !== 'string') {
+    return { kind: 'invalid', error: `not a message object with a "type": ${line.slice(0, 200)}` };
+  }
+  if (v['type'] === 'control_request') {
+    const requestId = v['request_id'];
+    const request = v['request'];
+    if (typeof requestId !== 'string' || !isRecord(request) || typeof request['subtype'] !== 'string') {
+      return { kind: 'invalid', error: `control_request without request_id or request.subtype: ${line.slice(0, 200)}` };
+    }
+    return { kind: 'control_request', requestId, request };
+  }
+  if (v['type'] !== 'user') return { kind: 'ignored', type: v['type'] };
+  const message = v['message'];
+  const content = isRecord(message) ? message['content'] : undefined;
+  if (typeof content === 'string') return { kind: 'user', text: content, skippedBlocks: [] };
+  if (!Array.isArray(content)) return { kind: 'invalid', error: 'user message without message.content' };
+  const texts: string[] = [];
+  const skippedBlocks: string[] = [];
+  for (const block of content) {
+    if (isRecord(block) && block['type'] === 'text' && typeof block['text'] === 'string') texts.push(block['text']);
+    else skippedBlocks.push(isRecord(block) ? String(block['type']) : typeof block);
+  }
+  return { kind: 'user', text: texts.join('\n'), skippedBlocks };
+}
+
+/** What a stream-json session needs from the conversation (a {@link QueryEngine}). */
+export interface StreamJsonEngine {
+  submitMessage(prompt: string, options?: Partial<TurnOptions>): AsyncGenerator<SDKMessage, void, undefined>;
+  interrupt(reason?: string): Promise<void>;
+}
+
+/** Dependencies of {@link runStreamJsonInput}. */
+export interface StreamJsonInputDeps {
+  engine: StreamJsonEngine;
+  /** Turn options of the session; `initialize`, `set_model` and `set_permission_mode` change them for later turns. */
+  options: TurnOptions;
+  /** Writes one JSON line on stdout. */
+  write: (message: unknown) => void;
+  /** A warning on stderr. */
+  warn: (line: string) => void;
+}
+
+type ControlResult = { ok: true; response: Record<string, unknown> } | { ok: false; error: string };
+
+const SUPPORTED_REQUESTS = ['initialize', 'interrupt', 'set_permission_mode', 'set_model'];
+
+function promptOption(v: unknown): string | undefined {
+  const text = Array.isArray(v) ? v.filter((x) => typeof x === 'string').join('\n') : typeof v === 'string' ? v : '';
+  return text.trim() === '' ? undefined : text;
+}
+
+/**
+ * Runs a stream-json session: every user line is a turn (run one after another, their messages
+ * written as they come), control requests are answered at once, also while a turn runs. Returns
+ * the last turn's result once stdin has ended and every turn has finished (undefined if there
+ * was no user message).
+ */
+export async function runStreamJsonInput(
+  lines: AsyncIterable<string>,
+  deps: StreamJsonInputDeps,
+): Promise<SDKResultMessage | undefined> {
+  const { engine, write, warn } = deps;
+  let options: TurnOptions = { ...deps.options };
+  const defaultModel = options.model;
+  let turnRunning = false;
+  let last: SDKResultMessage | undefined;
+  let queue: Promise<void> = Promise.resolve();
+  let failure: { error: unknown } | undefined;
+
+  const control = async (request: Record<string, unknown>): Promise<ControlResult> => {
+    switch (request['subtype']) {
+      case 'initialize': {
+        const systemPrompt = promptOption(request['systemPrompt']);
+        const appendSystemPrompt = promptOption(request['appendSystemPrompt']);
+        options = {
+          ...options,
+          ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+          ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
+        };
+        const unsupported = ['hooks', 'jsonSchema', 'sdkMcpServers', 'agents'].filter((k) => {
+          const v = request[k];
+          return v !== undefined && v !== null && !(isRecord(v) && Object.keys(v).length === 0);
+        });
+        if (unsupported.length > 0) warn(`agent-runner: initialize: not supported, ignored: ${unsupported.join(', ')}`);
+        return {
+          ok: true,
+          response: {
+            commands: [],
+            agents: [],
+            output_style: 'default',
+            available_output_styles: ['default'],
+            models: [],
+            account: {},
+            claude_code_version: RUNNER_VERSION,
+            current_permission_mode: options.permissionMode,
+          },
+        };
+      }
+      case 'interrupt':
+        if (turnRunning) await engine.interrupt('Interrupted by the client (control_request interrupt)');
+        return { ok: true, response: {} };
+      case 'set_permission_mode': {
+        const mode = request['mode'];
+        if (typeof mode !== 'string' || !(PERMISSION_MODES as readonly string[]).includes(mode)) {
+          return { ok: false, error: `Unsupported permission mode: ${String(mode)} (one of ${PERMISSION_MODES.join(', ')})` };
+        }
+        options = { ...options, permissionMode: mode as PermissionMode };
+        return { ok: true, response: {} };
+      }
+      case 'set_model': {
+        const model = request['model'];
+        options = { ...options, model: typeof model === 'string' && model !== 'default' ? model : defaultModel };
+        return { ok: true, response: {} };
+      }
+      default:
+        return {
+          ok: false,
+          error: `Unsupported control request subtype: ${String(request['subtype'])} (this runner supports ${SUPPORTED_REQUESTS.join(', ')})`,
+        };
+    }
+  };
+
+  const answer = async (requestId: string, request: Record<string, unknown>): Promise<void> => {
+    let r: ControlResult;
+    try {
+      r = await control(request);
+    } catch (e) {
+      r = { ok: false, error: e instanceof Error ? e.message : String(e) };
+    }
+    write({
+      type: 'control_response',
+      response: r.ok
+        ? { subtype: 'success', request_id: requestId, response: r.response }
+        : { subtype: 'error', request_id: requestId, error: r.error },
+    });
+  };
+
+  const runTurn = async (prompt: string): Promise<void> => {
+    turnRunning = true;
+    try {
+      for await (const msg of engine.submitMessage(prompt, options)) {
+        write(msg);
+        if (msg.type === 'result') last = msg;
+      }
+    } finally {
+      turnRunning = false;
+    }
+  };
+
+  const pending = new Set<Promise<void>>();
+  for await (const raw of lines) {
+    if (raw.trim() === '') continue;
+    const line = parseStreamInputLine(raw);
+    if (line.kind === 'invalid') {
+      warn(`agent-runner: ignoring a stdin line: ${line.error}`);
+    } else if (line.kind === 'control_request') {
+      const p = answer(line.requestId, line.request).finally(() => pending.delete(p));
+      pending.add(p);
+    } else if (line.kind === 'user') {
+      if (line.skippedBlocks.length > 0) {
+        warn(`agent-runner: only text is supported in user messages; skipped: ${line.skippedBlocks.join(', ')}`);
+      }
+      if (line.text.trim() === '') {
+        warn('agent-runner: ignoring a user message with no text');
+        continue;
+      }
+      const prompt = line.text;
+      // A turn that fails (the server went away) ends the session: later turns are not run.
+      queue = queue
+        .then(() => (failure ? undefined : runTurn(prompt)))
+        .catch((error: unknown) => {
+          failure ??= { error };
+        });
+    }
+  }
+  await Promise.all(pending);
+  await queue;
+  if (failure) throw failure.error;
+  return last;
+}
+
+/** The lines of a readable stream (stdin), as they arrive. */
+export function readLines(stream: NodeJS.ReadableStream): AsyncIterable<string> {
+  return createInterface({ input: stream, crlfDelay: Infinity });
+}

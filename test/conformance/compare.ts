@@ -1,0 +1,364 @@
+/**
+ * Pure comparison of two runs of a scenario: the stream-json sequence and message shapes, what
+ * each sent back to the model for every tool call, the tool schemas offered to the model, the
+ * result, the exit code and the repository afterwards. Produces a list of differences that the
+ * allow-list (known-differences.ts) filters and {@link formatDifferences} prints.
+ */
+import type { ParsedRequest, RequestBlock } from '../../src/fake-model';
+import type { Side, SideRun, StreamMessage } from './run';
+
+/** What a difference is about. */
+export type DifferenceKind =
+  | 'exit-code'
+  | 'sequence'
+  | 'field'
+  | 'result'
+  | 'tool-result'
+  | 'tool-schema'
+  | 'repository'
+  | 'output';
+
+/** One difference between the real CLI (`claude`) and ours. */
+export interface Difference {
+  kind: DifferenceKind;
+  /** Where, e.g. `system/init.capabilities`, `toolu_conf_0_1.content`, `a.txt`. */
+  where: string;
+  claude: unknown;
+  ours: unknown;
+}
+
+/** Marks a field or value present on one side only. */
+export const ABSENT = '(absent)';
+
+/** JSON type name of a value. */
+export function jsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
+/** `type` or `type/subtype` of a stream message. */
+export function label(m: StreamMessage): string {
+  return typeof m['subtype'] === 'string' ? `${String(m['type'])}/${m['subtype']}` : String(m['type']);
+}
+
+function apiMessageId(m: StreamMessage): string | undefined {
+  const msg = m['message'] as Record<string, unknown> | undefined;
+  return typeof msg?.['id'] === 'string' ? msg['id'] : undefined;
+}
+
+/**
+ * Puts a stream in a canonical order: within one model response (assistant messages sharing a
+ * `message.id` and the tool results that follow them) assistant messages come first, then the
+ * tool results in the order of the tool calls. Tool results arrive in completion order, which
+ * neither CLI promises.
+ */
+export function canonicalOrder(messages: readonly StreamMessage[]): StreamMessage[] {
+  const out: StreamMessage[] = [];
+  let assistants: StreamMessage[] = [];
+  let users: StreamMessage[] = [];
+  let currentId: string | undefined;
+  const flush = (): void => {
+    const order = new Map<string, number>();
+    for (const a of assistants) {
+      for (const b of contentBlocks(a)) if (b['type'] === 'tool_use') order.set(String(b['id']), order.size);
+    }
+    const rank = (u: StreamMessage): number => {
+      const id = contentBlocks(u).find((b) => b['type'] === 'tool_result')?.['tool_use_id'];
+      return order.get(String(id)) ?? Number.MAX_SAFE_INTEGER;
+    };
+    out.push(...assistants, ...users.map((u, i) => ({ u, i })).sort((x, y) => rank(x.u) - rank(y.u) || x.i - y.i).map((x) => x.u));
+    assistants = [];
+    users = [];
+  };
+  for (const m of messages) {
+    if (m['type'] === 'assistant') {
+      const id = apiMessageId(m);
+      if (id !== currentId) flush();
+      currentId = id;
+      assistants.push(m);
+    } else if (m['type'] === 'user' && assistants.length > 0) {
+      users.push(m);
+    } else {
+      flush();
+      currentId = undefined;
+      out.push(m);
+    }
+  }
+  flush();
+  return out;
+}
+
+/** Content blocks of an assistant or user message. */
+export function contentBlocks(m: StreamMessage): Array<Record<string, unknown>> {
+  const c = (m['message'] as Record<string, unknown> | undefined)?.['content'];
+  return Array.isArray(c) ? (c as Array<Record<string, unknown>>) : [];
+}
+
+/**
+ * Fields not compared: ids, timestamps and durations differ by nature (token counts sit inside
+ * `usage` objects, which are compared as objects only).
+ */
+export function isExceptedField(path: string): boolean {
+  const leaf = path.slice(path.lastIndexOf('.') + 1);
+  return ['uuid', 'session_id', 'timestamp', 'request_id', 'id'].includes(leaf) || leaf.endsWith('_ms');
+}
+
+/** Field path → JSON type: top-level fields, and the fields of `message` for assistant/user. */
+export function shapeOf(m: StreamMessage): Map<string, string> {
+  const shape = new Map<string, string>();
+  for (const [k, v] of Object.entries(m)) {
+    if (!isExceptedField(k)) shape.set(k, jsonType(v));
+  }
+  const msg = m['message'];
+  if ((m['type'] === 'assistant' || m['type'] === 'user') && msg !== null && typeof msg === 'object') {
+    for (const [k, v] of Object.entries(msg)) {
+      const path = `message.${k}`;
+      if (!isExceptedField(path)) shape.set(path, jsonType(v));
+    }
+  }
+  return shape;
+}
+
+interface DiffOp {
+  op: ' ' | '-' | '+';
+  text: string;
+}
+
+/** Line diff (LCS) of two string lists: `-` only in claude's, `+` only in ours. */
+export function diffLists(a: readonly string[], b: readonly string[]): DiffOp[] {
+  const n = a.length;
+  const m = b.length;
+  const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+    }
+  }
+  const ops: DiffOp[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] === b[j]) {
+      ops.push({ op: ' ', text: a[i]! });
+      i++;
+      j++;
+    } else if (j < m && (i >= n || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) {
+      ops.push({ op: '+', text: b[j]! });
+      j++;
+    } else {
+      ops.push({ op: '-', text: a[i]! });
+      i++;
+    }
+  }
+  return ops;
+}
+
+function compareSequences(claude: StreamMessage[], ours: StreamMessage[]): Difference[] {
+  const a = claude.map(label);
+  const b = ours.map(label);
+  if (a.join('\n') === b.join('\n')) return [];
+  return [{ kind: 'sequence', where: 'messages', claude: a, ours: b }];
+}
+
+/**
+ * Field presence and types, per message label: the k-th message of a label on one side is
+ * compared with the k-th of the same label on the other; each (label, field) is reported once.
+ */
+function compareFields(claude: StreamMessage[], ours: StreamMessage[]): Difference[] {
+  const group = (ms: StreamMessage[]): Map<string, StreamMessage[]> => {
+    const g = new Map<string, StreamMessage[]>();
+    for (const m of ms) g.set(label(m), [...(g.get(label(m)) ?? []), m]);
+    return g;
+  };
+  const ga = group(claude);
+  const gb = group(ours);
+  const seen = new Set<string>();
+  const diffs: Difference[] = [];
+  for (const [lab, list] of ga) {
+    const other = gb.get(lab) ?? [];
+    for (let k = 0; k < Math.min(list.length, other.length); k++) {
+      const sa = shapeOf(list[k]!);
+      const sb = shapeOf(other[k]!);
+      for (const path of new Set([...sa.keys(), ...sb.keys()])) {
+        const ta = sa.get(path) ?? ABSENT;
+        const tb = sb.get(path) ?? ABSENT;
+        const key = `${lab}.${path}`;
+        if (ta === tb || seen.has(key)) continue;
+        seen.add(key);
+        diffs.push({ kind: 'field', where: key, claude: ta, ours: tb });
+      }
+    }
+  }
+  return diffs;
+}
+
+function lastResult(ms: StreamMessage[]): StreamMessage | undefined {
+  return [...ms].reverse().find((m) => m['type'] === 'result');
+}
+
+function compareResults(claude: StreamMessage[], ours: StreamMessage[]): Difference[] {
+  const a = lastResult(claude);
+  const b = lastResult(ours);
+  const diffs: Difference[] = [];
+  for (const f of ['subtype', 'is_error', 'result', 'errors', 'terminal_reason', 'stop_reason'] as const) {
+    const va = a?.[f] ?? ABSENT;
+    const vb = b?.[f] ?? ABSENT;
+    if (JSON.stringify(va) !== JSON.stringify(vb)) diffs.push({ kind: 'result', where: `result.${f}`, claude: va, ours: vb });
+  }
+  return diffs;
+}
+
+/** A tool result as the model received it. */
+export interface SentToolResult {
+  content: string;
+  isError: boolean;
+}
+
+function blockText(c: unknown): string {
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) {
+    return (c as RequestBlock[])
+      .map((b) => (b.type === 'text' ? String(b['text'] ?? '') : `[${b.type} block]`))
+      .join('\n');
+  }
+  return c === undefined ? '' : JSON.stringify(c);
+}
+
+/** Every tool_result the client sent to the model (first occurrence of each tool_use id). */
+export function sentToolResults(requests: readonly ParsedRequest[]): Map<string, SentToolResult> {
+  const out = new Map<string, SentToolResult>();
+  for (const req of requests) {
+    for (const m of req.messages) {
+      if (m.role !== 'user' || typeof m.content === 'string') continue;
+      for (const b of m.content) {
+        if (b.type !== 'tool_result') continue;
+        const id = String(b['tool_use_id']);
+        if (!out.has(id)) out.set(id, { content: blockText(b['content']), isError: b['is_error'] === true });
+      }
+    }
+  }
+  return out;
+}
+
+function compareToolResults(claude: readonly ParsedRequest[], ours: readonly ParsedRequest[]): Difference[] {
+  const a = sentToolResults(claude);
+  const b = sentToolResults(ours);
+  const diffs: Difference[] = [];
+  for (const id of [...new Set([...a.keys(), ...b.keys()])].sort()) {
+    const ra = a.get(id);
+    const rb = b.get(id);
+    if (!ra || !rb) {
+      diffs.push({ kind: 'tool-result', where: id, claude: ra ?? ABSENT, ours: rb ?? ABSENT });
+      continue;
+    }
+    if (ra.content !== rb.content) diffs.push({ kind: 'tool-result', where: `${id}.content`, claude: ra.content, ours: rb.content });
+    if (ra.isError !== rb.isError) diffs.push({ kind: 'tool-result', where: `${id}.is_error`, claude: ra.isError, ours: rb.isError });
+  }
+  return diffs;
+}
+
+type Schema = Record<string, unknown>;
+
+function schemaSummary(s: Schema | undefined): string {
+  if (!s) return ABSENT;
+  const parts: string[] = [String(s['type'] ?? '?')];
+  if (Array.isArray(s['enum'])) parts.push(`enum ${JSON.stringify(s['enum'])}`);
+  return parts.join(' ');
+}
+
+/**
+ * The model-facing tool contract: names, input properties with their types, required fields and
+ * `additionalProperties`. Descriptions are not compared (ours are our own words).
+ */
+export function compareToolSchemas(claude: ParsedRequest | undefined, ours: ParsedRequest | undefined): Difference[] {
+  const tools = (r: ParsedRequest | undefined): Map<string, Schema> =>
+    new Map((r?.tools ?? []).map((t) => [String(t.name), (t['input_schema'] ?? {}) as Schema]));
+  const a = tools(claude);
+  const b = tools(ours);
+  const diffs: Difference[] = [];
+  for (const name of [...new Set([...a.keys(), ...b.keys()])].sort()) {
+    const sa = a.get(name);
+    const sb = b.get(name);
+    if (!sa || !sb) {
+      diffs.push({ kind: 'tool-schema', where: name, claude: sa ? 'offered' : ABSENT, ours: sb ? 'offered' : ABSENT });
+      continue;
+    }
+    const pa = (sa['properties'] ?? {}) as Record<string, Schema>;
+    const pb = (sb['properties'] ?? {}) as Record<string, Schema>;
+    for (const p of [...new Set([...Object.keys(pa), ...Object.keys(pb)])].sort()) {
+      const ta = schemaSummary(pa[p]);
+      const tb = schemaSummary(pb[p]);
+      if (ta !== tb) diffs.push({ kind: 'tool-schema', where: `${name}.${p}`, claude: ta, ours: tb });
+    }
+    const ra = JSON.stringify([...((sa['required'] as string[] | undefined) ?? [])].sort());
+    const rb = JSON.stringify([...((sb['required'] as string[] | undefined) ?? [])].sort());
+    if (ra !== rb) diffs.push({ kind: 'tool-schema', where: `${name}.required`, claude: ra, ours: rb });
+    if (sa['additionalProperties'] !== sb['additionalProperties']) {
+      diffs.push({
+        kind: 'tool-schema',
+        where: `${name}.additionalProperties`,
+        claude: sa['additionalProperties'] ?? ABSENT,
+        ours: sb['additionalProperties'] ?? ABSENT,
+      });
+    }
+  }
+  return diffs;
+}
+
+function compareRepos(a: Record<string, string>, b: Record<string, string>): Difference[] {
+  const diffs: Difference[] = [];
+  for (const p of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+    if (a[p] !== b[p]) diffs.push({ kind: 'repository', where: p, claude: a[p] ?? ABSENT, ours: b[p] ?? ABSENT });
+  }
+  return diffs;
+}
+
+/** Every difference between the two runs of a scenario (before the allow-list). */
+export function compareRuns(runs: Record<Side, SideRun>): Difference[] {
+  const { claude, ours } = runs;
+  const ca = canonicalOrder(claude.messages);
+  const cb = canonicalOrder(ours.messages);
+  const diffs: Difference[] = [];
+  if (claude.exitCode !== ours.exitCode) {
+    diffs.push({ kind: 'exit-code', where: 'exit code', claude: claude.exitCode, ours: ours.exitCode });
+  }
+  if (claude.strayLines.length > 0 || ours.strayLines.length > 0) {
+    if (JSON.stringify(claude.strayLines) !== JSON.stringify(ours.strayLines)) {
+      diffs.push({ kind: 'output', where: 'non-JSON stdout lines', claude: claude.strayLines, ours: ours.strayLines });
+    }
+  }
+  diffs.push(...compareSequences(ca, cb));
+  diffs.push(...compareFields(ca, cb));
+  diffs.push(...compareResults(ca, cb));
+  diffs.push(...compareToolResults(claude.requests, ours.requests));
+  diffs.push(...compareRepos(claude.files, ours.files));
+  return diffs;
+}
+
+function show(v: unknown): string {
+  const s = typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v);
+  return s.length > 600 ? `${s.slice(0, 600)}…` : s;
+}
+
+/** A readable report of differences (multi-line values as a line diff). */
+export function formatDifferences(diffs: readonly Difference[]): string {
+  return diffs
+    .map((d) => {
+      const head = `• [${d.kind}] ${d.where}`;
+      const lines = (v: unknown): string[] | null =>
+        Array.isArray(v) && v.every((x) => typeof x === 'string')
+          ? (v as string[])
+          : typeof v === 'string' && v.includes('\n')
+            ? v.split('\n')
+            : null;
+      const la = lines(d.claude);
+      const lb = lines(d.ours);
+      if (la && lb) {
+        const body = diffLists(la, lb).map((o) => `    ${o.op === ' ' ? ' ' : o.op === '-' ? '-' : '+'} ${o.text}`);
+        return [head, '    (- claude, + ours)', ...body].join('\n');
+      }
+      return `${head}\n    claude: ${show(d.claude)}\n    ours:   ${show(d.ours)}`;
+    })
+    .join('\n');
+}

@@ -1,0 +1,104 @@
+/**
+ * Differences between the real `claude -p` and `agent-runner -p` that are accepted, each with its
+ * reason. docs/compatibility.md lists the same entries (by id) for readers; a test keeps the two
+ * in step, and another fails when an entry no longer matches anything (so the list stays true).
+ */
+import type { Difference, DifferenceKind } from './compare';
+
+/** An accepted difference. */
+export interface KnownDifference {
+  /** Stable id, also written in docs/compatibility.md. */
+  id: string;
+  kind: DifferenceKind;
+  /** Matches {@link Difference.where}: exactly, or by a regular expression. */
+  where: string | RegExp;
+  /** Scenarios it applies to (default: every scenario). */
+  scenarios?: readonly string[];
+  /** Why we accept it. */
+  reason: string;
+}
+
+export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
+  {
+    id: 'init-claude-only-fields',
+    kind: 'field',
+    where:
+      /^system\/init\.(terminal_slash_commands|capabilities|analytics_disabled|product_feedback_disabled|memory_paths|original_cwd|additional_directories|messaging_socket_path|fast_mode_state|fast_mode_disabled_reason|per_turn_effort_active|ultrathink_available|ultrathink_typed_raises|view_mode)$/,
+    reason:
+      'Fields of Claude Code features the runner does not have (terminal slash commands, SDK capability flags, memory files, a messaging socket, fast mode, effort and ultrathink, view modes, analytics switches). Every field of the documented SDKSystemMessage init shape is present.',
+  },
+  {
+    id: 'result-claude-only-fields',
+    kind: 'field',
+    where:
+      /^result\/[a-z_]+\.(fast_mode_state|fast_mode_disabled_reason|subagent_stats|safety_stops|queued_turn_count|result_index|model_usage_since_last_result)$/,
+    reason:
+      'Result fields of Claude Code features the runner does not have (fast mode, subagents, safety stops, queued turns, per-result model usage); all are optional or undocumented in the SDK result type.',
+  },
+  {
+    id: 'result-total-cost-usd-known',
+    kind: 'field',
+    where: /^result\/[a-z_]+\.total_cost_usd_known$/,
+    reason:
+      'Our extension: false when a model is missing from the price table, so that a total_cost_usd of 0 is not mistaken for free.',
+  },
+  {
+    id: 'assistant-stop-reason',
+    kind: 'field',
+    where: 'assistant.message.stop_reason',
+    reason:
+      'Claude Code emits each content block as it streams, before message_delta, so its stop_reason is null; the runner publishes a response once it is recorded and keeps the real stop_reason (the SDK type is string | null).',
+  },
+  {
+    id: 'user-tool-result-meta',
+    kind: 'field',
+    where: 'user.tool_result_meta',
+    reason:
+      'Claude Code attaches its permission-decision record to each tool result (undocumented in the SDK types); the runner decides permissions in the workflow and reports denials in result.permission_denials.',
+  },
+  {
+    id: 'edit-write-require-read',
+    kind: 'tool-result',
+    where: /^toolu_conf_0_0\.(content|is_error)$/,
+    scenarios: ['edit-before-read', 'write-over-unread'],
+    reason:
+      'Deliberate: Edit and Write of an existing file the session has not Read (or that changed since) are refused, as Claude Code did before 2.1.3xx; Claude Code 2.1.328 applies the change and only notes that the file is not in context. Unattended runs should not overwrite what the model has not seen; the model reads and retries.',
+  },
+  {
+    id: 'edit-write-require-read',
+    kind: 'field',
+    where: 'user.tool_use_result',
+    scenarios: ['edit-before-read', 'write-over-unread'],
+    reason: 'Follows from the refusal: an error result carries the error text as its tool_use_result.',
+  },
+  {
+    id: 'edit-write-require-read',
+    kind: 'repository',
+    where: 'a.txt',
+    scenarios: ['edit-before-read', 'write-over-unread'],
+    reason: 'Follows from the refusal: the unread file is left as it was.',
+  },
+  {
+    id: 'tool-deferred-placeholder',
+    kind: 'tool-schema',
+    where: 'DeferredToolPlaceholder',
+    reason: "Claude Code's placeholder for tools loaded on demand with ToolSearch; the runner has no deferred tools.",
+  },
+  {
+    id: 'read-pdf-and-large',
+    kind: 'tool-schema',
+    where: /^Read\.(pages|allow_large)$/,
+    reason:
+      'Read has no PDF support (pages) and no way past its size limit (allow_large): files over 256 KB are read in windows with offset/limit, which keeps every tool result small enough for the transcript store and the context.',
+  },
+];
+
+/** The first entry that accepts `d` in `scenario`, if any. */
+export function knownDifferenceFor(d: Difference, scenario: string): KnownDifference | undefined {
+  return KNOWN_DIFFERENCES.find(
+    (k) =>
+      k.kind === d.kind &&
+      (k.scenarios === undefined || k.scenarios.includes(scenario)) &&
+      (typeof k.where === 'string' ? k.where === d.where : k.where.test(d.where)),
+  );
+}

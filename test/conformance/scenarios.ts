@@ -1,0 +1,257 @@
+/**
+ * Scenarios of the differential harness: one repository, one scripted model, the same flags for
+ * the real `claude -p` and for `agent-runner -p`. Each step is a fake-model step (see
+ * src/fake-model/scenario.ts); `{{cwd}}` becomes the working directory the client reports.
+ */
+import type { ContentSpec, StepSpec } from '../../src/fake-model';
+
+/** One differential scenario. */
+export interface ConformanceScenario {
+  /** Kebab-case name; also the marker the scripted model uses to find the scenario. */
+  name: string;
+  /** What the scenario checks (the test title). */
+  title: string;
+  /** Model responses, in order (step n answers the request with n assistant messages). */
+  steps: StepSpec[];
+  /** Flags added after the common ones, for both CLIs. */
+  args?: string[];
+  /** Files of the repository (path → content); default {@link DEFAULT_FILES}. */
+  files?: Record<string, string>;
+}
+
+/** The repository every scenario starts from unless it gives its own files. */
+export const DEFAULT_FILES: Readonly<Record<string, string>> = {
+  'a.txt': 'one\ntwo\nthree\nfour\nfive\n',
+  'dup.txt': 'x = 1\nx = 1\ny = 2\n',
+  'multi.txt': 'foo foo foo\nfoo\n',
+  'src/code.js': 'function foo() {\n  return 1;\n}\n// TODO: foo\nconst bar = foo();\n',
+  'src/math.js': 'export const add = (a, b) => a - b;\n',
+  'src/notes.md': '# Notes\nTODO: write docs\nfoo bar\n',
+};
+
+const tool = (name: string, input: Record<string, unknown>): ContentSpec => ({ tool_use: { name, input } });
+const text = (t: string): ContentSpec => ({ text: t });
+const done: StepSpec = { content: [text('Done.')] };
+
+/** The scenarios, in the order they run. */
+export const SCENARIOS: readonly ConformanceScenario[] = [
+  {
+    name: 'read-offset-limit',
+    title: 'Read with offset/limit, of a whole file, and past the end',
+    steps: [
+      {
+        content: [
+          text('Reading a.txt in parts.'),
+          tool('Read', { file_path: '{{cwd}}/a.txt', offset: 2, limit: 2 }),
+          tool('Read', { file_path: '{{cwd}}/a.txt' }),
+          tool('Read', { file_path: '{{cwd}}/a.txt', offset: 4 }),
+          tool('Read', { file_path: '{{cwd}}/a.txt', offset: 40 }),
+        ],
+      },
+      done,
+    ],
+  },
+  {
+    name: 'read-missing',
+    title: 'Read of a missing file (absolute and relative path)',
+    steps: [
+      {
+        content: [
+          tool('Read', { file_path: '{{cwd}}/missing.txt' }),
+          tool('Read', { file_path: 'nested/missing.txt' }),
+        ],
+      },
+      done,
+    ],
+  },
+  {
+    name: 'read-directory',
+    title: 'Read of a directory',
+    steps: [{ content: [tool('Read', { file_path: '{{cwd}}/src' })] }, done],
+  },
+  {
+    name: 'read-edit-bash',
+    title: 'Read, Edit, Bash: the everyday fix',
+    steps: [
+      { content: [text('Let me read the file.'), tool('Read', { file_path: '{{cwd}}/src/math.js' })] },
+      { content: [tool('Edit', { file_path: '{{cwd}}/src/math.js', old_string: 'a - b', new_string: 'a + b' })] },
+      { content: [tool('Bash', { command: 'cat src/math.js', description: 'Show the file' })] },
+      { content: [text('Fixed add to use +.')] },
+    ],
+  },
+  {
+    name: 'edit-before-read',
+    title: 'Edit of a file that was never read',
+    steps: [
+      { content: [tool('Edit', { file_path: '{{cwd}}/a.txt', old_string: 'two', new_string: 'TWO' })] },
+      done,
+    ],
+  },
+  {
+    name: 'edit-absent-old-string',
+    title: 'Edit with an old_string that is not in the file',
+    steps: [
+      { content: [tool('Read', { file_path: '{{cwd}}/dup.txt' })] },
+      { content: [tool('Edit', { file_path: '{{cwd}}/dup.txt', old_string: 'zzz', new_string: 'q' })] },
+      done,
+    ],
+  },
+  {
+    name: 'edit-non-unique',
+    title: 'Edit with an old_string that occurs twice, and one equal to new_string',
+    steps: [
+      { content: [tool('Read', { file_path: '{{cwd}}/dup.txt' })] },
+      {
+        content: [
+          tool('Edit', { file_path: '{{cwd}}/dup.txt', old_string: 'x = 1', new_string: 'x = 3' }),
+          tool('Edit', { file_path: '{{cwd}}/dup.txt', old_string: 'y = 2', new_string: 'y = 2' }),
+        ],
+      },
+      done,
+    ],
+  },
+  {
+    name: 'edit-replace-all',
+    title: 'Edit with replace_all',
+    steps: [
+      { content: [tool('Read', { file_path: '{{cwd}}/dup.txt' })] },
+      {
+        content: [
+          tool('Edit', { file_path: '{{cwd}}/dup.txt', old_string: 'x = 1', new_string: 'x = 3', replace_all: true }),
+        ],
+      },
+      done,
+    ],
+  },
+  {
+    name: 'write-new-file',
+    title: 'Write of a new file in a new directory',
+    steps: [
+      { content: [tool('Write', { file_path: '{{cwd}}/newdir/n.txt', content: 'hello\n' })] },
+      { content: [tool('Write', { file_path: '{{cwd}}/src', content: 'x' })] },
+      done,
+    ],
+  },
+  {
+    name: 'write-over-unread',
+    title: 'Write over an existing file that was never read',
+    steps: [{ content: [tool('Write', { file_path: '{{cwd}}/a.txt', content: 'replaced\n' })] }, done],
+  },
+  {
+    name: 'bash-exit-code',
+    title: 'Bash with a non-zero exit',
+    steps: [
+      { content: [tool('Bash', { command: 'echo out; echo err >&2; exit 3', description: 'Fail on purpose' })] },
+      { content: [tool('Bash', { command: 'exit 1' })] },
+      done,
+    ],
+  },
+  {
+    name: 'bash-stderr',
+    title: 'Bash with stderr output, and with no output',
+    steps: [
+      { content: [tool('Bash', { command: 'echo out; echo err >&2' })] },
+      { content: [tool('Bash', { command: 'echo only-err >&2' })] },
+      { content: [tool('Bash', { command: 'true' })] },
+      done,
+    ],
+  },
+  {
+    name: 'bash-timeout',
+    title: 'Bash past its timeout',
+    steps: [{ content: [tool('Bash', { command: 'echo start; sleep 5; echo end', timeout: 1000 })] }, done],
+  },
+  {
+    name: 'glob',
+    title: 'Glob: recursive, top level, no match, with path',
+    steps: [
+      {
+        content: [
+          tool('Glob', { pattern: '**/*.js' }),
+          tool('Glob', { pattern: '*.txt' }),
+          tool('Glob', { pattern: '*.none' }),
+          tool('Glob', { pattern: '*.md', path: '{{cwd}}/src' }),
+        ],
+      },
+      done,
+    ],
+  },
+  {
+    name: 'grep-files-with-matches',
+    title: 'Grep in files_with_matches mode (the default)',
+    steps: [
+      {
+        content: [
+          tool('Grep', { pattern: 'TODO' }),
+          tool('Grep', { pattern: 'nomatchzzz' }),
+          tool('Grep', { pattern: 'foo', path: '{{cwd}}/multi.txt' }),
+          tool('Grep', { pattern: 'o', glob: '*.txt', head_limit: 1 }),
+        ],
+      },
+      done,
+    ],
+  },
+  {
+    name: 'grep-content',
+    title: 'Grep in content mode: context, -n, -i, glob, a single file, head_limit',
+    steps: [
+      {
+        content: [
+          tool('Grep', { pattern: 'foo', output_mode: 'content' }),
+          tool('Grep', { pattern: 'return', output_mode: 'content', '-C': 1 }),
+          tool('Grep', { pattern: 'foo', output_mode: 'content', '-n': false, glob: '*.js' }),
+          tool('Grep', { pattern: 'NOTES', output_mode: 'content', '-i': true }),
+          tool('Grep', { pattern: 'nomatchzzz', output_mode: 'content' }),
+          tool('Grep', { pattern: 'foo', output_mode: 'content', path: '{{cwd}}/multi.txt' }),
+          tool('Grep', { pattern: 'o', output_mode: 'content', head_limit: 2 }),
+        ],
+      },
+      done,
+    ],
+  },
+  {
+    name: 'grep-count',
+    title: 'Grep in count mode',
+    steps: [
+      {
+        content: [
+          tool('Grep', { pattern: 'foo', output_mode: 'count' }),
+          tool('Grep', { pattern: 'nomatchzzz', output_mode: 'count' }),
+          tool('Grep', { pattern: 'foo', output_mode: 'count', path: '{{cwd}}/multi.txt' }),
+        ],
+      },
+      done,
+    ],
+  },
+  {
+    name: 'max-turns',
+    title: '--max-turns reached',
+    args: ['--max-turns', '2'],
+    steps: [
+      { content: [text('Step one.'), tool('Bash', { command: 'echo 1' })] },
+      { content: [tool('Bash', { command: 'echo 2' })] },
+      { content: [tool('Bash', { command: 'echo 3' })] },
+      done,
+    ],
+  },
+  {
+    name: 'text-only',
+    title: 'A text-only answer',
+    steps: [{ content: [text('Just text, no tools.')] }],
+  },
+  {
+    name: 'invalid-input',
+    title: 'Tool calls with invalid input, an unknown tool and unparsable JSON',
+    steps: [
+      {
+        content: [
+          tool('Read', { path: 'a.txt' }),
+          tool('Bash', { command: 42 }),
+          tool('Nope', {}),
+          { raw_tool_use: { name: 'Read', partial_json: '{"file_path": "a.t' } },
+        ],
+      },
+      done,
+    ],
+  },
+];
