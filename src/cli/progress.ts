@@ -1,9 +1,10 @@
+import { MultiBar, Presets } from 'cli-progress';
+import type { SingleBar } from 'cli-progress';
 import type { BatchEvent, BatchResult, BatchTask, TaskLineError, TaskSource } from '../client/batch';
 
 /**
- * The progress-bar API the batch command draws with. It is the subset of `cli-progress`'s
- * `SingleBar` (`start(total, value, payload)`, `update(value, payload)`, `stop()`), so that
- * package can back it; {@link AnsiProgressBar} is the built-in implementation.
+ * The progress-bar API the batch command draws with: the subset of `cli-progress`'s `SingleBar`
+ * it uses; {@link TerminalProgressBar} is the `cli-progress` implementation.
  */
 export interface ProgressBar {
   start(total: number, value: number, payload: Record<string, unknown>): void;
@@ -18,70 +19,43 @@ export interface LineStream {
 }
 
 /**
- * A one-line bar redrawn in place with `\r` and "erase line" (ANSI), at most every 100 ms.
- * `payload.text` is shown after the bar. {@link ProgressBar.stop} leaves the last state drawn.
+ * The batch's bar on a terminal, drawn by `cli-progress` (one bar in a `MultiBar`, so that task
+ * lines can be logged above it). `payload.text` is shown after the bar.
  */
-export class AnsiProgressBar implements ProgressBar {
-  private total = 0;
-  private value = 0;
-  private text = '';
-  private lastDraw = 0;
-  private timer: NodeJS.Timeout | null = null;
-  private active = false;
+export class TerminalProgressBar implements ProgressBar {
+  private readonly multi: MultiBar;
+  private bar: SingleBar | null = null;
 
-  constructor(
-    private readonly out: LineStream,
-    private readonly width = 24,
-  ) {}
+  constructor(out: NodeJS.WriteStream) {
+    this.multi = new MultiBar(
+      {
+        stream: out,
+        format: '[{bar}] {value}/{total} {text}',
+        barsize: 24,
+        hideCursor: true,
+        clearOnComplete: false,
+        stopOnComplete: false,
+        fps: 10,
+      },
+      Presets.shades_classic,
+    );
+  }
 
   start(total: number, value: number, payload: Record<string, unknown>): void {
-    this.total = total;
-    this.active = true;
-    this.update(value, payload);
+    this.bar = this.multi.create(total, value, payload);
   }
 
   update(value: number, payload: Record<string, unknown>): void {
-    this.value = value;
-    if (typeof payload['text'] === 'string') this.text = payload['text'];
-    const now = Date.now();
-    if (now - this.lastDraw >= 100) this.draw();
-    else if (!this.timer) {
-      this.timer = setTimeout(() => {
-        this.timer = null;
-        this.draw();
-      }, 100);
-      this.timer.unref();
-    }
+    this.bar?.update(value, payload);
   }
 
-  /** Writes `line` above the bar (the bar is redrawn under it). */
+  /** Writes `line` above the bar. */
   log(line: string): void {
-    if (!this.active) {
-      this.out.write(`${line}\n`);
-      return;
-    }
-    this.out.write(`\r\x1b[2K${line}\n`);
-    this.draw();
+    this.multi.log(`${line}\n`);
   }
 
   stop(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.active) this.draw();
-    if (this.active) this.out.write('\n');
-    this.active = false;
-  }
-
-  private draw(): void {
-    if (!this.active) return;
-    this.lastDraw = Date.now();
-    const ratio = this.total > 0 ? Math.min(1, this.value / this.total) : 1;
-    const full = Math.round(ratio * this.width);
-    const bar = `${'█'.repeat(full)}${'░'.repeat(this.width - full)}`;
-    let line = `[${bar}] ${this.value}/${this.total} ${this.text}`;
-    const cols = this.out.columns;
-    if (cols && line.length > cols - 1) line = line.slice(0, cols - 1);
-    this.out.write(`\r\x1b[2K${line}`);
+    this.multi.stop();
   }
 }
 
@@ -131,7 +105,7 @@ export interface BatchProgressOptions {
   out: LineStream;
   /** In `lines` mode, a counts line every this many ms. @default 10000 */
   intervalMs?: number;
-  /** The bar to draw with (`bar` mode). @default an {@link AnsiProgressBar} on `out` */
+  /** The bar to draw with (`bar` mode). @default a {@link TerminalProgressBar} on `out` */
   bar?: ProgressBar & { log?: (line: string) => void };
   now?: () => number;
 }
@@ -151,7 +125,7 @@ export class BatchProgress {
     this.now = opts.now ?? Date.now;
     this.started = this.now();
     this.counts = { total, succeeded: 0, failed: 0, running: 0, costUsd: 0 };
-    this.bar = opts.mode === 'bar' ? (opts.bar ?? new AnsiProgressBar(opts.out)) : null;
+    this.bar = opts.mode === 'bar' ? (opts.bar ?? new TerminalProgressBar(opts.out as NodeJS.WriteStream)) : null;
     if (this.bar) this.bar.start(total, 0, { text: this.text() });
     if (opts.mode === 'lines') {
       this.timer = setInterval(() => this.line(`progress: ${this.text()}`), opts.intervalMs ?? 10_000);

@@ -138,7 +138,10 @@ export async function runStreamJsonInput(
       case 'set_permission_mode': {
         const mode = request['mode'];
         if (typeof mode !== 'string' || !(PERMISSION_MODES as readonly string[]).includes(mode)) {
-          return { ok: false, error: `Unsupported permission mode: ${String(mode)} (one of ${PERMISSION_MODES.join(', ')})` };
+          return {
+            ok: false,
+            error: `Unsupported permission mode: ${String(mode)} (one of ${PERMISSION_MODES.join(', ')})`,
+          };
         }
         options = { ...options, permissionMode: mode as PermissionMode };
         return { ok: true, response: {} };

@@ -238,6 +238,30 @@ export class QueryEngine {
   async end(): Promise<void> {
     await this.sessionHandle().signal(endSessionSignal);
   }
+
+  /**
+   * Ends the session and waits until its workflow has closed (at most `timeoutMs`), so that a
+   * process about to stop its in-process worker leaves no session running with stale state.
+   * @returns true when the workflow closed in time
+   */
+  async endAndWait(timeoutMs = 10_000): Promise<boolean> {
+    await this.end();
+    const closed = this.sessionHandle()
+      .result()
+      .then(
+        () => true,
+        () => true,
+      );
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    try {
+      return await Promise.race([closed, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 }
 
 /**

@@ -9,14 +9,7 @@ import type { Side, SideRun, StreamMessage } from './run';
 
 /** What a difference is about. */
 export type DifferenceKind =
-  | 'exit-code'
-  | 'sequence'
-  | 'field'
-  | 'result'
-  | 'tool-result'
-  | 'tool-schema'
-  | 'repository'
-  | 'output';
+  'exit-code' | 'sequence' | 'field' | 'result' | 'tool-result' | 'tool-schema' | 'repository' | 'output';
 
 /** One difference between the real CLI (`claude`) and ours. */
 export interface Difference {
@@ -67,7 +60,13 @@ export function canonicalOrder(messages: readonly StreamMessage[]): StreamMessag
       const id = contentBlocks(u).find((b) => b['type'] === 'tool_result')?.['tool_use_id'];
       return order.get(String(id)) ?? Number.MAX_SAFE_INTEGER;
     };
-    out.push(...assistants, ...users.map((u, i) => ({ u, i })).sort((x, y) => rank(x.u) - rank(y.u) || x.i - y.i).map((x) => x.u));
+    out.push(
+      ...assistants,
+      ...users
+        .map((u, i) => ({ u, i }))
+        .sort((x, y) => rank(x.u) - rank(y.u) || x.i - y.i)
+        .map((x) => x.u),
+    );
     assistants = [];
     users = [];
   };
@@ -204,7 +203,8 @@ function compareResults(claude: StreamMessage[], ours: StreamMessage[]): Differe
   for (const f of ['subtype', 'is_error', 'result', 'errors', 'terminal_reason', 'stop_reason'] as const) {
     const va = a?.[f] ?? ABSENT;
     const vb = b?.[f] ?? ABSENT;
-    if (JSON.stringify(va) !== JSON.stringify(vb)) diffs.push({ kind: 'result', where: `result.${f}`, claude: va, ours: vb });
+    if (JSON.stringify(va) !== JSON.stringify(vb))
+      diffs.push({ kind: 'result', where: `result.${f}`, claude: va, ours: vb });
   }
   return diffs;
 }
@@ -252,8 +252,10 @@ function compareToolResults(claude: readonly ParsedRequest[], ours: readonly Par
       diffs.push({ kind: 'tool-result', where: id, claude: ra ?? ABSENT, ours: rb ?? ABSENT });
       continue;
     }
-    if (ra.content !== rb.content) diffs.push({ kind: 'tool-result', where: `${id}.content`, claude: ra.content, ours: rb.content });
-    if (ra.isError !== rb.isError) diffs.push({ kind: 'tool-result', where: `${id}.is_error`, claude: ra.isError, ours: rb.isError });
+    if (ra.content !== rb.content)
+      diffs.push({ kind: 'tool-result', where: `${id}.content`, claude: ra.content, ours: rb.content });
+    if (ra.isError !== rb.isError)
+      diffs.push({ kind: 'tool-result', where: `${id}.is_error`, claude: ra.isError, ours: rb.isError });
   }
   return diffs;
 }

@@ -99,7 +99,11 @@ export function ensureClaudeCode(log: (line: string) => void = () => undefined):
   mkdirSync(CACHE_DIR, { recursive: true });
   withLock(CACHE_DIR, () => {
     if (isInstalled(p)) return;
-    log(`installing ${Object.entries(p.manifest).map(([n, v]) => `${n}@${v}`).join(', ')} into ${CACHE_DIR}`);
+    log(
+      `installing ${Object.entries(p.manifest)
+        .map(([n, v]) => `${n}@${v}`)
+        .join(', ')} into ${CACHE_DIR}`,
+    );
     rmSync(p.stamp, { force: true });
     writeFileSync(
       join(CACHE_DIR, 'package.json'),

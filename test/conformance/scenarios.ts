@@ -82,10 +82,7 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
   {
     name: 'edit-before-read',
     title: 'Edit of a file that was never read',
-    steps: [
-      { content: [tool('Edit', { file_path: '{{cwd}}/a.txt', old_string: 'two', new_string: 'TWO' })] },
-      done,
-    ],
+    steps: [{ content: [tool('Edit', { file_path: '{{cwd}}/a.txt', old_string: 'two', new_string: 'TWO' })] }, done],
   },
   {
     name: 'edit-absent-old-string',

@@ -2,7 +2,7 @@
 // modules without flags). It loads `query()` from the pinned SDK in .cache/claude-code with a
 // dynamic import, runs one query against the executable it is given, and prints one JSON line per
 // event on stdout: {"event":"message","message":…} for each SDK message, then
-// {"event":"initialization","result":…} and {"event":"done"}, or {"event":"error","message":…}.
+// {"event":"initialization","result":…} and {"event":"done"}, or {"event":"error","error":…}.
 //
 // Usage: node sdk-client.mjs '<json>' with {sdkEntry, prompts: string[], streaming?: boolean,
 // interruptOnTool?: string, setModel?: string, setPermissionMode?: string, options: {…}}.
@@ -37,14 +37,18 @@ try {
     emit({ event: 'message', message });
     if (message.type === 'result') resultSeen();
     const calls = message.type === 'assistant' ? (message.message.content ?? []) : [];
-    if (!interrupted && config.interruptOnTool && calls.some((b) => b.type === 'tool_use' && b.name === config.interruptOnTool)) {
+    if (
+      !interrupted &&
+      config.interruptOnTool &&
+      calls.some((b) => b.type === 'tool_use' && b.name === config.interruptOnTool)
+    ) {
       interrupted = true;
       // Give the tool a moment to start, then interrupt it as a user pressing Stop would.
       setTimeout(() => {
         emit({ event: 'interrupting', atMs: Date.now() });
         q.interrupt().then(
           () => emit({ event: 'interrupted', atMs: Date.now() }),
-          (e) => emit({ event: 'interrupt-failed', message: String(e?.message ?? e) }),
+          (e) => emit({ event: 'interrupt-failed', error: String(e?.message ?? e) }),
         );
       }, 1000);
     }
@@ -52,6 +56,6 @@ try {
   emit({ event: 'initialization', result: await q.initializationResult() });
   emit({ event: 'done', atMs: Date.now() });
 } catch (e) {
-  emit({ event: 'error', message: String(e?.stack ?? e), atMs: Date.now() });
+  emit({ event: 'error', error: String(e?.stack ?? e), atMs: Date.now() });
   process.exitCode = 1;
 }

@@ -47,7 +47,7 @@ const scripts: Array<{ name: string; steps: StepSpec[] }> = [
     steps: [
       { content: [{ raw_tool_use: { name: 'Edit', partial_json: '{"file_path": "a.txt", "old_string": "al' } }] },
       {
-        expect: { lastToolResultContains: 'is not valid JSON', lastToolResultIsError: true },
+        expect: { lastToolResultContains: 'could not be parsed as JSON', lastToolResultIsError: true },
         content: [{ text: 'my tool call was broken' }],
       },
     ],

@@ -108,6 +108,11 @@ export async function executeTool(
     return { ...out, outcome: out.isError ? 'error' : 'ok' };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    return { content: toolUseError(`Error: ${message}`), isError: true, structured: `Error: ${message}`, outcome: 'error' };
+    return {
+      content: toolUseError(`Error: ${message}`),
+      isError: true,
+      structured: `Error: ${message}`,
+      outcome: 'error',
+    };
   }
 }

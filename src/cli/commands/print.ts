@@ -152,7 +152,9 @@ export async function runPrint(
         if (msg.type === 'result') result = msg;
       }
     }
-    await engine.end().catch(() => undefined);
+    // With an in-process worker, let the session workflow close before the worker stops.
+    if (rt.worker) await engine.endAndWait().catch(() => undefined);
+    else await engine.end().catch(() => undefined);
   } finally {
     process.off('SIGINT', onSigint);
     await rt.close();

@@ -1,6 +1,6 @@
 import { syntheticResult } from '../../../src/client/batch';
 import type { BatchResult, BatchTask } from '../../../src/client/batch';
-import { AnsiProgressBar, BatchProgress, formatTaskLine, summaryTable } from '../../../src/cli/progress';
+import { BatchProgress, formatTaskLine, summaryTable } from '../../../src/cli/progress';
 
 function task(id: string): BatchTask {
   return { id, line: 1, prompt: 'p', cwd: '/', options: {} };
@@ -70,15 +70,22 @@ describe('batch progress output', () => {
     expect(p.counts).toEqual({ total: 3, succeeded: 1, failed: 1, running: 0, costUsd: 0.75 });
   });
 
-  test('batch progress: the ANSI bar redraws one line in place', () => {
+  test('batch progress: bar mode logs task lines above a cli-progress bar and stops cleanly', () => {
+    const calls: string[] = [];
+    const bar = {
+      start: (total: number, value: number) => calls.push(`start ${value}/${total}`),
+      update: (value: number) => calls.push(`update ${value}`),
+      log: (line: string) => calls.push(`log ${line}`),
+      stop: () => calls.push('stop'),
+    };
     const s = sink();
-    const bar = new AnsiProgressBar(s.out, 10);
-    bar.start(4, 0, { text: 'x' });
-    bar.log('a line');
-    bar.stop();
-    expect(s.text()).toContain('\r\x1b[2K[░░░░░░░░░░] 0/4 x');
-    expect(s.text()).toContain('\r\x1b[2Ka line\n');
-    expect(s.text().endsWith('\n')).toBe(true);
+    const p = new BatchProgress(1, { mode: 'bar', out: s.out, bar });
+    p.onEvent({ type: 'task_done', task: task('a'), result: result('a', true, 0.5), source: 'started' } as never);
+    p.stop();
+    expect(calls[0]).toBe('start 0/1');
+    expect(calls).toContain('update 1');
+    expect(calls.some((c) => c.startsWith('log ✓ a success'))).toBe(true);
+    expect(calls.at(-1)).toBe('stop');
   });
 
   test('batch progress: the summary table lists every task, skipped lines and totals', () => {

@@ -49,7 +49,9 @@ describe('executeTool', () => {
   test('executeTool: other issues (a bad enum value, out of range) are given as the zod issues in JSON', async () => {
     const out = await executeTool('Grep', { pattern: 'x', output_mode: 'lines', head_limit: -1 }, s.ctx);
     expect(out.outcome).toBe('invalid');
-    const body = text(out).replace(/^<tool_use_error>InputValidationError: /, '').replace(/<\/tool_use_error>$/, '');
+    const body = text(out)
+      .replace(/^<tool_use_error>InputValidationError: /, '')
+      .replace(/<\/tool_use_error>$/, '');
     const issues = JSON.parse(body) as Array<{ code: string; path: string[] }>;
     expect(issues.map((i) => [i.code, i.path.join('.')])).toEqual([
       ['invalid_value', 'output_mode'],
