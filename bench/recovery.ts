@@ -11,7 +11,7 @@ import type { TurnOutcome } from '../src/common/turn';
 import { benchTurnOptions, makeRepo, progress, sleep, startRunner, startWorkerProcess } from './env';
 import type { WorkerProcess } from './env';
 import type { Measurement } from './stats';
-import { median, renderTable, round } from './stats';
+import { median, renderTable } from './stats';
 
 /** Options of {@link measureRecovery}. */
 export interface RecoveryOptions {
@@ -119,7 +119,6 @@ export async function measureRecovery(opts: RecoveryOptions): Promise<Measuremen
       medianResumedMs: median(resumed),
       maxResumedMs: Math.max(...resumed),
       repeatedModelCalls: repeated.reduce((n, r) => n + r.count - 1, 0),
-      round: round(0),
     },
   };
 }

@@ -1,0 +1,92 @@
+/**
+ * The benchmarks: `node dist/bench/run.js [--json] [--quick] [--only NAME,...]` after
+ * `npm run build`. Prints one table per measurement on stdout (progress on stderr); with `--json`,
+ * the last stdout line is one JSON object with every figure. Names: overhead, history,
+ * concurrency, recovery, cache. See docs/performance.md.
+ */
+import * as os from 'node:os';
+import { measureConcurrency } from './concurrency';
+import { progress, startBenchServer } from './env';
+import { measureHistoryBytes } from './history-bytes';
+import { measurePromptCache } from './prompt-cache';
+import { measureRecovery } from './recovery';
+import type { Measurement } from './stats';
+import { measureStepOverhead } from './step-overhead';
+
+const ALL = ['overhead', 'history', 'concurrency', 'recovery', 'cache'] as const;
+type Name = (typeof ALL)[number];
+
+interface Args {
+  json: boolean;
+  quick: boolean;
+  only: Name[];
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  const args: Args = { json: false, quick: false, only: [...ALL] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--json') args.json = true;
+    else if (a === '--quick') args.quick = true;
+    else if (a === '--only') {
+      const names = (argv[++i] ?? '').split(',').filter(Boolean);
+      const bad = names.filter((n) => !(ALL as readonly string[]).includes(n));
+      if (bad.length > 0 || names.length === 0) throw new Error(`--only: expected some of ${ALL.join(',')}`);
+      args.only = names as Name[];
+    } else throw new Error(`unknown argument ${a}; usage: run.js [--json] [--quick] [--only ${ALL.join(',')}]`);
+  }
+  return args;
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const started = Date.now();
+  const server = await startBenchServer();
+  progress(`Temporal dev server at ${server.address} (in-memory)`);
+  const address = server.address;
+  const results: Measurement[] = [];
+  const run = async (name: Name, fn: () => Promise<Measurement>): Promise<void> => {
+    if (!args.only.includes(name)) return;
+    const m = await fn();
+    results.push(m);
+    process.stdout.write(`\n${m.table}\n`);
+  };
+  try {
+    await run('overhead', () =>
+      measureStepOverhead({ address, steps: args.quick ? 20 : 50, turns: args.quick ? 2 : 3 }),
+    );
+    await run('history', () => measureHistoryBytes({ address, steps: args.quick ? 4 : 6 }));
+    await run('concurrency', () =>
+      measureConcurrency({ address, levels: args.quick ? [10, 50] : [10, 100, 500], latencyMs: 2000 }),
+    );
+    await run('recovery', () =>
+      measureRecovery({ address, kills: args.quick ? 2 : 4, seed: 20261130, heartbeatMs: 5000 }),
+    );
+    await run('cache', () => measurePromptCache({ address, calls: 20 }));
+  } finally {
+    await server.stop();
+  }
+  const summary = {
+    command: `node dist/bench/run.js ${process.argv.slice(2).join(' ')}`.trim(),
+    quick: args.quick,
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      memoryGB: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+    },
+    durationS: Math.round((Date.now() - started) / 1000),
+    results: Object.fromEntries(results.map((m) => [m.name, m.json])),
+  };
+  process.stdout.write(`\nbenchmarks done in ${summary.durationS} s on ${summary.machine.cpus} cores\n`);
+  if (args.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);
