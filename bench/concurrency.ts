@@ -4,7 +4,7 @@
  * tuning. Throughput, failures, turn latency, peak concurrent model calls and the worker's peak RSS.
  */
 import type { RequestLogEntry, Responder } from '../src/fake-model';
-import { makeRepo, progress, startRunner, startWorkerProcess } from './env';
+import { cpuSeconds, makeRepo, progress, startRunner, startWorkerProcess } from './env';
 import type { Measurement } from './stats';
 import { bytes, median, quantile, renderTable, round } from './stats';
 
@@ -15,6 +15,8 @@ export interface ConcurrencyOptions {
   levels: number[];
   /** Model latency before each response, ms. */
   latencyMs: number;
+  /** Process id of the Temporal server (for its CPU time). */
+  serverPid: number;
 }
 
 /** Most model requests in flight at once, from the fake server's log. */
@@ -45,6 +47,8 @@ interface LevelResult {
   modelCalls: number;
   peakModelCallsInFlight: number;
   workerPeakRssBytes: number;
+  /** CPU seconds used during the run by the worker, the Temporal server and this process (client + fake model). */
+  cpuSeconds: { worker: number; server: number; benchProcess: number };
   firstError?: string;
 }
 
@@ -63,6 +67,7 @@ async function runLevel(opts: ConcurrencyOptions, n: number): Promise<LevelResul
   const repo = makeRepo({ 'a.txt': 'alpha\n' });
   try {
     const started = Date.now();
+    const cpu0 = { worker: cpuSeconds(worker.pid), server: cpuSeconds(opts.serverPid), bench: process.cpuUsage() };
     const latencies: number[] = [];
     const settled = await Promise.allSettled(
       Array.from({ length: n }, async () => {
@@ -73,6 +78,12 @@ async function runLevel(opts: ConcurrencyOptions, n: number): Promise<LevelResul
       }),
     );
     const seconds = (Date.now() - started) / 1000;
+    const benchCpu = process.cpuUsage(cpu0.bench);
+    const cpu = {
+      worker: round(cpuSeconds(worker.pid) - cpu0.worker, 1),
+      server: round(cpuSeconds(opts.serverPid) - cpu0.server, 1),
+      benchProcess: round((benchCpu.user + benchCpu.system) / 1e6, 1),
+    };
     const failures = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
     const log = runner.fake.requests();
     const result: LevelResult = {
@@ -86,6 +97,7 @@ async function runLevel(opts: ConcurrencyOptions, n: number): Promise<LevelResul
       modelCalls: log.length,
       peakModelCallsInFlight: peakInFlight(log),
       workerPeakRssBytes: worker.peakRss(),
+      cpuSeconds: cpu,
     };
     if (failures[0]) result.firstError = String((failures[0].reason as Error)?.message ?? failures[0].reason);
     return result;
@@ -103,7 +115,18 @@ export async function measureConcurrency(opts: ConcurrencyOptions): Promise<Meas
   }
   const table = renderTable(
     `Concurrency: N turns at once on one worker process (2 model calls + 1 Read each), model latency ${opts.latencyMs} ms`,
-    ['turns', 'ok', 'failed', 'wall s', 'turns/s', 'turn p50 s', 'turn p95 s', 'peak calls in flight', 'worker peak RSS'],
+    [
+      'turns',
+      'ok',
+      'failed',
+      'wall s',
+      'turns/s',
+      'turn p50 s',
+      'turn p95 s',
+      'calls in flight (peak)',
+      'worker peak RSS',
+      'CPU s worker/server/bench',
+    ],
     results.map((r) => [
       String(r.turns),
       String(r.succeeded),
@@ -114,6 +137,7 @@ export async function measureConcurrency(opts: ConcurrencyOptions): Promise<Meas
       r.latencyP95S.toFixed(1),
       String(r.peakModelCallsInFlight),
       bytes(r.workerPeakRssBytes),
+      `${r.cpuSeconds.worker}/${r.cpuSeconds.server}/${r.cpuSeconds.benchProcess}`,
     ]),
   );
   return { name: 'concurrency', table, json: { latencyMs: opts.latencyMs, levels: results } };

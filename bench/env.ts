@@ -82,7 +82,11 @@ export interface BenchRunner {
   worker: Worker | null;
   engine(cwd: string): QueryEngine;
   /** Starts a turn in a new session and resolves with its outcome (no streaming). */
-  runTurn(cwd: string, prompt: string, options?: Partial<TurnOptions>): Promise<{ outcome: TurnOutcome; engine: QueryEngine; turnWorkflowId: string }>;
+  runTurn(
+    cwd: string,
+    prompt: string,
+    options?: Partial<TurnOptions>,
+  ): Promise<{ outcome: TurnOutcome; engine: QueryEngine; turnWorkflowId: string }>;
   close(): Promise<void>;
 }
 
@@ -162,7 +166,11 @@ export interface WorkerProcess {
 /** Starts `node bin/agent-runner.js worker` with `env`; resolves once it polls. */
 export async function startWorkerProcess(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<WorkerProcess> {
   const bin = join(PROJECT_ROOT, 'bin', 'agent-runner.js');
-  const proc = spawn(process.execPath, [bin, 'worker'], { env, cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(process.execPath, [bin, 'worker'], {
+    env,
+    cwd: PROJECT_ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   proc.stderr?.on('data', (c: Buffer) => {
     err += c.toString();
@@ -198,6 +206,18 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv, timeoutMs = 60_
       await exited;
     },
   };
+}
+
+/** CPU time (user + system) a process has used so far, in seconds, from /proc (Linux; NaN elsewhere). */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 of stat(5), utime and stime, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** Resolves after `ms`. */

@@ -29,7 +29,12 @@ export async function measureHistoryBytes(opts: HistoryBytesOptions): Promise<Me
       ...Array.from({ length: opts.steps }, (_, i) => ({
         content: [
           i % 2 === 0
-            ? { tool_use: { name: 'Write', input: { file_path: `{{cwd}}/out-${i}.txt`, content: 'x'.repeat(size.bytes) } } }
+            ? {
+                tool_use: {
+                  name: 'Write',
+                  input: { file_path: `{{cwd}}/out-${i}.txt`, content: 'x'.repeat(size.bytes) },
+                },
+              }
             : { tool_use: { name: 'Bash', input: { command: `head -c ${size.bytes} /dev/zero | tr '\\0' y` } } },
         ],
       })),
@@ -37,12 +42,20 @@ export async function measureHistoryBytes(opts: HistoryBytesOptions): Promise<Me
     ],
   }));
   const runner = await startRunner({ address: opts.address, fake: { scenario: { scripts } } });
-  const rows: Array<{ label: string; historyBytes: number; events: number; modelCalls: number; perStep: number; transcriptBytes: number }> = [];
+  const rows: Array<{
+    label: string;
+    historyBytes: number;
+    events: number;
+    modelCalls: number;
+    perStep: number;
+    transcriptBytes: number;
+  }> = [];
   try {
     for (const size of SIZES) {
       progress(`history bytes: ${size.label} context`);
       const { outcome, engine, turnWorkflowId } = await runner.runTurn(makeRepo({}), `[${size.label}] write`);
-      if (outcome.subtype !== 'success') throw new Error(`history bytes: the ${size.label} turn ended with ${outcome.subtype}`);
+      if (outcome.subtype !== 'success')
+        throw new Error(`history bytes: the ${size.label} turn ended with ${outcome.subtype}`);
       const history = await runner.client.workflow.getHandle(turnWorkflowId).fetchHistory();
       const historyBytes = temporal.api.history.v1.History.encode(history).finish().length;
       const transcriptBytes = JSON.stringify(await runner.store.load(engine.sessionId)).length;
@@ -64,7 +77,13 @@ export async function measureHistoryBytes(opts: HistoryBytesOptions): Promise<Me
     `History bytes per step (turn workflow history / model calls), ${opts.steps} tool steps + 1 answer per turn`,
     ['context per step', 'bytes/step', 'history', 'events', 'transcript'],
     [
-      ...rows.map((r) => [r.label, r.perStep.toFixed(0), bytes(r.historyBytes), String(r.events), bytes(r.transcriptBytes)]),
+      ...rows.map((r) => [
+        r.label,
+        r.perStep.toFixed(0),
+        bytes(r.historyBytes),
+        String(r.events),
+        bytes(r.transcriptBytes),
+      ]),
       ['max/min ratio', flatness.toFixed(3), '', '', ''],
     ],
   );

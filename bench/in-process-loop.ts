@@ -55,7 +55,7 @@ export async function runInProcessTurn(
         cwd,
       },
     ]);
-    let leaf = promptUuid;
+    let leaf: string = promptUuid;
     let calls = 0;
     for (;;) {
       const assistantUuid = randomUUID();

@@ -26,7 +26,9 @@ export async function measurePromptCache(opts: PromptCacheOptions): Promise<Meas
     return { content: [{ text: `Step ${ctx.step}: next I will use ${tool.name}.` }, { tool_use: tool }] };
   };
   const runner = await startRunner({ address: opts.address, fake: { responder } });
-  const notes = Array.from({ length: 80 }, (_, i) => `- note ${i}: ${'lorem ipsum dolor sit amet '.repeat(2)}`).join('\n');
+  const notes = Array.from({ length: 80 }, (_, i) => `- note ${i}: ${'lorem ipsum dolor sit amet '.repeat(2)}`).join(
+    '\n',
+  );
   try {
     progress(`prompt cache: a session of ${opts.calls} model calls`);
     const { outcome } = await runner.runTurn(makeRepo({ 'notes.md': notes }), 'work through the notes');
@@ -36,7 +38,9 @@ export async function measurePromptCache(opts: PromptCacheOptions): Promise<Meas
     const stats = runner.fake.cacheStats();
     const calls = runner.fake.completedCalls();
     const last = calls[calls.length - 1];
-    const lastShare = last ? last.cacheReadTokens / (last.inputTokens + last.cacheReadTokens + last.cacheCreationTokens) : 0;
+    const lastShare = last
+      ? last.cacheReadTokens / (last.inputTokens + last.cacheReadTokens + last.cacheCreationTokens)
+      : 0;
     const total = stats.inputTokens + stats.cacheReadTokens + stats.cacheCreationTokens;
     const table = renderTable(
       `Prompt-cache reuse over a ${opts.calls}-call session (fake server's prefix-cache simulation, tokens ≈ chars/4)`,

@@ -58,7 +58,9 @@ export async function measureRecovery(opts: RecoveryOptions): Promise<Measuremen
   const kills: Array<{ phase: string; firstLineMs: number; resumedMs: number }> = [];
   try {
     const engine = runner.engine(makeRepo({ 'a.txt': 'alpha\n' }));
-    const options = benchTurnOptions({ timeouts: { modelHeartbeatMs: opts.heartbeatMs, toolHeartbeatMs: opts.heartbeatMs } });
+    const options = benchTurnOptions({
+      timeouts: { modelHeartbeatMs: opts.heartbeatMs, toolHeartbeatMs: opts.heartbeatMs },
+    });
     const started = await engine.start('work for a while', options, randomUUID());
     const result = runner.client.workflow.getHandle<() => Promise<TurnOutcome>>(started.turnWorkflowId).result();
     const lines = async () => runner.store.load(engine.sessionId);
@@ -75,8 +77,7 @@ export async function measureRecovery(opts: RecoveryOptions): Promise<Measuremen
       const before = await lines();
       const last = before[before.length - 1];
       const content = last?.message?.content;
-      const inTool =
-        last?.type === 'assistant' && Array.isArray(content) && content.some((b) => b.type === 'tool_use');
+      const inTool = last?.type === 'assistant' && Array.isArray(content) && content.some((b) => b.type === 'tool_use');
       const phase = inTool ? 'tool call' : 'model call';
       progress(`recovery: kill ${k + 1}/${opts.kills} during a ${phase}`);
       const killedAt = Date.now();

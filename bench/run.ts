@@ -57,7 +57,12 @@ async function main(): Promise<void> {
     );
     await run('history', () => measureHistoryBytes({ address, steps: args.quick ? 4 : 6 }));
     await run('concurrency', () =>
-      measureConcurrency({ address, levels: args.quick ? [10, 50] : [10, 100, 500], latencyMs: 2000 }),
+      measureConcurrency({
+        address,
+        levels: args.quick ? [10, 50] : [10, 100, 500],
+        latencyMs: 2000,
+        serverPid: server.pid,
+      }),
     );
     await run('recovery', () =>
       measureRecovery({ address, kills: args.quick ? 2 : 4, seed: 20261130, heartbeatMs: 5000 }),

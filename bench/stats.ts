@@ -38,12 +38,7 @@ export function renderTable(title: string, headers: readonly string[], rows: Rea
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]): string =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
-  return [
-    title,
-    line(headers),
-    widths.map((w) => '-'.repeat(w)).join('  '),
-    ...rows.map((r) => line(r)),
-  ].join('\n');
+  return [title, line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map((r) => line(r))].join('\n');
 }
 
 /** What every measurement returns: a printed table and a JSON-safe summary. */

@@ -19,7 +19,7 @@ export type { Activities } from './types';
 /** Dependencies of the activities, injected by the worker (and by tests). */
 export interface ActivityDeps {
   store: TranscriptStore;
-  config: Pick<Config, 'model' | 'prices'>;
+  config: Pick<Config, 'model' | 'prices'> & Partial<Pick<Config, 'tools'>>;
   /** Environment to read the API key from. @default process.env */
   env?: NodeJS.ProcessEnv;
   /** Overrides the Anthropic client (tests). */
@@ -74,6 +74,7 @@ export function createActivities(deps: ActivityDeps): Activities {
     runTool: withStorageErrors(
       createRunTool({
         store: deps.store,
+        ...(deps.config.tools ? { settings: { ...deps.config.tools } } : {}),
         executeTool,
         isIdempotent: (name) => BUILTIN_TOOLS.get(name)?.idempotent ?? true,
       }),

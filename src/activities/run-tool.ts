@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
 import type { TranscriptStore } from '../store/transcript-store';
-import type { ToolContext, ToolOutput } from './tools/types';
+import type { ToolContext, ToolOutput, ToolSettings } from './tools/types';
 
 /** What `runTool` needs from the worker. */
 export interface RunToolDeps {
@@ -13,6 +13,8 @@ export interface RunToolDeps {
     rawInput: unknown,
     ctx: ToolContext,
   ): Promise<ToolOutput & { outcome: 'ok' | 'error' | 'invalid' }>;
+  /** Tool settings from config (`tools:`), passed to every tool run. */
+  settings?: ToolSettings;
   /** Whether a tool may be re-run after a crash (unknown tools count as idempotent: they do nothing). */
   isIdempotent(name: string): boolean;
 }
@@ -122,7 +124,12 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
     } else if (invalidJson !== undefined) {
       out = invalidJsonOutput(input.toolName, invalidJson);
     } else if (input.permission.behavior === 'deny') {
-      out = { content: input.permission.message, isError: true, outcome: 'denied' };
+      out = {
+        content: input.permission.message,
+        isError: true,
+        structured: `Error: ${input.permission.message}`,
+        outcome: 'denied',
+      };
       deniedInput = truncatedInput(toolInput);
     } else if (
       !deps.isIdempotent(input.toolName) &&
@@ -137,6 +144,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         // The workflow passes the state it holds for this call's own `file_path`.
         readState: () => input.readState ?? undefined,
         heartbeat: () => ctx.heartbeat(),
+        ...(deps.settings ? { settings: deps.settings } : {}),
       };
       const beat = setInterval(() => ctx.heartbeat(), 1000);
       try {
@@ -175,6 +183,9 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         outcome: out.outcome,
         ...(out.fileState ? { fileState: out.fileState } : {}),
         ...(deniedInput !== undefined ? { deniedInput } : {}),
+        ...(out.outcome === 'denied' && input.permission.behavior === 'deny'
+          ? { denyReason: input.permission.reason ?? 'mode' }
+          : {}),
       },
     };
     await store.append(entry);

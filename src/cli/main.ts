@@ -67,6 +67,10 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--include-partial-messages', 'accepted for compatibility; no stream_event messages are produced')
     .option('--permission-prompt-tool <tool>', 'accepted for compatibility; calls that would prompt are denied')
     .option('--setting-sources <sources>', 'accepted for compatibility; no Claude Code settings files are read')
+    .option(
+      '--allow-dangerously-skip-permissions',
+      'accepted for compatibility (the Agent SDK sends it); bypassing still needs --permission-mode bypassPermissions',
+    )
     .option('--max-turns <n>', 'stop after N model calls (result error_max_turns)')
     .option('--max-budget-usd <usd>', 'stop once the estimated cost reaches USD (result error_max_budget_usd)')
     .option('--task-budget <tokens>', 'output-token budget: nudge the model to continue while under 90% of it')

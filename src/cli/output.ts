@@ -18,9 +18,9 @@ export const EXIT = {
 export function describeMessage(m: SDKMessage): string | null {
   switch (m.type) {
     case 'system':
-      return m.subtype === 'init'
-        ? `session ${m.session_id} · model ${m.model} · cwd ${m.cwd}`
-        : `context compacted (${m.compact_metadata.pre_tokens} tokens before)`;
+      if (m.subtype === 'init') return `session ${m.session_id} · model ${m.model} · cwd ${m.cwd}`;
+      if (m.subtype === 'permission_denied') return null; // its tool result follows
+      return `context compacted (${m.compact_metadata.pre_tokens} tokens before)`;
     case 'assistant': {
       const content = (m.message['content'] ?? []) as Array<Record<string, unknown>>;
       const parts = content.map((b) =>

@@ -84,7 +84,9 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
       `--permission-mode must be one of ${PERMISSION_MODES.join(', ')}, got "${flags.permissionMode}"`,
     );
   }
-  const tools = splitToolList(flags.tools);
+  const listedTools = splitToolList(flags.tools);
+  // `--tools default` (what the Agent SDK sends for its `claude_code` preset) means every built-in tool.
+  const tools = listedTools?.length === 1 && listedTools[0] === 'default' ? undefined : listedTools;
   if (tools) {
     const unknown = tools.filter((t) => !(BUILTIN_TOOL_NAMES as readonly string[]).includes(t));
     if (unknown.length)

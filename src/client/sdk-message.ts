@@ -2,6 +2,7 @@ import type {
   SDKAssistantMessage,
   SDKCompactBoundaryMessage,
   SDKMessage,
+  SDKPermissionDeniedMessage,
   SDKResultMessage,
   SDKSystemInitMessage,
   SDKUserMessage,
@@ -63,6 +64,10 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
  */
 export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
   const whole = entryToSdkMessage(e);
+  if (whole?.type === 'user') {
+    const denied = permissionDenied(e);
+    return denied ? [denied, whole] : [whole];
+  }
   if (!whole || whole.type !== 'assistant') return whole ? [whole] : [];
   const msg = whole.message;
   const blocks = Array.isArray(msg['content']) ? (msg['content'] as unknown[]) : [];
@@ -79,6 +84,28 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
     uuid: i === blocks.length - 1 ? e.uuid : uuidV5(`${e.uuid}/block/${i}`),
     message: { ...base.message, content: [block] },
   }));
+}
+
+/**
+ * The `system`/`permission_denied` message Claude Code sends before the tool result of a call the
+ * permission policy refused, built from that result's line (uuid derived from the line's).
+ */
+function permissionDenied(e: TranscriptEntry): SDKPermissionDeniedMessage | undefined {
+  const run = e['toolRun'] as { tool?: string; outcome?: string; denyReason?: 'rule' | 'mode' } | undefined;
+  if (run?.outcome !== 'denied' || !Array.isArray(e.message?.content)) return undefined;
+  const block = e.message.content.find((b) => b.type === 'tool_result') as
+    { tool_use_id?: string; content?: unknown } | undefined;
+  if (!block) return undefined;
+  return {
+    type: 'system',
+    subtype: 'permission_denied',
+    uuid: uuidV5(`${e.uuid}/permission_denied`),
+    session_id: e.sessionId,
+    tool_name: run.tool ?? '',
+    tool_use_id: String(block.tool_use_id ?? ''),
+    decision_reason_type: run.denyReason ?? 'mode',
+    message: typeof block.content === 'string' ? block.content : JSON.stringify(block.content ?? ''),
+  };
 }
 
 /** Text of an assistant line's text blocks, joined. */

@@ -44,6 +44,20 @@ export interface SDKCompactBoundaryMessage {
  * One content block of a model response, as Claude Code streams it: a response with a text and
  * two tool calls arrives as three `assistant` messages sharing `message.id`.
  */
+/** A tool call the permission policy refused; it precedes the call's `tool_result` (an error). */
+export interface SDKPermissionDeniedMessage {
+  type: 'system';
+  subtype: 'permission_denied';
+  uuid: string;
+  session_id: string;
+  tool_name: string;
+  tool_use_id: string;
+  /** `rule`: a disallowedTools entry; `mode`: the permission mode. */
+  decision_reason_type: 'rule' | 'mode';
+  /** The text the model got as the tool result. */
+  message: string;
+}
+
 export interface SDKAssistantMessage {
   type: 'assistant';
   uuid: string;
@@ -109,4 +123,9 @@ export interface SDKResultMessage {
 }
 
 export type SDKMessage =
-  SDKSystemInitMessage | SDKCompactBoundaryMessage | SDKAssistantMessage | SDKUserMessage | SDKResultMessage;
+  | SDKSystemInitMessage
+  | SDKCompactBoundaryMessage
+  | SDKPermissionDeniedMessage
+  | SDKAssistantMessage
+  | SDKUserMessage
+  | SDKResultMessage;

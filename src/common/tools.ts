@@ -35,7 +35,10 @@ export interface ToolUseSummary {
 }
 
 /** Permission decision for one tool call, made in the workflow. */
-export type ToolPermission = { behavior: 'allow' } | { behavior: 'deny'; message: string };
+export type ToolPermission =
+  | { behavior: 'allow' }
+  /** `reason`: `rule` for a disallowedTools entry, `mode` for the permission mode (SDK `decision_reason_type`). */
+  | { behavior: 'deny'; message: string; reason?: 'rule' | 'mode' };
 
 /** Input of the `runTool` activity. */
 export interface RunToolInput {

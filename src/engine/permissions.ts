@@ -6,7 +6,8 @@ import { BUILTIN_TOOL_NAMES, READ_ONLY_TOOLS } from '../common/tools';
  * would need a prompt is denied (and recorded in `permission_denials`).
  * - `default`: read-only tools run; others need an `allowedTools` entry.
  * - `acceptEdits`: also Edit and Write.
- * - `bypassPermissions` / `dontAsk`: everything not disallowed runs.
+ * - `bypassPermissions`: everything not disallowed runs.
+ * - `dontAsk`: as `default` (nothing is ever asked): only read-only and `allowedTools` tools run.
  * - `plan`: only read-only tools.
  */
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'] as const;
@@ -34,22 +35,37 @@ function listed(rules: readonly string[] | undefined, tool: string): boolean {
 /** Decides whether a tool call may run. Pure: evaluated in the workflow. */
 export function decidePermission(policy: PermissionPolicy, toolName: string): ToolPermission {
   if (listed(policy.disallowedTools, toolName)) {
-    return { behavior: 'deny', message: `Permission to use ${toolName} has been denied by a disallowedTools rule.` };
+    return {
+      behavior: 'deny',
+      message: `Permission to use ${toolName} has been denied by a disallowedTools rule.`,
+      reason: 'rule',
+    };
   }
   if (READ_ONLY_TOOLS.has(toolName)) return { behavior: 'allow' };
   // A tool that does not exist is not a permission question: its run answers "No such tool
   // available", as in Claude Code (and it is not a permission denial).
   if (!(BUILTIN_TOOL_NAMES as readonly string[]).includes(toolName)) return { behavior: 'allow' };
   if (policy.mode === 'plan') {
-    return { behavior: 'deny', message: `${toolName} is not allowed in plan mode.` };
+    return { behavior: 'deny', message: `${toolName} is not allowed in plan mode.`, reason: 'mode' };
   }
-  if (policy.mode === 'bypassPermissions' || policy.mode === 'dontAsk') return { behavior: 'allow' };
+  if (policy.mode === 'bypassPermissions') return { behavior: 'allow' };
   if (policy.mode === 'acceptEdits' && EDIT_TOOLS.has(toolName)) return { behavior: 'allow' };
   if (listed(policy.allowedTools, toolName)) return { behavior: 'allow' };
+  if (policy.mode === 'dontAsk') {
+    return {
+      behavior: 'deny',
+      message:
+        `Permission to use ${toolName} has been denied: this run is in dontAsk mode, where only tools allowed in ` +
+        'advance (--allowedTools) run. Do not try to get around the denial; if the tool is essential, stop and ' +
+        'explain what you need it for.',
+      reason: 'mode',
+    };
+  }
   return {
     behavior: 'deny',
     message:
       `Claude requested permissions to use ${toolName}, but you haven't granted it yet. ` +
       `Allow it with --allowedTools ${toolName} or a permission mode that covers it.`,
+    reason: 'mode',
   };
 }

@@ -493,6 +493,10 @@ async function runTurn(input: TurnInput): Promise<TurnOutcome> {
                   use.name,
                 ),
                 readState: use.filePath !== undefined ? (readFileState[use.filePath] ?? null) : null,
+                // A tool the turn did not offer (`--tools`) does not run, as in Claude Code.
+                ...(options.tools && !options.tools.includes(use.name)
+                  ? { skipReason: `Error: No such tool available: ${use.name}` }
+                  : {}),
               }),
             ),
           ),

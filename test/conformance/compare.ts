@@ -43,32 +43,36 @@ function apiMessageId(m: StreamMessage): string | undefined {
 /**
  * Puts a stream in a canonical order: within one model response (assistant messages sharing a
  * `message.id` and the tool results that follow them) assistant messages come first, then the
- * tool results in the order of the tool calls. Tool results arrive in completion order, which
- * neither CLI promises.
+ * tool results in the order of the tool calls, each after its `system/permission_denied` if it
+ * has one. Tool results arrive in completion order, which neither CLI promises, and Claude Code
+ * interleaves them with the blocks of the response still streaming.
  */
 export function canonicalOrder(messages: readonly StreamMessage[]): StreamMessage[] {
   const out: StreamMessage[] = [];
   let assistants: StreamMessage[] = [];
   let users: StreamMessage[] = [];
+  let denials = new Map<string, StreamMessage>();
   let currentId: string | undefined;
+  const resultId = (u: StreamMessage): string =>
+    String(contentBlocks(u).find((b) => b['type'] === 'tool_result')?.['tool_use_id']);
   const flush = (): void => {
     const order = new Map<string, number>();
     for (const a of assistants) {
       for (const b of contentBlocks(a)) if (b['type'] === 'tool_use') order.set(String(b['id']), order.size);
     }
-    const rank = (u: StreamMessage): number => {
-      const id = contentBlocks(u).find((b) => b['type'] === 'tool_result')?.['tool_use_id'];
-      return order.get(String(id)) ?? Number.MAX_SAFE_INTEGER;
-    };
-    out.push(
-      ...assistants,
-      ...users
-        .map((u, i) => ({ u, i }))
-        .sort((x, y) => rank(x.u) - rank(y.u) || x.i - y.i)
-        .map((x) => x.u),
-    );
+    const rank = (u: StreamMessage): number => order.get(resultId(u)) ?? Number.MAX_SAFE_INTEGER;
+    out.push(...assistants);
+    const sorted = users.map((u, i) => ({ u, i })).sort((x, y) => rank(x.u) - rank(y.u) || x.i - y.i);
+    for (const { u } of sorted) {
+      const denial = denials.get(resultId(u));
+      if (denial) out.push(denial);
+      denials.delete(resultId(u));
+      out.push(u);
+    }
+    out.push(...denials.values());
     assistants = [];
     users = [];
+    denials = new Map();
   };
   for (const m of messages) {
     if (m['type'] === 'assistant') {
@@ -78,6 +82,8 @@ export function canonicalOrder(messages: readonly StreamMessage[]): StreamMessag
       assistants.push(m);
     } else if (m['type'] === 'user' && assistants.length > 0) {
       users.push(m);
+    } else if (label(m) === 'system/permission_denied' && assistants.length > 0) {
+      denials.set(String(m['tool_use_id']), m);
     } else {
       flush();
       currentId = undefined;
@@ -200,9 +206,16 @@ function compareResults(claude: StreamMessage[], ours: StreamMessage[]): Differe
   const a = lastResult(claude);
   const b = lastResult(ours);
   const diffs: Difference[] = [];
-  for (const f of ['subtype', 'is_error', 'result', 'errors', 'terminal_reason', 'stop_reason'] as const) {
-    const va = a?.[f] ?? ABSENT;
-    const vb = b?.[f] ?? ABSENT;
+  const deniedTools = (r: StreamMessage | undefined): unknown =>
+    Array.isArray(r?.['permission_denials'])
+      ? (r['permission_denials'] as Array<Record<string, unknown>>).map((d) => d['tool_name']).sort()
+      : undefined;
+  const value = (r: StreamMessage | undefined, f: string): unknown =>
+    (f === 'permission_denials' ? deniedTools(r) : r?.[f]) ?? ABSENT;
+  const fields = ['subtype', 'is_error', 'result', 'errors', 'terminal_reason', 'stop_reason', 'permission_denials'];
+  for (const f of fields) {
+    const va = value(a, f);
+    const vb = value(b, f);
     if (JSON.stringify(va) !== JSON.stringify(vb))
       diffs.push({ kind: 'result', where: `result.${f}`, claude: va, ours: vb });
   }

@@ -79,6 +79,14 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     reason: 'Follows from the refusal: the unread file is left as it was.',
   },
   {
+    id: 'permission-denial-wording',
+    kind: 'tool-result',
+    where: /^toolu_conf_0_[01]\.content$/,
+    scenarios: ['permission-dont-ask'],
+    reason:
+      "The text of a permission denial is the runner's own (it names the runner's mode and flag, not Claude Code); the denial itself, is_error, the system/permission_denied message and result.permission_denials match.",
+  },
+  {
     id: 'tool-deferred-placeholder',
     kind: 'tool-schema',
     where: 'DeferredToolPlaceholder',

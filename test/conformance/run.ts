@@ -244,7 +244,7 @@ export async function runScenario(s: ConformanceScenario, opts: RunOptions): Pro
   const root = mkdtempSync(join(tmpdir(), `conformance-${s.name}-`));
   const repo = join(root, 'repo');
   const temporalCli = findTemporalCli();
-  const args = ['-p', promptFor(s), ...COMMON_FLAGS, ...(s.args ?? [])];
+  const args = ['-p', promptFor(s), ...(s.flags ?? COMMON_FLAGS), ...(s.args ?? [])];
   const out = {} as Record<Side, SideRun>;
   try {
     for (const side of ['claude', 'ours'] as const) {

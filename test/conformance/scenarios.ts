@@ -15,6 +15,8 @@ export interface ConformanceScenario {
   steps: StepSpec[];
   /** Flags added after the common ones, for both CLIs. */
   args?: string[];
+  /** Flags used instead of the common ones (run.ts COMMON_FLAGS), for both CLIs. */
+  flags?: readonly string[];
   /** Files of the repository (path → content); default {@link DEFAULT_FILES}. */
   files?: Record<string, string>;
 }
@@ -228,6 +230,33 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
       { content: [text('Step one.'), tool('Bash', { command: 'echo 1' })] },
       { content: [tool('Bash', { command: 'echo 2' })] },
       { content: [tool('Bash', { command: 'echo 3' })] },
+      done,
+    ],
+  },
+  {
+    name: 'permission-dont-ask',
+    title: '--permission-mode dontAsk denies what is not allowed in advance',
+    flags: [
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--permission-mode',
+      'dontAsk',
+      '--allowedTools',
+      'Read',
+      '--tools',
+      'Read,Write,Edit,Bash,Glob,Grep',
+      '--model',
+      'claude-sonnet-5-5',
+    ],
+    steps: [
+      {
+        content: [
+          tool('Bash', { command: 'echo hi > made.txt' }),
+          tool('Write', { file_path: '{{cwd}}/w.txt', content: 'x' }),
+          tool('Read', { file_path: '{{cwd}}/a.txt', limit: 1 }),
+        ],
+      },
       done,
     ],
   },

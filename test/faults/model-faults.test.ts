@@ -45,7 +45,10 @@ describe('faults: the model server fails in bursts', () => {
           },
           {
             errors: bursts[2],
-            content: [{ text: 'x'.repeat(300) }, { tool_use: { name: 'Read', input: { file_path: '{{cwd}}/runs.txt' } } }],
+            content: [
+              { text: 'x'.repeat(300) },
+              { tool_use: { name: 'Read', input: { file_path: '{{cwd}}/runs.txt' } } },
+            ],
           },
           { errors: bursts[3], expect: { lastToolResultContains: 'ran' }, content: [{ text: 'all done' }] },
         ],

@@ -13,7 +13,10 @@ const assistant = (uuid: string, parent: string, toolIds: string[] = []): L => (
   type: 'assistant',
   message: {
     role: 'assistant',
-    content: [{ type: 'text', text: 'ok' }, ...toolIds.map((id) => ({ type: 'tool_use', id, name: 'Read', input: {} }))],
+    content: [
+      { type: 'text', text: 'ok' },
+      ...toolIds.map((id) => ({ type: 'tool_use', id, name: 'Read', input: {} })),
+    ],
   },
 });
 const result = (uuid: string, parent: string, toolId: string): L => ({

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SDKMessage } from '../../src/common/sdk-messages';
 import { makeRepo, startRunnerEnv } from '../helpers/runner-env';
@@ -44,7 +44,8 @@ describe('turnWorkflow on a real dev server', () => {
 
     expect(types(messages)).toEqual([
       'system/init',
-      'assistant',
+      'assistant', // one message per content block, as Claude Code streams: the text…
+      'assistant', // …and the Read call of the same response
       'user',
       'assistant',
       'user',
@@ -148,5 +149,25 @@ describe('streaming to callers', () => {
     expect(types(seen)).toEqual(['system/init', 'assistant', 'user', 'assistant', 'user', 'assistant', 'result']);
     expect(new Set(seen.map((m) => m.uuid)).size).toBe(seen.length);
     expect(seen.at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'end' });
+  });
+});
+
+describe('tool offer', () => {
+  let env: RunnerEnv;
+  afterEach(async () => env?.close());
+
+  test('tools: a tool the turn did not offer does not run; the model is told it does not exist', async () => {
+    env = await startRunnerEnv({
+      scenario: {
+        steps: [
+          { content: [{ tool_use: { name: 'Bash', input: { command: 'touch ran.txt' } } }] },
+          { expect: { lastToolResultContains: 'No such tool available: Bash', lastToolResultIsError: true }, content: [{ text: 'ok' }] },
+        ],
+      },
+    });
+    const repo = makeRepo({});
+    const { result } = await env.runTurn(env.engine({ cwd: repo }), 'try bash', { tools: ['Read', 'Glob'] });
+    expect(result.subtype).toBe('success');
+    expect(existsSync(join(repo, 'ran.txt'))).toBe(false);
   });
 });

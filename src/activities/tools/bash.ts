@@ -100,7 +100,7 @@ function abortedOutput(output: string): ToolOutput {
 }
 
 async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolOutput> {
-  const timeoutMs = Math.min(input.timeout ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
+  const timeoutMs = Math.min(input.timeout ?? ctx.settings?.bashTimeoutMs ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
   if (ctx.signal.aborted) return abortedOutput('');
   const cwdStat = await statOrUndefined(ctx.cwd);
   if (!cwdStat?.isDirectory()) {
@@ -108,7 +108,7 @@ async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolOutput> 
   }
 
   return new Promise<ToolOutput>((resolve) => {
-    const output = new CappedOutput(BASH_MAX_OUTPUT_CHARS);
+    const output = new CappedOutput(ctx.settings?.bashOutputLimitChars ?? BASH_MAX_OUTPUT_CHARS);
     let killReason: KillReason | undefined;
     let exitCode: number | null = null;
     let exitSignal: NodeJS.Signals | null = null;

@@ -12,6 +12,16 @@ export interface ToolContext {
   readState(absPath: string): FileReadState | undefined;
   /** Tells Temporal the tool is alive (call it at least every few seconds in long work). */
   heartbeat(): void;
+  /** Worker settings from `temporal.yaml` (`tools:`); absent fields use each tool's defaults. */
+  settings?: ToolSettings;
+}
+
+/** Tool settings from config (`tools:` in temporal.yaml). */
+export interface ToolSettings {
+  /** Bash timeout when the input gives none (ms). @default 120000 */
+  bashTimeoutMs?: number;
+  /** Characters of Bash output kept for the model (start and end). @default 30000 */
+  bashOutputLimitChars?: number;
 }
 
 /** What a tool run produced. */

@@ -103,16 +103,22 @@ export async function runPrint(
   let result: SDKResultMessage | undefined;
   let interrupts = 0;
   let engine: QueryEngine | undefined;
-  const onSigint = (): void => {
+  // SIGINT (Ctrl-C) and SIGTERM (a CI runner or the Agent SDK stopping us) both interrupt the turn
+  // cleanly first; the result still prints. A second signal stops at once (the embedded server and
+  // worker are still shut down).
+  const onSignal = (signal: NodeJS.Signals): void => {
     interrupts++;
     if (interrupts > 1 || !engine) {
-      void rt.close().finally(() => process.exit(130));
+      void rt.close().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
       return;
     }
-    io.stderr('interrupting the turn (Ctrl-C again to quit at once)…');
-    void engine.interrupt('Interrupted by user (Ctrl-C)').catch(() => undefined);
+    io.stderr(`${signal}: interrupting the turn (again to quit at once)…`);
+    void engine.interrupt(`Interrupted by ${signal === 'SIGINT' ? 'user (Ctrl-C)' : 'SIGTERM'}`).catch(() => undefined);
   };
+  const onSigint = (): void => onSignal('SIGINT');
+  const onSigterm = (): void => onSignal('SIGTERM');
   process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
   try {
     if (rt.worker && !process.env[config.model.apiKeyEnv]) {
       throw new UsageError(
@@ -157,6 +163,7 @@ export async function runPrint(
     else await engine.end().catch(() => undefined);
   } finally {
     process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
     await rt.close();
   }
   if (result && flags.outputFormat === 'json') io.stdout(JSON.stringify(result));

@@ -144,7 +144,7 @@ export function checkTranscriptText(text: string, opts: CheckOptions = {}): Tran
   }
   const chain: Line[] = [];
   const seen = new Set<string>();
-  for (let uuid = leafUuid; uuid !== null; ) {
+  for (let uuid = leafUuid; uuid !== null;) {
     if (seen.has(uuid)) {
       problems.push(`the parentUuid chain loops at ${uuid}`);
       break;

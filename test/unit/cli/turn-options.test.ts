@@ -27,4 +27,8 @@ describe('CLI turn options', () => {
     expect(() => turnOptionsFrom(config, { permissionMode: 'yolo' })).toThrow('--permission-mode');
     expect(() => turnOptionsFrom(config, { tools: ['Read', 'Teleport'] })).toThrow('Teleport');
   });
+  test('turnOptionsFrom: --tools default (the Agent SDK preset) offers every built-in tool', () => {
+    expect(turnOptionsFrom(config, { tools: ['default'] }).tools).toBeUndefined();
+    expect(turnOptionsFrom(config, { tools: ['Read,Bash'] }).tools).toEqual(['Read', 'Bash']);
+  });
 });

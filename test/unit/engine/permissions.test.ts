@@ -18,6 +18,12 @@ describe('permissions', () => {
   test('decidePermission: plan mode refuses changes', () => {
     expect(decidePermission({ mode: 'plan' }, 'Write').behavior).toBe('deny');
   });
+  test('decidePermission: dontAsk runs only read-only and allowed tools (it never asks, so it denies)', () => {
+    expect(decidePermission({ mode: 'dontAsk' }, 'Read').behavior).toBe('allow');
+    expect(decidePermission({ mode: 'dontAsk' }, 'Write')).toMatchObject({ behavior: 'deny' });
+    expect(decidePermission({ mode: 'dontAsk' }, 'Bash').behavior).toBe('deny');
+    expect(decidePermission({ mode: 'dontAsk', allowedTools: ['Bash'] }, 'Bash').behavior).toBe('allow');
+  });
   test('decidePermission: a tool that does not exist is left to the run (which reports "No such tool")', () => {
     expect(decidePermission({ mode: 'default' }, 'Teleport')).toEqual({ behavior: 'allow' });
     expect(decidePermission({ mode: 'default', disallowedTools: ['Teleport'] }, 'Teleport').behavior).toBe('deny');

@@ -149,3 +149,18 @@ describe('Bash', () => {
     expect(out.outcome).toBe('invalid');
   });
 });
+
+describe('Bash settings from config', () => {
+  test('Bash: tools.bashOutputLimitChars from config caps the output', async () => {
+    const { BashTool } = await import('../../../../src/activities/tools/bash');
+    const ctx = {
+      cwd: process.cwd(),
+      signal: new AbortController().signal,
+      readState: () => undefined,
+      heartbeat: () => undefined,
+      settings: { bashOutputLimitChars: 100 },
+    };
+    const out = await BashTool.run({ command: "head -c 5000 /dev/zero | tr '\\0' a" } as never, ctx);
+    expect(typeof out.content === 'string' && out.content.length).toBeLessThan(400);
+  });
+});
