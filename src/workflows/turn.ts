@@ -1,11 +1,8 @@
 import {
-  ActivityFailure,
   allHandlersFinished,
-  ApplicationFailure,
   CancellationScope,
   condition,
   continueAsNew,
-  getExternalWorkflowHandle,
   isCancellation,
   proxyActivities,
   setHandler,
@@ -29,36 +26,11 @@ import { edeDiagnostic, isResultSuccessful } from '../engine/success';
 import { checkTokenBudget, newTokenBudgetTracker } from '../engine/token-budget';
 import { partitionToolUses } from '../engine/tool-batches';
 import { capReadFileState } from '../engine/read-file-state';
-import {
-  interruptSignal,
-  joinPoolSignal,
-  leavePoolSignal,
-  poolStatusSignal,
-  reportSpendSignal,
-  setLimitsSignal,
-  turnProgressQuery,
-} from './messages';
+import { failureTerminalReason, failureText, modelFailureOf } from './failures';
+import { interruptSignal, poolStatusSignal, setLimitsSignal, turnProgressQuery } from './messages';
+import { PoolMember } from './pool-member';
 import { activityTimeouts } from './timeouts';
 
-/** Outcome of a failed model call, after retries, as the workflow sees it. */
-interface ModelFailure {
-  type: string;
-  message: string;
-  status: number | null;
-}
-
-function modelFailureOf(err: unknown): ModelFailure {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof ApplicationFailure) {
-    const details = cause.details?.[0] as { status?: number | null } | undefined;
-    return { type: cause.type ?? 'Error', message: cause.message, status: details?.status ?? null };
-  }
-  const message = cause instanceof Error ? cause.message : String(cause);
-  return { type: 'Error', message, status: null };
-}
-
-/** How long a pool member waits for the pool to acknowledge its last report before the next model call (ms). */
-export const POOL_ACK_TIMEOUT_MS = 30_000;
 /** Reason recorded when the turn workflow itself is cancelled. */
 const CANCELLED_REASON = 'Interrupted: the turn workflow was cancelled';
 
@@ -77,20 +49,14 @@ const CANCELLED_REASON = 'Interrupted: the turn workflow was cancelled';
  * @returns a TurnOutcome; never throws for model or tool errors (they become error results).
  */
 export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
-  const outcome = await runTurn(input);
-  const poolId = input.options.budgetPoolId;
-  if (poolId) {
-    // Not reached on continue-as-new (runTurn throws): the next run is still a member.
-    await CancellationScope.nonCancellable(() =>
-      getExternalWorkflowHandle(poolId)
-        .signal(leavePoolSignal, { memberWorkflowId: workflowInfo().workflowId })
-        .catch(() => undefined),
-    );
-  }
+  const member = new PoolMember(input.options.budgetPoolId, input.carry);
+  const outcome = await runTurn(input, member);
+  // Not reached on continue-as-new (runTurn throws): the next run is still a member.
+  await member.leave();
   return outcome;
 }
 
-async function runTurn(input: TurnInput): Promise<TurnOutcome> {
+async function runTurn(input: TurnInput, member: PoolMember): Promise<TurnOutcome> {
   const { sessionId, turnId, cwd, options } = input;
   const t = activityTimeouts(options.timeouts);
   const { callModel, compactContext } = proxyActivities<Activities>({
@@ -127,9 +93,6 @@ async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   const readFileState: Record<string, FileReadState> = { ...(c?.readFileState ?? input.readFileState) };
   let activity = 'starting';
   let interruptReason = null as string | null;
-  let pool = (c?.pool ?? null) as TurnCarry['pool'];
-  /** Pool protocol: last report number sent, highest acknowledged, newest status revision seen. */
-  const poolSync = { seq: -1, ack: -1, rev: -1, reachable: true, ...(c?.poolSync ?? {}) };
   let budgetTracker = c?.budgetTracker ?? newTokenBudgetTracker();
   let compactions = c?.compactions ?? 0;
   let done = false;
@@ -149,7 +112,7 @@ async function runTurn(input: TurnInput): Promise<TurnOutcome> {
     usage,
     limits,
     budgetPoolId: options.budgetPoolId ?? null,
-    pool,
+    pool: member.status,
   }));
   setHandler(setLimitsSignal, (patch) => {
     limits = applyLimitPatch(limits, patch);
@@ -158,18 +121,7 @@ async function runTurn(input: TurnInput): Promise<TurnOutcome> {
     interruptReason ??= reason ?? 'Interrupted by user';
     stepScope?.cancel();
   });
-  setHandler(poolStatusSignal, (status) => {
-    if (typeof status.ack === 'number') poolSync.ack = Math.max(poolSync.ack, status.ack);
-    // Statuses may arrive out of order: keep the newest revision (older pools send none).
-    if (status.rev === undefined || status.rev >= poolSync.rev) {
-      if (status.rev !== undefined) poolSync.rev = status.rev;
-      pool = {
-        exhausted: status.exhausted,
-        limitUsd: status.limitUsd,
-        ...(status.spentUsd !== undefined ? { spentUsd: status.spentUsd } : {}),
-      };
-    }
-  });
+  setHandler(poolStatusSignal, (status) => member.onStatus(status));
 
   const now = (): string => new Date(Date.now()).toISOString();
 
@@ -256,47 +208,6 @@ async function runTurn(input: TurnInput): Promise<TurnOutcome> {
     return finish('error_during_execution', terminalReason, [`[interrupted] ${interruptReason ?? 'Interrupted'}`]);
   }
 
-  /**
-   * Sends a numbered message to the budget pool (not cancellable: a cancelled turn still reports
-   * what it spent). A pool that does not exist cannot stop this turn; its own limits still apply.
-   */
-  async function tellPool(send: (poolId: string, seq: number) => Promise<void>): Promise<void> {
-    const poolId = options.budgetPoolId;
-    if (!poolId || !poolSync.reachable) return;
-    const seq = poolSync.seq + 1;
-    try {
-      await CancellationScope.nonCancellable(() => send(poolId, seq));
-      poolSync.seq = seq;
-    } catch {
-      poolSync.reachable = false;
-    }
-  }
-
-  /** Reports a call's cost to the budget pool, if the turn belongs to one. */
-  async function reportSpend(summary: CallModelSummary): Promise<void> {
-    const usd = summary.costUsd;
-    if (usd === null) return;
-    await tellPool((poolId, seq) =>
-      getExternalWorkflowHandle(poolId).signal(reportSpendSignal, {
-        memberWorkflowId: workflowInfo().workflowId,
-        usd,
-        seq,
-      }),
-    );
-  }
-
-  /**
-   * Waits until the pool has counted everything this turn reported (so a member starts at most one
-   * model call after the pool is exhausted, however slow signals are). Bounded by
-   * {@link POOL_ACK_TIMEOUT_MS}: a pool that does not answer does not stall the turn.
-   */
-  async function awaitPoolAck(): Promise<void> {
-    if (!options.budgetPoolId || !poolSync.reachable || poolSync.ack >= poolSync.seq) return;
-    activity = 'waitBudgetPool';
-    const answered = await interruptible(() => condition(() => poolSync.ack >= poolSync.seq, POOL_ACK_TIMEOUT_MS));
-    if (answered === false) poolSync.ack = poolSync.seq; // do not wait for this report again
-  }
-
   function carry(): TurnCarry {
     return {
       startedAtMs: startedAt,
@@ -313,8 +224,8 @@ async function runTurn(input: TurnInput): Promise<TurnOutcome> {
       lastContentTypes,
       denials,
       readFileState: capReadFileState(readFileState),
-      pool,
-      poolSync,
+      pool: member.status,
+      poolSync: member.sync,
       budgetTracker,
       compactions,
       runs: (c?.runs ?? 0) + 1,
@@ -335,12 +246,7 @@ async function runTurn(input: TurnInput): Promise<TurnOutcome> {
     cwd,
   };
   if (!c) await CancellationScope.nonCancellable(() => recordTranscript([promptEntry]));
-  if (!c) {
-    // Announce membership: an exhausted pool answers at once, so the turn stops before spending.
-    await tellPool((poolId, seq) =>
-      getExternalWorkflowHandle(poolId).signal(joinPoolSignal, { memberWorkflowId: workflowInfo().workflowId, seq }),
-    );
-  }
+  if (!c) await member.join();
 
   // 2. The loop.
   for (;;) {
@@ -352,13 +258,14 @@ async function runTurn(input: TurnInput): Promise<TurnOutcome> {
       await continueAsNew<typeof turnWorkflow>({ ...input, carry: carry() });
     }
     stepsThisRun++;
-    await awaitPoolAck();
+    if (member.awaitingAck()) activity = 'waitBudgetPool';
+    await member.awaitAck((wait) => interruptible(wait));
     if (interruptReason) return interruptedOutcome('aborted_tools');
     const verdict = checkLimits(limits, {
       modelCalls: numTurns,
       costUsd: cost().usd,
-      poolExhausted: pool?.exhausted ?? false,
-      ...(pool ? { poolLimitUsd: pool.limitUsd } : {}),
+      poolExhausted: member.status?.exhausted ?? false,
+      ...(member.status ? { poolLimitUsd: member.status.limitUsd } : {}),
     });
     if (verdict.stop) {
       return finish(
@@ -416,19 +323,8 @@ async function runTurn(input: TurnInput): Promise<TurnOutcome> {
         lastMessageType = 'user';
         continue;
       }
-      const terminal = failure.type === ModelErrorType.PromptTooLong ? 'prompt_too_long' : 'api_error';
       const diag = edeDiagnostic({ lastMessageType, lastContentTypes, stopReason });
-      return finish(
-        'error_during_execution',
-        terminal,
-        [
-          diag,
-          failure.type.startsWith(ModelErrorType.Transcript)
-            ? `Transcript store error: ${failure.message} (${failure.type})`
-            : `API Error${failure.status ? ` ${failure.status}` : ''}: ${failure.message} (${failure.type})`,
-        ],
-        failure.status,
-      );
+      return finish('error_during_execution', failureTerminalReason(failure), [diag, failureText(failure)], failure.status);
     }
     if (!summary) return interruptedOutcome('aborted_streaming');
 
@@ -445,7 +341,7 @@ async function runTurn(input: TurnInput): Promise<TurnOutcome> {
     lastContentTypes = summary.contentTypes;
     events.push(assistantUuid);
     leaf = assistantUuid;
-    await reportSpend(summary);
+    if (summary.costUsd !== null) await member.reportSpend(summary.costUsd);
 
     if (summary.toolUses.length > 0) {
       // Budget and pool are checked right after the call: tools of a call past the budget do not run.
@@ -454,8 +350,8 @@ async function runTurn(input: TurnInput): Promise<TurnOutcome> {
         {
           modelCalls: numTurns,
           costUsd: cost().usd,
-          poolExhausted: pool?.exhausted ?? false,
-          ...(pool ? { poolLimitUsd: pool.limitUsd } : {}),
+          poolExhausted: member.status?.exhausted ?? false,
+          ...(member.status ? { poolLimitUsd: member.status.limitUsd } : {}),
         },
       );
       if (afterCall.stop) {

@@ -1,0 +1,34 @@
+import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import { ModelErrorType } from '../common/model';
+
+/** A failed model call after Temporal's retries, as the turn workflow sees it. */
+export interface ModelFailure {
+  /** `ApplicationFailure.type` set by the activity (`ModelError.*`, `TranscriptError…`), or `Error`. */
+  type: string;
+  message: string;
+  /** HTTP status of the API's answer, when there was one. */
+  status: number | null;
+}
+
+/** The one place where the workflow normalizes an activity error (ActivityFailure → cause). */
+export function modelFailureOf(err: unknown): ModelFailure {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure) {
+    const details = cause.details?.[0] as { status?: number | null } | undefined;
+    return { type: cause.type ?? 'Error', message: cause.message, status: details?.status ?? null };
+  }
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return { type: 'Error', message, status: null };
+}
+
+/** The text of a failure in a result's `errors` (after the `[ede_diagnostic]` line). */
+export function failureText(f: ModelFailure): string {
+  return f.type.startsWith(ModelErrorType.Transcript)
+    ? `Transcript store error: ${f.message} (${f.type})`
+    : `API Error${f.status ? ` ${f.status}` : ''}: ${f.message} (${f.type})`;
+}
+
+/** `terminal_reason` of a turn ended by a model failure. */
+export function failureTerminalReason(f: ModelFailure): 'prompt_too_long' | 'api_error' {
+  return f.type === ModelErrorType.PromptTooLong ? 'prompt_too_long' : 'api_error';
+}
