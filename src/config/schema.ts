@@ -179,6 +179,7 @@ const WorkerSchema = z.strictObject({
   maxConcurrentWorkflowTaskExecutions: positiveInt(40),
   maxCachedWorkflows: positiveInt(500),
   shutdownGraceTimeMs: nonNegativeInt(5000),
+  stickyQueueTimeoutMs: positiveInt(5000),
 });
 
 const ModelSchema = z.strictObject({
@@ -289,6 +290,12 @@ export interface WorkerConfig {
   maxCachedWorkflows: number;
   /** Time activities get to finish on shutdown before they are cancelled, in milliseconds. @default 5000 */
   shutdownGraceTimeMs: number;
+  /**
+   * How long a workflow task waits for the worker that cached the workflow before any worker may
+   * take it (Temporal's sticky queue schedule-to-start timeout), in milliseconds. It bounds how
+   * long a killed worker's workflows stall. @default 5000 (Temporal's own default is 10000)
+   */
+  stickyQueueTimeoutMs: number;
 }
 
 /** The model and its API (`model`). */

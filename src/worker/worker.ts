@@ -26,7 +26,7 @@ export interface RunnerWorkerOptions {
   /** Overrides the Anthropic client (tests). */
   anthropic?: ActivityDeps['anthropic'];
   env?: NodeJS.ProcessEnv;
-  /** How long a dead worker's sticky workflow tasks wait before going to another worker (ms). @default 10000 */
+  /** How long a dead worker's sticky workflow tasks wait before going to another worker (ms). @default config.worker.stickyQueueTimeoutMs */
   stickyQueueScheduleToStartTimeoutMs?: number;
   identity?: string;
 }
@@ -52,7 +52,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTaskExecutions,
     maxCachedWorkflows: config.worker.maxCachedWorkflows,
     shutdownGraceTime: config.worker.shutdownGraceTimeMs,
-    stickyQueueScheduleToStartTimeout: opts.stickyQueueScheduleToStartTimeoutMs ?? 10_000,
+    stickyQueueScheduleToStartTimeout: opts.stickyQueueScheduleToStartTimeoutMs ?? config.worker.stickyQueueTimeoutMs,
     ...(opts.identity ? { identity: opts.identity } : {}),
   });
 }

@@ -324,7 +324,12 @@ async function runTurn(input: TurnInput, member: PoolMember): Promise<TurnOutcom
         continue;
       }
       const diag = edeDiagnostic({ lastMessageType, lastContentTypes, stopReason });
-      return finish('error_during_execution', failureTerminalReason(failure), [diag, failureText(failure)], failure.status);
+      return finish(
+        'error_during_execution',
+        failureTerminalReason(failure),
+        [diag, failureText(failure)],
+        failure.status,
+      );
     }
     if (!summary) return interruptedOutcome('aborted_streaming');
 

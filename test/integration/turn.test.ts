@@ -161,7 +161,10 @@ describe('tool offer', () => {
       scenario: {
         steps: [
           { content: [{ tool_use: { name: 'Bash', input: { command: 'touch ran.txt' } } }] },
-          { expect: { lastToolResultContains: 'No such tool available: Bash', lastToolResultIsError: true }, content: [{ text: 'ok' }] },
+          {
+            expect: { lastToolResultContains: 'No such tool available: Bash', lastToolResultIsError: true },
+            content: [{ text: 'ok' }],
+          },
         ],
       },
     });

@@ -100,7 +100,10 @@ function abortedOutput(output: string): ToolOutput {
 }
 
 async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolOutput> {
-  const timeoutMs = Math.min(input.timeout ?? ctx.settings?.bashTimeoutMs ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
+  const timeoutMs = Math.min(
+    input.timeout ?? ctx.settings?.bashTimeoutMs ?? BASH_DEFAULT_TIMEOUT_MS,
+    BASH_MAX_TIMEOUT_MS,
+  );
   if (ctx.signal.aborted) return abortedOutput('');
   const cwdStat = await statOrUndefined(ctx.cwd);
   if (!cwdStat?.isDirectory()) {

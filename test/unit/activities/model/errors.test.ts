@@ -1,7 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { classifyModelError, retryAfterMs } from '../../../../src/activities/model/errors';
 
-function apiError(status: number, message: string, headers: Record<string, string> = {}): InstanceType<typeof Anthropic.APIError> {
+function apiError(
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): InstanceType<typeof Anthropic.APIError> {
   return Anthropic.APIError.generate(
     status,
     { type: 'error', error: { type: 'x', message } },
