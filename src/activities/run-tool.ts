@@ -114,7 +114,12 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
     let out: ToolOutput & { outcome: RunToolSummary['outcome'] };
     let deniedInput: unknown;
     if (input.skipReason !== undefined) {
-      out = { content: `<tool_use_error>${input.skipReason}</tool_use_error>`, isError: true, outcome: 'error' };
+      out = {
+        content: `<tool_use_error>${input.skipReason}</tool_use_error>`,
+        isError: true,
+        structured: input.skipReason,
+        outcome: 'error',
+      };
     } else if (!block) {
       out = {
         content: `<tool_use_error>Error: the tool call ${input.toolUseId} was not found in the transcript.</tool_use_error>`,

@@ -4,16 +4,38 @@ import type { LogLevel } from '@temporalio/worker';
 let installed = false;
 
 /**
- * Installs the Temporal SDK runtime once per process with a logger at `level` (the SDK logs
- * every worker state change at INFO, which would drown a CLI's output). Later calls are no-ops,
- * since the runtime can only be installed before the first worker or connection is created.
+ * Installs the Temporal SDK runtime once per process:
+ * - with a logger at `level` (the SDK logs every worker state change at INFO, which would drown a
+ *   CLI's output), writing to **stderr**;
+ * - with the native core's logs forwarded to that logger (by default the core prints to the
+ *   console itself, which could put a log line into a `stream-json` stdout);
+ * - with **no shutdown signal handlers**: by default the SDK shuts workers down on SIGINT/SIGTERM,
+ *   which would stop an in-process worker before the CLI's own handler can interrupt the turn
+ *   cleanly. The commands handle signals themselves.
+ * Later calls are no-ops (the runtime can only be installed before the first worker or connection).
  */
 export function installRuntimeLogging(level: LogLevel = 'WARN'): void {
   if (installed) return;
   installed = true;
   try {
-    Runtime.install({ logger: new DefaultLogger(level) });
+    Runtime.install({
+      logger: new DefaultLogger(level, ({ level: l, message, meta }) => {
+        process.stderr.write(`${new Date().toISOString()} [${l}] ${message}${formatMeta(meta)}\n`);
+      }),
+      telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } },
+      shutdownSignals: [],
+    });
   } catch {
     // Already installed (e.g. by a test harness): keep that one.
+  }
+}
+
+/** Log metadata as compact JSON (errors as their message; never throws). */
+function formatMeta(meta: Record<string, unknown> | undefined): string {
+  if (!meta || Object.keys(meta).length === 0) return '';
+  try {
+    return ` ${JSON.stringify(meta, (_k, v: unknown) => (v instanceof Error ? `${v.name}: ${v.message}` : typeof v === 'bigint' ? String(v) : v))}`;
+  } catch {
+    return '';
   }
 }

@@ -24,6 +24,7 @@ describe('model API errors, classified and retried by Temporal', () => {
 
   test.each([
     ['429 rate limit (retry-after honoured)', { status: 429, retry_after: 2 }],
+    ['429 rate limit with retry-after 0', { status: 429, retry_after: 0 }],
     ['529 overloaded', { status: 529 }],
     ['500 api error', { status: 500 }],
     ['a stream cut mid-message', { cut_after_events: 3 }],
@@ -34,7 +35,7 @@ describe('model API errors, classified and retried by Temporal', () => {
     expect(result).toMatchObject({ subtype: 'success', result: 'all good' });
     expect(attempts.map((a) => a.outcome)).toHaveLength(2);
     expect(attempts[1]?.outcome).toBe('completed');
-    if ('retry_after' in fault) expect(elapsedMs).toBeGreaterThanOrEqual(2000);
+    if ('retry_after' in fault) expect(elapsedMs).toBeGreaterThanOrEqual(fault.retry_after * 1000);
   });
 
   test.each([

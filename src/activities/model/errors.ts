@@ -39,7 +39,9 @@ function failure(
     message,
     nonRetryable,
     details: [details],
-    ...(nextRetryDelayMs !== undefined ? { nextRetryDelay: nextRetryDelayMs } : {}),
+    // A zero (or absent) delay falls back to the retry policy's backoff: Temporal treats a zero
+    // `nextRetryDelay` as "no retry".
+    ...(nextRetryDelayMs !== undefined && nextRetryDelayMs > 0 ? { nextRetryDelay: nextRetryDelayMs } : {}),
     ...(cause instanceof Error ? { cause } : {}),
   });
 }

@@ -54,3 +54,11 @@ describe('model error classification', () => {
     expect(f).toMatchObject({ type: 'ModelError.Connection', nonRetryable: false });
   });
 });
+
+describe('retry-after of zero', () => {
+  test('classifyModelError: a 429 with retry-after 0 is retried with the normal backoff, not given up', () => {
+    const f = classifyModelError(apiError(429, 'slow down', { 'retry-after': '0' }));
+    expect(f.nonRetryable).toBe(false);
+    expect(f.nextRetryDelay).toBeUndefined();
+  });
+});
