@@ -22,6 +22,8 @@ import { UsageError } from './turn-options';
 import { NoPromptError } from './stdin';
 import { TemporalCliNotFoundError } from '../worker/dev-server';
 import { EmbeddedServerBusyError } from '../worker/server-lock';
+import { InvalidTranscriptIdError } from '../store/jsonl-store';
+import { TemporalUnreachableError } from '../client/runtime';
 
 const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
@@ -99,9 +101,11 @@ export function buildProgram(setExit: (code: number) => void): Command {
       'after',
       `
 Exit codes: 0 success; 1 error result (max turns, budget, model or tool failure) or failed run;
-2 usage or configuration error, including a missing Temporal CLI (nothing was run).
+2 usage or configuration error, including a missing Temporal CLI or an unreachable
+configured server (nothing was run).
 
-Environment: ANTHROPIC_API_KEY (worker side), ANTHROPIC_BASE_URL, TEMPORAL_ADDRESS,
+Environment: ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL (read by the worker: with a shared
+\`agent-runner server\` or a configured cluster, the worker's values apply), TEMPORAL_ADDRESS,
 TEMPORAL_NAMESPACE, AGENT_RUNNER_TASK_QUEUE, AGENT_RUNNER_DATA_DIR, AGENT_RUNNER_MODEL,
 TEMPORAL_CLI_PATH, AGENT_RUNNER_CONFIG.
 
@@ -258,7 +262,9 @@ export async function main(argv: string[]): Promise<number> {
       e instanceof UsageError ||
       e instanceof NoPromptError ||
       e instanceof TemporalCliNotFoundError ||
-      e instanceof EmbeddedServerBusyError
+      e instanceof EmbeddedServerBusyError ||
+      e instanceof InvalidTranscriptIdError ||
+      e instanceof TemporalUnreachableError
     ) {
       err(`agent-runner: ${e.message}`);
       return EXIT.usage;

@@ -88,7 +88,7 @@ export function formatTaskLine(task: BatchTask, r: BatchResult, source: TaskSour
   const how = source === 'finished-earlier' ? ' (finished earlier)' : source === 'attached' ? ' (re-attached)' : '';
   const err = r.is_error ? firstError(r) : '';
   return (
-    `${mark} ${task.id} ${r.subtype} · ${r.num_turns} turns · $${r.total_cost_usd.toFixed(4)} · ` +
+    `${mark} ${task.id} ${r.subtype} · ${r.num_turns} turn${r.num_turns === 1 ? '' : 's'} · $${r.total_cost_usd.toFixed(4)} · ` +
     `${formatSeconds(r.duration_ms)}${how}${err ? ` · ${err}` : ''}`
   );
 }

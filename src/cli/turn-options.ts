@@ -76,6 +76,7 @@ function poolWorkflowIdFlag(poolId: string): string {
  * @throws UsageError naming the flag and the bad value
  */
 export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
+  if (flags.model !== undefined && flags.model.trim() === '') throw new UsageError('--model must not be empty');
   const mode = (
     flags.dangerouslySkipPermissions ? 'bypassPermissions' : (flags.permissionMode ?? 'default')
   ) as PermissionMode;

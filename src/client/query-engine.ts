@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WithStartWorkflowOperation, WorkflowFailedError } from '@temporalio/client';
@@ -75,8 +76,9 @@ export class QueryEngine {
   position: StreamPosition | null = null;
 
   constructor(opts: QueryEngineOptions) {
-    this.opts = opts;
     this.sessionId = opts.sessionId ?? randomUUID();
+    // Permission rules compare absolute paths against the working directory.
+    this.opts = { ...opts, cwd: resolve(opts.cwd) };
   }
 
   /** Workflow id of this session. */

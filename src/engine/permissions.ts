@@ -5,7 +5,7 @@ import { BUILTIN_TOOL_NAMES, READ_ONLY_TOOLS } from '../common/tools';
  * Permission modes, as Claude Code names them. Headless runs cannot prompt, so a call that
  * would need a prompt is denied (and recorded in `permission_denials`).
  * - `default`: read-only tools run; others need an `allowedTools` entry.
- * - `acceptEdits`: also Edit and Write.
+ * - `acceptEdits`: also Edit and Write of files inside the working directory.
  * - `bypassPermissions`: everything not disallowed runs.
  * - `dontAsk`: as `default` (nothing is ever asked): only read-only and `allowedTools` tools run.
  * - `plan`: only read-only tools.
@@ -32,8 +32,29 @@ function listed(rules: readonly string[] | undefined, tool: string): boolean {
   return (rules ?? []).some((r) => ruleName(r) === tool);
 }
 
+/** What a call touches, for rules that depend on it. */
+export interface PermissionTarget {
+  /** Absolute working directory of the turn. */
+  cwd: string;
+  /** Absolute path of the call's `file_path`, when it has one. */
+  filePath?: string;
+}
+
+/**
+ * True when `path` is `dir` or inside it. Both must be absolute and normalized (the activity
+ * resolves `file_path`); symlinks are not followed. Pure string logic: safe in workflow code.
+ */
+export function isInside(dir: string, path: string): boolean {
+  const base = dir.endsWith('/') ? dir : `${dir}/`;
+  return path === dir || path.startsWith(base);
+}
+
 /** Decides whether a tool call may run. Pure: evaluated in the workflow. */
-export function decidePermission(policy: PermissionPolicy, toolName: string): ToolPermission {
+export function decidePermission(
+  policy: PermissionPolicy,
+  toolName: string,
+  target?: PermissionTarget,
+): ToolPermission {
   if (listed(policy.disallowedTools, toolName)) {
     return {
       behavior: 'deny',
@@ -49,7 +70,19 @@ export function decidePermission(policy: PermissionPolicy, toolName: string): To
     return { behavior: 'deny', message: `${toolName} is not allowed in plan mode.`, reason: 'mode' };
   }
   if (policy.mode === 'bypassPermissions') return { behavior: 'allow' };
-  if (policy.mode === 'acceptEdits' && EDIT_TOOLS.has(toolName)) return { behavior: 'allow' };
+  if (policy.mode === 'acceptEdits' && EDIT_TOOLS.has(toolName)) {
+    // As in Claude Code, acceptEdits covers the working directory only.
+    if (!target?.filePath || isInside(target.cwd, target.filePath)) return { behavior: 'allow' };
+    if (!listed(policy.allowedTools, toolName)) {
+      return {
+        behavior: 'deny',
+        message:
+          `Permission to ${toolName} ${target.filePath} has been denied: acceptEdits mode only covers files inside ` +
+          `the working directory ${target.cwd}.`,
+        reason: 'mode',
+      };
+    }
+  }
   if (listed(policy.allowedTools, toolName)) return { behavior: 'allow' };
   if (policy.mode === 'dontAsk') {
     return {

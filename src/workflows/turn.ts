@@ -392,6 +392,7 @@ async function runTurn(input: TurnInput, member: PoolMember): Promise<TurnOutcom
                     ...(options.disallowedTools ? { disallowedTools: options.disallowedTools } : {}),
                   },
                   use.name,
+                  { cwd, ...(use.filePath !== undefined ? { filePath: use.filePath } : {}) },
                 ),
                 readState: use.filePath !== undefined ? (readFileState[use.filePath] ?? null) : null,
                 // A tool the turn did not offer (`--tools`) does not run, as in Claude Code.

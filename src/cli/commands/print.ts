@@ -101,6 +101,7 @@ export async function runPrint(
   const log = flags.verbose || flags.outputFormat === 'text' ? (l: string) => io.stderr(l) : () => undefined;
   const rt = await openRuntime({ config, log: flags.verbose ? log : () => undefined, quiet: flags.verbose !== true });
   let result: SDKResultMessage | undefined;
+  let noPrompt = false;
   let interrupts = 0;
   let engine: QueryEngine | undefined;
   // SIGINT (Ctrl-C) and SIGTERM (a CI runner or the Agent SDK stopping us) both interrupt the turn
@@ -151,7 +152,10 @@ export async function runPrint(
         write: (m) => io.stdout(JSON.stringify(m)),
         warn: (l) => io.stderr(l),
       });
-      if (!result) io.stderr('agent-runner: no user message arrived on stdin');
+      if (!result) {
+        io.stderr('agent-runner: no prompt: no user message arrived on stdin');
+        noPrompt = true;
+      }
     } else {
       for await (const msg of engine.submitMessage(prompt, options)) {
         emit(msg, flags, io);
@@ -172,6 +176,7 @@ export async function runPrint(
     if (out.stdout) io.stdout(out.stdout);
     if (out.stderr) io.stderr(out.stderr);
   }
+  if (noPrompt) return EXIT.usage;
   return result ? exitCodeFor(result) : EXIT.error;
 }
 

@@ -29,3 +29,17 @@ describe('permissions', () => {
     expect(decidePermission({ mode: 'default', disallowedTools: ['Teleport'] }, 'Teleport').behavior).toBe('deny');
   });
 });
+
+describe('acceptEdits and the working directory', () => {
+  test('decidePermission: acceptEdits covers files inside the working directory only', () => {
+    const policy = { mode: 'acceptEdits' as const };
+    expect(decidePermission(policy, 'Write', { cwd: '/repo', filePath: '/repo/src/a.ts' }).behavior).toBe('allow');
+    expect(decidePermission(policy, 'Write', { cwd: '/repo', filePath: '/repo-other/a.ts' }).behavior).toBe('deny');
+    expect(decidePermission(policy, 'Edit', { cwd: '/repo', filePath: '/etc/passwd' }).behavior).toBe('deny');
+  });
+  test('decidePermission: an explicit allowedTools entry or bypassPermissions reaches outside', () => {
+    const target = { cwd: '/repo', filePath: '/tmp/x' };
+    expect(decidePermission({ mode: 'acceptEdits', allowedTools: ['Write'] }, 'Write', target).behavior).toBe('allow');
+    expect(decidePermission({ mode: 'bypassPermissions' }, 'Write', target).behavior).toBe('allow');
+  });
+});
