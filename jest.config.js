@@ -6,7 +6,6 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
-  setupFiles: ['<rootDir>/test/helpers/setup-runtime.ts'],
   testTimeout: 120_000,
   // Tests spawn servers and workers; run files one at a time on a 2-core machine.
   maxWorkers: 1,

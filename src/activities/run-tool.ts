@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
+import { resolveCommandPermission } from '../engine/command-rules';
 import type { TranscriptStore } from '../store/transcript-store';
 import type { ToolContext, ToolOutput, ToolSettings } from './tools/types';
 
@@ -113,6 +114,11 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
 
     let out: ToolOutput & { outcome: RunToolSummary['outcome'] };
     let deniedInput: unknown;
+    // Scoped Bash rules are decided here, where the command is known.
+    const permission =
+      input.permission.behavior === 'checkCommand'
+        ? resolveCommandPermission(String((toolInput as { command?: unknown }).command ?? ''), input.permission)
+        : input.permission;
     if (input.skipReason !== undefined) {
       out = {
         content: `<tool_use_error>${input.skipReason}</tool_use_error>`,
@@ -128,11 +134,11 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       };
     } else if (invalidJson !== undefined) {
       out = invalidJsonOutput(input.toolName, invalidJson);
-    } else if (input.permission.behavior === 'deny') {
+    } else if (permission.behavior === 'deny') {
       out = {
-        content: input.permission.message,
+        content: permission.message,
         isError: true,
-        structured: `Error: ${input.permission.message}`,
+        structured: `Error: ${permission.message}`,
         outcome: 'denied',
       };
       deniedInput = truncatedInput(toolInput);
@@ -188,8 +194,8 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         outcome: out.outcome,
         ...(out.fileState ? { fileState: out.fileState } : {}),
         ...(deniedInput !== undefined ? { deniedInput } : {}),
-        ...(out.outcome === 'denied' && input.permission.behavior === 'deny'
-          ? { denyReason: input.permission.reason ?? 'mode' }
+        ...(out.outcome === 'denied' && permission.behavior === 'deny'
+          ? { denyReason: permission.reason ?? 'mode' }
           : {}),
       },
     };

@@ -44,6 +44,11 @@ export interface OpenRuntimeOptions {
   ui?: boolean;
   /** Keep the embedded server running after this process exits (`agent-runner server`). */
   keepAlive?: boolean;
+  /**
+   * Forward the Temporal core's own log lines to stderr (else the core prints them to stdout).
+   * @default true; in-process users that do not call `process.exit` may turn it off.
+   */
+  forwardCoreLogs?: boolean;
   /** Log only errors of the Temporal SDK (activity retries are warnings) unless AGENT_RUNNER_LOG_LEVEL says otherwise. */
   quiet?: boolean;
 }
@@ -94,7 +99,9 @@ export function connectionOptions(
 export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
   const { config } = opts;
   const env = opts.env ?? process.env;
-  installRuntimeLogging(runtimeLogLevel(env, opts.quiet ? 'ERROR' : 'WARN'));
+  installRuntimeLogging(runtimeLogLevel(env, opts.quiet ? 'ERROR' : 'WARN'), {
+    forwardCoreLogs: opts.forwardCoreLogs ?? true,
+  });
   const log = opts.log ?? (() => undefined);
   const store = new JsonlTranscriptStore(config.dataDir, { onWarning: (m) => log(`warning: ${m}`) });
   let devServer: DevServer | null = null;

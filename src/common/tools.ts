@@ -38,7 +38,13 @@ export interface ToolUseSummary {
 export type ToolPermission =
   | { behavior: 'allow' }
   /** `reason`: `rule` for a disallowedTools entry, `mode` for the permission mode (SDK `decision_reason_type`). */
-  | { behavior: 'deny'; message: string; reason?: 'rule' | 'mode' };
+  | { behavior: 'deny'; message: string; reason?: 'rule' | 'mode' }
+  /**
+   * Decided in the activity against the Bash command (scoped rules such as `Bash(git *)`):
+   * `allow` patterns the command must match (null: allowed whatever the command), `deny`
+   * patterns it must not match, `message` when no allow pattern matches. See src/engine/command-rules.ts.
+   */
+  | { behavior: 'checkCommand'; allow: string[] | null; deny: string[]; message: string };
 
 /** Input of the `runTool` activity. */
 export interface RunToolInput {

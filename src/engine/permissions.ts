@@ -1,5 +1,6 @@
 import type { ToolPermission } from '../common/tools';
 import { BUILTIN_TOOL_NAMES, READ_ONLY_TOOLS } from '../common/tools';
+import { ruleContent } from './command-rules';
 
 /**
  * Permission modes, as Claude Code names them. Headless runs cannot prompt, so a call that
@@ -49,12 +50,42 @@ export function isInside(dir: string, path: string): boolean {
   return path === dir || path.startsWith(base);
 }
 
-/** Decides whether a tool call may run. Pure: evaluated in the workflow. */
-export function decidePermission(
-  policy: PermissionPolicy,
-  toolName: string,
-  target?: PermissionTarget,
-): ToolPermission {
+/**
+ * Decides whether a tool call may run. Pure: evaluated in the workflow. For Bash with scoped
+ * rules (`Bash(git *)`) the answer is a `checkCommand` permission that the activity decides
+ * against the command; scoped rules of other tools match by tool name.
+ */
+export function decidePermission(policy: PermissionPolicy, toolName: string, target?: PermissionTarget): ToolPermission {
+  if (toolName === 'Bash') return decideBash(policy);
+  return decideByName(policy, toolName, target);
+}
+
+function bashPatterns(rules: readonly string[] | undefined): { unscoped: boolean; patterns: string[] } {
+  const bash = (rules ?? []).filter((r) => ruleName(r) === 'Bash');
+  const patterns = bash.map(ruleContent).filter((p): p is string => p !== null && p !== '');
+  return { unscoped: bash.some((r) => ruleContent(r) === null || ruleContent(r) === ''), patterns };
+}
+
+function decideBash(policy: PermissionPolicy): ToolPermission {
+  const denied = bashPatterns(policy.disallowedTools);
+  if (denied.unscoped) return decideByName(policy, 'Bash');
+  const allowed = bashPatterns(policy.allowedTools);
+  const byMode = decideByName(
+    { mode: policy.mode, allowedTools: allowed.unscoped ? ['Bash'] : [] },
+    'Bash',
+  );
+  if (byMode.behavior === 'deny' && allowed.patterns.length === 0) return byMode;
+  if (byMode.behavior === 'allow' && denied.patterns.length === 0) return byMode;
+  if (policy.mode === 'plan') return byMode;
+  return {
+    behavior: 'checkCommand',
+    allow: byMode.behavior === 'allow' ? null : allowed.patterns,
+    deny: denied.patterns,
+    message: byMode.behavior === 'deny' ? byMode.message : '',
+  };
+}
+
+function decideByName(policy: PermissionPolicy, toolName: string, target?: PermissionTarget): ToolPermission {
   if (listed(policy.disallowedTools, toolName)) {
     return {
       behavior: 'deny',

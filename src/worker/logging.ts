@@ -7,14 +7,16 @@ let installed = false;
  * Installs the Temporal SDK runtime once per process:
  * - with a logger at `level` (the SDK logs every worker state change at INFO, which would drown a
  *   CLI's output), writing to **stderr**;
- * - with the native core's logs forwarded to that logger (by default the core prints to the
- *   console itself, which could put a log line into a `stream-json` stdout);
+ * - with `forwardCoreLogs`, the native core's logs forwarded to that logger (by default the core
+ *   prints to the console itself, which could put a log line into a `stream-json` stdout). The
+ *   CLI turns it on; it is off by default because the forwarding keeps the runtime alive, so a
+ *   process that does not call `process.exit` (a test runner) would not exit on its own;
  * - with **no shutdown signal handlers**: by default the SDK shuts workers down on SIGINT/SIGTERM,
  *   which would stop an in-process worker before the CLI's own handler can interrupt the turn
  *   cleanly. The commands handle signals themselves.
  * Later calls are no-ops (the runtime can only be installed before the first worker or connection).
  */
-export function installRuntimeLogging(level: LogLevel = 'WARN'): void {
+export function installRuntimeLogging(level: LogLevel = 'WARN', opts: { forwardCoreLogs?: boolean } = {}): void {
   if (installed) return;
   installed = true;
   try {
@@ -22,7 +24,9 @@ export function installRuntimeLogging(level: LogLevel = 'WARN'): void {
       logger: new DefaultLogger(level, ({ level: l, message, meta }) => {
         process.stderr.write(`${new Date().toISOString()} [${l}] ${message}${formatMeta(meta)}\n`);
       }),
-      telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } },
+      ...(opts.forwardCoreLogs
+        ? { telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } } }
+        : {}),
       shutdownSignals: [],
     });
   } catch {

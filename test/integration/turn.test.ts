@@ -174,3 +174,31 @@ describe('tool offer', () => {
     expect(existsSync(join(repo, 'ran.txt'))).toBe(false);
   });
 });
+
+describe('scoped permission rules', () => {
+  let env: RunnerEnv;
+  afterEach(async () => env?.close());
+
+  test('permissions: with --allowedTools "Bash(echo *)" an echo runs, another command is denied and reported', async () => {
+    env = await startRunnerEnv({
+      scenario: {
+        steps: [
+          { content: [{ tool_use: { name: 'Bash', input: { command: 'echo allowed > ok.txt' } } }] },
+          { content: [{ tool_use: { name: 'Bash', input: { command: 'touch denied.txt' } } }] },
+          { expect: { lastToolResultIsError: true }, content: [{ text: 'done' }] },
+        ],
+      },
+    });
+    const repo = makeRepo({});
+    const { result } = await env.runTurn(env.engine({ cwd: repo }), 'run', {
+      permissionMode: 'default',
+      allowedTools: ['Bash(echo *)'],
+    });
+    expect(result.subtype).toBe('success');
+    expect(existsSync(join(repo, 'ok.txt'))).toBe(true);
+    expect(existsSync(join(repo, 'denied.txt'))).toBe(false);
+    expect(result.permission_denials).toEqual([
+      expect.objectContaining({ tool_name: 'Bash', tool_input: { command: 'touch denied.txt' } }),
+    ]);
+  });
+});

@@ -6,7 +6,12 @@ describe('permissions', () => {
   });
   test('decidePermission: Bash needs allowedTools in default mode', () => {
     expect(decidePermission({ mode: 'default' }, 'Bash').behavior).toBe('deny');
-    expect(decidePermission({ mode: 'default', allowedTools: ['Bash(npm test)'] }, 'Bash').behavior).toBe('allow');
+    expect(decidePermission({ mode: 'default', allowedTools: ['Bash'] }, 'Bash').behavior).toBe('allow');
+    // A scoped rule is checked against the command by the activity, not granted for all of Bash.
+    expect(decidePermission({ mode: 'default', allowedTools: ['Bash(npm test)'] }, 'Bash')).toMatchObject({
+      behavior: 'checkCommand',
+      allow: ['npm test'],
+    });
   });
   test('decidePermission: acceptEdits allows Edit and Write, not Bash', () => {
     expect(decidePermission({ mode: 'acceptEdits' }, 'Edit').behavior).toBe('allow');
