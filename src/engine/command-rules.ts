@@ -64,7 +64,9 @@ export function resolveCommandPermission(
     behavior: 'deny',
     message:
       `${perm.message} The allowed Bash commands are: Bash(${perm.allow.join('), Bash(')})` +
-      (substitution ? '; command substitution cannot be checked and is not allowed.' : `; \`${unmatched ?? command}\` is not one of them.`),
+      (substitution
+        ? '; command substitution cannot be checked and is not allowed.'
+        : `; \`${unmatched ?? command}\` is not one of them.`),
     reason: 'rule',
   };
 }

@@ -55,7 +55,11 @@ export function isInside(dir: string, path: string): boolean {
  * rules (`Bash(git *)`) the answer is a `checkCommand` permission that the activity decides
  * against the command; scoped rules of other tools match by tool name.
  */
-export function decidePermission(policy: PermissionPolicy, toolName: string, target?: PermissionTarget): ToolPermission {
+export function decidePermission(
+  policy: PermissionPolicy,
+  toolName: string,
+  target?: PermissionTarget,
+): ToolPermission {
   if (toolName === 'Bash') return decideBash(policy);
   return decideByName(policy, toolName, target);
 }
@@ -70,10 +74,7 @@ function decideBash(policy: PermissionPolicy): ToolPermission {
   const denied = bashPatterns(policy.disallowedTools);
   if (denied.unscoped) return decideByName(policy, 'Bash');
   const allowed = bashPatterns(policy.allowedTools);
-  const byMode = decideByName(
-    { mode: policy.mode, allowedTools: allowed.unscoped ? ['Bash'] : [] },
-    'Bash',
-  );
+  const byMode = decideByName({ mode: policy.mode, allowedTools: allowed.unscoped ? ['Bash'] : [] }, 'Bash');
   if (byMode.behavior === 'deny' && allowed.patterns.length === 0) return byMode;
   if (byMode.behavior === 'allow' && denied.patterns.length === 0) return byMode;
   if (policy.mode === 'plan') return byMode;
