@@ -1,4 +1,5 @@
 import type { Config } from '../config';
+import { splitToolList as splitList } from '../common/tool-list';
 import type { TurnOptions } from '../common/turn';
 import { BUILTIN_TOOL_NAMES } from '../common/tools';
 import type { PermissionMode } from '../engine/permissions';
@@ -27,34 +28,21 @@ export interface TurnFlags {
   dangerouslySkipPermissions?: boolean;
 }
 
-/** Splits tool lists the way `claude` accepts them: repeated flags, commas or spaces, `Bash(git *)` kept whole. */
+/** Splits tool lists as `claude` accepts them (`src/common/tool-list.ts`). */
 export function splitToolList(values: string[] | undefined): string[] | undefined {
-  if (!values) return undefined;
-  const out: string[] = [];
-  for (const v of values) {
-    let depth = 0;
-    let cur = '';
-    for (const ch of v) {
-      if (ch === '(') depth++;
-      if (ch === ')') depth = Math.max(0, depth - 1);
-      if (depth === 0 && (ch === ',' || ch === ' ')) {
-        if (cur.trim()) out.push(cur.trim());
-        cur = '';
-      } else cur += ch;
-    }
-    if (cur.trim()) out.push(cur.trim());
-  }
-  return out;
+  return values ? splitList(values) : undefined;
 }
 
-function positiveInt(name: string, v: string | undefined): number | undefined {
+/** Parses a positive integer flag value. @throws UsageError naming the flag */
+export function positiveInt(name: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
   if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${name} must be a positive integer, got "${v}"`);
   return n;
 }
 
-function positiveNumber(name: string, v: string | undefined): number | undefined {
+/** Parses a positive number flag value. @throws UsageError naming the flag */
+export function positiveNumber(name: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
   if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${name} must be a positive number, got "${v}"`);

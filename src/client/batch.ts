@@ -5,6 +5,7 @@
  * their turn workflow's result, running ones are re-attached, missing ones are started.
  * The CLI front door is `agent-runner batch` (src/cli/commands/batch.ts); see docs/batch.md.
  */
+import { splitToolList } from '../common/tool-list';
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { existsSync, statSync } from 'node:fs';
@@ -33,7 +34,7 @@ import { uuidV5 } from './uuid';
 /** Largest accepted task file line (characters). */
 export const MAX_TASK_LINE_CHARS = 1_000_000;
 
-const toolList = z.union([z.string(), z.array(z.string())]).transform((v) => splitTools(Array.isArray(v) ? v : [v]));
+const toolList = z.union([z.string(), z.array(z.string())]).transform((v) => splitToolList(Array.isArray(v) ? v : [v]));
 
 /** One line of a task file, as written (validated with zod; unknown fields are errors). */
 export const BatchTaskLineSchema = z
@@ -103,24 +104,6 @@ export interface TaskLineError {
 export interface ParsedTaskFile {
   tasks: BatchTask[];
   errors: TaskLineError[];
-}
-
-function splitTools(values: string[]): string[] {
-  const out: string[] = [];
-  for (const v of values) {
-    let depth = 0;
-    let cur = '';
-    for (const ch of v) {
-      if (ch === '(') depth++;
-      if (ch === ')') depth = Math.max(0, depth - 1);
-      if (depth === 0 && (ch === ',' || ch === ' ')) {
-        if (cur.trim()) out.push(cur.trim());
-        cur = '';
-      } else cur += ch;
-    }
-    if (cur.trim()) out.push(cur.trim());
-  }
-  return out;
 }
 
 function formatIssues(issues: readonly z.core.$ZodIssue[]): string {

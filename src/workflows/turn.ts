@@ -13,7 +13,7 @@ import type { Activities } from '../activities/types';
 import type { CallModelSummary } from '../common/model';
 import { ModelErrorType } from '../common/model';
 import type { ResultSubtype } from '../common/sdk-messages';
-import type { FileReadState, RunToolSummary, ToolUseSummary } from '../common/tools';
+import type { FileReadState, RunToolInput, RunToolSummary, ToolUseSummary } from '../common/tools';
 import type { TranscriptEntry } from '../common/transcript';
 import type { DenialRecord, TurnCarry, TurnInput, TurnOutcome, TurnProgress } from '../common/turn';
 import { addUsage, emptyUsage } from '../common/usage';
@@ -149,23 +149,44 @@ async function runTurn(input: TurnInput, member: PoolMember): Promise<TurnOutcom
     if (!interruptReason && CancellationScope.current().consideredCancelled) interruptReason = CANCELLED_REASON;
   }
 
+  /**
+   * The `runTool` input of one call: the permission decided here (scoped Bash rules are decided
+   * by the activity), the read-file state of its file, or, with `skipReason`, why it does not run.
+   */
+  function toolRun(
+    use: ToolUseSummary,
+    assistantUuid: string,
+    resultUuid: string,
+    parentUuid: string,
+    skipReason?: string,
+  ): RunToolInput {
+    const base = { sessionId, cwd, assistantUuid, toolUseId: use.id, toolName: use.name, resultUuid, parentUuid };
+    if (skipReason !== undefined) return { ...base, permission: { behavior: 'allow' }, readState: null, skipReason };
+    return {
+      ...base,
+      permission: decidePermission(
+        {
+          mode: options.permissionMode,
+          ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
+          ...(options.disallowedTools ? { disallowedTools: options.disallowedTools } : {}),
+        },
+        use.name,
+        { cwd, ...(use.filePath !== undefined ? { filePath: use.filePath } : {}) },
+      ),
+      readState: use.filePath !== undefined ? (readFileState[use.filePath] ?? null) : null,
+      // A tool the turn did not offer (`--tools`) does not run, as in Claude Code.
+      ...(options.tools && !options.tools.includes(use.name)
+        ? { skipReason: `Error: No such tool available: ${use.name}` }
+        : {}),
+    };
+  }
+
   /** Gives every tool_use without a result an is_error result saying why it did not run. */
   async function skipTools(uses: ToolUseSummary[], assistantUuid: string, reason: string): Promise<void> {
     for (const use of uses) {
       const resultUuid = uuid4();
       const summary = await CancellationScope.nonCancellable(() =>
-        runTool({
-          sessionId,
-          cwd,
-          assistantUuid,
-          toolUseId: use.id,
-          toolName: use.name,
-          resultUuid,
-          parentUuid: leaf,
-          permission: { behavior: 'allow' },
-          readState: null,
-          skipReason: reason,
-        }),
+        runTool(toolRun(use, assistantUuid, resultUuid, leaf, reason)),
       );
       events.push(summary.resultUuid);
       leaf = summary.resultUuid;
@@ -376,31 +397,7 @@ async function runTurn(input: TurnInput, member: PoolMember): Promise<TurnOutcom
         const assistant = assistantUuid;
         const results = await interruptible(() =>
           Promise.all(
-            planned.map(({ use, resultUuid, parentUuid }) =>
-              runTool({
-                sessionId,
-                cwd,
-                assistantUuid: assistant,
-                toolUseId: use.id,
-                toolName: use.name,
-                resultUuid,
-                parentUuid,
-                permission: decidePermission(
-                  {
-                    mode: options.permissionMode,
-                    ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
-                    ...(options.disallowedTools ? { disallowedTools: options.disallowedTools } : {}),
-                  },
-                  use.name,
-                  { cwd, ...(use.filePath !== undefined ? { filePath: use.filePath } : {}) },
-                ),
-                readState: use.filePath !== undefined ? (readFileState[use.filePath] ?? null) : null,
-                // A tool the turn did not offer (`--tools`) does not run, as in Claude Code.
-                ...(options.tools && !options.tools.includes(use.name)
-                  ? { skipReason: `Error: No such tool available: ${use.name}` }
-                  : {}),
-              }),
-            ),
+            planned.map(({ use, resultUuid, parentUuid }) => runTool(toolRun(use, assistant, resultUuid, parentUuid))),
           ),
         );
         if (!results) {
@@ -411,18 +408,7 @@ async function runTurn(input: TurnInput, member: PoolMember): Promise<TurnOutcom
           const note = `Interrupted: ${interruptReason ?? 'the turn was interrupted'}. The tool may not have finished.`;
           for (const { use, resultUuid, parentUuid } of planned) {
             const r = await CancellationScope.nonCancellable(() =>
-              runTool({
-                sessionId,
-                cwd,
-                assistantUuid: assistant,
-                toolUseId: use.id,
-                toolName: use.name,
-                resultUuid,
-                parentUuid,
-                permission: { behavior: 'allow' },
-                readState: null,
-                skipReason: note,
-              }),
+              runTool(toolRun(use, assistant, resultUuid, parentUuid, note)),
             );
             applyToolResult(r, pendingUses);
           }

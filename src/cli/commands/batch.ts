@@ -8,7 +8,7 @@ import type { Runtime } from '../../client/runtime';
 import { EXIT } from '../output';
 import { BatchProgress, summaryTable } from '../progress';
 import type { TurnFlags } from '../turn-options';
-import { UsageError, turnOptionsFrom } from '../turn-options';
+import { UsageError, positiveInt, positiveNumber, turnOptionsFrom } from '../turn-options';
 import { createBatchBudget } from './batch-budget';
 
 /** Flags of `agent-runner batch` (its own plus the turn flags shared with `-p`). */
@@ -34,20 +34,6 @@ export interface BatchIo {
 
 const BATCH_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
-function positiveInt(name: string, v: string | undefined, def: number): number {
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${name} must be a positive integer, got "${v}"`);
-  return n;
-}
-
-function positiveNumber(name: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${name} must be a positive number, got "${v}"`);
-  return n;
-}
-
 /**
  * `agent-runner batch TASKS.jsonl`: runs every task of the file as its own session, at most
  * `--concurrency` at once, optionally under one budget (`--max-budget-usd`, a budget pool).
@@ -59,7 +45,7 @@ export async function runBatchCommand(config: Config, file: string, flags: Batch
   const path = resolve(file);
   if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`batch: task file ${path} not found`);
   const content = readFileSync(path, 'utf8');
-  const concurrency = positiveInt('--concurrency', flags.concurrency, 4);
+  const concurrency = positiveInt('--concurrency', flags.concurrency) ?? 4;
   const batchBudgetUsd = positiveNumber('--max-budget-usd', flags.maxBudgetUsd);
   const taskBudgetUsd = positiveNumber('--task-max-budget-usd', flags.taskMaxBudgetUsd);
   const intervalS = positiveNumber('--progress-interval', flags.progressInterval) ?? 10;
