@@ -4,6 +4,7 @@
  * interrupted activity, retried on the new worker) and to the one after (the workflow itself
  * moving again), and the model calls that had to be repeated.
  */
+import { loadConfig } from '../src/config';
 import { randomUUID } from 'node:crypto';
 import type { Responder } from '../src/fake-model';
 import { repeatedCompletedCalls } from '../src/fake-model';
@@ -22,8 +23,8 @@ export interface RecoveryOptions {
   heartbeatMs: number;
 }
 
-/** Sticky-queue schedule-to-start timeout of `agent-runner worker` (createRunnerWorker's default), ms. */
-const STICKY_MS = 10_000;
+/** Sticky-queue schedule-to-start timeout of `agent-runner worker` (`worker.stickyQueueTimeoutMs`), ms. */
+const STICKY_MS = loadConfig({ env: {} }).worker.stickyQueueTimeoutMs;
 
 function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
