@@ -24,6 +24,9 @@ import { TemporalCliNotFoundError } from '../worker/dev-server';
 import { EmbeddedServerBusyError } from '../worker/server-lock';
 import { InvalidTranscriptIdError } from '../store/jsonl-store';
 import { TemporalUnreachableError } from '../client/runtime';
+import { isStoreSetupError } from '../store/setup-errors';
+import type { StoreCopyFlags, StoreMigrateFlags } from './commands/store';
+import { runStoreCopy, runStoreMigrate } from './commands/store';
 
 const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
@@ -107,7 +110,7 @@ configured server (nothing was run).
 Environment: ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL (read by the worker: with a shared
 \`agent-runner server\` or a configured cluster, the worker's values apply), TEMPORAL_ADDRESS,
 TEMPORAL_NAMESPACE, AGENT_RUNNER_TASK_QUEUE, AGENT_RUNNER_DATA_DIR, AGENT_RUNNER_MODEL,
-TEMPORAL_CLI_PATH, AGENT_RUNNER_CONFIG.
+TEMPORAL_CLI_PATH, AGENT_RUNNER_CONFIG, AGENT_RUNNER_STORE_URL.
 
 Examples:
   agent-runner -p "fix the failing test" --permission-mode acceptEdits --allowedTools Bash
@@ -178,7 +181,32 @@ See docs/batch.md.`,
       setExit(await runList(config(program), opts, { stdout: out }));
     });
   addControlCommands(program, setExit);
+  addStoreCommands(program, setExit);
   return program;
+}
+
+/** `store migrate` and `store copy`: the transcript store itself (see docs/deploy.md). */
+function addStoreCommands(program: Command, setExit: (code: number) => void): void {
+  const io = { stdout: out, stderr: err };
+  const store = program
+    .command('store')
+    .description('the transcript store: apply PostgreSQL migrations, copy sessions between stores');
+  store
+    .command('migrate')
+    .description('bring the PostgreSQL schema up to date (workers also do it when they start)')
+    .option('--url <url>', 'store URL (default: store.url / AGENT_RUNNER_STORE_URL)')
+    .action(async (opts: StoreMigrateFlags) => {
+      setExit(await runStoreMigrate(config(program), opts, io));
+    });
+  store
+    .command('copy')
+    .description('copy sessions (lines, run markers, content) between stores; re-running copies what is missing')
+    .option('--from <url>', 'source: postgres://…, jsonl:DIR, or "config" (the configured store)')
+    .option('--to <url>', 'target: postgres://…, jsonl:DIR, or "config"')
+    .option('--session <id...>', 'only these sessions (default: all)')
+    .action(async (opts: StoreCopyFlags) => {
+      setExit(await runStoreCopy(config(program), opts, io));
+    });
 }
 
 /**
@@ -264,7 +292,8 @@ export async function main(argv: string[]): Promise<number> {
       e instanceof TemporalCliNotFoundError ||
       e instanceof EmbeddedServerBusyError ||
       e instanceof InvalidTranscriptIdError ||
-      e instanceof TemporalUnreachableError
+      e instanceof TemporalUnreachableError ||
+      isStoreSetupError(e)
     ) {
       err(`agent-runner: ${e.message}`);
       return EXIT.usage;

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config';
 import { SEARCH_ATTRIBUTES } from '../common/search-attributes';
-import { JsonlTranscriptStore } from '../store/jsonl-store';
+import { openConfiguredStore } from '../store/open';
 import type { TranscriptStore } from '../store/transcript-store';
 import type { DevServer } from '../worker/dev-server';
 import { findTemporalCli, readLiveServerState, startDevServer } from '../worker/dev-server';
@@ -103,7 +103,12 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
     forwardCoreLogs: opts.forwardCoreLogs ?? true,
   });
   const log = opts.log ?? (() => undefined);
-  const store = new JsonlTranscriptStore(config.dataDir, { onWarning: (m) => log(`warning: ${m}`) });
+  // Opened first: a store that cannot be reached fails before any server starts. A process that
+  // runs a worker brings a PostgreSQL schema up to date; others only check it.
+  const store = await openConfiguredStore(config, {
+    schema: opts.worker === false || (opts.worker === undefined && config.temporal.address) ? 'check' : 'migrate',
+    log,
+  });
   let devServer: DevServer | null = null;
   let releaseLock: (() => void) | null = null;
   let mode: Runtime['mode'];
@@ -166,6 +171,7 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
     await connection?.close().catch(() => undefined);
     await devServer?.stop().catch(() => undefined);
     releaseLock?.();
+    await store.close().catch(() => undefined);
     throw e;
   }
   let closed = false;
@@ -186,6 +192,7 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
       await connection?.close().catch(() => undefined);
       await devServer?.stop();
       releaseLock?.();
+      await store.close();
     },
   };
 }

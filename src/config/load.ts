@@ -26,6 +26,7 @@ export const CONFIG_ENV_OVERRIDES: ReadonlyArray<{ readonly env: string; readonl
   { env: 'AGENT_RUNNER_DATA_DIR', path: ['dataDir'] },
   { env: 'AGENT_RUNNER_MODEL', path: ['model', 'name'] },
   { env: 'ANTHROPIC_BASE_URL', path: ['model', 'baseUrl'] },
+  { env: 'AGENT_RUNNER_STORE_URL', path: ['store', 'url'] },
 ];
 
 /** One problem found in a configuration. */

@@ -200,6 +200,18 @@ const ToolsSchema = z.strictObject({
   bashOutputLimitChars: positiveInt(30_000),
 });
 
+const STORE_URL_ERROR = 'expected a postgres:// URL, jsonl:DIR, or null (JSONL files under dataDir)';
+const StoreSchema = z.strictObject({
+  url: z
+    .string({ error: STORE_URL_ERROR })
+    .regex(/^(postgres(ql)?:\/\/.+|jsonl:.+)$/i, { error: STORE_URL_ERROR })
+    .nullable()
+    .default(null),
+  maxContentBytes: positiveInt(256 * 1024 * 1024),
+  poolSize: positiveInt(10),
+  connectTimeoutMs: positiveInt(10_000),
+});
+
 const PricesSchema = z
   .record(z.string().min(1), ModelPriceSchema, { error: 'expected a table keyed by model id' })
   .default({})
@@ -216,6 +228,7 @@ export const ConfigSchema = z.strictObject({
   worker: WorkerSchema.prefault({}),
   model: ModelSchema.prefault({}),
   tools: ToolsSchema.prefault({}),
+  store: StoreSchema.prefault({}),
   prices: PricesSchema,
   dataDir: nonEmptyString('~/.agent-runner'),
 });
@@ -324,6 +337,25 @@ export interface ToolsConfig {
   bashOutputLimitChars: number;
 }
 
+/**
+ * Where transcripts and content blobs live (`store`): JSONL files on this machine, or a
+ * PostgreSQL database that every host shares.
+ */
+export interface StoreConfig {
+  /**
+   * `postgres://user@host:5432/db` (options: `?schema=NAME`, `sslmode=…`; the password may come
+   * from `PGPASSWORD`), `jsonl:DIR` (files under DIR/sessions), or null for JSONL files under
+   * `dataDir`. @default null. Env: `AGENT_RUNNER_STORE_URL`.
+   */
+  url: string | null;
+  /** Largest content blob (snapshot, bundle, large tool result), in bytes. @default 268435456 (256 MiB) */
+  maxContentBytes: number;
+  /** PostgreSQL connections per process. @default 10 */
+  poolSize: number;
+  /** How long to wait for a PostgreSQL connection, in milliseconds. @default 10000 */
+  connectTimeoutMs: number;
+}
+
 /** The runner's configuration, as returned by `loadConfig`. */
 export interface Config {
   /** Temporal connection. */
@@ -336,6 +368,8 @@ export interface Config {
   model: ModelConfig;
   /** Tool settings. */
   tools: ToolsConfig;
+  /** Transcript store. */
+  store: StoreConfig;
   /**
    * Model prices in USD per million tokens, keyed by model id; look up with {@link findPrice}.
    * Entries of the file are added to the built-in table ({@link DEFAULT_PRICES}).
