@@ -1,7 +1,7 @@
 import type { Config } from '../../config';
 import { copySessions } from '../../store/copy';
 import { openStore, storeLocation } from '../../store/open';
-import { PostgresTranscriptStore } from '../../store/postgres/postgres-store';
+import type { PostgresTranscriptStore } from '../../store/postgres/postgres-store';
 import { UsageError } from '../turn-options';
 
 /** Flags of `agent-runner store migrate`. */
