@@ -25,6 +25,7 @@ import { EmbeddedServerBusyError } from '../worker/server-lock';
 import { InvalidTranscriptIdError } from '../store/jsonl-store';
 import { TemporalUnreachableError } from '../client/runtime';
 import { isStoreSetupError } from '../store/setup-errors';
+import { TemporalConnectionConfigError } from '../client/temporal-connection';
 import type { StoreCopyFlags, StoreMigrateFlags } from './commands/store';
 import { runStoreCopy, runStoreMigrate } from './commands/store';
 
@@ -293,6 +294,7 @@ export async function main(argv: string[]): Promise<number> {
       e instanceof EmbeddedServerBusyError ||
       e instanceof InvalidTranscriptIdError ||
       e instanceof TemporalUnreachableError ||
+      e instanceof TemporalConnectionConfigError ||
       isStoreSetupError(e)
     ) {
       err(`agent-runner: ${e.message}`);

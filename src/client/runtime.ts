@@ -2,11 +2,11 @@ import { Client, Connection } from '@temporalio/client';
 import type { ConnectionOptions } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { NativeConnectionOptions, Worker } from '@temporalio/worker';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config';
 import { SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import { openConfiguredStore } from '../store/open';
+import { temporalConnectionOptions } from './temporal-connection';
 import type { TranscriptStore } from '../store/transcript-store';
 import type { DevServer } from '../worker/dev-server';
 import { findTemporalCli, readLiveServerState, startDevServer } from '../worker/dev-server';
@@ -67,26 +67,16 @@ export class TemporalUnreachableError extends Error {
   override readonly name = 'TemporalUnreachableError';
 }
 
-/** TLS and API key options for a configured server, read from the environment variables named in config. */
+/**
+ * Connection options for a configured server: address, API key, TLS and gRPC headers from the
+ * config and the environment (see `temporal-connection.ts`).
+ * @throws TemporalConnectionConfigError for TLS settings that cannot work.
+ */
 export function connectionOptions(
   config: Config,
   env: NodeJS.ProcessEnv = process.env,
 ): ConnectionOptions & NativeConnectionOptions {
-  const t = config.temporal;
-  const opts: ConnectionOptions & NativeConnectionOptions = { address: t.address ?? '' };
-  const apiKey = env[t.apiKeyEnv];
-  if (apiKey) opts.apiKey = apiKey;
-  if (t.tls.enabled || apiKey) {
-    const ca = env[t.tls.serverRootCaCertEnv];
-    const cert = env[t.tls.clientCertEnv];
-    const key = env[t.tls.clientKeyEnv];
-    opts.tls = {
-      ...(t.tls.serverNameOverride ? { serverNameOverride: t.tls.serverNameOverride } : {}),
-      ...(ca ? { serverRootCACertificate: readFileSync(ca) } : {}),
-      ...(cert && key ? { clientCertPair: { crt: readFileSync(cert), key: readFileSync(key) } } : {}),
-    };
-  }
-  return opts;
+  return temporalConnectionOptions(config.temporal, env);
 }
 
 /**
