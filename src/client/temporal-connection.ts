@@ -141,7 +141,9 @@ function loadItem(temporal: TemporalConfig, env: NodeJS.ProcessEnv, item: Item):
       buf = readFileSync(file);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? String(err);
-      throw new TemporalConnectionConfigError(`Temporal TLS ${spec.what}: cannot read ${file} (${code}), from ${fieldName}`);
+      throw new TemporalConnectionConfigError(
+        `Temporal TLS ${spec.what}: cannot read ${file} (${code}), from ${fieldName}`,
+      );
     }
     source = `${file} (from ${fieldName})`;
   } else {
