@@ -18,9 +18,20 @@
  */
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { ConnectionOptions } from '@temporalio/client';
-import type { NativeConnectionOptions } from '@temporalio/worker';
+import type { TLSConfig } from '@temporalio/common/lib/internal-non-workflow';
 import type { TemporalConfig } from '../config';
+
+/** Options accepted by both the client's `Connection` and the worker's `NativeConnection`. */
+export interface TemporalConnectionOptions {
+  /** `host:port` of the frontend. */
+  address: string;
+  /** Sent as the `Authorization` bearer token. */
+  apiKey?: string;
+  /** TLS settings; false turns TLS off even with an API key. */
+  tls?: TLSConfig | false;
+  /** gRPC headers sent with every call. */
+  metadata?: Record<string, string>;
+}
 
 /** Environment variables holding PEM contents (never a path). */
 export const TLS_DATA_ENV = {
@@ -62,8 +73,8 @@ const ITEMS: Record<Item, { field: keyof TemporalConfig['tls']; pathEnv: string;
 export function temporalConnectionOptions(
   temporal: TemporalConfig,
   env: NodeJS.ProcessEnv = process.env,
-): ConnectionOptions & NativeConnectionOptions {
-  const opts: ConnectionOptions & NativeConnectionOptions = { address: temporal.address ?? '' };
+): TemporalConnectionOptions {
+  const opts: TemporalConnectionOptions = { address: temporal.address ?? '' };
   const apiKey = env[temporal.apiKeyEnv] || undefined;
   if (apiKey) opts.apiKey = apiKey;
 
@@ -106,11 +117,10 @@ export function temporalConnectionOptions(
 }
 
 /** A short description for messages: `TLS with client certificate, API key` / `plaintext`. */
-export function describeConnection(opts: ConnectionOptions & NativeConnectionOptions): string {
+export function describeConnection(opts: TemporalConnectionOptions): string {
   const parts: string[] = [];
   if (opts.tls) {
-    const t = typeof opts.tls === 'object' ? opts.tls : {};
-    parts.push(t.clientCertPair ? 'mTLS' : 'TLS');
+    parts.push(opts.tls.clientCertPair ? 'mTLS' : 'TLS');
   } else if (opts.apiKey && opts.tls !== false) {
     parts.push('TLS');
   } else {
