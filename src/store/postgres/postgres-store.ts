@@ -45,6 +45,9 @@ export interface PostgresStoreOptions {
 /** Oldest PostgreSQL release the store supports (for `CYCLE` in recursive queries). */
 const MIN_SERVER_VERSION_NUM = 140000;
 
+/** Sessions whose lines `load` keeps in memory. */
+const MAX_LOADED_SESSIONS = 32;
+
 /** SQLSTATEs after which a whole statement is simply run again: deadlock, serialization failure. */
 const RETRY_CODES = new Set(['40P01', '40001']);
 
@@ -70,6 +73,8 @@ export class PostgresTranscriptStore implements TranscriptStore {
   private readonly maxContentBytes: number;
   private readonly cacheLimit: number;
   private readonly cache = new Map<string, CachedEntry>();
+  /** Sessions read by `load`: their lines in order and the last `seq` read (LRU). */
+  private readonly loaded = new Map<string, { seq: string; entries: TranscriptEntry[] }>();
   private cacheBytes = 0;
   private closed = false;
 
@@ -238,13 +243,31 @@ export class PostgresTranscriptStore implements TranscriptStore {
     return (await this.fetch(sessionId, [uuid])).get(uuid);
   }
 
+  /**
+   * Lines in write order. Read incrementally: the lines of the last sessions loaded are kept,
+   * and only rows with a higher `seq` are fetched (writers of a session queue on its row, so
+   * `seq` grows in commit order and a row with a lower `seq` can never appear later).
+   */
   async load(sessionId: string): Promise<TranscriptEntry[]> {
     checkId('session id', sessionId);
-    const r = await this.pool.query<{ entry: TranscriptEntry }>(
-      `SELECT entry FROM ${this.s}.entries WHERE session_id = $1 ORDER BY seq`,
-      [sessionId],
+    let loaded = this.loaded.get(sessionId);
+    this.loaded.delete(sessionId);
+    if (!loaded) loaded = { seq: '0', entries: [] };
+    this.loaded.set(sessionId, loaded);
+    while (this.loaded.size > MAX_LOADED_SESSIONS) {
+      const oldest = this.loaded.keys().next().value;
+      if (oldest === undefined) break;
+      this.loaded.delete(oldest);
+    }
+    const r = await this.pool.query<{ seq: string; entry: TranscriptEntry }>(
+      `SELECT seq, entry FROM ${this.s}.entries WHERE session_id = $1 AND seq > $2 ORDER BY seq`,
+      [sessionId, loaded.seq],
     );
-    return r.rows.map((row) => row.entry);
+    for (const row of r.rows) {
+      loaded.entries.push(row.entry);
+      loaded.seq = row.seq;
+    }
+    return [...loaded.entries];
   }
 
   /**
