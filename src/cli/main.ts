@@ -26,6 +26,7 @@ import { InvalidTranscriptIdError } from '../store/jsonl-store';
 import { TemporalUnreachableError } from '../client/connection';
 import { isStoreSetupError } from '../store/setup-errors';
 import { TemporalConnectionConfigError } from '../client/temporal-connection';
+import { WorkspaceRootError } from '../activities/workspace/prepare';
 import type { StoreCopyFlags, StoreMigrateFlags } from './commands/store';
 import { runStoreCopy, runStoreMigrate } from './commands/store';
 
@@ -295,6 +296,7 @@ export async function main(argv: string[]): Promise<number> {
       e instanceof InvalidTranscriptIdError ||
       e instanceof TemporalUnreachableError ||
       e instanceof TemporalConnectionConfigError ||
+      e instanceof WorkspaceRootError ||
       isStoreSetupError(e)
     ) {
       err(`agent-runner: ${e.message}`);

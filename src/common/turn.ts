@@ -3,6 +3,7 @@ import type { FileReadState } from './tools';
 import type { ResultSubtype } from './sdk-messages';
 import type { TurnLimits } from '../engine/limits';
 import type { PermissionMode } from '../engine/permissions';
+import type { WorkspaceRef } from './workspace';
 
 /** Schema version of workflow inputs carried across continue-as-new. */
 export const WORKFLOW_STATE_VERSION = 1;
@@ -75,6 +76,8 @@ export interface TurnInput {
   sessionWorkflowId?: string;
   /** State carried by continue-as-new (absent on the first run of a turn). */
   carry?: TurnCarry;
+  /** Where the session's workspace was after the previous turn (absent: find it from `cwd`). */
+  workspace?: WorkspaceRef | null;
 }
 
 /**
@@ -104,6 +107,8 @@ export interface TurnCarry {
   compactions: number;
   /** Runs of this turn so far (1 on the first continue-as-new). */
   runs: number;
+  /** Where the workspace is (null: not followed). */
+  workspace?: WorkspaceRef | null;
 }
 
 /** How a turn ended: the workflow's return value; the client turns it into a result message. */
@@ -130,6 +135,8 @@ export interface TurnOutcome {
   events: string[];
   readFileState: Record<string, FileReadState>;
   apiErrorStatus: number | null;
+  /** Where the workspace is after the turn: host, path, last snapshot (absent: not followed). */
+  workspace?: WorkspaceRef | null;
 }
 
 /** Answer of the turn's `progress` query: what a streaming client needs. */

@@ -157,6 +157,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
       options: mergeOptions(defaults, next.req.options),
       readFileState: state.readFileState,
       sessionWorkflowId: workflowInfo().workflowId,
+      ...(state.workspace !== undefined ? { workspace: state.workspace } : {}),
     };
     busy = true;
     if (workflowInfo().typedSearchAttributes.get(SA.status) !== AGENT_STATUS_RUNNING) {
@@ -248,6 +249,7 @@ function applyOutcome(state: SessionState, o: TurnOutcome, turnId: string): Sess
     permissionDenials: [...state.permissionDenials, ...o.permissionDenials].slice(-MAX_DENIALS),
     readFileState: capReadFileState(o.readFileState),
     lastTurnWorkflowId: turnId,
+    ...(o.workspace !== undefined ? { workspace: o.workspace } : {}),
   };
 }
 

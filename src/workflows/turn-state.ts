@@ -59,6 +59,7 @@ export class TurnState {
           budgetTracker: newTokenBudgetTracker(),
           compactions: 0,
           runs: 0,
+          ...(input.workspace !== undefined ? { workspace: input.workspace } : {}),
         };
   }
 
@@ -181,6 +182,7 @@ export class TurnState {
       events: d.events,
       readFileState: capReadFileState(d.readFileState),
       apiErrorStatus,
+      ...(d.workspace !== undefined ? { workspace: d.workspace } : {}),
     };
   }
 

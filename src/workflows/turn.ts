@@ -1,4 +1,12 @@
-import { allHandlersFinished, condition, continueAsNew, setHandler, uuid4, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  patched,
+  setHandler,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { CallModelSummary } from '../common/model';
 import { ModelErrorType } from '../common/model';
 import type { TranscriptEntry } from '../common/transcript';
@@ -15,6 +23,7 @@ import { ToolRuns } from './tool-runs';
 import { turnActivities } from './turn-activities';
 import type { TurnActivities } from './turn-activities';
 import { TurnState } from './turn-state';
+import { WORKSPACE_PATCH, WorkspaceFollower, WorkspaceStop } from './workspace';
 
 /** Model calls per workflow run before a long turn continues as new. */
 const DEFAULT_MAX_STEPS_PER_RUN = 200;
@@ -58,13 +67,15 @@ class Turn {
   private readonly interrupts = new Interrupts();
   private readonly acts: TurnActivities;
   private readonly tools: ToolRuns;
+  private readonly workspace: WorkspaceFollower;
   private stepsThisRun = 0;
 
   constructor(private readonly input: TurnInput) {
     this.state = new TurnState(input);
     this.member = new PoolMember(input.options.budgetPoolId, input.carry);
     this.acts = turnActivities(input.options.timeouts);
-    this.tools = new ToolRuns(input, this.state, this.acts, this.interrupts);
+    this.workspace = new WorkspaceFollower(input.sessionId, input.cwd, input.options.timeouts, this.state.data);
+    this.tools = new ToolRuns(input, this.state, this.acts, this.interrupts, this.workspace);
     setHandler(turnProgressQuery, () => this.progress());
     setHandler(setLimitsSignal, (patch) => {
       this.state.data.limits = applyLimitPatch(this.state.data.limits, patch);
@@ -112,6 +123,12 @@ class Turn {
       ]),
     );
     await this.member.join();
+    if (patched(WORKSPACE_PATCH)) {
+      // Where the working tree is: recorded (origin, base, first snapshot) on its host, or
+      // re-materialized on a live worker when the previous turn's host is gone.
+      this.state.activity = 'prepareWorkspace';
+      await uninterruptible(() => this.workspace.prepare());
+    }
   }
 
   /**
@@ -139,7 +156,8 @@ class Turn {
 
   /** One model call (streamed by the `callModel` activity, which writes the assistant line). */
   private async callModel(): Promise<ModelStep> {
-    const { sessionId, cwd, options } = this.input;
+    const { sessionId, options } = this.input;
+    const cwd = this.workspace.cwd;
     const assistantUuid = uuid4();
     this.state.activity = 'callModel';
     let call: CallModelSummary | undefined;
@@ -183,7 +201,8 @@ class Turn {
 
   /** Summarizes the context into a compact boundary and a summary line; the chain goes on from the summary. */
   private async compact(trigger: 'auto' | 'manual'): Promise<void> {
-    const { sessionId, turnId, cwd, options } = this.input;
+    const { sessionId, turnId, options } = this.input;
+    const cwd = this.workspace.cwd;
     this.state.data.compactions++;
     this.state.activity = 'compactContext';
     const boundaryUuid = uuid4();
@@ -227,7 +246,14 @@ class Turn {
       );
       return this.state.outcome(afterCall.subtype, 'budget_exhausted', afterCall.errors);
     }
-    const finished = await this.tools.runAll(assistantUuid, call.toolUses);
+    let finished: boolean;
+    try {
+      finished = await this.tools.runAll(assistantUuid, call.toolUses);
+    } catch (err) {
+      if (!(err instanceof WorkspaceStop)) throw err;
+      // The working tree could not be recorded: stop before anything else changes it.
+      return this.state.outcome('error_during_execution', err.terminalReason, [err.message]);
+    }
     return finished ? null : this.interrupted('aborted_tools');
   }
 
