@@ -90,9 +90,7 @@ export function createActivities(deps: ActivityDeps): Activities {
           : {}),
       }),
     ),
-    prepareWorkspace: withStorageErrors(
-      ws ? createPrepareWorkspace(deps.store, ws) : async () => null,
-    ),
+    prepareWorkspace: withStorageErrors(ws ? createPrepareWorkspace(deps.store, ws) : async () => null),
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),
     loadSession: createLoadSession(deps.store, priceFor),
   };

@@ -209,7 +209,11 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         });
       } catch (err) {
         if (err instanceof SnapshotTooLargeError) {
-          throw ApplicationFailure.create({ type: WorkspaceErrorType.SnapshotTooLarge, message: err.message, nonRetryable: true });
+          throw ApplicationFailure.create({
+            type: WorkspaceErrorType.SnapshotTooLarge,
+            message: err.message,
+            nonRetryable: true,
+          });
         }
         throw err;
       }

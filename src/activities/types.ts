@@ -24,5 +24,9 @@ export interface Activities {
    * Finds or makes a session's working tree on the worker that runs it (shared task queue: any
    * live worker); null when the working directory is not followed (not a git work tree).
    */
-  prepareWorkspace(input: { sessionId: string; cwd: string; current: WorkspaceRef | null }): Promise<WorkspaceRef | null>;
+  prepareWorkspace(input: {
+    sessionId: string;
+    cwd: string;
+    current: WorkspaceRef | null;
+  }): Promise<WorkspaceRef | null>;
 }

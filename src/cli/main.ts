@@ -29,6 +29,9 @@ import { TemporalConnectionConfigError } from '../client/temporal-connection';
 import { WorkspaceRootError } from '../activities/workspace/prepare';
 import type { StoreCopyFlags, StoreMigrateFlags } from './commands/store';
 import { runStoreCopy, runStoreMigrate } from './commands/store';
+import type { WorkspaceExportFlags } from './commands/workspace';
+import { runWorkspaceExport } from './commands/workspace';
+import { WorkspaceExportError } from '../activities/workspace/export';
 
 const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
@@ -184,6 +187,16 @@ See docs/batch.md.`,
     });
   addControlCommands(program, setExit);
   addStoreCommands(program, setExit);
+  program
+    .command('workspace')
+    .description("a session's working tree (recorded as git snapshots in the store)")
+    .command('export')
+    .description('rebuild the working tree of a session (base commit + last snapshot) in a new directory')
+    .argument('<session>', 'session id')
+    .option('--to <dir>', 'target directory (must not exist or be empty)')
+    .action(async (session: string, opts: WorkspaceExportFlags) => {
+      setExit(await runWorkspaceExport(config(program), session, opts, { stdout: out }));
+    });
   return program;
 }
 
@@ -297,6 +310,7 @@ export async function main(argv: string[]): Promise<number> {
       e instanceof TemporalUnreachableError ||
       e instanceof TemporalConnectionConfigError ||
       e instanceof WorkspaceRootError ||
+      e instanceof WorkspaceExportError ||
       isStoreSetupError(e)
     ) {
       err(`agent-runner: ${e.message}`);

@@ -36,6 +36,8 @@ export interface WorkspaceRef {
 
 /** Content key of the origin record of a session. */
 export const ORIGIN_KEY = 'workspace/origin';
+/** Content key of the ref (JSON) of the snapshot of uncommitted changes the session started with. */
+export const INITIAL_SNAPSHOT_KEY = 'workspace/initial.json';
 /** Content key of the base bundle (a repository without a usable remote). */
 export const BUNDLE_KEY = 'workspace/base.bundle';
 /** Content key of the snapshot after a tool call. */

@@ -1,6 +1,6 @@
 /** Running git: plumbing commands with their exit status, output and a clear error. */
 import { spawn } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 
 /** Thrown when a git command fails; the message has the command and git's stderr. */
 export class GitError extends Error {
@@ -10,7 +10,9 @@ export class GitError extends Error {
     readonly code: number | null,
     readonly stderr: string,
   ) {
-    super(`git ${args.join(' ')} failed (${code === null ? 'killed' : `exit ${code}`}): ${stderr.trim().slice(0, 2000)}`);
+    super(
+      `git ${args.join(' ')} failed (${code === null ? 'killed' : `exit ${code}`}): ${stderr.trim().slice(0, 2000)}`,
+    );
   }
 }
 
@@ -73,7 +75,11 @@ export function gitStream(
     child.once('close', (code) => (code === 0 ? resolve() : reject(new GitError(args, code, err))));
   });
   void feed(child.stdin, opts.input).catch(() => undefined);
-  return { stdout: child.stdout, done, kill: () => child.kill('SIGKILL') };
+  // Piped at once: Node discards the unread output of a child that has exited (flushStdio), so
+  // a consumer that starts reading a little later would get nothing.
+  const stdout = new PassThrough();
+  child.stdout.pipe(stdout);
+  return { stdout, done, kill: () => child.kill('SIGKILL') };
 }
 
 async function feed(stdin: NodeJS.WritableStream, input: GitOptions['input']): Promise<void> {

@@ -9,9 +9,24 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkspaceConfig } from '../../config';
-import { ORIGIN_KEY, WorkspaceErrorType, type SnapshotRef, type WorkspaceRef } from '../../common/workspace';
+import {
+  INITIAL_SNAPSHOT_KEY,
+  ORIGIN_KEY,
+  WorkspaceErrorType,
+  type SnapshotRef,
+  type WorkspaceRef,
+} from '../../common/workspace';
 import type { TranscriptStore } from '../../store/transcript-store';
-import { materialize, recordOrigin, repoOf, snapshotCommit, storeSnapshot, treeOf, workingTree, type Origin } from './snapshot';
+import {
+  materialize,
+  recordOrigin,
+  repoOf,
+  snapshotCommit,
+  storeSnapshot,
+  treeOf,
+  workingTree,
+  type Origin,
+} from './snapshot';
 
 /** Input of `prepareWorkspace`. */
 export interface PrepareWorkspaceInput {
@@ -79,7 +94,9 @@ export function createPrepareWorkspace(
       if (!repo) return null; // not a git work tree with a commit: not followed
       const recorded = await recordOrigin(store, sessionId, candidate, repo);
       const put = await store.putContent(sessionId, ORIGIN_KEY, JSON.stringify(recorded));
-      origin = put.created ? recorded : (JSON.parse((await store.getContent(sessionId, ORIGIN_KEY))!.toString()) as Origin);
+      origin = put.created
+        ? recorded
+        : (JSON.parse((await store.getContent(sessionId, ORIGIN_KEY))!.toString()) as Origin);
       // Uncommitted changes the user started with are the first snapshot.
       const tree = await workingTree(repo.root, origin.baseCommit, sessionId);
       const initial =
@@ -93,6 +110,7 @@ export function createPrepareWorkspace(
               base: origin.baseCommit,
               maxBytes: me.config.maxSnapshotBytes,
             });
+      if (initial) await store.putContent(sessionId, INITIAL_SNAPSHOT_KEY, JSON.stringify(initial));
       return here(me, candidate, repo.root, origin.baseCommit, initial, current);
     }
     if (repo && (await holds(repo.root, origin.baseCommit, expected, sessionId))) {
@@ -169,7 +187,12 @@ async function holds(root: string, base: string, expected: SnapshotRef | null, s
  * is a long absolute path, so a plain replacement is safe enough for commands the model wrote
  * with the old location).
  */
-export function mapFormerPaths(toolName: string, input: unknown, formerRoots: readonly string[], root: string): unknown {
+export function mapFormerPaths(
+  toolName: string,
+  input: unknown,
+  formerRoots: readonly string[],
+  root: string,
+): unknown {
   if (formerRoots.length === 0 || typeof input !== 'object' || input === null) return input;
   const mapPath = (p: string): string => {
     for (const old of formerRoots) {

@@ -151,7 +151,8 @@ export async function recordOrigin(
     const containing = await gitText(['branch', '-r', '--contains', repo.head, '--format=%(refname)'], {
       cwd: repo.root,
     });
-    if (containing.split('\n').some((r) => r.startsWith('refs/remotes/origin/'))) remoteUrl = absoluteUrl(url, repo.root);
+    if (containing.split('\n').some((r) => r.startsWith('refs/remotes/origin/')))
+      remoteUrl = absoluteUrl(url, repo.root);
   }
   if (remoteUrl === null) {
     const bundle = gitStream(['bundle', 'create', '-q', '-', 'HEAD'], { cwd: repo.root });
@@ -201,7 +202,8 @@ export async function materialize(opts: {
     await git(['clone', '--quiet', '--no-checkout', origin.remoteUrl, dir], { cwd: parent });
   } else {
     const bundle = await store.openContent(sessionId, BUNDLE_KEY);
-    if (!bundle) throw new Error(`session ${sessionId} has no stored bundle (${BUNDLE_KEY}) to rebuild its workspace from`);
+    if (!bundle)
+      throw new Error(`session ${sessionId} has no stored bundle (${BUNDLE_KEY}) to rebuild its workspace from`);
     const tmp = path.join(parent, `.bundle-${randomBytes(6).toString('hex')}`);
     try {
       const out = fs.createWriteStream(tmp);
@@ -219,7 +221,7 @@ export async function materialize(opts: {
   if (snapshot) {
     const pack = await store.openContent(sessionId, snapshotKey(snapshot.toolUseId));
     if (!pack) throw new Error(`session ${sessionId} has no stored snapshot ${snapshotKey(snapshot.toolUseId)}`);
-    await git(['index-pack', '--stdin', '-q'], { cwd: dir, input: pack });
+    await git(['index-pack', '--stdin'], { cwd: dir, input: pack });
     await git(['read-tree', '-u', '--reset', snapshot.commit], { cwd: dir });
     await git(['reset', '-q', origin.baseCommit], { cwd: dir });
   }
