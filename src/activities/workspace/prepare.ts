@@ -208,7 +208,11 @@ export function mapFormerPaths(
   }
   if (toolName === 'Bash' && typeof out['command'] === 'string') {
     let cmd = out['command'];
-    for (const old of formerRoots) cmd = cmd.split(old).join(root);
+    for (const old of formerRoots) {
+      // Only whole paths: `/a/repo` in `/a/repo/x` or `/a/repo "`, not in `/a/repository`.
+      const re = new RegExp(`${old.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=$|[/\\s'"\x60;:|&)<>])`, 'g');
+      cmd = cmd.replace(re, () => root);
+    }
     out['command'] = cmd;
   }
   return out;
