@@ -154,6 +154,8 @@ export interface TurnProgress {
   budgetPoolId?: string | null;
   /** Last status the pool sent, or null (none yet, or no pool). */
   pool?: PoolView | null;
+  /** Where the workspace is now: host, path, last snapshot (absent: not followed). */
+  workspace?: WorkspaceRef | null;
 }
 
 /** What a member turn knows of its budget pool (USD). */

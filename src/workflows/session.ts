@@ -112,6 +112,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
       limits: defaults.limits,
       budgetPoolId: defaults.budgetPoolId ?? null,
       queued: queue.length,
+      ...(s.workspace ? { workspace: s.workspace } : {}),
     };
   });
   setHandler(endSessionSignal, () => {

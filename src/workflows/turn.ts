@@ -313,6 +313,7 @@ class Turn {
       limits: d.limits,
       budgetPoolId: this.input.options.budgetPoolId ?? null,
       pool: this.member.status,
+      ...(this.workspace.ref ? { workspace: this.workspace.ref } : {}),
     };
   }
 

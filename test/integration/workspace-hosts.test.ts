@@ -301,6 +301,13 @@ describe('workspace follows the turn to another host', () => {
     expect(ex.code).toBe(0);
     expect(treeOf(exported)).toEqual(want);
 
+    // `status` says where the workspace is: host, path, last snapshot.
+    const st = await runCli(['status', sessionId], { env: hostEnv(b, taskQueue) });
+    expect(st.code).toBe(0);
+    expect(st.stdout).toContain(`workspace`);
+    expect(st.stdout).toContain(`${ws.host}:${ws.path} (moved 1x)`);
+    expect(st.stdout).toContain(ws.last_snapshot!.commit.slice(0, 12));
+
     await expectChainOnce(sessionId, await leafOf(sessionId));
     expect(repeatedCompletedCalls(fake.requests())).toEqual([]);
     await b.worker.stop();
