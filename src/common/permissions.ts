@@ -39,3 +39,13 @@ export interface ScopedRules {
   deny: string[];
   ask: string[];
 }
+
+/**
+ * Where the `env` of the settings files is read from when a tool runs: file paths only, so that
+ * the values (often tokens) never enter workflow history. Lowest precedence first; `--settings`
+ * JSON given inline is kept in a file of the client's data directory for this purpose.
+ */
+export interface SettingsEnvRef {
+  /** Absolute paths of settings files that have an `env` section. */
+  files: string[];
+}
