@@ -24,6 +24,7 @@ import { TemporalCliNotFoundError } from '../worker/dev-server';
 import { EmbeddedServerBusyError } from '../worker/server-lock';
 import { InvalidTranscriptIdError } from '../store/jsonl-store';
 import { TemporalUnreachableError } from '../client/connection';
+import { SettingsError } from '../settings';
 
 const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
@@ -68,7 +69,12 @@ export function buildProgram(setExit: (code: number) => void): Command {
     )
     .option('--include-partial-messages', 'accepted for compatibility; no stream_event messages are produced')
     .option('--permission-prompt-tool <tool>', 'accepted for compatibility; calls that would prompt are denied')
-    .option('--setting-sources <sources>', 'accepted for compatibility; no Claude Code settings files are read')
+    .option(
+      '--setting-sources <sources>',
+      'comma-separated settings files to read: user, project, local (default: all; "" for none)',
+    )
+    .option('--settings <file-or-json>', 'a settings file or a JSON string to load more settings from')
+    .option('--add-dir <directories...>', 'more directories the tools may read and edit')
     .option(
       '--allow-dangerously-skip-permissions',
       'accepted for compatibility (the Agent SDK sends it); bypassing still needs --permission-mode bypassPermissions',
@@ -264,7 +270,8 @@ export async function main(argv: string[]): Promise<number> {
       e instanceof TemporalCliNotFoundError ||
       e instanceof EmbeddedServerBusyError ||
       e instanceof InvalidTranscriptIdError ||
-      e instanceof TemporalUnreachableError
+      e instanceof TemporalUnreachableError ||
+      e instanceof SettingsError
     ) {
       err(`agent-runner: ${e.message}`);
       return EXIT.usage;

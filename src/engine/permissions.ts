@@ -28,14 +28,6 @@ export interface PermissionPolicy {
   additionalDirectories?: string[];
 }
 
-/** What a call touches (kept for callers of the earlier signature; paths are now decided in the activity). */
-export interface PermissionTarget {
-  /** Absolute working directory of the turn. */
-  cwd: string;
-  /** Absolute path of the call's `file_path`, when it has one. */
-  filePath?: string;
-}
-
 /** Tool name of a rule (`Bash(git *)` → `Bash`). */
 export function ruleName(rule: string): string {
   const open = rule.indexOf('(');
@@ -95,14 +87,8 @@ export function scopedRulesFor(policy: PermissionPolicy, tool: string): ScopedRu
  * with the rules that matter for it (`check`). Pure: evaluated in the workflow, which never sees
  * tool inputs. Rules on paths and commands, the working-directory boundary and real paths are
  * decided by `decideToolPermission` (src/permissions/decide.ts) in the `runTool` activity.
- *
- * @param _target ignored (paths are decided in the activity); kept for older callers.
  */
-export function decidePermission(
-  policy: PermissionPolicy,
-  toolName: string,
-  _target?: PermissionTarget,
-): ToolPermission {
+export function decidePermission(policy: PermissionPolicy, toolName: string): ToolPermission {
   if (wholeTool(policy.disallowedTools, toolName)) {
     return {
       behavior: 'deny',
