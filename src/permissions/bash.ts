@@ -268,14 +268,22 @@ async function decidePaths(a: ScriptAnalysis, ctx: BashContext, p: Patterns): Pr
     await one(r.target, r.access, r.offset, r.access === 'write' ? 'Output redirection to' : 'Input redirection from');
   }
   for (const c of a.commands) {
-    const name = c.bareText.split(' ')[0] ?? '';
+    const words = c.bareText.split(' ');
+    const name = words[0] ?? '';
+    // A recursive read covers what is inside its directories (grep -r, ls -R).
     const recursive =
       c.kind === 'readOnly' &&
-      (name === 'ls' || name === 'du' || name === 'tree' || /(^| )-[a-zA-Z]*[rR]/.test(c.bareText));
+      /^(grep|egrep|fgrep|ls)$/.test(name) &&
+      words.some((w) => /^-[a-zA-Z]*[rR]/.test(w) || w === '--recursive' || w === '--dereference-recursive');
     const operands =
-      c.paths.length === 0 && recursive ? [{ word: { value: '.', dynamic: false }, access: 'read' as const }] : c.paths;
+      c.paths.length === 0 && recursive && name !== 'ls'
+        ? [{ word: { value: '.', dynamic: false }, access: 'read' as const }]
+        : c.paths;
     for (const op of operands) {
       await one(op.word, op.access, c.offset, `${name} in`, c, recursive);
+      // What a file command copies or moves is also read (cp secrets/key out/).
+      if (c.kind === 'fileWrite' && /^(cp|mv|ln)$/.test(name))
+        await one(op.word, 'read', c.offset, `${name} in`, c, true);
     }
   }
   return out;

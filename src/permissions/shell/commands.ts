@@ -326,17 +326,18 @@ export function unwrapCommand(found: FoundCommand, functions: ReadonlySet<string
       const rest = skipOptions(
         args,
         /^(-a|-d|-E|-I|-L|-n|-P|-s|--arg-file|--delimiter|--eof|--max-lines|--max-args|--max-procs|--max-chars|--process-slot-var)$/,
-        /^(-0|-r|-t|-p|-x|-o|--null|--no-run-if-empty|--verbose|--interactive|--exit|--open-tty|-[iel].*|--[a-z-]+=.+|-[nLPsdE]\S+)$/,
+        /^(-0|-r|-t|-p|-x|-o|--null|--no-run-if-empty|--verbose|--interactive|--exit|--open-tty|-[iel].*|--[a-z-]+=.+|-[nLPsdEI]\S+)$/,
       );
       if (rest === 'unknown') {
         transparent(rest, name);
         return out;
       }
-      const replace = args.some((a) => /^(-I|-i|--replace)/.test(a.value));
+      const replace = replaceString(args);
       const inner = rest.length === 0 ? [staticWord('echo')] : rest;
-      argv = replace
-        ? inner.map((w, i) => (i > 0 && /\{\}|[A-Z]/.test(w.value) ? DYNAMIC_WORD : w))
-        : [...inner, DYNAMIC_WORD];
+      argv =
+        replace !== undefined
+          ? inner.map((w, i) => (i > 0 && w.value.includes(replace) ? DYNAMIC_WORD : w))
+          : [...inner, DYNAMIC_WORD];
       continue;
     }
     if (name === 'sudo' || name === 'doas') {
@@ -529,4 +530,17 @@ function grepFiles(args: readonly Word[]): Word[] {
     positional.push(a);
   }
   return [...files, ...(patternGiven ? positional : positional.slice(1))];
+}
+
+/** The replacement string of `xargs -I R` / `-iR` / `--replace[=R]` (`{}` by default for -i). */
+function replaceString(args: readonly Word[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const v = (args[i] as Word).value;
+    if (v === '-I') return args[i + 1]?.value ?? '{}';
+    if (v.startsWith('-I')) return v.slice(2);
+    if (v === '-i' || v === '--replace') return '{}';
+    if (v.startsWith('-i')) return v.slice(2);
+    if (v.startsWith('--replace=')) return v.slice('--replace='.length);
+  }
+  return undefined;
 }

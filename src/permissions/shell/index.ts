@@ -27,6 +27,17 @@ const MAX_NESTING = 4;
 /** Analyzes a Bash tool command. */
 export async function analyzeScript(source: string): Promise<ScriptAnalysis> {
   const out: ScriptAnalysis = { commands: [], redirects: [], tooComplex: [], assigned: [] };
+  // bash removes a backslash-newline before splitting words (`to\<newline>uch` is `touch`); the
+  // grammar reads it as a space. Where it joins two word parts the two readings differ.
+  const joined = /(^|[^\\])(\\\\)*\\\n/g;
+  for (let m = joined.exec(source); m; m = joined.exec(source)) {
+    const before = source[m.index + m[0].length - 3] ?? ' ';
+    const after = source[m.index + m[0].length] ?? ' ';
+    if (!/\s/.test(before) && !/\s/.test(after)) {
+      out.tooComplex.push({ reason: 'a line continuation joins two parts of a word', offset: m.index });
+      break;
+    }
+  }
   await analyzeInto(source, 0, 0, out);
   return out;
 }
