@@ -16,6 +16,7 @@ import { findTemporalCli, startDevServer } from './dev-server';
 import { createRunnerWorker } from './worker';
 import { lockEmbeddedServer } from './server-lock';
 import { installRuntimeLogging, runtimeLogLevel } from './logging';
+import { checkDataDir, checkModelKey } from './preflight';
 
 export { runtimeLogLevel } from './logging';
 export { TemporalUnreachableError, connectionOptions, sessionsDir } from '../client/connection';
@@ -50,14 +51,20 @@ export interface OpenRuntimeOptions {
   forwardCoreLogs?: boolean;
   /** Log only errors of the Temporal SDK (activity retries are warnings) unless AGENT_RUNNER_LOG_LEVEL says otherwise. */
   quiet?: boolean;
+  /**
+   * Before starting a dev server or worker, check that the data directory is writable and (for a
+   * worker) that the model API key is set. @default true
+   */
+  preflight?: boolean;
 }
 
 /**
  * Connects to Temporal the way the config says: a configured `temporal.address` (start nothing),
  * else a live `agent-runner server` recorded in the data directory, else an embedded dev server
  * persisted at `<dataDir>/<devServer.dbFilename>` plus an in-process worker.
- * @throws TemporalCliNotFoundError / DevServerStartError when the embedded server cannot start;
- *   TemporalUnreachableError when a configured server does not answer.
+ * @throws DataDirError / ModelKeyMissingError before anything starts (see {@link checkDataDir},
+ *   {@link checkModelKey}); TemporalCliNotFoundError / DevServerStartError when the embedded server
+ *   cannot start; TemporalUnreachableError when a configured server does not answer.
  */
 export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
   const { config } = opts;
@@ -78,6 +85,11 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
   let workerRun: Promise<void> | null = null;
   try {
     const found = opts.forceEmbedded && !config.temporal.address ? null : await findServer(config);
+    const runWorker = opts.worker ?? !found;
+    if (opts.preflight !== false && (runWorker || !found)) {
+      checkDataDir(config.dataDir);
+      if (runWorker) checkModelKey(config, env);
+    }
     if (found) {
       ({ mode, address } = found);
       if (mode === 'shared') log(`using the agent-runner server at ${address}`);
@@ -104,7 +116,6 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
       log(`Temporal dev server at ${address}${devServer.uiUrl ? `, Web UI ${devServer.uiUrl}` : ''}`);
     }
     ({ connection, client } = await connectTemporalClient(config, { address, mode }, env));
-    const runWorker = opts.worker ?? mode === 'embedded';
     if (runWorker) {
       nativeConnection = await NativeConnection.connect(targetConnectionOptions(config, { address, mode }, env));
       worker = await createRunnerWorker({ connection: nativeConnection, config, store, env });
