@@ -3,8 +3,7 @@
  * start an embedded Temporal dev server, and run a worker in this process when asked. Clients that
  * only start and steer turns use `src/client/connection.ts` instead and load none of this.
  */
-import type { Worker } from '@temporalio/worker';
-import { NativeConnection } from '@temporalio/worker';
+import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Connection } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
@@ -12,13 +11,10 @@ import { SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import type { ClientRuntime } from '../client/connection';
 import { connectTemporalClient, findServer, openTranscriptStore, targetConnectionOptions } from '../client/connection';
 import type { DevServer } from './dev-server';
-import { findTemporalCli, startDevServer } from './dev-server';
-import { createRunnerWorker } from './worker';
 import { lockEmbeddedServer } from './server-lock';
-import { installRuntimeLogging, runtimeLogLevel } from './logging';
 import { checkDataDir, checkModelKey } from './preflight';
 
-export { runtimeLogLevel } from './logging';
+export { runtimeLogLevel } from './log-level';
 export { TemporalUnreachableError, connectionOptions, sessionsDir } from '../client/connection';
 
 /** How a process reaches Temporal, and what it started to do so. */
@@ -61,7 +57,9 @@ export interface OpenRuntimeOptions {
 /**
  * Connects to Temporal the way the config says: a configured `temporal.address` (start nothing),
  * else a live `agent-runner server` recorded in the data directory, else an embedded dev server
- * persisted at `<dataDir>/<devServer.dbFilename>` plus an in-process worker.
+ * persisted at `<dataDir>/<devServer.dbFilename>` plus an in-process worker. The dev-server
+ * launcher, the native worker and the activities (with the Anthropic SDK) are loaded only when
+ * this process starts a server or runs a worker.
  * @throws DataDirError / ModelKeyMissingError before anything starts (see {@link checkDataDir},
  *   {@link checkModelKey}); TemporalCliNotFoundError / DevServerStartError when the embedded server
  *   cannot start; TemporalUnreachableError when a configured server does not answer.
@@ -69,9 +67,6 @@ export interface OpenRuntimeOptions {
 export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
   const { config } = opts;
   const env = opts.env ?? process.env;
-  installRuntimeLogging(runtimeLogLevel(env, opts.quiet ? 'ERROR' : 'WARN'), {
-    forwardCoreLogs: opts.forwardCoreLogs ?? true,
-  });
   const log = opts.log ?? (() => undefined);
   const store = openTranscriptStore(config, log);
   let devServer: DevServer | null = null;
@@ -90,11 +85,18 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
       checkDataDir(config.dataDir);
       if (runWorker) checkModelKey(config, env);
     }
+    if (runWorker || !found) {
+      const { installRuntimeLogging, runtimeLogLevel } = await import('./logging');
+      installRuntimeLogging(runtimeLogLevel(env, opts.quiet ? 'ERROR' : 'WARN'), {
+        forwardCoreLogs: opts.forwardCoreLogs ?? true,
+      });
+    }
     if (found) {
       ({ mode, address } = found);
       if (mode === 'shared') log(`using the agent-runner server at ${address}`);
     } else {
       mode = 'embedded';
+      const { findTemporalCli, startDevServer } = await import('./dev-server');
       const cliPath = findTemporalCli({ configured: config.devServer.cliPath, env });
       releaseLock = lockEmbeddedServer(config.dataDir);
       log(`starting the embedded Temporal dev server (${cliPath})`);
@@ -117,6 +119,8 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
     }
     ({ connection, client } = await connectTemporalClient(config, { address, mode }, env));
     if (runWorker) {
+      const { NativeConnection } = await import('@temporalio/worker');
+      const { createRunnerWorker } = await import('./worker');
       nativeConnection = await NativeConnection.connect(targetConnectionOptions(config, { address, mode }, env));
       worker = await createRunnerWorker({ connection: nativeConnection, config, store, env });
       workerRun = worker.run();

@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli';
+import { startRunnerEnv } from '../helpers/runner-env';
 
 const PRELOAD = join(__dirname, '..', 'helpers', 'report-loaded-modules.js');
 
@@ -36,7 +37,7 @@ async function runAndTrace(args: string[], env: NodeJS.ProcessEnv) {
 const has = (mods: string[], re: RegExp): string[] => mods.filter((m) => re.test(m));
 const TEMPORAL = /node_modules\/@temporalio\//;
 const WORKER_SIDE =
-  /node_modules\/(@temporalio\/worker|@temporalio\/core-bridge|webpack|@anthropic-ai\/sdk)\/|dist\/src\/(worker\/(runtime|worker|dev-server|workflow-bundle|logging)|activities\/)/;
+  /node_modules\/(@temporalio\/worker|@temporalio\/core-bridge|webpack|@anthropic-ai\/sdk)\/|dist\/src\/(worker\/(worker|dev-server|workflow-bundle|logging)|activities\/)/;
 
 describe('agent-runner start-up', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'dar-startup-'));
@@ -85,5 +86,22 @@ describe('agent-runner start-up', () => {
     expect(r.stderr).toContain('ANTHROPIC_API_KEY is not set');
     expect(readdirSync(fresh).filter((f) => !f.startsWith('.'))).toEqual([]);
     expect(Date.now() - started).toBeLessThan(30_000); // a started dev server would show up in the data dir
+  });
+
+  test('-p against a running server: runs the turn without loading the worker, bundler or model SDK', async () => {
+    const env = await startRunnerEnv({
+      scenario: { steps: [{ content: [{ text: 'hello from the model' }] }] },
+    });
+    try {
+      const r = await runAndTrace(['-p', 'say hello', '--output-format', 'json'], {
+        ...baseEnv(env.dataDir),
+        ...env.workerEnv,
+      });
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(JSON.parse(r.stdout)).toMatchObject({ subtype: 'success', result: 'hello from the model' });
+      expect(has(r.modules, WORKER_SIDE)).toEqual([]);
+    } finally {
+      await env.close();
+    }
   });
 });
