@@ -111,6 +111,8 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
         namespace: config.temporal.namespace,
         searchAttributes: { ...SEARCH_ATTRIBUTES },
         logLevel: config.devServer.logLevel,
+        dynamicConfig: config.devServer.dynamicConfig,
+        sqlitePragmas: config.devServer.sqlitePragmas,
         startTimeoutMs: config.devServer.startTimeoutMs,
         ...(opts.keepAlive ? { keepAlive: true } : {}),
       });
