@@ -172,6 +172,12 @@ const DevServerSchema = z.strictObject({
   logLevel: z
     .enum(DEV_SERVER_LOG_LEVELS, { error: `expected one of ${DEV_SERVER_LOG_LEVELS.join(', ')}` })
     .default('warn'),
+  dynamicConfig: z.record(z.string().min(1), z.unknown(), { error: 'expected a map of key: value' }).default({}),
+  sqlitePragmas: z
+    .record(z.string().regex(/^[a-z_]+$/, { error: 'expected a pragma name' }), z.string(), {
+      error: 'expected a map of pragma: value',
+    })
+    .default({}),
 });
 
 const WorkerSchema = z.strictObject({
@@ -278,6 +284,17 @@ export interface DevServerConfig {
   startTimeoutMs: number;
   /** Server log level. @default "warn" */
   logLevel: DevServerLogLevel;
+  /**
+   * Extra dynamic config (`--dynamic-config-value KEY=JSON`), over the tuning every dev server gets
+   * (`history.transferProcessorMaxPollRPS: 1000`; docs/performance.md, "Server tuning"). @default {}
+   */
+  dynamicConfig: Record<string, unknown>;
+  /**
+   * SQLite pragmas of the database file (`--sqlite-pragma NAME=VALUE`), over the defaults
+   * `journal_mode: wal`, `synchronous: normal` (set `synchronous: full` to survive an OS crash
+   * without losing the last transactions). @default {}
+   */
+  sqlitePragmas: Record<string, string>;
 }
 
 /** Worker tuning (`worker`); see Temporal's `WorkerOptions`. */

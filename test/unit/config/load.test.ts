@@ -80,6 +80,8 @@ describe('config defaults', () => {
       dbFilename: 'temporal.db',
       startTimeoutMs: 60000,
       logLevel: 'warn',
+      dynamicConfig: {},
+      sqlitePragmas: {},
     });
     expect(c.worker.maxCachedWorkflows).toBe(500);
     expect(c.model.name).toBe('claude-sonnet-5-5');
