@@ -68,7 +68,13 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
   const { config } = opts;
   const env = opts.env ?? process.env;
   const log = opts.log ?? (() => undefined);
-  const store = openTranscriptStore(config, log);
+  // Opened first: a store that cannot be reached fails before any server starts. A process that
+  // runs a worker brings a PostgreSQL schema up to date; others only check it.
+  const store = await openTranscriptStore(
+    config,
+    log,
+    opts.worker === false || (opts.worker === undefined && config.temporal.address) ? 'check' : 'migrate',
+  );
   let devServer: DevServer | null = null;
   let releaseLock: (() => void) | null = null;
   let mode: Runtime['mode'];
@@ -132,6 +138,7 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
     await connection?.close().catch(() => undefined);
     await devServer?.stop().catch(() => undefined);
     releaseLock?.();
+    await store.close().catch(() => undefined);
     throw e;
   }
   let closed = false;
@@ -152,6 +159,7 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
       await connection?.close().catch(() => undefined);
       await devServer?.stop();
       releaseLock?.();
+      await store.close().catch(() => undefined);
     },
   };
 }
