@@ -14,7 +14,10 @@ jest.setTimeout(180_000);
 function repoWithSettings(settings: unknown): { repo: string; home: string } {
   const repo = makeRepo({ 'secrets/key': 'TOKEN=1\n', 'src/a.ts': 'a\n' });
   mkdirSync(join(repo, '.claude'), { recursive: true });
-  writeFileSync(join(repo, '.claude', 'settings.json'), typeof settings === 'string' ? settings : JSON.stringify(settings));
+  writeFileSync(
+    join(repo, '.claude', 'settings.json'),
+    typeof settings === 'string' ? settings : JSON.stringify(settings),
+  );
   const home = mkdtempSync(join(tmpdir(), 'settings-home-'));
   // As with claude -p, the project's allow rules count once the workspace is trusted.
   writeFileSync(join(home, '.claude.json'), JSON.stringify({ projects: { [repo]: { hasTrustDialogAccepted: true } } }));
@@ -82,7 +85,10 @@ describe('settings files decide tool calls', () => {
     const r = await runCli(['-p', 'go', '--output-format', 'json', '--cwd', repo], {
       env: { ...env.workerEnv, HOME: home, TEMPORAL_ADDRESS: process.env['TEST_TEMPORAL_ADDRESS'] },
     });
-    const result = JSON.parse(r.stdout.trim()) as { subtype: string; permission_denials: Array<Record<string, unknown>> };
+    const result = JSON.parse(r.stdout.trim()) as {
+      subtype: string;
+      permission_denials: Array<Record<string, unknown>>;
+    };
     expect(result.subtype).toBe('success');
     expect(result.permission_denials.map((d) => [d['tool_name'], d['tool_input']])).toEqual([
       ['Read', { file_path: join(repo, 'secrets', 'key') }],

@@ -59,13 +59,13 @@ describe('child process environments', () => {
   test('devServerEnvironment: only what a server needs (path, home, temp, locale, time zone)', () => {
     expect(devServerEnvironment(user)).toEqual({ PATH: user.PATH, HOME: '/home/u', LANG: 'C.UTF-8', LC_ALL: 'C' });
   });
-  test('secretEnvNames: the model key, the Temporal key and TLS variables, and tools.secretEnv', () => {
+  test('secretEnvNames: the model key, the Temporal key, TLS key variables, and tools.secretEnv', () => {
     const names = secretEnvNames({
       model: { apiKeyEnv: 'K' },
-      temporal: { apiKeyEnv: 'T', tls: { clientKeyEnv: 'TK', clientCertEnv: 'TC', serverRootCaCertEnv: 'CA' } },
+      temporal: { apiKeyEnv: 'T' },
       tools: { secretEnv: ['S'] },
     });
-    for (const n of ['K', 'T', 'TK', 'TC', 'CA', 'S', 'ANTHROPIC_API_KEY']) expect(names.has(n)).toBe(true);
+    for (const n of ['K', 'T', 'S', 'ANTHROPIC_API_KEY', 'TEMPORAL_TLS_KEY']) expect(names.has(n)).toBe(true);
   });
   test('toolEnvironment: the settings env may set a name the runner keeps secret (the user chose it for tools)', () => {
     expect(toolEnvironment({ base: user, extra: { ANTHROPIC_API_KEY: 'for-tools' } })['ANTHROPIC_API_KEY']).toBe(
