@@ -78,8 +78,8 @@ export function createActivities(deps: ActivityDeps): Activities {
         ...(deps.config.tools ? { settings: { ...deps.config.tools } } : {}),
         executeTool,
         isIdempotent: (name) => BUILTIN_TOOLS.get(name)?.idempotent ?? true,
-        // Tool processes get the user's environment minus the runner's secrets (src/env/child-env.ts).
-        childEnv: new ChildEnvironments(deps.config, deps.env ?? process.env),
+        // Tool processes get the worker's environment minus the runner's secrets (src/env/child-env.ts).
+        childEnv: new ChildEnvironments(deps.config),
       }),
     ),
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),

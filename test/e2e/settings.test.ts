@@ -54,9 +54,14 @@ describe('settings files: bad input is exit 2 naming the file and the field', ()
 
 describe('settings files decide tool calls', () => {
   let env: RunnerEnv;
-  afterEach(async () => env?.close());
+  const savedKey = process.env['ANTHROPIC_API_KEY'];
+  afterEach(async () => {
+    await env?.close();
+    if (savedKey === undefined) delete process.env['ANTHROPIC_API_KEY'];
+    else process.env['ANTHROPIC_API_KEY'] = savedKey;
+  });
 
-  test('settings: allow and deny rules for Read, Edit and Bash, and env for Bash commands', async () => {
+  test('settings: allow and deny rules for Read, Edit and Bash; env for Bash commands, which never see the API key', async () => {
     const { repo, home } = repoWithSettings({
       permissions: {
         allow: ['Bash(echo *)', 'Edit(src/**)'],
@@ -65,6 +70,8 @@ describe('settings files decide tool calls', () => {
       env: { FROM_SETTINGS: 'settings-value' },
     });
     const tool = (name: string, input: Record<string, unknown>) => ({ tool_use: { name, input } });
+    // The worker (in this process) has an API key in its environment; its Bash commands must not see it.
+    process.env['ANTHROPIC_API_KEY'] = 'sk-worker-key';
     env = await startRunnerEnv({
       scenario: {
         steps: [
@@ -76,7 +83,7 @@ describe('settings files decide tool calls', () => {
           },
           { content: [tool('Read', { file_path: join(repo, 'src', 'a.ts') })] },
           { content: [tool('Edit', { file_path: join(repo, 'src', 'a.ts'), old_string: 'a', new_string: 'b' })] },
-          { content: [tool('Bash', { command: 'echo "$FROM_SETTINGS" > src/env.txt' })] },
+          { content: [tool('Bash', { command: 'echo "$FROM_SETTINGS ${ANTHROPIC_API_KEY:-no-key}" > src/env.txt' })] },
           { content: [tool('Bash', { command: 'echo ok & touch pwned.txt' })] },
           { content: [{ text: 'done' }] },
         ],
@@ -95,7 +102,8 @@ describe('settings files decide tool calls', () => {
       ['Bash', { command: 'echo ok & touch pwned.txt' }],
     ]);
     expect(readFileSync(join(repo, 'src', 'a.ts'), 'utf8')).toBe('b\n');
-    expect(readFileSync(join(repo, 'src', 'env.txt'), 'utf8')).toBe('settings-value\n');
+    // The settings env reaches the command; the worker's API key does not.
+    expect(readFileSync(join(repo, 'src', 'env.txt'), 'utf8')).toBe('settings-value no-key\n');
     expect(existsSync(join(repo, 'pwned.txt'))).toBe(false);
   });
 });
