@@ -1,5 +1,5 @@
 /**
- * What the benchmarks share: one in-memory Temporal dev server per run, runner set-ups (fake
+ * What the benchmarks share: one tuned, file-backed Temporal dev server per run, runner set-ups (fake
  * model server, data directory, store, client, worker in this process or as `agent-runner worker`
  * child processes) and turn helpers.
  */
@@ -35,15 +35,31 @@ export function progress(line: string): void {
   process.stderr.write(`[bench] ${line}\n`);
 }
 
-/** Starts the run's Temporal dev server (in-memory database, like the test suite's). */
-export async function startBenchServer(): Promise<DevServer> {
+/**
+ * Server settings of a benchmark dev server: `tuned` is what every dev server of the project gets
+ * (`DEV_SERVER_DYNAMIC_CONFIG`, `DEV_SERVER_SQLITE_PRAGMAS`); `default` is the Temporal CLI's own
+ * defaults (transfer-queue poll rate 20/s, SQLite rollback journal with full sync), for comparison.
+ */
+export type BenchServerTuning = 'tuned' | 'default';
+
+/**
+ * Starts a dev server for the benchmarks, on a SQLite file like the embedded server's (the
+ * database is part of every step's cost).
+ */
+export async function startBenchServer(tuning: BenchServerTuning = 'tuned'): Promise<DevServer> {
   installRuntimeLogging('ERROR');
   return startDevServer({
     cliPath: findTemporalCli(),
     dataDir: mkdtempSync(join(tmpdir(), 'dar-bench-temporal-')),
-    dbFilename: null,
+    dbFilename: 'temporal.db',
     searchAttributes: { ...SEARCH_ATTRIBUTES },
     logLevel: 'error',
+    ...(tuning === 'default'
+      ? {
+          dynamicConfig: { 'history.transferProcessorMaxPollRPS': 20 },
+          sqlitePragmas: { journal_mode: 'delete', synchronous: 'full' },
+        }
+      : {}),
   });
 }
 

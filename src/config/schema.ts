@@ -186,6 +186,12 @@ const DevServerSchema = z.strictObject({
   logLevel: z
     .enum(DEV_SERVER_LOG_LEVELS, { error: `expected one of ${DEV_SERVER_LOG_LEVELS.join(', ')}` })
     .default('warn'),
+  dynamicConfig: z.record(z.string().min(1), z.unknown(), { error: 'expected a map of key: value' }).default({}),
+  sqlitePragmas: z
+    .record(z.string().regex(/^[a-z_]+$/, { error: 'expected a pragma name' }), z.string(), {
+      error: 'expected a map of pragma: value',
+    })
+    .default({}),
 });
 
 const WorkerSchema = z.strictObject({
@@ -212,6 +218,15 @@ const ModelSchema = z.strictObject({
 const ToolsSchema = z.strictObject({
   bashTimeoutMs: positiveInt(120_000),
   bashOutputLimitChars: positiveInt(30_000),
+  /**
+   * More environment variables tool processes must not see (besides the model and Temporal keys),
+   * e.g. tokens the worker itself uses. See src/env/child-env.ts.
+   */
+  secretEnv: z
+    .array(z.string().regex(ENV_NAME_RE, { error: 'expected the name of an environment variable' }), {
+      error: 'expected a list of environment variable names',
+    })
+    .default([]),
 });
 
 const STORE_URL_ERROR = 'expected a postgres:// URL, jsonl:DIR, or null (JSONL files under dataDir)';
@@ -332,6 +347,17 @@ export interface DevServerConfig {
   startTimeoutMs: number;
   /** Server log level. @default "warn" */
   logLevel: DevServerLogLevel;
+  /**
+   * Extra dynamic config (`--dynamic-config-value KEY=JSON`), over the tuning every dev server gets
+   * (`history.transferProcessorMaxPollRPS: 1000`; docs/performance.md, "Server tuning"). @default {}
+   */
+  dynamicConfig: Record<string, unknown>;
+  /**
+   * SQLite pragmas of the database file (`--sqlite-pragma NAME=VALUE`), over the defaults
+   * `journal_mode: wal`, `synchronous: normal` (set `synchronous: full` to survive an OS crash
+   * without losing the last transactions). @default {}
+   */
+  sqlitePragmas: Record<string, string>;
 }
 
 /** Worker tuning (`worker`); see Temporal's `WorkerOptions`. */
@@ -376,6 +402,8 @@ export interface ToolsConfig {
   bashTimeoutMs: number;
   /** Bash output kept for the model, in characters. @default 30000 */
   bashOutputLimitChars: number;
+  /** Environment variables tool processes never see, besides the model and Temporal keys. @default [] */
+  secretEnv: string[];
 }
 
 /**
