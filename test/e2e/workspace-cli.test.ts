@@ -35,6 +35,7 @@ describe('workspace: bad input is a clear error (exit 2) and loses nothing', () 
       env: {
         ...process.env,
         TEMPORAL_ADDRESS: process.env['TEST_TEMPORAL_ADDRESS'],
+        ANTHROPIC_API_KEY: 'test-key',
         AGENT_RUNNER_DATA_DIR: path.dirname(file),
         AGENT_RUNNER_WORKSPACE_ROOT: `${file}/workspaces`,
       },
