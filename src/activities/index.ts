@@ -11,6 +11,7 @@ import { createRunTool } from './run-tool';
 import { BUILTIN_TOOLS, toolsForModel } from './tools/registry';
 import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordTranscript } from './transcript';
+import { createLoadContext } from './context';
 import { withStorageErrors } from './store-errors';
 import type { Activities } from './types';
 
@@ -81,5 +82,6 @@ export function createActivities(deps: ActivityDeps): Activities {
     ),
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),
     loadSession: createLoadSession(deps.store, priceFor),
+    loadContext: withStorageErrors(createLoadContext(deps.store)),
   };
 }

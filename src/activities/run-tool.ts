@@ -4,6 +4,7 @@ import type { ContentBlock, TranscriptEntry } from '../common/transcript';
 import { resolveCommandPermission } from '../engine/command-rules';
 import type { TranscriptStore } from '../store/transcript-store';
 import type { ToolContext, ToolOutput, ToolSettings } from './tools/types';
+import { nestedMemoryAttachments } from './nested-memory';
 
 /** What `runTool` needs from the worker. */
 export interface RunToolDeps {
@@ -169,6 +170,25 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       }
     }
 
+    const turnId = Context.current().info.workflowExecution?.workflowId ?? '';
+    let attachments: TranscriptEntry['attachments'];
+    if (out.outcome === 'ok') {
+      try {
+        const nested = await nestedMemoryAttachments({
+          cwd: input.cwd,
+          turnId,
+          toolName: input.toolName,
+          toolInput,
+          entries: await store.load(input.sessionId),
+        });
+        for (const w of nested.warnings) Context.current().log.warn(w, { sessionId: input.sessionId });
+        if (nested.attachments.length) attachments = nested.attachments as unknown as TranscriptEntry['attachments'];
+      } catch (err) {
+        // Memory is a help for the model; a failure to read it never fails the tool call.
+        Context.current().log.warn(`nested memory not loaded: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+
     const entry: TranscriptEntry = {
       v: 1,
       type: 'user',
@@ -187,8 +207,9 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
           },
         ],
       },
-      turnId: Context.current().info.workflowExecution?.workflowId ?? '',
+      turnId,
       ...(out.structured !== undefined ? { toolUseResult: out.structured } : {}),
+      ...(attachments ? { attachments } : {}),
       toolRun: {
         tool: input.toolName,
         outcome: out.outcome,

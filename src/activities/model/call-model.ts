@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { resolveToolPath } from '../tools/file-state';
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure, Context } from '@temporalio/activity';
@@ -16,7 +14,7 @@ import { TranscriptChainError } from '../../store/transcript-store';
 import { classifyModelError } from './errors';
 import { buildMessages, buildSystem } from './request';
 import { assembleStream } from './stream';
-import { defaultSystemPrompt } from './system-prompt';
+import { layeredSystemPrompt } from './system-prompt';
 
 /** What `callModel` needs from the worker. */
 export interface ModelDeps {
@@ -32,19 +30,11 @@ export interface ModelDeps {
 }
 
 /** Builds the system prompt of a call. */
-export function systemPromptFor(
-  input: Pick<CallModelInput, 'cwd' | 'tools' | 'systemPrompt' | 'appendSystemPrompt'>,
-): string {
-  const tools = input.tools ?? [...BUILTIN_TOOL_NAMES];
-  const base =
-    input.systemPrompt ??
-    defaultSystemPrompt({
-      cwd: input.cwd,
-      platform: process.platform,
-      isGitRepo: existsSync(join(input.cwd, '.git')),
-      tools,
-    });
-  return input.appendSystemPrompt ? `${base}\n\n${input.appendSystemPrompt}` : base;
+export function systemPromptFor(input: Pick<CallModelInput, 'systemPrompt' | 'appendSystemPrompt'>): string {
+  return layeredSystemPrompt({
+    ...(input.systemPrompt !== undefined ? { systemPrompt: input.systemPrompt } : {}),
+    ...(input.appendSystemPrompt !== undefined ? { appendSystemPrompt: input.appendSystemPrompt } : {}),
+  });
 }
 
 function summarize(
