@@ -1,8 +1,6 @@
 /** Transcript storage: the interface and its default JSONL backend. */
 export { TranscriptChainError, type TranscriptStore } from './transcript-store';
-export { contentRefOf, InvalidContentRefError, isContentRef, type ContentRef } from './content-ref';
 export {
-  contentDir,
   InvalidTranscriptIdError,
   JsonlTranscriptStore,
   TranscriptCycleError,

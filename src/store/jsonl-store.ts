@@ -7,7 +7,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { TRANSCRIPT_SCHEMA_VERSION, TranscriptEntrySchema, type TranscriptEntry } from '../common/transcript';
 import { TranscriptChainError, type TranscriptStore } from './transcript-store';
-import { type ContentRef, contentRefOf, InvalidContentRefError, isContentRef } from './content-ref';
 
 /** Thrown when a session id or tool-use id could not be used safely as a file name. */
 export class InvalidTranscriptIdError extends Error {
@@ -60,11 +59,6 @@ export function transcriptPath(dataDir: string, sessionId: string): string {
   return path.join(sessionsDir(dataDir), `${sessionId}.jsonl`);
 }
 
-/** Directory of stored content: `<dataDir>/content`. */
-export function contentDir(dataDir: string): string {
-  return path.join(dataDir, 'content');
-}
-
 /** Options of {@link JsonlTranscriptStore}. */
 export interface JsonlTranscriptStoreOptions {
   /**
@@ -107,8 +101,6 @@ export class JsonlTranscriptStore implements TranscriptStore {
   private readonly maxCached: number;
   private readonly caches = new Map<string, SessionCache>();
   private readonly locks = new Map<string, Promise<void>>();
-  /** Content read or written by this process (immutable by construction), most recent last. */
-  private readonly contentCache = new Map<ContentRef, string>();
 
   /**
    * @param dataDir the runner's data directory; files go to `<dataDir>/sessions/`.
@@ -246,76 +238,7 @@ export class JsonlTranscriptStore implements TranscriptStore {
     return false;
   }
 
-  /**
-   * Writes `<dataDir>/content/<2 hex>/<64 hex>` (temporary file, fsync, rename), unless a file of
-   * that name exists already.
-   */
-  async putContent(content: string): Promise<ContentRef> {
-    const ref = contentRefOf(content);
-    const file = this.contentPath(ref);
-    if (!this.contentCache.has(ref)) {
-      const exists = await fs.promises.stat(file).then(
-        (st) => st.isFile(),
-        () => false,
-      );
-      if (!exists) {
-        const dir = path.dirname(file);
-        await fs.promises.mkdir(dir, { recursive: true });
-        const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-        const handle = await fs.promises.open(tmp, 'w');
-        try {
-          await handle.writeFile(content, 'utf8');
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
-        await fs.promises.rename(tmp, file);
-        await syncDir(dir);
-      }
-    }
-    this.cacheContent(ref, content);
-    return ref;
-  }
-
-  /** A file whose bytes do not hash to its name (a damaged disk) counts as missing, with a warning. */
-  async getContent(ref: ContentRef): Promise<string | undefined> {
-    if (!isContentRef(ref)) throw new InvalidContentRefError(ref);
-    const cached = this.contentCache.get(ref);
-    if (cached !== undefined) return cached;
-    let content: string;
-    try {
-      content = await fs.promises.readFile(this.contentPath(ref), 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
-    if (contentRefOf(content) !== ref) {
-      this.warn(`${this.contentPath(ref)}: content does not match its hash; ignored`);
-      return undefined;
-    }
-    this.cacheContent(ref, content);
-    return content;
-  }
-
   // -------------------------------------------------------------------------------------------
-
-  private contentPath(ref: ContentRef): string {
-    if (!isContentRef(ref)) throw new InvalidContentRefError(ref);
-    const hex = ref.slice('sha256:'.length);
-    return path.join(contentDir(this.dataDir), hex.slice(0, 2), hex);
-  }
-
-  /** Keeps up to 64 pieces of content (at most 1 MiB each) in memory. */
-  private cacheContent(ref: ContentRef, content: string): void {
-    if (content.length > 1024 * 1024) return;
-    this.contentCache.delete(ref);
-    this.contentCache.set(ref, content);
-    while (this.contentCache.size > 64) {
-      const oldest = this.contentCache.keys().next().value;
-      if (oldest === undefined) break;
-      this.contentCache.delete(oldest);
-    }
-  }
 
   /** Appends the lines not stored yet; the caller holds the session lock. */
   private async write(sessionId: string, entries: TranscriptEntry[]): Promise<number> {

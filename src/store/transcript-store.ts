@@ -1,5 +1,4 @@
 import type { TranscriptEntry } from '../common/transcript';
-import type { ContentRef } from './content-ref';
 
 /**
  * Durable storage of session transcripts: the content that workflow history only refers to.
@@ -35,18 +34,6 @@ export interface TranscriptStore {
    *   started and may have had effects).
    */
   markToolRunStarted(sessionId: string, toolUseId: string): Promise<boolean>;
-  /**
-   * Stores a piece of content that workflow inputs refer to (a system prompt part, the user's
-   * memory files), addressed by its hash: storing the same content again is a no-op. Resolves
-   * once it is durable.
-   * @returns its ref (`sha256:<hex>`)
-   */
-  putContent(content: string): Promise<ContentRef>;
-  /**
-   * Content stored by {@link putContent}, or undefined when the store does not hold it.
-   * @throws InvalidContentRefError for a malformed ref.
-   */
-  getContent(ref: ContentRef): Promise<string | undefined>;
 }
 
 /** Thrown by `TranscriptStore.chain` when a line of the chain cannot be found. */

@@ -3,8 +3,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { TranscriptEntry } from '../../../src/common/transcript';
 import {
-  contentRefOf,
-  InvalidContentRefError,
   InvalidTranscriptIdError,
   JsonlTranscriptStore,
   TranscriptChainError,
@@ -315,45 +313,5 @@ describe('JsonlTranscriptStore sessions and markers', () => {
     }
     await expect(store.markToolRunStarted(SESSION, '../x')).rejects.toBeInstanceOf(InvalidTranscriptIdError);
     expect(fs.existsSync(path.join(dataDir, 'evil.jsonl'))).toBe(false);
-  });
-});
-
-describe('JsonlTranscriptStore content', () => {
-  test('store: putContent stores content once under its sha256 and getContent reads it back', async () => {
-    const text = 'Always answer in French.\n'.repeat(1000);
-    const ref = await store.putContent(text);
-    expect(ref).toBe(contentRefOf(text));
-    expect(ref).toMatch(/^sha256:[0-9a-f]{64}$/);
-    await expect(store.putContent(text)).resolves.toBe(ref);
-    const hex = ref.slice('sha256:'.length);
-    const file = path.join(dataDir, 'content', hex.slice(0, 2), hex);
-    expect(fs.readFileSync(file, 'utf8')).toBe(text);
-    // Another process (a fresh instance) reads the same content.
-    await expect(new JsonlTranscriptStore(dataDir).getContent(ref)).resolves.toBe(text);
-    expect(fs.readdirSync(path.dirname(file))).toEqual([hex]); // no temporary files left
-  });
-
-  test('store: getContent of unknown content is undefined; a malformed ref is an error', async () => {
-    await expect(store.getContent(contentRefOf('never stored'))).resolves.toBeUndefined();
-    for (const bad of ['sha256:../../etc/passwd', 'md5:abc', '', `sha256:${'A'.repeat(64)}`]) {
-      await expect(store.getContent(bad)).rejects.toBeInstanceOf(InvalidContentRefError);
-    }
-  });
-
-  test('store: content whose bytes no longer match its hash counts as missing, with a warning', async () => {
-    const ref = await store.putContent('original');
-    const hex = ref.slice('sha256:'.length);
-    fs.writeFileSync(path.join(dataDir, 'content', hex.slice(0, 2), hex), 'tampered');
-    await expect(
-      new JsonlTranscriptStore(dataDir, { onWarning: (m) => warnings.push(m) }).getContent(ref),
-    ).resolves.toBeUndefined();
-    expect(warnings.join('\n')).toMatch(/does not match its hash/);
-  });
-
-  test('store: empty and non-ASCII content round-trip', async () => {
-    for (const text of ['', 'Grüße — 日本語 ✓']) {
-      const ref = await store.putContent(text);
-      await expect(new JsonlTranscriptStore(dataDir).getContent(ref)).resolves.toBe(text);
-    }
   });
 });
