@@ -5,6 +5,7 @@ import { TRANSCRIPT_SCHEMA_VERSION } from '../common/transcript';
 import type { TranscriptEntry } from '../common/transcript';
 import { MemoryImportCycleError } from '../context/memory-files';
 import { loadSessionContext } from '../context/session-context';
+import { getContextContent, MissingContextContentError } from '../context/content-keys';
 import type { TranscriptStore } from '../store/transcript-store';
 
 function summaryOf(entry: TranscriptEntry, replayed: boolean, warnings: number): LoadContextSummary {
@@ -31,16 +32,17 @@ export function createLoadContext(store: TranscriptStore): (input: LoadContextIn
     const existing = await store.get(input.sessionId, input.uuid);
     if (existing) return summaryOf(existing, true, 0);
     let userMemory: MemoryFile[] = [];
-    if (input.userMemoryRef !== undefined) {
-      const json = await store.getContent(input.userMemoryRef);
-      if (json === undefined) {
+    if (input.userMemoryKey !== undefined) {
+      try {
+        userMemory = JSON.parse(await getContextContent(store, input.sessionId, input.userMemoryKey)) as MemoryFile[];
+      } catch (err) {
+        if (!(err instanceof MissingContextContentError)) throw err;
         throw ApplicationFailure.create({
           type: ContextErrorType.MissingContent,
           nonRetryable: true,
-          message: `the user's memory files (${input.userMemoryRef}) are not in the transcript store`,
+          message: err.message,
         });
       }
-      userMemory = JSON.parse(json) as MemoryFile[];
     }
     let loaded;
     try {

@@ -23,6 +23,7 @@ import { NoPromptError } from './stdin';
 import { TemporalCliNotFoundError } from '../worker/dev-server';
 import { EmbeddedServerBusyError } from '../worker/server-lock';
 import { InvalidTranscriptIdError } from '../store/jsonl-store';
+import { MemoryImportCycleError } from '../context/memory-files';
 import { TemporalUnreachableError } from '../client/runtime';
 
 const out = (s: string): void => {
@@ -68,7 +69,10 @@ export function buildProgram(setExit: (code: number) => void): Command {
     )
     .option('--include-partial-messages', 'accepted for compatibility; no stream_event messages are produced')
     .option('--permission-prompt-tool <tool>', 'accepted for compatibility; calls that would prompt are denied')
-    .option('--setting-sources <sources>', 'accepted for compatibility; no Claude Code settings files are read')
+    .option(
+      '--setting-sources <sources>',
+      'memory files read for a new session: comma-separated user (~/.claude/CLAUDE.md), project (CLAUDE.md), local (CLAUDE.local.md); default all',
+    )
     .option(
       '--allow-dangerously-skip-permissions',
       'accepted for compatibility (the Agent SDK sends it); bypassing still needs --permission-mode bypassPermissions',
@@ -90,7 +94,9 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--disallowedTools, --disallowed-tools <tools...>', 'tools that never run')
     .option('--tools <tools...>', 'tools offered to the model (default: Read Write Edit Bash Glob Grep)')
     .option('--system-prompt <text>', 'replace the default system prompt')
+    .option('--system-prompt-file <file>', 'replace the default system prompt with the text of a file')
     .option('--append-system-prompt <text>', 'append to the system prompt')
+    .option('--append-system-prompt-file <file>', 'append the text of a file to the system prompt')
     .option('--budget-pool <id>', 'report spend to this shared budget pool (see `agent-runner pool`)')
     .option('--verbose', 'print progress (tool calls, results, server start) on stderr')
     .option(
@@ -264,6 +270,7 @@ export async function main(argv: string[]): Promise<number> {
       e instanceof TemporalCliNotFoundError ||
       e instanceof EmbeddedServerBusyError ||
       e instanceof InvalidTranscriptIdError ||
+      e instanceof MemoryImportCycleError ||
       e instanceof TemporalUnreachableError
     ) {
       err(`agent-runner: ${e.message}`);

@@ -22,6 +22,9 @@ import {
 import { sessionWorkflowId } from '../workflows/ids';
 import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../common/search-attributes';
 import { assistantText, entryToSdkMessages, initMessage, resultMessage } from './sdk-message';
+import type { MemoryFile } from '../common/context';
+import { claudeConfigDir, loadUserMemory } from '../context/memory-files';
+import { storeContextOptions } from './context-options';
 
 /** Options of a {@link QueryEngine}. */
 export interface QueryEngineOptions {
@@ -48,6 +51,14 @@ export interface QueryEngineOptions {
    * them; the start is then retried without, once per client. @default {}
    */
   searchAttributes?: { batchId?: string; taskId?: string } | false;
+  /**
+   * Claude config directory whose `CLAUDE.md` is the user's own memory, sent to new sessions
+   * (unless `settingSources` leaves out `user`); `false` reads none.
+   * @default `CLAUDE_CONFIG_DIR`, else `~/.claude`
+   */
+  userConfigDir?: string | false;
+  /** Receives warnings about the user's memory files (cut to the limits, imports not followed). */
+  onWarning?: (text: string) => void;
 }
 
 /** Clients whose server refused the runner's search attributes (they are not sent again). */
@@ -100,11 +111,14 @@ export class QueryEngine {
     promptUuid?: string,
     extra: { updateId?: string } = {},
   ): Promise<SubmitResponse> {
+    // System prompt parts and the user's memory go to the store; the options carry their keys.
+    const defaults = await this.storeContext(this.opts.defaults);
+    if (options) options = await this.storeContext(options);
     const input: SessionInput = {
       v: WORKFLOW_STATE_VERSION,
       sessionId: this.sessionId,
       cwd: this.opts.cwd,
-      defaults: this.opts.defaults,
+      defaults,
       ...(this.opts.idleTimeoutMs !== undefined ? { idleTimeoutMs: this.opts.idleTimeoutMs } : {}),
     };
     const { client } = this.opts;
@@ -134,6 +148,24 @@ export class QueryEngine {
       noSearchAttributes.add(client);
       return submit(false);
     }
+  }
+
+  private userMemory: Promise<readonly MemoryFile[]> | undefined;
+
+  private storeContext<T extends Partial<TurnOptions>>(options: T): Promise<T> {
+    return storeContextOptions(this.opts.store, this.sessionId, options, () => {
+      this.userMemory ??= this.loadUserMemory();
+      return this.userMemory;
+    });
+  }
+
+  /** @throws MemoryImportCycleError when the user's memory files import each other in a cycle. */
+  private async loadUserMemory(): Promise<readonly MemoryFile[]> {
+    const dir = this.opts.userConfigDir ?? claudeConfigDir();
+    if (dir === false) return [];
+    const loaded = await loadUserMemory({ configDir: dir });
+    for (const w of loaded.warnings) this.opts.onWarning?.(w);
+    return loaded.files;
   }
 
   /**

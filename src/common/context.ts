@@ -58,8 +58,8 @@ export interface LoadContextInput {
   model: string;
   /** Memory sources (`--setting-sources`). @default every source */
   settingSources?: SettingSource[];
-  /** The user's own memory files (JSON of `MemoryFile[]`, stored by the client). */
-  userMemoryRef?: string;
+  /** Content key of the user's own memory files (JSON of `MemoryFile[]`, stored by the client). */
+  userMemoryKey?: string;
   /** Take a git status snapshot; false under a custom system prompt, as in Claude Code. */
   gitStatus: boolean;
 }
@@ -82,3 +82,21 @@ export const ContextErrorType = {
   /** The user's memory the client stored is not in the store (non-retryable). */
   MissingContent: 'ContextError.MissingContent',
 } as const;
+
+/**
+ * Parses a `--setting-sources` value: a comma-separated list of `user`, `project`, `local`
+ * (empty: none).
+ * @throws Error naming the unknown source and the valid ones.
+ */
+export function parseSettingSources(value: string): SettingSource[] {
+  const out: SettingSource[] = [];
+  for (const part of value.split(',')) {
+    const s = part.trim();
+    if (s === '') continue;
+    if (!(SETTING_SOURCES as readonly string[]).includes(s)) {
+      throw new Error(`unknown setting source "${s}" (valid: ${SETTING_SOURCES.join(', ')})`);
+    }
+    if (!out.includes(s as SettingSource)) out.push(s as SettingSource);
+  }
+  return out;
+}

@@ -14,8 +14,10 @@ export interface CallModelInput {
   maxTokens: number;
   /** Names of the tools offered to the model. @default every built-in tool */
   tools?: string[];
-  systemPrompt?: string;
-  appendSystemPrompt?: string;
+  /** Content key (session content store) of the text replacing the default system prompt. */
+  systemPromptKey?: string;
+  /** Content key of the text appended to the system prompt. */
+  appendSystemPromptKey?: string;
 }
 
 /** Output of `callModel`: a small summary; the message itself is in the store. */

@@ -118,6 +118,12 @@ export class TurnState {
     if (type === 'user') this.data.lastMessageType = 'user';
   }
 
+  /** The session's context line (written after the first prompt): the chain goes on from it. */
+  recordContext(uuid: string): void {
+    this.data.events.push(uuid);
+    this.data.leaf = uuid;
+  }
+
   /** Lines written before the leaf moved past them (a compaction writes a boundary and a summary). */
   appendLines(uuids: readonly string[]): void {
     for (const uuid of uuids) this.appendLine(uuid, 'user');

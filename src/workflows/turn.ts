@@ -75,7 +75,10 @@ class Turn {
 
   /** The loop: check limits, call the model, run the tools it asks for, decide whether to go on. */
   async run(): Promise<TurnOutcome> {
-    if (!this.input.carry) await this.start();
+    if (!this.input.carry) {
+      const failed = await this.start();
+      if (failed) return failed;
+    }
     for (;;) {
       const stop = await this.beforeModelCall();
       if (stop) return stop;
@@ -92,8 +95,11 @@ class Turn {
     }
   }
 
-  /** Records the prompt before the first model call (a crash after this loses nothing), then joins the pool. */
-  private async start(): Promise<void> {
+  /**
+   * Records the prompt before the first model call (a crash after this loses nothing), loads a
+   * new session's context, then joins the pool. Returns the outcome when the turn cannot start.
+   */
+  private async start(): Promise<TurnOutcome | null> {
     const { input } = this;
     this.state.activity = 'recordTranscript';
     await uninterruptible(() =>
@@ -111,7 +117,41 @@ class Turn {
         },
       ]),
     );
+    if (input.parentUuid === null) {
+      const failed = await this.loadContext();
+      if (failed) return failed;
+    }
     await this.member.join();
+    return null;
+  }
+
+  /**
+   * A new session's context (memory files, git status, environment), read on the worker and
+   * stored as one line after the prompt. A memory import cycle ends the turn with a setup error.
+   */
+  private async loadContext(): Promise<TurnOutcome | null> {
+    const { sessionId, cwd, options, promptUuid } = this.input;
+    this.state.activity = 'loadContext';
+    const uuid = uuid4();
+    try {
+      const loaded = await uninterruptible(() =>
+        this.acts.loadContext({
+          sessionId,
+          cwd,
+          uuid,
+          parentUuid: promptUuid,
+          model: options.model,
+          gitStatus: options.systemPromptKey === undefined,
+          ...(options.settingSources ? { settingSources: options.settingSources } : {}),
+          ...(options.userMemoryKey !== undefined ? { userMemoryKey: options.userMemoryKey } : {}),
+        }),
+      );
+      this.state.recordContext(loaded.uuid);
+      return null;
+    } catch (err) {
+      const f = modelFailureOf(err);
+      return this.state.outcome('error_during_execution', 'turn_setup_failed', [`${f.message} (${f.type})`]);
+    }
   }
 
   /**
@@ -153,8 +193,10 @@ class Turn {
           model: options.model,
           maxTokens: options.maxTokens,
           ...(options.tools ? { tools: options.tools } : {}),
-          ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
-          ...(options.appendSystemPrompt !== undefined ? { appendSystemPrompt: options.appendSystemPrompt } : {}),
+          ...(options.systemPromptKey !== undefined ? { systemPromptKey: options.systemPromptKey } : {}),
+          ...(options.appendSystemPromptKey !== undefined
+            ? { appendSystemPromptKey: options.appendSystemPromptKey }
+            : {}),
         }),
       );
     } catch (err) {

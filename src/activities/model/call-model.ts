@@ -15,6 +15,7 @@ import { classifyModelError } from './errors';
 import { buildMessages, buildSystem } from './request';
 import { assembleStream } from './stream';
 import { layeredSystemPrompt } from './system-prompt';
+import { getContextContent, MissingContextContentError } from '../../context/content-keys';
 
 /** What `callModel` needs from the worker. */
 export interface ModelDeps {
@@ -29,12 +30,30 @@ export interface ModelDeps {
   contextWindowFor?(model: string): number;
 }
 
-/** Builds the system prompt of a call. */
-export function systemPromptFor(input: Pick<CallModelInput, 'systemPrompt' | 'appendSystemPrompt'>): string {
-  return layeredSystemPrompt({
-    ...(input.systemPrompt !== undefined ? { systemPrompt: input.systemPrompt } : {}),
-    ...(input.appendSystemPrompt !== undefined ? { appendSystemPrompt: input.appendSystemPrompt } : {}),
-  });
+/**
+ * Builds the system prompt of a call from the parts the input names by content key (read from
+ * the session's content blobs; the text never travels in workflow history).
+ * @throws ApplicationFailure `TranscriptError` (non-retryable) when a part is not in the store.
+ */
+export async function systemPromptFor(
+  store: TranscriptStore,
+  input: Pick<CallModelInput, 'sessionId' | 'systemPromptKey' | 'appendSystemPromptKey'>,
+): Promise<string> {
+  try {
+    const read = (key: string | undefined): Promise<string | undefined> =>
+      key === undefined ? Promise.resolve(undefined) : getContextContent(store, input.sessionId, key);
+    const [systemPrompt, appendSystemPrompt] = await Promise.all([
+      read(input.systemPromptKey),
+      read(input.appendSystemPromptKey),
+    ]);
+    return layeredSystemPrompt({
+      ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+      ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
+    });
+  } catch (err) {
+    if (!(err instanceof MissingContextContentError)) throw err;
+    throw ApplicationFailure.create({ type: ModelErrorType.Transcript, message: err.message, nonRetryable: true });
+  }
 }
 
 function summarize(
@@ -102,7 +121,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     const params: Anthropic.MessageCreateParamsStreaming = {
       model: input.model,
       max_tokens: input.maxTokens,
-      system: buildSystem(systemPromptFor(input)),
+      system: buildSystem(await systemPromptFor(deps.store, input)),
       messages: buildMessages(chain),
       tools: deps.toolsForModel(input.tools ?? [...BUILTIN_TOOL_NAMES]),
       metadata: { user_id: input.sessionId },

@@ -13,6 +13,7 @@ import type { TurnFlags } from '../turn-options';
 import { UsageError, turnOptionsFrom } from '../turn-options';
 import { readPromptFromStdin } from '../stdin';
 import { readLines, runStreamJsonInput } from '../stream-json-input';
+import { checkMemoryFiles } from '../memory-check';
 
 /** Input formats of `-p`, as in `claude -p`. */
 export const INPUT_FORMATS = ['text', 'stream-json'] as const;
@@ -27,8 +28,6 @@ export interface PrintFlags extends TurnFlags {
   includePartialMessages?: boolean;
   /** Accepted for compatibility (the SDK's `canUseTool`); calls that would prompt are denied. */
   permissionPromptTool?: string;
-  /** Accepted for compatibility; the runner reads no Claude Code settings files. */
-  settingSources?: string;
   cwd?: string;
   sessionId?: string;
   resume?: string | boolean;
@@ -97,6 +96,10 @@ export async function runPrint(
         'a tool call that would need one is denied (use --allowedTools or --permission-mode)',
     );
   }
+  // The memory files a new session reads are checked before anything starts (cycles exit 2).
+  if (typeof flags.resume !== 'string' && !flags.continue) {
+    await checkMemoryFiles(cwd, options.settingSources, io.stderr);
+  }
   const prompt = streamInput ? '' : (promptArg ?? (await readPromptFromStdin()));
   const log = flags.verbose || flags.outputFormat === 'text' ? (l: string) => io.stderr(l) : () => undefined;
   const rt = await openRuntime({ config, log: flags.verbose ? log : () => undefined, quiet: flags.verbose !== true });
@@ -144,6 +147,7 @@ export async function runPrint(
       defaults: options,
       sessionId,
       apiKeySource: process.env[config.model.apiKeyEnv] ? 'user' : 'none',
+      onWarning: (w) => io.stderr(`agent-runner: ${w}`),
     });
     if (streamInput) {
       result = await runStreamJsonInput(readLines(io.stdin ?? process.stdin), {
