@@ -24,7 +24,7 @@ import { TemporalCliNotFoundError } from '../worker/dev-server';
 import { EmbeddedServerBusyError } from '../worker/server-lock';
 import { InvalidTranscriptIdError } from '../store/jsonl-store';
 import { MemoryImportCycleError } from '../context/memory-files';
-import { TemporalUnreachableError } from '../client/runtime';
+import { TemporalUnreachableError } from '../client/connection';
 
 const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
