@@ -1,4 +1,12 @@
-import { allHandlersFinished, condition, continueAsNew, setHandler, uuid4, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  patched,
+  setHandler,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { CallModelSummary } from '../common/model';
 import { ModelErrorType } from '../common/model';
 import type { TranscriptEntry } from '../common/transcript';
@@ -15,6 +23,9 @@ import { ToolRuns } from './tool-runs';
 import { turnActivities } from './turn-activities';
 import type { TurnActivities } from './turn-activities';
 import { TurnState } from './turn-state';
+
+/** Patch id of the `loadContext` step at a new session's first turn. */
+const SESSION_CONTEXT_PATCH = 'session-context';
 
 /** Model calls per workflow run before a long turn continues as new. */
 const DEFAULT_MAX_STEPS_PER_RUN = 200;
@@ -117,7 +128,8 @@ class Turn {
         },
       ]),
     );
-    if (input.parentUuid === null) {
+    // Histories from before the session context replay without the step (patched marker).
+    if (input.parentUuid === null && patched(SESSION_CONTEXT_PATCH)) {
       const failed = await this.loadContext();
       if (failed) return failed;
     }
