@@ -25,6 +25,7 @@ import { EmbeddedServerBusyError } from '../worker/server-lock';
 import { InvalidTranscriptIdError } from '../store/jsonl-store';
 import { MemoryImportCycleError } from '../context/memory-files';
 import { TemporalUnreachableError } from '../client/connection';
+import { SettingsError } from '../settings';
 
 const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
@@ -71,8 +72,10 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--permission-prompt-tool <tool>', 'accepted for compatibility; calls that would prompt are denied')
     .option(
       '--setting-sources <sources>',
-      'memory files read for a new session: comma-separated user (~/.claude/CLAUDE.md), project (CLAUDE.md), local (CLAUDE.local.md); default all',
+      'comma-separated sources of settings and memory (CLAUDE.md) files to read: user, project, local (default: all; "" for none)',
     )
+    .option('--settings <file-or-json>', 'a settings file or a JSON string to load more settings from')
+    .option('--add-dir <directories...>', 'more directories the tools may read and edit')
     .option(
       '--allow-dangerously-skip-permissions',
       'accepted for compatibility (the Agent SDK sends it); bypassing still needs --permission-mode bypassPermissions',
@@ -271,7 +274,8 @@ export async function main(argv: string[]): Promise<number> {
       e instanceof EmbeddedServerBusyError ||
       e instanceof InvalidTranscriptIdError ||
       e instanceof MemoryImportCycleError ||
-      e instanceof TemporalUnreachableError
+      e instanceof TemporalUnreachableError ||
+      e instanceof SettingsError
     ) {
       err(`agent-runner: ${e.message}`);
       return EXIT.usage;

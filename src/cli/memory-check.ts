@@ -1,12 +1,7 @@
 import type { SettingSource } from '../common/context';
 import { SETTING_SOURCES } from '../common/context';
-import {
-  claudeConfigDir,
-  loadProjectMemory,
-  loadUserMemory,
-  MemoryImportCycleError,
-  repositoryRoot,
-} from '../context/memory-files';
+import { claudeConfigDir } from '../settings/load';
+import { loadProjectMemory, loadUserMemory, MemoryImportCycleError, repositoryRoot } from '../context/memory-files';
 import { UsageError } from './turn-options';
 
 /**

@@ -8,8 +8,7 @@ import type { PermissionMode } from '../engine/permissions';
 import { PERMISSION_MODES } from '../engine/permissions';
 import { POOL_ID_PATTERN } from '../client/budget-pool';
 import { budgetPoolWorkflowId } from '../workflows/ids';
-import type { SettingSource } from '../common/context';
-import { parseSettingSources } from '../common/context';
+import { parseSettingSources } from '../settings/load';
 
 /** Thrown for a bad flag value; the CLI prints it and exits 2. */
 export class UsageError extends Error {
@@ -113,16 +112,6 @@ function poolWorkflowIdFlag(poolId: string): string {
   return budgetPoolWorkflowId(poolId);
 }
 
-/** `--setting-sources` → the sources. @throws UsageError naming the flag and the unknown source */
-export function settingSourcesFlag(value: string | undefined): SettingSource[] | undefined {
-  if (value === undefined) return undefined;
-  try {
-    return parseSettingSources(value);
-  } catch (e) {
-    throw new UsageError(`--setting-sources: ${(e as Error).message}`);
-  }
-}
-
 /**
  * Turn options from config defaults and CLI flags.
  * @throws UsageError naming the flag and the bad value
@@ -156,7 +145,8 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
     flags.appendSystemPrompt,
     flags.appendSystemPromptFile,
   );
-  const settingSources = settingSourcesFlag(flags.settingSources);
+  // SettingsError (exit 2) names the flag and the unknown source.
+  const settingSources = flags.settingSources === undefined ? undefined : parseSettingSources(flags.settingSources);
   const allowed = splitToolList(flags.allowedTools);
   const disallowed = splitToolList(flags.disallowedTools);
   return {

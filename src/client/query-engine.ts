@@ -23,7 +23,8 @@ import { sessionWorkflowId } from '../workflows/ids';
 import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../common/search-attributes';
 import { assistantText, entryToSdkMessages, initMessage, resultMessage } from './sdk-message';
 import type { MemoryFile } from '../common/context';
-import { claudeConfigDir, loadUserMemory } from '../context/memory-files';
+import { loadUserMemory } from '../context/memory-files';
+import { claudeConfigDir } from '../settings/load';
 import { storeContextOptions } from './context-options';
 
 /** Options of a {@link QueryEngine}. */

@@ -8,7 +8,11 @@
 /** Where a memory file comes from, as Claude Code names it. */
 export type MemoryType = 'User' | 'Project' | 'Local';
 
-/** Sources of memory files (`--setting-sources`): `user` (~/.claude/CLAUDE.md), `project` (CLAUDE.md, .claude/CLAUDE.md), `local` (CLAUDE.local.md). */
+/**
+ * Sources of settings and memory files (`--setting-sources`): `user` (the Claude config
+ * directory's settings.json and CLAUDE.md), `project` (.claude/settings.json, CLAUDE.md,
+ * .claude/CLAUDE.md), `local` (.claude/settings.local.json, CLAUDE.local.md).
+ */
 export const SETTING_SOURCES = ['user', 'project', 'local'] as const;
 export type SettingSource = (typeof SETTING_SOURCES)[number];
 
@@ -82,21 +86,3 @@ export const ContextErrorType = {
   /** The user's memory the client stored is not in the store (non-retryable). */
   MissingContent: 'ContextError.MissingContent',
 } as const;
-
-/**
- * Parses a `--setting-sources` value: a comma-separated list of `user`, `project`, `local`
- * (empty: none).
- * @throws Error naming the unknown source and the valid ones.
- */
-export function parseSettingSources(value: string): SettingSource[] {
-  const out: SettingSource[] = [];
-  for (const part of value.split(',')) {
-    const s = part.trim();
-    if (s === '') continue;
-    if (!(SETTING_SOURCES as readonly string[]).includes(s)) {
-      throw new Error(`unknown setting source "${s}" (valid: ${SETTING_SOURCES.join(', ')})`);
-    }
-    if (!out.includes(s as SettingSource)) out.push(s as SettingSource);
-  }
-  return out;
-}

@@ -49,12 +49,6 @@ export class MemoryImportCycleError extends Error {
   }
 }
 
-/** The Claude config directory: `CLAUDE_CONFIG_DIR`, else `~/.claude`. */
-export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
-  const dir = env['CLAUDE_CONFIG_DIR'];
-  return dir && dir.trim() !== '' ? resolve(dir) : join(home, '.claude');
-}
-
 function isInside(path: string, dir: string): boolean {
   const rel = relative(dir, path);
   return rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep) && rel !== '..');

@@ -2,7 +2,6 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
-  claudeConfigDir,
   directoriesBetween,
   loadNestedMemory,
   loadProjectMemory,
@@ -158,12 +157,6 @@ describe('project memory', () => {
 });
 
 describe('user memory', () => {
-  test('claudeConfigDir: CLAUDE_CONFIG_DIR, else ~/.claude', () => {
-    expect(claudeConfigDir({ CLAUDE_CONFIG_DIR: '/cfg' }, '/home/u')).toBe('/cfg');
-    expect(claudeConfigDir({}, '/home/u')).toBe('/home/u/.claude');
-    expect(claudeConfigDir({ CLAUDE_CONFIG_DIR: ' ' }, '/home/u')).toBe('/home/u/.claude');
-  });
-
   test('loadUserMemory: CLAUDE.md of the config dir and its imports under the home directory', async () => {
     w('home/.claude/CLAUDE.md', 'mine\n@~/team.md');
     w('home/team.md', 'team');
