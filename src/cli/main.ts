@@ -68,7 +68,22 @@ export function buildProgram(setExit: (code: number) => void): Command {
         .choices(INPUT_FORMATS)
         .default('text'),
     )
-    .option('--include-partial-messages', 'accepted for compatibility; no stream_event messages are produced')
+    .option(
+      '--include-partial-messages',
+      "with --output-format stream-json: stream_event messages with the model's deltas while each call streams",
+    )
+    .option(
+      '--replay-user-messages',
+      'with stream-json input and output: echo each user message back once it is recorded (isReplay: true)',
+    )
+    .option(
+      '--fork-session',
+      'with --resume or --continue: continue in a new session that starts as a copy of the old one',
+    )
+    .option(
+      '--no-session-persistence',
+      'refused: the transcript store is what makes a turn durable, so sessions are always persisted',
+    )
     .option('--permission-prompt-tool <tool>', 'accepted for compatibility; calls that would prompt are denied')
     .option(
       '--setting-sources <sources>',

@@ -18,6 +18,8 @@ export interface CallModelInput {
   systemPromptKey?: string;
   /** Content key of the text appended to the system prompt. */
   appendSystemPromptKey?: string;
+  /** Publish the raw stream events to the store's side channel (`--include-partial-messages`). */
+  streamEvents?: boolean;
 }
 
 /** Output of `callModel`: a small summary; the message itself is in the store. */

@@ -45,6 +45,8 @@ export interface TurnOptions {
   settingSources?: SettingSource[];
   /** Content key of the user's own memory files (JSON `MemoryFile[]`), loaded by the client. */
   userMemoryKey?: string;
+  /** Publish each model call's stream events to the store's side channel (`--include-partial-messages`). */
+  includePartialMessages?: boolean;
   /** Id of a `budgetPoolWorkflow` this turn reports spend to. */
   budgetPoolId?: string;
   /** Activity timeouts; defaults in `src/workflows/timeouts.ts`. */
@@ -161,6 +163,8 @@ export interface TurnProgress {
   done: boolean;
   /** What the turn is doing now, e.g. `callModel`, `runTool Bash`, `idle`. */
   activity: string;
+  /** Uuid of the assistant line of the model call in flight (its stream events' channel), or null. */
+  modelCall?: string | null;
   numTurns: number;
   costUsd: number;
   usage: Usage;

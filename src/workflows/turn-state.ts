@@ -30,6 +30,8 @@ export class TurnState {
   activity = 'starting';
   /** True once the turn has its outcome. */
   done = false;
+  /** Assistant uuid of the model call in flight, for the progress query (not carried). */
+  modelCall: string | null = null;
 
   constructor(input: TurnInput) {
     const c = input.carry;

@@ -194,6 +194,7 @@ class Turn {
     const { sessionId, cwd, options } = this.input;
     const assistantUuid = uuid4();
     this.state.activity = 'callModel';
+    this.state.modelCall = assistantUuid;
     let call: CallModelSummary | undefined;
     try {
       call = await this.interrupts.run(() =>
@@ -209,10 +210,13 @@ class Turn {
           ...(options.appendSystemPromptKey !== undefined
             ? { appendSystemPromptKey: options.appendSystemPromptKey }
             : {}),
+          ...(options.includePartialMessages ? { streamEvents: true } : {}),
         }),
       );
     } catch (err) {
       return this.afterFailedCall(modelFailureOf(err));
+    } finally {
+      this.state.modelCall = null;
     }
     if (!call) return { kind: 'stop', outcome: this.interrupted('aborted_streaming') };
     this.state.recordModelCall(assistantUuid, call);
@@ -335,6 +339,7 @@ class Turn {
       events: [...d.events],
       done: this.state.done,
       activity: this.state.activity,
+      modelCall: this.state.modelCall,
       numTurns: d.numTurns,
       costUsd: this.state.cost().usd,
       usage: d.usage,

@@ -10,6 +10,7 @@ import type { Usage } from '../../common/usage';
 import type { ModelPrice } from '../../engine/cost';
 import { costOfUsage } from '../../engine/cost';
 import type { TranscriptStore } from '../../store/transcript-store';
+import type { StreamEventWriter } from '../../store/stream-events';
 import { TranscriptChainError } from '../../store/transcript-store';
 import { classifyModelError } from './errors';
 import { buildMessages, buildSystem } from './request';
@@ -28,6 +29,23 @@ export interface ModelDeps {
   toolsForModel(names: string[]): Anthropic.Tool[];
   /** Context window of a model (tokens). @default 200000 */
   contextWindowFor?(model: string): number;
+}
+
+/**
+ * The events of a stream, each also published to a side channel as `{event}` (the first with
+ * `ttft_ms`, the time from the request to it); keep-alive pings are not published.
+ */
+async function* publishing<E extends { type: string }>(
+  events: AsyncIterable<E>,
+  tap: StreamEventWriter,
+  requestedAt: number,
+): AsyncIterable<E> {
+  let first = true;
+  for await (const ev of events) {
+    if (ev.type !== 'ping') tap.publish(first ? { event: ev, ttft_ms: Date.now() - requestedAt } : { event: ev });
+    first = false;
+    yield ev;
+  }
 }
 
 /**
@@ -136,7 +154,12 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         .messages.create(params, { signal: ctx.cancellationSignal })
         .withResponse();
       requestId = request_id ?? null;
-      assembled = await assembleStream(data, (n) => ctx.heartbeat({ events: n }));
+      // `--include-partial-messages`: the raw events also go to the store's side channel.
+      const tap = input.streamEvents ? deps.store.streamEvents?.open(input.sessionId, input.assistantUuid) : undefined;
+      assembled = await assembleStream(tap ? publishing(data, tap, started) : data, (n) =>
+        ctx.heartbeat({ events: n }),
+      );
+      await tap?.close();
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw err;
       throw classifyModelError(err);
