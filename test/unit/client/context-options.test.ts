@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { storeContextOptions } from '../../../src/client/context-options';
 import type { MemoryFile } from '../../../src/common/context';
+import type { TurnOptions } from '../../../src/common/turn';
 import { contextContentKey } from '../../../src/context/content-keys';
 import { JsonlTranscriptStore } from '../../../src/store';
 
@@ -19,7 +20,7 @@ const mine: MemoryFile[] = [{ path: '/home/u/.claude/CLAUDE.md', type: 'User', c
 describe('context options', () => {
   test('storeContextOptions: system prompt parts and the user memory become content keys', async () => {
     const append = 'x'.repeat(1_000_000);
-    const out = await storeContextOptions(
+    const out = await storeContextOptions<Partial<TurnOptions>>(
       store,
       's',
       { systemPrompt: 'Custom.', appendSystemPrompt: append, model: 'm' },
