@@ -270,14 +270,6 @@ export function userMessageLine(text: string): string {
   return `${JSON.stringify({ type: 'user', message: { role: 'user', content: text } })}\n`;
 }
 
-/** Writes files under `dir` (relative path → content). */
-function createFiles(dir: string, files: Readonly<Record<string, string>>): void {
-  for (const [rel, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, rel)), { recursive: true });
-    writeFileSync(join(dir, rel), content);
-  }
-}
-
 /**
  * The stored transcript of a session, as text ('' when not found): Claude Code's under
  * `HOME/.claude/projects/<dir>/<id>.jsonl`, ours under the runner's data directory.
@@ -337,7 +329,10 @@ export async function runScenario(s: ConformanceScenario, opts: RunOptions): Pro
       if (s.git) gitInit(repo);
       const home = join(root, `home-${side}`);
       mkdirSync(home, { recursive: true });
-      createFiles(home, s.homeFiles ?? {});
+      for (const [rel, content] of Object.entries(s.homeFiles ?? {})) {
+        mkdirSync(dirname(join(home, rel)), { recursive: true });
+        writeFileSync(join(home, rel), content.split('{{repo}}').join(repo));
+      }
       const env = baseEnv(home, opts.model.server.baseUrl);
       if (side === 'ours') {
         env['AGENT_RUNNER_DATA_DIR'] = join(root, 'runner-data');

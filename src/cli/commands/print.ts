@@ -7,7 +7,7 @@ import { QueryEngine } from '../../client/query-engine';
 import { openRuntime } from '../../worker/runtime';
 import { budgetPoolExists } from '../../client/budget-pool';
 import type { Runtime } from '../../worker/runtime';
-import type { OutputFormat } from '../output';
+import type { InputFormat, OutputFormat } from '../output';
 import { EXIT, describeMessage, exitCodeFor, textOutput } from '../output';
 import type { TurnFlags } from '../turn-options';
 import { UsageError, turnOptionsFrom } from '../turn-options';
@@ -17,9 +17,7 @@ import { readLines, runStreamJsonInput } from '../stream-json-input';
 import { checkMemoryFiles } from '../memory-check';
 import { forkSession } from '../../client/fork-session';
 
-/** Input formats of `-p`, as in `claude -p`. */
-export const INPUT_FORMATS = ['text', 'stream-json'] as const;
-export type InputFormat = (typeof INPUT_FORMATS)[number];
+export { INPUT_FORMATS, type InputFormat } from '../output';
 
 /** Flags of `agent-runner -p`. */
 export interface PrintFlags extends TurnFlags {
@@ -166,12 +164,6 @@ export async function runPrint(
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
   try {
-    if (rt.worker && !process.env[config.model.apiKeyEnv]) {
-      throw new UsageError(
-        `${config.model.apiKeyEnv} is not set: the in-process worker cannot call the model ` +
-          '(set it, or point ANTHROPIC_BASE_URL at a local Messages API server with any key)',
-      );
-    }
     if (options.budgetPoolId && !(await budgetPoolExists(rt.client, options.budgetPoolId))) {
       throw new UsageError(
         `--budget-pool: no budget pool "${flags.budgetPool}" is running on ${rt.address}` +
