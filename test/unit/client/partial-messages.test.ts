@@ -19,7 +19,10 @@ describe('partial messages', () => {
     const pm = new PartialMessages(ch, 'sess');
     const w = ch.open('sess', 'call-1');
     w.publish({ event: { type: 'message_start', message: { id: 'msg_1' } }, ttft_ms: 42 });
-    await new Promise((r) => setTimeout(r, 50));
+    // Wait until the batch is on disk (written within 20 ms; the machine may be busy).
+    for (let i = 0; i < 200 && (await ch.read('sess', 'call-1', 0)).events.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
     const first = await pm.poll('call-1');
     expect(first.map(label)).toEqual(['system/status', 'stream_event/message_start']);
     expect(first[1]).toMatchObject({

@@ -4,6 +4,16 @@ import * as path from 'node:path';
 import { FileStreamEventChannel, InvalidTranscriptIdError, STREAM_EVENTS_TTL_MS } from '../../../src/store';
 
 let dataDir: string;
+
+/** Reads until `n` events are in (batches are written within 20 ms; the machine may be busy). */
+async function readAtLeast(ch: FileStreamEventChannel, callId: string, n: number): Promise<unknown[]> {
+  for (let i = 0; i < 200; i++) {
+    const r = await ch.read('s', callId, 0);
+    if (r.events.length >= n) return r.events;
+    await new Promise((res) => setTimeout(res, 10));
+  }
+  throw new Error(`fewer than ${n} events published`);
+}
 beforeEach(() => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stream-events-'));
 });
@@ -16,7 +26,7 @@ describe('stream event channel', () => {
     const w = ch.open('s', 'call-1');
     w.publish({ event: { type: 'message_start' } });
     w.publish({ event: { type: 'content_block_start' } });
-    await new Promise((r) => setTimeout(r, 60)); // a batch is written within 20 ms
+    await readAtLeast(ch, 'call-1', 2);
     const first = await ch.read('s', 'call-1', 0);
     expect(first).toMatchObject({ exists: true, done: false });
     expect(first.events).toEqual([{ event: { type: 'message_start' } }, { event: { type: 'content_block_start' } }]);
@@ -32,8 +42,8 @@ describe('stream event channel', () => {
     const ch = new FileStreamEventChannel(dataDir);
     const a = ch.open('s', 'c');
     a.publish({ n: 1 });
-    // the first attempt dies without close(); a retry streams again
-    await new Promise((r) => setTimeout(r, 40));
+    // the first attempt dies without close(); a retry streams again (after a retry delay)
+    await readAtLeast(ch, 'c', 1);
     const b = ch.open('s', 'c');
     b.publish({ n: 2 });
     await b.close();
