@@ -12,6 +12,7 @@ import { ChildEnvironments } from '../env/child-env';
 import { BUILTIN_TOOLS, toolsForModel } from './tools/registry';
 import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordTranscript } from './transcript';
+import { createLoadContext } from './context';
 import { withStorageErrors } from './store-errors';
 import { createPrepareWorkspace, type WorkspaceHost } from './workspace/prepare';
 import { storeSnapshot } from './workspace/snapshot';
@@ -96,5 +97,6 @@ export function createActivities(deps: ActivityDeps): Activities {
     prepareWorkspace: withStorageErrors(ws ? createPrepareWorkspace(deps.store, ws) : async () => null),
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),
     loadSession: createLoadSession(deps.store, priceFor),
+    loadContext: withStorageErrors(createLoadContext(deps.store)),
   };
 }

@@ -7,6 +7,7 @@ import type { TranscriptStore } from '../store/transcript-store';
 import type { ToolContext, ToolOutput, ToolSettings } from './tools/types';
 import { mapFormerPaths } from './workspace/prepare';
 import { SnapshotTooLargeError } from './workspace/snapshot';
+import { nestedMemoryAttachments } from './nested-memory';
 import type { ResolvedPermission } from './tool-permission';
 import { resolveToolPermission } from './tool-permission';
 import { ChildEnvironments } from '../env/child-env';
@@ -246,6 +247,25 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       }
     }
 
+    const turnId = Context.current().info.workflowExecution?.workflowId ?? '';
+    let attachments: TranscriptEntry['attachments'];
+    if (out.outcome === 'ok') {
+      try {
+        const nested = await nestedMemoryAttachments({
+          cwd: input.cwd,
+          turnId,
+          toolName: input.toolName,
+          toolInput,
+          entries: await store.load(input.sessionId),
+        });
+        for (const w of nested.warnings) Context.current().log.warn(w, { sessionId: input.sessionId });
+        if (nested.attachments.length) attachments = nested.attachments as unknown as TranscriptEntry['attachments'];
+      } catch (err) {
+        // Memory is a help for the model; a failure to read it never fails the tool call.
+        Context.current().log.warn(`nested memory not loaded: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+
     const entry: TranscriptEntry = {
       v: 1,
       type: 'user',
@@ -264,8 +284,9 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
           },
         ],
       },
-      turnId: Context.current().info.workflowExecution?.workflowId ?? '',
+      turnId,
       ...(out.structured !== undefined ? { toolUseResult: out.structured } : {}),
+      ...(attachments ? { attachments } : {}),
       toolRun: {
         tool: input.toolName,
         outcome: out.outcome,

@@ -3,6 +3,7 @@ import type { CallModelInput, CallModelSummary, CompactInput, CompactSummary } f
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import type { StoredSessionSummary } from '../common/session';
 import type { WorkspaceRef } from '../common/workspace';
+import type { LoadContextInput, LoadContextSummary } from '../common/context';
 
 /**
  * The activities workflows call (through `proxyActivities`, imported as a type only).
@@ -18,6 +19,8 @@ export interface Activities {
   recordTranscript(entries: TranscriptEntry[]): Promise<number>;
   /** Summarizes a session's stored transcript (for a new or resumed session workflow). */
   loadSession(sessionId: string): Promise<StoredSessionSummary>;
+  /** Reads a new session's memory files, git status and environment on the worker; writes them as one line. */
+  loadContext(input: LoadContextInput): Promise<LoadContextSummary>;
   /** Summarizes the context into a compact boundary plus a summary line. */
   compactContext(input: CompactInput): Promise<CompactSummary>;
   /**

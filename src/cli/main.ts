@@ -32,6 +32,7 @@ const USAGE_ERROR_NAMES = new Set([
   'DataDirError',
   'ModelKeyMissingError',
   'SettingsError',
+  'MemoryImportCycleError',
   'TemporalConnectionConfigError',
   // Store setup (src/store/setup-errors.ts): unreachable database, schema mismatch, bad URL, unknown session.
   'StoreConnectionError',
@@ -86,11 +87,26 @@ export function buildProgram(setExit: (code: number) => void): Command {
         .choices(INPUT_FORMATS)
         .default('text'),
     )
-    .option('--include-partial-messages', 'accepted for compatibility; no stream_event messages are produced')
+    .option(
+      '--include-partial-messages',
+      "with --output-format stream-json: stream_event messages with the model's deltas while each call streams",
+    )
+    .option(
+      '--replay-user-messages',
+      'with stream-json input and output: echo each user message back once it is recorded (isReplay: true)',
+    )
+    .option(
+      '--fork-session',
+      'with --resume or --continue: continue in a new session that starts as a copy of the old one',
+    )
+    .option(
+      '--no-session-persistence',
+      'refused: the transcript store is what makes a turn durable, so sessions are always persisted',
+    )
     .option('--permission-prompt-tool <tool>', 'accepted for compatibility; calls that would prompt are denied')
     .option(
       '--setting-sources <sources>',
-      'comma-separated settings files to read: user, project, local (default: all; "" for none)',
+      'comma-separated sources of settings and memory (CLAUDE.md) files to read: user, project, local (default: all; "" for none)',
     )
     .option('--settings <file-or-json>', 'a settings file or a JSON string to load more settings from')
     .option('--add-dir <directories...>', 'more directories the tools may read and edit')
@@ -115,7 +131,9 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--disallowedTools, --disallowed-tools <tools...>', 'tools that never run')
     .option('--tools <tools...>', 'tools offered to the model (default: Read Write Edit Bash Glob Grep)')
     .option('--system-prompt <text>', 'replace the default system prompt')
+    .option('--system-prompt-file <file>', 'replace the default system prompt with the text of a file')
     .option('--append-system-prompt <text>', 'append to the system prompt')
+    .option('--append-system-prompt-file <file>', 'append the text of a file to the system prompt')
     .option('--budget-pool <id>', 'report spend to this shared budget pool (see `agent-runner pool`)')
     .option('--verbose', 'print progress (tool calls, results, server start) on stderr')
     .option(

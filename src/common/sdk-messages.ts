@@ -141,10 +141,38 @@ export interface SDKWorkspaceInfo {
   moves: number;
 }
 
+/** `system`/`status`: with partial messages, sent before each model request (`requesting`). */
+export interface SDKStatusMessage {
+  type: 'system';
+  subtype: 'status';
+  status: 'requesting' | 'compacting' | null;
+  uuid: string;
+  session_id: string;
+}
+
+/**
+ * One raw Messages API stream event of a call in flight (`--include-partial-messages`); the
+ * whole response follows as `assistant` messages once it is recorded.
+ */
+export interface SDKPartialAssistantMessage {
+  type: 'stream_event';
+  /** A `RawMessageStreamEvent` (`message_start`, `content_block_delta`, …). */
+  event: Record<string, unknown>;
+  session_id: string;
+  parent_tool_use_id: null;
+  uuid: string;
+  /** `id` of the API message the event belongs to. */
+  api_message_id?: string;
+  /** On `message_start`: time from the request to its first event (ms). */
+  ttft_ms?: number;
+}
+
 export type SDKMessage =
   | SDKSystemInitMessage
   | SDKCompactBoundaryMessage
   | SDKPermissionDeniedMessage
+  | SDKStatusMessage
   | SDKAssistantMessage
   | SDKUserMessage
+  | SDKPartialAssistantMessage
   | SDKResultMessage;
