@@ -65,7 +65,10 @@ export class ToolRuns {
     return {
       ...base,
       permission: this.permissionOf(run.use),
-      readState: this.state.readStateOf(run.use.filePath),
+      // Keyed by the path as it is now (a path from an earlier host maps to this one).
+      readState: this.state.readStateOf(
+        run.use.filePath === undefined ? undefined : this.workspace.currentPath(run.use.filePath),
+      ),
       // Bash re-reads the settings files' `env` (paths only travel: values stay out of history).
       ...(run.use.name === 'Bash' && options.settingsEnv ? { settingsEnv: options.settingsEnv } : {}),
       // A tool the turn did not offer (`--tools`) does not run, as in Claude Code.
