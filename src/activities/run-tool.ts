@@ -1,8 +1,10 @@
 import { Context } from '@temporalio/activity';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
+import { MAX_STRUCTURED_OUTPUT_ERROR_CHARS, STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
 import { resolveCommandPermission } from '../engine/command-rules';
 import type { TranscriptStore } from '../store/transcript-store';
+import { loadJsonSchema, runStructuredOutput } from './structured-output';
 import type { ToolContext, ToolOutput, ToolSettings } from './tools/types';
 
 /** What `runTool` needs from the worker. */
@@ -81,6 +83,9 @@ function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolea
     ...(meta?.deniedInput !== undefined ? { deniedInput: meta.deniedInput } : {}),
     resultBytes: contentBytes(block?.content ?? ''),
     replayed,
+    ...(input.toolName === STRUCTURED_OUTPUT_TOOL && block?.is_error && typeof block.content === 'string'
+      ? { structuredOutputError: block.content.slice(0, MAX_STRUCTURED_OUTPUT_ERROR_CHARS) }
+      : {}),
   };
 }
 
@@ -112,7 +117,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
     )?.[input.toolUseId];
     const toolInput = block?.input ?? {};
 
-    let out: ToolOutput & { outcome: RunToolSummary['outcome'] };
+    let out: ToolOutput & { outcome: RunToolSummary['outcome']; structuredOutput?: unknown };
     let deniedInput: unknown;
     // Scoped Bash rules are decided here, where the command is known.
     const permission =
@@ -142,6 +147,9 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         outcome: 'denied',
       };
       deniedInput = truncatedInput(toolInput);
+    } else if (input.toolName === STRUCTURED_OUTPUT_TOOL && input.jsonSchemaUuid !== undefined) {
+      const { compiled } = await loadJsonSchema(store, input.sessionId, input.jsonSchemaUuid);
+      out = runStructuredOutput(compiled, toolInput);
     } else if (
       !deps.isIdempotent(input.toolName) &&
       (await store.markToolRunStarted(input.sessionId, input.toolUseId))
@@ -189,6 +197,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       },
       turnId: Context.current().info.workflowExecution?.workflowId ?? '',
       ...(out.structured !== undefined ? { toolUseResult: out.structured } : {}),
+      ...(out.structuredOutput !== undefined ? { structuredOutput: out.structuredOutput } : {}),
       toolRun: {
         tool: input.toolName,
         outcome: out.outcome,

@@ -24,6 +24,7 @@ import { TemporalCliNotFoundError } from '../worker/dev-server';
 import { EmbeddedServerBusyError } from '../worker/server-lock';
 import { InvalidTranscriptIdError } from '../store/jsonl-store';
 import { TemporalUnreachableError } from '../client/runtime';
+import { JsonSchemaOptionError } from '../client/json-schema';
 
 const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
@@ -77,6 +78,11 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--max-budget-usd <usd>', 'stop once the estimated cost reaches USD (result error_max_budget_usd)')
     .option('--task-budget <tokens>', 'output-token budget: nudge the model to continue while under 90% of it')
     .option('--model <id>', 'model id (default: model.name in temporal.yaml, or AGENT_RUNNER_MODEL)')
+    .option('--fallback-model <id>', 'model to switch to when the model keeps answering overloaded (529)')
+    .option(
+      '--json-schema <schema>',
+      'JSON Schema (JSON text or a file) for a structured answer: result.structured_output',
+    )
     .option('--cwd <dir>', 'working directory the tools run in (default: the current directory)')
     .option('--session-id <uuid>', 'use this id for a new session')
     .option('-r, --resume <sessionId>', 'continue an earlier session (rebuilt from its transcript)')
@@ -264,7 +270,8 @@ export async function main(argv: string[]): Promise<number> {
       e instanceof TemporalCliNotFoundError ||
       e instanceof EmbeddedServerBusyError ||
       e instanceof InvalidTranscriptIdError ||
-      e instanceof TemporalUnreachableError
+      e instanceof TemporalUnreachableError ||
+      e instanceof JsonSchemaOptionError
     ) {
       err(`agent-runner: ${e.message}`);
       return EXIT.usage;

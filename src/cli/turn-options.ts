@@ -26,6 +26,8 @@ export interface TurnFlags {
   appendSystemPrompt?: string;
   budgetPool?: string;
   dangerouslySkipPermissions?: boolean;
+  /** `--fallback-model`: model used after repeated overloaded errors. */
+  fallbackModel?: string;
 }
 
 /** Splits tool lists as `claude` accepts them (`src/common/tool-list.ts`). */
@@ -83,13 +85,20 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
         `--tools: unknown tool(s) ${unknown.join(', ')}; available: ${BUILTIN_TOOL_NAMES.join(', ')}`,
       );
   }
+  const model = flags.model ?? config.model.name;
+  if (flags.fallbackModel !== undefined) {
+    if (flags.fallbackModel.trim() === '') throw new UsageError('--fallback-model must not be empty');
+    if (flags.fallbackModel === model) {
+      throw new UsageError(`--fallback-model must differ from the model (both are "${model}")`);
+    }
+  }
   const maxTurns = positiveInt('--max-turns', flags.maxTurns);
   const maxBudgetUsd = positiveNumber('--max-budget-usd', flags.maxBudgetUsd);
   const taskBudget = positiveInt('--task-budget', flags.taskBudget);
   const allowed = splitToolList(flags.allowedTools);
   const disallowed = splitToolList(flags.disallowedTools);
   return {
-    model: flags.model ?? config.model.name,
+    model,
     maxTokens: config.model.maxTokens,
     limits: {
       ...(maxTurns !== undefined ? { maxTurns } : {}),
@@ -103,6 +112,7 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
     ...(flags.systemPrompt !== undefined ? { systemPrompt: flags.systemPrompt } : {}),
     ...(flags.appendSystemPrompt !== undefined ? { appendSystemPrompt: flags.appendSystemPrompt } : {}),
     ...(flags.budgetPool !== undefined ? { budgetPoolId: poolWorkflowIdFlag(flags.budgetPool) } : {}),
+    ...(flags.fallbackModel !== undefined ? { fallbackModel: flags.fallbackModel } : {}),
     timeouts: {
       modelHeartbeatMs: config.model.heartbeatTimeoutMs,
       modelStartToCloseMs: config.model.requestTimeoutMs,

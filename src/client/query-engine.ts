@@ -22,6 +22,13 @@ import {
 import { sessionWorkflowId } from '../workflows/ids';
 import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../common/search-attributes';
 import { assistantText, entryToSdkMessages, initMessage, resultMessage } from './sdk-message';
+import { storeJsonSchema } from './json-schema';
+
+/**
+ * Options of one submitted turn: turn options, plus `jsonSchema` (structured output), which is
+ * stored in the transcript store and sent as `jsonSchemaUuid`.
+ */
+export type SubmitOptions = Partial<TurnOptions> & { jsonSchema?: Record<string, unknown> };
 
 /** Options of a {@link QueryEngine}. */
 export interface QueryEngineOptions {
@@ -96,10 +103,11 @@ export class QueryEngine {
    */
   async start(
     prompt: string,
-    options?: Partial<TurnOptions>,
+    submitOptions?: SubmitOptions,
     promptUuid?: string,
     extra: { updateId?: string } = {},
   ): Promise<SubmitResponse> {
+    const options = await this.turnOptions(submitOptions);
     const input: SessionInput = {
       v: WORKFLOW_STATE_VERSION,
       sessionId: this.sessionId,
@@ -136,12 +144,21 @@ export class QueryEngine {
     }
   }
 
+  /** Turn options with a `jsonSchema` stored and replaced by its uuid. */
+  private async turnOptions(options: SubmitOptions | undefined): Promise<Partial<TurnOptions> | undefined> {
+    if (options?.jsonSchema === undefined) return options;
+    const { jsonSchema, ...rest } = options;
+    const jsonSchemaUuid = await storeJsonSchema(this.opts.store, this.sessionId, jsonSchema, this.opts.cwd);
+    return { ...rest, jsonSchemaUuid };
+  }
+
   /**
    * Submits one user message and streams the turn: `system/init`, the turn's messages as they
-   * are recorded, and the `result`.
+   * are recorded, and the `result`. With `options.jsonSchema` the turn returns structured output.
    */
-  async *submitMessage(prompt: string, options?: Partial<TurnOptions>): AsyncGenerator<SDKMessage, void, undefined> {
+  async *submitMessage(prompt: string, submitOptions?: SubmitOptions): AsyncGenerator<SDKMessage, void, undefined> {
     const promptUuid = randomUUID();
+    const options = await this.turnOptions(submitOptions);
     const started = await this.start(prompt, options, promptUuid);
     yield initMessage({
       sessionId: this.sessionId,
@@ -205,7 +222,13 @@ export class QueryEngine {
       await Promise.race([result, sleep(poll)]);
     }
     const finalText = outcome.lastAssistantUuid ? assistantText(await this.readEntry(outcome.lastAssistantUuid)) : '';
-    yield resultMessage(outcome, { sessionId: this.sessionId, uuid: randomUUID(), finalText });
+    const structured = outcome.structuredOutputUuid ? await this.readEntry(outcome.structuredOutputUuid) : undefined;
+    yield resultMessage(outcome, {
+      sessionId: this.sessionId,
+      uuid: randomUUID(),
+      finalText,
+      ...(structured?.['structuredOutput'] !== undefined ? { structuredOutput: structured['structuredOutput'] } : {}),
+    });
   }
 
   private async readEntry(

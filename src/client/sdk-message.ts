@@ -10,6 +10,7 @@ import type {
 import type { TranscriptEntry } from '../common/transcript';
 import type { TurnOptions, TurnOutcome } from '../common/turn';
 import { BUILTIN_TOOL_NAMES } from '../common/tools';
+import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import { RUNNER_VERSION } from '../common/version';
 import { uuidV5 } from './uuid';
 
@@ -134,7 +135,10 @@ export function initMessage(args: {
     apiKeySource: args.apiKeySource,
     claude_code_version: RUNNER_VERSION,
     cwd: args.cwd,
-    tools: args.options.tools ?? [...BUILTIN_TOOL_NAMES],
+    tools: [
+      ...(args.options.tools ?? BUILTIN_TOOL_NAMES),
+      ...(args.options.jsonSchemaUuid !== undefined ? [STRUCTURED_OUTPUT_TOOL] : []),
+    ],
     mcp_servers: [],
     model: args.options.model,
     permissionMode: args.options.permissionMode,
@@ -146,10 +150,14 @@ export function initMessage(args: {
   };
 }
 
-/** Builds the `result` message of a turn from its outcome and the final assistant text. */
+/**
+ * Builds the `result` message of a turn from its outcome and the final assistant text. With
+ * `structuredOutput` (a valid StructuredOutput call), a success carries it as
+ * `structured_output`, and `result` is its JSON text, as in Claude Code.
+ */
 export function resultMessage(
   o: TurnOutcome,
-  args: { sessionId: string; uuid: string; finalText: string },
+  args: { sessionId: string; uuid: string; finalText: string; structuredOutput?: unknown },
 ): SDKResultMessage {
   const base: SDKResultMessage = {
     type: 'result',
@@ -168,6 +176,14 @@ export function resultMessage(
     permission_denials: o.permissionDenials,
     terminal_reason: o.terminalReason,
   };
+  if (o.subtype === 'success' && args.structuredOutput !== undefined) {
+    return {
+      ...base,
+      result: JSON.stringify(args.structuredOutput),
+      structured_output: args.structuredOutput,
+      api_error_status: o.apiErrorStatus,
+    };
+  }
   if (o.subtype === 'success') return { ...base, result: args.finalText, api_error_status: o.apiErrorStatus };
   return { ...base, errors: o.errors, ...(o.apiErrorStatus !== null ? { api_error_status: o.apiErrorStatus } : {}) };
 }

@@ -16,6 +16,8 @@ export interface CallModelInput {
   tools?: string[];
   systemPrompt?: string;
   appendSystemPrompt?: string;
+  /** Uuid of the session's `json_schema` line: the StructuredOutput tool is offered with that schema. */
+  jsonSchemaUuid?: string;
 }
 
 /** Output of `callModel`: a small summary; the message itself is in the store. */

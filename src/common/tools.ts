@@ -66,6 +66,8 @@ export interface RunToolInput {
    * or a budget stop, so that every tool_use still gets a tool_result.
    */
   skipReason?: string;
+  /** Uuid of the session's `json_schema` line: a `StructuredOutput` call is checked against it. */
+  jsonSchemaUuid?: string;
 }
 
 /** Output of the `runTool` activity. */
@@ -86,4 +88,9 @@ export interface RunToolSummary {
   resultBytes: number;
   /** True when the result line already existed (a retried activity). */
   replayed: boolean;
+  /**
+   * A failed `StructuredOutput` call: its violations (at most 1000 characters; the whole text is
+   * in the store), for the turn's `errors` when the retries run out.
+   */
+  structuredOutputError?: string;
 }

@@ -29,6 +29,23 @@ export interface TurnOptions {
   timeouts?: ActivityTimeouts;
   /** Model calls per workflow run before a long turn continues as new. @default 200 */
   maxStepsPerRun?: number;
+  /**
+   * Structured output: uuid of the session's `json_schema` line (the schema itself is content and
+   * stays in the store). The model gets the StructuredOutput tool, and the turn succeeds only with
+   * a valid call of it (`result.structured_output`).
+   */
+  jsonSchemaUuid?: string;
+  /**
+   * StructuredOutput attempts per turn (failed calls and text answers without the tool) before
+   * `error_max_structured_output_retries`. @default 5. Env (CLI): `MAX_STRUCTURED_OUTPUT_RETRIES`.
+   */
+  maxStructuredOutputRetries?: number;
+  /**
+   * Model to switch to when calls to `model` keep failing with `overloaded_error` (529); the
+   * stream says so (`system/model_fallback`) and `modelUsage` gets an entry per model used.
+   * Must differ from `model`.
+   */
+  fallbackModel?: string;
 }
 
 /**
@@ -130,6 +147,11 @@ export interface TurnOutcome {
   events: string[];
   readFileState: Record<string, FileReadState>;
   apiErrorStatus: number | null;
+  /**
+   * Structured output: uuid of the tool_result line of the valid StructuredOutput call, whose
+   * `structuredOutput` field holds the object (`result.structured_output`).
+   */
+  structuredOutputUuid?: string | null;
 }
 
 /** Answer of the turn's `progress` query: what a streaming client needs. */

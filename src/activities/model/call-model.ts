@@ -13,6 +13,7 @@ import type { ModelPrice } from '../../engine/cost';
 import { costOfUsage } from '../../engine/cost';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { TranscriptChainError } from '../../store/transcript-store';
+import { structuredOutputTools } from '../structured-output';
 import { classifyModelError } from './errors';
 import { buildMessages, buildSystem } from './request';
 import { assembleStream } from './stream';
@@ -114,7 +115,10 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       max_tokens: input.maxTokens,
       system: buildSystem(systemPromptFor(input)),
       messages: buildMessages(chain),
-      tools: deps.toolsForModel(input.tools ?? [...BUILTIN_TOOL_NAMES]),
+      tools: [
+        ...deps.toolsForModel(input.tools ?? [...BUILTIN_TOOL_NAMES]),
+        ...((await structuredOutputTools(deps.store, input)) as Anthropic.Tool[]),
+      ],
       metadata: { user_id: input.sessionId },
       stream: true,
     };

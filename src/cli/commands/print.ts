@@ -13,6 +13,8 @@ import type { TurnFlags } from '../turn-options';
 import { UsageError, turnOptionsFrom } from '../turn-options';
 import { readPromptFromStdin } from '../stdin';
 import { readLines, runStreamJsonInput } from '../stream-json-input';
+import { readJsonSchemaOption, storeJsonSchema } from '../../client/json-schema';
+import { positiveInt } from '../turn-options';
 
 /** Input formats of `-p`, as in `claude -p`. */
 export const INPUT_FORMATS = ['text', 'stream-json'] as const;
@@ -34,6 +36,8 @@ export interface PrintFlags extends TurnFlags {
   resume?: string | boolean;
   continue?: boolean;
   verbose?: boolean;
+  /** `--json-schema`: JSON Schema text or file for structured output. */
+  jsonSchema?: string;
 }
 
 /** Where `-p` writes; injectable for tests. */
@@ -84,6 +88,10 @@ export async function runPrint(
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd: ${cwd} is not a directory`);
   if (flags.resume === true) throw new UsageError('--resume needs a session id in print mode');
   const options = turnOptionsFrom(config, flags);
+  // Checked before anything runs: a bad schema is a usage error (exit 2).
+  const jsonSchema = flags.jsonSchema !== undefined ? readJsonSchemaOption(flags.jsonSchema, cwd) : undefined;
+  const retries = positiveInt('MAX_STRUCTURED_OUTPUT_RETRIES', process.env['MAX_STRUCTURED_OUTPUT_RETRIES']);
+  if (retries !== undefined) options.maxStructuredOutputRetries = retries;
   const streamInput = flags.inputFormat === 'stream-json';
   if (streamInput && flags.outputFormat !== 'stream-json') {
     throw new UsageError('--input-format stream-json requires --output-format stream-json');
@@ -136,6 +144,7 @@ export async function runPrint(
       );
     }
     const sessionId = await pickSessionId(rt, flags, cwd);
+    if (jsonSchema) options.jsonSchemaUuid = await storeJsonSchema(rt.store, sessionId, jsonSchema, cwd);
     engine = new QueryEngine({
       client: rt.client,
       store: rt.store,

@@ -31,4 +31,10 @@ describe('CLI turn options', () => {
     expect(turnOptionsFrom(config, { tools: ['default'] }).tools).toBeUndefined();
     expect(turnOptionsFrom(config, { tools: ['Read,Bash'] }).tools).toEqual(['Read', 'Bash']);
   });
+  test('turnOptionsFrom: --fallback-model must differ from the model', () => {
+    expect(turnOptionsFrom(config, { model: 'a', fallbackModel: 'b' }).fallbackModel).toBe('b');
+    expect(() => turnOptionsFrom(config, { model: 'a', fallbackModel: 'a' })).toThrow(UsageError);
+    expect(() => turnOptionsFrom(config, { fallbackModel: config.model.name })).toThrow('--fallback-model');
+    expect(() => turnOptionsFrom(config, { fallbackModel: ' ' })).toThrow('--fallback-model must not be empty');
+  });
 });
