@@ -5,6 +5,7 @@ import type { ContentBlock, TranscriptEntry } from '../common/transcript';
 import { resolveCommandPermission } from '../engine/command-rules';
 import type { TranscriptStore } from '../store/transcript-store';
 import { loadJsonSchema, runStructuredOutput } from './structured-output';
+import { persistedShellCwd } from './shell-cwd';
 import type { ToolContext, ToolOutput, ToolSettings } from './tools/types';
 
 /** What `runTool` needs from the worker. */
@@ -157,8 +158,14 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       out = { content: UNKNOWN_OUTCOME_TEXT, isError: true, outcome: 'unknown' };
     } else {
       const ctx = Context.current();
+      // Bash starts where the session's previous command left the shell (`cd` persists).
+      const shellCwd =
+        input.toolName === 'Bash'
+          ? await persistedShellCwd(store, input.sessionId, input.parentUuid, input.cwd).catch(() => undefined)
+          : undefined;
       const toolCtx: ToolContext = {
         cwd: input.cwd,
+        ...(shellCwd !== undefined ? { shellCwd } : {}),
         signal: ctx.cancellationSignal,
         // The workflow passes the state it holds for this call's own `file_path`.
         readState: () => input.readState ?? undefined,
@@ -202,6 +209,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         tool: input.toolName,
         outcome: out.outcome,
         ...(out.fileState ? { fileState: out.fileState } : {}),
+        ...(out.shellCwd !== undefined ? { shellCwd: out.shellCwd } : {}),
         ...(deniedInput !== undefined ? { deniedInput } : {}),
         ...(out.outcome === 'denied' && permission.behavior === 'deny'
           ? { denyReason: permission.reason ?? 'mode' }

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { CappedOutput } from './capped-output';
 import { statOrUndefined } from './file-state';
 import { errorOutput, plainErrorOutput } from './format';
+import { newShellCwdFile, SHELL_CWD_FILE_ENV, SHELL_CWD_TRAP, shellEnd, shellStart, withShellCwd } from './shell-cwd';
 import type { ToolContext, ToolDefinition, ToolOutput } from './types';
 
 /** Timeout when the input gives none, ms. */
@@ -62,7 +63,7 @@ export interface BashStructured {
 
 const DESCRIPTION = [
   'Runs a shell command with bash and returns its output (stdout, then stderr, then the exit code if it is not 0).',
-  'Each call starts a fresh shell in the working directory: cd and exported variables do not carry over to the next call, so use absolute paths or chain commands with &&.',
+  'Each call starts a fresh shell in the directory where the previous command left off: cd carries over to the next call (within the working directory; leaving it resets the shell to it), exported variables and other shell state do not.',
   'Commands get no input (stdin is closed), so avoid interactive programs and pass flags such as --yes or --no-pager where needed.',
   `A command is killed, with everything it started, after ${BASH_DEFAULT_TIMEOUT_MS / 60_000} minutes unless timeout (ms, at most ${BASH_MAX_TIMEOUT_MS / 60_000} minutes) says otherwise; running in the background is not supported.`,
   `stderr is interleaved with stdout, and the output is cut to ${BASH_MAX_OUTPUT_CHARS} characters (its start and end are kept), so filter long output with head, tail or grep.`,
@@ -99,7 +100,15 @@ function abortedOutput(output: string): ToolOutput {
   return { content: [output, note].filter((s) => s.length > 0).join('\n'), isError: true, structured };
 }
 
+/** Runs the command where the previous one left the shell, and reports where this one leaves it. */
 async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolOutput> {
+  const start = await shellStart(ctx);
+  const cwdFile = newShellCwdFile();
+  const out = await runCommand(input, { ...ctx, cwd: start.dir }, cwdFile);
+  return withShellCwd(out, await shellEnd(ctx, cwdFile), start);
+}
+
+async function runCommand(input: BashInput, ctx: ToolContext, cwdFile: string): Promise<ToolOutput> {
   const timeoutMs = Math.min(
     input.timeout ?? ctx.settings?.bashTimeoutMs ?? BASH_DEFAULT_TIMEOUT_MS,
     BASH_MAX_TIMEOUT_MS,
@@ -121,11 +130,12 @@ async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolOutput> 
     let heartbeat: NodeJS.Timeout | undefined;
 
     // `exec 2>&1` first: stderr joins stdout in the order things were written.
-    const child = spawn('bash', ['-c', `exec 2>&1\n${input.command}`], {
+    // The EXIT trap writes the directory the command leaves the shell in (for the next call).
+    const child = spawn('bash', ['-c', `exec 2>&1\n${SHELL_CWD_TRAP}\n${input.command}`], {
       cwd: ctx.cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'ignore'],
-      env: process.env,
+      env: { ...process.env, [SHELL_CWD_FILE_ENV]: cwdFile },
     });
 
     const signalGroup = (sig: NodeJS.Signals): void => {

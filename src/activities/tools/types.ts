@@ -14,6 +14,11 @@ export interface ToolContext {
   heartbeat(): void;
   /** Worker settings from `temporal.yaml` (`tools:`); absent fields use each tool's defaults. */
   settings?: ToolSettings;
+  /**
+   * Directory a Bash command starts in: where the session's previous command left its shell
+   * (absolute; inside `cwd`). Absent: `cwd`.
+   */
+  shellCwd?: string;
 }
 
 /** Tool settings from config (`tools:` in temporal.yaml). */
@@ -34,6 +39,11 @@ export interface ToolOutput {
   structured?: unknown;
   /** Read-file state to record for a path (Read, Write and Edit set it). */
   fileState?: { path: string; state: FileReadState };
+  /**
+   * Bash: where the command left the shell, relative to `cwd` (`""` = `cwd` itself); the next
+   * Bash call of the session starts there. Absent when it could not be told.
+   */
+  shellCwd?: string;
 }
 
 /**

@@ -164,3 +164,34 @@ describe('Bash settings from config', () => {
     expect(typeof out.content === 'string' && out.content.length).toBeLessThan(400);
   });
 });
+
+describe('Bash working directory between calls', () => {
+  test('Bash: cd carries over: the output says where the shell is left, relative to cwd', async () => {
+    await s.write('sub/deeper/f.txt', 'x');
+    const first = await s.run('Bash', { command: 'cd sub && pwd' });
+    expect(text(first)).toBe(`${s.dir}/sub`);
+    expect(first.shellCwd).toBe('sub');
+    const again = await s.run('Bash', { command: 'pwd' });
+    expect(again.shellCwd).toBe(''); // a fresh context without shellCwd starts in cwd
+    s.ctx.shellCwd = s.p('sub');
+    const second = await s.run('Bash', { command: 'pwd; cd deeper; false' });
+    expect(text(second)).toBe(`Exit code 1\n${s.dir}/sub`);
+    expect(second.shellCwd).toBe('sub/deeper'); // a failing command still moves the shell
+  });
+
+  test('Bash: leaving the working directory resets the shell to it, with Claude Code note', async () => {
+    const out = await s.run('Bash', { command: 'cd / && pwd' });
+    expect(text(out)).toBe(`/\nShell cwd was reset to ${s.dir}`);
+    expect(out.structured).toMatchObject({ stdout: '/', stderr: `\nShell cwd was reset to ${s.dir}` });
+    expect(out.shellCwd).toBe('');
+    const quiet = await s.run('Bash', { command: 'cd ..' });
+    expect(text(quiet)).toBe(`Shell cwd was reset to ${s.dir}`);
+  });
+
+  test('Bash: a remembered directory that is gone: the command runs in cwd and says the shell was reset', async () => {
+    s.ctx.shellCwd = s.p('removed');
+    const out = await s.run('Bash', { command: 'pwd' });
+    expect(text(out)).toBe(`${s.dir}\nShell cwd was reset to ${s.dir}`);
+    expect(out.shellCwd).toBe('');
+  });
+});
