@@ -6,6 +6,8 @@ import { resolveCommandPermission } from '../engine/command-rules';
 import type { TranscriptStore } from '../store/transcript-store';
 import { loadJsonSchema, runStructuredOutput } from './structured-output';
 import { persistedShellCwd } from './shell-cwd';
+import type { LargeResultRecord } from './large-result';
+import { keepLargeResult, materializeLargeResults } from './large-result';
 import type { ToolContext, ToolOutput, ToolSettings } from './tools/types';
 
 /** What `runTool` needs from the worker. */
@@ -120,6 +122,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
 
     let out: ToolOutput & { outcome: RunToolSummary['outcome']; structuredOutput?: unknown };
     let deniedInput: unknown;
+    let largeResult: LargeResultRecord | undefined;
     // Scoped Bash rules are decided here, where the command is known.
     const permission =
       input.permission.behavior === 'checkCommand'
@@ -174,7 +177,15 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       };
       const beat = setInterval(() => ctx.heartbeat(), 1000);
       try {
+        // A large result of this session that the call names is written again if this host lacks it.
+        await materializeLargeResults(store, input.sessionId, toolInput);
         out = await deps.executeTool(input.toolName, toolInput, toolCtx);
+        ({ out, record: largeResult } = await keepLargeResult(out, {
+          sessionId: input.sessionId,
+          toolUseId: input.toolUseId,
+          toolName: input.toolName,
+          ...(deps.settings?.largeResultChars !== undefined ? { thresholdChars: deps.settings.largeResultChars } : {}),
+        }));
       } finally {
         clearInterval(beat);
       }
@@ -205,6 +216,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       turnId: Context.current().info.workflowExecution?.workflowId ?? '',
       ...(out.structured !== undefined ? { toolUseResult: out.structured } : {}),
       ...(out.structuredOutput !== undefined ? { structuredOutput: out.structuredOutput } : {}),
+      ...(largeResult ? { largeResult } : {}),
       toolRun: {
         tool: input.toolName,
         outcome: out.outcome,

@@ -197,7 +197,8 @@ const ModelSchema = z.strictObject({
 
 const ToolsSchema = z.strictObject({
   bashTimeoutMs: positiveInt(120_000),
-  bashOutputLimitChars: positiveInt(30_000),
+  bashOutputLimitChars: positiveInt(8_000_000),
+  largeResultChars: positiveInt(30_000),
 });
 
 const PricesSchema = z
@@ -320,8 +321,17 @@ export interface ModelConfig {
 export interface ToolsConfig {
   /** Default timeout of one Bash command, in milliseconds. @default 120000 */
   bashTimeoutMs: number;
-  /** Bash output kept for the model, in characters. @default 30000 */
+  /**
+   * Bash output captured per command, in characters; past it the start and end are kept (memory
+   * stays bounded whatever a command prints). @default 8000000
+   */
   bashOutputLimitChars: number;
+  /**
+   * A tool result longer than this (characters) is kept whole in the transcript store and
+   * written to a file; the model gets a 2 KB preview and the file's path to `Read`.
+   * @default 30000 (Claude Code's limit for Bash output)
+   */
+  largeResultChars: number;
 }
 
 /** The runner's configuration, as returned by `loadConfig`. */

@@ -16,8 +16,11 @@ import type { ToolContext, ToolDefinition, ToolOutput } from './types';
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 /** Largest timeout the input may ask for, ms. */
 export const BASH_MAX_TIMEOUT_MS = 600_000;
-/** Characters of output kept; longer output keeps its head and tail. */
-export const BASH_MAX_OUTPUT_CHARS = 30_000;
+/**
+ * Characters of output captured; longer output keeps its head and tail. Output longer than the
+ * large-result threshold reaches the model as a preview plus a file (see `large-result.ts`).
+ */
+export const BASH_MAX_OUTPUT_CHARS = 8_000_000;
 /** Time between SIGTERM and SIGKILL when killing the process group, ms. */
 export const BASH_KILL_GRACE_MS = 2_000;
 /** Heartbeat period while a command runs, ms. */
@@ -66,7 +69,7 @@ const DESCRIPTION = [
   'Each call starts a fresh shell in the directory where the previous command left off: cd carries over to the next call (within the working directory; leaving it resets the shell to it), exported variables and other shell state do not.',
   'Commands get no input (stdin is closed), so avoid interactive programs and pass flags such as --yes or --no-pager where needed.',
   `A command is killed, with everything it started, after ${BASH_DEFAULT_TIMEOUT_MS / 60_000} minutes unless timeout (ms, at most ${BASH_MAX_TIMEOUT_MS / 60_000} minutes) says otherwise; running in the background is not supported.`,
-  `stderr is interleaved with stdout, and the output is cut to ${BASH_MAX_OUTPUT_CHARS} characters (its start and end are kept), so filter long output with head, tail or grep.`,
+  'stderr is interleaved with stdout. Output over 30000 characters is saved to a file: you get its first 2 KB and the path, to Read in parts or search; filter long output with head, tail or grep where you can.',
   'Quote paths that contain spaces. Prefer the dedicated tools for files: Read instead of cat/head/tail, Edit or Write instead of sed/echo redirection, Glob instead of find/ls -R, Grep instead of grep/rg.',
 ].join(' ');
 

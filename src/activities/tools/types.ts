@@ -25,8 +25,10 @@ export interface ToolContext {
 export interface ToolSettings {
   /** Bash timeout when the input gives none (ms). @default 120000 */
   bashTimeoutMs?: number;
-  /** Characters of Bash output kept for the model (start and end). @default 30000 */
+  /** Characters of Bash output captured (start and end kept past it). @default 8000000 */
   bashOutputLimitChars?: number;
+  /** Characters of a tool result above which it is kept by reference (a preview and a file). @default 30000 */
+  largeResultChars?: number;
 }
 
 /** What a tool run produced. */

@@ -84,7 +84,7 @@ describe('config defaults', () => {
     expect(c.worker.maxCachedWorkflows).toBe(500);
     expect(c.model.name).toBe('claude-sonnet-5-5');
     expect(c.model.baseUrl).toBeNull();
-    expect(c.tools).toEqual({ bashTimeoutMs: 120000, bashOutputLimitChars: 30000 });
+    expect(c.tools).toEqual({ bashTimeoutMs: 120000, bashOutputLimitChars: 8_000_000, largeResultChars: 30_000 });
     expect(c.dataDir).toBe('/home/tester/.agent-runner');
   });
 });
