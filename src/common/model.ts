@@ -1,5 +1,5 @@
 import type { Usage } from './usage';
-import type { ToolUseSummary } from './tools';
+import type { FileReadState, ToolUseSummary } from './tools';
 
 /** Input of the `callModel` activity. Content is read from the transcript store, not sent here. */
 export interface CallModelInput {
@@ -36,6 +36,12 @@ export interface CallModelSummary {
   durationMs: number;
   /** True when the line already existed (the call had completed before a crash): no API call made. */
   replayed: boolean;
+  /**
+   * A `<system-reminder>` line written before the call because files the model had read changed
+   * on disk: its uuid (the assistant line follows it) and the files whose whole content it showed
+   * (at most 10), which the turn records as read.
+   */
+  fileReminder?: { uuid: string; files: Array<{ path: string; state: FileReadState }> };
 }
 
 /** Input of the `compactContext` activity. */
