@@ -23,7 +23,7 @@ import { NoPromptError } from './stdin';
 import { TemporalCliNotFoundError } from '../worker/dev-server';
 import { EmbeddedServerBusyError } from '../worker/server-lock';
 import { InvalidTranscriptIdError } from '../store/jsonl-store';
-import { TemporalUnreachableError } from '../client/runtime';
+import { TemporalUnreachableError } from '../client/connection';
 import { JsonSchemaOptionError } from '../client/json-schema';
 
 const out = (s: string): void => {
