@@ -1,18 +1,19 @@
 /**
  * Large tool results by reference, as Claude Code keeps large outputs: a result longer than
- * `tools.largeResultChars` is kept whole in the transcript store (on its tool_result line,
- * `largeResult`), written to a file, and the model gets a preview and the file's path, which it
- * can `Read` (in windows, with offset/limit) or search.
+ * `tools.largeResultChars` is kept whole in the transcript store (a content blob under
+ * `tool-result/<tool_use_id>`, named on the tool_result line's `largeResult`), written to a file,
+ * and the model gets a preview and the file's path, which it can `Read` (in windows, with
+ * offset/limit) or search.
  *
- * The file lives under the temporary directory at a path that does not depend on the host
- * (`<tmp>/agent-runner-results/<session>/<tool_use_id>.txt`). Another host that runs a later tool
- * call of the session writes it again from the store when that call names it
+ * The file lives under the temporary directory, at a path that does not depend on the host or the
+ * checkout (`<tmp>/agent-runner-results/<session>/<tool_use_id>.txt`; workers of one deployment
+ * share the temporary directory's path, `/tmp` by default). A host that runs a later tool call of
+ * the session writes the file again from the store when that call names it and the host lacks it
  * ({@link materializeLargeResults}).
  */
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { TranscriptEntry } from '../common/transcript';
 import type { TranscriptStore } from '../store/transcript-store';
 import type { ToolOutput } from './tools/types';
 
@@ -23,14 +24,19 @@ export const LARGE_RESULT_PREVIEW_CHARS = 2_000;
 /** Name of the directory (under the temporary directory) that holds the result files. */
 export const LARGE_RESULTS_DIR_NAME = 'agent-runner-results';
 
-/** What the tool_result line keeps of a large result (`largeResult`). */
+/** What the tool_result line keeps of a large result (`largeResult`); the result itself is a content blob. */
 export interface LargeResultRecord {
   /** File the model was told to read. */
   path: string;
   /** Size of the whole result, UTF-8 bytes. */
   bytes: number;
-  /** The whole result. */
-  content: string;
+  /** Content key of the whole result in the session's store. */
+  key: string;
+}
+
+/** Content key of one tool call's whole result. */
+export function largeResultKey(toolUseId: string): string {
+  return `tool-result/${safeName(toolUseId)}`;
 }
 
 function safeName(id: string): string {
@@ -82,6 +88,7 @@ async function writeResultFile(file: string, content: string): Promise<void> {
 
 /** Options of {@link keepLargeResult}. */
 export interface LargeResultOptions {
+  store: TranscriptStore;
   sessionId: string;
   toolUseId: string;
   toolName: string;
@@ -106,7 +113,10 @@ export async function keepLargeResult<T extends ToolOutput>(
   if (opts.toolName === 'Read' || typeof out.content !== 'string' || out.content.length <= threshold) return { out };
   const file = largeResultPath(opts.sessionId, opts.toolUseId, opts.tmpDir);
   const content = out.content;
-  const bytes = Buffer.byteLength(content, 'utf8');
+  const key = largeResultKey(opts.toolUseId);
+  // First writer wins: a retried run keeps the result that was stored first.
+  const stored = await opts.store.putContent(opts.sessionId, key, content);
+  const bytes = stored.size;
   await writeResultFile(file, content);
   const s = out.structured as Record<string, unknown> | undefined;
   const structured =
@@ -115,57 +125,42 @@ export async function keepLargeResult<T extends ToolOutput>(
       : out.structured;
   return {
     out: { ...out, content: persistedOutputText(file, bytes, content), structured },
-    record: { path: file, bytes, content },
+    record: { path: file, bytes, key },
   };
-}
-
-function recordFor(entries: readonly TranscriptEntry[], name: string): LargeResultRecord | undefined {
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const rec = (entries[i] as Record<string, unknown> | undefined)?.['largeResult'] as LargeResultRecord | undefined;
-    if (rec && typeof rec.path === 'string' && typeof rec.content === 'string' && path.basename(rec.path) === name) {
-      return rec;
-    }
-  }
-  return undefined;
 }
 
 /**
  * Writes again, from the store, the result files of this session that a tool call names in its
  * input (a `file_path`, a `path`, a Bash command…) and that this host does not have: the case
- * of a session that moved to another host, or of a cleaned temporary directory. Each file is
- * written at the path the model was given. A file that cannot be written is left out (the tool
- * then reports it missing).
+ * of a session that moved to another host, or of a cleaned temporary directory. Only files at
+ * this host's result location are written (a path elsewhere is not the runner's to create).
  * @returns the files written
  */
 export async function materializeLargeResults(
   store: TranscriptStore,
   sessionId: string,
   toolInput: unknown,
+  tmpDir: string = os.tmpdir(),
 ): Promise<string[]> {
   const text = JSON.stringify(toolInput ?? {});
   const marker = `${LARGE_RESULTS_DIR_NAME}/${safeName(sessionId)}/`;
   if (!text.includes(marker)) return [];
   const names = new Set<string>();
-  const re = new RegExp(`${escapeRe(marker)}([A-Za-z0-9_-]+\\.txt)`, 'g');
+  const re = new RegExp(`${escapeRe(marker)}([A-Za-z0-9_-]+)\\.txt`, 'g');
   for (const m of text.matchAll(re)) if (m[1]) names.add(m[1]);
-  const entries = await store.load(sessionId);
   const written: string[] = [];
   for (const name of names) {
-    const rec = recordFor(entries, name);
-    if (!rec || !text.includes(rec.path)) continue;
-    if (
-      await fsp.stat(rec.path).then(
-        () => true,
-        () => false,
-      )
-    )
-      continue;
-    try {
-      await writeResultFile(rec.path, rec.content);
-      written.push(rec.path);
-    } catch {
-      // Not writable on this host: the tool reports the file missing.
-    }
+    const file = largeResultPath(sessionId, name, tmpDir);
+    if (!text.includes(file)) continue;
+    const exists = await fsp.stat(file).then(
+      () => true,
+      () => false,
+    );
+    if (exists) continue;
+    const content = await store.getContent(sessionId, largeResultKey(name));
+    if (!content) continue;
+    await writeResultFile(file, content.toString('utf8'));
+    written.push(file);
   }
   return written;
 }

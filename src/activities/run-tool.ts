@@ -151,8 +151,8 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         outcome: 'denied',
       };
       deniedInput = truncatedInput(toolInput);
-    } else if (input.toolName === STRUCTURED_OUTPUT_TOOL && input.jsonSchemaUuid !== undefined) {
-      const { compiled } = await loadJsonSchema(store, input.sessionId, input.jsonSchemaUuid);
+    } else if (input.toolName === STRUCTURED_OUTPUT_TOOL && input.jsonSchemaKey !== undefined) {
+      const { compiled } = await loadJsonSchema(store, input.sessionId, input.jsonSchemaKey);
       out = runStructuredOutput(compiled, toolInput);
     } else if (
       !deps.isIdempotent(input.toolName) &&
@@ -181,6 +181,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         await materializeLargeResults(store, input.sessionId, toolInput);
         out = await deps.executeTool(input.toolName, toolInput, toolCtx);
         ({ out, record: largeResult } = await keepLargeResult(out, {
+          store,
           sessionId: input.sessionId,
           toolUseId: input.toolUseId,
           toolName: input.toolName,

@@ -1,21 +1,20 @@
 /**
  * The StructuredOutput tool on the activity side: the tool offered to the model (its input
- * schema is the caller's JSON Schema, read from the transcript store by uuid) and the check of
+ * schema is the caller's JSON Schema, read from the transcript store by its content key) and the check of
  * each call. A valid call's object is kept on its tool_result line (`structuredOutput`), where
  * the client reads it for `result.structured_output`.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { ModelErrorType } from '../common/model';
 import {
-  JSON_SCHEMA_SUBTYPE,
   STRUCTURED_OUTPUT_DESCRIPTION,
   STRUCTURED_OUTPUT_MISMATCH_PREFIX,
   STRUCTURED_OUTPUT_SUCCESS_TEXT,
   STRUCTURED_OUTPUT_TOOL,
 } from '../common/structured-output';
 import type { TranscriptStore } from '../store/transcript-store';
-import type { CompiledJsonSchema } from './tools/json-schema';
-import { compileJsonSchema, JsonSchemaError } from './tools/json-schema';
+import type { CompiledJsonSchema } from '../validation/json-schema';
+import { compileJsonSchema, JsonSchemaError } from '../validation/json-schema';
 import type { ModelToolSpec } from './tools/registry';
 import type { ToolOutput } from './tools/types';
 
@@ -25,48 +24,43 @@ export interface StoredJsonSchema {
   compiled: CompiledJsonSchema;
 }
 
-/** Schemas compiled in this process, by line uuid (the uuid is derived from the schema's content). */
-const compiledByUuid = new Map<string, StoredJsonSchema>();
+/** Schemas compiled in this process, by content key (the key is derived from the schema). */
+const compiledByKey = new Map<string, StoredJsonSchema>();
 const MAX_CACHED_SCHEMAS = 100;
 
+function unusable(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: ModelErrorType.Transcript, nonRetryable: true, message });
+}
+
 /**
- * The JSON Schema stored on line `uuid` of the session, compiled (cached per process).
- * @throws ApplicationFailure `TranscriptError` (non-retryable) when the line is missing or holds
- *   no usable schema: the turn cannot offer the tool it was asked to.
+ * The JSON Schema stored under `key` with the session's content, compiled (cached per process).
+ * @throws ApplicationFailure `TranscriptError` (non-retryable) when it is missing or not a usable
+ *   schema: the turn cannot offer the tool it was asked to.
  */
 export async function loadJsonSchema(
   store: TranscriptStore,
   sessionId: string,
-  uuid: string,
+  key: string,
 ): Promise<StoredJsonSchema> {
-  const cached = compiledByUuid.get(uuid);
+  const cached = compiledByKey.get(key);
   if (cached) return cached;
-  const line = await store.get(sessionId, uuid);
-  const schema = (line as Record<string, unknown> | undefined)?.['jsonSchema'];
-  if (!line || line.type !== 'system' || line.subtype !== JSON_SCHEMA_SUBTYPE || schema === undefined) {
-    throw ApplicationFailure.create({
-      type: ModelErrorType.Transcript,
-      nonRetryable: true,
-      message: `session ${sessionId} has no JSON Schema line ${uuid} (structured output cannot be offered)`,
-    });
-  }
+  const body = await store.getContent(sessionId, key);
+  if (!body) throw unusable(`session ${sessionId} has no JSON Schema ${key} (structured output cannot be offered)`);
+  let schema: unknown;
   let compiled: CompiledJsonSchema;
   try {
+    schema = JSON.parse(body.toString('utf8'));
     compiled = compileJsonSchema(schema);
   } catch (err) {
-    if (!(err instanceof JsonSchemaError)) throw err;
-    throw ApplicationFailure.create({
-      type: ModelErrorType.Transcript,
-      nonRetryable: true,
-      message: `the JSON Schema on line ${uuid} is not usable: ${err.message}`,
-    });
+    if (!(err instanceof JsonSchemaError) && !(err instanceof SyntaxError)) throw err;
+    throw unusable(`the JSON Schema ${key} of session ${sessionId} is not usable: ${err.message}`);
   }
   const stored = { schema: schema as Record<string, unknown>, compiled };
-  if (compiledByUuid.size >= MAX_CACHED_SCHEMAS) {
-    const oldest = compiledByUuid.keys().next().value;
-    if (oldest !== undefined) compiledByUuid.delete(oldest);
+  if (compiledByKey.size >= MAX_CACHED_SCHEMAS) {
+    const oldest = compiledByKey.keys().next().value;
+    if (oldest !== undefined) compiledByKey.delete(oldest);
   }
-  compiledByUuid.set(uuid, stored);
+  compiledByKey.set(key, stored);
   return stored;
 }
 
@@ -82,10 +76,10 @@ export function structuredOutputTool(schema: Record<string, unknown>): ModelTool
 /** The tools a call adds for structured output: the StructuredOutput tool when a schema is set. */
 export async function structuredOutputTools(
   store: TranscriptStore,
-  input: { sessionId: string; jsonSchemaUuid?: string },
+  input: { sessionId: string; jsonSchemaKey?: string },
 ): Promise<ModelToolSpec[]> {
-  if (input.jsonSchemaUuid === undefined) return [];
-  const { schema } = await loadJsonSchema(store, input.sessionId, input.jsonSchemaUuid);
+  if (input.jsonSchemaKey === undefined) return [];
+  const { schema } = await loadJsonSchema(store, input.sessionId, input.jsonSchemaKey);
   return [structuredOutputTool(schema)];
 }
 

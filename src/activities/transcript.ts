@@ -19,22 +19,14 @@ export function isPromptLine(e: TranscriptEntry): boolean {
 }
 
 /**
- * True for a line of the conversation chain; false for side lines such as a stored JSON Schema
- * (`system` lines other than compact boundaries), which are never a leaf.
- */
-export function isChainLine(e: TranscriptEntry): boolean {
-  return e.type !== 'system' || e.subtype === 'compact_boundary';
-}
-
-/**
- * The leaf of a stored conversation: the last chain line (file order) that no other line names as
+ * The leaf of a stored conversation: the last line (file order) that no other line names as
  * its parent. Parallel tool results may be written out of order, so file order alone is wrong.
  */
 export function findLeaf(entries: readonly TranscriptEntry[]): string | null {
   const parents = new Set(entries.map((e) => e.parentUuid).filter((p): p is string => p !== null));
   for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i];
-    if (e && isChainLine(e) && !parents.has(e.uuid)) return e.uuid;
+    if (e && !parents.has(e.uuid)) return e.uuid;
   }
   return null;
 }

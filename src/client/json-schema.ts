@@ -1,16 +1,14 @@
 /**
  * The caller's side of structured output: reading `--json-schema` (JSON text or a file), checking
- * that the schema is usable, and storing it in the transcript store so that workflow history only
- * carries its uuid.
+ * that the schema is usable, and storing it in the transcript store (a content blob) so that
+ * workflow history only carries its key.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { JSON_SCHEMA_SUBTYPE } from '../common/structured-output';
-import type { TranscriptEntry } from '../common/transcript';
-import { compileJsonSchema, JsonSchemaError } from '../activities/tools/json-schema';
+import { JSON_SCHEMA_KEY_PREFIX } from '../common/structured-output';
+import { compileJsonSchema, JsonSchemaError } from '../validation/json-schema';
 import type { TranscriptStore } from '../store/transcript-store';
-import { uuidV5 } from './uuid';
 
 /** Thrown for a `--json-schema` value that cannot be used; the message names the flag and the problem. */
 export class JsonSchemaOptionError extends Error {
@@ -25,8 +23,9 @@ export function checkJsonSchema(schema: unknown, flag = '--json-schema'): Record
   try {
     compileJsonSchema(schema);
   } catch (err) {
-    if (err instanceof JsonSchemaError)
+    if (err instanceof JsonSchemaError) {
       throw new JsonSchemaOptionError(`${flag} is not a valid JSON Schema: ${err.message}`);
+    }
     throw err;
   }
   return schema as Record<string, unknown>;
@@ -64,44 +63,23 @@ export function readJsonSchemaOption(value: string, cwd: string, flag = '--json-
   return checkJsonSchema(schema, source);
 }
 
-/** Uuid of the line holding `schema`: derived from its content, so one schema is stored once per session. */
-export function jsonSchemaUuid(schema: Record<string, unknown>): string {
-  const digest = createHash('sha256').update(JSON.stringify(schema)).digest('hex');
-  return uuidV5(`json-schema/${digest}`);
+/** Content key of a schema: derived from its JSON, so one schema is stored once per session. */
+export function jsonSchemaKey(schema: Record<string, unknown>): string {
+  return `${JSON_SCHEMA_KEY_PREFIX}${createHash('sha256').update(JSON.stringify(schema)).digest('hex')}`;
 }
 
 /**
- * The transcript line holding a schema: `type: "system"`, `subtype: "json_schema"`, no parent (it
- * is not part of the conversation chain).
- */
-export function jsonSchemaEntry(sessionId: string, schema: Record<string, unknown>, cwd?: string): TranscriptEntry {
-  return {
-    v: 1,
-    type: 'system',
-    subtype: JSON_SCHEMA_SUBTYPE,
-    uuid: jsonSchemaUuid(schema),
-    parentUuid: null,
-    sessionId,
-    timestamp: new Date().toISOString(),
-    jsonSchema: schema,
-    // A session's first line names its directory (`--continue` looks for it there).
-    ...(cwd !== undefined ? { cwd } : {}),
-  };
-}
-
-/**
- * Stores `schema` in the session's transcript (an upsert: storing it again is a no-op) and
- * returns the uuid that turn options carry (`TurnOptions.jsonSchemaUuid`).
+ * Stores `schema` with the session's content (storing it again is a no-op) and returns the key
+ * that turn options carry (`TurnOptions.jsonSchemaKey`).
  * @throws JsonSchemaOptionError when the schema is not usable
  */
 export async function storeJsonSchema(
   store: TranscriptStore,
   sessionId: string,
   schema: Record<string, unknown>,
-  cwd?: string,
 ): Promise<string> {
   checkJsonSchema(schema, 'jsonSchema');
-  const entry = jsonSchemaEntry(sessionId, schema, cwd);
-  await store.append(entry);
-  return entry.uuid;
+  const key = jsonSchemaKey(schema);
+  await store.putContent(sessionId, key, JSON.stringify(schema));
+  return key;
 }

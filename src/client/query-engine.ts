@@ -26,7 +26,7 @@ import { storeJsonSchema } from './json-schema';
 
 /**
  * Options of one submitted turn: turn options, plus `jsonSchema` (structured output), which is
- * stored in the transcript store and sent as `jsonSchemaUuid`.
+ * stored in the transcript store (a content blob) and sent as `jsonSchemaKey`.
  */
 export type SubmitOptions = Partial<TurnOptions> & { jsonSchema?: Record<string, unknown> };
 
@@ -148,8 +148,8 @@ export class QueryEngine {
   private async turnOptions(options: SubmitOptions | undefined): Promise<Partial<TurnOptions> | undefined> {
     if (options?.jsonSchema === undefined) return options;
     const { jsonSchema, ...rest } = options;
-    const jsonSchemaUuid = await storeJsonSchema(this.opts.store, this.sessionId, jsonSchema, this.opts.cwd);
-    return { ...rest, jsonSchemaUuid };
+    const jsonSchemaKey = await storeJsonSchema(this.opts.store, this.sessionId, jsonSchema);
+    return { ...rest, jsonSchemaKey };
   }
 
   /**

@@ -137,7 +137,7 @@ export function initMessage(args: {
     cwd: args.cwd,
     tools: [
       ...(args.options.tools ?? BUILTIN_TOOL_NAMES),
-      ...(args.options.jsonSchemaUuid !== undefined ? [STRUCTURED_OUTPUT_TOOL] : []),
+      ...(args.options.jsonSchemaKey !== undefined ? [STRUCTURED_OUTPUT_TOOL] : []),
     ],
     mcp_servers: [],
     model: args.options.model,

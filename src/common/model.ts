@@ -16,8 +16,8 @@ export interface CallModelInput {
   tools?: string[];
   systemPrompt?: string;
   appendSystemPrompt?: string;
-  /** Uuid of the session's `json_schema` line: the StructuredOutput tool is offered with that schema. */
-  jsonSchemaUuid?: string;
+  /** Content key of the session's stored JSON Schema: the StructuredOutput tool is offered with it. */
+  jsonSchemaKey?: string;
 }
 
 /** Output of `callModel`: a small summary; the message itself is in the store. */

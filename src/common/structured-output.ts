@@ -3,15 +3,15 @@
  * the turn workflow, the activities and the client. Pure constants and string builders only.
  *
  * The model returns its answer by calling the `StructuredOutput` tool, whose input schema is the
- * caller's JSON Schema; the schema itself is content and lives in the transcript store (a
- * `system`/`json_schema` line), referred to by uuid.
+ * caller's JSON Schema; the schema itself is content and lives in the transcript store (a content
+ * blob under `json-schema/<sha256>`), referred to by its key.
  */
 
 /** Name of the tool the model calls to return structured output (Claude Code's name). */
 export const STRUCTURED_OUTPUT_TOOL = 'StructuredOutput';
 
-/** Subtype of the transcript line that holds a JSON Schema (`type: "system"`, field `jsonSchema`). */
-export const JSON_SCHEMA_SUBTYPE = 'json_schema';
+/** Prefix of the content keys of stored JSON Schemas (`json-schema/<sha256 of the JSON>`). */
+export const JSON_SCHEMA_KEY_PREFIX = 'json-schema/';
 
 /**
  * Attempts per turn before the turn ends with `error_max_structured_output_retries` (Claude

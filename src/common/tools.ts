@@ -66,8 +66,8 @@ export interface RunToolInput {
    * or a budget stop, so that every tool_use still gets a tool_result.
    */
   skipReason?: string;
-  /** Uuid of the session's `json_schema` line: a `StructuredOutput` call is checked against it. */
-  jsonSchemaUuid?: string;
+  /** Content key of the session's stored JSON Schema: a `StructuredOutput` call is checked against it. */
+  jsonSchemaKey?: string;
 }
 
 /** Output of the `runTool` activity. */

@@ -30,11 +30,11 @@ export interface TurnOptions {
   /** Model calls per workflow run before a long turn continues as new. @default 200 */
   maxStepsPerRun?: number;
   /**
-   * Structured output: uuid of the session's `json_schema` line (the schema itself is content and
-   * stays in the store). The model gets the StructuredOutput tool, and the turn succeeds only with
+   * Structured output: content key of the session's stored JSON Schema (the schema itself is
+   * content and stays in the store). The model gets the StructuredOutput tool, and the turn succeeds only with
    * a valid call of it (`result.structured_output`).
    */
-  jsonSchemaUuid?: string;
+  jsonSchemaKey?: string;
   /**
    * StructuredOutput attempts per turn (failed calls and text answers without the tool) before
    * `error_max_structured_output_retries`. @default 5. Env (CLI): `MAX_STRUCTURED_OUTPUT_RETRIES`.

@@ -144,7 +144,7 @@ export async function runPrint(
       );
     }
     const sessionId = await pickSessionId(rt, flags, cwd);
-    if (jsonSchema) options.jsonSchemaUuid = await storeJsonSchema(rt.store, sessionId, jsonSchema, cwd);
+    if (jsonSchema) options.jsonSchemaKey = await storeJsonSchema(rt.store, sessionId, jsonSchema);
     engine = new QueryEngine({
       client: rt.client,
       store: rt.store,

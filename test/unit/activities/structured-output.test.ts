@@ -16,8 +16,8 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 describe('StructuredOutput tool (activity side)', () => {
   test('loadJsonSchema: reads and compiles the stored schema; runStructuredOutput checks a call', async () => {
     const store = new JsonlTranscriptStore(dir);
-    const uuid = await storeJsonSchema(store, 's1', schema);
-    const loaded = await loadJsonSchema(store, 's1', uuid);
+    const key = await storeJsonSchema(store, 's1', schema);
+    const loaded = await loadJsonSchema(store, 's1', key);
     expect(structuredOutputTool(loaded.schema)).toMatchObject({ name: 'StructuredOutput', input_schema: schema });
     expect(runStructuredOutput(loaded.compiled, { n: 1 })).toMatchObject({
       isError: false,
@@ -30,6 +30,8 @@ describe('StructuredOutput tool (activity side)', () => {
       structured: 'Error: Output does not match required schema: /n: must be integer',
       outcome: 'error',
     });
-    await expect(loadJsonSchema(store, 's1', 'no-such-line')).rejects.toThrow('has no JSON Schema line');
+    await expect(loadJsonSchema(store, 's1', 'json-schema/none')).rejects.toThrow(
+      'has no JSON Schema json-schema/none',
+    );
   });
 });

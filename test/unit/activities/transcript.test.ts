@@ -15,11 +15,6 @@ describe('transcript activities', () => {
     // chain a → b → r1 → r2, but r2 was written before r1
     expect(findLeaf([e('a', null), e('b', 'a'), e('r2', 'r1'), e('r1', 'b')])).toBe('r2');
   });
-  test('findLeaf: side lines (a stored JSON Schema) are never the leaf', () => {
-    const schema = e('schema', null, { type: 'system', subtype: 'json_schema' });
-    expect(findLeaf([e('a', null), e('b', 'a'), schema])).toBe('b');
-    expect(findLeaf([schema])).toBeNull();
-  });
   test('findLeaf: empty transcript has no leaf', () => {
     expect(findLeaf([])).toBeNull();
   });

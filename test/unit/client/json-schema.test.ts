@@ -3,12 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   JsonSchemaOptionError,
-  jsonSchemaUuid,
+  jsonSchemaKey,
   readJsonSchemaOption,
   storeJsonSchema,
 } from '../../../src/client/json-schema';
 import { JsonlTranscriptStore } from '../../../src/store/jsonl-store';
-import { createLoadSession } from '../../../src/activities/transcript';
 
 const schema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
 let dir: string;
@@ -40,17 +39,16 @@ describe('structured output schema (client side)', () => {
     expect(() => readJsonSchemaOption('{"type":"string"}', dir)).toThrow('"type": "object"');
   });
 
-  test('storeJsonSchema: the schema is stored once per session, by a uuid derived from its content', async () => {
+  test('storeJsonSchema: the schema is stored once per session, under a key derived from its content', async () => {
     const store = new JsonlTranscriptStore(dir);
-    const a = await storeJsonSchema(store, 's1', schema, '/work');
+    const a = await storeJsonSchema(store, 's1', schema);
     const b = await storeJsonSchema(store, 's1', { ...schema });
     expect(a).toBe(b);
-    expect(a).toBe(jsonSchemaUuid(schema));
-    expect(await store.load('s1')).toHaveLength(1);
+    expect(a).toBe(jsonSchemaKey(schema));
+    expect(a).toMatch(/^json-schema\/[0-9a-f]{64}$/);
+    expect(JSON.parse(String(await store.getContent('s1', a)))).toEqual(schema);
     expect(await storeJsonSchema(store, 's1', { ...schema, required: [] })).not.toBe(a);
-    // The stored schema is not a conversation line: the session has no leaf and no turn yet.
-    const loaded = await createLoadSession(store, () => null)('s1');
-    expect(loaded).toMatchObject({ leafUuid: null, turnCount: 0 });
-    expect((await store.listSessions())[0]?.cwd).toBe('/work');
+    // Content, not conversation: the session has no transcript line.
+    expect(await store.load('s1')).toEqual([]);
   });
 });

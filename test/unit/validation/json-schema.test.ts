@@ -1,4 +1,4 @@
-import { compileJsonSchema, JsonSchemaError } from '../../../../src/activities/tools/json-schema';
+import { compileJsonSchema, JsonSchemaError } from '../../../src/validation/json-schema';
 
 const schema = {
   type: 'object',

@@ -1,7 +1,8 @@
 /**
  * JSON Schema checking with ajv (and ajv-formats): is a schema usable as the StructuredOutput
  * tool's input schema, and does a value match it. Violations are worded as Claude Code words
- * them (`root: must have required property 'count', /name: must be string`).
+ * them (`root: must have required property 'count', /name: must be string`). Shared by the client
+ * (checking `--json-schema` before anything runs) and the activities (checking each call).
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import Ajv from 'ajv';
