@@ -55,14 +55,22 @@ export interface CompactInput {
   boundaryUuid: string;
   summaryUuid: string;
   trigger: 'manual' | 'auto';
+  /** Uuid of a `/compact <instructions>` prompt line: its instructions guide the summary. */
+  instructionsUuid?: string;
+  /** Tokens of the most recent messages kept verbatim after the summary. @default 20000 */
+  preserveTokens?: number;
 }
 
 /** Output of `compactContext`. */
 export interface CompactSummary {
   boundaryUuid: string;
   summaryUuid: string;
-  /** Estimated context size before compaction (tokens). */
+  /** The new leaf: the last preserved message (copied after the summary), or the summary. */
+  leafUuid: string;
+  /** Context size before compaction (tokens): the last response's input and output, or an estimate. */
   preTokens: number;
+  /** Messages kept verbatim after the summary. */
+  preserved: number;
   /** True when the summary was built without the model (the summarizing call failed). */
   fallback: boolean;
   usage: Usage;
