@@ -113,6 +113,13 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
     ...(flags.appendSystemPrompt !== undefined ? { appendSystemPrompt: flags.appendSystemPrompt } : {}),
     ...(flags.budgetPool !== undefined ? { budgetPoolId: poolWorkflowIdFlag(flags.budgetPool) } : {}),
     ...(flags.fallbackModel !== undefined ? { fallbackModel: flags.fallbackModel } : {}),
+    compaction: {
+      autoCompactRatio: config.compaction.autoCompactRatio,
+      preserveTokens: config.compaction.preserveTokens,
+      ...(config.compaction.contextWindowTokens !== null
+        ? { contextWindowTokens: config.compaction.contextWindowTokens }
+        : {}),
+    },
     timeouts: {
       modelHeartbeatMs: config.model.heartbeatTimeoutMs,
       modelStartToCloseMs: config.model.requestTimeoutMs,

@@ -2,6 +2,7 @@ import type {
   SDKAssistantMessage,
   SDKCompactBoundaryMessage,
   SDKMessage,
+  SDKModelFallbackMessage,
   SDKPermissionDeniedMessage,
   SDKResultMessage,
   SDKSystemInitMessage,
@@ -26,6 +27,20 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
       uuid: e.uuid,
       session_id: e.sessionId,
       compact_metadata: e.compactMetadata ?? { trigger: 'auto', pre_tokens: 0 },
+    };
+    return m;
+  }
+  if (e.type === 'system' && e.subtype === 'model_fallback') {
+    const f = e as Record<string, unknown>;
+    const m: SDKModelFallbackMessage = {
+      type: 'system',
+      subtype: 'model_fallback',
+      uuid: e.uuid,
+      session_id: e.sessionId,
+      trigger: 'overloaded',
+      original_model: String(f['originalModel'] ?? ''),
+      fallback_model: String(f['fallbackModel'] ?? ''),
+      content: String(f['content'] ?? ''),
     };
     return m;
   }

@@ -18,6 +18,11 @@ export interface CallModelInput {
   appendSystemPrompt?: string;
   /** Content key of the session's stored JSON Schema: the StructuredOutput tool is offered with it. */
   jsonSchemaKey?: string;
+  /**
+   * When set (the turn has a fallback model left), an attempt that gets `overloaded_error` from
+   * this attempt number on fails the call without further retries, so that the turn can switch.
+   */
+  overloadedAttemptsBeforeFallback?: number;
 }
 
 /** Output of `callModel`: a small summary; the message itself is in the store. */

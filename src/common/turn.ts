@@ -3,6 +3,8 @@ import type { FileReadState } from './tools';
 import type { ResultSubtype } from './sdk-messages';
 import type { TurnLimits } from '../engine/limits';
 import type { PermissionMode } from '../engine/permissions';
+import type { StructuredOutputProgress } from '../engine/structured-output';
+import type { CompactionOptions } from '../engine/compaction';
 
 /** Schema version of workflow inputs carried across continue-as-new. */
 export const WORKFLOW_STATE_VERSION = 1;
@@ -46,6 +48,10 @@ export interface TurnOptions {
    * Must differ from `model`.
    */
   fallbackModel?: string;
+  /** When and how the turn compacts its context (auto-compaction threshold, window, preserved tail). */
+  compaction?: CompactionOptions;
+  /** Consecutive responses cut by `max_tokens` that the turn asks the model to resume. @default 3 */
+  maxOutputTokensRecoveries?: number;
 }
 
 /**
@@ -121,6 +127,18 @@ export interface TurnCarry {
   compactions: number;
   /** Runs of this turn so far (1 on the first continue-as-new). */
   runs: number;
+  /** Model the turn calls now: `options.model`, or the fallback after repeated overloaded errors. */
+  model?: string;
+  /** Structured output attempts of this turn, and the valid call once there is one. */
+  structuredOutput?: StructuredOutputProgress;
+  /** Consecutive responses cut by `max_tokens` that the turn resumed. */
+  outputRecoveries?: number;
+  /** Context tokens of the turn's compactions so far (a `taskBudget` loses them). */
+  compactedContextTokens?: number;
+  /** Context of the last model call (input, cache and output tokens) and its window, for auto-compaction. */
+  lastContext?: { tokens: number; window: number };
+  /** True from a compaction until the next model call completes (a prompt still too long then is not compacted again). */
+  compactedSinceCall?: boolean;
 }
 
 /** How a turn ended: the workflow's return value; the client turns it into a result message. */

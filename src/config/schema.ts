@@ -201,6 +201,20 @@ const ToolsSchema = z.strictObject({
   largeResultChars: positiveInt(30_000),
 });
 
+const CompactionSchema = z.strictObject({
+  autoCompactRatio: z
+    .number({ error: 'expected a number between 0 and 1 (0 turns auto-compaction off)' })
+    .min(0, { error: 'expected a number between 0 and 1 (0 turns auto-compaction off)' })
+    .max(1, { error: 'expected a number between 0 and 1 (0 turns auto-compaction off)' })
+    .default(0.8),
+  contextWindowTokens: z
+    .int({ error: 'expected a positive integer or null' })
+    .positive({ error: 'expected a positive integer or null' })
+    .nullable()
+    .default(null),
+  preserveTokens: nonNegativeInt(20_000),
+});
+
 const PricesSchema = z
   .record(z.string().min(1), ModelPriceSchema, { error: 'expected a table keyed by model id' })
   .default({})
@@ -217,6 +231,7 @@ export const ConfigSchema = z.strictObject({
   worker: WorkerSchema.prefault({}),
   model: ModelSchema.prefault({}),
   tools: ToolsSchema.prefault({}),
+  compaction: CompactionSchema.prefault({}),
   prices: PricesSchema,
   dataDir: nonEmptyString('~/.agent-runner'),
 });
@@ -334,6 +349,20 @@ export interface ToolsConfig {
   largeResultChars: number;
 }
 
+/** Context compaction (`compaction`). */
+export interface CompactionConfig {
+  /**
+   * Compact before the next model call once the last call's context (input, cache and output
+   * tokens) reaches this share of the context window; 0 turns proactive compaction off (a prompt
+   * the API refuses as too long is still compacted). @default 0.8
+   */
+  autoCompactRatio: number;
+  /** Context window to compare with, in tokens; null = the model's (200000). @default null */
+  contextWindowTokens: number | null;
+  /** Tokens of the most recent messages kept verbatim after the summary. @default 20000 */
+  preserveTokens: number;
+}
+
 /** The runner's configuration, as returned by `loadConfig`. */
 export interface Config {
   /** Temporal connection. */
@@ -346,6 +375,8 @@ export interface Config {
   model: ModelConfig;
   /** Tool settings. */
   tools: ToolsConfig;
+  /** Context compaction. */
+  compaction: CompactionConfig;
   /**
    * Model prices in USD per million tokens, keyed by model id; look up with {@link findPrice}.
    * Entries of the file are added to the built-in table ({@link DEFAULT_PRICES}).

@@ -15,6 +15,7 @@ import type { TranscriptStore } from '../../store/transcript-store';
 import { TranscriptChainError } from '../../store/transcript-store';
 import { structuredOutputTools } from '../structured-output';
 import { replayedReminder, withFileReminder } from './file-reminders';
+import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
 import { buildMessages, buildSystem } from './request';
 import { assembleStream } from './stream';
@@ -143,7 +144,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       assembled = await assembleStream(data, (n) => ctx.heartbeat({ events: n }));
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw err;
-      throw classifyModelError(err);
+      throw failFastForFallback(classifyModelError(err), input, ctx.info.attempt);
     }
     const durationMs = Date.now() - started;
     const { invalidToolInputs, ...message } = assembled;
