@@ -2,13 +2,16 @@ import { Context } from '@temporalio/activity';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import { MAX_STRUCTURED_OUTPUT_ERROR_CHARS, STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
-import { resolveCommandPermission } from '../engine/command-rules';
 import type { TranscriptStore } from '../store/transcript-store';
 import { loadJsonSchema, runStructuredOutput } from './structured-output';
 import { persistedShellCwd } from './shell-cwd';
 import type { LargeResultRecord } from './large-result';
 import { keepLargeResult, materializeLargeResults } from './large-result';
 import type { ToolContext, ToolOutput, ToolSettings } from './tools/types';
+import type { ResolvedPermission } from './tool-permission';
+import { resolveToolPermission } from './tool-permission';
+import { ChildEnvironments } from '../env/child-env';
+import { readSettingsEnv } from '../settings/env';
 
 /** What `runTool` needs from the worker. */
 export interface RunToolDeps {
@@ -23,6 +26,19 @@ export interface RunToolDeps {
   settings?: ToolSettings;
   /** Whether a tool may be re-run after a crash (unknown tools count as idempotent: they do nothing). */
   isIdempotent(name: string): boolean;
+  /**
+   * Decides a `check` permission against the tool's input and the real files.
+   * @default resolveToolPermission (src/activities/tool-permission.ts)
+   */
+  resolvePermission?: typeof resolveToolPermission;
+  /** Environments of the processes tools start. @default new ChildEnvironments() (default secret names) */
+  childEnv?: ChildEnvironments;
+}
+
+let sharedChildEnv: ChildEnvironments | undefined;
+function defaultChildEnv(): ChildEnvironments {
+  sharedChildEnv ??= new ChildEnvironments();
+  return sharedChildEnv;
 }
 
 /** Text of the tool_result of a non-idempotent tool whose earlier attempt died mid-run. */
@@ -123,11 +139,26 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
     let out: ToolOutput & { outcome: RunToolSummary['outcome']; structuredOutput?: unknown };
     let deniedInput: unknown;
     let largeResult: LargeResultRecord | undefined;
-    // Scoped Bash rules are decided here, where the command is known.
-    const permission =
-      input.permission.behavior === 'checkCommand'
-        ? resolveCommandPermission(String((toolInput as { command?: unknown }).command ?? ''), input.permission)
-        : input.permission;
+    // The settings files' `env` is re-read here: its values never enter workflow history.
+    const toolEnv = (deps.childEnv ?? defaultChildEnv()).forTools(
+      input.settingsEnv ? await readSettingsEnv(input.settingsEnv) : undefined,
+    );
+    // Bash starts where the session's previous command left the shell (`cd` persists); its
+    // relative paths are judged from there.
+    const shellCwd =
+      input.toolName === 'Bash' && block
+        ? await persistedShellCwd(store, input.sessionId, input.parentUuid, input.cwd).catch(() => undefined)
+        : undefined;
+    // Rules on paths and commands are decided here, where the input and the files are known.
+    const permission: ResolvedPermission =
+      input.skipReason !== undefined || !block || invalidJson !== undefined
+        ? { behavior: 'allow' }
+        : await (deps.resolvePermission ?? resolveToolPermission)(input.permission, {
+            toolName: input.toolName,
+            input: toolInput,
+            cwd: shellCwd ?? input.cwd,
+            exportedNames: new Set(Object.keys(toolEnv)),
+          });
     if (input.skipReason !== undefined) {
       out = {
         content: `<tool_use_error>${input.skipReason}</tool_use_error>`,
@@ -161,11 +192,6 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       out = { content: UNKNOWN_OUTCOME_TEXT, isError: true, outcome: 'unknown' };
     } else {
       const ctx = Context.current();
-      // Bash starts where the session's previous command left the shell (`cd` persists).
-      const shellCwd =
-        input.toolName === 'Bash'
-          ? await persistedShellCwd(store, input.sessionId, input.parentUuid, input.cwd).catch(() => undefined)
-          : undefined;
       const toolCtx: ToolContext = {
         cwd: input.cwd,
         ...(shellCwd !== undefined ? { shellCwd } : {}),
@@ -174,6 +200,8 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         readState: () => input.readState ?? undefined,
         heartbeat: () => ctx.heartbeat(),
         ...(deps.settings ? { settings: deps.settings } : {}),
+        ...(permission.readDenied ? { readDenied: permission.readDenied } : {}),
+        env: toolEnv,
       };
       const beat = setInterval(() => ctx.heartbeat(), 1000);
       try {
@@ -225,7 +253,10 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         ...(out.shellCwd !== undefined ? { shellCwd: out.shellCwd } : {}),
         ...(deniedInput !== undefined ? { deniedInput } : {}),
         ...(out.outcome === 'denied' && permission.behavior === 'deny'
-          ? { denyReason: permission.reason ?? 'mode' }
+          ? {
+              denyReason: permission.reason,
+              ...(permission.detail !== undefined ? { denyDetail: permission.detail } : {}),
+            }
           : {}),
       },
     };
