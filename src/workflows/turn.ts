@@ -396,7 +396,8 @@ class Turn {
       parentUuid: this.state.leaf,
       sessionId,
       timestamp: this.now(),
-      message: { role: 'user', content: text },
+      // Text blocks, as Claude Code writes its own messages to the model.
+      message: { role: 'user', content: [{ type: 'text', text }] },
       turnId,
       isMeta: true,
     };

@@ -4,6 +4,7 @@
  * src/fake-model/scenario.ts); `{{cwd}}` becomes the working directory the client reports.
  */
 import type { ContentSpec, StepSpec } from '../../src/fake-model';
+import { LOOP_SCENARIOS } from './loop-scenarios';
 
 /** One differential scenario. */
 export interface ConformanceScenario {
@@ -280,4 +281,5 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
       done,
     ],
   },
+  ...LOOP_SCENARIOS,
 ];

@@ -4,6 +4,7 @@
  * stderr goes to the same stream as stdout (as in Claude Code), so the model sees both in order.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { z } from 'zod';
 import { toolEnvironment } from '../../env/child-env';
@@ -23,6 +24,8 @@ export const BASH_MAX_TIMEOUT_MS = 600_000;
  * large-result threshold reaches the model as a preview plus a file (see `large-result.ts`).
  */
 export const BASH_MAX_OUTPUT_CHARS = 8_000_000;
+/** The shell: `/bin/bash` where it exists (its messages then read as Claude Code's do), else `bash` on PATH. */
+const BASH_PATH = existsSync('/bin/bash') ? '/bin/bash' : 'bash';
 /** Time between SIGTERM and SIGKILL when killing the process group, ms. */
 export const BASH_KILL_GRACE_MS = 2_000;
 /** Heartbeat period while a command runs, ms. */
@@ -138,7 +141,9 @@ async function runCommand(input: BashInput, ctx: ToolContext, cwdFile: string): 
 
     // `exec 2>&1` first: stderr joins stdout in the order things were written.
     // The EXIT trap writes the directory the command leaves the shell in (for the next call).
-    const child = spawn('bash', ['-c', `exec 2>&1\n${SHELL_CWD_TRAP}\n${input.command}`], {
+    // Both on the command's first line, so that bash numbers the command's lines from 1 in its
+    // messages, as Claude Code's shell does (`/bin/bash: line 1: cd: …`).
+    const child = spawn(BASH_PATH, ['-c', `exec 2>&1; ${SHELL_CWD_TRAP}; ${input.command}`], {
       cwd: ctx.cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'ignore'],
