@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import { Context } from '@temporalio/activity';
 import type { CompactInput, CompactSummary } from '../../common/model';
 import type { TranscriptEntry } from '../../common/transcript';
 import { emptyUsage } from '../../common/usage';
@@ -147,21 +148,27 @@ async function summarize(
     return { text: earlierText, usage: emptyUsage(), model: input.model, fallback: false, stored: true };
   }
   const instructions = await instructionsOf(deps.store, input);
+  // Heartbeats while the model writes the summary: a dead worker is noticed within the heartbeat timeout.
+  const ctx = activityContext();
+  const beat = ctx ? setInterval(() => ctx.heartbeat(), 1000) : undefined;
   try {
-    const resp = await deps.anthropic().messages.create({
-      model: input.model,
-      max_tokens: 4096,
-      messages: [
-        {
-          role: 'user',
-          content:
-            `${COMPACT_INSTRUCTION} Keep: the task, decisions made, files changed and why, what is left to do, and the latest tool results.` +
-            `${instructions ? `\n\nAdditional instructions:\n${instructions}` : ''}` +
-            `\n\n${renderConversation(summarized, MAX_COMPACT_INPUT_CHARS)}`,
-        },
-      ],
-      metadata: { user_id: `${input.sessionId}:compact` },
-    });
+    const resp = await deps.anthropic().messages.create(
+      {
+        model: input.model,
+        max_tokens: 4096,
+        messages: [
+          {
+            role: 'user',
+            content:
+              `${COMPACT_INSTRUCTION} Keep: the task, decisions made, files changed and why, what is left to do, and the latest tool results.` +
+              `${instructions ? `\n\nAdditional instructions:\n${instructions}` : ''}` +
+              `\n\n${renderConversation(summarized, MAX_COMPACT_INPUT_CHARS)}`,
+          },
+        ],
+        metadata: { user_id: `${input.sessionId}:compact` },
+      },
+      ctx ? { signal: ctx.cancellationSignal } : {},
+    );
     const text = resp.content
       .filter((b): b is Anthropic.TextBlock => b.type === 'text')
       .map((b) => b.text)
@@ -174,9 +181,21 @@ async function summarize(
       cache_read_input_tokens: resp.usage.cache_read_input_tokens ?? 0,
     };
     return { text, usage, model: resp.model, fallback: false, stored: false };
-  } catch {
+  } catch (err) {
+    if (ctx?.cancellationSignal.aborted) throw err;
     const text = renderConversation(summarized, MAX_FALLBACK_SUMMARY_CHARS);
     return { text, usage: emptyUsage(), model: input.model, fallback: true, stored: false };
+  } finally {
+    if (beat) clearInterval(beat);
+  }
+}
+
+/** The activity's context, or undefined when called outside an activity (unit tests). */
+function activityContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined;
   }
 }
 
