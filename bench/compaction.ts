@@ -47,7 +47,13 @@ async function oneRun(opts: CompactionBenchOptions, compact: boolean): Promise<R
     }
     const next = lastStep(body) + 1;
     if (next > opts.steps) return { content: [{ text: 'finished' }] };
-    return { content: [{ tool_use: { name: 'Bash', input: { command: `echo step ${next}; cat notes.txt` } } }] };
+    return {
+      content: [
+        {
+          tool_use: { name: 'Bash', id: `toolu_step_${next}`, input: { command: `echo step ${next}; cat notes.txt` } },
+        },
+      ],
+    };
   };
   const runner = await startRunner({
     address: opts.address,
