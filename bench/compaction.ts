@@ -67,7 +67,7 @@ async function oneRun(opts: CompactionBenchOptions, compact: boolean): Promise<R
     },
   });
   try {
-    const repo = makeRepo({ 'notes.txt': `${'Notes on the work so far, kept for reference. '.repeat(22)}\n` });
+    const repo = makeRepo({ 'notes.txt': `${'Notes on the work so far, kept for reference. '.repeat(26)}\n` });
     const { outcome } = await runner.runTurn(repo, 'work through the steps', {
       compaction: compact
         ? { autoCompactRatio: 0.8, contextWindowTokens: opts.windowTokens, preserveTokens: 2_000 }

@@ -1,5 +1,5 @@
 /**
- * A long unattended turn: 300 model calls whose context, without compaction, would be about six
+ * A long unattended turn: 300 model calls whose context, without compaction, would be more than five
  * times the model's window. The turn compacts itself again and again; the worker process is
  * killed (kill -9) in the middle of one compaction. The turn must still succeed, each compaction
  * must show once in the transcript, the workflow history must stay under 4 KB per step, and the
@@ -52,7 +52,7 @@ describe('long run', () => {
     await env?.close();
   });
 
-  test('long run: 300 calls, context 6x the window, kill -9 during a compaction: success, each compaction once, history under 4 KB per step, flat client memory', async () => {
+  test('long run: 300 calls, context over 5x the window, kill -9 during a compaction: success, each compaction once, history under 4 KB per step, flat client memory', async () => {
     let compactionRequests = 0;
     let holding = false;
     env = await startRunnerEnv({
@@ -84,8 +84,8 @@ describe('long run', () => {
       },
     });
     const repo = makeRepo({});
-    // ~1,000 characters per result: 300 steps add about 6 windows of context.
-    writeFileSync(join(repo, 'notes.txt'), `${'Notes on the work so far, kept for reference. '.repeat(22)}\n`);
+    // ~1,200 characters per result: without compaction the last call would send over 5 windows of context.
+    writeFileSync(join(repo, 'notes.txt'), `${'Notes on the work so far, kept for reference. '.repeat(26)}\n`);
     workers.push(await startWorkerProcess(env.workerEnv));
 
     const engine = env.engine({ cwd: repo });
