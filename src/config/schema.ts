@@ -219,6 +219,15 @@ const ToolsSchema = z.strictObject({
   bashTimeoutMs: positiveInt(120_000),
   bashOutputLimitChars: positiveInt(8_000_000),
   largeResultChars: positiveInt(30_000),
+  /**
+   * More environment variables tool processes must not see (besides the model and Temporal keys),
+   * e.g. tokens the worker itself uses. See src/env/child-env.ts.
+   */
+  secretEnv: z
+    .array(z.string().regex(ENV_NAME_RE, { error: 'expected the name of an environment variable' }), {
+      error: 'expected a list of environment variable names',
+    })
+    .default([]),
 });
 
 const CompactionSchema = z.strictObject({
@@ -406,6 +415,8 @@ export interface ToolsConfig {
    * @default 30000 (Claude Code's limit for Bash output)
    */
   largeResultChars: number;
+  /** Environment variables tool processes never see, besides the model and Temporal keys. @default [] */
+  secretEnv: string[];
 }
 
 /** Context compaction (`compaction`). */
