@@ -13,6 +13,8 @@ import { BUILTIN_TOOLS, toolsForModel } from './tools/registry';
 import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordTranscript } from './transcript';
 import { withStorageErrors } from './store-errors';
+import { createPrepareWorkspace, type WorkspaceHost } from './workspace/prepare';
+import { storeSnapshot } from './workspace/snapshot';
 import type { Activities } from './types';
 
 export type { Activities } from './types';
@@ -25,6 +27,8 @@ export interface ActivityDeps {
   env?: NodeJS.ProcessEnv;
   /** Overrides the Anthropic client (tests). */
   anthropic?: () => Anthropic;
+  /** This worker's host queue and workspace settings; absent = workspaces are not followed. */
+  workspace?: WorkspaceHost;
 }
 
 /**
@@ -68,6 +72,7 @@ export function createActivities(deps: ActivityDeps): Activities {
     priceFor,
     toolsForModel: (names: string[]) => toolsForModel(names) as Anthropic.Tool[],
   };
+  const ws = deps.workspace;
   // A store that cannot be written fails the activity at once (see storageFailure).
   return {
     callModel: withStorageErrors(createCallModel(modelDeps)),
@@ -78,10 +83,17 @@ export function createActivities(deps: ActivityDeps): Activities {
         ...(deps.config.tools ? { settings: { ...deps.config.tools } } : {}),
         executeTool,
         isIdempotent: (name) => BUILTIN_TOOLS.get(name)?.idempotent ?? true,
+        ...(ws
+          ? {
+              snapshot: (i: { sessionId: string; toolUseId: string; root: string; base: string }) =>
+                storeSnapshot({ store: deps.store, ...i, maxBytes: ws.config.maxSnapshotBytes }),
+            }
+          : {}),
         // Tool processes get the worker's environment minus the runner's secrets (src/env/child-env.ts).
         childEnv: new ChildEnvironments(deps.config),
       }),
     ),
+    prepareWorkspace: withStorageErrors(ws ? createPrepareWorkspace(deps.store, ws) : async () => null),
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),
     loadSession: createLoadSession(deps.store, priceFor),
   };

@@ -1,6 +1,8 @@
 import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import { MAX_STRUCTURED_OUTPUT_ERROR_CHARS, STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
+import { WorkspaceErrorType, type SnapshotRef } from '../common/workspace';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
 import type { TranscriptStore } from '../store/transcript-store';
 import { loadJsonSchema, runStructuredOutput } from './structured-output';
@@ -8,6 +10,8 @@ import { persistedShellCwd } from './shell-cwd';
 import type { LargeResultRecord } from './large-result';
 import { keepLargeResult, materializeLargeResults } from './large-result';
 import type { ToolContext, ToolOutput, ToolSettings } from './tools/types';
+import { mapFormerPaths } from './workspace/prepare';
+import { SnapshotTooLargeError } from './workspace/snapshot';
 import type { ResolvedPermission } from './tool-permission';
 import { resolveToolPermission } from './tool-permission';
 import { ChildEnvironments } from '../env/child-env';
@@ -26,6 +30,12 @@ export interface RunToolDeps {
   settings?: ToolSettings;
   /** Whether a tool may be re-run after a crash (unknown tools count as idempotent: they do nothing). */
   isIdempotent(name: string): boolean;
+  /**
+   * Stores a snapshot of the workspace after a tool that can change files (the non-idempotent
+   * ones). Absent when workspaces are not followed.
+   * @throws SnapshotTooLargeError when the snapshot is over the limit.
+   */
+  snapshot?(input: { sessionId: string; toolUseId: string; root: string; base: string }): Promise<SnapshotRef>;
   /**
    * Decides a `check` permission against the tool's input and the real files.
    * @default resolveToolPermission (src/activities/tool-permission.ts)
@@ -92,7 +102,13 @@ function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolea
   const block = (entry.message?.content as ContentBlock[]).find((b) => b.type === 'tool_result') as
     { is_error?: boolean; content?: string | ContentBlock[] } | undefined;
   const meta = (entry as Record<string, unknown>)['toolRun'] as
-    { outcome: RunToolSummary['outcome']; fileState?: RunToolSummary['fileState']; deniedInput?: unknown } | undefined;
+    | {
+        outcome: RunToolSummary['outcome'];
+        fileState?: RunToolSummary['fileState'];
+        deniedInput?: unknown;
+        snapshot?: SnapshotRef;
+      }
+    | undefined;
   return {
     toolUseId: input.toolUseId,
     resultUuid: entry.uuid,
@@ -105,6 +121,7 @@ function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolea
     ...(input.toolName === STRUCTURED_OUTPUT_TOOL && block?.is_error && typeof block.content === 'string'
       ? { structuredOutputError: block.content.slice(0, MAX_STRUCTURED_OUTPUT_ERROR_CHARS) }
       : {}),
+    ...(meta?.snapshot ? { snapshot: meta.snapshot } : {}),
   };
 }
 
@@ -134,7 +151,11 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
     const invalidJson = (
       (assistant as Record<string, unknown> | undefined)?.['invalidToolInputs'] as Record<string, string> | undefined
     )?.[input.toolUseId];
-    const toolInput = block?.input ?? {};
+    const ws = input.workspace;
+    // A workspace that moved to this host: paths of the former host's tree point into this one.
+    const toolInput = ws
+      ? mapFormerPaths(input.toolName, block?.input ?? {}, ws.formerPaths, ws.repoRoot)
+      : (block?.input ?? {});
 
     let out: ToolOutput & { outcome: RunToolSummary['outcome']; structuredOutput?: unknown };
     let deniedInput: unknown;
@@ -224,6 +245,35 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       }
     }
 
+    // After a tool that can change files: the tree goes to the store before the result line, so
+    // a result the workflow sees always has its snapshot (DESIGN.md rule 7).
+    let snapshot: SnapshotRef | undefined;
+    if (
+      ws &&
+      deps.snapshot &&
+      !deps.isIdempotent(input.toolName) &&
+      (out.outcome === 'ok' || out.outcome === 'error' || out.outcome === 'unknown') &&
+      input.skipReason === undefined
+    ) {
+      try {
+        snapshot = await deps.snapshot({
+          sessionId: input.sessionId,
+          toolUseId: input.toolUseId,
+          root: ws.repoRoot,
+          base: ws.baseCommit,
+        });
+      } catch (err) {
+        if (err instanceof SnapshotTooLargeError) {
+          throw ApplicationFailure.create({
+            type: WorkspaceErrorType.SnapshotTooLarge,
+            message: err.message,
+            nonRetryable: true,
+          });
+        }
+        throw err;
+      }
+    }
+
     const entry: TranscriptEntry = {
       v: 1,
       type: 'user',
@@ -259,6 +309,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
               ...(permission.silent ? { denySilent: true } : {}),
             }
           : {}),
+        ...(snapshot ? { snapshot } : {}),
       },
     };
     await store.append(entry);

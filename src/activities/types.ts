@@ -2,6 +2,7 @@ import type { TranscriptEntry } from '../common/transcript';
 import type { CallModelInput, CallModelSummary, CompactInput, CompactSummary } from '../common/model';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import type { StoredSessionSummary } from '../common/session';
+import type { WorkspaceRef } from '../common/workspace';
 
 /**
  * The activities workflows call (through `proxyActivities`, imported as a type only).
@@ -19,4 +20,13 @@ export interface Activities {
   loadSession(sessionId: string): Promise<StoredSessionSummary>;
   /** Summarizes the context into a compact boundary plus a summary line. */
   compactContext(input: CompactInput): Promise<CompactSummary>;
+  /**
+   * Finds or makes a session's working tree on the worker that runs it (shared task queue: any
+   * live worker); null when the working directory is not followed (not a git work tree).
+   */
+  prepareWorkspace(input: {
+    sessionId: string;
+    cwd: string;
+    current: WorkspaceRef | null;
+  }): Promise<WorkspaceRef | null>;
 }

@@ -15,6 +15,7 @@ import type { InterruptFlags } from './commands/interrupt';
 import type { LimitsFlags } from './commands/limits';
 import type { PoolCreateFlags } from './commands/pool';
 import type { StoreCopyFlags, StoreMigrateFlags } from './commands/store';
+import type { WorkspaceExportFlags } from './commands/workspace';
 
 /**
  * Errors that mean "nothing was run because of how it was called or configured": printed without
@@ -40,6 +41,9 @@ const USAGE_ERROR_NAMES = new Set([
   'UnknownSessionError',
   // --json-schema text or file that cannot be used (src/client/json-schema.ts).
   'JsonSchemaOptionError',
+  // Workspaces (src/activities/workspace/): an unwritable workspace root, an export that cannot be made.
+  'WorkspaceRootError',
+  'WorkspaceExportError',
 ]);
 
 const out = (s: string): void => {
@@ -212,6 +216,17 @@ See docs/batch.md.`,
     });
   addControlCommands(program, setExit);
   addStoreCommands(program, setExit);
+  program
+    .command('workspace')
+    .description("a session's working tree (recorded as git snapshots in the store)")
+    .command('export')
+    .description('rebuild the working tree of a session (base commit + last snapshot) in a new directory')
+    .argument('<session>', 'session id')
+    .option('--to <dir>', 'target directory (must not exist or be empty)')
+    .action(async (session: string, opts: WorkspaceExportFlags) => {
+      const { runWorkspaceExport } = await import('./commands/workspace');
+      setExit(await runWorkspaceExport(await config(program), session, opts, { stdout: out }));
+    });
   return program;
 }
 

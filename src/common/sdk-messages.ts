@@ -139,6 +139,22 @@ export interface SDKResultMessage {
   api_error_status?: number | null;
   /** Error texts (error subtypes only); the first is the `[ede_diagnostic]` line for execution errors. */
   errors?: string[];
+  /**
+   * Where the working tree is after the turn (when it follows the turn across hosts): the host,
+   * the path there, how often it moved, and the last snapshot (`agent-runner workspace export`
+   * materializes it anywhere). Extension of ours.
+   */
+  workspace?: SDKWorkspaceInfo;
+}
+
+/** `workspace` of a result message and of `agent-runner status`. */
+export interface SDKWorkspaceInfo {
+  host: string;
+  path: string;
+  base_commit: string;
+  /** Snapshot commit and the tool call it followed; null before the first change. */
+  last_snapshot: { commit: string; tool_use_id: string; bytes: number } | null;
+  moves: number;
 }
 
 export type SDKMessage =

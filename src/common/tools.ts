@@ -6,6 +6,7 @@ import type { PermissionMode } from '../engine/permissions';
  * Only small fields travel through workflow history: tool inputs and outputs stay in the
  * transcript store (DESIGN.md rule 1).
  */
+import type { SnapshotRef } from './workspace';
 
 /** Names of the built-in tools, as Claude Code names them. */
 export const BUILTIN_TOOL_NAMES = ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'] as const;
@@ -75,6 +76,12 @@ export interface RunToolInput {
   skipReason?: string;
   /** Content key of the session's stored JSON Schema: a `StructuredOutput` call is checked against it. */
   jsonSchemaKey?: string;
+  /**
+   * The workspace the tool acts on, when it follows the turn across hosts: after a tool that can
+   * change files (Edit, Write, Bash) the activity stores a snapshot; paths under a former host's
+   * repository root are mapped to `repoRoot`.
+   */
+  workspace?: { repoRoot: string; baseCommit: string; formerPaths: string[] };
 }
 
 /** Output of the `runTool` activity. */
@@ -100,4 +107,6 @@ export interface RunToolSummary {
    * in the store), for the turn's `errors` when the retries run out.
    */
   structuredOutputError?: string;
+  /** The workspace snapshot taken after the call (tools that can change files). */
+  snapshot?: SnapshotRef;
 }

@@ -5,6 +5,7 @@ import type { TurnLimits } from '../engine/limits';
 import type { PermissionMode } from '../engine/permissions';
 import type { StructuredOutputProgress } from '../engine/structured-output';
 import type { CompactionOptions } from '../engine/compaction';
+import type { WorkspaceRef } from './workspace';
 import type { SettingsEnvRef } from './permissions';
 
 /** Schema version of workflow inputs carried across continue-as-new. */
@@ -107,6 +108,8 @@ export interface TurnInput {
   sessionWorkflowId?: string;
   /** State carried by continue-as-new (absent on the first run of a turn). */
   carry?: TurnCarry;
+  /** Where the session's workspace was after the previous turn (absent: find it from `cwd`). */
+  workspace?: WorkspaceRef | null;
 }
 
 /**
@@ -148,6 +151,8 @@ export interface TurnCarry {
   lastContext?: { tokens: number; window: number };
   /** True from a compaction until the next model call completes (a prompt still too long then is not compacted again). */
   compactedSinceCall?: boolean;
+  /** Where the workspace is (null: not followed). */
+  workspace?: WorkspaceRef | null;
 }
 
 /** How a turn ended: the workflow's return value; the client turns it into a result message. */
@@ -179,6 +184,8 @@ export interface TurnOutcome {
    * `structuredOutput` field holds the object (`result.structured_output`).
    */
   structuredOutputUuid?: string | null;
+  /** Where the workspace is after the turn: host, path, last snapshot (absent: not followed). */
+  workspace?: WorkspaceRef | null;
 }
 
 /** Answer of the turn's `progress` query: what a streaming client needs. */
@@ -196,6 +203,8 @@ export interface TurnProgress {
   budgetPoolId?: string | null;
   /** Last status the pool sent, or null (none yet, or no pool). */
   pool?: PoolView | null;
+  /** Where the workspace is now: host, path, last snapshot (absent: not followed). */
+  workspace?: WorkspaceRef | null;
 }
 
 /** What a member turn knows of its budget pool (USD). */

@@ -65,6 +65,7 @@ export class TurnState {
           budgetTracker: newTokenBudgetTracker(),
           compactions: 0,
           runs: 0,
+          ...(input.workspace !== undefined ? { workspace: input.workspace } : {}),
         };
   }
 
@@ -249,6 +250,7 @@ export class TurnState {
       readFileState: capReadFileState(d.readFileState),
       apiErrorStatus,
       structuredOutputUuid: d.structuredOutput?.resultUuid ?? null,
+      ...(d.workspace !== undefined ? { workspace: d.workspace } : {}),
     };
   }
 

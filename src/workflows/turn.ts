@@ -1,4 +1,12 @@
-import { allHandlersFinished, condition, continueAsNew, setHandler, uuid4, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  patched,
+  setHandler,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { CallModelSummary } from '../common/model';
 import { ModelErrorType } from '../common/model';
 import { STRUCTURED_OUTPUT_NUDGE } from '../common/structured-output';
@@ -26,6 +34,7 @@ import { ToolRuns } from './tool-runs';
 import { turnActivities } from './turn-activities';
 import type { TurnActivities } from './turn-activities';
 import { TurnState } from './turn-state';
+import { WORKSPACE_PATCH, WorkspaceFollower, WorkspaceStop } from './workspace';
 
 /** Model calls per workflow run before a long turn continues as new. */
 const DEFAULT_MAX_STEPS_PER_RUN = 200;
@@ -72,13 +81,15 @@ class Turn {
   private readonly interrupts = new Interrupts();
   private readonly acts: TurnActivities;
   private readonly tools: ToolRuns;
+  private readonly workspace: WorkspaceFollower;
   private stepsThisRun = 0;
 
   constructor(private readonly input: TurnInput) {
     this.state = new TurnState(input);
     this.member = new PoolMember(input.options.budgetPoolId, input.carry);
     this.acts = turnActivities(input.options.timeouts);
-    this.tools = new ToolRuns(input, this.state, this.acts, this.interrupts);
+    this.workspace = new WorkspaceFollower(input.sessionId, input.cwd, input.options.timeouts, this.state.data);
+    this.tools = new ToolRuns(input, this.state, this.acts, this.interrupts, this.workspace);
     setHandler(turnProgressQuery, () => this.progress());
     setHandler(setLimitsSignal, (patch) => {
       this.state.data.limits = applyLimitPatch(this.state.data.limits, patch);
@@ -131,6 +142,12 @@ class Turn {
       ]),
     );
     await this.member.join();
+    if (patched(WORKSPACE_PATCH)) {
+      // Where the working tree is: recorded (origin, base, first snapshot) on its host, or
+      // re-materialized on a live worker when the previous turn's host is gone.
+      this.state.activity = 'prepareWorkspace';
+      await uninterruptible(() => this.workspace.prepare());
+    }
   }
 
   /**
@@ -163,7 +180,8 @@ class Turn {
 
   /** One model call (streamed by the `callModel` activity, which writes the assistant line). */
   private async callModel(): Promise<ModelStep> {
-    const { sessionId, cwd, options } = this.input;
+    const { sessionId, options } = this.input;
+    const cwd = this.workspace.cwd;
     const assistantUuid = uuid4();
     this.state.activity = 'callModel';
     const model = this.state.model;
@@ -225,7 +243,8 @@ class Turn {
    * and idempotent by its uuids: a crash mid-way neither loses the conversation nor compacts twice.
    */
   private async compact(trigger: 'auto' | 'manual', instructionsUuid?: string): Promise<void> {
-    const { sessionId, turnId, cwd, options } = this.input;
+    const { sessionId, turnId, options } = this.input;
+    const cwd = this.workspace.cwd;
     this.state.activity = 'compactContext';
     const preserveTokens = options.compaction?.preserveTokens;
     const compacted = await uninterruptible(() =>
@@ -325,7 +344,14 @@ class Turn {
       );
       return this.state.outcome(afterCall.subtype, 'budget_exhausted', afterCall.errors);
     }
-    const finished = await this.tools.runAll(assistantUuid, call.toolUses);
+    let finished: boolean;
+    try {
+      finished = await this.tools.runAll(assistantUuid, call.toolUses);
+    } catch (err) {
+      if (!(err instanceof WorkspaceStop)) throw err;
+      // The working tree could not be recorded: stop before anything else changes it.
+      return this.state.outcome('error_during_execution', err.terminalReason, [err.message]);
+    }
     if (!finished) return this.interrupted('aborted_tools');
     return this.structuredOutputOutcome();
   }
@@ -430,6 +456,7 @@ class Turn {
       limits: d.limits,
       budgetPoolId: this.input.options.budgetPoolId ?? null,
       pool: this.member.status,
+      ...(this.workspace.ref ? { workspace: this.workspace.ref } : {}),
     };
   }
 
