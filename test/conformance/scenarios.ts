@@ -4,6 +4,7 @@
  * src/fake-model/scenario.ts); `{{cwd}}` becomes the working directory the client reports.
  */
 import type { ContentSpec, StepSpec } from '../../src/fake-model';
+import { LOOP_SCENARIOS } from './loop-scenarios';
 
 /** One differential scenario. */
 export interface ConformanceScenario {
@@ -411,4 +412,5 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
     resume: { args: ['--fork-session'], prompt: 'Now say something else.' },
     steps: [{ content: [text('First answer.')] }, { content: [text('Answer in the fork.')] }],
   },
+  ...LOOP_SCENARIOS,
 ];

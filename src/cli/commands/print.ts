@@ -16,6 +16,8 @@ import { readPromptFromStdin } from '../stdin';
 import { readLines, runStreamJsonInput } from '../stream-json-input';
 import { checkMemoryFiles } from '../memory-check';
 import { forkSession } from '../../client/fork-session';
+import { readJsonSchemaOption, storeJsonSchema } from '../../client/json-schema';
+import { positiveInt } from '../turn-options';
 
 export { INPUT_FORMATS, type InputFormat } from '../output';
 
@@ -43,6 +45,8 @@ export interface PrintFlags extends TurnFlags {
   resume?: string | boolean;
   continue?: boolean;
   verbose?: boolean;
+  /** `--json-schema`: JSON Schema text or file for structured output. */
+  jsonSchema?: string;
 }
 
 /** Where `-p` writes; injectable for tests. */
@@ -111,6 +115,10 @@ export async function runPrint(
     dataDir: config.dataDir,
     warn: (l) => io.stderr(`agent-runner: ${l}`),
   });
+  // Checked before anything runs: a bad schema is a usage error (exit 2).
+  const jsonSchema = flags.jsonSchema !== undefined ? readJsonSchemaOption(flags.jsonSchema, cwd) : undefined;
+  const retries = positiveInt('MAX_STRUCTURED_OUTPUT_RETRIES', process.env['MAX_STRUCTURED_OUTPUT_RETRIES']);
+  if (retries !== undefined) options.maxStructuredOutputRetries = retries;
   const streamInput = flags.inputFormat === 'stream-json';
   if (streamInput && flags.outputFormat !== 'stream-json') {
     throw new UsageError('--input-format stream-json requires --output-format stream-json');
@@ -173,6 +181,7 @@ export async function runPrint(
       );
     }
     const sessionId = await pickSessionId(rt, flags, cwd);
+    if (jsonSchema) options.jsonSchemaKey = await storeJsonSchema(rt.store, sessionId, jsonSchema);
     engine = new QueryEngine({
       client: rt.client,
       store: rt.store,
