@@ -158,7 +158,7 @@ class Turn {
     }
     // Histories from before the session context replay without the step (patched marker).
     if (input.parentUuid === null && patched(SESSION_CONTEXT_PATCH)) {
-      const failed = await this.loadContext();
+      const failed = await this.loadContext(input.promptUuid);
       if (failed) return failed;
     }
     await this.member.join();
@@ -168,11 +168,11 @@ class Turn {
   /**
    * A new session's context (memory files, git status, environment), read on the worker and
    * stored as one line after the prompt. A memory import cycle ends the turn with a setup error.
-   * Only a session's first turn loads it, in the directory the client gave (as the first
-   * `prepareWorkspace` does).
+   * A session's first turn loads it after its prompt, and `/clear` at the start of the fresh
+   * chain (memory files are read again, as Claude Code does after `/clear`).
    */
-  private async loadContext(): Promise<TurnOutcome | null> {
-    const { sessionId, options, promptUuid } = this.input;
+  private async loadContext(parentUuid: string): Promise<TurnOutcome | null> {
+    const { sessionId, options } = this.input;
     this.state.activity = 'loadContext';
     const uuid = uuid4();
     try {
@@ -181,7 +181,7 @@ class Turn {
           sessionId,
           cwd: this.workspace.cwd,
           uuid,
-          parentUuid: promptUuid,
+          parentUuid,
           model: options.model,
           gitStatus: options.systemPromptKey === undefined,
           ...(options.settingSources ? { settingSources: options.settingSources } : {}),
@@ -333,7 +333,8 @@ class Turn {
         { subtype: 'compact_boundary', compactMetadata: { trigger: 'manual', pre_tokens: 0 }, clearedContext: true },
         false,
       );
-      return this.state.outcome('success', 'completed', []);
+      // The fresh chain starts with the session's context (memory, git status, environment).
+      return (await this.loadContext(this.state.leaf)) ?? this.state.outcome('success', 'completed', []);
     }
     if (parentUuid === null)
       return this.state.outcome('error_during_execution', 'completed', ['Not enough messages to compact.']);

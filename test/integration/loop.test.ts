@@ -283,11 +283,14 @@ describe('compaction', () => {
     expect((boundaries[0] as { compact_metadata: { pre_tokens: number } }).compact_metadata.pre_tokens).toBeGreaterThan(
       9000,
     );
-    // The call after a compaction starts with the summary, then the last step verbatim.
+    // The call after a compaction starts with the summary (which carries the session's context:
+    // the environment follows it as a system message), then the last step verbatim.
     const after = r.requests[1] as ParsedRequest;
     expect(JSON.stringify(after.messages[0])).toContain('SUMMARY of [case:auto-compact]');
-    expect(after.messages[1]?.role).toBe('assistant');
-    expect(JSON.stringify(after.messages[1])).toContain('echo step 1');
+    expect(after.messages[1]?.role).toBe('system');
+    expect(JSON.stringify(after.messages[1])).toContain('Primary working directory');
+    expect(after.messages[2]?.role).toBe('assistant');
+    expect(JSON.stringify(after.messages[2])).toContain('echo step 1');
   });
 
   test('/compact with instructions summarizes now (no other model call); /clear starts a fresh conversation', async () => {
@@ -306,11 +309,13 @@ describe('compaction', () => {
     const summaryCall = env.fake.requests().filter((q) => q.script === 'responder').length;
     expect(summaryCall).toBeGreaterThan(0);
     const next = await env.runTurn(engine, 'go on');
-    expect(next.result.result).toBe('answer with 3 messages'); // the summary, the answer kept verbatim, the prompt
+    // The summary, the environment (the session context it carries), the answer kept verbatim, the prompt.
+    expect(next.result.result).toBe('answer with 4 messages');
     const cleared = await env.runTurn(engine, '/clear');
     expect(cleared.result).toMatchObject({ subtype: 'success', num_turns: 0 });
     const fresh = await env.runTurn(engine, '[case:cmd] fresh start');
-    expect(fresh.result.result).toBe('answer with 1 messages');
+    // A fresh chain that starts with the session context again: the environment, then the prompt.
+    expect(fresh.result.result).toBe('answer with 2 messages');
     await engine.end();
   });
 });
