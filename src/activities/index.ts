@@ -12,7 +12,11 @@ import { BUILTIN_TOOLS, toolsForModel } from './tools/registry';
 import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordTranscript } from './transcript';
 import { withStorageErrors } from './store-errors';
+import { withHeartbeats } from './heartbeats';
 import type { Activities } from './types';
+import { isMcpToolName } from '../common/mcp';
+import { createConnectMcpServers, createMcpToolExecutor, mcpToolSpecs } from '../mcp/activities';
+import { McpClientPool } from '../mcp/pool';
 
 export type { Activities } from './types';
 
@@ -24,6 +28,8 @@ export interface ActivityDeps {
   env?: NodeJS.ProcessEnv;
   /** Overrides the Anthropic client (tests). */
   anthropic?: () => Anthropic;
+  /** The worker's MCP client pool (the worker closes it on shutdown). @default a new pool */
+  mcpPool?: McpClientPool;
 }
 
 /**
@@ -61,11 +67,15 @@ export function anthropicFromConfig(
 export function createActivities(deps: ActivityDeps): Activities {
   const anthropic = deps.anthropic ?? anthropicFromConfig(deps.config, deps.env);
   const priceFor = (model: string): ModelPrice | null => findPrice(deps.config.prices, model) ?? null;
+  const mcp = { store: deps.store, pool: deps.mcpPool ?? new McpClientPool(deps.env ? { env: deps.env } : {}) };
+  const mcpTools = createMcpToolExecutor(mcp);
   const modelDeps = {
     store: deps.store,
     anthropic,
     priceFor,
     toolsForModel: (names: string[]) => toolsForModel(names) as Anthropic.Tool[],
+    mcpToolsForModel: async (sessionId: string, ref: string) =>
+      (await mcpToolSpecs(deps.store, sessionId, ref)) as Anthropic.Tool[],
   };
   // A store that cannot be written fails the activity at once (see storageFailure).
   return {
@@ -76,10 +86,13 @@ export function createActivities(deps: ActivityDeps): Activities {
         store: deps.store,
         ...(deps.config.tools ? { settings: { ...deps.config.tools } } : {}),
         executeTool,
-        isIdempotent: (name) => BUILTIN_TOOLS.get(name)?.idempotent ?? true,
+        executeMcpTool: (sessionId, ref, name, input, ctx) => mcpTools.execute(sessionId, ref, name, input, ctx),
+        // An MCP tool's effects are unknown: it is never re-run blindly after a crash.
+        isIdempotent: (name) => (isMcpToolName(name) ? false : (BUILTIN_TOOLS.get(name)?.idempotent ?? true)),
       }),
     ),
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),
     loadSession: createLoadSession(deps.store, priceFor),
+    connectMcpServers: withStorageErrors(withHeartbeats(createConnectMcpServers(mcp))),
   };
 }

@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import { isMcpToolName } from '../common/mcp';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
 import { resolveCommandPermission } from '../engine/command-rules';
@@ -10,6 +11,14 @@ export interface RunToolDeps {
   store: TranscriptStore;
   /** Runs a tool by name on raw input; never throws for bad input or unknown tools. */
   executeTool(
+    name: string,
+    rawInput: unknown,
+    ctx: ToolContext,
+  ): Promise<ToolOutput & { outcome: 'ok' | 'error' | 'invalid' }>;
+  /** Runs an `mcp__…` tool of the turn's stored MCP tool list; never throws (see `src/mcp/activities.ts`). */
+  executeMcpTool?(
+    sessionId: string,
+    toolsRef: string,
     name: string,
     rawInput: unknown,
     ctx: ToolContext,
@@ -159,7 +168,10 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       };
       const beat = setInterval(() => ctx.heartbeat(), 1000);
       try {
-        out = await deps.executeTool(input.toolName, toolInput, toolCtx);
+        out =
+          isMcpToolName(input.toolName) && input.mcpToolsRef && deps.executeMcpTool
+            ? await deps.executeMcpTool(input.sessionId, input.mcpToolsRef, input.toolName, toolInput, toolCtx)
+            : await deps.executeTool(input.toolName, toolInput, toolCtx);
       } finally {
         clearInterval(beat);
       }

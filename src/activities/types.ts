@@ -2,6 +2,7 @@ import type { TranscriptEntry } from '../common/transcript';
 import type { CallModelInput, CallModelSummary, CompactInput, CompactSummary } from '../common/model';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import type { StoredSessionSummary } from '../common/session';
+import type { ConnectMcpInput, ConnectMcpSummary } from '../common/mcp';
 
 /**
  * The activities workflows call (through `proxyActivities`, imported as a type only).
@@ -19,4 +20,6 @@ export interface Activities {
   loadSession(sessionId: string): Promise<StoredSessionSummary>;
   /** Summarizes the context into a compact boundary plus a summary line. */
   compactContext(input: CompactInput): Promise<CompactSummary>;
+  /** Starts the turn's MCP servers on this worker, lists their tools and stores the list. */
+  connectMcpServers(input: ConnectMcpInput): Promise<ConnectMcpSummary>;
 }

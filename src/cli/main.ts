@@ -91,6 +91,8 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--tools <tools...>', 'tools offered to the model (default: Read Write Edit Bash Glob Grep)')
     .option('--system-prompt <text>', 'replace the default system prompt')
     .option('--append-system-prompt <text>', 'append to the system prompt')
+    .option('--mcp-config <configs...>', 'MCP servers: JSON files or strings ({"mcpServers": {…}}, as claude)')
+    .option('--strict-mcp-config', 'use only the servers of --mcp-config (agent-runner reads no other MCP config)')
     .option('--budget-pool <id>', 'report spend to this shared budget pool (see `agent-runner pool`)')
     .option('--verbose', 'print progress (tool calls, results, server start) on stderr')
     .option(

@@ -55,6 +55,7 @@ export function describeMessage(m: SDKMessage): string | null {
 
 /** Exit code for a result message. */
 export function exitCodeFor(result: SDKResultMessage | undefined): number {
+  if (result?.terminal_reason === 'turn_setup_failed') return EXIT.usage; // e.g. an MCP server did not start
   return result && !result.is_error ? EXIT.success : EXIT.error;
 }
 

@@ -21,6 +21,8 @@ import {
 } from '../workflows/messages';
 import { sessionWorkflowId } from '../workflows/ids';
 import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../common/search-attributes';
+import type { McpServerState } from '../common/mcp';
+import { loadMcpTools } from '../mcp/store';
 import { assistantText, entryToSdkMessages, initMessage, resultMessage } from './sdk-message';
 
 /** Options of a {@link QueryEngine}. */
@@ -143,12 +145,16 @@ export class QueryEngine {
   async *submitMessage(prompt: string, options?: Partial<TurnOptions>): AsyncGenerator<SDKMessage, void, undefined> {
     const promptUuid = randomUUID();
     const started = await this.start(prompt, options, promptUuid);
+    const effective = { ...this.opts.defaults, ...(options ?? {}) };
+    // With MCP servers, `system/init` lists them (and their tools) once the turn has started them.
+    const mcp = effective.mcp ? await this.mcpInit(started.turnWorkflowId) : undefined;
     yield initMessage({
       sessionId: this.sessionId,
       uuid: randomUUID(),
       cwd: this.opts.cwd,
-      options: { ...this.opts.defaults, ...(options ?? {}) },
+      options: effective,
       apiKeySource: this.opts.apiKeySource ?? 'user',
+      ...(mcp ? { mcp } : {}),
     });
     yield* this.follow({ turnWorkflowId: started.turnWorkflowId, offset: 0 });
   }
@@ -206,6 +212,33 @@ export class QueryEngine {
     }
     const finalText = outcome.lastAssistantUuid ? assistantText(await this.readEntry(outcome.lastAssistantUuid)) : '';
     yield resultMessage(outcome, { sessionId: this.sessionId, uuid: randomUUID(), finalText });
+  }
+
+  /**
+   * The MCP servers of a starting turn and their tool names, once its `connectMcpServers` step is
+   * done (polled; at most `timeoutMs`, after which `system/init` lists none).
+   */
+  private async mcpInit(
+    turnWorkflowId: string,
+    timeoutMs = 120_000,
+  ): Promise<{ servers: McpServerState[]; toolNames: string[] } | undefined> {
+    const handle = this.opts.client.workflow.getHandle(turnWorkflowId);
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      let progress: TurnProgress | undefined;
+      try {
+        progress = await handle.query(turnProgressQuery);
+      } catch {
+        progress = undefined; // not started yet, or no worker right now: try again
+      }
+      if (progress?.mcp) {
+        const list = await loadMcpTools(this.opts.store, this.sessionId, progress.mcp.toolsRef);
+        return { servers: progress.mcp.servers, toolNames: list.tools.map((t) => t.name) };
+      }
+      if (progress?.done) return undefined;
+      await sleep(this.opts.pollIntervalMs ?? 100);
+    }
+    return undefined;
   }
 
   private async readEntry(

@@ -7,6 +7,7 @@ import type {
   SDKSystemInitMessage,
   SDKUserMessage,
 } from '../common/sdk-messages';
+import type { McpServerState } from '../common/mcp';
 import type { TranscriptEntry } from '../common/transcript';
 import type { TurnOptions, TurnOutcome } from '../common/turn';
 import { BUILTIN_TOOL_NAMES } from '../common/tools';
@@ -125,6 +126,8 @@ export function initMessage(args: {
   cwd: string;
   options: TurnOptions;
   apiKeySource: SDKSystemInitMessage['apiKeySource'];
+  /** The turn's MCP servers and the names of their tools (`mcp__server__tool`). */
+  mcp?: { servers: McpServerState[]; toolNames: string[] };
 }): SDKSystemInitMessage {
   return {
     type: 'system',
@@ -134,8 +137,8 @@ export function initMessage(args: {
     apiKeySource: args.apiKeySource,
     claude_code_version: RUNNER_VERSION,
     cwd: args.cwd,
-    tools: args.options.tools ?? [...BUILTIN_TOOL_NAMES],
-    mcp_servers: [],
+    tools: [...(args.options.tools ?? [...BUILTIN_TOOL_NAMES]), ...(args.mcp?.toolNames ?? [])],
+    mcp_servers: args.mcp?.servers ?? [],
     model: args.options.model,
     permissionMode: args.options.permissionMode,
     slash_commands: [],

@@ -16,6 +16,8 @@ export interface CallModelInput {
   tools?: string[];
   systemPrompt?: string;
   appendSystemPrompt?: string;
+  /** Ref of the turn's stored MCP tool list: its tools are offered besides `tools`. */
+  mcpToolsRef?: string;
 }
 
 /** Output of `callModel`: a small summary; the message itself is in the store. */

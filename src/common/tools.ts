@@ -66,6 +66,8 @@ export interface RunToolInput {
    * or a budget stop, so that every tool_use still gets a tool_result.
    */
   skipReason?: string;
+  /** Ref of the turn's stored MCP tool list (for `mcp__…` calls). */
+  mcpToolsRef?: string;
 }
 
 /** Output of the `runTool` activity. */

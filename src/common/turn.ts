@@ -3,6 +3,7 @@ import type { FileReadState } from './tools';
 import type { ResultSubtype } from './sdk-messages';
 import type { TurnLimits } from '../engine/limits';
 import type { PermissionMode } from '../engine/permissions';
+import type { McpServerState } from './mcp';
 
 /** Schema version of workflow inputs carried across continue-as-new. */
 export const WORKFLOW_STATE_VERSION = 1;
@@ -29,6 +30,8 @@ export interface TurnOptions {
   timeouts?: ActivityTimeouts;
   /** Model calls per workflow run before a long turn continues as new. @default 200 */
   maxStepsPerRun?: number;
+  /** MCP servers of the turn: the ref of the session's stored MCP config (`--mcp-config`). */
+  mcp?: { configRef: string };
 }
 
 /**
@@ -102,6 +105,8 @@ export interface TurnCarry {
   poolSync?: { seq: number; ack: number; rev: number; reachable: boolean };
   budgetTracker: { continuationCount: number; lastDeltaTokens: number; lastTurnTokens: number };
   compactions: number;
+  /** The turn's MCP servers, once connected: the stored tool list's ref and each server's status. */
+  mcp?: TurnMcpState;
   /** Runs of this turn so far (1 on the first continue-as-new). */
   runs: number;
 }
@@ -147,6 +152,8 @@ export interface TurnProgress {
   budgetPoolId?: string | null;
   /** Last status the pool sent, or null (none yet, or no pool). */
   pool?: PoolView | null;
+  /** MCP servers of the turn, once connected (absent without `--mcp-config`, or before). */
+  mcp?: TurnMcpState;
 }
 
 /** What a member turn knows of its budget pool (USD). */
@@ -155,4 +162,11 @@ export interface PoolView {
   limitUsd: number;
   /** Spend of the whole pool when it last told the turn. */
   spentUsd?: number;
+}
+
+/** A turn's MCP servers after `connectMcpServers`: small (the tool list is in the store). */
+export interface TurnMcpState {
+  /** Ref of the stored tool list (names, descriptions, input schemas). */
+  toolsRef: string;
+  servers: McpServerState[];
 }

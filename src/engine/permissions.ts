@@ -1,6 +1,7 @@
 import type { ToolPermission } from '../common/tools';
 import { BUILTIN_TOOL_NAMES, READ_ONLY_TOOLS } from '../common/tools';
 import { ruleContent } from './command-rules';
+import { isMcpToolName, mcpRuleMatches } from '../common/mcp';
 
 /**
  * Permission modes, as Claude Code names them. Headless runs cannot prompt, so a call that
@@ -30,7 +31,8 @@ function ruleName(rule: string): string {
 }
 
 function listed(rules: readonly string[] | undefined, tool: string): boolean {
-  return (rules ?? []).some((r) => ruleName(r) === tool);
+  // MCP rules: `mcp__server` (or `mcp__server__*`) covers every tool of the server.
+  return (rules ?? []).some((r) => ruleName(r) === tool || mcpRuleMatches(r, tool));
 }
 
 /** What a call touches, for rules that depend on it. */
@@ -97,7 +99,10 @@ function decideByName(policy: PermissionPolicy, toolName: string, target?: Permi
   if (READ_ONLY_TOOLS.has(toolName)) return { behavior: 'allow' };
   // A tool that does not exist is not a permission question: its run answers "No such tool
   // available", as in Claude Code (and it is not a permission denial).
-  if (!(BUILTIN_TOOL_NAMES as readonly string[]).includes(toolName)) return { behavior: 'allow' };
+  // MCP tools (`mcp__server__tool`) are asked for like any tool that is not read-only.
+  if (!(BUILTIN_TOOL_NAMES as readonly string[]).includes(toolName) && !isMcpToolName(toolName)) {
+    return { behavior: 'allow' };
+  }
   if (policy.mode === 'plan') {
     return { behavior: 'deny', message: `${toolName} is not allowed in plan mode.`, reason: 'mode' };
   }

@@ -187,3 +187,13 @@ export function createMcpToolExecutor(deps: McpDeps): McpToolExecutor {
     },
   };
 }
+
+/** The Messages API `tools` entries of a stored MCP tool list. */
+export async function mcpToolSpecs(
+  store: TranscriptStore,
+  sessionId: string,
+  ref: string,
+): Promise<Array<{ name: string; description: string; input_schema: StoredMcpTool['input_schema'] }>> {
+  const list = await loadMcpTools(store, sessionId, ref);
+  return list.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema }));
+}

@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import { createActivities } from '../activities';
 import type { ActivityDeps } from '../activities';
 import type { TranscriptStore } from '../store/transcript-store';
+import { McpClientPool } from '../mcp/pool';
 
 let bundlePromise: Promise<WorkflowBundleWithSourceMap> | undefined;
 
@@ -37,7 +38,9 @@ export interface RunnerWorkerOptions {
  */
 export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker> {
   const { config } = opts;
-  return Worker.create({
+  // MCP servers started by this worker's activities; stopped when the worker stops.
+  const mcpPool = new McpClientPool(opts.env ? { env: opts.env } : {});
+  const worker = await Worker.create({
     connection: opts.connection,
     namespace: config.temporal.namespace,
     taskQueue: opts.taskQueue ?? config.temporal.taskQueue,
@@ -47,6 +50,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
       config,
       ...(opts.env ? { env: opts.env } : {}),
       ...(opts.anthropic ? { anthropic: opts.anthropic } : {}),
+      mcpPool,
     }),
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivityTaskExecutions,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTaskExecutions,
@@ -55,4 +59,13 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     stickyQueueScheduleToStartTimeout: opts.stickyQueueScheduleToStartTimeoutMs ?? config.worker.stickyQueueTimeoutMs,
     ...(opts.identity ? { identity: opts.identity } : {}),
   });
+  const run = worker.run.bind(worker);
+  worker.run = async () => {
+    try {
+      await run();
+    } finally {
+      await mcpPool.close();
+    }
+  };
+  return worker;
 }

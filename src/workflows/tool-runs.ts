@@ -1,4 +1,5 @@
 import { uuid4 } from '@temporalio/workflow';
+import { isMcpToolName } from '../common/mcp';
 import type { RunToolInput, RunToolSummary, ToolPermission, ToolUseSummary } from '../common/tools';
 import type { TurnInput } from '../common/turn';
 import { decidePermission } from '../engine/permissions';
@@ -66,8 +67,9 @@ export class ToolRuns {
       ...base,
       permission: this.permissionOf(run.use),
       readState: this.state.readStateOf(run.use.filePath),
-      // A tool the turn did not offer (`--tools`) does not run, as in Claude Code.
-      ...(options.tools && !options.tools.includes(run.use.name)
+      ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
+      // A tool the turn did not offer (`--tools`, built-in tools only) does not run, as in Claude Code.
+      ...(options.tools && !isMcpToolName(run.use.name) && !options.tools.includes(run.use.name)
         ? { skipReason: `Error: No such tool available: ${run.use.name}` }
         : {}),
     };

@@ -4,7 +4,10 @@ import type { ActivityTimeouts } from '../common/turn';
 import { activityTimeouts } from './timeouts';
 
 /** The activities a turn calls, with their timeouts and retry policies. */
-export type TurnActivities = Pick<Activities, 'callModel' | 'compactContext' | 'runTool' | 'recordTranscript'>;
+export type TurnActivities = Pick<
+  Activities,
+  'callModel' | 'compactContext' | 'runTool' | 'recordTranscript' | 'connectMcpServers'
+>;
 
 /**
  * Activity stubs of one turn. Model calls (and the compaction's summarizing call) stream with
@@ -34,5 +37,6 @@ export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActi
     compactContext: model.compactContext,
     runTool: tools.runTool,
     recordTranscript: tools.recordTranscript,
+    connectMcpServers: tools.connectMcpServers,
   };
 }

@@ -75,7 +75,11 @@ class Turn {
 
   /** The loop: check limits, call the model, run the tools it asks for, decide whether to go on. */
   async run(): Promise<TurnOutcome> {
-    if (!this.input.carry) await this.start();
+    if (!this.input.carry) {
+      await this.start();
+      const failed = await this.connectMcp();
+      if (failed) return failed;
+    }
     for (;;) {
       const stop = await this.beforeModelCall();
       if (stop) return stop;
@@ -112,6 +116,26 @@ class Turn {
       ]),
     );
     await this.member.join();
+  }
+
+  /**
+   * Starts the turn's MCP servers (`--mcp-config`) on a worker and keeps the ref of their stored
+   * tool list. A server that does not start ends the turn before any model call
+   * (`turn_setup_failed`), its own stderr in the errors.
+   */
+  private async connectMcp(): Promise<TurnOutcome | null> {
+    const { sessionId, cwd, options } = this.input;
+    const configRef = options.mcp?.configRef;
+    if (configRef === undefined) return null;
+    this.state.activity = 'connectMcpServers';
+    const mcp = await uninterruptible(() => this.acts.connectMcpServers({ sessionId, cwd, configRef }));
+    this.state.data.mcp = { toolsRef: mcp.toolsRef, servers: mcp.servers };
+    if (mcp.failures.length === 0) return null;
+    return this.state.outcome(
+      'error_during_execution',
+      'turn_setup_failed',
+      mcp.failures.map((f) => f.error),
+    );
   }
 
   /**
@@ -155,6 +179,7 @@ class Turn {
           ...(options.tools ? { tools: options.tools } : {}),
           ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
           ...(options.appendSystemPrompt !== undefined ? { appendSystemPrompt: options.appendSystemPrompt } : {}),
+          ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
         }),
       );
     } catch (err) {
@@ -287,6 +312,7 @@ class Turn {
       limits: d.limits,
       budgetPoolId: this.input.options.budgetPoolId ?? null,
       pool: this.member.status,
+      ...(d.mcp ? { mcp: d.mcp } : {}),
     };
   }
 

@@ -27,6 +27,8 @@ export interface ModelDeps {
   priceFor(model: string): ModelPrice | null;
   /** Tool definitions sent to the model, by name. */
   toolsForModel(names: string[]): Anthropic.Tool[];
+  /** Tool definitions of a turn's stored MCP tool list (by ref). */
+  mcpToolsForModel?(sessionId: string, ref: string): Promise<Anthropic.Tool[]>;
   /** Context window of a model (tokens). @default 200000 */
   contextWindowFor?(model: string): number;
 }
@@ -114,7 +116,12 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       max_tokens: input.maxTokens,
       system: buildSystem(systemPromptFor(input)),
       messages: buildMessages(chain),
-      tools: deps.toolsForModel(input.tools ?? [...BUILTIN_TOOL_NAMES]),
+      tools: [
+        ...deps.toolsForModel(input.tools ?? [...BUILTIN_TOOL_NAMES]),
+        ...(input.mcpToolsRef && deps.mcpToolsForModel
+          ? await deps.mcpToolsForModel(input.sessionId, input.mcpToolsRef)
+          : []),
+      ],
       metadata: { user_id: input.sessionId },
       stream: true,
     };

@@ -13,13 +13,16 @@ import type { TurnFlags } from '../turn-options';
 import { UsageError, turnOptionsFrom } from '../turn-options';
 import { readPromptFromStdin } from '../stdin';
 import { readLines, runStreamJsonInput } from '../stream-json-input';
+import type { McpFlags } from '../mcp-options';
+import { mcpConfigFromFlags } from '../mcp-options';
+import { storeMcpConfig } from '../../mcp/store';
 
 /** Input formats of `-p`, as in `claude -p`. */
 export const INPUT_FORMATS = ['text', 'stream-json'] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
 
 /** Flags of `agent-runner -p`. */
-export interface PrintFlags extends TurnFlags {
+export interface PrintFlags extends TurnFlags, McpFlags {
   outputFormat: OutputFormat;
   /** `stream-json`: user messages and control requests as JSON lines on stdin (the Agent SDK's protocol). */
   inputFormat?: InputFormat;
@@ -83,7 +86,8 @@ export async function runPrint(
   const cwd = resolve(flags.cwd ?? process.cwd());
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd: ${cwd} is not a directory`);
   if (flags.resume === true) throw new UsageError('--resume needs a session id in print mode');
-  const options = turnOptionsFrom(config, flags);
+  let options = turnOptionsFrom(config, flags);
+  const mcpConfig = mcpConfigFromFlags(flags, cwd);
   const streamInput = flags.inputFormat === 'stream-json';
   if (streamInput && flags.outputFormat !== 'stream-json') {
     throw new UsageError('--input-format stream-json requires --output-format stream-json');
@@ -136,6 +140,8 @@ export async function runPrint(
       );
     }
     const sessionId = await pickSessionId(rt, flags, cwd);
+    if (mcpConfig)
+      options = { ...options, mcp: { configRef: await storeMcpConfig(rt.store, sessionId, mcpConfig, cwd) } };
     engine = new QueryEngine({
       client: rt.client,
       store: rt.store,
