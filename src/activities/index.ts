@@ -17,6 +17,7 @@ import type { Activities } from './types';
 import { isMcpToolName } from '../common/mcp';
 import { createConnectMcpServers, createMcpToolExecutor, mcpToolSpecs } from '../mcp/activities';
 import { McpClientPool } from '../mcp/pool';
+import { createRunHooks } from '../hooks/activity';
 
 export type { Activities } from './types';
 
@@ -94,5 +95,6 @@ export function createActivities(deps: ActivityDeps): Activities {
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),
     loadSession: createLoadSession(deps.store, priceFor),
     connectMcpServers: withStorageErrors(withHeartbeats(createConnectMcpServers(mcp))),
+    runHooks: withStorageErrors(createRunHooks({ store: deps.store, ...(deps.env ? { env: deps.env } : {}) })),
   };
 }

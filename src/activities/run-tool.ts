@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { isMcpToolName } from '../common/mcp';
+import { updatedInputOf } from '../hooks/activity';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
 import { resolveCommandPermission } from '../engine/command-rules';
@@ -119,7 +120,9 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
     const invalidJson = (
       (assistant as Record<string, unknown> | undefined)?.['invalidToolInputs'] as Record<string, string> | undefined
     )?.[input.toolUseId];
-    const toolInput = block?.input ?? {};
+    // A PreToolUse hook may have changed the input: the changed input is in its outcome line.
+    const updated = input.inputRef ? await updatedInputOf(store, input.sessionId, input.inputRef) : undefined;
+    const toolInput = updated ?? block?.input ?? {};
 
     let out: ToolOutput & { outcome: RunToolSummary['outcome'] };
     let deniedInput: unknown;

@@ -3,6 +3,7 @@ import type { CallModelInput, CallModelSummary, CompactInput, CompactSummary } f
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import type { StoredSessionSummary } from '../common/session';
 import type { ConnectMcpInput, ConnectMcpSummary } from '../common/mcp';
+import type { HookOutcome, RunHooksInput } from '../common/hooks';
 
 /**
  * The activities workflows call (through `proxyActivities`, imported as a type only).
@@ -22,4 +23,6 @@ export interface Activities {
   compactContext(input: CompactInput): Promise<CompactSummary>;
   /** Starts the turn's MCP servers on this worker, lists their tools and stores the list. */
   connectMcpServers(input: ConnectMcpInput): Promise<ConnectMcpSummary>;
+  /** Runs the hooks of one event (once per event key) and records the outcome. */
+  runHooks(input: RunHooksInput): Promise<HookOutcome>;
 }

@@ -68,7 +68,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     )
     .option('--include-partial-messages', 'accepted for compatibility; no stream_event messages are produced')
     .option('--permission-prompt-tool <tool>', 'accepted for compatibility; calls that would prompt are denied')
-    .option('--setting-sources <sources>', 'accepted for compatibility; no Claude Code settings files are read')
+    .option('--setting-sources <sources>', 'settings files whose hooks run: user,project,local (default: all three)')
     .option(
       '--allow-dangerously-skip-permissions',
       'accepted for compatibility (the Agent SDK sends it); bypassing still needs --permission-mode bypassPermissions',

@@ -92,8 +92,11 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
  * permission policy refused, built from that result's line (uuid derived from the line's).
  */
 function permissionDenied(e: TranscriptEntry): SDKPermissionDeniedMessage | undefined {
-  const run = e['toolRun'] as { tool?: string; outcome?: string; denyReason?: 'rule' | 'mode' } | undefined;
+  const run = e['toolRun'] as
+    { tool?: string; outcome?: string; denyReason?: 'rule' | 'mode' | 'hook' | 'hook_ask' } | undefined;
   if (run?.outcome !== 'denied' || !Array.isArray(e.message?.content)) return undefined;
+  // A hook's deny (or exit 2) is not announced by Claude Code; its unanswered `ask` is, as `hook`.
+  if (run.denyReason === 'hook') return undefined;
   const block = e.message.content.find((b) => b.type === 'tool_result') as
     { tool_use_id?: string; content?: unknown } | undefined;
   if (!block) return undefined;
@@ -104,7 +107,7 @@ function permissionDenied(e: TranscriptEntry): SDKPermissionDeniedMessage | unde
     session_id: e.sessionId,
     tool_name: run.tool ?? '',
     tool_use_id: String(block.tool_use_id ?? ''),
-    decision_reason_type: run.denyReason ?? 'mode',
+    decision_reason_type: run.denyReason === 'hook_ask' ? 'hook' : (run.denyReason ?? 'mode'),
     message: typeof block.content === 'string' ? block.content : JSON.stringify(block.content ?? ''),
   };
 }

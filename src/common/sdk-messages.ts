@@ -53,7 +53,7 @@ export interface SDKPermissionDeniedMessage {
   tool_name: string;
   tool_use_id: string;
   /** `rule`: a disallowedTools entry; `mode`: the permission mode. */
-  decision_reason_type: 'rule' | 'mode';
+  decision_reason_type: 'rule' | 'mode' | 'hook';
   /** The text the model got as the tool result. */
   message: string;
 }

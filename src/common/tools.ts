@@ -37,8 +37,12 @@ export interface ToolUseSummary {
 /** Permission decision for one tool call, made in the workflow. */
 export type ToolPermission =
   | { behavior: 'allow' }
-  /** `reason`: `rule` for a disallowedTools entry, `mode` for the permission mode (SDK `decision_reason_type`). */
-  | { behavior: 'deny'; message: string; reason?: 'rule' | 'mode' }
+  /**
+   * `reason`: `rule` for a disallowedTools entry, `mode` for the permission mode (SDK
+   * `decision_reason_type`), `hook` for a PreToolUse hook's deny (or exit 2), `hook_ask` for a hook's
+   * `ask` that no one could answer.
+   */
+  | { behavior: 'deny'; message: string; reason?: 'rule' | 'mode' | 'hook' | 'hook_ask' }
   /**
    * Decided in the activity against the Bash command (scoped rules such as `Bash(git *)`):
    * `allow` patterns the command must match (null: allowed whatever the command), `deny`
@@ -68,6 +72,8 @@ export interface RunToolInput {
   skipReason?: string;
   /** Ref of the turn's stored MCP tool list (for `mcp__…` calls). */
   mcpToolsRef?: string;
+  /** Ref of a PreToolUse hook outcome that changed the input: the tool runs on that input. */
+  inputRef?: string;
 }
 
 /** Output of the `runTool` activity. */

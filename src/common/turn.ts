@@ -4,6 +4,7 @@ import type { ResultSubtype } from './sdk-messages';
 import type { TurnLimits } from '../engine/limits';
 import type { PermissionMode } from '../engine/permissions';
 import type { McpServerState } from './mcp';
+import type { TurnHooks } from './hooks';
 
 /** Schema version of workflow inputs carried across continue-as-new. */
 export const WORKFLOW_STATE_VERSION = 1;
@@ -32,6 +33,8 @@ export interface TurnOptions {
   maxStepsPerRun?: number;
   /** MCP servers of the turn: the ref of the session's stored MCP config (`--mcp-config`). */
   mcp?: { configRef: string };
+  /** Hooks of the turn (settings files): the stored config's ref and each event's matchers. */
+  hooks?: TurnHooks;
 }
 
 /**
@@ -107,6 +110,8 @@ export interface TurnCarry {
   compactions: number;
   /** The turn's MCP servers, once connected: the stored tool list's ref and each server's status. */
   mcp?: TurnMcpState;
+  /** Stop hooks that made the turn go on so far (`stop_hook_active` after the first). */
+  stopHookBlocks?: number;
   /** Runs of this turn so far (1 on the first continue-as-new). */
   runs: number;
 }

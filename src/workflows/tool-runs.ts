@@ -4,6 +4,7 @@ import type { RunToolInput, RunToolSummary, ToolPermission, ToolUseSummary } fro
 import type { TurnInput } from '../common/turn';
 import { decidePermission } from '../engine/permissions';
 import { partitionToolUses } from '../engine/tool-batches';
+import type { HookRuns, HookStop } from './hook-runs';
 import type { Interrupts } from './interrupts';
 import { uninterruptible } from './interrupts';
 import type { TurnActivities } from './turn-activities';
@@ -27,7 +28,11 @@ export class ToolRuns {
     private readonly state: TurnState,
     private readonly acts: TurnActivities,
     private readonly interrupts: Interrupts,
+    private readonly hooks: HookRuns,
   ) {}
+
+  /** Set when a hook ends the turn (a configuration error, or `continue: false`). */
+  hookStop: HookStop = null;
 
   /**
    * The permission of one call, decided in the workflow from the turn's mode and rules (scoped
@@ -51,6 +56,25 @@ export class ToolRuns {
    * when the call's batch starts, so an Edit sees the Read before it), or, with `skipReason`,
    * why it does not run.
    */
+  /**
+   * The `runTool` input of one call after its PreToolUse hooks (which may deny it, allow it, ask,
+   * or change its input).
+   */
+  private async prepare(run: PlannedRun, assistantUuid: string): Promise<RunToolInput> {
+    const plain = this.runInput(run, assistantUuid);
+    if (plain.skipReason !== undefined || !this.hooks.applies('PreToolUse', run.use.name)) return plain;
+    const hooked = await this.hooks.preToolUse(run.use, assistantUuid, plain.permission);
+    if (hooked.stop) {
+      this.hookStop ??= hooked.stop;
+      return this.runInput(run, assistantUuid, `Not run: ${hooked.stop.errors.join('; ')}`);
+    }
+    return {
+      ...plain,
+      permission: hooked.permission,
+      ...(hooked.inputRef !== undefined ? { inputRef: hooked.inputRef } : {}),
+    };
+  }
+
   private runInput(run: PlannedRun, assistantUuid: string, skipReason?: string): RunToolInput {
     const { sessionId, cwd, options } = this.input;
     const base = {
@@ -92,9 +116,9 @@ export class ToolRuns {
       if (this.interrupts.requested()) break;
       this.state.activity = `runTool ${batch.map((u) => u.name).join(',')}`;
       const planned = batch.map((use) => this.plan(use));
-      const results = await this.interrupts.run(() =>
-        Promise.all(planned.map((run) => this.acts.runTool(this.runInput(run, assistantUuid)))),
-      );
+      const inputs: RunToolInput[] = [];
+      for (const run of planned) inputs.push(await this.prepare(run, assistantUuid));
+      const results = await this.interrupts.run(() => Promise.all(inputs.map((i) => this.acts.runTool(i))));
       if (!results) {
         // Interrupted mid-batch. Calls of the batch that finished wrote their results with the
         // planned uuid and parent; each other one gets an interrupt note under *its* planned uuid
@@ -108,6 +132,17 @@ export class ToolRuns {
         break;
       }
       for (const r of results) this.recordResult(r, pending);
+      for (const [i, r] of results.entries()) {
+        const run = planned[i];
+        if (!run || r.outcome !== 'ok' || this.hookStop) continue;
+        this.hookStop ??= await this.hooks.postToolUse(run.use, assistantUuid, r.resultUuid);
+      }
+      if (this.hookStop) break;
+    }
+    if (this.hookStop) {
+      // A hook ended the turn: the calls after it get a result saying why they did not run.
+      if (pending.length) await this.skipAll(assistantUuid, pending, `Not run: ${this.hookStop.errors.join('; ')}`);
+      return true;
     }
     if (!this.interrupts.requested()) return true;
     if (pending.length) await this.skipAll(assistantUuid, pending, `Interrupted: ${this.interrupts.reason}`);

@@ -6,7 +6,7 @@ import { activityTimeouts } from './timeouts';
 /** The activities a turn calls, with their timeouts and retry policies. */
 export type TurnActivities = Pick<
   Activities,
-  'callModel' | 'compactContext' | 'runTool' | 'recordTranscript' | 'connectMcpServers'
+  'callModel' | 'compactContext' | 'runTool' | 'recordTranscript' | 'connectMcpServers' | 'runHooks'
 >;
 
 /**
@@ -38,5 +38,6 @@ export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActi
     runTool: tools.runTool,
     recordTranscript: tools.recordTranscript,
     connectMcpServers: tools.connectMcpServers,
+    runHooks: tools.runHooks,
   };
 }

@@ -8,6 +8,7 @@ import { edeDiagnostic, isResultSuccessful } from '../engine/success';
 import { checkTokenBudget } from '../engine/token-budget';
 import { failureTerminalReason, failureText, modelFailureOf } from './failures';
 import type { ModelFailure } from './failures';
+import { HookRuns } from './hook-runs';
 import { Interrupts, uninterruptible } from './interrupts';
 import { interruptSignal, poolStatusSignal, setLimitsSignal, turnProgressQuery } from './messages';
 import { PoolMember } from './pool-member';
@@ -58,13 +59,15 @@ class Turn {
   private readonly interrupts = new Interrupts();
   private readonly acts: TurnActivities;
   private readonly tools: ToolRuns;
+  private readonly hooks: HookRuns;
   private stepsThisRun = 0;
 
   constructor(private readonly input: TurnInput) {
     this.state = new TurnState(input);
     this.member = new PoolMember(input.options.budgetPoolId, input.carry);
     this.acts = turnActivities(input.options.timeouts);
-    this.tools = new ToolRuns(input, this.state, this.acts, this.interrupts);
+    this.hooks = new HookRuns(input, this.state, this.acts);
+    this.tools = new ToolRuns(input, this.state, this.acts, this.interrupts, this.hooks);
     setHandler(turnProgressQuery, () => this.progress());
     setHandler(setLimitsSignal, (patch) => {
       this.state.data.limits = applyLimitPatch(this.state.data.limits, patch);
@@ -79,6 +82,8 @@ class Turn {
       await this.start();
       const failed = await this.connectMcp();
       if (failed) return failed;
+      const hookStop = await this.hooks.atTurnStart();
+      if (hookStop) return this.state.outcome('error_during_execution', hookStop.terminalReason, hookStop.errors);
     }
     for (;;) {
       const stop = await this.beforeModelCall();
@@ -92,6 +97,12 @@ class Turn {
         continue;
       }
       if (await this.continuesAfter(step.call)) continue;
+      // Stop hooks may make the model go on, with their reason as a new message.
+      const stopHooks = await this.hooks.stop();
+      if (stopHooks.stop) {
+        return this.state.outcome('error_during_execution', stopHooks.stop.terminalReason, stopHooks.stop.errors);
+      }
+      if (stopHooks.goOn) continue;
       return this.finalOutcome();
     }
   }
@@ -209,6 +220,7 @@ class Turn {
   /** Summarizes the context into a compact boundary and a summary line; the chain goes on from the summary. */
   private async compact(trigger: 'auto' | 'manual'): Promise<void> {
     const { sessionId, turnId, cwd, options } = this.input;
+    await this.hooks.preCompact(trigger);
     this.state.data.compactions++;
     this.state.activity = 'compactContext';
     const boundaryUuid = uuid4();
@@ -253,6 +265,10 @@ class Turn {
       return this.state.outcome(afterCall.subtype, 'budget_exhausted', afterCall.errors);
     }
     const finished = await this.tools.runAll(assistantUuid, call.toolUses);
+    const hookStop = this.tools.hookStop;
+    if (hookStop) {
+      return this.state.outcome('error_during_execution', hookStop.terminalReason, hookStop.errors);
+    }
     return finished ? null : this.interrupted('aborted_tools');
   }
 

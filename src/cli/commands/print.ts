@@ -16,6 +16,8 @@ import { readLines, runStreamJsonInput } from '../stream-json-input';
 import type { McpFlags } from '../mcp-options';
 import { mcpConfigFromFlags } from '../mcp-options';
 import { storeMcpConfig } from '../../mcp/store';
+import { hooksFromSettings, turnHooks } from '../hook-options';
+import { storeHooksConfig } from '../../hooks/activity';
 
 /** Input formats of `-p`, as in `claude -p`. */
 export const INPUT_FORMATS = ['text', 'stream-json'] as const;
@@ -30,7 +32,7 @@ export interface PrintFlags extends TurnFlags, McpFlags {
   includePartialMessages?: boolean;
   /** Accepted for compatibility (the SDK's `canUseTool`); calls that would prompt are denied. */
   permissionPromptTool?: string;
-  /** Accepted for compatibility; the runner reads no Claude Code settings files. */
+  /** `user,project,local` (default all): the settings files whose `hooks` run. */
   settingSources?: string;
   cwd?: string;
   sessionId?: string;
@@ -88,6 +90,7 @@ export async function runPrint(
   if (flags.resume === true) throw new UsageError('--resume needs a session id in print mode');
   let options = turnOptionsFrom(config, flags);
   const mcpConfig = mcpConfigFromFlags(flags, cwd);
+  const hooks = hooksFromSettings(cwd, flags.settingSources, (m) => io.stderr(`agent-runner: ${m}`));
   const streamInput = flags.inputFormat === 'stream-json';
   if (streamInput && flags.outputFormat !== 'stream-json') {
     throw new UsageError('--input-format stream-json requires --output-format stream-json');
@@ -142,6 +145,8 @@ export async function runPrint(
     const sessionId = await pickSessionId(rt, flags, cwd);
     if (mcpConfig)
       options = { ...options, mcp: { configRef: await storeMcpConfig(rt.store, sessionId, mcpConfig, cwd) } };
+    if (hooks)
+      options = { ...options, hooks: turnHooks(hooks, await storeHooksConfig(rt.store, sessionId, hooks, cwd)) };
     engine = new QueryEngine({
       client: rt.client,
       store: rt.store,
