@@ -19,6 +19,8 @@ import { runLimits } from './commands/limits';
 import type { PoolCreateFlags } from './commands/pool';
 import { runPoolCreate, runPoolShow } from './commands/pool';
 import { UsageError } from './turn-options';
+import type { ApprovalsAnswerFlags, ApprovalsListFlags } from './commands/approvals';
+import { runApprovalsAnswer, runApprovalsJson, runApprovalsList } from './commands/approvals';
 import { NoPromptError } from './stdin';
 import { TemporalCliNotFoundError } from '../worker/dev-server';
 import { EmbeddedServerBusyError } from '../worker/server-lock';
@@ -67,7 +69,18 @@ export function buildProgram(setExit: (code: number) => void): Command {
         .default('text'),
     )
     .option('--include-partial-messages', 'accepted for compatibility; no stream_event messages are produced')
-    .option('--permission-prompt-tool <tool>', 'accepted for compatibility; calls that would prompt are denied')
+    .option(
+      '--permission-prompt-tool <tool>',
+      'stdio: ask the Agent SDK (canUseTool) over the stream-json control protocol; calls then wait for approval',
+    )
+    .option('--wait-for-approval', 'calls that would need a prompt wait for `agent-runner approvals approve|deny`')
+    .option('--approval-timeout <seconds>', 'longest wait for an approval, then --approval-default (default: 86400)')
+    .addOption(
+      new Option('--approval-default <decision>', 'decision when an approval times out (default: deny)').choices([
+        'allow',
+        'deny',
+      ]),
+    )
     .option('--setting-sources <sources>', 'settings files whose hooks run: user,project,local (default: all three)')
     .option(
       '--allow-dangerously-skip-permissions',
@@ -180,6 +193,7 @@ See docs/batch.md.`,
       setExit(await runList(config(program), opts, { stdout: out }));
     });
   addControlCommands(program, setExit);
+  addApprovalCommands(program, setExit);
   return program;
 }
 
@@ -241,6 +255,55 @@ function addControlCommands(program: Command, setExit: (code: number) => void): 
     .action(async (id: string, _o: { json?: boolean }, cmd: Command) => {
       setExit(await runPoolShow(config(program), id, cmd.optsWithGlobals<{ json?: boolean }>(), io));
     });
+}
+
+/** `approvals list|approve|deny|answer`: durable human approvals (src/cli/commands/approvals.ts). */
+function addApprovalCommands(program: Command, setExit: (code: number) => void): void {
+  const io = { stdout: out, stderr: err };
+  const approvals = program
+    .command('approvals')
+    .description('tool calls that turns wait on for approval: list them, approve or deny them from any process');
+  approvals
+    .command('list')
+    .description('pending approvals (all running sessions, or one)')
+    .option('--session <id>', 'only this session')
+    .option('--json', 'one JSON object per line')
+    .action(async (o: ApprovalsListFlags) => {
+      setExit(await runApprovalsList(config(program), o, io));
+    });
+  for (const [name, behavior] of [
+    ['approve', 'allow'],
+    ['deny', 'deny'],
+  ] as const) {
+    approvals
+      .command(name)
+      .description(`${name} a pending tool call; the waiting turn goes on`)
+      .argument('<approval-id>', 'id from `approvals list` (<session id>:<tool_use id>)')
+      .option('--message <text>', behavior === 'deny' ? 'what the model is told' : 'note kept with the answer')
+      .option('--json', 'print the outcome as JSON')
+      .action(async (id: string, o: ApprovalsAnswerFlags) => {
+        setExit(await runApprovalsAnswer(config(program), behavior, id, o, io));
+      });
+  }
+  approvals.commands
+    .find((c) => c.name() === 'approve')
+    ?.option('--updated-input <json>', 'run the tool with this input instead');
+  approvals
+    .command('answer')
+    .description(
+      'answer from JSON ({"approvalId", "behavior": "allow"|"deny", "message"?, "updatedInput"?}); prints JSON',
+    )
+    .argument('[json]', 'the answer; read from stdin when absent')
+    .action(async (json: string | undefined) => {
+      const text = json ?? (await readStdinText());
+      setExit(await runApprovalsJson(config(program), text, io));
+    });
+}
+
+async function readStdinText(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Entry point of the `agent-runner` binary. */

@@ -93,10 +93,10 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
  */
 function permissionDenied(e: TranscriptEntry): SDKPermissionDeniedMessage | undefined {
   const run = e['toolRun'] as
-    { tool?: string; outcome?: string; denyReason?: 'rule' | 'mode' | 'hook' | 'hook_ask' } | undefined;
+    { tool?: string; outcome?: string; denyReason?: 'rule' | 'mode' | 'hook' | 'hook_ask' | 'approval' } | undefined;
   if (run?.outcome !== 'denied' || !Array.isArray(e.message?.content)) return undefined;
   // A hook's deny (or exit 2) is not announced by Claude Code; its unanswered `ask` is, as `hook`.
-  if (run.denyReason === 'hook') return undefined;
+  if (run.denyReason === 'hook' || run.denyReason === 'approval') return undefined;
   const block = e.message.content.find((b) => b.type === 'tool_result') as
     { tool_use_id?: string; content?: unknown } | undefined;
   if (!block) return undefined;

@@ -40,9 +40,9 @@ export type ToolPermission =
   /**
    * `reason`: `rule` for a disallowedTools entry, `mode` for the permission mode (SDK
    * `decision_reason_type`), `hook` for a PreToolUse hook's deny (or exit 2), `hook_ask` for a hook's
-   * `ask` that no one could answer.
+   * `ask` that no one could answer, `approval` for an approver's deny (or the approval timeout).
    */
-  | { behavior: 'deny'; message: string; reason?: 'rule' | 'mode' | 'hook' | 'hook_ask' }
+  | { behavior: 'deny'; message: string; reason?: 'rule' | 'mode' | 'hook' | 'hook_ask' | 'approval' }
   /**
    * Decided in the activity against the Bash command (scoped rules such as `Bash(git *)`):
    * `allow` patterns the command must match (null: allowed whatever the command), `deny`

@@ -5,6 +5,7 @@ import type { TurnLimits } from '../engine/limits';
 import type { PermissionMode } from '../engine/permissions';
 import type { McpServerState } from './mcp';
 import type { TurnHooks } from './hooks';
+import type { ApprovalSettings, PendingApproval } from './approvals';
 
 /** Schema version of workflow inputs carried across continue-as-new. */
 export const WORKFLOW_STATE_VERSION = 1;
@@ -35,6 +36,11 @@ export interface TurnOptions {
   mcp?: { configRef: string };
   /** Hooks of the turn (settings files): the stored config's ref and each event's matchers. */
   hooks?: TurnHooks;
+  /**
+   * Durable approvals: with this set, a call the mode or a hook would ask about waits for an
+   * answer (`answerApproval`) instead of being denied. Absent: such calls are denied (headless).
+   */
+  approvals?: ApprovalSettings;
 }
 
 /**
@@ -159,6 +165,8 @@ export interface TurnProgress {
   pool?: PoolView | null;
   /** MCP servers of the turn, once connected (absent without `--mcp-config`, or before). */
   mcp?: TurnMcpState;
+  /** Approvals the turn waits for now (absent when none). */
+  approvals?: PendingApproval[];
 }
 
 /** What a member turn knows of its budget pool (USD). */

@@ -4,6 +4,7 @@ import type { RunToolInput, RunToolSummary, ToolPermission, ToolUseSummary } fro
 import type { TurnInput } from '../common/turn';
 import { decidePermission } from '../engine/permissions';
 import { partitionToolUses } from '../engine/tool-batches';
+import type { Approvals } from './approvals';
 import type { HookRuns, HookStop } from './hook-runs';
 import type { Interrupts } from './interrupts';
 import { uninterruptible } from './interrupts';
@@ -29,6 +30,7 @@ export class ToolRuns {
     private readonly acts: TurnActivities,
     private readonly interrupts: Interrupts,
     private readonly hooks: HookRuns,
+    private readonly approvals: Approvals,
   ) {}
 
   /** Set when a hook ends the turn (a configuration error, or `continue: false`). */
@@ -62,16 +64,51 @@ export class ToolRuns {
    */
   private async prepare(run: PlannedRun, assistantUuid: string): Promise<RunToolInput> {
     const plain = this.runInput(run, assistantUuid);
-    if (plain.skipReason !== undefined || !this.hooks.applies('PreToolUse', run.use.name)) return plain;
-    const hooked = await this.hooks.preToolUse(run.use, assistantUuid, plain.permission);
-    if (hooked.stop) {
-      this.hookStop ??= hooked.stop;
-      return this.runInput(run, assistantUuid, `Not run: ${hooked.stop.errors.join('; ')}`);
+    if (plain.skipReason !== undefined) return plain;
+    let prepared = plain;
+    if (this.hooks.applies('PreToolUse', run.use.name)) {
+      const hooked = await this.hooks.preToolUse(run.use, assistantUuid, plain.permission);
+      if (hooked.stop) {
+        this.hookStop ??= hooked.stop;
+        return this.runInput(run, assistantUuid, `Not run: ${hooked.stop.errors.join('; ')}`);
+      }
+      prepared = {
+        ...plain,
+        permission: hooked.permission,
+        ...(hooked.inputRef !== undefined ? { inputRef: hooked.inputRef } : {}),
+      };
+    }
+    return this.askIfNeeded(prepared, run, assistantUuid);
+  }
+
+  /**
+   * A call the mode or a hook would ask about waits for an answer when the turn has approvals
+   * (`options.approvals`); the answer (or the timeout's default) decides its permission.
+   */
+  private async askIfNeeded(prepared: RunToolInput, run: PlannedRun, assistantUuid: string): Promise<RunToolInput> {
+    const settings = this.input.options.approvals;
+    const p = prepared.permission;
+    if (!settings || p.behavior !== 'deny' || !isAsk(p.reason, this.input.options.permissionMode)) return prepared;
+    const previous = this.state.activity;
+    this.state.activity = `waitApproval ${run.use.name} (${run.use.id})`;
+    const answer = await this.approvals.request(run.use, assistantUuid, p.message, settings);
+    this.state.activity = previous;
+    if (!answer) {
+      return this.runInput(run, assistantUuid, `Interrupted: ${this.interrupts.reason ?? 'the turn was interrupted'}`);
+    }
+    if (answer.behavior === 'allow') {
+      const inputRef = answer.inputRef ?? prepared.inputRef;
+      const { inputRef: _old, ...rest } = prepared;
+      void _old;
+      return { ...rest, permission: { behavior: 'allow' }, ...(inputRef !== undefined ? { inputRef } : {}) };
     }
     return {
-      ...plain,
-      permission: hooked.permission,
-      ...(hooked.inputRef !== undefined ? { inputRef: hooked.inputRef } : {}),
+      ...prepared,
+      permission: {
+        behavior: 'deny',
+        message: answer.message ?? `The user doesn't want to proceed with this tool use (${run.use.name}).`,
+        reason: 'approval',
+      },
     };
   }
 
@@ -164,4 +201,12 @@ export class ToolRuns {
     const use = idx >= 0 ? pending.splice(idx, 1)[0] : undefined;
     this.state.recordToolResult(r, use);
   }
+}
+
+/**
+ * Whether a denial is really a question for a person: a hook's `ask`, or the permission mode's
+ * "not allowed yet" in the modes where Claude Code would prompt (`default`, `acceptEdits`).
+ */
+function isAsk(reason: string | undefined, mode: string): boolean {
+  return reason === 'hook_ask' || (reason === 'mode' && (mode === 'default' || mode === 'acceptEdits'));
 }

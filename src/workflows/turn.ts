@@ -8,6 +8,7 @@ import { edeDiagnostic, isResultSuccessful } from '../engine/success';
 import { checkTokenBudget } from '../engine/token-budget';
 import { failureTerminalReason, failureText, modelFailureOf } from './failures';
 import type { ModelFailure } from './failures';
+import { Approvals } from './approvals';
 import { HookRuns } from './hook-runs';
 import { Interrupts, uninterruptible } from './interrupts';
 import { interruptSignal, poolStatusSignal, setLimitsSignal, turnProgressQuery } from './messages';
@@ -60,6 +61,7 @@ class Turn {
   private readonly acts: TurnActivities;
   private readonly tools: ToolRuns;
   private readonly hooks: HookRuns;
+  private readonly approvals: Approvals;
   private stepsThisRun = 0;
 
   constructor(private readonly input: TurnInput) {
@@ -67,7 +69,8 @@ class Turn {
     this.member = new PoolMember(input.options.budgetPoolId, input.carry);
     this.acts = turnActivities(input.options.timeouts);
     this.hooks = new HookRuns(input, this.state, this.acts);
-    this.tools = new ToolRuns(input, this.state, this.acts, this.interrupts, this.hooks);
+    this.approvals = new Approvals(input, this.interrupts);
+    this.tools = new ToolRuns(input, this.state, this.acts, this.interrupts, this.hooks, this.approvals);
     setHandler(turnProgressQuery, () => this.progress());
     setHandler(setLimitsSignal, (patch) => {
       this.state.data.limits = applyLimitPatch(this.state.data.limits, patch);
@@ -329,6 +332,7 @@ class Turn {
       budgetPoolId: this.input.options.budgetPoolId ?? null,
       pool: this.member.status,
       ...(d.mcp ? { mcp: d.mcp } : {}),
+      ...(this.approvals.list().length ? { approvals: this.approvals.list() } : {}),
     };
   }
 

@@ -10,7 +10,7 @@ import type { Runtime } from '../../client/runtime';
 import type { OutputFormat } from '../output';
 import { EXIT, describeMessage, exitCodeFor, textOutput } from '../output';
 import type { TurnFlags } from '../turn-options';
-import { UsageError, turnOptionsFrom } from '../turn-options';
+import { UsageError, positiveNumber, turnOptionsFrom } from '../turn-options';
 import { readPromptFromStdin } from '../stdin';
 import { readLines, runStreamJsonInput } from '../stream-json-input';
 import type { McpFlags } from '../mcp-options';
@@ -18,6 +18,8 @@ import { mcpConfigFromFlags } from '../mcp-options';
 import { storeMcpConfig } from '../../mcp/store';
 import { hooksFromSettings, turnHooks } from '../hook-options';
 import { storeHooksConfig } from '../../hooks/activity';
+import { answerApproval, listApprovals } from '../../client/approvals';
+import type { ApprovalSettings } from '../../common/approvals';
 
 /** Input formats of `-p`, as in `claude -p`. */
 export const INPUT_FORMATS = ['text', 'stream-json'] as const;
@@ -30,8 +32,14 @@ export interface PrintFlags extends TurnFlags, McpFlags {
   inputFormat?: InputFormat;
   /** Accepted for `claude -p` compatibility; no `stream_event` messages are produced. */
   includePartialMessages?: boolean;
-  /** Accepted for compatibility (the SDK's `canUseTool`); calls that would prompt are denied. */
+  /** `stdio`: the Agent SDK's `canUseTool` answers approvals over the control protocol. */
   permissionPromptTool?: string;
+  /** Calls that would need a prompt wait for an answer (`agent-runner approvals`). */
+  waitForApproval?: boolean;
+  /** Seconds an approval may wait. @default 86400 */
+  approvalTimeout?: string;
+  /** Decision when an approval times out. @default "deny" */
+  approvalDefault?: 'allow' | 'deny';
   /** `user,project,local` (default all): the settings files whose `hooks` run. */
   settingSources?: string;
   cwd?: string;
@@ -98,7 +106,9 @@ export async function runPrint(
   if (streamInput && promptArg !== undefined) {
     throw new UsageError('with --input-format stream-json the prompts come on stdin; drop the prompt argument');
   }
-  if (flags.permissionPromptTool !== undefined) {
+  const approvals = approvalSettingsFrom(flags);
+  if (approvals) options = { ...options, approvals };
+  if (flags.permissionPromptTool !== undefined && flags.permissionPromptTool !== 'stdio') {
     io.stderr(
       `agent-runner: --permission-prompt-tool ${flags.permissionPromptTool}: permission prompts are not supported; ` +
         'a tool call that would need one is denied (use --allowedTools or --permission-mode)',
@@ -162,15 +172,29 @@ export async function runPrint(
         options,
         write: (m) => io.stdout(JSON.stringify(m)),
         warn: (l) => io.stderr(l),
+        ...(approvals && flags.permissionPromptTool === 'stdio'
+          ? {
+              approvals: {
+                pending: async () =>
+                  (await listApprovals(rt.client, rt.store, { sessionId })).filter((a) => a.sessionId === sessionId),
+                answer: (d) => answerApproval(rt.client, rt.store, d),
+              },
+            }
+          : {}),
       });
       if (!result) {
         io.stderr('agent-runner: no prompt: no user message arrived on stdin');
         noPrompt = true;
       }
     } else {
-      for await (const msg of engine.submitMessage(prompt, options)) {
-        emit(msg, flags, io);
-        if (msg.type === 'result') result = msg;
+      const stopWatch = approvals ? watchApprovals(rt, sessionId, io) : () => undefined;
+      try {
+        for await (const msg of engine.submitMessage(prompt, options)) {
+          emit(msg, flags, io);
+          if (msg.type === 'result') result = msg;
+        }
+      } finally {
+        stopWatch();
       }
     }
     // With an in-process worker, let the session workflow close before the worker stops.
@@ -200,4 +224,32 @@ function emit(msg: SDKMessage, flags: PrintFlags, io: PrintIo): void {
     const line = describeMessage(msg);
     if (line) io.stderr(line);
   }
+}
+
+/** Approval settings from the flags, or undefined when no one can answer (calls are then denied). */
+function approvalSettingsFrom(flags: PrintFlags): ApprovalSettings | undefined {
+  if (flags.permissionPromptTool !== 'stdio' && !flags.waitForApproval) return undefined;
+  const seconds = positiveNumber('--approval-timeout', flags.approvalTimeout) ?? 86_400;
+  return { timeoutMs: Math.round(seconds * 1000), onTimeout: flags.approvalDefault ?? 'deny' };
+}
+
+/** Tells the user on stderr about each approval the turn starts waiting for (polled). */
+function watchApprovals(rt: Runtime, sessionId: string, io: PrintIo): () => void {
+  const seen = new Set<string>();
+  const timer = setInterval(() => {
+    void listApprovals(rt.client, rt.store, { sessionId }).then(
+      (list) => {
+        for (const a of list) {
+          if (seen.has(a.approvalId)) continue;
+          seen.add(a.approvalId);
+          io.stderr(
+            `agent-runner: waiting for approval ${a.approvalId}: ${a.toolName} ${JSON.stringify(a.input ?? {}).slice(0, 200)}\n` +
+              `  answer with: agent-runner approvals approve ${a.approvalId}   (or: approvals deny ${a.approvalId} --message "…")`,
+          );
+        }
+      },
+      () => undefined,
+    );
+  }, 500);
+  return () => clearInterval(timer);
 }
