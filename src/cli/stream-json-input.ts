@@ -261,7 +261,13 @@ export async function runStreamJsonInput(
 
   const runTurn = async (prompt: string): Promise<void> => {
     turnRunning = true;
-    const timer = deps.approvals ? setInterval(() => void pollApprovals(), deps.approvals.pollMs ?? 250) : undefined;
+    // One poll at a time; the last one is awaited before the turn ends (the client may close next).
+    let polling: Promise<void> = Promise.resolve();
+    const timer = deps.approvals
+      ? setInterval(() => {
+          polling = polling.then(pollApprovals);
+        }, deps.approvals.pollMs ?? 250)
+      : undefined;
     try {
       for await (const msg of engine.submitMessage(prompt, options)) {
         write(msg);
@@ -269,6 +275,7 @@ export async function runStreamJsonInput(
       }
     } finally {
       if (timer) clearInterval(timer);
+      await polling;
       turnRunning = false;
     }
   };

@@ -187,14 +187,14 @@ export async function runPrint(
         noPrompt = true;
       }
     } else {
-      const stopWatch = approvals ? watchApprovals(rt, sessionId, io) : () => undefined;
+      const stopWatch = approvals ? watchApprovals(rt, sessionId, io) : () => Promise.resolve();
       try {
         for await (const msg of engine.submitMessage(prompt, options)) {
           emit(msg, flags, io);
           if (msg.type === 'result') result = msg;
         }
       } finally {
-        stopWatch();
+        await stopWatch();
       }
     }
     // With an in-process worker, let the session workflow close before the worker stops.
@@ -234,10 +234,15 @@ function approvalSettingsFrom(flags: PrintFlags): ApprovalSettings | undefined {
 }
 
 /** Tells the user on stderr about each approval the turn starts waiting for (polled). */
-function watchApprovals(rt: Runtime, sessionId: string, io: PrintIo): () => void {
+function watchApprovals(rt: Runtime, sessionId: string, io: PrintIo): () => Promise<void> {
   const seen = new Set<string>();
+  // One poll at a time; the last one is awaited on stop (the client closes next).
+  let polling: Promise<void> = Promise.resolve();
   const timer = setInterval(() => {
-    void listApprovals(rt.client, rt.store, { sessionId }).then(
+    polling = polling.then(() => poll());
+  }, 500);
+  const poll = (): Promise<void> =>
+    listApprovals(rt.client, rt.store, { sessionId }).then(
       (list) => {
         for (const a of list) {
           if (seen.has(a.approvalId)) continue;
@@ -250,6 +255,8 @@ function watchApprovals(rt: Runtime, sessionId: string, io: PrintIo): () => void
       },
       () => undefined,
     );
-  }, 500);
-  return () => clearInterval(timer);
+  return async () => {
+    clearInterval(timer);
+    await polling;
+  };
 }
