@@ -8,6 +8,7 @@ import type {
   SDKUserMessage,
 } from '../common/sdk-messages';
 import type { McpServerState } from '../common/mcp';
+import { isMcpToolName, mcpServerOf } from '../common/mcp';
 import type { TranscriptEntry } from '../common/transcript';
 import type { TurnOptions, TurnOutcome } from '../common/turn';
 import { BUILTIN_TOOL_NAMES } from '../common/tools';
@@ -67,6 +68,8 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
   const whole = entryToSdkMessage(e);
   if (whole?.type === 'user') {
     const denied = permissionDenied(e);
+    // Claude Code follows a Stop hook's feedback with a notification.
+    if (e['hookEvent'] === 'Stop') return [whole, stopHookNotification(e)];
     return denied ? [denied, whole] : [whole];
   }
   if (!whole || whole.type !== 'assistant') return whole ? [whole] : [];
@@ -79,12 +82,48 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
     timestamp: e.timestamp,
     ...(e.requestId !== undefined ? { request_id: e.requestId } : {}),
   };
-  if (blocks.length <= 1) return [base];
-  return blocks.map((block, i) => ({
-    ...base,
-    uuid: i === blocks.length - 1 ? e.uuid : uuidV5(`${e.uuid}/block/${i}`),
-    message: { ...base.message, content: [block] },
-  }));
+  if (blocks.length <= 1) return [withMcpMeta(base, blocks)];
+  return blocks.map((block, i) =>
+    withMcpMeta(
+      {
+        ...base,
+        uuid: i === blocks.length - 1 ? e.uuid : uuidV5(`${e.uuid}/block/${i}`),
+        message: { ...base.message, content: [block] },
+      },
+      [block],
+    ),
+  );
+}
+
+/** Claude Code's `tool_use_meta` on a message with MCP tool calls (display names for a UI). */
+function withMcpMeta(m: SDKAssistantMessage, blocks: readonly unknown[]): SDKAssistantMessage {
+  const meta = blocks
+    .map((b) => b as { type?: string; id?: string; name?: string })
+    .filter((b) => b.type === 'tool_use' && typeof b.name === 'string' && isMcpToolName(b.name))
+    .map((b) => {
+      const server = mcpServerOf(b.name!) ?? '';
+      const tool = b.name!.slice(`mcp__${server}__`.length);
+      return {
+        id: String(b.id),
+        display_name: tool.charAt(0).toUpperCase() + tool.slice(1),
+        server_display_name: server,
+        tool_name: tool,
+      };
+    });
+  return meta.length ? { ...m, tool_use_meta: meta } : m;
+}
+
+/** The `system`/`notification` Claude Code sends after a Stop hook's feedback. */
+function stopHookNotification(e: TranscriptEntry): SDKMessage {
+  return {
+    type: 'system',
+    subtype: 'notification',
+    key: 'stop-hook-error',
+    text: 'stop hook reported a problem',
+    priority: 'immediate',
+    uuid: uuidV5(`${e.uuid}/notification`),
+    session_id: e.sessionId,
+  } as unknown as SDKMessage;
 }
 
 /**

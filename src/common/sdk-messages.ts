@@ -69,6 +69,8 @@ export interface SDKAssistantMessage {
   timestamp?: string;
   /** `request-id` of the Messages API response. */
   request_id?: string;
+  /** MCP tool calls of the message: display names (as Claude Code sends them). */
+  tool_use_meta?: Array<{ id: string; display_name: string; server_display_name: string; tool_name: string }>;
 }
 
 export interface SDKUserMessage {

@@ -172,7 +172,7 @@ export function createRunHooks(deps: RunHooksDeps): (input: RunHooksInput) => Pr
         parentUuid: input.contextLine.parentUuid,
         sessionId: input.sessionId,
         timestamp: new Date().toISOString(),
-        message: { role: 'user', content: text },
+        message: { role: 'user', content: [{ type: 'text', text }] },
         turnId: Context.current().info.workflowExecution?.workflowId ?? '',
         isMeta: true,
         hookEvent: input.event,

@@ -116,7 +116,7 @@ describe('runHooks', () => {
       type: 'user',
       parentUuid: 'a1',
       isMeta: true,
-      message: { content: 'Stop hook feedback:\nrun the tests' },
+      message: { content: [{ type: 'text', text: 'Stop hook feedback:\nrun the tests' }] },
     });
   });
 
