@@ -9,6 +9,7 @@ import type {
 } from '../common/sdk-messages';
 import type { McpServerState } from '../common/mcp';
 import { isMcpToolName, mcpServerOf } from '../common/mcp';
+import type { PermissionReasonType } from '../common/permissions';
 import type { TranscriptEntry } from '../common/transcript';
 import type { TurnOptions, TurnOutcome } from '../common/turn';
 import { BUILTIN_TOOL_NAMES } from '../common/tools';
@@ -132,7 +133,13 @@ function stopHookNotification(e: TranscriptEntry): SDKMessage {
  */
 function permissionDenied(e: TranscriptEntry): SDKPermissionDeniedMessage | undefined {
   const run = e['toolRun'] as
-    { tool?: string; outcome?: string; denyReason?: 'rule' | 'mode' | 'hook' | 'hook_ask' | 'approval' } | undefined;
+    | {
+        tool?: string;
+        outcome?: string;
+        denyReason?: PermissionReasonType | 'hook' | 'hook_ask' | 'approval';
+        denyDetail?: string;
+      }
+    | undefined;
   if (run?.outcome !== 'denied' || !Array.isArray(e.message?.content)) return undefined;
   // A hook's deny (or exit 2) is not announced by Claude Code; its unanswered `ask` is, as `hook`.
   if (run.denyReason === 'hook' || run.denyReason === 'approval') return undefined;
@@ -147,6 +154,7 @@ function permissionDenied(e: TranscriptEntry): SDKPermissionDeniedMessage | unde
     tool_name: run.tool ?? '',
     tool_use_id: String(block.tool_use_id ?? ''),
     decision_reason_type: run.denyReason === 'hook_ask' ? 'hook' : (run.denyReason ?? 'mode'),
+    ...(run.denyDetail !== undefined ? { decision_reason: run.denyDetail } : {}),
     message: typeof block.content === 'string' ? block.content : JSON.stringify(block.content ?? ''),
   };
 }

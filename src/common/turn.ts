@@ -6,6 +6,7 @@ import type { PermissionMode } from '../engine/permissions';
 import type { McpServerState } from './mcp';
 import type { TurnHooks } from './hooks';
 import type { ApprovalSettings, PendingApproval } from './approvals';
+import type { SettingsEnvRef } from './permissions';
 
 /** Schema version of workflow inputs carried across continue-as-new. */
 export const WORKFLOW_STATE_VERSION = 1;
@@ -18,8 +19,16 @@ export interface TurnOptions {
   maxTokens: number;
   limits: TurnLimits;
   permissionMode: PermissionMode;
+  /** Allow rules (`--allowedTools` and settings files), path rules in canonical form. */
   allowedTools?: string[];
+  /** Deny rules (`--disallowedTools` and settings files). */
   disallowedTools?: string[];
+  /** Ask rules (settings files): headless runs deny these calls. */
+  askTools?: string[];
+  /** More working directories (`--add-dir`, `permissions.additionalDirectories`), absolute. */
+  additionalDirectories?: string[];
+  /** Settings files whose `env` Bash commands get (re-read by the activity; see SettingsEnvRef). */
+  settingsEnv?: SettingsEnvRef;
   /** Tools offered to the model (default: all built-in tools). */
   tools?: string[];
   /** Replaces the default system prompt. */

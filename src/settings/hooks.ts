@@ -4,11 +4,10 @@
  * {"hooks": {"PreToolUse": [{"matcher": "Bash|Edit", "hooks": [{"type": "command", "command": "…", "timeout": 30}]}]}}
  * ```
  * Events supported here: PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart,
- * PreCompact (others are accepted and ignored, with a warning). `timeout` is in seconds.
+ * PreCompact (others are accepted and ignored, with a warning). `timeout` is in seconds. The
+ * files are read by the shared settings loader (src/settings/load.ts), which keeps each `hooks`
+ * section as written; this module gives it its schema.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { HookCommand, HookEvent, HooksConfig } from '../common/hooks';
 import { HOOK_EVENTS } from '../common/hooks';
@@ -81,18 +80,6 @@ export function parseHooksSection(
   return out;
 }
 
-/** Settings sources, as `--setting-sources` names them. */
-export type SettingSource = 'user' | 'project' | 'local';
-
-/** The settings files of each source, in Claude Code's order (user, project, local). */
-export function settingsFiles(cwd: string, sources: readonly SettingSource[], home = homedir()): string[] {
-  const files: string[] = [];
-  if (sources.includes('user')) files.push(join(home, '.claude', 'settings.json'));
-  if (sources.includes('project')) files.push(join(cwd, '.claude', 'settings.json'));
-  if (sources.includes('local')) files.push(join(cwd, '.claude', 'settings.local.json'));
-  return files;
-}
-
 /** Concatenates hooks of several files (every file's hooks run, as in Claude Code). */
 export function mergeHooks(configs: readonly HooksConfig[]): HooksConfig {
   const out: HooksConfig = {};
@@ -102,36 +89,4 @@ export function mergeHooks(configs: readonly HooksConfig[]): HooksConfig {
     }
   }
   return out;
-}
-
-/**
- * Reads the `hooks` sections of the settings files of `sources` (plus `extraFiles`, e.g.
- * `--settings`), merged. A file that does not exist is skipped.
- * (Stands in for the shared settings loader until it lands: only the `hooks` key is read here.)
- * @throws HooksConfigError for unreadable or malformed files, naming the file and field
- */
-export function loadHooks(opts: {
-  cwd: string;
-  sources?: readonly SettingSource[];
-  extraFiles?: readonly string[];
-  home?: string;
-  warn?: (m: string) => void;
-}): HooksConfig {
-  const files = [
-    ...settingsFiles(opts.cwd, opts.sources ?? ['user', 'project', 'local'], opts.home),
-    ...(opts.extraFiles ?? []).map((f) => resolve(opts.cwd, f)),
-  ];
-  const configs: HooksConfig[] = [];
-  for (const file of files) {
-    if (!existsSync(file)) continue;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (e) {
-      throw new HooksConfigError(`${file}: not valid JSON (${(e as Error).message})`);
-    }
-    const hooks = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>)['hooks'] : undefined;
-    if (hooks !== undefined) configs.push(parseHooksSection(hooks, file, opts.warn));
-  }
-  return mergeHooks(configs);
 }

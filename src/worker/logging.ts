@@ -3,6 +3,8 @@ import type { LogLevel } from '@temporalio/worker';
 
 let installed = false;
 
+export { runtimeLogLevel } from './log-level';
+
 /**
  * Installs the Temporal SDK runtime once per process:
  * - with a logger at `level` (the SDK logs every worker state change at INFO, which would drown a

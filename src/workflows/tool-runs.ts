@@ -2,7 +2,7 @@ import { uuid4 } from '@temporalio/workflow';
 import { isMcpToolName } from '../common/mcp';
 import type { RunToolInput, RunToolSummary, ToolPermission, ToolUseSummary } from '../common/tools';
 import type { TurnInput } from '../common/turn';
-import { decidePermission } from '../engine/permissions';
+import { decidePermission, permissionPolicyOf } from '../engine/permissions';
 import { partitionToolUses } from '../engine/tool-batches';
 import type { Approvals } from './approvals';
 import type { HookRuns, HookStop } from './hook-runs';
@@ -37,20 +37,12 @@ export class ToolRuns {
   hookStop: HookStop = null;
 
   /**
-   * The permission of one call, decided in the workflow from the turn's mode and rules (scoped
-   * Bash rules are decided by the activity, against the command).
+   * The permission of one call, decided in the workflow as far as the tool name allows; anything
+   * that depends on the input or the files is a `check` with only the rules that matter for this
+   * tool, decided by the activity (src/permissions/decide.ts).
    */
   permissionOf(use: ToolUseSummary): ToolPermission {
-    const { options, cwd } = this.input;
-    return decidePermission(
-      {
-        mode: options.permissionMode,
-        ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
-        ...(options.disallowedTools ? { disallowedTools: options.disallowedTools } : {}),
-      },
-      use.name,
-      { cwd, ...(use.filePath !== undefined ? { filePath: use.filePath } : {}) },
-    );
+    return decidePermission(permissionPolicyOf(this.input.options), use.name);
   }
 
   /**
@@ -82,28 +74,42 @@ export class ToolRuns {
   }
 
   /**
-   * A call the mode or a hook would ask about waits for an answer when the turn has approvals
+   * A call the rules or a hook would ask about waits for an answer when the turn has approvals
    * (`options.approvals`); the answer (or the timeout's default) decides its permission.
    */
   private async askIfNeeded(prepared: RunToolInput, run: PlannedRun, assistantUuid: string): Promise<RunToolInput> {
-    const settings = this.input.options.approvals;
     const p = prepared.permission;
-    if (!settings || p.behavior !== 'deny' || !isAsk(p.reason, this.input.options.permissionMode)) return prepared;
+    if (!this.input.options.approvals || p.behavior !== 'deny' || !(p.ask === true || p.reason === 'hook_ask')) {
+      return prepared;
+    }
+    return this.decideByApproval(prepared, run, assistantUuid, p.message);
+  }
+
+  /** Waits for the approval of one call and returns its `runTool` input with the decision. */
+  private async decideByApproval(
+    prepared: RunToolInput,
+    run: PlannedRun,
+    assistantUuid: string,
+    reason: string,
+  ): Promise<RunToolInput> {
+    const settings = this.input.options.approvals;
+    if (!settings) return prepared;
     const previous = this.state.activity;
     this.state.activity = `waitApproval ${run.use.name} (${run.use.id})`;
-    const answer = await this.approvals.request(run.use, assistantUuid, p.message, settings);
+    const answer = await this.approvals.request(run.use, assistantUuid, reason, settings);
     this.state.activity = previous;
     if (!answer) {
       return this.runInput(run, assistantUuid, `Interrupted: ${this.interrupts.reason ?? 'the turn was interrupted'}`);
     }
+    const { inputRef: hookInputRef, askable: _askable, ...rest } = prepared;
+    void _askable;
     if (answer.behavior === 'allow') {
-      const inputRef = answer.inputRef ?? prepared.inputRef;
-      const { inputRef: _old, ...rest } = prepared;
-      void _old;
+      const inputRef = answer.inputRef ?? hookInputRef;
       return { ...rest, permission: { behavior: 'allow' }, ...(inputRef !== undefined ? { inputRef } : {}) };
     }
     return {
-      ...prepared,
+      ...rest,
+      ...(hookInputRef !== undefined ? { inputRef: hookInputRef } : {}),
       permission: {
         behavior: 'deny',
         message: answer.message ?? `The user doesn't want to proceed with this tool use (${run.use.name}).`,
@@ -129,6 +135,9 @@ export class ToolRuns {
       permission: this.permissionOf(run.use),
       readState: this.state.readStateOf(run.use.filePath),
       ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
+      ...(options.approvals ? { askable: true } : {}),
+      // Bash re-reads the settings files' `env` (paths only travel: values stay out of history).
+      ...(run.use.name === 'Bash' && options.settingsEnv ? { settingsEnv: options.settingsEnv } : {}),
       // A tool the turn did not offer (`--tools`, built-in tools only) does not run, as in Claude Code.
       ...(options.tools && !isMcpToolName(run.use.name) && !options.tools.includes(run.use.name)
         ? { skipReason: `Error: No such tool available: ${run.use.name}` }
@@ -168,6 +177,14 @@ export class ToolRuns {
         }
         break;
       }
+      // Calls whose check said `ask` wrote nothing: each waits for its decision and runs again.
+      for (const [i, r] of results.entries()) {
+        const run = planned[i];
+        const input = inputs[i];
+        if (r.outcome !== 'ask' || !run || !input) continue;
+        const decided = await this.decideByApproval(input, run, assistantUuid, r.askReason ?? '');
+        results[i] = await uninterruptible(() => this.acts.runTool(decided));
+      }
       for (const r of results) this.recordResult(r, pending);
       for (const [i, r] of results.entries()) {
         const run = planned[i];
@@ -201,12 +218,4 @@ export class ToolRuns {
     const use = idx >= 0 ? pending.splice(idx, 1)[0] : undefined;
     this.state.recordToolResult(r, use);
   }
-}
-
-/**
- * Whether a denial is really a question for a person: a hook's `ask`, or the permission mode's
- * "not allowed yet" in the modes where Claude Code would prompt (`default`, `acceptEdits`).
- */
-function isAsk(reason: string | undefined, mode: string): boolean {
-  return reason === 'hook_ask' || (reason === 'mode' && (mode === 'default' || mode === 'acceptEdits'));
 }

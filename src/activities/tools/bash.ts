@@ -6,6 +6,8 @@
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import { z } from 'zod';
+import { toolEnvironment } from '../../env/child-env';
+import { commandTooLong } from './bash-limits';
 import { CappedOutput } from './capped-output';
 import { statOrUndefined } from './file-state';
 import { errorOutput, plainErrorOutput } from './format';
@@ -105,6 +107,8 @@ async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolOutput> 
     BASH_MAX_TIMEOUT_MS,
   );
   if (ctx.signal.aborted) return abortedOutput('');
+  const tooLong = commandTooLong(input.command);
+  if (tooLong) return tooLong;
   const cwdStat = await statOrUndefined(ctx.cwd);
   if (!cwdStat?.isDirectory()) {
     return errorOutput(`The working directory ${ctx.cwd} does not exist, so the command cannot run.`);
@@ -125,7 +129,7 @@ async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolOutput> 
       cwd: ctx.cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'ignore'],
-      env: process.env,
+      env: ctx.env ?? toolEnvironment(),
     });
 
     const signalGroup = (sig: NodeJS.Signals): void => {

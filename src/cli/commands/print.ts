@@ -4,13 +4,15 @@ import { existsSync, statSync } from 'node:fs';
 import type { Config } from '../../config';
 import type { SDKMessage, SDKResultMessage } from '../../common/sdk-messages';
 import { QueryEngine } from '../../client/query-engine';
-import { openRuntime } from '../../client/runtime';
+import { openRuntime } from '../../worker/runtime';
 import { budgetPoolExists } from '../../client/budget-pool';
-import type { Runtime } from '../../client/runtime';
-import type { OutputFormat } from '../output';
+import type { Runtime } from '../../worker/runtime';
+import type { InputFormat, OutputFormat } from '../output';
 import { EXIT, describeMessage, exitCodeFor, textOutput } from '../output';
 import type { TurnFlags } from '../turn-options';
 import { UsageError, positiveNumber, turnOptionsFrom } from '../turn-options';
+import { applySettings } from '../settings-options';
+import type { LoadedSettings } from '../../settings';
 import { readPromptFromStdin } from '../stdin';
 import { readLines, runStreamJsonInput } from '../stream-json-input';
 import type { McpFlags } from '../mcp-options';
@@ -21,9 +23,7 @@ import { storeHooksConfig } from '../../hooks/activity';
 import { answerApproval, listApprovals } from '../../client/approvals';
 import type { ApprovalSettings } from '../../common/approvals';
 
-/** Input formats of `-p`, as in `claude -p`. */
-export const INPUT_FORMATS = ['text', 'stream-json'] as const;
-export type InputFormat = (typeof INPUT_FORMATS)[number];
+export { INPUT_FORMATS, type InputFormat } from '../output';
 
 /** Flags of `agent-runner -p`. */
 export interface PrintFlags extends TurnFlags, McpFlags {
@@ -40,8 +40,12 @@ export interface PrintFlags extends TurnFlags, McpFlags {
   approvalTimeout?: string;
   /** Decision when an approval times out. @default "deny" */
   approvalDefault?: 'allow' | 'deny';
-  /** `user,project,local` (default all): the settings files whose `hooks` run. */
+  /** Which settings files to read (`user,project,local`); all by default. Their rules and hooks apply. */
   settingSources?: string;
+  /** A settings file or JSON object, above the settings files. */
+  settings?: string;
+  /** More working directories. */
+  addDir?: string[];
   cwd?: string;
   sessionId?: string;
   resume?: string | boolean;
@@ -96,9 +100,17 @@ export async function runPrint(
   const cwd = resolve(flags.cwd ?? process.cwd());
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd: ${cwd} is not a directory`);
   if (flags.resume === true) throw new UsageError('--resume needs a session id in print mode');
-  let options = turnOptionsFrom(config, flags);
+  let settingsHooks: LoadedSettings['hooks'] = [];
+  let options = applySettings(turnOptionsFrom(config, flags), flags, {
+    cwd,
+    dataDir: config.dataDir,
+    warn: (l) => io.stderr(`agent-runner: ${l}`),
+    onLoaded: (loaded) => {
+      settingsHooks = loaded.hooks;
+    },
+  });
   const mcpConfig = mcpConfigFromFlags(flags, cwd);
-  const hooks = hooksFromSettings(cwd, flags.settingSources, (m) => io.stderr(`agent-runner: ${m}`));
+  const hooks = hooksFromSettings(settingsHooks, cwd, (m) => io.stderr(`agent-runner: ${m}`));
   const streamInput = flags.inputFormat === 'stream-json';
   if (streamInput && flags.outputFormat !== 'stream-json') {
     throw new UsageError('--input-format stream-json requires --output-format stream-json');
@@ -138,12 +150,6 @@ export async function runPrint(
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
   try {
-    if (rt.worker && !process.env[config.model.apiKeyEnv]) {
-      throw new UsageError(
-        `${config.model.apiKeyEnv} is not set: the in-process worker cannot call the model ` +
-          '(set it, or point ANTHROPIC_BASE_URL at a local Messages API server with any key)',
-      );
-    }
     if (options.budgetPoolId && !(await budgetPoolExists(rt.client, options.budgetPoolId))) {
       throw new UsageError(
         `--budget-pool: no budget pool "${flags.budgetPool}" is running on ${rt.address}` +

@@ -2,7 +2,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { missingHookCommands, programOf } from '../../../src/hooks/check';
-import { HooksConfigError, loadHooks, parseHooksSection } from '../../../src/settings/hooks';
+import { HooksConfigError, parseHooksSection } from '../../../src/settings/hooks';
+import { loadSettings } from '../../../src/settings';
+import { hooksFromSettings } from '../../../src/cli/hook-options';
+import { UsageError } from '../../../src/cli/turn-options';
 
 describe('parseHooksSection', () => {
   it('flattens matcher groups into commands that name their source', () => {
@@ -46,20 +49,46 @@ describe('parseHooksSection', () => {
   });
 });
 
-describe('loadHooks', () => {
+describe('hooks from the shared settings loader', () => {
   it('merges user, project and local settings in that order, per --setting-sources', () => {
     const home = mkdtempSync(join(tmpdir(), 'home-'));
     const cwd = mkdtempSync(join(tmpdir(), 'proj-'));
     mkdirSync(join(home, '.claude'));
     mkdirSync(join(cwd, '.claude'));
     const stop = (command: string) => JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command }] }] } });
-    writeFileSync(join(home, '.claude', 'settings.json'), stop('user'));
-    writeFileSync(join(cwd, '.claude', 'settings.json'), stop('project'));
-    writeFileSync(join(cwd, '.claude', 'settings.local.json'), stop('local'));
-    expect(loadHooks({ cwd, home }).Stop?.map((h) => h.command)).toEqual(['user', 'project', 'local']);
-    expect(loadHooks({ cwd, home, sources: ['project'] }).Stop?.map((h) => h.command)).toEqual(['project']);
-    writeFileSync(join(cwd, '.claude', 'settings.local.json'), '{oops');
-    expect(() => loadHooks({ cwd, home })).toThrow(/settings\.local\.json: not valid JSON/);
+    writeFileSync(join(home, '.claude', 'settings.json'), stop('true'));
+    writeFileSync(join(cwd, '.claude', 'settings.json'), stop('echo project'));
+    writeFileSync(join(cwd, '.claude', 'settings.local.json'), stop('echo local'));
+    const hooks = (sources?: string) =>
+      hooksFromSettings(
+        loadSettings({ cwd, home, env: {}, ...(sources !== undefined ? { settingSources: sources } : {}) }).hooks,
+        cwd,
+        () => undefined,
+      );
+    expect(hooks()?.Stop?.map((h) => h.command)).toEqual(['true', 'echo project', 'echo local']);
+    expect(hooks('project')?.Stop?.map((h) => h.command)).toEqual(['echo project']);
+    expect(hooks('project')?.Stop?.[0]?.source).toBe(
+      `${join(cwd, '.claude', 'settings.json')}: hooks.Stop[0].hooks[0]`,
+    );
+    expect(hooks('')).toBeUndefined();
+  });
+  it('exits 2 (UsageError) for a malformed section or a command that cannot be found, naming file and field', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'proj-'));
+    const file = join(cwd, 'x.json');
+    expect(() =>
+      hooksFromSettings(
+        [{ source: 'project', path: file, hooks: { Stop: [{ hooks: [{ type: 'command' }] }] } }],
+        cwd,
+        () => undefined,
+      ),
+    ).toThrow(new UsageError(`${file}: hooks.Stop[0].hooks[0].command: expected a non-empty string`));
+    expect(() =>
+      hooksFromSettings(
+        [{ source: 'project', path: file, hooks: { Stop: [{ hooks: [{ type: 'command', command: './nope.sh' }] }] } }],
+        cwd,
+        () => undefined,
+      ),
+    ).toThrow(`${file}: hooks.Stop[0].hooks[0].command: command not found: ./nope.sh`);
   });
 });
 
