@@ -3,6 +3,7 @@
  * directory, with the event's JSON on stdin, `CLAUDE_PROJECT_DIR` set, and a timeout.
  */
 import { spawn } from 'node:child_process';
+import { toolEnvironment } from '../env/child-env';
 
 /** Default timeout of a hook command (Claude Code's), seconds. */
 export const DEFAULT_HOOK_TIMEOUT_SEC = 60;
@@ -38,12 +39,19 @@ export interface RunHookCommandOptions {
 export function runHookCommand(command: string, opts: RunHookCommandOptions): Promise<HookCommandResult> {
   const started = Date.now();
   return new Promise((resolve) => {
+    // The runner's rules for tool processes: the user's environment minus the runner's secrets.
     const env: NodeJS.ProcessEnv = {
-      ...(opts.env ?? process.env),
+      ...toolEnvironment({ base: opts.env ?? process.env }),
       CLAUDE_PROJECT_DIR: opts.cwd,
       ...(opts.sessionId ? { CLAUDE_CODE_SESSION_ID: opts.sessionId } : {}),
     };
-    const child = spawn('/bin/sh', ['-c', command], { cwd: opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Its own process group, so that a timeout stops the command's children too.
+    const child = spawn('/bin/sh', ['-c', command], {
+      cwd: opts.cwd,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
     let stdout = '';
     let stderr = '';
     let timedOut = false;
@@ -55,9 +63,16 @@ export function runHookCommand(command: string, opts: RunHookCommandOptions): Pr
       opts.signal?.removeEventListener('abort', onAbort);
       resolve({ ...r, durationMs: Date.now() - started });
     };
+    const signalGroup = (signal: NodeJS.Signals): void => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, signal);
+      } catch {
+        child.kill(signal); // the group is gone already
+      }
+    };
     const kill = (): void => {
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 2000).unref();
+      signalGroup('SIGTERM');
+      setTimeout(() => signalGroup('SIGKILL'), 2000).unref();
     };
     const timer = setTimeout(
       () => {

@@ -1,10 +1,10 @@
 /**
  * Environment of MCP server processes, and `${VAR}` expansion in server configs, on the worker.
- * One place builds a child process environment for MCP servers (to be replaced by the runner's
- * shared child-environment rules once they exist).
+ * Server processes get the runner's tool-process environment (src/env/child-env.ts).
  */
 import type { McpServerConfig } from './config';
 import { isRemoteServer } from './config';
+import { toolEnvironment } from '../env/child-env';
 
 /** Thrown when a config names an environment variable the worker does not have (and no default). */
 export class McpEnvError extends Error {
@@ -50,14 +50,17 @@ export function expandServerConfig(name: string, s: McpServerConfig, env: NodeJS
 }
 
 /**
- * Environment of a stdio server's process: the worker's environment plus the server's own `env`
- * (which wins), as Claude Code passes it. Undefined values are dropped.
+ * Environment of a stdio server's process, by the runner's rules for tool processes
+ * (src/env/child-env.ts): the worker's environment minus the runner's secrets, plus the server's
+ * own `env` (which wins, secrets it names included: the user chose to give them).
  */
 export function mcpServerEnv(
   serverEnv: Record<string, string> | undefined,
   base: NodeJS.ProcessEnv = process.env,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(base)) if (v !== undefined) out[k] = v;
-  return { ...out, ...(serverEnv ?? {}) };
+  for (const [k, v] of Object.entries(toolEnvironment({ base, ...(serverEnv ? { extra: serverEnv } : {}) }))) {
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
 }

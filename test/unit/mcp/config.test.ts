@@ -98,7 +98,12 @@ describe('expandVars', () => {
 });
 
 describe('mcpServerEnv', () => {
-  it('is the worker environment plus the server env, which wins', () => {
-    expect(mcpServerEnv({ A: 'server' }, { A: 'worker', B: 'b', C: undefined })).toEqual({ A: 'server', B: 'b' });
+  it('is the worker environment minus the runner secrets, plus the server env, which wins', () => {
+    expect(
+      mcpServerEnv({ A: 'server' }, { A: 'worker', B: 'b', C: undefined, ANTHROPIC_API_KEY: 'sk-secret' }),
+    ).toEqual({ A: 'server', B: 'b' });
+    expect(mcpServerEnv({ ANTHROPIC_API_KEY: 'given' }, { ANTHROPIC_API_KEY: 'sk-secret' })).toEqual({
+      ANTHROPIC_API_KEY: 'given',
+    });
   });
 });
