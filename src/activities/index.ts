@@ -8,6 +8,7 @@ import type { TranscriptStore } from '../store/transcript-store';
 import { createCallModel } from './model/call-model';
 import { createCompactContext } from './model/compact';
 import { createRunTool } from './run-tool';
+import { ChildEnvironments } from '../env/child-env';
 import { BUILTIN_TOOLS, toolsForModel } from './tools/registry';
 import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordTranscript } from './transcript';
@@ -24,7 +25,7 @@ export type { Activities } from './types';
 /** Dependencies of the activities, injected by the worker (and by tests). */
 export interface ActivityDeps {
   store: TranscriptStore;
-  config: Pick<Config, 'model' | 'prices'> & Partial<Pick<Config, 'tools'>>;
+  config: Pick<Config, 'model' | 'prices'> & Partial<Pick<Config, 'tools' | 'temporal'>>;
   /** Environment to read the API key from. @default process.env */
   env?: NodeJS.ProcessEnv;
   /** Overrides the Anthropic client (tests). */
@@ -90,6 +91,8 @@ export function createActivities(deps: ActivityDeps): Activities {
         executeMcpTool: (sessionId, ref, name, input, ctx) => mcpTools.execute(sessionId, ref, name, input, ctx),
         // An MCP tool's effects are unknown: it is never re-run blindly after a crash.
         isIdempotent: (name) => (isMcpToolName(name) ? false : (BUILTIN_TOOLS.get(name)?.idempotent ?? true)),
+        // Tool processes get the worker's environment minus the runner's secrets (src/env/child-env.ts).
+        childEnv: new ChildEnvironments(deps.config),
       }),
     ),
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),

@@ -252,6 +252,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
           ? {
               denyReason: permission.reason,
               ...(permission.detail !== undefined ? { denyDetail: permission.detail } : {}),
+              ...(permission.silent ? { denySilent: true } : {}),
             }
           : {}),
       },

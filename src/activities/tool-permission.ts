@@ -34,6 +34,7 @@ export type ResolvedPermission =
       /** Beyond the SDK's reason types: `hook`, `hook_ask` (a hook's deny or unanswered ask), `approval`. */
       reason: PermissionReasonType | 'hook' | 'hook_ask' | 'approval';
       detail?: string;
+      silent?: boolean;
       /** The decision was `ask`: a person could allow it (headless: it stays a denial). */
       ask?: boolean;
     };
@@ -78,6 +79,7 @@ export async function resolveToolPermission(
       reason: decision.reasonType,
       ...(decision.behavior === 'ask' ? { ask: true } : {}),
       ...(decision.reason !== undefined ? { detail: decision.reason } : {}),
+      ...(decision.silent ? { silent: true } : {}),
     };
   }
   if (call.toolName === 'Glob' || call.toolName === 'Grep') {

@@ -138,9 +138,10 @@ function permissionDenied(e: TranscriptEntry): SDKPermissionDeniedMessage | unde
         outcome?: string;
         denyReason?: PermissionReasonType | 'hook' | 'hook_ask' | 'approval';
         denyDetail?: string;
+        denySilent?: boolean;
       }
     | undefined;
-  if (run?.outcome !== 'denied' || !Array.isArray(e.message?.content)) return undefined;
+  if (run?.outcome !== 'denied' || run.denySilent || !Array.isArray(e.message?.content)) return undefined;
   // A hook's deny (or exit 2) is not announced by Claude Code; its unanswered `ask` is, as `hook`.
   if (run.denyReason === 'hook' || run.denyReason === 'approval') return undefined;
   const block = e.message.content.find((b) => b.type === 'tool_result') as
