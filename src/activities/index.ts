@@ -12,8 +12,11 @@ import { ChildEnvironments } from '../env/child-env';
 import { BUILTIN_TOOLS, toolsForModel } from './tools/registry';
 import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordTranscript } from './transcript';
+import { createLoadContext } from './context';
 import { withStorageErrors } from './store-errors';
 import { withHeartbeats } from './heartbeats';
+import { createPrepareWorkspace, type WorkspaceHost } from './workspace/prepare';
+import { storeSnapshot } from './workspace/snapshot';
 import type { Activities } from './types';
 import { isMcpToolName } from '../common/mcp';
 import { createConnectMcpServers, createMcpToolExecutor, mcpToolSpecs } from '../mcp/activities';
@@ -32,6 +35,8 @@ export interface ActivityDeps {
   anthropic?: () => Anthropic;
   /** The worker's MCP client pool (the worker closes it on shutdown). @default a new pool */
   mcpPool?: McpClientPool;
+  /** This worker's host queue and workspace settings; absent = workspaces are not followed. */
+  workspace?: WorkspaceHost;
 }
 
 /**
@@ -79,6 +84,7 @@ export function createActivities(deps: ActivityDeps): Activities {
     mcpToolsForModel: async (sessionId: string, ref: string) =>
       (await mcpToolSpecs(deps.store, sessionId, ref)) as Anthropic.Tool[],
   };
+  const ws = deps.workspace;
   // A store that cannot be written fails the activity at once (see storageFailure).
   return {
     callModel: withStorageErrors(createCallModel(modelDeps)),
@@ -91,13 +97,21 @@ export function createActivities(deps: ActivityDeps): Activities {
         executeMcpTool: (sessionId, ref, name, input, ctx) => mcpTools.execute(sessionId, ref, name, input, ctx),
         // An MCP tool's effects are unknown: it is never re-run blindly after a crash.
         isIdempotent: (name) => (isMcpToolName(name) ? false : (BUILTIN_TOOLS.get(name)?.idempotent ?? true)),
+        ...(ws
+          ? {
+              snapshot: (i: { sessionId: string; toolUseId: string; root: string; base: string }) =>
+                storeSnapshot({ store: deps.store, ...i, maxBytes: ws.config.maxSnapshotBytes }),
+            }
+          : {}),
         // Tool processes get the worker's environment minus the runner's secrets (src/env/child-env.ts).
         childEnv: new ChildEnvironments(deps.config),
       }),
     ),
+    prepareWorkspace: withStorageErrors(ws ? createPrepareWorkspace(deps.store, ws) : async () => null),
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),
     loadSession: createLoadSession(deps.store, priceFor),
     connectMcpServers: withStorageErrors(withHeartbeats(createConnectMcpServers(mcp))),
     runHooks: withStorageErrors(createRunHooks({ store: deps.store, ...(deps.env ? { env: deps.env } : {}) })),
+    loadContext: withStorageErrors(createLoadContext(deps.store)),
   };
 }

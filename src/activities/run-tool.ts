@@ -1,10 +1,15 @@
 import { Context } from '@temporalio/activity';
 import { isMcpToolName } from '../common/mcp';
 import { updatedInputOf } from '../hooks/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
+import { WorkspaceErrorType, type SnapshotRef } from '../common/workspace';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
 import type { TranscriptStore } from '../store/transcript-store';
 import type { ToolContext, ToolOutput, ToolSettings } from './tools/types';
+import { mapFormerPaths } from './workspace/prepare';
+import { SnapshotTooLargeError } from './workspace/snapshot';
+import { nestedMemoryAttachments } from './nested-memory';
 import type { ResolvedPermission } from './tool-permission';
 import { resolveToolPermission } from './tool-permission';
 import { ChildEnvironments } from '../env/child-env';
@@ -31,6 +36,12 @@ export interface RunToolDeps {
   settings?: ToolSettings;
   /** Whether a tool may be re-run after a crash (unknown tools count as idempotent: they do nothing). */
   isIdempotent(name: string): boolean;
+  /**
+   * Stores a snapshot of the workspace after a tool that can change files (the non-idempotent
+   * ones). Absent when workspaces are not followed.
+   * @throws SnapshotTooLargeError when the snapshot is over the limit.
+   */
+  snapshot?(input: { sessionId: string; toolUseId: string; root: string; base: string }): Promise<SnapshotRef>;
   /**
    * Decides a `check` permission against the tool's input and the real files.
    * @default resolveToolPermission (src/activities/tool-permission.ts)
@@ -97,7 +108,13 @@ function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolea
   const block = (entry.message?.content as ContentBlock[]).find((b) => b.type === 'tool_result') as
     { is_error?: boolean; content?: string | ContentBlock[] } | undefined;
   const meta = (entry as Record<string, unknown>)['toolRun'] as
-    { outcome: RunToolSummary['outcome']; fileState?: RunToolSummary['fileState']; deniedInput?: unknown } | undefined;
+    | {
+        outcome: RunToolSummary['outcome'];
+        fileState?: RunToolSummary['fileState'];
+        deniedInput?: unknown;
+        snapshot?: SnapshotRef;
+      }
+    | undefined;
   return {
     toolUseId: input.toolUseId,
     resultUuid: entry.uuid,
@@ -107,6 +124,7 @@ function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolea
     ...(meta?.deniedInput !== undefined ? { deniedInput: meta.deniedInput } : {}),
     resultBytes: contentBytes(block?.content ?? ''),
     replayed,
+    ...(meta?.snapshot ? { snapshot: meta.snapshot } : {}),
   };
 }
 
@@ -136,9 +154,12 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
     const invalidJson = (
       (assistant as Record<string, unknown> | undefined)?.['invalidToolInputs'] as Record<string, string> | undefined
     )?.[input.toolUseId];
-    // A PreToolUse hook may have changed the input: the changed input is in its outcome line.
+    const ws = input.workspace;
+    // A PreToolUse hook or an approver may have changed the input: it is in their stored line.
     const updated = input.inputRef ? await updatedInputOf(store, input.sessionId, input.inputRef) : undefined;
-    const toolInput = updated ?? block?.input ?? {};
+    const original = updated ?? block?.input ?? {};
+    // A workspace that moved to this host: paths of the former host's tree point into this one.
+    const toolInput = ws ? mapFormerPaths(input.toolName, original, ws.formerPaths, ws.repoRoot) : original;
 
     let out: ToolOutput & { outcome: RunToolSummary['outcome'] };
     let deniedInput: unknown;
@@ -223,6 +244,54 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       }
     }
 
+    // After a tool that can change files: the tree goes to the store before the result line, so
+    // a result the workflow sees always has its snapshot (DESIGN.md rule 7).
+    let snapshot: SnapshotRef | undefined;
+    if (
+      ws &&
+      deps.snapshot &&
+      !deps.isIdempotent(input.toolName) &&
+      (out.outcome === 'ok' || out.outcome === 'error' || out.outcome === 'unknown') &&
+      input.skipReason === undefined
+    ) {
+      try {
+        snapshot = await deps.snapshot({
+          sessionId: input.sessionId,
+          toolUseId: input.toolUseId,
+          root: ws.repoRoot,
+          base: ws.baseCommit,
+        });
+      } catch (err) {
+        if (err instanceof SnapshotTooLargeError) {
+          throw ApplicationFailure.create({
+            type: WorkspaceErrorType.SnapshotTooLarge,
+            message: err.message,
+            nonRetryable: true,
+          });
+        }
+        throw err;
+      }
+    }
+
+    const turnId = Context.current().info.workflowExecution?.workflowId ?? '';
+    let attachments: TranscriptEntry['attachments'];
+    if (out.outcome === 'ok') {
+      try {
+        const nested = await nestedMemoryAttachments({
+          cwd: input.cwd,
+          turnId,
+          toolName: input.toolName,
+          toolInput,
+          entries: await store.load(input.sessionId),
+        });
+        for (const w of nested.warnings) Context.current().log.warn(w, { sessionId: input.sessionId });
+        if (nested.attachments.length) attachments = nested.attachments as unknown as TranscriptEntry['attachments'];
+      } catch (err) {
+        // Memory is a help for the model; a failure to read it never fails the tool call.
+        Context.current().log.warn(`nested memory not loaded: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+
     const entry: TranscriptEntry = {
       v: 1,
       type: 'user',
@@ -241,8 +310,9 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
           },
         ],
       },
-      turnId: Context.current().info.workflowExecution?.workflowId ?? '',
+      turnId,
       ...(out.structured !== undefined ? { toolUseResult: out.structured } : {}),
+      ...(attachments ? { attachments } : {}),
       toolRun: {
         tool: input.toolName,
         outcome: out.outcome,
@@ -255,6 +325,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
               ...(permission.silent ? { denySilent: true } : {}),
             }
           : {}),
+        ...(snapshot ? { snapshot } : {}),
       },
     };
     await store.append(entry);

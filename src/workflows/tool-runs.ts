@@ -10,6 +10,7 @@ import type { Interrupts } from './interrupts';
 import { uninterruptible } from './interrupts';
 import type { TurnActivities } from './turn-activities';
 import type { TurnState } from './turn-state';
+import type { WorkspaceFollower } from './workspace';
 
 /** A tool call with the transcript position of its result, planned before it runs. */
 interface PlannedRun {
@@ -29,12 +30,18 @@ export class ToolRuns {
     private readonly state: TurnState,
     private readonly acts: TurnActivities,
     private readonly interrupts: Interrupts,
+    private readonly workspace: WorkspaceFollower,
     private readonly hooks: HookRuns,
     private readonly approvals: Approvals,
   ) {}
 
   /** Set when a hook ends the turn (a configuration error, or `continue: false`). */
   hookStop: HookStop = null;
+
+  /** Runs one call where its workspace is (the shared queue when the workspace is not followed). */
+  private run(input: RunToolInput): Promise<RunToolSummary> {
+    return this.workspace.runTool(input, this.acts.runTool);
+  }
 
   /**
    * The permission of one call, decided in the workflow as far as the tool name allows; anything
@@ -119,7 +126,8 @@ export class ToolRuns {
   }
 
   private runInput(run: PlannedRun, assistantUuid: string, skipReason?: string): RunToolInput {
-    const { sessionId, cwd, options } = this.input;
+    const { sessionId, options } = this.input;
+    const cwd = this.workspace.cwd;
     const base = {
       sessionId,
       cwd,
@@ -164,7 +172,7 @@ export class ToolRuns {
       const planned = batch.map((use) => this.plan(use));
       const inputs: RunToolInput[] = [];
       for (const run of planned) inputs.push(await this.prepare(run, assistantUuid));
-      const results = await this.interrupts.run(() => Promise.all(inputs.map((i) => this.acts.runTool(i))));
+      const results = await this.interrupts.run(() => Promise.all(inputs.map((i) => this.run(i))));
       if (!results) {
         // Interrupted mid-batch. Calls of the batch that finished wrote their results with the
         // planned uuid and parent; each other one gets an interrupt note under *its* planned uuid
@@ -172,7 +180,7 @@ export class ToolRuns {
         // calls finished in. (A cancelled call that still finishes later finds its uuid taken.)
         const note = `Interrupted: ${this.interrupts.reason ?? 'the turn was interrupted'}. The tool may not have finished.`;
         for (const run of planned) {
-          const r = await uninterruptible(() => this.acts.runTool(this.runInput(run, assistantUuid, note)));
+          const r = await uninterruptible(() => this.run(this.runInput(run, assistantUuid, note)));
           this.recordResult(r, pending);
         }
         break;
@@ -183,7 +191,7 @@ export class ToolRuns {
         const input = inputs[i];
         if (r.outcome !== 'ask' || !run || !input) continue;
         const decided = await this.decideByApproval(input, run, assistantUuid, r.askReason ?? '');
-        results[i] = await uninterruptible(() => this.acts.runTool(decided));
+        results[i] = await uninterruptible(() => this.run(decided));
       }
       for (const r of results) this.recordResult(r, pending);
       for (const [i, r] of results.entries()) {
@@ -207,7 +215,7 @@ export class ToolRuns {
   async skipAll(assistantUuid: string, uses: readonly ToolUseSummary[], reason: string): Promise<void> {
     for (const use of uses) {
       const run = this.plan(use);
-      const r = await uninterruptible(() => this.acts.runTool(this.runInput(run, assistantUuid, reason)));
+      const r = await uninterruptible(() => this.run(this.runInput(run, assistantUuid, reason)));
       this.state.recordToolResult(r, use);
       this.state.setLeaf(r.resultUuid);
     }

@@ -56,6 +56,15 @@ export function renderConversation(chain: readonly TranscriptEntry[], maxChars: 
   return [first.slice(0, maxChars), ...tail].join('\n\n');
 }
 
+/** The session-level context attachments of a chain (the latest line that has them). */
+export function sessionContextOf(chain: readonly TranscriptEntry[]): NonNullable<TranscriptEntry['attachments']> {
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const kept = (chain[i]?.attachments ?? []).filter((a) => a.type !== 'nested_memory');
+    if (kept.length) return kept;
+  }
+  return [];
+}
+
 /**
  * Creates `compactContext`: summarizes the conversation ending at `leafUuid` with one
  * (non-streaming) model call, or without the model when that call fails, and writes a
@@ -103,6 +112,9 @@ export function createCompactContext(deps: ModelDeps): (input: CompactInput) => 
       summary = renderConversation(chain, MAX_FALLBACK_SUMMARY_CHARS);
     }
     const now = new Date().toISOString();
+    // The session's context (memory files, git status, environment) is before the boundary:
+    // the summary line carries it on, so every later call still has it.
+    const context = sessionContextOf(chain);
     const boundary: TranscriptEntry = {
       v: 1,
       type: 'system',
@@ -129,6 +141,7 @@ export function createCompactContext(deps: ModelDeps): (input: CompactInput) => 
       },
       turnId: input.turnId,
       isMeta: true,
+      ...(context.length ? { attachments: context } : {}),
     };
     await deps.store.appendMany([boundary, summaryLine]);
     return {

@@ -22,6 +22,8 @@ import { hooksFromSettings, turnHooks } from '../hook-options';
 import { storeHooksConfig } from '../../hooks/activity';
 import { answerApproval, listApprovals } from '../../client/approvals';
 import type { ApprovalSettings } from '../../common/approvals';
+import { checkMemoryFiles } from '../memory-check';
+import { forkSession } from '../../client/fork-session';
 
 export { INPUT_FORMATS, type InputFormat } from '../output';
 
@@ -30,8 +32,14 @@ export interface PrintFlags extends TurnFlags, McpFlags {
   outputFormat: OutputFormat;
   /** `stream-json`: user messages and control requests as JSON lines on stdin (the Agent SDK's protocol). */
   inputFormat?: InputFormat;
-  /** Accepted for `claude -p` compatibility; no `stream_event` messages are produced. */
+  /** `stream_event` messages while each model call streams (stream-json output only). */
   includePartialMessages?: boolean;
+  /** Echo each stdin user message once recorded (stream-json input and output). */
+  replayUserMessages?: boolean;
+  /** With `--resume`/`--continue`: continue in a new session that starts as a copy. */
+  forkSession?: boolean;
+  /** `false` for `--no-session-persistence` (refused). */
+  sessionPersistence?: boolean;
   /** `stdio`: the Agent SDK's `canUseTool` answers approvals over the control protocol. */
   permissionPromptTool?: string;
   /** Calls that would need a prompt wait for an answer (`agent-runner approvals`). */
@@ -64,6 +72,16 @@ export interface PrintIo {
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function pickSessionId(rt: Runtime, flags: PrintFlags, cwd: string): Promise<string> {
+  const earlier = await earlierSession(rt, flags, cwd);
+  if (earlier !== null && !flags.forkSession) return earlier;
+  const id = await newSessionId(rt, flags);
+  // --fork-session: the new session starts as a copy of the earlier one, which stays as it was.
+  if (earlier !== null) await forkSession(rt.store, earlier, id);
+  return id;
+}
+
+/** The session `--resume` or `--continue` names, or null. */
+async function earlierSession(rt: Runtime, flags: PrintFlags, cwd: string): Promise<string | null> {
   if (typeof flags.resume === 'string') {
     if (!(await rt.store.exists(flags.resume))) {
       throw new UsageError(`--resume: no conversation found with session id ${flags.resume}`);
@@ -76,6 +94,10 @@ async function pickSessionId(rt: Runtime, flags: PrintFlags, cwd: string): Promi
     if (!here) throw new UsageError(`--continue: no earlier conversation found in ${cwd}`);
     return here.sessionId;
   }
+  return null;
+}
+
+async function newSessionId(rt: Runtime, flags: PrintFlags): Promise<string> {
   if (flags.sessionId) {
     if (!UUID_RE.test(flags.sessionId)) throw new UsageError(`--session-id must be a UUID, got "${flags.sessionId}"`);
     if (await rt.store.exists(flags.sessionId)) {
@@ -118,6 +140,18 @@ export async function runPrint(
   if (streamInput && promptArg !== undefined) {
     throw new UsageError('with --input-format stream-json the prompts come on stdin; drop the prompt argument');
   }
+  if (flags.sessionPersistence === false) {
+    throw new UsageError(
+      '--no-session-persistence is not supported: every turn is a durable workflow whose messages live in the ' +
+        'transcript store (workflow history holds only references to them), so a session is always persisted',
+    );
+  }
+  if (flags.replayUserMessages && !(streamInput && flags.outputFormat === 'stream-json')) {
+    throw new UsageError('--replay-user-messages requires --input-format stream-json and --output-format stream-json');
+  }
+  if (flags.forkSession && typeof flags.resume !== 'string' && !flags.continue) {
+    io.stderr('agent-runner: --fork-session has no effect without --resume or --continue');
+  }
   const approvals = approvalSettingsFrom(flags);
   if (approvals) options = { ...options, approvals };
   if (flags.permissionPromptTool !== undefined && flags.permissionPromptTool !== 'stdio') {
@@ -125,6 +159,10 @@ export async function runPrint(
       `agent-runner: --permission-prompt-tool ${flags.permissionPromptTool}: permission prompts are not supported; ` +
         'a tool call that would need one is denied (use --allowedTools or --permission-mode)',
     );
+  }
+  // The memory files a new session reads are checked before anything starts (cycles exit 2).
+  if (typeof flags.resume !== 'string' && !flags.continue) {
+    await checkMemoryFiles(cwd, options.settingSources, io.stderr);
   }
   const prompt = streamInput ? '' : (promptArg ?? (await readPromptFromStdin()));
   const log = flags.verbose || flags.outputFormat === 'text' ? (l: string) => io.stderr(l) : () => undefined;
@@ -171,6 +209,9 @@ export async function runPrint(
       defaults: options,
       sessionId,
       apiKeySource: process.env[config.model.apiKeyEnv] ? 'user' : 'none',
+      onWarning: (w) => io.stderr(`agent-runner: ${w}`),
+      includePartialMessages: flags.includePartialMessages === true && flags.outputFormat === 'stream-json',
+      replayUserMessages: flags.replayUserMessages === true,
     });
     if (streamInput) {
       result = await runStreamJsonInput(readLines(io.stdin ?? process.stdin), {
