@@ -3,9 +3,14 @@ import { isMcpToolName } from '../common/mcp';
 import { updatedInputOf } from '../hooks/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
+import { MAX_STRUCTURED_OUTPUT_ERROR_CHARS, STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import { WorkspaceErrorType, type SnapshotRef } from '../common/workspace';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
 import type { TranscriptStore } from '../store/transcript-store';
+import { loadJsonSchema, runStructuredOutput } from './structured-output';
+import { persistedShellCwd } from './shell-cwd';
+import type { LargeResultRecord } from './large-result';
+import { keepLargeResult, materializeLargeResults } from './large-result';
 import type { ToolContext, ToolOutput, ToolSettings } from './tools/types';
 import { mapFormerPaths } from './workspace/prepare';
 import { SnapshotTooLargeError } from './workspace/snapshot';
@@ -124,6 +129,9 @@ function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolea
     ...(meta?.deniedInput !== undefined ? { deniedInput: meta.deniedInput } : {}),
     resultBytes: contentBytes(block?.content ?? ''),
     replayed,
+    ...(input.toolName === STRUCTURED_OUTPUT_TOOL && block?.is_error && typeof block.content === 'string'
+      ? { structuredOutputError: block.content.slice(0, MAX_STRUCTURED_OUTPUT_ERROR_CHARS) }
+      : {}),
     ...(meta?.snapshot ? { snapshot: meta.snapshot } : {}),
   };
 }
@@ -161,12 +169,19 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
     // A workspace that moved to this host: paths of the former host's tree point into this one.
     const toolInput = ws ? mapFormerPaths(input.toolName, original, ws.formerPaths, ws.repoRoot) : original;
 
-    let out: ToolOutput & { outcome: RunToolSummary['outcome'] };
+    let out: ToolOutput & { outcome: RunToolSummary['outcome']; structuredOutput?: unknown };
     let deniedInput: unknown;
+    let largeResult: LargeResultRecord | undefined;
     // The settings files' `env` is re-read here: its values never enter workflow history.
     const toolEnv = (deps.childEnv ?? defaultChildEnv()).forTools(
       input.settingsEnv ? await readSettingsEnv(input.settingsEnv) : undefined,
     );
+    // Bash starts where the session's previous command left the shell (`cd` persists); its
+    // relative paths are judged from there.
+    const shellCwd =
+      input.toolName === 'Bash' && block
+        ? await persistedShellCwd(store, input.sessionId, input.parentUuid, input.cwd).catch(() => undefined)
+        : undefined;
     // Rules on paths and commands are decided here, where the input and the files are known.
     const permission: ResolvedPermission =
       input.skipReason !== undefined || !block || invalidJson !== undefined
@@ -174,7 +189,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         : await (deps.resolvePermission ?? resolveToolPermission)(input.permission, {
             toolName: input.toolName,
             input: toolInput,
-            cwd: input.cwd,
+            cwd: shellCwd ?? input.cwd,
             exportedNames: new Set(Object.keys(toolEnv)),
           });
     if (permission.behavior === 'deny' && permission.ask && input.askable && input.skipReason === undefined) {
@@ -212,6 +227,9 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         outcome: 'denied',
       };
       deniedInput = truncatedInput(toolInput);
+    } else if (input.toolName === STRUCTURED_OUTPUT_TOOL && input.jsonSchemaKey !== undefined) {
+      const { compiled } = await loadJsonSchema(store, input.sessionId, input.jsonSchemaKey);
+      out = runStructuredOutput(compiled, toolInput);
     } else if (
       !deps.isIdempotent(input.toolName) &&
       (await store.markToolRunStarted(input.sessionId, input.toolUseId))
@@ -221,6 +239,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       const ctx = Context.current();
       const toolCtx: ToolContext = {
         cwd: input.cwd,
+        ...(shellCwd !== undefined ? { shellCwd } : {}),
         signal: ctx.cancellationSignal,
         // The workflow passes the state it holds for this call's own `file_path`.
         readState: () => input.readState ?? undefined,
@@ -231,10 +250,19 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       };
       const beat = setInterval(() => ctx.heartbeat(), 1000);
       try {
+        // A large result of this session that the call names is written again if this host lacks it.
+        await materializeLargeResults(store, input.sessionId, toolInput);
         out =
           isMcpToolName(input.toolName) && input.mcpToolsRef && deps.executeMcpTool
             ? await deps.executeMcpTool(input.sessionId, input.mcpToolsRef, input.toolName, toolInput, toolCtx)
             : await deps.executeTool(input.toolName, toolInput, toolCtx);
+        ({ out, record: largeResult } = await keepLargeResult(out, {
+          store,
+          sessionId: input.sessionId,
+          toolUseId: input.toolUseId,
+          toolName: input.toolName,
+          ...(deps.settings?.largeResultChars !== undefined ? { thresholdChars: deps.settings.largeResultChars } : {}),
+        }));
       } finally {
         clearInterval(beat);
       }
@@ -313,10 +341,13 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       turnId,
       ...(out.structured !== undefined ? { toolUseResult: out.structured } : {}),
       ...(attachments ? { attachments } : {}),
+      ...(out.structuredOutput !== undefined ? { structuredOutput: out.structuredOutput } : {}),
+      ...(largeResult ? { largeResult } : {}),
       toolRun: {
         tool: input.toolName,
         outcome: out.outcome,
         ...(out.fileState ? { fileState: out.fileState } : {}),
+        ...(out.shellCwd !== undefined ? { shellCwd: out.shellCwd } : {}),
         ...(deniedInput !== undefined ? { deniedInput } : {}),
         ...(out.outcome === 'denied' && permission.behavior === 'deny'
           ? {

@@ -41,6 +41,8 @@ const USAGE_ERROR_NAMES = new Set([
   'StoreServerVersionError',
   'InvalidStoreUrlError',
   'UnknownSessionError',
+  // --json-schema text or file that cannot be used (src/client/json-schema.ts).
+  'JsonSchemaOptionError',
   // Workspaces (src/activities/workspace/): an unwritable workspace root, an export that cannot be made.
   'WorkspaceRootError',
   'WorkspaceExportError',
@@ -130,6 +132,11 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--max-budget-usd <usd>', 'stop once the estimated cost reaches USD (result error_max_budget_usd)')
     .option('--task-budget <tokens>', 'output-token budget: nudge the model to continue while under 90% of it')
     .option('--model <id>', 'model id (default: model.name in temporal.yaml, or AGENT_RUNNER_MODEL)')
+    .option('--fallback-model <id>', 'model to switch to when the model keeps answering overloaded (529)')
+    .option(
+      '--json-schema <schema>',
+      'JSON Schema (JSON text or a file) for a structured answer: result.structured_output',
+    )
     .option('--cwd <dir>', 'working directory the tools run in (default: the current directory)')
     .option('--session-id <uuid>', 'use this id for a new session')
     .option('-r, --resume <sessionId>', 'continue an earlier session (rebuilt from its transcript)')

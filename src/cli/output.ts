@@ -26,6 +26,7 @@ export function describeMessage(m: SDKMessage): string | null {
       if (m.subtype === 'init') return `session ${m.session_id} · model ${m.model} · cwd ${m.cwd}`;
       if (m.subtype === 'permission_denied') return null; // its tool result follows
       if (m.subtype === 'status') return null;
+      if (m.subtype === 'model_fallback') return m.content;
       return `context compacted (${m.compact_metadata.pre_tokens} tokens before)`;
     case 'assistant': {
       const content = (m.message['content'] ?? []) as Array<Record<string, unknown>>;

@@ -79,6 +79,8 @@ export interface TurnFlags {
   settingSources?: string;
   budgetPool?: string;
   dangerouslySkipPermissions?: boolean;
+  /** `--fallback-model`: model used after repeated overloaded errors. */
+  fallbackModel?: string;
 }
 
 /** Splits tool lists as `claude` accepts them (`src/common/tool-list.ts`). */
@@ -136,6 +138,13 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
         `--tools: unknown tool(s) ${unknown.join(', ')}; available: ${BUILTIN_TOOL_NAMES.join(', ')}`,
       );
   }
+  const model = flags.model ?? config.model.name;
+  if (flags.fallbackModel !== undefined) {
+    if (flags.fallbackModel.trim() === '') throw new UsageError('--fallback-model must not be empty');
+    if (flags.fallbackModel === model) {
+      throw new UsageError(`--fallback-model must differ from the model (both are "${model}")`);
+    }
+  }
   const maxTurns = positiveInt('--max-turns', flags.maxTurns);
   const maxBudgetUsd = positiveNumber('--max-budget-usd', flags.maxBudgetUsd);
   const taskBudget = positiveInt('--task-budget', flags.taskBudget);
@@ -150,7 +159,7 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
   const allowed = splitToolList(flags.allowedTools);
   const disallowed = splitToolList(flags.disallowedTools);
   return {
-    model: flags.model ?? config.model.name,
+    model,
     maxTokens: config.model.maxTokens,
     limits: {
       ...(maxTurns !== undefined ? { maxTurns } : {}),
@@ -165,6 +174,14 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
     ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
     ...(settingSources !== undefined ? { settingSources } : {}),
     ...(flags.budgetPool !== undefined ? { budgetPoolId: poolWorkflowIdFlag(flags.budgetPool) } : {}),
+    ...(flags.fallbackModel !== undefined ? { fallbackModel: flags.fallbackModel } : {}),
+    compaction: {
+      autoCompactRatio: config.compaction.autoCompactRatio,
+      preserveTokens: config.compaction.preserveTokens,
+      ...(config.compaction.contextWindowTokens !== null
+        ? { contextWindowTokens: config.compaction.contextWindowTokens }
+        : {}),
+    },
     timeouts: {
       modelHeartbeatMs: config.model.heartbeatTimeoutMs,
       modelStartToCloseMs: config.model.requestTimeoutMs,

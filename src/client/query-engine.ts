@@ -29,6 +29,13 @@ import { loadUserMemory } from '../context/memory-files';
 import { claudeConfigDir } from '../settings/load';
 import { storeContextOptions } from './context-options';
 import { PartialMessages } from './partial-messages';
+import { storeJsonSchema } from './json-schema';
+
+/**
+ * Options of one submitted turn: turn options, plus `jsonSchema` (structured output), which is
+ * stored in the transcript store (a content blob) and sent as `jsonSchemaKey`.
+ */
+export type SubmitOptions = Partial<TurnOptions> & { jsonSchema?: Record<string, unknown> };
 
 /** Options of a {@link QueryEngine}. */
 export interface QueryEngineOptions {
@@ -120,13 +127,15 @@ export class QueryEngine {
    */
   async start(
     prompt: string,
-    options?: Partial<TurnOptions>,
+    submitOptions?: SubmitOptions,
     promptUuid?: string,
     extra: { updateId?: string } = {},
   ): Promise<SubmitResponse> {
-    // System prompt parts and the user's memory go to the store; the options carry their keys.
+    // A structured-output schema, system prompt parts and the user's memory go to the store; the
+    // options carry their keys.
     const defaults = await this.storeContext(this.opts.defaults);
-    if (options) options = await this.storeContext(options);
+    const withSchema = await this.turnOptions(submitOptions);
+    const options = withSchema ? await this.storeContext(withSchema) : undefined;
     const input: SessionInput = {
       v: WORKFLOW_STATE_VERSION,
       sessionId: this.sessionId,
@@ -181,12 +190,21 @@ export class QueryEngine {
     return loaded.files;
   }
 
+  /** Turn options with a `jsonSchema` stored and replaced by its uuid. */
+  private async turnOptions(options: SubmitOptions | undefined): Promise<Partial<TurnOptions> | undefined> {
+    if (options?.jsonSchema === undefined) return options;
+    const { jsonSchema, ...rest } = options;
+    const jsonSchemaKey = await storeJsonSchema(this.opts.store, this.sessionId, jsonSchema);
+    return { ...rest, jsonSchemaKey };
+  }
+
   /**
    * Submits one user message and streams the turn: `system/init`, the turn's messages as they
-   * are recorded, and the `result`.
+   * are recorded, and the `result`. With `options.jsonSchema` the turn returns structured output.
    */
-  async *submitMessage(prompt: string, options?: Partial<TurnOptions>): AsyncGenerator<SDKMessage, void, undefined> {
+  async *submitMessage(prompt: string, submitOptions?: SubmitOptions): AsyncGenerator<SDKMessage, void, undefined> {
     const promptUuid = randomUUID();
+    const options = await this.turnOptions(submitOptions);
     const turnOptions = this.opts.includePartialMessages ? { ...options, includePartialMessages: true } : options;
     const started = await this.start(prompt, turnOptions, promptUuid);
     const effective = { ...this.opts.defaults, ...(options ?? {}) };
@@ -310,7 +328,13 @@ export class QueryEngine {
       await Promise.race([result, sleep(poll)]);
     }
     const finalText = outcome.lastAssistantUuid ? assistantText(await this.readEntry(outcome.lastAssistantUuid)) : '';
-    yield resultMessage(outcome, { sessionId: this.sessionId, uuid: randomUUID(), finalText });
+    const structured = outcome.structuredOutputUuid ? await this.readEntry(outcome.structuredOutputUuid) : undefined;
+    yield resultMessage(outcome, {
+      sessionId: this.sessionId,
+      uuid: randomUUID(),
+      finalText,
+      ...(structured?.['structuredOutput'] !== undefined ? { structuredOutput: structured['structuredOutput'] } : {}),
+    });
   }
 
   /**

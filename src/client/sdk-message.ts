@@ -3,6 +3,7 @@ import type {
   SDKAssistantMessage,
   SDKCompactBoundaryMessage,
   SDKMessage,
+  SDKModelFallbackMessage,
   SDKPermissionDeniedMessage,
   SDKResultMessage,
   SDKSystemInitMessage,
@@ -15,6 +16,7 @@ import type { PermissionReasonType } from '../common/permissions';
 import type { TranscriptEntry } from '../common/transcript';
 import type { TurnOptions, TurnOutcome } from '../common/turn';
 import { BUILTIN_TOOL_NAMES } from '../common/tools';
+import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import { RUNNER_VERSION } from '../common/version';
 import { uuidV5 } from './uuid';
 
@@ -30,6 +32,20 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
       uuid: e.uuid,
       session_id: e.sessionId,
       compact_metadata: e.compactMetadata ?? { trigger: 'auto', pre_tokens: 0 },
+    };
+    return m;
+  }
+  if (e.type === 'system' && e.subtype === 'model_fallback') {
+    const f = e as Record<string, unknown>;
+    const m: SDKModelFallbackMessage = {
+      type: 'system',
+      subtype: 'model_fallback',
+      uuid: e.uuid,
+      session_id: e.sessionId,
+      trigger: 'overloaded',
+      original_model: String(f['originalModel'] ?? ''),
+      fallback_model: String(f['fallbackModel'] ?? ''),
+      content: String(f['content'] ?? ''),
     };
     return m;
   }
@@ -190,7 +206,11 @@ export function initMessage(args: {
     apiKeySource: args.apiKeySource,
     claude_code_version: RUNNER_VERSION,
     cwd: args.cwd,
-    tools: [...(args.options.tools ?? [...BUILTIN_TOOL_NAMES]), ...(args.mcp?.toolNames ?? [])],
+    tools: [
+      ...(args.options.tools ?? BUILTIN_TOOL_NAMES),
+      ...(args.options.jsonSchemaKey !== undefined ? [STRUCTURED_OUTPUT_TOOL] : []),
+      ...(args.mcp?.toolNames ?? []),
+    ],
     mcp_servers: args.mcp?.servers ?? [],
     model: args.options.model,
     permissionMode: args.options.permissionMode,
@@ -202,10 +222,14 @@ export function initMessage(args: {
   };
 }
 
-/** Builds the `result` message of a turn from its outcome and the final assistant text. */
+/**
+ * Builds the `result` message of a turn from its outcome and the final assistant text. With
+ * `structuredOutput` (a valid StructuredOutput call), a success carries it as
+ * `structured_output`, and `result` is its JSON text, as in Claude Code.
+ */
 export function resultMessage(
   o: TurnOutcome,
-  args: { sessionId: string; uuid: string; finalText: string },
+  args: { sessionId: string; uuid: string; finalText: string; structuredOutput?: unknown },
 ): SDKResultMessage {
   const base: SDKResultMessage = {
     type: 'result',
@@ -225,6 +249,14 @@ export function resultMessage(
     terminal_reason: o.terminalReason,
     ...(o.workspace ? { workspace: workspaceInfo(o.workspace) } : {}),
   };
+  if (o.subtype === 'success' && args.structuredOutput !== undefined) {
+    return {
+      ...base,
+      result: JSON.stringify(args.structuredOutput),
+      structured_output: args.structuredOutput,
+      api_error_status: o.apiErrorStatus,
+    };
+  }
   if (o.subtype === 'success') return { ...base, result: args.finalText, api_error_status: o.apiErrorStatus };
   return { ...base, errors: o.errors, ...(o.apiErrorStatus !== null ? { api_error_status: o.apiErrorStatus } : {}) };
 }

@@ -42,6 +42,22 @@ export interface SDKCompactBoundaryMessage {
 }
 
 /**
+ * The turn switched to its fallback model after repeated overloaded errors (Claude Code's
+ * `system`/`model_fallback`).
+ */
+export interface SDKModelFallbackMessage {
+  type: 'system';
+  subtype: 'model_fallback';
+  uuid: string;
+  session_id: string;
+  trigger: 'overloaded';
+  original_model: string;
+  fallback_model: string;
+  /** e.g. `Switched to claude-haiku-4-5 due to high demand for claude-sonnet-5-5`. */
+  content: string;
+}
+
+/**
  * One content block of a model response, as Claude Code streams it: a response with a text and
  * two tool calls arrives as three `assistant` messages sharing `message.id`.
  */
@@ -172,6 +188,7 @@ export interface SDKPartialAssistantMessage {
 export type SDKMessage =
   | SDKSystemInitMessage
   | SDKCompactBoundaryMessage
+  | SDKModelFallbackMessage
   | SDKPermissionDeniedMessage
   | SDKStatusMessage
   | SDKAssistantMessage

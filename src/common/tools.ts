@@ -88,6 +88,8 @@ export interface RunToolInput {
    * answered; the summary says `ask` and the workflow waits for a decision, then runs it again.
    */
   askable?: boolean;
+  /** Content key of the session's stored JSON Schema: a `StructuredOutput` call is checked against it. */
+  jsonSchemaKey?: string;
   /**
    * The workspace the tool acts on, when it follows the turn across hosts: after a tool that can
    * change files (Edit, Write, Bash) the activity stores a snapshot; paths under a former host's
@@ -116,6 +118,11 @@ export interface RunToolSummary {
   resultBytes: number;
   /** True when the result line already existed (a retried activity). */
   replayed: boolean;
+  /**
+   * A failed `StructuredOutput` call: its violations (at most 1000 characters; the whole text is
+   * in the store), for the turn's `errors` when the retries run out.
+   */
+  structuredOutputError?: string;
   /** The workspace snapshot taken after the call (tools that can change files). */
   snapshot?: SnapshotRef;
 }

@@ -6,6 +6,8 @@ import type { PermissionMode } from '../engine/permissions';
 import type { McpServerState } from './mcp';
 import type { TurnHooks } from './hooks';
 import type { ApprovalSettings, PendingApproval } from './approvals';
+import type { StructuredOutputProgress } from '../engine/structured-output';
+import type { CompactionOptions } from '../engine/compaction';
 import type { WorkspaceRef } from './workspace';
 import type { SettingSource } from './context';
 import type { SettingsEnvRef } from './permissions';
@@ -66,6 +68,27 @@ export interface TurnOptions {
    * answer (`answerApproval`) instead of being denied. Absent: such calls are denied (headless).
    */
   approvals?: ApprovalSettings;
+  /**
+   * Structured output: content key of the session's stored JSON Schema (the schema itself is
+   * content and stays in the store). The model gets the StructuredOutput tool, and the turn succeeds only with
+   * a valid call of it (`result.structured_output`).
+   */
+  jsonSchemaKey?: string;
+  /**
+   * StructuredOutput attempts per turn (failed calls and text answers without the tool) before
+   * `error_max_structured_output_retries`. @default 5. Env (CLI): `MAX_STRUCTURED_OUTPUT_RETRIES`.
+   */
+  maxStructuredOutputRetries?: number;
+  /**
+   * Model to switch to when calls to `model` keep failing with `overloaded_error` (529); the
+   * stream says so (`system/model_fallback`) and `modelUsage` gets an entry per model used.
+   * Must differ from `model`.
+   */
+  fallbackModel?: string;
+  /** When and how the turn compacts its context (auto-compaction threshold, window, preserved tail). */
+  compaction?: CompactionOptions;
+  /** Consecutive responses cut by `max_tokens` that the turn asks the model to resume. @default 3 */
+  maxOutputTokensRecoveries?: number;
 }
 
 /**
@@ -147,6 +170,18 @@ export interface TurnCarry {
   stopHookBlocks?: number;
   /** Runs of this turn so far (1 on the first continue-as-new). */
   runs: number;
+  /** Model the turn calls now: `options.model`, or the fallback after repeated overloaded errors. */
+  model?: string;
+  /** Structured output attempts of this turn, and the valid call once there is one. */
+  structuredOutput?: StructuredOutputProgress;
+  /** Consecutive responses cut by `max_tokens` that the turn resumed. */
+  outputRecoveries?: number;
+  /** Context tokens of the turn's compactions so far (a `taskBudget` loses them). */
+  compactedContextTokens?: number;
+  /** Context of the last model call (input, cache and output tokens) and its window, for auto-compaction. */
+  lastContext?: { tokens: number; window: number };
+  /** True from a compaction until the next model call completes (a prompt still too long then is not compacted again). */
+  compactedSinceCall?: boolean;
   /** Where the workspace is (null: not followed). */
   workspace?: WorkspaceRef | null;
 }
@@ -175,6 +210,11 @@ export interface TurnOutcome {
   events: string[];
   readFileState: Record<string, FileReadState>;
   apiErrorStatus: number | null;
+  /**
+   * Structured output: uuid of the tool_result line of the valid StructuredOutput call, whose
+   * `structuredOutput` field holds the object (`result.structured_output`).
+   */
+  structuredOutputUuid?: string | null;
   /** Where the workspace is after the turn: host, path, last snapshot (absent: not followed). */
   workspace?: WorkspaceRef | null;
 }

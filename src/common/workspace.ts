@@ -34,6 +34,19 @@ export interface WorkspaceRef {
   hostTimeoutMs?: number;
 }
 
+/**
+ * Maps an absolute path under a former root of the workspace (another host's) to the same place
+ * under `root`; other paths are returned as they are. Pure: used by the workflow (read-file state
+ * keys) and by tool activities (tool inputs).
+ */
+export function mapFormerPath(p: string, formerRoots: readonly string[], root: string): string {
+  for (const old of formerRoots) {
+    if (p === old) return root;
+    if (p.startsWith(`${old}/`)) return root + p.slice(old.length);
+  }
+  return p;
+}
+
 /** Content key of the origin record of a session. */
 export const ORIGIN_KEY = 'workspace/origin';
 /** Content key of the ref (JSON) of the snapshot of uncommitted changes the session started with. */

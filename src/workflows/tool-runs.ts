@@ -1,6 +1,7 @@
 import { uuid4 } from '@temporalio/workflow';
 import { isMcpToolName } from '../common/mcp';
 import type { RunToolInput, RunToolSummary, ToolPermission, ToolUseSummary } from '../common/tools';
+import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import type { TurnInput } from '../common/turn';
 import { decidePermission, permissionPolicyOf } from '../engine/permissions';
 import { partitionToolUses } from '../engine/tool-batches';
@@ -138,16 +139,22 @@ export class ToolRuns {
       parentUuid: run.parentUuid,
     };
     if (skipReason !== undefined) return { ...base, permission: { behavior: 'allow' }, readState: null, skipReason };
+    // With a JSON Schema the turn offers the StructuredOutput tool too; its calls are checked against the schema.
+    const structured = run.use.name === STRUCTURED_OUTPUT_TOOL && options.jsonSchemaKey !== undefined;
     return {
       ...base,
       permission: this.permissionOf(run.use),
-      readState: this.state.readStateOf(run.use.filePath),
+      // Keyed by the path as it is now (a path from an earlier host maps to this one).
+      readState: this.state.readStateOf(
+        run.use.filePath === undefined ? undefined : this.workspace.currentPath(run.use.filePath),
+      ),
+      ...(structured ? { jsonSchemaKey: options.jsonSchemaKey } : {}),
       ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
       ...(options.approvals ? { askable: true } : {}),
       // Bash re-reads the settings files' `env` (paths only travel: values stay out of history).
       ...(run.use.name === 'Bash' && options.settingsEnv ? { settingsEnv: options.settingsEnv } : {}),
       // A tool the turn did not offer (`--tools`, built-in tools only) does not run, as in Claude Code.
-      ...(options.tools && !isMcpToolName(run.use.name) && !options.tools.includes(run.use.name)
+      ...(options.tools && !structured && !isMcpToolName(run.use.name) && !options.tools.includes(run.use.name)
         ? { skipReason: `Error: No such tool available: ${run.use.name}` }
         : {}),
     };

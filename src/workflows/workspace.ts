@@ -2,7 +2,7 @@ import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities } 
 import type { Activities } from '../activities/types';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import type { ActivityTimeouts } from '../common/turn';
-import { WorkspaceErrorType, type WorkspaceRef } from '../common/workspace';
+import { WorkspaceErrorType, mapFormerPath, type WorkspaceRef } from '../common/workspace';
 import { activityTimeouts } from './timeouts';
 
 /** Patch id of workspace following (turns recorded before it replay without it). */
@@ -66,6 +66,15 @@ export class WorkspaceFollower {
   /** The working directory tools and the system prompt use now. */
   get cwd(): string {
     return this.ref?.path ?? this.originCwd;
+  }
+
+  /**
+   * An absolute path as it is now: a path the model took from an earlier host (under a former
+   * root) is mapped under the current root, as the tool activities map tool inputs.
+   */
+  currentPath(p: string): string {
+    const ref = this.ref;
+    return ref ? mapFormerPath(p, ref.formerPaths, ref.repoRoot) : p;
   }
 
   /** Finds or makes the workspace on a live worker (shared queue); null when it is not followed. */

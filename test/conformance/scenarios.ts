@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import type { ContentSpec, StepSpec } from '../../src/fake-model';
+import { LOOP_SCENARIOS } from './loop-scenarios';
 
 /** One differential scenario. */
 export interface ConformanceScenario {
@@ -430,6 +431,7 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
     resume: { args: ['--fork-session'], prompt: 'Now say something else.' },
     steps: [{ content: [text('First answer.')] }, { content: [text('Answer in the fork.')] }],
   },
+  ...LOOP_SCENARIOS,
   {
     name: 'hook-pretooluse-exit2',
     title: 'A PreToolUse hook blocks a Bash call with exit 2 (stderr goes to the model)',

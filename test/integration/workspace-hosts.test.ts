@@ -280,7 +280,7 @@ describe('workspace follows the turn to another host', () => {
       for (const l of await store.load(sessionId)) {
         const tr = (l as Record<string, unknown>)['toolRun'];
         process.stderr.write(
-          `[line] ${l.type} ${l.uuid} ${JSON.stringify(tr ?? null)} ${JSON.stringify(l.message?.content).slice(0, 200)}\n`,
+          `[line] ${l.type} ${l.uuid} ${JSON.stringify(tr ?? null)} ${String(JSON.stringify(l.message?.content)).slice(0, 300)}\n`,
         );
       }
       process.stderr.write(`[result] ${JSON.stringify(result.workspace)}\n`);

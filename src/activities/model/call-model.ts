@@ -12,6 +12,9 @@ import { costOfUsage } from '../../engine/cost';
 import type { TranscriptStore } from '../../store/transcript-store';
 import type { StreamEventWriter } from '../../store/stream-events';
 import { TranscriptChainError } from '../../store/transcript-store';
+import { structuredOutputTools } from '../structured-output';
+import { replayedReminder, withFileReminder } from './file-reminders';
+import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
 import { buildMessages, buildSystem } from './request';
 import { assembleStream } from './stream';
@@ -126,7 +129,12 @@ function summarize(
 export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Promise<CallModelSummary> {
   return async function callModel(input: CallModelInput): Promise<CallModelSummary> {
     const existing = await deps.store.get(input.sessionId, input.assistantUuid);
-    if (existing) return summarize(existing, input.cwd, deps, 0, true);
+    if (existing) {
+      return {
+        ...summarize(existing, input.cwd, deps, 0, true),
+        ...(await replayedReminder(deps.store, input, existing)),
+      };
+    }
 
     let chain: TranscriptEntry[];
     try {
@@ -138,13 +146,17 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       throw err;
     }
     const ctx = Context.current();
+    const turnId = ctx.info.workflowExecution?.workflowId ?? '';
+    // Files the model read that changed on disk since get a reminder line before this call.
+    const context = await withFileReminder(deps.store, { ...input, turnId }, chain);
     const params: Anthropic.MessageCreateParamsStreaming = {
       model: input.model,
       max_tokens: input.maxTokens,
       system: buildSystem(await systemPromptFor(deps.store, input)),
-      messages: buildMessages(chain),
+      messages: buildMessages(context.chain),
       tools: [
         ...deps.toolsForModel(input.tools ?? [...BUILTIN_TOOL_NAMES]),
+        ...((await structuredOutputTools(deps.store, input)) as Anthropic.Tool[]),
         ...(input.mcpToolsRef && deps.mcpToolsForModel
           ? await deps.mcpToolsForModel(input.sessionId, input.mcpToolsRef)
           : []),
@@ -169,7 +181,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       await tap?.close();
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw err;
-      throw classifyModelError(err);
+      throw failFastForFallback(classifyModelError(err), input, ctx.info.attempt);
     }
     const durationMs = Date.now() - started;
     const { invalidToolInputs, ...message } = assembled;
@@ -177,16 +189,19 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       v: 1,
       type: 'assistant',
       uuid: input.assistantUuid,
-      parentUuid: input.parentUuid,
+      parentUuid: context.parentUuid,
       sessionId: input.sessionId,
       timestamp: new Date().toISOString(),
       message: message as unknown as TranscriptEntry['message'],
       maxTokens: input.maxTokens,
-      turnId: ctx.info.workflowExecution?.workflowId ?? '',
+      turnId,
       ...(requestId ? { requestId } : {}),
       ...(Object.keys(invalidToolInputs).length ? { invalidToolInputs } : {}),
     };
     await deps.store.append(entry);
-    return summarize(entry, input.cwd, deps, durationMs, false);
+    return {
+      ...summarize(entry, input.cwd, deps, durationMs, false),
+      ...(context.reminder ? { fileReminder: context.reminder } : {}),
+    };
   };
 }

@@ -13,6 +13,7 @@ import {
   INITIAL_SNAPSHOT_KEY,
   ORIGIN_KEY,
   WorkspaceErrorType,
+  mapFormerPath,
   type SnapshotRef,
   type WorkspaceRef,
 } from '../../common/workspace';
@@ -194,13 +195,7 @@ export function mapFormerPaths(
   root: string,
 ): unknown {
   if (formerRoots.length === 0 || typeof input !== 'object' || input === null) return input;
-  const mapPath = (p: string): string => {
-    for (const old of formerRoots) {
-      if (p === old) return root;
-      if (p.startsWith(`${old}/`)) return root + p.slice(old.length);
-    }
-    return p;
-  };
+  const mapPath = (p: string): string => mapFormerPath(p, formerRoots, root);
   const out: Record<string, unknown> = { ...(input as Record<string, unknown>) };
   for (const key of ['file_path', 'path', 'notebook_path']) {
     const v = out[key];

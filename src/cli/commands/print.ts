@@ -24,6 +24,8 @@ import { answerApproval, listApprovals } from '../../client/approvals';
 import type { ApprovalSettings } from '../../common/approvals';
 import { checkMemoryFiles } from '../memory-check';
 import { forkSession } from '../../client/fork-session';
+import { readJsonSchemaOption, storeJsonSchema } from '../../client/json-schema';
+import { positiveInt } from '../turn-options';
 
 export { INPUT_FORMATS, type InputFormat } from '../output';
 
@@ -59,6 +61,8 @@ export interface PrintFlags extends TurnFlags, McpFlags {
   resume?: string | boolean;
   continue?: boolean;
   verbose?: boolean;
+  /** `--json-schema`: JSON Schema text or file for structured output. */
+  jsonSchema?: string;
 }
 
 /** Where `-p` writes; injectable for tests. */
@@ -131,6 +135,10 @@ export async function runPrint(
       settingsHooks = loaded.hooks;
     },
   });
+  // Checked before anything runs: a bad schema is a usage error (exit 2).
+  const jsonSchema = flags.jsonSchema !== undefined ? readJsonSchemaOption(flags.jsonSchema, cwd) : undefined;
+  const retries = positiveInt('MAX_STRUCTURED_OUTPUT_RETRIES', process.env['MAX_STRUCTURED_OUTPUT_RETRIES']);
+  if (retries !== undefined) options.maxStructuredOutputRetries = retries;
   const mcpConfig = mcpConfigFromFlags(flags, cwd);
   const hooks = hooksFromSettings(settingsHooks, cwd, (m) => io.stderr(`agent-runner: ${m}`));
   const streamInput = flags.inputFormat === 'stream-json';
@@ -197,6 +205,7 @@ export async function runPrint(
       );
     }
     const sessionId = await pickSessionId(rt, flags, cwd);
+    if (jsonSchema) options.jsonSchemaKey = await storeJsonSchema(rt.store, sessionId, jsonSchema);
     if (mcpConfig)
       options = { ...options, mcp: { configRef: await storeMcpConfig(rt.store, sessionId, mcpConfig, cwd) } };
     if (hooks)
