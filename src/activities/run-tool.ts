@@ -1,4 +1,6 @@
 import { Context } from '@temporalio/activity';
+import { isMcpToolName } from '../common/mcp';
+import { updatedInputOf } from '../hooks/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import { MAX_STRUCTURED_OUTPUT_ERROR_CHARS, STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
@@ -23,6 +25,14 @@ export interface RunToolDeps {
   store: TranscriptStore;
   /** Runs a tool by name on raw input; never throws for bad input or unknown tools. */
   executeTool(
+    name: string,
+    rawInput: unknown,
+    ctx: ToolContext,
+  ): Promise<ToolOutput & { outcome: 'ok' | 'error' | 'invalid' }>;
+  /** Runs an `mcp__…` tool of the turn's stored MCP tool list; never throws (see `src/mcp/activities.ts`). */
+  executeMcpTool?(
+    sessionId: string,
+    toolsRef: string,
     name: string,
     rawInput: unknown,
     ctx: ToolContext,
@@ -153,10 +163,11 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       (assistant as Record<string, unknown> | undefined)?.['invalidToolInputs'] as Record<string, string> | undefined
     )?.[input.toolUseId];
     const ws = input.workspace;
+    // A PreToolUse hook or an approver may have changed the input: it is in their stored line.
+    const updated = input.inputRef ? await updatedInputOf(store, input.sessionId, input.inputRef) : undefined;
+    const original = updated ?? block?.input ?? {};
     // A workspace that moved to this host: paths of the former host's tree point into this one.
-    const toolInput = ws
-      ? mapFormerPaths(input.toolName, block?.input ?? {}, ws.formerPaths, ws.repoRoot)
-      : (block?.input ?? {});
+    const toolInput = ws ? mapFormerPaths(input.toolName, original, ws.formerPaths, ws.repoRoot) : original;
 
     let out: ToolOutput & { outcome: RunToolSummary['outcome']; structuredOutput?: unknown };
     let deniedInput: unknown;
@@ -181,6 +192,18 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
             cwd: shellCwd ?? input.cwd,
             exportedNames: new Set(Object.keys(toolEnv)),
           });
+    if (permission.behavior === 'deny' && permission.ask && input.askable && input.skipReason === undefined) {
+      // Someone can decide: nothing is written; the workflow waits for the answer and runs it again.
+      return {
+        toolUseId: input.toolUseId,
+        resultUuid: input.resultUuid,
+        isError: false,
+        outcome: 'ask',
+        askReason: permission.message.slice(0, 2048),
+        resultBytes: 0,
+        replayed: false,
+      };
+    }
     if (input.skipReason !== undefined) {
       out = {
         content: `<tool_use_error>${input.skipReason}</tool_use_error>`,
@@ -229,7 +252,10 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       try {
         // A large result of this session that the call names is written again if this host lacks it.
         await materializeLargeResults(store, input.sessionId, toolInput);
-        out = await deps.executeTool(input.toolName, toolInput, toolCtx);
+        out =
+          isMcpToolName(input.toolName) && input.mcpToolsRef && deps.executeMcpTool
+            ? await deps.executeMcpTool(input.sessionId, input.mcpToolsRef, input.toolName, toolInput, toolCtx)
+            : await deps.executeTool(input.toolName, toolInput, toolCtx);
         ({ out, record: largeResult } = await keepLargeResult(out, {
           store,
           sessionId: input.sessionId,

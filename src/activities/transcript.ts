@@ -4,6 +4,7 @@ import type { Usage } from '../common/usage';
 import { addUsage, emptyUsage } from '../common/usage';
 import type { ModelPrice } from '../engine/cost';
 import { addModelUsage, costOfUsage } from '../engine/cost';
+import { isSidecarEntry } from '../store/sidecar';
 import type { TranscriptStore } from '../store/transcript-store';
 
 /** Creates `recordTranscript`: upserts lines by uuid, durable before it returns. */
@@ -38,7 +39,8 @@ export function findLeaf(entries: readonly TranscriptEntry[]): string | null {
   };
   for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i];
-    if (e && !parents.has(e.uuid) && whole(e)) return e.uuid;
+    // Sidecar lines (MCP config, hook outcomes, approvals) are beside the conversation.
+    if (e && !parents.has(e.uuid) && whole(e) && !isSidecarEntry(e)) return e.uuid;
   }
   return null;
 }

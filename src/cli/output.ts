@@ -1,3 +1,4 @@
+import { HOOK_CONFIG_ERROR_PREFIX } from '../common/hooks';
 import type { SDKMessage, SDKResultMessage } from '../common/sdk-messages';
 
 /** Output formats of `-p`, as in `claude -p`. */
@@ -62,6 +63,8 @@ export function describeMessage(m: SDKMessage): string | null {
 /** Exit code for a result message. */
 export function exitCodeFor(result: SDKResultMessage | undefined): number {
   if (result && SETUP_STOPS.has(result.terminal_reason)) return EXIT.usage;
+  if (result?.terminal_reason === 'turn_setup_failed') return EXIT.usage; // e.g. an MCP server did not start
+  if (result?.is_error && result.errors?.some((e) => e.startsWith(HOOK_CONFIG_ERROR_PREFIX))) return EXIT.usage;
   return result && !result.is_error ? EXIT.success : EXIT.error;
 }
 

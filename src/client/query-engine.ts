@@ -21,6 +21,8 @@ import {
 } from '../workflows/messages';
 import { sessionWorkflowId } from '../workflows/ids';
 import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../common/search-attributes';
+import type { McpServerState } from '../common/mcp';
+import { loadMcpTools } from '../mcp/store';
 import { assistantText, entryToSdkMessages, initMessage, resultMessage } from './sdk-message';
 import type { MemoryFile } from '../common/context';
 import { loadUserMemory } from '../context/memory-files';
@@ -205,12 +207,16 @@ export class QueryEngine {
     const options = await this.turnOptions(submitOptions);
     const turnOptions = this.opts.includePartialMessages ? { ...options, includePartialMessages: true } : options;
     const started = await this.start(prompt, turnOptions, promptUuid);
+    const effective = { ...this.opts.defaults, ...(options ?? {}) };
+    // With MCP servers, `system/init` lists them (and their tools) once the turn has started them.
+    const mcp = effective.mcp ? await this.mcpInit(started.turnWorkflowId) : undefined;
     yield initMessage({
       sessionId: this.sessionId,
       uuid: randomUUID(),
       cwd: this.opts.cwd,
-      options: { ...this.opts.defaults, ...(options ?? {}) },
+      options: effective,
       apiKeySource: this.opts.apiKeySource ?? 'user',
+      ...(mcp ? { mcp } : {}),
     });
     // As Claude Code: the first request's status, then the prompt echoed once it is recorded.
     const partial = this.partialMessages();
@@ -329,6 +335,33 @@ export class QueryEngine {
       finalText,
       ...(structured?.['structuredOutput'] !== undefined ? { structuredOutput: structured['structuredOutput'] } : {}),
     });
+  }
+
+  /**
+   * The MCP servers of a starting turn and their tool names, once its `connectMcpServers` step is
+   * done (polled; at most `timeoutMs`, after which `system/init` lists none).
+   */
+  private async mcpInit(
+    turnWorkflowId: string,
+    timeoutMs = 120_000,
+  ): Promise<{ servers: McpServerState[]; toolNames: string[] } | undefined> {
+    const handle = this.opts.client.workflow.getHandle(turnWorkflowId);
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      let progress: TurnProgress | undefined;
+      try {
+        progress = await handle.query(turnProgressQuery);
+      } catch {
+        progress = undefined; // not started yet, or no worker right now: try again
+      }
+      if (progress?.mcp) {
+        const list = await loadMcpTools(this.opts.store, this.sessionId, progress.mcp.toolsRef);
+        return { servers: progress.mcp.servers, toolNames: list.tools.map((t) => t.name) };
+      }
+      if (progress?.done) return undefined;
+      await sleep(this.opts.pollIntervalMs ?? 100);
+    }
+    return undefined;
   }
 
   private async readEntry(

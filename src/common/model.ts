@@ -20,6 +20,8 @@ export interface CallModelInput {
   appendSystemPromptKey?: string;
   /** Publish the raw stream events to the store's side channel (`--include-partial-messages`). */
   streamEvents?: boolean;
+  /** Ref of the turn's stored MCP tool list: its tools are offered besides `tools`. */
+  mcpToolsRef?: string;
   /** Content key of the session's stored JSON Schema: the StructuredOutput tool is offered with it. */
   jsonSchemaKey?: string;
   /**

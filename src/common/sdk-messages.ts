@@ -69,8 +69,8 @@ export interface SDKPermissionDeniedMessage {
   session_id: string;
   tool_name: string;
   tool_use_id: string;
-  /** Why (see PermissionReasonType): `rule`, `mode`, `workingDir`, `safetyCheck`, `subcommandResults`, `other`. */
-  decision_reason_type: PermissionReasonType;
+  /** Why (see PermissionReasonType): `rule`, `mode`, `workingDir`, `safetyCheck`, `subcommandResults`, `other`; `hook` for a hook's `ask`. */
+  decision_reason_type: PermissionReasonType | 'hook';
   /** One-line reason, when there is one beyond the message (e.g. a symlink that leads outside). */
   decision_reason?: string;
   /** The text the model got as the tool result. */
@@ -88,6 +88,8 @@ export interface SDKAssistantMessage {
   timestamp?: string;
   /** `request-id` of the Messages API response. */
   request_id?: string;
+  /** MCP tool calls of the message: display names (as Claude Code sends them). */
+  tool_use_meta?: Array<{ id: string; display_name: string; server_display_name: string; tool_name: string }>;
 }
 
 export interface SDKUserMessage {

@@ -3,6 +3,9 @@ import type { FileReadState } from './tools';
 import type { ResultSubtype } from './sdk-messages';
 import type { TurnLimits } from '../engine/limits';
 import type { PermissionMode } from '../engine/permissions';
+import type { McpServerState } from './mcp';
+import type { TurnHooks } from './hooks';
+import type { ApprovalSettings, PendingApproval } from './approvals';
 import type { StructuredOutputProgress } from '../engine/structured-output';
 import type { CompactionOptions } from '../engine/compaction';
 import type { WorkspaceRef } from './workspace';
@@ -56,6 +59,15 @@ export interface TurnOptions {
   timeouts?: ActivityTimeouts;
   /** Model calls per workflow run before a long turn continues as new. @default 200 */
   maxStepsPerRun?: number;
+  /** MCP servers of the turn: the ref of the session's stored MCP config (`--mcp-config`). */
+  mcp?: { configRef: string };
+  /** Hooks of the turn (settings files): the stored config's ref and each event's matchers. */
+  hooks?: TurnHooks;
+  /**
+   * Durable approvals: with this set, a call the mode or a hook would ask about waits for an
+   * answer (`answerApproval`) instead of being denied. Absent: such calls are denied (headless).
+   */
+  approvals?: ApprovalSettings;
   /**
    * Structured output: content key of the session's stored JSON Schema (the schema itself is
    * content and stays in the store). The model gets the StructuredOutput tool, and the turn succeeds only with
@@ -152,6 +164,10 @@ export interface TurnCarry {
   poolSync?: { seq: number; ack: number; rev: number; reachable: boolean };
   budgetTracker: { continuationCount: number; lastDeltaTokens: number; lastTurnTokens: number };
   compactions: number;
+  /** The turn's MCP servers, once connected: the stored tool list's ref and each server's status. */
+  mcp?: TurnMcpState;
+  /** Stop hooks that made the turn go on so far (`stop_hook_active` after the first). */
+  stopHookBlocks?: number;
   /** Runs of this turn so far (1 on the first continue-as-new). */
   runs: number;
   /** Model the turn calls now: `options.model`, or the fallback after repeated overloaded errors. */
@@ -220,6 +236,10 @@ export interface TurnProgress {
   budgetPoolId?: string | null;
   /** Last status the pool sent, or null (none yet, or no pool). */
   pool?: PoolView | null;
+  /** MCP servers of the turn, once connected (absent without `--mcp-config`, or before). */
+  mcp?: TurnMcpState;
+  /** Approvals the turn waits for now (absent when none). */
+  approvals?: PendingApproval[];
   /** Where the workspace is now: host, path, last snapshot (absent: not followed). */
   workspace?: WorkspaceRef | null;
 }
@@ -230,4 +250,11 @@ export interface PoolView {
   limitUsd: number;
   /** Spend of the whole pool when it last told the turn. */
   spentUsd?: number;
+}
+
+/** A turn's MCP servers after `connectMcpServers`: small (the tool list is in the store). */
+export interface TurnMcpState {
+  /** Ref of the stored tool list (names, descriptions, input schemas). */
+  toolsRef: string;
+  servers: McpServerState[];
 }

@@ -28,6 +28,8 @@ import {
 } from './messages';
 import type { LimitPatch, SessionStatusView } from './messages';
 import { turnWorkflowId } from './ids';
+import { approvalStatusSignal } from './approval-messages';
+import { WAITING_FOR_APPROVAL_STATUS } from '../common/approvals';
 import { turnWorkflow } from './turn';
 import { AGENT_STATUS_RUNNING, SA } from '../common/search-attributes';
 
@@ -117,6 +119,14 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
   });
   setHandler(endSessionSignal, () => {
     ended = true;
+  });
+  // The running turn waits for an approval (or no longer does): shown as `AgentStatus`.
+  setHandler(approvalStatusSignal, ({ waiting }) => {
+    if (busy)
+      setStatusAttributes(
+        waiting ? WAITING_FOR_APPROVAL_STATUS : AGENT_STATUS_RUNNING,
+        (state ?? emptyState(input)).totalCostUsd,
+      );
   });
   // Forwarding to the running turn: a turn that ended meanwhile makes the signal fail, which must
   // not fail this handler (and with it the session's workflow task).

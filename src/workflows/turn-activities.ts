@@ -6,7 +6,7 @@ import { activityTimeouts } from './timeouts';
 /** The activities a turn calls, with their timeouts and retry policies. */
 export type TurnActivities = Pick<
   Activities,
-  'callModel' | 'compactContext' | 'runTool' | 'recordTranscript' | 'loadContext'
+  'callModel' | 'compactContext' | 'runTool' | 'recordTranscript' | 'loadContext' | 'connectMcpServers' | 'runHooks'
 >;
 
 /**
@@ -43,5 +43,7 @@ export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActi
     compactContext: model.compactContext,
     runTool: tools.runTool,
     recordTranscript: tools.recordTranscript,
+    connectMcpServers: tools.connectMcpServers,
+    runHooks: tools.runHooks,
   };
 }

@@ -27,6 +27,8 @@ import {
 import { afterTextAnswer, exhausted, retriesError } from '../engine/structured-output';
 import { failureTerminalReason, failureText, modelFailureOf } from './failures';
 import type { ModelFailure } from './failures';
+import { Approvals } from './approvals';
+import { HookRuns } from './hook-runs';
 import { Interrupts, uninterruptible } from './interrupts';
 import { interruptSignal, poolStatusSignal, setLimitsSignal, turnProgressQuery } from './messages';
 import { PoolMember } from './pool-member';
@@ -84,6 +86,8 @@ class Turn {
   private readonly interrupts = new Interrupts();
   private readonly acts: TurnActivities;
   private readonly tools: ToolRuns;
+  private readonly hooks: HookRuns;
+  private readonly approvals: Approvals;
   private readonly workspace: WorkspaceFollower;
   private stepsThisRun = 0;
 
@@ -92,7 +96,17 @@ class Turn {
     this.member = new PoolMember(input.options.budgetPoolId, input.carry);
     this.acts = turnActivities(input.options.timeouts);
     this.workspace = new WorkspaceFollower(input.sessionId, input.cwd, input.options.timeouts, this.state.data);
-    this.tools = new ToolRuns(input, this.state, this.acts, this.interrupts, this.workspace);
+    this.hooks = new HookRuns(input, this.state, this.acts);
+    this.approvals = new Approvals(input, this.interrupts);
+    this.tools = new ToolRuns(
+      input,
+      this.state,
+      this.acts,
+      this.interrupts,
+      this.workspace,
+      this.hooks,
+      this.approvals,
+    );
     setHandler(turnProgressQuery, () => this.progress());
     setHandler(setLimitsSignal, (patch) => {
       this.state.data.limits = applyLimitPatch(this.state.data.limits, patch);
@@ -107,8 +121,10 @@ class Turn {
    */
   async run(): Promise<TurnOutcome> {
     if (!this.input.carry) {
-      const failed = await this.start();
+      const failed = (await this.start()) ?? (await this.connectMcp());
       if (failed) return failed;
+      const hookStop = await this.hooks.atTurnStart();
+      if (hookStop) return this.state.outcome('error_during_execution', hookStop.terminalReason, hookStop.errors);
     }
     const command = parseSlashCommand(this.input.prompt);
     if (command) return this.runCommand(command);
@@ -197,6 +213,26 @@ class Turn {
   }
 
   /**
+   * Starts the turn's MCP servers (`--mcp-config`) on a worker and keeps the ref of their stored
+   * tool list. A server that does not start ends the turn before any model call
+   * (`turn_setup_failed`), its own stderr in the errors.
+   */
+  private async connectMcp(): Promise<TurnOutcome | null> {
+    const { sessionId, cwd, options } = this.input;
+    const configRef = options.mcp?.configRef;
+    if (configRef === undefined) return null;
+    this.state.activity = 'connectMcpServers';
+    const mcp = await uninterruptible(() => this.acts.connectMcpServers({ sessionId, cwd, configRef }));
+    this.state.data.mcp = { toolsRef: mcp.toolsRef, servers: mcp.servers };
+    if (mcp.failures.length === 0) return null;
+    return this.state.outcome(
+      'error_during_execution',
+      'turn_setup_failed',
+      mcp.failures.map((f) => f.error),
+    );
+  }
+
+  /**
    * Before each model call: stop on an interrupt, continue as new when the history is long, wait
    * for the budget pool to count the last call, then check the limits. Returns the outcome when
    * the turn must stop.
@@ -252,6 +288,7 @@ class Turn {
           ...(options.includePartialMessages ? { streamEvents: true } : {}),
           ...(options.jsonSchemaKey !== undefined ? { jsonSchemaKey: options.jsonSchemaKey } : {}),
           ...(canFallBack ? { overloadedAttemptsBeforeFallback: OVERLOADED_ATTEMPTS_BEFORE_FALLBACK } : {}),
+          ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
         }),
       );
     } catch (err) {
@@ -297,6 +334,7 @@ class Turn {
   private async compact(trigger: 'auto' | 'manual', instructionsUuid?: string): Promise<void> {
     const { sessionId, turnId, options } = this.input;
     const cwd = this.workspace.cwd;
+    await this.hooks.preCompact(trigger);
     this.state.activity = 'compactContext';
     const preserveTokens = options.compaction?.preserveTokens;
     const compacted = await uninterruptible(() =>
@@ -405,6 +443,10 @@ class Turn {
       // The working tree could not be recorded: stop before anything else changes it.
       return this.state.outcome('error_during_execution', err.terminalReason, [err.message]);
     }
+    const hookStop = this.tools.hookStop;
+    if (hookStop) {
+      return this.state.outcome('error_during_execution', hookStop.terminalReason, hookStop.errors);
+    }
     if (!finished) return this.interrupted('aborted_tools');
     return this.structuredOutputOutcome();
   }
@@ -461,6 +503,12 @@ class Turn {
         return null;
       }
     }
+    // Stop hooks may make the model go on, with their reason as a new message.
+    const stopHooks = await this.hooks.stop();
+    if (stopHooks.stop) {
+      return this.state.outcome('error_during_execution', stopHooks.stop.terminalReason, stopHooks.stop.errors);
+    }
+    if (stopHooks.goOn) return null;
     return this.finalOutcome();
   }
 
@@ -510,6 +558,8 @@ class Turn {
       limits: d.limits,
       budgetPoolId: this.input.options.budgetPoolId ?? null,
       pool: this.member.status,
+      ...(d.mcp ? { mcp: d.mcp } : {}),
+      ...(this.approvals.list().length ? { approvals: this.approvals.list() } : {}),
       ...(this.workspace.ref ? { workspace: this.workspace.ref } : {}),
     };
   }

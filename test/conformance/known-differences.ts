@@ -21,6 +21,14 @@ export interface KnownDifference {
 
 export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   {
+    id: 'stop-hook-reminder',
+    kind: 'context',
+    where: 'request 1',
+    scenarios: ['hook-stop-continue'],
+    reason:
+      "After a Stop hook's feedback Claude Code also sends a mid-conversation system reminder (to keep the user updated); the runner sends the feedback only.",
+  },
+  {
     id: 'init-claude-only-fields',
     kind: 'field',
     where:

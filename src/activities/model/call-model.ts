@@ -30,6 +30,8 @@ export interface ModelDeps {
   priceFor(model: string): ModelPrice | null;
   /** Tool definitions sent to the model, by name. */
   toolsForModel(names: string[]): Anthropic.Tool[];
+  /** Tool definitions of a turn's stored MCP tool list (by ref). */
+  mcpToolsForModel?(sessionId: string, ref: string): Promise<Anthropic.Tool[]>;
   /** Context window of a model (tokens). @default 200000 */
   contextWindowFor?(model: string): number;
 }
@@ -155,6 +157,9 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       tools: [
         ...deps.toolsForModel(input.tools ?? [...BUILTIN_TOOL_NAMES]),
         ...((await structuredOutputTools(deps.store, input)) as Anthropic.Tool[]),
+        ...(input.mcpToolsRef && deps.mcpToolsForModel
+          ? await deps.mcpToolsForModel(input.sessionId, input.mcpToolsRef)
+          : []),
       ],
       metadata: { user_id: input.sessionId },
       stream: true,
