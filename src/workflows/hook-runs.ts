@@ -6,6 +6,7 @@ import type { TurnInput } from '../common/turn';
 import { uninterruptible } from './interrupts';
 import type { TurnActivities } from './turn-activities';
 import type { TurnState } from './turn-state';
+import type { WorkspaceFollower } from './workspace';
 
 /** Why a hook ends the turn (the errors of its result), or null to go on. */
 export type HookStop = { terminalReason: 'hook_stopped'; errors: string[] } | null;
@@ -24,6 +25,8 @@ export class HookRuns {
     private readonly input: TurnInput,
     private readonly state: TurnState,
     private readonly acts: TurnActivities,
+    /** Hooks run on the host that holds the workspace, in its working directory there. */
+    private readonly workspace: WorkspaceFollower,
   ) {}
 
   /** True when the turn has hooks for `event` (and `toolName`). */
@@ -43,21 +46,25 @@ export class HookRuns {
   ): Promise<HookOutcome | null> {
     const hooks = this.input.options.hooks;
     if (!hooks) return null;
-    const { sessionId, cwd, turnId, options } = this.input;
+    const { sessionId, turnId, options } = this.input;
     const contextUuid = context ? uuid4() : undefined;
     const previous = this.state.activity;
     this.state.activity = `hooks ${event}`;
     const outcome = await uninterruptible(() =>
-      this.acts.runHooks({
-        sessionId,
-        cwd,
-        configRef: hooks.configRef,
-        event,
-        eventKey: `${turnId}/${key}`,
-        permissionMode: options.permissionMode,
-        ...extra,
-        ...(contextUuid ? { contextLine: { uuid: contextUuid, parentUuid: this.state.leaf } } : {}),
-      }),
+      this.workspace.onWorkspaceHost(
+        (acts, cwd) =>
+          acts.runHooks({
+            sessionId,
+            cwd,
+            configRef: hooks.configRef,
+            event,
+            eventKey: `${turnId}/${key}`,
+            permissionMode: options.permissionMode,
+            ...extra,
+            ...(contextUuid ? { contextLine: { uuid: contextUuid, parentUuid: this.state.leaf } } : {}),
+          }),
+        this.acts,
+      ),
     );
     this.state.activity = previous;
     if (contextUuid && outcome.contextWritten) this.state.appendLine(contextUuid, 'user');

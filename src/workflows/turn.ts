@@ -96,7 +96,7 @@ class Turn {
     this.member = new PoolMember(input.options.budgetPoolId, input.carry);
     this.acts = turnActivities(input.options.timeouts);
     this.workspace = new WorkspaceFollower(input.sessionId, input.cwd, input.options.timeouts, this.state.data);
-    this.hooks = new HookRuns(input, this.state, this.acts);
+    this.hooks = new HookRuns(input, this.state, this.acts, this.workspace);
     this.approvals = new Approvals(input, this.interrupts);
     this.tools = new ToolRuns(
       input,
@@ -218,11 +218,13 @@ class Turn {
    * (`turn_setup_failed`), its own stderr in the errors.
    */
   private async connectMcp(): Promise<TurnOutcome | null> {
-    const { sessionId, cwd, options } = this.input;
+    const { sessionId, options } = this.input;
     const configRef = options.mcp?.configRef;
     if (configRef === undefined) return null;
     this.state.activity = 'connectMcpServers';
-    const mcp = await uninterruptible(() => this.acts.connectMcpServers({ sessionId, cwd, configRef }));
+    const mcp = await uninterruptible(() =>
+      this.workspace.onWorkspaceHost((acts, cwd) => acts.connectMcpServers({ sessionId, cwd, configRef }), this.acts),
+    );
     this.state.data.mcp = { toolsRef: mcp.toolsRef, servers: mcp.servers };
     if (mcp.failures.length === 0) return null;
     return this.state.outcome(
