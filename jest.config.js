@@ -9,4 +9,6 @@ module.exports = {
   testTimeout: 120_000,
   // Tests spawn servers and workers; run files one at a time on a 2-core machine.
   maxWorkers: 1,
+  // A leaked handle (a child's pipe, a client connection) must not keep CI waiting after the run.
+  forceExit: true,
 };
