@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
+import { TRANSCRIPT_SCHEMA_VERSION } from '../common/transcript';
 import { resolveCommandPermission } from '../engine/command-rules';
 import type { TranscriptStore } from '../store/transcript-store';
 import type { ToolContext, ToolOutput, ToolSettings } from './tools/types';
@@ -68,10 +69,10 @@ function contentBytes(content: string | ContentBlock[]): number {
 }
 
 function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolean): RunToolSummary {
-  const block = (entry.message?.content as ContentBlock[]).find((b) => b.type === 'tool_result') as
+  const content = entry.message?.content;
+  const block = (Array.isArray(content) ? content : []).find((b) => b.type === 'tool_result') as
     { is_error?: boolean; content?: string | ContentBlock[] } | undefined;
-  const meta = (entry as Record<string, unknown>)['toolRun'] as
-    { outcome: RunToolSummary['outcome']; fileState?: RunToolSummary['fileState']; deniedInput?: unknown } | undefined;
+  const meta = entry.toolRun;
   return {
     toolUseId: input.toolUseId,
     resultUuid: entry.uuid,
@@ -91,7 +92,9 @@ function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolea
  *
  * Crash safety: a result already stored (by uuid or by tool_use id) is returned as is. Before a
  * non-idempotent tool (Bash, Write, Edit) runs, a run marker is written; an attempt that finds
- * the marker does not re-run the tool and reports an unknown outcome to the model instead.
+ * the marker does not re-run the tool and reports an unknown outcome to the model instead. The
+ * tool_use is read from the stored assistant line, and the result line is first-writer-wins: an
+ * attempt that loses the race (a superseded attempt still alive) returns the stored result.
  */
 export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToolSummary> {
   return async function runTool(input: RunToolInput): Promise<RunToolSummary> {
@@ -107,9 +110,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       ? (content.find((b) => b.type === 'tool_use' && b['id'] === input.toolUseId) as
           { name: string; input: unknown } | undefined)
       : undefined;
-    const invalidJson = (
-      (assistant as Record<string, unknown> | undefined)?.['invalidToolInputs'] as Record<string, string> | undefined
-    )?.[input.toolUseId];
+    const invalidJson = assistant?.invalidToolInputs?.[input.toolUseId];
     const toolInput = block?.input ?? {};
 
     let out: ToolOutput & { outcome: RunToolSummary['outcome'] };
@@ -170,7 +171,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
     }
 
     const entry: TranscriptEntry = {
-      v: 1,
+      v: TRANSCRIPT_SCHEMA_VERSION,
       type: 'user',
       uuid: input.resultUuid,
       parentUuid: input.parentUuid,
@@ -199,7 +200,8 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
           : {}),
       },
     };
-    await store.append(entry);
-    return summaryOf(entry, input, false);
+    // First writer wins: another attempt may have recorded this call meanwhile; report its line.
+    const stored = await store.append(entry);
+    return summaryOf(stored.entry, input, !stored.written);
   };
 }

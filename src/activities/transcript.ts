@@ -5,10 +5,15 @@ import { addUsage, emptyUsage } from '../common/usage';
 import type { ModelPrice } from '../engine/cost';
 import { addModelUsage, costOfUsage } from '../engine/cost';
 import type { TranscriptStore } from '../store/transcript-store';
+import { attemptUsageKey } from '../store/transcript-store';
+import { lineTotals, toBilling } from './model/billing';
 
-/** Creates `recordTranscript`: upserts lines by uuid, durable before it returns. */
+/**
+ * Creates `recordTranscript`: writes lines first-writer-wins by uuid, durable before it returns.
+ * @returns how many lines this call wrote (the others were stored already).
+ */
 export function createRecordTranscript(store: TranscriptStore): (entries: TranscriptEntry[]) => Promise<number> {
-  return async (entries) => store.appendMany(entries);
+  return async (entries) => (await store.appendMany(entries)).filter((r) => r.written).length;
 }
 
 /** True for a line a person typed (not a tool result, not a runner nudge). */
@@ -31,7 +36,11 @@ export function findLeaf(entries: readonly TranscriptEntry[]): string | null {
   return null;
 }
 
-/** Creates `loadSession`: totals and leaf of a stored session, for a new or resumed session workflow. */
+/**
+ * Creates `loadSession`: totals and leaf of a stored session, for a new or resumed session
+ * workflow. Usage counts every attempt the API billed: the billing of each line (see
+ * `model/billing.ts`), plus attempt usage no line reported (a call that never completed).
+ */
 export function createLoadSession(
   store: TranscriptStore,
   priceFor: (model: string) => ModelPrice | null,
@@ -40,18 +49,25 @@ export function createLoadSession(
     const entries = await store.load(sessionId);
     let usage = emptyUsage();
     let modelUsage: StoredSessionSummary['modelUsage'] = {};
-    for (const e of entries) {
-      if (e.type !== 'assistant' || !e.message) continue;
-      const m = e.message as Record<string, unknown>;
-      const u = m['usage'] as Usage | undefined;
-      if (!u) continue;
-      const model = String(m['model'] ?? 'unknown');
+    const add = (model: string, u: Usage, maxOutputTokens: number): void => {
       usage = addUsage(usage, u);
       modelUsage = addModelUsage(modelUsage, model, u, costOfUsage(u, priceFor(model)), {
         contextWindow: 200_000,
-        maxOutputTokens: Number((e as Record<string, unknown>)['maxTokens'] ?? 0) || 0,
+        maxOutputTokens,
       });
+    };
+    const listed = new Set<string>();
+    for (const e of entries) {
+      const max = e.maxTokens ?? 0;
+      if (e.billing) {
+        for (const unit of e.billing.units) listed.add(unit);
+        for (const [model, u] of Object.entries(e.billing.byModel)) add(model, u, max);
+      } else if (e.type === 'assistant' && e.message?.usage) {
+        add(e.message.model ?? 'unknown', lineTotals(e, priceFor).usage, max);
+      }
     }
+    const unreported = (await store.modelAttemptUsage(sessionId)).filter((r) => !listed.has(attemptUsageKey(r)));
+    for (const [model, u] of Object.entries(toBilling(unreported).byModel)) add(model, u, 0);
     return {
       exists: entries.length > 0,
       leafUuid: findLeaf(entries),

@@ -18,13 +18,23 @@ export interface CallModelInput {
   appendSystemPrompt?: string;
 }
 
-/** Output of `callModel`: a small summary; the message itself is in the store. */
+/**
+ * Output of `callModel`: a small summary of the assistant line the store holds (whichever
+ * attempt wrote it); the message itself is in the store.
+ */
 export interface CallModelSummary {
   model: string;
   stopReason: string | null;
+  /**
+   * Tokens the API billed for this call: the stored response's usage, plus every other attempt
+   * of the call that got a response (a repeat after a crash, a superseded attempt), plus late
+   * attempts of recent calls that had not been counted yet. Counted by exactly one summary.
+   */
   usage: Usage;
-  /** USD, or null when the model has no price in the table. */
+  /** USD of `usage`, or null when a model of it has no price in the table. */
   costUsd: number | null;
+  /** API responses `usage` covers (1 when nothing was repeated). */
+  billedAttempts: number;
   contextWindow: number;
   maxOutputTokens: number;
   toolUses: ToolUseSummary[];

@@ -10,6 +10,16 @@ export const TRANSCRIPT_SCHEMA_VERSION = 1;
 export const ContentBlockSchema = z.looseObject({ type: z.string() });
 export type ContentBlock = z.infer<typeof ContentBlockSchema> & Record<string, unknown>;
 
+const tokenCount = z.number().int().nonnegative();
+
+/** Token usage, Messages API shape (tokens); see `Usage` in `usage.ts`. Extra fields are dropped. */
+export const UsageSchema = z.object({
+  input_tokens: tokenCount,
+  output_tokens: tokenCount,
+  cache_creation_input_tokens: tokenCount,
+  cache_read_input_tokens: tokenCount,
+});
+
 /**
  * A message in Messages API shape (`MessageParam` for users, `Message` for the assistant:
  * `id`, `model`, `stop_reason`, `usage` are present on assistant messages).
@@ -17,7 +27,51 @@ export type ContentBlock = z.infer<typeof ContentBlockSchema> & Record<string, u
 export const TranscriptMessageSchema = z.looseObject({
   role: z.enum(['user', 'assistant']),
   content: z.union([z.string(), z.array(ContentBlockSchema)]),
+  /** Message id (`msg_…`), on assistant messages. */
+  id: z.string().optional(),
+  /** Model that answered, on assistant messages. */
+  model: z.string().optional(),
+  stop_reason: z.string().nullable().optional(),
+  stop_sequence: z.string().nullable().optional(),
+  /** Usage of the API call that produced an assistant message (tokens). Older lines may lack fields. */
+  usage: z
+    .looseObject({
+      input_tokens: z.number().optional(),
+      output_tokens: z.number().optional(),
+      cache_creation_input_tokens: z.number().nullable().optional(),
+      cache_read_input_tokens: z.number().nullable().optional(),
+    })
+    .optional(),
 });
+
+/** Read-file state of a path (see `FileReadState` in `tools.ts`). */
+const FileReadStateSchema = z.object({ mtimeMs: z.number(), size: z.number(), sha256: z.string() });
+
+/** What the runner recorded about a tool run, on its tool_result line. */
+export const ToolRunRecordSchema = z.object({
+  /** Tool name as the model called it. */
+  tool: z.string(),
+  /** See `RunToolSummary.outcome`. */
+  outcome: z.enum(['ok', 'error', 'denied', 'unknown', 'invalid']),
+  /** New read-file state of a path (after Read, Write or Edit). */
+  fileState: z.object({ path: z.string(), state: FileReadStateSchema }).optional(),
+  /** Tool input of a denied call (JSON, truncated to 1 KB), for `permission_denials`. */
+  deniedInput: z.unknown().optional(),
+  /** Why a call was denied: a `disallowedTools` rule, or the permission mode. */
+  denyReason: z.enum(['rule', 'mode']).optional(),
+});
+export type ToolRunRecord = z.infer<typeof ToolRunRecordSchema>;
+
+/**
+ * The usage a call reports (its result counts it, exactly once): every attempt of the call the
+ * API billed (`units`: keys `<callUuid>/<attempt>/<phase>` of the store's attempt usage records),
+ * including attempts of earlier calls that ended after those calls had reported. Tokens by model.
+ */
+export const BillingSchema = z.object({
+  units: z.array(z.string()),
+  byModel: z.record(z.string(), UsageSchema),
+});
+export type Billing = z.infer<typeof BillingSchema>;
 export type TranscriptMessage = z.infer<typeof TranscriptMessageSchema>;
 
 /**
@@ -50,5 +104,17 @@ export const TranscriptEntrySchema = z.looseObject({
   requestId: z.string().optional(),
   /** Marks a line the runner wrote for the model's benefit (e.g. a nudge), not typed by a user. */
   isMeta: z.boolean().optional(),
+  /** Working directory of the turn, on prompt lines (`agent-runner list` shows it). */
+  cwd: z.string().optional(),
+  /** `max_tokens` of the request, on assistant lines (tokens). */
+  maxTokens: z.number().int().positive().optional(),
+  /** tool_use ids whose streamed input was not valid JSON, with that text, on assistant lines. */
+  invalidToolInputs: z.record(z.string(), z.string()).optional(),
+  /** What the runner recorded about the tool run, on tool_result lines. */
+  toolRun: ToolRunRecordSchema.optional(),
+  /** On a compaction summary line: the summary was built without the model (its call failed). */
+  compactFallback: z.boolean().optional(),
+  /** Billed usage the line's call reports, on assistant and compaction-summary lines. */
+  billing: BillingSchema.optional(),
 });
 export type TranscriptEntry = z.infer<typeof TranscriptEntrySchema>;

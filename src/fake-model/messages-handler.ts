@@ -14,8 +14,9 @@ import {
   toolResultIds,
   workingDirectory,
 } from './request';
-import type { RequestLog, RequestLogEntry, RequestOutcome } from './request-log';
+import type { BilledUsage, RequestLog, RequestLogEntry, RequestOutcome } from './request-log';
 import { buildResponse } from './response';
+import type { ResponseUsage } from './response';
 import type { FaultSpec, Scenario, Script, Step, StepSpec } from './scenario';
 import { parseStep } from './scenario';
 import type { SseEvent } from './sse';
@@ -105,6 +106,15 @@ async function resolveStep(
     };
   }
   return { ok: true, script: script.name, step };
+}
+
+function billedOf(u: ResponseUsage): BilledUsage {
+  return {
+    input_tokens: u.input_tokens,
+    output_tokens: u.output_tokens,
+    cache_creation_input_tokens: u.cache_creation_input_tokens,
+    cache_read_input_tokens: u.cache_read_input_tokens,
+  };
 }
 
 /** Handles `POST /v1/messages` (streaming and not), logging one entry. */
@@ -255,6 +265,7 @@ export async function handleMessages(
     }
     sendJson(res, 200, built.message);
     entry.outputTokens = outputTokens;
+    entry.billed = billedOf(usage);
     return finish('completed', 200);
   }
 
@@ -271,6 +282,9 @@ export async function handleMessages(
       const e = list[i];
       if (abort.signal.aborted || e === undefined) return false;
       await writeChunk(res, formatSse(e));
+      // What the client has been told it is billed for.
+      if (e.event === 'message_start') entry.billed = { ...billedOf(usage), output_tokens: Math.min(1, outputTokens) };
+      else if (e.event === 'message_delta') entry.billed = billedOf(usage);
     }
     return !abort.signal.aborted;
   };

@@ -8,14 +8,17 @@ import { ModelErrorType } from '../../common/model';
 import type { ToolUseSummary } from '../../common/tools';
 import { BUILTIN_TOOL_NAMES } from '../../common/tools';
 import type { TranscriptEntry } from '../../common/transcript';
+import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/transcript';
 import type { Usage } from '../../common/usage';
 import type { ModelPrice } from '../../engine/cost';
-import { costOfUsage } from '../../engine/cost';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { TranscriptChainError } from '../../store/transcript-store';
+import { storageFailure } from '../store-errors';
+import { lineTotals, settleBilling } from './billing';
 import { classifyModelError } from './errors';
 import { buildMessages, buildSystem } from './request';
 import { assembleStream } from './stream';
+import type { AssembledMessage } from './stream';
 import { defaultSystemPrompt } from './system-prompt';
 
 /** What `callModel` needs from the worker. */
@@ -29,6 +32,10 @@ export interface ModelDeps {
   toolsForModel(names: string[]): Anthropic.Tool[];
   /** Context window of a model (tokens). @default 200000 */
   contextWindowFor?(model: string): number;
+  /** The running activity's context. @default {@link activityAttemptContext} */
+  attemptContext?(): AttemptContext;
+  /** Fault injection for the fault suite; unset in production. */
+  faults?: ModelFaultHooks;
 }
 
 /** Builds the system prompt of a call. */
@@ -47,6 +54,53 @@ export function systemPromptFor(
   return input.appendSystemPrompt ? `${base}\n\n${input.appendSystemPrompt}` : base;
 }
 
+/**
+ * What a model-call activity uses of its Temporal context. Injected (`ModelDeps.attemptContext`)
+ * so that the activity can run in tests without a worker.
+ */
+export interface AttemptContext {
+  /** Attempt number of the activity, from 1. */
+  attempt: number;
+  /** Id of the workflow (the turn) that scheduled the activity. */
+  turnId: string;
+  /** Heartbeat timeout of the activity, ms, when one is set. */
+  heartbeatTimeoutMs?: number;
+  /** Aborted when the activity is cancelled (also when this attempt was superseded). */
+  signal: AbortSignal;
+  /** Records a heartbeat (small details only: they may end up in workflow history). */
+  heartbeat(details?: unknown): void;
+}
+
+/** The {@link AttemptContext} of the running activity. */
+export function activityAttemptContext(): AttemptContext {
+  const ctx = Context.current();
+  return {
+    attempt: ctx.info.attempt,
+    turnId: ctx.info.workflowExecution?.workflowId ?? '',
+    ...(ctx.info.heartbeatTimeoutMs ? { heartbeatTimeoutMs: ctx.info.heartbeatTimeoutMs } : {}),
+    signal: ctx.cancellationSignal,
+    heartbeat: (details) => ctx.heartbeat(details),
+  };
+}
+
+/** Where a model-call attempt stands, sent as heartbeat details (a few bytes, never content). */
+export interface CallModelHeartbeat {
+  attempt: number;
+  /** SSE events received so far (0 while waiting for the response headers). */
+  events: number;
+  /** True once the response is recorded in the store. */
+  recorded: boolean;
+}
+
+/** Fault points for the fault suite (`test/faults`); never set in production. */
+export interface ModelFaultHooks {
+  /** Awaited after a response's stream has ended (its line is written), before the activity returns. */
+  afterStreamEnd?(info: { sessionId: string; callUuid: string; attempt: number }): Promise<void>;
+}
+
+/** Most time between two heartbeats of a model call, ms. */
+const MAX_HEARTBEAT_INTERVAL_MS = 1000;
+
 function summarize(
   entry: TranscriptEntry,
   cwd: string,
@@ -54,10 +108,9 @@ function summarize(
   durationMs: number,
   replayed: boolean,
 ): CallModelSummary {
-  const m = (entry.message ?? {}) as Record<string, unknown>;
-  const content = (Array.isArray(m['content']) ? m['content'] : []) as Array<Record<string, unknown>>;
-  const usage = m['usage'] as Usage;
-  const model = String(m['model'] ?? '');
+  const m = entry.message;
+  const content = (Array.isArray(m?.content) ? m.content : []) as Array<Record<string, unknown>>;
+  const model = m?.model ?? '';
   const toolUses: ToolUseSummary[] = content
     .filter((b) => b['type'] === 'tool_use')
     .map((b) => {
@@ -69,13 +122,15 @@ function summarize(
         ...(typeof fp === 'string' && fp.length > 0 && fp.length < 4096 ? { filePath: resolveToolPath(cwd, fp) } : {}),
       };
     });
+  const billed = lineTotals(entry, deps.priceFor);
   return {
     model,
-    stopReason: (m['stop_reason'] as string | null) ?? null,
-    usage,
-    costUsd: costOfUsage(usage, deps.priceFor(model)),
+    stopReason: m?.stop_reason ?? null,
+    usage: billed.usage,
+    costUsd: billed.costUsd,
+    billedAttempts: billed.attempts,
     contextWindow: deps.contextWindowFor?.(model) ?? 200_000,
-    maxOutputTokens: Number((entry as Record<string, unknown>)['maxTokens'] ?? 0) || 0,
+    maxOutputTokens: entry.maxTokens ?? 0,
     toolUses,
     contentTypes: content.map((b) => String(b['type'])),
     durationMs,
@@ -83,22 +138,62 @@ function summarize(
   };
 }
 
+/** `b - a` field by field, never below 0 (tokens). */
+function usageSince(a: Usage, b: Usage): Usage {
+  return {
+    input_tokens: Math.max(0, b.input_tokens - a.input_tokens),
+    output_tokens: Math.max(0, b.output_tokens - a.output_tokens),
+    cache_creation_input_tokens: Math.max(0, b.cache_creation_input_tokens - a.cache_creation_input_tokens),
+    cache_read_input_tokens: Math.max(0, b.cache_read_input_tokens - a.cache_read_input_tokens),
+  };
+}
+
 /**
  * Creates the `callModel` activity: reads the context chain from the store, streams one Messages
- * API call (heartbeating on every event so a dead worker is noticed within the heartbeat
- * timeout, and aborting the HTTP request when the activity is cancelled), writes the assistant
- * line (durable before the activity returns) and returns a small summary.
+ * API call and writes the assistant line, returning a small summary of the line the store holds.
  *
- * Idempotent: if the assistant line already exists (the call completed but its worker died
- * before reporting), it returns the stored summary without calling the API again.
+ * Durability (DESIGN.md rules 2 and 8):
+ * - It heartbeats on a timer from the start, also while it waits for the response headers, so a
+ *   slow first byte never looks like a dead worker.
+ * - The line is written as soon as the response is complete (at `message_delta`), before the
+ *   stream ends; an attempt that finds the line already stored (the call completed but its worker
+ *   died) returns it without calling the API again.
+ * - Lines are first-writer-wins: when two attempts run at once (a superseded attempt still alive),
+ *   both return the stored line's summary, whichever wrote it.
+ * - Every attempt the API billed is counted once: see `billing.ts`. The summary's `usage` and
+ *   `costUsd` are the call's billed totals (the stored response's usage plus repeated attempts).
  * @throws ApplicationFailure typed by {@link classifyModelError}; `TranscriptError` (non-retryable)
- *   when the context chain is broken.
+ *   when the context chain is broken; store errors as they are (the caller maps them).
  */
 export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Promise<CallModelSummary> {
   return async function callModel(input: CallModelInput): Promise<CallModelSummary> {
-    const existing = await deps.store.get(input.sessionId, input.assistantUuid);
-    if (existing) return summarize(existing, input.cwd, deps, 0, true);
+    const actx = (deps.attemptContext ?? activityAttemptContext)();
+    const progress: CallModelHeartbeat = { attempt: actx.attempt, events: 0, recorded: false };
+    actx.heartbeat(progress);
+    const beat = setInterval(
+      () => actx.heartbeat(progress),
+      Math.max(50, Math.min(MAX_HEARTBEAT_INTERVAL_MS, (actx.heartbeatTimeoutMs ?? Infinity) / 3)),
+    );
+    try {
+      const existing = await deps.store.get(input.sessionId, input.assistantUuid);
+      if (existing) return summarize(existing, input.cwd, deps, 0, true);
+      const stored = await streamCall(input, actx, progress);
+      await deps.faults?.afterStreamEnd?.({
+        sessionId: input.sessionId,
+        callUuid: input.assistantUuid,
+        attempt: actx.attempt,
+      });
+      return summarize(stored.entry, input.cwd, deps, stored.durationMs, false);
+    } finally {
+      clearInterval(beat);
+    }
+  };
 
+  async function streamCall(
+    input: CallModelInput,
+    actx: AttemptContext,
+    progress: CallModelHeartbeat,
+  ): Promise<{ entry: TranscriptEntry; durationMs: number }> {
     let chain: TranscriptEntry[];
     try {
       chain = await deps.store.chain(input.sessionId, input.parentUuid);
@@ -108,7 +203,6 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       }
       throw err;
     }
-    const ctx = Context.current();
     const params: Anthropic.MessageCreateParamsStreaming = {
       model: input.model,
       max_tokens: input.maxTokens,
@@ -119,35 +213,66 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       stream: true,
     };
     const started = Date.now();
-    let assembled;
     let requestId: string | null = null;
+    let startUsage: Usage | null = null;
+    let stored: TranscriptEntry | undefined;
+    const usageRecord = (msg: Readonly<AssembledMessage>, phase: 'start' | 'end', usage: Usage) =>
+      deps.store.putModelAttemptUsage(input.sessionId, {
+        callUuid: input.assistantUuid,
+        attempt: actx.attempt,
+        phase,
+        requestId,
+        messageId: msg.id,
+        model: msg.model,
+        usage,
+      });
+    /** Records the complete response: its usage, then the line (first writer wins). */
+    const record = async (msg: Readonly<AssembledMessage>): Promise<TranscriptEntry> => {
+      await usageRecord(msg, 'end', startUsage ? usageSince(startUsage, msg.usage) : msg.usage);
+      const billing = await settleBilling(deps.store, input.sessionId, input.assistantUuid, chain);
+      const { invalidToolInputs, ...message } = msg;
+      const entry: TranscriptEntry = {
+        v: TRANSCRIPT_SCHEMA_VERSION,
+        type: 'assistant',
+        uuid: input.assistantUuid,
+        parentUuid: input.parentUuid,
+        sessionId: input.sessionId,
+        timestamp: new Date().toISOString(),
+        message: message as unknown as TranscriptEntry['message'],
+        maxTokens: input.maxTokens,
+        turnId: actx.turnId,
+        ...(requestId ? { requestId } : {}),
+        ...(Object.keys(invalidToolInputs).length ? { invalidToolInputs } : {}),
+        billing,
+      };
+      const result = await deps.store.append(entry);
+      progress.recorded = true;
+      return result.entry;
+    };
     try {
       const { data, request_id } = await deps
         .anthropic()
-        .messages.create(params, { signal: ctx.cancellationSignal })
+        .messages.create(params, { signal: actx.signal })
         .withResponse();
       requestId = request_id ?? null;
-      assembled = await assembleStream(data, (n) => ctx.heartbeat({ events: n }));
+      const assembled = await assembleStream(data, {
+        onEvent: (n) => {
+          progress.events = n;
+        },
+        onStart: async (msg) => {
+          startUsage = { ...msg.usage };
+          await usageRecord(msg, 'start', startUsage);
+        },
+        onComplete: async (msg) => {
+          stored = await record(msg);
+        },
+      });
+      // A stream without `message_delta` but with `message_stop` is complete too.
+      stored ??= await record(assembled);
     } catch (err) {
-      if (ctx.cancellationSignal.aborted) throw err;
+      if (storageFailure(err) || actx.signal.aborted) throw err;
       throw classifyModelError(err);
     }
-    const durationMs = Date.now() - started;
-    const { invalidToolInputs, ...message } = assembled;
-    const entry: TranscriptEntry = {
-      v: 1,
-      type: 'assistant',
-      uuid: input.assistantUuid,
-      parentUuid: input.parentUuid,
-      sessionId: input.sessionId,
-      timestamp: new Date().toISOString(),
-      message: message as unknown as TranscriptEntry['message'],
-      maxTokens: input.maxTokens,
-      turnId: ctx.info.workflowExecution?.workflowId ?? '',
-      ...(requestId ? { requestId } : {}),
-      ...(Object.keys(invalidToolInputs).length ? { invalidToolInputs } : {}),
-    };
-    await deps.store.append(entry);
-    return summarize(entry, input.cwd, deps, durationMs, false);
-  };
+    return { entry: stored, durationMs: Date.now() - started };
+  }
 }

@@ -1,10 +1,11 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { CompactInput, CompactSummary } from '../../common/model';
 import type { TranscriptEntry } from '../../common/transcript';
-import { emptyUsage } from '../../common/usage';
-import type { Usage } from '../../common/usage';
-import { costOfUsage } from '../../engine/cost';
+import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/transcript';
+import { storageFailure } from '../store-errors';
+import { lineTotals, toBilling } from './billing';
 import type { ModelDeps } from './call-model';
+import { activityAttemptContext } from './call-model';
 
 /** First words of the compaction request (the local model server's scenarios match on them). */
 export const COMPACT_INSTRUCTION =
@@ -67,44 +68,54 @@ export function createCompactContext(deps: ModelDeps): (input: CompactInput) => 
     const chain = await deps.store.chain(input.sessionId, input.leafUuid);
     const preTokens = Math.ceil(JSON.stringify(chain.map((e) => e.message)).length / 4);
     const existing = await deps.store.get(input.sessionId, input.summaryUuid);
-    if (existing) {
-      return { ...input, preTokens, fallback: false, usage: emptyUsage(), costUsd: 0, model: input.model };
-    }
+    if (existing) return summaryOf(existing, input, preTokens, deps);
+    const actx = (deps.attemptContext ?? activityAttemptContext)();
     let summary: string;
-    let usage: Usage = emptyUsage();
     let fallback = false;
-    let model = input.model;
     try {
-      const resp = await deps.anthropic().messages.create({
-        model: input.model,
-        max_tokens: 4096,
-        messages: [
-          {
-            role: 'user',
-            content: `${COMPACT_INSTRUCTION} Keep: the task, decisions made, files changed and why, what is left to do, and the latest tool results.\n\n${renderConversation(chain, MAX_COMPACT_INPUT_CHARS)}`,
-          },
-        ],
-        metadata: { user_id: `${input.sessionId}:compact` },
+      const resp = await deps.anthropic().messages.create(
+        {
+          model: input.model,
+          max_tokens: 4096,
+          messages: [
+            {
+              role: 'user',
+              content: `${COMPACT_INSTRUCTION} Keep: the task, decisions made, files changed and why, what is left to do, and the latest tool results.\n\n${renderConversation(chain, MAX_COMPACT_INPUT_CHARS)}`,
+            },
+          ],
+          metadata: { user_id: `${input.sessionId}:compact` },
+        },
+        { signal: actx.signal },
+      );
+      // Billed from here on, whatever happens next: record it before anything else.
+      await deps.store.putModelAttemptUsage(input.sessionId, {
+        callUuid: input.summaryUuid,
+        attempt: actx.attempt,
+        phase: 'end',
+        requestId: resp._request_id ?? null,
+        messageId: resp.id,
+        model: resp.model,
+        usage: {
+          input_tokens: resp.usage.input_tokens,
+          output_tokens: resp.usage.output_tokens,
+          cache_creation_input_tokens: resp.usage.cache_creation_input_tokens ?? 0,
+          cache_read_input_tokens: resp.usage.cache_read_input_tokens ?? 0,
+        },
       });
       summary = resp.content
         .filter((b): b is Anthropic.TextBlock => b.type === 'text')
         .map((b) => b.text)
         .join('\n');
-      model = resp.model;
-      usage = {
-        input_tokens: resp.usage.input_tokens,
-        output_tokens: resp.usage.output_tokens,
-        cache_creation_input_tokens: resp.usage.cache_creation_input_tokens ?? 0,
-        cache_read_input_tokens: resp.usage.cache_read_input_tokens ?? 0,
-      };
       if (!summary.trim()) throw new Error('empty summary');
-    } catch {
+    } catch (err) {
+      if (storageFailure(err)) throw err;
       fallback = true;
       summary = renderConversation(chain, MAX_FALLBACK_SUMMARY_CHARS);
     }
+    const billing = toBilling(await deps.store.modelAttemptUsage(input.sessionId, input.summaryUuid));
     const now = new Date().toISOString();
     const boundary: TranscriptEntry = {
-      v: 1,
+      v: TRANSCRIPT_SCHEMA_VERSION,
       type: 'system',
       subtype: 'compact_boundary',
       uuid: input.boundaryUuid,
@@ -115,7 +126,7 @@ export function createCompactContext(deps: ModelDeps): (input: CompactInput) => 
       turnId: input.turnId,
     };
     const summaryLine: TranscriptEntry = {
-      v: 1,
+      v: TRANSCRIPT_SCHEMA_VERSION,
       type: 'user',
       uuid: input.summaryUuid,
       parentUuid: input.boundaryUuid,
@@ -129,16 +140,26 @@ export function createCompactContext(deps: ModelDeps): (input: CompactInput) => 
       },
       turnId: input.turnId,
       isMeta: true,
+      ...(fallback ? { compactFallback: true } : {}),
+      billing,
     };
-    await deps.store.appendMany([boundary, summaryLine]);
-    return {
-      boundaryUuid: input.boundaryUuid,
-      summaryUuid: input.summaryUuid,
-      preTokens,
-      fallback,
-      usage,
-      costUsd: fallback ? 0 : costOfUsage(usage, deps.priceFor(model)),
-      model,
-    };
+    // First writer wins: another attempt's lines may be stored already; report those.
+    const [, stored] = await deps.store.appendMany([boundary, summaryLine]);
+    return summaryOf(stored?.entry ?? summaryLine, input, preTokens, deps);
+  };
+}
+
+/** The summary of a stored compaction: its billing (nothing when it was built without the model). */
+function summaryOf(line: TranscriptEntry, input: CompactInput, preTokens: number, deps: ModelDeps): CompactSummary {
+  const billed = lineTotals(line, deps.priceFor);
+  const models = Object.keys(line.billing?.byModel ?? {});
+  return {
+    boundaryUuid: input.boundaryUuid,
+    summaryUuid: input.summaryUuid,
+    preTokens,
+    fallback: line.compactFallback === true,
+    usage: billed.usage,
+    costUsd: billed.attempts > 0 ? billed.costUsd : 0,
+    model: models[0] ?? input.model,
   };
 }
