@@ -6,6 +6,7 @@ import { ModelErrorType } from '../common/model';
 import type { ModelPrice } from '../engine/cost';
 import type { TranscriptStore } from '../store/transcript-store';
 import { createCallModel } from './model/call-model';
+import type { ModelFaultHooks } from './model/call-model';
 import { createCompactContext } from './model/compact';
 import { createRunTool } from './run-tool';
 import { BUILTIN_TOOLS, toolsForModel } from './tools/registry';
@@ -24,6 +25,8 @@ export interface ActivityDeps {
   env?: NodeJS.ProcessEnv;
   /** Overrides the Anthropic client (tests). */
   anthropic?: () => Anthropic;
+  /** Fault points of model calls, for the fault suite (`test/faults`); unset in production. */
+  modelFaults?: ModelFaultHooks;
 }
 
 /**
@@ -66,6 +69,7 @@ export function createActivities(deps: ActivityDeps): Activities {
     anthropic,
     priceFor,
     toolsForModel: (names: string[]) => toolsForModel(names) as Anthropic.Tool[],
+    ...(deps.modelFaults ? { faults: deps.modelFaults } : {}),
   };
   // A store that cannot be written fails the activity at once (see storageFailure).
   return {

@@ -25,6 +25,8 @@ export interface RunnerWorkerOptions {
   taskQueue?: string;
   /** Overrides the Anthropic client (tests). */
   anthropic?: ActivityDeps['anthropic'];
+  /** Fault points of model calls (the fault suite only). */
+  modelFaults?: ActivityDeps['modelFaults'];
   env?: NodeJS.ProcessEnv;
   /** How long a dead worker's sticky workflow tasks wait before going to another worker (ms). @default config.worker.stickyQueueTimeoutMs */
   stickyQueueScheduleToStartTimeoutMs?: number;
@@ -47,6 +49,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
       config,
       ...(opts.env ? { env: opts.env } : {}),
       ...(opts.anthropic ? { anthropic: opts.anthropic } : {}),
+      ...(opts.modelFaults ? { modelFaults: opts.modelFaults } : {}),
     }),
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivityTaskExecutions,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTaskExecutions,

@@ -94,6 +94,12 @@ export interface CallModelHeartbeat {
 
 /** Fault points for the fault suite (`test/faults`); never set in production. */
 export interface ModelFaultHooks {
+  /**
+   * True to send no heartbeat for this attempt, as if its worker could not reach Temporal (a
+   * network partition, a stalled process) while it still reaches the API: Temporal then starts
+   * another attempt beside it.
+   */
+  silentHeartbeats?(info: { callUuid: string; attempt: number }): boolean;
   /** Awaited after a response's stream has ended (its line is written), before the activity returns. */
   afterStreamEnd?(info: { sessionId: string; callUuid: string; attempt: number }): Promise<void>;
 }
@@ -169,9 +175,13 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
   return async function callModel(input: CallModelInput): Promise<CallModelSummary> {
     const actx = (deps.attemptContext ?? activityAttemptContext)();
     const progress: CallModelHeartbeat = { attempt: actx.attempt, events: 0, recorded: false };
-    actx.heartbeat(progress);
+    const silent = deps.faults?.silentHeartbeats?.({ callUuid: input.assistantUuid, attempt: actx.attempt }) === true;
+    const heartbeat = (): void => {
+      if (!silent) actx.heartbeat(progress);
+    };
+    heartbeat();
     const beat = setInterval(
-      () => actx.heartbeat(progress),
+      heartbeat,
       Math.max(50, Math.min(MAX_HEARTBEAT_INTERVAL_MS, (actx.heartbeatTimeoutMs ?? Infinity) / 3)),
     );
     try {
