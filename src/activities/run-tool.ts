@@ -28,6 +28,8 @@ export const UNKNOWN_OUTCOME_TEXT =
   'Check the current state before running it again.</tool_use_error>';
 
 const MAX_DENIED_INPUT_BYTES = 1024;
+/** Heartbeat period of a running tool, ms (Temporal sends at most one per `worker.heartbeatThrottleMs`). */
+const TOOL_HEARTBEAT_MS = 250;
 /** Bytes of an unparsable tool input quoted back to the model. */
 const MAX_QUOTED_INVALID_JSON_BYTES = 500;
 
@@ -158,7 +160,8 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         heartbeat: () => ctx.heartbeat(),
         ...(deps.settings ? { settings: deps.settings } : {}),
       };
-      const beat = setInterval(() => ctx.heartbeat(), 1000);
+      // Often: a cancellation (an interrupt) arrives with a heartbeat's answer.
+      const beat = setInterval(() => ctx.heartbeat(), TOOL_HEARTBEAT_MS);
       try {
         out = await deps.executeTool(input.toolName, toolInput, toolCtx);
       } finally {

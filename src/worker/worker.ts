@@ -56,6 +56,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     maxCachedWorkflows: config.worker.maxCachedWorkflows,
     shutdownGraceTime: config.worker.shutdownGraceTimeMs,
     stickyQueueScheduleToStartTimeout: opts.stickyQueueScheduleToStartTimeoutMs ?? config.worker.stickyQueueTimeoutMs,
+    maxHeartbeatThrottleInterval: config.worker.heartbeatThrottleMs,
     ...(opts.identity ? { identity: opts.identity } : {}),
   });
 }
