@@ -55,6 +55,29 @@ export default tseslint.config(
     },
   },
   {
+    // The client entry loads no worker: a process that only starts and steers turns must not pull
+    // in the native worker, the workflow bundler, the dev-server launcher or the Anthropic SDK.
+    files: ['src/client/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: '@temporalio/worker', message: 'Client code loads no worker (see src/worker).' },
+            { name: '@anthropic-ai/sdk', message: 'Model calls belong in activities.' },
+          ],
+          patterns: [
+            {
+              group: ['../worker', '../worker/*', '../activities', '../activities/*', '../cli/*'],
+              message: 'Client code loads no worker, activities or CLI code.',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/explicit-module-boundary-types': 'off' },
   },

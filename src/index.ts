@@ -8,8 +8,10 @@
 export { QueryEngine } from './client/query-engine';
 export type { QueryEngineOptions, StreamPosition } from './client/query-engine';
 export { ask } from './client/ask';
-export { openRuntime } from './client/runtime';
-export type { Runtime, OpenRuntimeOptions } from './client/runtime';
+export { openRuntime } from './worker/runtime';
+export type { Runtime, OpenRuntimeOptions } from './worker/runtime';
+export { connectClient, findServer, NoServerError, TemporalUnreachableError } from './client/connection';
+export type { ClientRuntime, ConnectClientOptions } from './client/connection';
 export { createActivities } from './activities';
 export type { Activities, ActivityDeps } from './activities';
 export { createRunnerWorker, workflowBundle } from './worker/worker';

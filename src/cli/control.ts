@@ -1,7 +1,6 @@
 import type { Config } from '../config';
-import { openRuntime } from '../client/runtime';
-import type { Runtime } from '../client/runtime';
-import { readLiveServerState } from '../worker/dev-server';
+import { connectClient, NoServerError } from '../client/connection';
+import type { ClientRuntime } from '../client/connection';
 import { embeddedServerHolder } from '../worker/server-lock';
 import { UsageError } from './turn-options';
 
@@ -11,37 +10,15 @@ export interface ControlIo {
   stderr: (s: string) => void;
 }
 
-/**
- * Thrown by {@link openControlRuntime} when there is no server to reach: no `temporal.address`
- * and no running `agent-runner server`. (An embedded server started just for the command would be
- * empty of running work, or collide with the one a `-p` run holds, so none is started.)
- */
-export class NoServerError extends Error {
-  override readonly name = 'NoServerError';
-  constructor(command: string, dataDir: string, holderPid: number | null) {
-    super(
-      `${command} needs a running Temporal server, and there is none to reach: ` +
-        `temporal.address (TEMPORAL_ADDRESS) is not set and no \`agent-runner server\` is running for ${dataDir}.\n` +
-        'Start one with `agent-runner server` (then run turns with `agent-runner -p` in another terminal: ' +
-        'they use it), or set temporal.address to a Temporal server that runs `agent-runner worker`.' +
-        (holderPid !== null
-          ? `\nProcess ${holderPid} runs a private embedded server for its own turn; ` +
-            'it cannot be reached from another process (press Ctrl-C in its terminal to interrupt it).'
-          : ''),
-    );
-  }
-}
+export { NoServerError };
 
 /**
  * Connects a control command to Temporal without a worker: the configured server, or the live
  * `agent-runner server` of the data directory.
  * @throws NoServerError when neither exists (embedded mode with no shared server)
  */
-export async function openControlRuntime(config: Config, command: string): Promise<Runtime> {
-  if (!config.temporal.address && !(await readLiveServerState(config.dataDir))) {
-    throw new NoServerError(command, config.dataDir, embeddedServerHolder(config.dataDir));
-  }
-  return openRuntime({ config, worker: false, quiet: true });
+export async function openControlRuntime(config: Config, command: string): Promise<ClientRuntime> {
+  return connectClient({ config, command, embeddedHolder: () => embeddedServerHolder(config.dataDir) });
 }
 
 /** USD for humans: `$0.0123` (4 decimals below $100, 2 above), `-` for none. */

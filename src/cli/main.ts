@@ -23,7 +23,7 @@ import { NoPromptError } from './stdin';
 import { TemporalCliNotFoundError } from '../worker/dev-server';
 import { EmbeddedServerBusyError } from '../worker/server-lock';
 import { InvalidTranscriptIdError } from '../store/jsonl-store';
-import { TemporalUnreachableError } from '../client/runtime';
+import { TemporalUnreachableError } from '../client/connection';
 
 const out = (s: string): void => {
   process.stdout.write(`${s}\n`);

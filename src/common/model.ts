@@ -33,8 +33,8 @@ export interface CallModelSummary {
   usage: Usage;
   /** USD of `usage`, or null when a model of it has no price in the table. */
   costUsd: number | null;
-  /** API responses `usage` covers (1 when nothing was repeated). */
-  billedAttempts: number;
+  /** API responses `usage` covers (1 when nothing was repeated). @default 1 */
+  billedAttempts?: number;
   contextWindow: number;
   maxOutputTokens: number;
   toolUses: ToolUseSummary[];

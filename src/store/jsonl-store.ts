@@ -8,51 +8,25 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { TRANSCRIPT_SCHEMA_VERSION, TranscriptEntrySchema, type TranscriptEntry } from '../common/transcript';
 import {
+  DEFAULT_MAX_CONTENT_BYTES,
+  type ContentBody,
+  type ContentInfo,
+  type PutContentOptions,
+  type PutContentResult,
+} from './content';
+import { JsonlContentFiles } from './jsonl-content';
+import { checkId } from './ids';
+import {
   ModelAttemptUsageSchema,
   TranscriptChainError,
+  TranscriptCycleError,
   type AppendResult,
   type ModelAttemptUsage,
   type TranscriptStore,
 } from './transcript-store';
 
-/** Thrown when a session id or tool-use id could not be used safely as a file name. */
-export class InvalidTranscriptIdError extends Error {
-  override readonly name = 'InvalidTranscriptIdError';
-  constructor(
-    readonly kind: IdKind,
-    readonly id: string,
-  ) {
-    super(`invalid ${kind} ${JSON.stringify(id)}: it must be 1-200 characters without "/", "\\", ".." or NUL`);
-  }
-}
-
-/** Thrown by `chain()` when the parentUuid links of a session loop back on themselves. */
-export class TranscriptCycleError extends Error {
-  override readonly name = 'TranscriptCycleError';
-  constructor(
-    readonly sessionId: string,
-    readonly uuid: string,
-  ) {
-    super(`transcript of session ${sessionId} has a parentUuid cycle through ${uuid}`);
-  }
-}
-
-type IdKind = 'session id' | 'tool use id' | 'call uuid';
-
-function checkId(kind: IdKind, id: string): void {
-  if (
-    typeof id !== 'string' ||
-    id.length === 0 ||
-    id.length > 200 ||
-    id.includes('/') ||
-    id.includes('\\') ||
-    id.includes('\0') ||
-    id.includes('..') ||
-    id === '.'
-  ) {
-    throw new InvalidTranscriptIdError(kind, String(id));
-  }
-}
+export { InvalidTranscriptIdError } from './ids';
+export { TranscriptCycleError } from './transcript-store';
 
 /** Directory of the session files: `<dataDir>/sessions`. */
 export function sessionsDir(dataDir: string): string {
@@ -77,6 +51,8 @@ export interface JsonlTranscriptStoreOptions {
   onWarning?: (msg: string) => void;
   /** Sessions whose parsed lines are kept in memory (least recently used are dropped). @default 64 */
   maxCachedSessions?: number;
+  /** Largest content blob accepted, in bytes. @default 268435456 (256 MiB) */
+  maxContentBytes?: number;
 }
 
 /** What has been read of one session file. */
@@ -110,6 +86,7 @@ export class JsonlTranscriptStore implements TranscriptStore {
   private readonly maxCached: number;
   private readonly caches = new Map<string, SessionCache>();
   private readonly locks = new Map<string, Promise<void>>();
+  private readonly content: JsonlContentFiles;
 
   /**
    * @param dataDir the runner's data directory; files go to `<dataDir>/sessions/`.
@@ -121,6 +98,7 @@ export class JsonlTranscriptStore implements TranscriptStore {
     this.dir = sessionsDir(dataDir);
     this.warn = opts.onWarning ?? ((msg) => process.emitWarning(msg, 'TranscriptStoreWarning'));
     this.maxCached = Math.max(1, opts.maxCachedSessions ?? 64);
+    this.content = new JsonlContentFiles(this.dir, opts.maxContentBytes ?? DEFAULT_MAX_CONTENT_BYTES);
   }
 
   /** @throws InvalidTranscriptIdError for an unsafe session id; Error for an entry failing the schema. */
@@ -293,6 +271,50 @@ export class JsonlTranscriptStore implements TranscriptStore {
     const phase = (r: ModelAttemptUsage): number => (r.phase === 'start' ? 0 : 1);
     return out.sort((a, b) => a.callUuid.localeCompare(b.callUuid) || a.attempt - b.attempt || phase(a) - phase(b));
   }
+
+  async listToolRuns(sessionId: string): Promise<string[]> {
+    checkId('session id', sessionId);
+    try {
+      return (await fs.promises.readdir(path.join(this.dir, `${sessionId}.runs`))).sort();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+  }
+
+  /** Writes `<dataDir>/sessions/<sessionId>.content/<key>` (see `jsonl-content.ts`). */
+  async putContent(
+    sessionId: string,
+    key: string,
+    body: ContentBody,
+    opts?: PutContentOptions,
+  ): Promise<PutContentResult> {
+    checkId('session id', sessionId);
+    return this.content.put(sessionId, key, body, opts);
+  }
+
+  async getContent(sessionId: string, key: string): Promise<Buffer | undefined> {
+    checkId('session id', sessionId);
+    return this.content.get(sessionId, key);
+  }
+
+  async openContent(sessionId: string, key: string): Promise<AsyncIterable<Buffer> | undefined> {
+    checkId('session id', sessionId);
+    return this.content.open(sessionId, key);
+  }
+
+  async contentInfo(sessionId: string, key: string): Promise<ContentInfo | undefined> {
+    checkId('session id', sessionId);
+    return this.content.info(sessionId, key);
+  }
+
+  async listContent(sessionId: string, prefix?: string): Promise<ContentInfo[]> {
+    checkId('session id', sessionId);
+    return this.content.list(sessionId, prefix);
+  }
+
+  /** Nothing to release: files are opened per call. */
+  async close(): Promise<void> {}
 
   // -------------------------------------------------------------------------------------------
 

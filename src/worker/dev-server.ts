@@ -9,7 +9,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { Connection } from '@temporalio/client';
-import { z } from 'zod';
+import { tcpProbe } from '../client/server-state';
 
 // ---------------------------------------------------------------------------------------------
 // Finding the CLI
@@ -483,33 +483,6 @@ async function waitUntilReady(
   }
 }
 
-function tcpProbe(address: string, timeoutMs: number): Promise<void> {
-  const { host, port } = splitAddress(address);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect({ host, port });
-    const timer = setTimeout(
-      () => socket.destroy(new Error(`connect to ${address} timed out`)),
-      Math.max(1, timeoutMs),
-    );
-    socket.once('connect', () => {
-      clearTimeout(timer);
-      socket.end();
-      socket.destroy();
-      resolve();
-    });
-    socket.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-  });
-}
-
-function splitAddress(address: string): { host: string; port: number } {
-  const i = address.lastIndexOf(':');
-  const host = address.slice(0, i).replace(/^\[(.*)\]$/, '$1');
-  return { host, port: Number(address.slice(i + 1)) };
-}
-
 /** Waits for `p`, at most `ms` milliseconds (without leaving a timer behind). */
 async function withTimeout(p: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -563,96 +536,6 @@ function trackForExit(child: ChildProcess): void {
   });
 }
 
-// ---------------------------------------------------------------------------------------------
-// Shared-server state file
-// ---------------------------------------------------------------------------------------------
-
-/** What `<dataDir>/server.json` records about a running shared dev server. */
-export interface ServerState {
-  /** `host:port` of the gRPC frontend. */
-  address: string;
-  /** Process id of the server. */
-  pid: number;
-  /** Web UI URL, or null when headless. */
-  uiUrl: string | null;
-}
-
-const ServerStateFileSchema = z.object({
-  v: z.literal(1),
-  address: z.string().min(1),
-  pid: z.number().int().positive(),
-  uiUrl: z.string().nullable(),
-  startedAt: z.string().optional(),
-});
-
-/** Path of the dev-server state file: `<dataDir>/server.json`. */
-export function serverStatePath(dataDir: string): string {
-  return path.join(dataDir, 'server.json');
-}
-
-/** Records a shared server in `<dataDir>/server.json` (atomically: temp file + rename). */
-export function writeServerState(dataDir: string, state: ServerState): void {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const file = serverStatePath(dataDir);
-  const tmp = `${file}.${process.pid}.tmp`;
-  const body = {
-    v: 1,
-    address: state.address,
-    pid: state.pid,
-    uiUrl: state.uiUrl,
-    startedAt: new Date().toISOString(),
-  };
-  fs.writeFileSync(tmp, `${JSON.stringify(body, null, 2)}\n`);
-  fs.renameSync(tmp, file);
-}
-
-/**
- * The recorded shared server if it is still alive: null when there is no (valid) state file, its
- * pid is dead, or its address does not answer a health check within 2 s. Does not delete a stale
- * file (see {@link clearServerState}).
- */
-export async function readLiveServerState(dataDir: string): Promise<ServerState | null> {
-  let parsed: z.infer<typeof ServerStateFileSchema>;
-  try {
-    const result = ServerStateFileSchema.safeParse(JSON.parse(fs.readFileSync(serverStatePath(dataDir), 'utf8')));
-    if (!result.success) return null;
-    parsed = result.data;
-  } catch {
-    return null;
-  }
-  if (!isPidAlive(parsed.pid)) return null;
-  const state: ServerState = { address: parsed.address, pid: parsed.pid, uiUrl: parsed.uiUrl };
-  return (await answers(parsed.address, 2000)) ? state : null;
-}
-
-/** Removes `<dataDir>/server.json` (no error when it is missing). */
-export function clearServerState(dataDir: string): void {
-  fs.rmSync(serverStatePath(dataDir), { force: true });
-}
-
-function isPidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-async function answers(address: string, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  try {
-    await tcpProbe(address, timeoutMs);
-  } catch {
-    return false;
-  }
-  const connection = Connection.lazy({ address, connectTimeout: Math.max(1, deadline - Date.now()) });
-  try {
-    const health = await connection.withDeadline(deadline, () => connection.healthService.check({}));
-    return health.status === 1;
-  } catch {
-    return false;
-  } finally {
-    await connection.close();
-  }
-}
+// Shared-server state file: see src/client/server-state.ts (re-exported for existing importers).
+export type { ServerState } from '../client/server-state';
+export { clearServerState, readLiveServerState, serverStatePath, writeServerState } from '../client/server-state';

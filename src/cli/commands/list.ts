@@ -1,7 +1,7 @@
 import type { Config } from '../../config';
 import { listSessions } from '../../client/list';
 import type { SessionRow } from '../../client/list';
-import { openRuntime } from '../../client/runtime';
+import { openRuntime } from '../../worker/runtime';
 import { UsageError } from '../turn-options';
 
 /** Flags of `agent-runner list`. */

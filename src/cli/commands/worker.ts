@@ -1,5 +1,5 @@
 import type { Config } from '../../config';
-import { openRuntime } from '../../client/runtime';
+import { openRuntime } from '../../worker/runtime';
 import { UsageError } from '../turn-options';
 
 /**

@@ -1,0 +1,182 @@
+/**
+ * Client-side connection to Temporal: the configured server (`temporal.address`) or a running
+ * `agent-runner server` recorded in the data directory. Starts nothing and loads no worker,
+ * bundler or dev-server code (the worker layer's `openRuntime` adds those).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import type { TLSConfig } from '@temporalio/common/lib/internal-non-workflow';
+import type { Config } from '../config';
+import { JsonlTranscriptStore } from '../store/jsonl-store';
+import type { TranscriptStore } from '../store/transcript-store';
+import { readLiveServerState } from './server-state';
+
+/** A connection to Temporal plus the transcript store: what a client needs to run and steer turns. */
+export interface ClientRuntime {
+  client: Client;
+  store: TranscriptStore;
+  taskQueue: string;
+  /** Where the server is (`host:port`). */
+  address: string;
+  /** `configured` (temporal.address), `shared` (a running `agent-runner server`), or `embedded`. */
+  mode: 'configured' | 'shared' | 'embedded';
+  /** Closes the connection (and whatever else this process started). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** A server to connect to, found by {@link findServer}. */
+export interface ServerTarget {
+  address: string;
+  mode: 'configured' | 'shared';
+}
+
+/** Thrown when a configured (or recorded) Temporal server cannot be reached. */
+export class TemporalUnreachableError extends Error {
+  override readonly name = 'TemporalUnreachableError';
+}
+
+/**
+ * Thrown by {@link connectClient} when there is no server to reach: no `temporal.address` and no
+ * running `agent-runner server`. (An embedded server started just for a control command would be
+ * empty of running work, or collide with the one a `-p` run holds, so none is started.)
+ */
+export class NoServerError extends Error {
+  override readonly name = 'NoServerError';
+  constructor(command: string, dataDir: string, holderPid: number | null) {
+    super(
+      `${command} needs a running Temporal server, and there is none to reach: ` +
+        `temporal.address (TEMPORAL_ADDRESS) is not set and no \`agent-runner server\` is running for ${dataDir}.\n` +
+        'Start one with `agent-runner server` (then run turns with `agent-runner -p` in another terminal: ' +
+        'they use it), or set temporal.address to a Temporal server that runs `agent-runner worker`.' +
+        (holderPid !== null
+          ? `\nProcess ${holderPid} runs a private embedded server for its own turn; ` +
+            'it cannot be reached from another process (press Ctrl-C in its terminal to interrupt it).'
+          : ''),
+    );
+  }
+}
+
+/** Options accepted by both the client's `Connection` and the worker's `NativeConnection`. */
+export interface TemporalConnectionOptions {
+  /** `host:port` of the frontend. */
+  address: string;
+  apiKey?: string;
+  tls?: TLSConfig;
+}
+
+/**
+ * TLS and API key options for a configured server, read from the environment variables named in
+ * config (`temporal.apiKeyEnv`, `temporal.tls.*Env`).
+ */
+export function connectionOptions(config: Config, env: NodeJS.ProcessEnv = process.env): TemporalConnectionOptions {
+  const t = config.temporal;
+  const opts: TemporalConnectionOptions = { address: t.address ?? '' };
+  const apiKey = env[t.apiKeyEnv];
+  if (apiKey) opts.apiKey = apiKey;
+  if (t.tls.enabled || apiKey) {
+    const ca = env[t.tls.serverRootCaCertEnv];
+    const cert = env[t.tls.clientCertEnv];
+    const key = env[t.tls.clientKeyEnv];
+    opts.tls = {
+      ...(t.tls.serverNameOverride ? { serverNameOverride: t.tls.serverNameOverride } : {}),
+      ...(ca ? { serverRootCACertificate: readFileSync(ca) } : {}),
+      ...(cert && key ? { clientCertPair: { crt: readFileSync(cert), key: readFileSync(key) } } : {}),
+    };
+  }
+  return opts;
+}
+
+/** Connection options for a target: the configured TLS/API key, or plain loopback for a shared dev server. */
+export function targetConnectionOptions(
+  config: Config,
+  target: { address: string; mode: ClientRuntime['mode'] },
+  env: NodeJS.ProcessEnv = process.env,
+): TemporalConnectionOptions {
+  return target.mode === 'configured' ? connectionOptions(config, env) : { address: target.address };
+}
+
+/**
+ * The server a client would use, without starting anything: `temporal.address`, else the live
+ * `agent-runner server` recorded in the data directory; null when there is neither.
+ */
+export async function findServer(config: Config): Promise<ServerTarget | null> {
+  if (config.temporal.address) return { address: config.temporal.address, mode: 'configured' };
+  const shared = await readLiveServerState(config.dataDir);
+  return shared ? { address: shared.address, mode: 'shared' } : null;
+}
+
+/** The transcript store the config names (JSONL files under the data directory). */
+export function openTranscriptStore(config: Config, log: (line: string) => void = () => undefined): TranscriptStore {
+  return new JsonlTranscriptStore(config.dataDir, { onWarning: (m) => log(`warning: ${m}`) });
+}
+
+/** Connects a Temporal client, turning a connect failure into {@link TemporalUnreachableError}. */
+export async function connectTemporalClient(
+  config: Config,
+  target: { address: string; mode: ClientRuntime['mode'] },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ connection: Connection; client: Client }> {
+  let connection: Connection;
+  try {
+    connection = await Connection.connect(targetConnectionOptions(config, target, env));
+  } catch (e) {
+    const where =
+      target.mode === 'configured'
+        ? 'temporal.address / TEMPORAL_ADDRESS'
+        : target.mode === 'shared'
+          ? `the agent-runner server recorded in ${config.dataDir}`
+          : 'the embedded dev server';
+    throw new TemporalUnreachableError(
+      `cannot reach Temporal at ${target.address} (${where}): ${e instanceof Error ? e.message : String(e)}`,
+    );
+  }
+  return { connection, client: new Client({ connection, namespace: config.temporal.namespace }) };
+}
+
+/** Options of {@link connectClient}. */
+export interface ConnectClientOptions {
+  config: Config;
+  /** Names the command in {@link NoServerError}. @default "agent-runner" */
+  command?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Progress lines (stderr in the CLI). */
+  log?: (line: string) => void;
+  /** Pid of a process running a private embedded server, named in {@link NoServerError}. */
+  embeddedHolder?: () => number | null;
+}
+
+/**
+ * Connects a client (no worker, no server started) to the configured server or the running
+ * `agent-runner server`.
+ * @throws NoServerError when there is neither
+ * @throws TemporalUnreachableError when the server does not answer
+ */
+export async function connectClient(opts: ConnectClientOptions): Promise<ClientRuntime> {
+  const { config } = opts;
+  const env = opts.env ?? process.env;
+  const target = await findServer(config);
+  if (!target) {
+    throw new NoServerError(opts.command ?? 'agent-runner', config.dataDir, opts.embeddedHolder?.() ?? null);
+  }
+  if (target.mode === 'shared') opts.log?.(`using the agent-runner server at ${target.address}`);
+  const { connection, client } = await connectTemporalClient(config, target, env);
+  let closed = false;
+  return {
+    client,
+    store: openTranscriptStore(config, opts.log),
+    taskQueue: config.temporal.taskQueue,
+    address: target.address,
+    mode: target.mode,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await connection.close().catch(() => undefined);
+    },
+  };
+}
+
+/** The data directory's transcript folder, for messages that point users at it. */
+export function sessionsDir(config: Config): string {
+  return join(config.dataDir, 'sessions');
+}

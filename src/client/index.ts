@@ -1,0 +1,40 @@
+/**
+ * Client-only entry point (`durable-agent-runner/client`): start, follow and steer turns on a
+ * running server. Loads no native worker, workflow bundler, dev-server launcher or Anthropic SDK;
+ * a process that runs work imports `durable-agent-runner/worker` (or the root entry) instead.
+ */
+export { QueryEngine } from './query-engine';
+export type { QueryEngineOptions, StreamPosition } from './query-engine';
+export { ask } from './ask';
+export {
+  connectClient,
+  connectionOptions,
+  findServer,
+  NoServerError,
+  openTranscriptStore,
+  TemporalUnreachableError,
+} from './connection';
+export type { ClientRuntime, ConnectClientOptions, ServerTarget, TemporalConnectionOptions } from './connection';
+export { readLiveServerState } from './server-state';
+export type { ServerState } from './server-state';
+export {
+  BudgetPoolNotFoundError,
+  budgetPoolExists,
+  budgetPoolState,
+  ensureBudgetPool,
+  setBudgetPoolLimit,
+} from './budget-pool';
+export type { EnsureBudgetPoolOptions, EnsuredBudgetPool } from './budget-pool';
+export { SessionNotFoundError, interruptSession, sessionStatus, setSessionLimits } from './session-control';
+export type { SessionStatusReport } from './session-control';
+export { listSessions, sessionListQuery } from './list';
+export type { ListSessionsOptions, SessionRow } from './list';
+export { loadConfig, ConfigError } from '../config';
+export type { Config } from '../config';
+export { JsonlTranscriptStore } from '../store/jsonl-store';
+export type { TranscriptStore } from '../store/transcript-store';
+export type * from '../common/sdk-messages';
+export type { TurnOptions, TurnOutcome } from '../common/turn';
+export type { Usage, ModelUsage } from '../common/usage';
+export { sessionWorkflowId, turnWorkflowId, budgetPoolWorkflowId } from '../workflows/ids';
+export type { LimitPatch, PoolStateView, SessionStatusView } from '../workflows/messages';

@@ -1,0 +1,133 @@
+/**
+ * The shared-server state file (`<dataDir>/server.json`): where a running `agent-runner server`
+ * (or background server) can be reached. Read by every client command; written by the worker
+ * layer that starts the server. No dev-server or worker code is loaded here.
+ */
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { z } from 'zod';
+
+/** What `<dataDir>/server.json` records about a running shared dev server. */
+export interface ServerState {
+  /** `host:port` of the gRPC frontend. */
+  address: string;
+  /** Process id of the dev server. */
+  pid: number;
+  /** Web UI URL, or null when headless. */
+  uiUrl: string | null;
+}
+
+const ServerStateFileSchema = z.object({
+  v: z.literal(1),
+  address: z.string().min(1),
+  pid: z.number().int().positive(),
+  uiUrl: z.string().nullable(),
+  startedAt: z.string().optional(),
+});
+
+/** Path of the dev-server state file: `<dataDir>/server.json`. */
+export function serverStatePath(dataDir: string): string {
+  return path.join(dataDir, 'server.json');
+}
+
+/** Records a shared server in `<dataDir>/server.json` (atomically: temp file + rename). */
+export function writeServerState(dataDir: string, state: ServerState): void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const file = serverStatePath(dataDir);
+  const tmp = `${file}.${process.pid}.tmp`;
+  const body = {
+    v: 1,
+    address: state.address,
+    pid: state.pid,
+    uiUrl: state.uiUrl,
+    startedAt: new Date().toISOString(),
+  };
+  fs.writeFileSync(tmp, `${JSON.stringify(body, null, 2)}\n`);
+  fs.renameSync(tmp, file);
+}
+
+/** The recorded state, without checking that it is alive; null when there is no valid file. */
+export function readServerState(dataDir: string): ServerState | null {
+  try {
+    const result = ServerStateFileSchema.safeParse(JSON.parse(fs.readFileSync(serverStatePath(dataDir), 'utf8')));
+    if (!result.success) return null;
+    return { address: result.data.address, pid: result.data.pid, uiUrl: result.data.uiUrl };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The recorded shared server if it is still alive: null when there is no (valid) state file, its
+ * pid is dead, or its address does not answer a health check within `timeoutMs`. Does not delete
+ * a stale file (see {@link clearServerState}).
+ */
+export async function readLiveServerState(dataDir: string, timeoutMs = 2000): Promise<ServerState | null> {
+  const state = readServerState(dataDir);
+  if (!state || !isPidAlive(state.pid)) return null;
+  return (await serverAnswers(state.address, timeoutMs)) ? state : null;
+}
+
+/** Removes `<dataDir>/server.json` (no error when it is missing). */
+export function clearServerState(dataDir: string): void {
+  fs.rmSync(serverStatePath(dataDir), { force: true });
+}
+
+/** Whether a process with this pid exists (EPERM counts as alive). */
+export function isPidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether a Temporal frontend at `address` accepts TCP and reports SERVING within `timeoutMs`. */
+export async function serverAnswers(address: string, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  try {
+    await tcpProbe(address, timeoutMs);
+  } catch {
+    return false;
+  }
+  const connection = Connection.lazy({ address, connectTimeout: Math.max(1, deadline - Date.now()) });
+  try {
+    const health = await connection.withDeadline(deadline, () => connection.healthService.check({}));
+    return health.status === 1; // SERVING
+  } catch {
+    return false;
+  } finally {
+    await connection.close();
+  }
+}
+
+/** Resolves once a TCP connection to `host:port` succeeds; rejects on error or after `timeoutMs`. */
+export function tcpProbe(address: string, timeoutMs: number): Promise<void> {
+  const { host, port } = splitAddress(address);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host, port });
+    const timer = setTimeout(
+      () => socket.destroy(new Error(`connect to ${address} timed out`)),
+      Math.max(1, timeoutMs),
+    );
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.end();
+      socket.destroy();
+      resolve();
+    });
+    socket.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+}
+
+function splitAddress(address: string): { host: string; port: number } {
+  const i = address.lastIndexOf(':');
+  const host = address.slice(0, i).replace(/^\[(.*)\]$/, '$1');
+  return { host, port: Number(address.slice(i + 1)) };
+}

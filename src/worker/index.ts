@@ -1,0 +1,13 @@
+/**
+ * Worker entry point (`durable-agent-runner/worker`): everything that runs work in this process:
+ * the worker factory, the activities, the embedded Temporal dev server launcher, and
+ * {@link openRuntime} (connect, or start an embedded server, plus an in-process worker).
+ */
+export { openRuntime, runtimeLogLevel } from './runtime';
+export type { Runtime, OpenRuntimeOptions } from './runtime';
+export { createRunnerWorker, workflowBundle } from './worker';
+export type { RunnerWorkerOptions } from './worker';
+export { startDevServer, findTemporalCli, DevServerStartError, TemporalCliNotFoundError } from './dev-server';
+export type { DevServer, StartDevServerOptions } from './dev-server';
+export { createActivities } from '../activities';
+export type { Activities, ActivityDeps } from '../activities';

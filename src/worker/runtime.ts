@@ -1,0 +1,140 @@
+/**
+ * Process wiring for commands that may run work: connect to the configured or shared server, or
+ * start an embedded Temporal dev server, and run a worker in this process when asked. Clients that
+ * only start and steer turns use `src/client/connection.ts` instead and load none of this.
+ */
+import type { Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
+import type { Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config';
+import { SEARCH_ATTRIBUTES } from '../common/search-attributes';
+import type { ClientRuntime } from '../client/connection';
+import { connectTemporalClient, findServer, openTranscriptStore, targetConnectionOptions } from '../client/connection';
+import type { DevServer } from './dev-server';
+import { findTemporalCli, startDevServer } from './dev-server';
+import { createRunnerWorker } from './worker';
+import { lockEmbeddedServer } from './server-lock';
+import { installRuntimeLogging, runtimeLogLevel } from './logging';
+
+export { runtimeLogLevel } from './logging';
+export { TemporalUnreachableError, connectionOptions, sessionsDir } from '../client/connection';
+
+/** How a process reaches Temporal, and what it started to do so. */
+export interface Runtime extends ClientRuntime {
+  /** The in-process worker, when this process runs one. */
+  worker: Worker | null;
+  devServer: DevServer | null;
+  /** Stops the worker, closes connections, stops the embedded server. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link openRuntime}. */
+export interface OpenRuntimeOptions {
+  config: Config;
+  /** Run a worker in this process. @default true in embedded mode, false otherwise */
+  worker?: boolean;
+  /** Start the dev server even when a shared one is recorded. @default false */
+  forceEmbedded?: boolean;
+  env?: NodeJS.ProcessEnv;
+  /** Progress lines (stderr in the CLI). */
+  log?: (line: string) => void;
+  /** Web UI for the embedded server. @default config.devServer.ui */
+  ui?: boolean;
+  /** Keep the embedded server running after this process exits (`agent-runner server`). */
+  keepAlive?: boolean;
+  /**
+   * Forward the Temporal core's own log lines to stderr (else the core prints them to stdout).
+   * @default true; in-process users that do not call `process.exit` may turn it off.
+   */
+  forwardCoreLogs?: boolean;
+  /** Log only errors of the Temporal SDK (activity retries are warnings) unless AGENT_RUNNER_LOG_LEVEL says otherwise. */
+  quiet?: boolean;
+}
+
+/**
+ * Connects to Temporal the way the config says: a configured `temporal.address` (start nothing),
+ * else a live `agent-runner server` recorded in the data directory, else an embedded dev server
+ * persisted at `<dataDir>/<devServer.dbFilename>` plus an in-process worker.
+ * @throws TemporalCliNotFoundError / DevServerStartError when the embedded server cannot start;
+ *   TemporalUnreachableError when a configured server does not answer.
+ */
+export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
+  const { config } = opts;
+  const env = opts.env ?? process.env;
+  installRuntimeLogging(runtimeLogLevel(env, opts.quiet ? 'ERROR' : 'WARN'), {
+    forwardCoreLogs: opts.forwardCoreLogs ?? true,
+  });
+  const log = opts.log ?? (() => undefined);
+  const store = openTranscriptStore(config, log);
+  let devServer: DevServer | null = null;
+  let releaseLock: (() => void) | null = null;
+  let mode: Runtime['mode'];
+  let address: string;
+  let connection: Connection | null = null;
+  let client: Client;
+  let worker: Worker | null = null;
+  let nativeConnection: NativeConnection | null = null;
+  let workerRun: Promise<void> | null = null;
+  try {
+    const found = opts.forceEmbedded && !config.temporal.address ? null : await findServer(config);
+    if (found) {
+      ({ mode, address } = found);
+      if (mode === 'shared') log(`using the agent-runner server at ${address}`);
+    } else {
+      mode = 'embedded';
+      const cliPath = findTemporalCli({ configured: config.devServer.cliPath, env });
+      releaseLock = lockEmbeddedServer(config.dataDir);
+      log(`starting the embedded Temporal dev server (${cliPath})`);
+      devServer = await startDevServer({
+        cliPath,
+        dataDir: config.dataDir,
+        dbFilename: config.devServer.dbFilename,
+        ip: config.devServer.ip,
+        port: config.devServer.port,
+        uiPort: config.devServer.uiPort,
+        ui: opts.ui ?? config.devServer.ui,
+        namespace: config.temporal.namespace,
+        searchAttributes: { ...SEARCH_ATTRIBUTES },
+        logLevel: config.devServer.logLevel,
+        startTimeoutMs: config.devServer.startTimeoutMs,
+        ...(opts.keepAlive ? { keepAlive: true } : {}),
+      });
+      address = devServer.address;
+      log(`Temporal dev server at ${address}${devServer.uiUrl ? `, Web UI ${devServer.uiUrl}` : ''}`);
+    }
+    ({ connection, client } = await connectTemporalClient(config, { address, mode }, env));
+    const runWorker = opts.worker ?? mode === 'embedded';
+    if (runWorker) {
+      nativeConnection = await NativeConnection.connect(targetConnectionOptions(config, { address, mode }, env));
+      worker = await createRunnerWorker({ connection: nativeConnection, config, store, env });
+      workerRun = worker.run();
+    }
+  } catch (e) {
+    await nativeConnection?.close().catch(() => undefined);
+    await connection?.close().catch(() => undefined);
+    await devServer?.stop().catch(() => undefined);
+    releaseLock?.();
+    throw e;
+  }
+  let closed = false;
+  return {
+    client,
+    store,
+    taskQueue: config.temporal.taskQueue,
+    address,
+    mode,
+    worker,
+    devServer,
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+      await workerRun?.catch(() => undefined);
+      await nativeConnection?.close().catch(() => undefined);
+      await connection?.close().catch(() => undefined);
+      await devServer?.stop();
+      releaseLock?.();
+    },
+  };
+}
