@@ -1,4 +1,4 @@
-import { Context } from '@temporalio/activity';
+import { CancelledFailure, Context } from '@temporalio/activity';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../common/transcript';
@@ -169,7 +169,8 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       }
       if (ctx.cancellationSignal.aborted) {
         // The turn was interrupted: report the cancellation; the workflow records an interrupt note.
-        throw new Error('tool run cancelled');
+        // A CancelledFailure reports the attempt as cancelled (not failed), so nothing retries it.
+        throw new CancelledFailure('tool run cancelled');
       }
     }
 
