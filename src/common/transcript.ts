@@ -1,10 +1,6 @@
 import { z } from 'zod';
 
-/**
- * Schema version of a transcript line. Bump it when a line's meaning changes, and keep a
- * fixture of the old version in `test/fixtures/transcripts/`.
- */
-export const TRANSCRIPT_SCHEMA_VERSION = 1;
+export { TRANSCRIPT_SCHEMA_VERSION } from './version';
 
 /** One content block of a message, Messages API shape; unknown fields are kept. */
 export const ContentBlockSchema = z.looseObject({ type: z.string() });
@@ -85,7 +81,7 @@ export type TranscriptMessage = z.infer<typeof TranscriptMessageSchema>;
  * Lines form a chain through `parentUuid`; the file order is not the conversation order.
  * Writes are upserts by `uuid`.
  */
-export const TranscriptEntrySchema = z.looseObject({
+const TranscriptEntryFields = {
   v: z.number().int().optional(),
   type: z.enum(['user', 'assistant', 'system']),
   subtype: z.string().optional(),
@@ -116,5 +112,17 @@ export const TranscriptEntrySchema = z.looseObject({
   compactFallback: z.boolean().optional(),
   /** Billed usage the line's call reports, on assistant and compaction-summary lines. */
   billing: BillingSchema.optional(),
-});
-export type TranscriptEntry = z.infer<typeof TranscriptEntrySchema>;
+};
+
+/**
+ * Parses a line: the fields above are checked, unknown fields are kept (lines written by a newer
+ * version, or by Claude Code, survive a read and a copy).
+ */
+export const TranscriptEntrySchema = z.looseObject(TranscriptEntryFields);
+
+/**
+ * A line as the code sees it: exactly the fields declared above, with no index signature, so that
+ * writing or reading a field the schema does not declare fails to compile (a new field is added
+ * to the schema first, and with it to every backend's validation).
+ */
+export type TranscriptEntry = z.infer<z.ZodObject<typeof TranscriptEntryFields>>;

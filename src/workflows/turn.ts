@@ -3,6 +3,7 @@ import type { CallModelSummary } from '../common/model';
 import { ModelErrorType } from '../common/model';
 import type { TranscriptEntry } from '../common/transcript';
 import type { TurnInput, TurnOutcome, TurnProgress } from '../common/turn';
+import { TRANSCRIPT_SCHEMA_VERSION } from '../common/version';
 import { applyLimitPatch, checkLimits } from '../engine/limits';
 import { edeDiagnostic, isResultSuccessful } from '../engine/success';
 import { checkTokenBudget } from '../engine/token-budget';
@@ -99,7 +100,7 @@ class Turn {
     await uninterruptible(() =>
       this.acts.recordTranscript([
         {
-          v: 1,
+          v: TRANSCRIPT_SCHEMA_VERSION,
           type: 'user',
           uuid: input.promptUuid,
           parentUuid: input.parentUuid,
@@ -248,7 +249,7 @@ class Turn {
     const { sessionId, turnId } = this.input;
     const uuid = uuid4();
     const entry: TranscriptEntry = {
-      v: 1,
+      v: TRANSCRIPT_SCHEMA_VERSION,
       type: 'user',
       uuid,
       parentUuid: this.state.leaf,
