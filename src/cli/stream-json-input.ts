@@ -74,6 +74,11 @@ export interface StreamJsonInputDeps {
   write: (message: unknown) => void;
   /** A warning on stderr. */
   warn: (line: string) => void;
+  /**
+   * Why a model cannot be used under the session's USD limit (it has no price), or null. A
+   * `set_model` to such a model is refused and the session keeps its model.
+   */
+  unenforceableBudget?: (model: string, options: TurnOptions) => string | null;
 }
 
 type ControlResult = { ok: true; response: Record<string, unknown> } | { ok: false; error: string };
@@ -148,7 +153,10 @@ export async function runStreamJsonInput(
       }
       case 'set_model': {
         const model = request['model'];
-        options = { ...options, model: typeof model === 'string' && model !== 'default' ? model : defaultModel };
+        const next = typeof model === 'string' && model !== 'default' ? model : defaultModel;
+        const refused = deps.unenforceableBudget?.(next, options) ?? null;
+        if (refused !== null) return { ok: false, error: `set_model refused: ${refused}` };
+        options = { ...options, model: next };
         return { ok: true, response: {} };
       }
       default:

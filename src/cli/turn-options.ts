@@ -6,6 +6,7 @@ import type { PermissionMode } from '../engine/permissions';
 import { PERMISSION_MODES } from '../engine/permissions';
 import { POOL_ID_PATTERN } from '../client/budget-pool';
 import { budgetPoolWorkflowId } from '../workflows/ids';
+import { unenforceableBudget } from './budget-prices';
 
 /** Thrown for a bad flag value; the CLI prints it and exits 2. */
 export class UsageError extends Error {
@@ -88,8 +89,18 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
   const taskBudget = positiveInt('--task-budget', flags.taskBudget);
   const allowed = splitToolList(flags.allowedTools);
   const disallowed = splitToolList(flags.disallowedTools);
+  const model = flags.model ?? config.model.name;
+  // A USD limit needs the model's price: refuse one the runner could not check (exit 2).
+  const budget =
+    maxBudgetUsd !== undefined
+      ? `--max-budget-usd ${flags.maxBudgetUsd}`
+      : flags.budgetPool !== undefined
+        ? `--budget-pool ${flags.budgetPool}`
+        : undefined;
+  const refused = budget !== undefined ? unenforceableBudget(config, model, budget) : null;
+  if (refused !== null) throw new UsageError(refused);
   return {
-    model: flags.model ?? config.model.name,
+    model,
     maxTokens: config.model.maxTokens,
     limits: {
       ...(maxTurns !== undefined ? { maxTurns } : {}),

@@ -11,6 +11,7 @@ import type { OutputFormat } from '../output';
 import { EXIT, describeMessage, exitCodeFor, textOutput } from '../output';
 import type { TurnFlags } from '../turn-options';
 import { UsageError, turnOptionsFrom } from '../turn-options';
+import { unenforceableBudget } from '../budget-prices';
 import { readPromptFromStdin } from '../stdin';
 import { readLines, runStreamJsonInput } from '../stream-json-input';
 
@@ -151,6 +152,10 @@ export async function runPrint(
         options,
         write: (m) => io.stdout(JSON.stringify(m)),
         warn: (l) => io.stderr(l),
+        unenforceableBudget: (model, o) =>
+          o.limits.maxBudgetUsd !== undefined || o.budgetPoolId !== undefined
+            ? unenforceableBudget(config, model, o.budgetPoolId !== undefined ? 'the budget pool' : '--max-budget-usd')
+            : null,
       });
       if (!result) {
         io.stderr('agent-runner: no prompt: no user message arrived on stdin');
