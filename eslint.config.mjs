@@ -56,7 +56,7 @@ export default tseslint.config(
         'error',
         {
           // State that outlives a process carries a schema version: name it, so a bump reaches every writer.
-          selector: "Property[key.name='v'] > Literal.value",
+          selector: "Property[key.name='v'][value.type='Literal'][value.raw=/^[0-9]+$/]",
           message: 'Use the version constant (e.g. TRANSCRIPT_SCHEMA_VERSION), not a literal `v`.',
         },
       ],

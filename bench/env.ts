@@ -1,5 +1,5 @@
 /**
- * What the benchmarks share: one in-memory Temporal dev server per run, runner set-ups (fake
+ * What the benchmarks share: one tuned, file-backed Temporal dev server per run, runner set-ups (fake
  * model server, data directory, store, client, worker in this process or as `agent-runner worker`
  * child processes) and turn helpers.
  */
@@ -20,6 +20,8 @@ import type { Config } from '../src/config';
 import { startFakeModelServer } from '../src/fake-model';
 import type { FakeModelServer, FakeModelServerOptions } from '../src/fake-model';
 import { JsonlTranscriptStore } from '../src/store/jsonl-store';
+import { PostgresTranscriptStore } from '../src/store/postgres/postgres-store';
+import type { TranscriptStore } from '../src/store/transcript-store';
 import { findTemporalCli, startDevServer } from '../src/worker/dev-server';
 import type { DevServer } from '../src/worker/dev-server';
 import { installRuntimeLogging } from '../src/worker/logging';
@@ -33,15 +35,31 @@ export function progress(line: string): void {
   process.stderr.write(`[bench] ${line}\n`);
 }
 
-/** Starts the run's Temporal dev server (in-memory database, like the test suite's). */
-export async function startBenchServer(): Promise<DevServer> {
+/**
+ * Server settings of a benchmark dev server: `tuned` is what every dev server of the project gets
+ * (`DEV_SERVER_DYNAMIC_CONFIG`, `DEV_SERVER_SQLITE_PRAGMAS`); `default` is the Temporal CLI's own
+ * defaults (transfer-queue poll rate 20/s, SQLite rollback journal with full sync), for comparison.
+ */
+export type BenchServerTuning = 'tuned' | 'default';
+
+/**
+ * Starts a dev server for the benchmarks, on a SQLite file like the embedded server's (the
+ * database is part of every step's cost).
+ */
+export async function startBenchServer(tuning: BenchServerTuning = 'tuned'): Promise<DevServer> {
   installRuntimeLogging('ERROR');
   return startDevServer({
     cliPath: findTemporalCli(),
     dataDir: mkdtempSync(join(tmpdir(), 'dar-bench-temporal-')),
-    dbFilename: null,
+    dbFilename: 'temporal.db',
     searchAttributes: { ...SEARCH_ATTRIBUTES },
     logLevel: 'error',
+    ...(tuning === 'default'
+      ? {
+          dynamicConfig: { 'history.transferProcessorMaxPollRPS': 20 },
+          sqlitePragmas: { journal_mode: 'delete', synchronous: 'full' },
+        }
+      : {}),
   });
 }
 
@@ -72,7 +90,7 @@ export function makeRepo(files: Record<string, string>): string {
 export interface BenchRunner {
   fake: FakeModelServer;
   client: Client;
-  store: JsonlTranscriptStore;
+  store: TranscriptStore;
   config: Config;
   dataDir: string;
   taskQueue: string;
@@ -98,14 +116,19 @@ export interface BenchRunnerOptions {
   inProcessWorker?: boolean;
   /** Overrides of `config.worker`. */
   workerTuning?: Partial<Config['worker']>;
+  /** A PostgreSQL store URL (also given to worker processes); default: JSONL files in a temp dir. */
+  storeUrl?: string;
 }
 
 /** A fake model server, a data directory, a client and (by default) an in-process worker. */
 export async function startRunner(opts: BenchRunnerOptions): Promise<BenchRunner> {
   const fake = await startFakeModelServer(opts.fake);
   const dataDir = mkdtempSync(join(tmpdir(), 'dar-bench-data-'));
-  const store = new JsonlTranscriptStore(dataDir, { onWarning: (m) => progress(`store warning: ${m}`) });
+  const store: TranscriptStore = opts.storeUrl
+    ? await PostgresTranscriptStore.open(opts.storeUrl, { schema: 'migrate' })
+    : new JsonlTranscriptStore(dataDir, { onWarning: (m) => progress(`store warning: ${m}`) });
   const env: NodeJS.ProcessEnv = {
+    ...(opts.storeUrl ? { AGENT_RUNNER_STORE_URL: opts.storeUrl } : {}),
     AGENT_RUNNER_DATA_DIR: dataDir,
     ANTHROPIC_BASE_URL: fake.baseUrl,
     ANTHROPIC_API_KEY: 'bench-key',
@@ -149,6 +172,7 @@ export async function startRunner(opts: BenchRunnerOptions): Promise<BenchRunner
       await native?.close().catch(() => undefined);
       await connection.close();
       await fake.close();
+      await store.close();
     },
   };
 }

@@ -1,8 +1,8 @@
 /**
  * The benchmarks: `node dist/bench/run.js [--json] [--quick] [--only NAME,...]` after
  * `npm run build`. Prints one table per measurement on stdout (progress on stderr); with `--json`,
- * the last stdout line is one JSON object with every figure. Names: overhead, history,
- * concurrency, recovery, cache. See docs/performance.md.
+ * the last stdout line is one JSON object with every figure. Names: overhead, tuning, history,
+ * concurrency, recovery, cache, stores. See docs/performance.md.
  */
 import * as os from 'node:os';
 import { measureConcurrency } from './concurrency';
@@ -12,8 +12,10 @@ import { measurePromptCache } from './prompt-cache';
 import { measureRecovery } from './recovery';
 import type { Measurement } from './stats';
 import { measureStepOverhead } from './step-overhead';
+import { measureServerTuning } from './server-tuning';
+import { measureStores } from './stores';
 
-const ALL = ['overhead', 'history', 'concurrency', 'recovery', 'cache'] as const;
+const ALL = ['overhead', 'tuning', 'history', 'concurrency', 'recovery', 'cache', 'stores'] as const;
 type Name = (typeof ALL)[number];
 
 interface Args {
@@ -42,7 +44,7 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const started = Date.now();
   const server = await startBenchServer();
-  progress(`Temporal dev server at ${server.address} (in-memory)`);
+  progress(`Temporal dev server at ${server.address} (SQLite file, tuned)`);
   const address = server.address;
   const results: Measurement[] = [];
   const run = async (name: Name, fn: () => Promise<Measurement>): Promise<void> => {
@@ -55,6 +57,7 @@ async function main(): Promise<void> {
     await run('overhead', () =>
       measureStepOverhead({ address, steps: args.quick ? 20 : 50, turns: args.quick ? 2 : 3 }),
     );
+    await run('tuning', () => measureServerTuning({ steps: args.quick ? 20 : 40, turns: args.quick ? 2 : 3 }));
     await run('history', () => measureHistoryBytes({ address, steps: args.quick ? 4 : 6 }));
     await run('concurrency', () =>
       measureConcurrency({
@@ -68,6 +71,16 @@ async function main(): Promise<void> {
       measureRecovery({ address, kills: args.quick ? 2 : 4, seed: 20261130, heartbeatMs: 5000 }),
     );
     await run('cache', () => measurePromptCache({ address, calls: 20 }));
+    await run('stores', () =>
+      measureStores({
+        address,
+        steps: args.quick ? 15 : 30,
+        turns: args.quick ? 2 : 3,
+        workerCounts: [1, 2, 4],
+        concurrentTurns: args.quick ? 12 : 24,
+        serverPid: server.pid,
+      }),
+    );
   } finally {
     await server.stop();
   }

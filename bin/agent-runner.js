@@ -7,12 +7,4 @@ if (!fs.existsSync(entry)) {
   process.stderr.write('agent-runner: not built yet; run `npm run build` in ' + path.join(__dirname, '..') + '\n');
   process.exit(2);
 }
-require(entry)
-  .main(process.argv)
-  .then(
-    (code) => process.exit(code),
-    (e) => {
-      process.stderr.write(String(e && e.stack ? e.stack : e) + '\n');
-      process.exit(1);
-    },
-  );
+require(entry).runBinary(process.argv);

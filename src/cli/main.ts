@@ -1,29 +1,44 @@
+/**
+ * The `agent-runner` command line. Only commander and the option tables load at start-up; each
+ * command imports what it uses when it runs, so `--help`, `--version` and usage errors never load
+ * Temporal, the worker, the bundler or the dev-server launcher (and control commands load no worker).
+ */
 import { Command, Option } from 'commander';
-import { ConfigError, loadConfig } from '../config';
 import type { Config } from '../config';
 import { RUNNER_VERSION } from '../common/version';
-import { EXIT, OUTPUT_FORMATS } from './output';
+import { EXIT, INPUT_FORMATS, OUTPUT_FORMATS } from './output';
 import type { PrintFlags } from './commands/print';
-import { INPUT_FORMATS, runPrint } from './commands/print';
-import { runServer, runWorker } from './commands/worker';
 import type { BatchFlags } from './commands/batch';
-import { runBatchCommand } from './commands/batch';
 import type { ListFlags } from './commands/list';
-import { runList } from './commands/list';
 import type { StatusFlags } from './commands/status';
-import { runStatus } from './commands/status';
 import type { InterruptFlags } from './commands/interrupt';
-import { runInterrupt } from './commands/interrupt';
 import type { LimitsFlags } from './commands/limits';
-import { runLimits } from './commands/limits';
 import type { PoolCreateFlags } from './commands/pool';
-import { runPoolCreate, runPoolShow } from './commands/pool';
-import { UsageError } from './turn-options';
-import { NoPromptError } from './stdin';
-import { TemporalCliNotFoundError } from '../worker/dev-server';
-import { EmbeddedServerBusyError } from '../worker/server-lock';
-import { InvalidTranscriptIdError } from '../store/jsonl-store';
-import { TemporalUnreachableError } from '../client/connection';
+import type { StoreCopyFlags, StoreMigrateFlags } from './commands/store';
+
+/**
+ * Errors that mean "nothing was run because of how it was called or configured": printed without
+ * a stack, exit 2. Matched by `name` so that checking them loads none of the modules that throw them.
+ */
+const USAGE_ERROR_NAMES = new Set([
+  'ConfigError',
+  'UsageError',
+  'NoPromptError',
+  'TemporalCliNotFoundError',
+  'EmbeddedServerBusyError',
+  'InvalidTranscriptIdError',
+  'TemporalUnreachableError',
+  'DataDirError',
+  'ModelKeyMissingError',
+  'SettingsError',
+  'TemporalConnectionConfigError',
+  // Store setup (src/store/setup-errors.ts): unreachable database, schema mismatch, bad URL, unknown session.
+  'StoreConnectionError',
+  'StoreSchemaError',
+  'StoreServerVersionError',
+  'InvalidStoreUrlError',
+  'UnknownSessionError',
+]);
 
 const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
@@ -32,7 +47,8 @@ const err = (s: string): void => {
   process.stderr.write(`${s}\n`);
 };
 
-function config(program: Command): Config {
+async function config(program: Command): Promise<Config> {
+  const { loadConfig } = await import('../config');
   const path = program.opts<{ config?: string }>().config;
   return loadConfig(path ? { path } : {});
 }
@@ -68,7 +84,12 @@ export function buildProgram(setExit: (code: number) => void): Command {
     )
     .option('--include-partial-messages', 'accepted for compatibility; no stream_event messages are produced')
     .option('--permission-prompt-tool <tool>', 'accepted for compatibility; calls that would prompt are denied')
-    .option('--setting-sources <sources>', 'accepted for compatibility; no Claude Code settings files are read')
+    .option(
+      '--setting-sources <sources>',
+      'comma-separated settings files to read: user, project, local (default: all; "" for none)',
+    )
+    .option('--settings <file-or-json>', 'a settings file or a JSON string to load more settings from')
+    .option('--add-dir <directories...>', 'more directories the tools may read and edit')
     .option(
       '--allow-dangerously-skip-permissions',
       'accepted for compatibility (the Agent SDK sends it); bypassing still needs --permission-mode bypassPermissions',
@@ -107,7 +128,7 @@ configured server (nothing was run).
 Environment: ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL (read by the worker: with a shared
 \`agent-runner server\` or a configured cluster, the worker's values apply), TEMPORAL_ADDRESS,
 TEMPORAL_NAMESPACE, AGENT_RUNNER_TASK_QUEUE, AGENT_RUNNER_DATA_DIR, AGENT_RUNNER_MODEL,
-TEMPORAL_CLI_PATH, AGENT_RUNNER_CONFIG.
+TEMPORAL_CLI_PATH, AGENT_RUNNER_CONFIG, AGENT_RUNNER_STORE_URL.
 
 Examples:
   agent-runner -p "fix the failing test" --permission-mode acceptEdits --allowedTools Bash
@@ -116,21 +137,24 @@ Examples:
   agent-runner server          # shared dev server + worker; -p runs then use it`,
     )
     .action(async (prompt: string | undefined, flags: PrintFlags) => {
-      setExit(await runPrint(config(program), prompt, flags, { stdout: out, stderr: err }));
+      const { runPrint } = await import('./commands/print');
+      setExit(await runPrint(await config(program), prompt, flags, { stdout: out, stderr: err }));
     });
 
   program
     .command('worker')
     .description('run a worker for the configured server (temporal.address) or a running `agent-runner server`')
     .action(async () => {
-      setExit(await runWorker(config(program), err));
+      const { runWorker } = await import('./commands/worker');
+      setExit(await runWorker(await config(program), err));
     });
   program
     .command('server')
     .description('run the embedded Temporal dev server plus a worker in the foreground, printing the Web UI address')
     .option('--no-ui', 'do not serve the Temporal Web UI')
     .action(async (opts: { ui: boolean }) => {
-      setExit(await runServer(config(program), err, opts.ui));
+      const { runServer } = await import('./commands/worker');
+      setExit(await runServer(await config(program), err, opts.ui));
     });
   program
     .command('batch')
@@ -158,8 +182,9 @@ See docs/batch.md.`,
     )
     .action(async (file: string, _opts: BatchFlags, cmd: Command) => {
       const flags = cmd.optsWithGlobals<BatchFlags>();
+      const { runBatchCommand } = await import('./commands/batch');
       setExit(
-        await runBatchCommand(config(program), file, flags, {
+        await runBatchCommand(await config(program), file, flags, {
           stdout: out,
           stderr: err,
           progressStream: process.stderr,
@@ -175,10 +200,38 @@ See docs/batch.md.`,
     .option('--limit <n>', 'at most N sessions, most recent first (default: 200)')
     .option('--json', 'one JSON object per line instead of a table')
     .action(async (opts: ListFlags) => {
-      setExit(await runList(config(program), opts, { stdout: out }));
+      const { runList } = await import('./commands/list');
+      setExit(await runList(await config(program), opts, { stdout: out }));
     });
   addControlCommands(program, setExit);
+  addStoreCommands(program, setExit);
   return program;
+}
+
+/** `store migrate` and `store copy`: the transcript store itself (see docs/deploy.md). */
+function addStoreCommands(program: Command, setExit: (code: number) => void): void {
+  const io = { stdout: out, stderr: err };
+  const store = program
+    .command('store')
+    .description('the transcript store: apply PostgreSQL migrations, copy sessions between stores');
+  store
+    .command('migrate')
+    .description('bring the PostgreSQL schema up to date (workers also do it when they start)')
+    .option('--url <url>', 'store URL (default: store.url / AGENT_RUNNER_STORE_URL)')
+    .action(async (opts: StoreMigrateFlags) => {
+      const { runStoreMigrate } = await import('./commands/store');
+      setExit(await runStoreMigrate(await config(program), opts, io));
+    });
+  store
+    .command('copy')
+    .description('copy sessions (lines, run markers, content) between stores; re-running copies what is missing')
+    .option('--from <url>', 'source: postgres://…, jsonl:DIR, or "config" (the configured store)')
+    .option('--to <url>', 'target: postgres://…, jsonl:DIR, or "config"')
+    .option('--session <id...>', 'only these sessions (default: all)')
+    .action(async (opts: StoreCopyFlags) => {
+      const { runStoreCopy } = await import('./commands/store');
+      setExit(await runStoreCopy(await config(program), opts, io));
+    });
 }
 
 /**
@@ -195,7 +248,8 @@ function addControlCommands(program: Command, setExit: (code: number) => void): 
     .argument('<session>', 'session id')
     .option('--json', 'print the status as JSON')
     .action(async (session: string, _o: StatusFlags, cmd: Command) => {
-      setExit(await runStatus(config(program), session, cmd.optsWithGlobals<StatusFlags>(), io));
+      const { runStatus } = await import('./commands/status');
+      setExit(await runStatus(await config(program), session, cmd.optsWithGlobals<StatusFlags>(), io));
     });
   program
     .command('interrupt')
@@ -204,7 +258,8 @@ function addControlCommands(program: Command, setExit: (code: number) => void): 
     .option('--reason <text>', 'reason recorded in the result errors')
     .option('--json', 'print the outcome as JSON')
     .action(async (session: string, _o: InterruptFlags, cmd: Command) => {
-      setExit(await runInterrupt(config(program), session, cmd.optsWithGlobals<InterruptFlags>(), io));
+      const { runInterrupt } = await import('./commands/interrupt');
+      setExit(await runInterrupt(await config(program), session, cmd.optsWithGlobals<InterruptFlags>(), io));
     });
   program
     .command('limits')
@@ -217,7 +272,8 @@ function addControlCommands(program: Command, setExit: (code: number) => void): 
     .option('--session', 'the target is a session')
     .option('--json', 'print the limits as JSON')
     .action(async (target: string, _o: LimitsFlags, cmd: Command) => {
-      setExit(await runLimits(config(program), target, cmd.optsWithGlobals<LimitsFlags>(), io));
+      const { runLimits } = await import('./commands/limits');
+      setExit(await runLimits(await config(program), target, cmd.optsWithGlobals<LimitsFlags>(), io));
     });
   const pool = program
     .command('pool')
@@ -229,7 +285,8 @@ function addControlCommands(program: Command, setExit: (code: number) => void): 
     .option('--max-budget-usd <usd>', 'the limit of the pool in USD (required)')
     .option('--json', 'print the pool as JSON')
     .action(async (id: string, _o: PoolCreateFlags, cmd: Command) => {
-      setExit(await runPoolCreate(config(program), id, cmd.optsWithGlobals<PoolCreateFlags>(), io));
+      const { runPoolCreate } = await import('./commands/pool');
+      setExit(await runPoolCreate(await config(program), id, cmd.optsWithGlobals<PoolCreateFlags>(), io));
     });
   pool
     .command('show')
@@ -237,8 +294,22 @@ function addControlCommands(program: Command, setExit: (code: number) => void): 
     .argument('<id>', 'pool id')
     .option('--json', 'print the pool as JSON')
     .action(async (id: string, _o: { json?: boolean }, cmd: Command) => {
-      setExit(await runPoolShow(config(program), id, cmd.optsWithGlobals<{ json?: boolean }>(), io));
+      const { runPoolShow } = await import('./commands/pool');
+      setExit(await runPoolShow(await config(program), id, cmd.optsWithGlobals<{ json?: boolean }>(), io));
     });
+}
+
+/**
+ * A reader that closes our stdout early (`agent-runner --help | head`) ends the process quietly
+ * with the exit code so far, instead of an unhandled `EPIPE` error with a stack trace.
+ */
+function exitQuietlyOnClosedPipe(code: () => number): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(code());
+      throw e;
+    });
+  }
 }
 
 /** Entry point of the `agent-runner` binary. */
@@ -257,29 +328,42 @@ export async function main(argv: string[]): Promise<number> {
     if (ce.code === 'commander.helpDisplayed' || ce.code === 'commander.version' || ce.code === 'commander.help')
       return 0;
     if (typeof ce.code === 'string' && ce.code.startsWith('commander.')) return EXIT.usage;
-    if (
-      e instanceof ConfigError ||
-      e instanceof UsageError ||
-      e instanceof NoPromptError ||
-      e instanceof TemporalCliNotFoundError ||
-      e instanceof EmbeddedServerBusyError ||
-      e instanceof InvalidTranscriptIdError ||
-      e instanceof TemporalUnreachableError
-    ) {
+    if (e instanceof Error && USAGE_ERROR_NAMES.has(e.name)) {
       err(`agent-runner: ${e.message}`);
       return EXIT.usage;
+    }
+    const { fileSystemReason } = await import('../worker/preflight');
+    const fsReason = fileSystemReason(e);
+    const fsPath = (e as NodeJS.ErrnoException).path;
+    if (fsReason !== null && fsPath !== undefined) {
+      err(
+        `agent-runner: cannot write ${fsPath}: ${fsReason}. ` +
+          'Choose a writable data directory with AGENT_RUNNER_DATA_DIR (or dataDir in temporal.yaml).',
+      );
+      return EXIT.error;
     }
     err(`agent-runner: ${e instanceof Error ? e.message : String(e)}`);
     return EXIT.error;
   }
 }
 
-if (require.main === module) {
-  main(process.argv).then(
-    (code) => process.exit(code),
+/**
+ * Runs `agent-runner` as a program (the `bin` script): `main`, then `process.exit` with its code;
+ * an early-closed stdout ends it quietly.
+ */
+export function runBinary(argv: string[]): void {
+  let code: number = EXIT.success;
+  exitQuietlyOnClosedPipe(() => code);
+  main(argv).then(
+    (c) => {
+      code = c;
+      process.exit(c);
+    },
     (e: unknown) => {
-      err(String(e));
+      err(String(e instanceof Error && e.stack ? e.stack : e));
       process.exit(EXIT.error);
     },
   );
 }
+
+if (require.main === module) runBinary(process.argv);

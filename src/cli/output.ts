@@ -4,6 +4,10 @@ import type { SDKMessage, SDKResultMessage } from '../common/sdk-messages';
 export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
+/** Input formats of `-p`, as in `claude -p`. */
+export const INPUT_FORMATS = ['text', 'stream-json'] as const;
+export type InputFormat = (typeof INPUT_FORMATS)[number];
+
 /** Exit codes of `agent-runner`. */
 export const EXIT = {
   /** The turn ended with a success result. */

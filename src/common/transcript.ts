@@ -53,8 +53,10 @@ export const ToolRunRecordSchema = z.object({
   fileState: z.object({ path: z.string(), state: FileReadStateSchema }).optional(),
   /** Tool input of a denied call (JSON, truncated to 1 KB), for `permission_denials`. */
   deniedInput: z.unknown().optional(),
-  /** Why a call was denied: a `disallowedTools` rule, or the permission mode. */
-  denyReason: z.enum(['rule', 'mode']).optional(),
+  /** Why a call was denied, in Claude Code's terms (`PermissionReasonType` in `permissions.ts`). */
+  denyReason: z.enum(['rule', 'mode', 'workingDir', 'safetyCheck', 'subcommandResults', 'other']).optional(),
+  /** The denial's one-line reason or rule, when there is one. */
+  denyDetail: z.string().optional(),
 });
 export type ToolRunRecord = z.infer<typeof ToolRunRecordSchema>;
 

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { Connection } from '@temporalio/client';
 import { tcpProbe } from '../client/server-state';
+import { devServerEnvironment } from '../env/child-env';
 
 // ---------------------------------------------------------------------------------------------
 // Finding the CLI
@@ -147,6 +148,29 @@ function searchPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
 /** Search attribute types accepted by `temporal server start-dev --search-attribute`. */
 export type SearchAttributeType = 'Keyword' | 'Text' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList';
 
+/**
+ * Dynamic config every dev server this project starts gets (under `dynamicConfig`, which may
+ * override it). The history service reads its transfer queue at most
+ * `history.transferProcessorMaxPollRPS` times a second (default 20, on the dev server's single
+ * shard): every workflow task that follows an activity waited for the next read slot, about 50 ms,
+ * twice per agent step. See docs/performance.md, "Server tuning".
+ */
+export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, unknown>> = {
+  'history.transferProcessorMaxPollRPS': 1000,
+};
+
+/**
+ * SQLite pragmas every file-backed dev server this project starts gets (under `sqlitePragmas`,
+ * which may override them). WAL with `synchronous=normal`: a commit is one append to the log, not
+ * an fsync of journal and database. A killed process (`kill -9`) loses nothing; an OS crash or
+ * power cut may lose the transactions of the last moments (the database stays consistent). Set
+ * `synchronous: full` to keep those too. See docs/performance.md, "Server tuning".
+ */
+export const DEV_SERVER_SQLITE_PRAGMAS: Readonly<Record<string, string>> = {
+  journal_mode: 'wal',
+  synchronous: 'normal',
+};
+
 /** Options of {@link startDevServer}. */
 export interface StartDevServerOptions {
   /** Path of the Temporal CLI binary (see {@link findTemporalCli}). */
@@ -167,8 +191,13 @@ export interface StartDevServerOptions {
   namespace?: string;
   /** Custom search attributes to register, name → type. */
   searchAttributes?: Record<string, SearchAttributeType>;
-  /** Dynamic config values, key → JSON value (e.g. `{'limit.historyCount.suggestContinueAsNew': 200}`). */
+  /**
+   * Dynamic config values, key → JSON value (e.g. `{'limit.historyCount.suggestContinueAsNew': 200}`),
+   * merged over {@link DEV_SERVER_DYNAMIC_CONFIG}.
+   */
   dynamicConfig?: Record<string, unknown>;
+  /** SQLite pragmas, name → value, merged over {@link DEV_SERVER_SQLITE_PRAGMAS}; used with a database file only. */
+  sqlitePragmas?: Record<string, string>;
   /** Server log level: debug, info, warn, error or never. @default "warn" */
   logLevel?: string;
   /** How long to wait for the server to answer, in milliseconds. @default 60000 */
@@ -273,13 +302,17 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
   for (const [name, type] of Object.entries(opts.searchAttributes ?? {})) {
     args.push('--search-attribute', `${name}=${type}`);
   }
-  for (const [key, value] of Object.entries(opts.dynamicConfig ?? {})) {
+  for (const [key, value] of Object.entries({ ...DEV_SERVER_DYNAMIC_CONFIG, ...opts.dynamicConfig })) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
+  if (dbPath !== null) {
+    for (const [name, value] of Object.entries({ ...DEV_SERVER_SQLITE_PRAGMAS, ...opts.sqlitePragmas })) {
+      args.push('--sqlite-pragma', `${name}=${value}`);
+    }
+  }
 
-  // The dev server needs none of the client-side TEMPORAL_* variables; keep them from altering it.
-  const childEnv: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TEMPORAL_')) childEnv[k] = v;
+  // A minimal environment: no key of the runner (model or Temporal) reaches the server.
+  const childEnv = devServerEnvironment();
 
   const tail: string[] = [];
   const onLine = (line: string): void => {

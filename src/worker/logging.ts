@@ -3,14 +3,7 @@ import type { LogLevel } from '@temporalio/worker';
 
 let installed = false;
 
-/** Temporal SDK log level from `AGENT_RUNNER_LOG_LEVEL` (TRACE, DEBUG, INFO, WARN, ERROR). @default "WARN" */
-export function runtimeLogLevel(
-  env: NodeJS.ProcessEnv,
-  fallback: 'WARN' | 'ERROR' = 'WARN',
-): 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' {
-  const v = (env['AGENT_RUNNER_LOG_LEVEL'] ?? fallback).toUpperCase();
-  return v === 'TRACE' || v === 'DEBUG' || v === 'INFO' || v === 'WARN' || v === 'ERROR' ? v : fallback;
-}
+export { runtimeLogLevel } from './log-level';
 
 /**
  * Installs the Temporal SDK runtime once per process:

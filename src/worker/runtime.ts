@@ -3,8 +3,7 @@
  * start an embedded Temporal dev server, and run a worker in this process when asked. Clients that
  * only start and steer turns use `src/client/connection.ts` instead and load none of this.
  */
-import type { Worker } from '@temporalio/worker';
-import { NativeConnection } from '@temporalio/worker';
+import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Connection } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
@@ -12,12 +11,10 @@ import { SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import type { ClientRuntime } from '../client/connection';
 import { connectTemporalClient, findServer, openTranscriptStore, targetConnectionOptions } from '../client/connection';
 import type { DevServer } from './dev-server';
-import { findTemporalCli, startDevServer } from './dev-server';
-import { createRunnerWorker } from './worker';
 import { lockEmbeddedServer } from './server-lock';
-import { installRuntimeLogging, runtimeLogLevel } from './logging';
+import { checkDataDir, checkModelKey } from './preflight';
 
-export { runtimeLogLevel } from './logging';
+export { runtimeLogLevel } from './log-level';
 export { TemporalUnreachableError, connectionOptions, sessionsDir } from '../client/connection';
 
 /** How a process reaches Temporal, and what it started to do so. */
@@ -50,23 +47,34 @@ export interface OpenRuntimeOptions {
   forwardCoreLogs?: boolean;
   /** Log only errors of the Temporal SDK (activity retries are warnings) unless AGENT_RUNNER_LOG_LEVEL says otherwise. */
   quiet?: boolean;
+  /**
+   * Before starting a dev server or worker, check that the data directory is writable and (for a
+   * worker) that the model API key is set. @default true
+   */
+  preflight?: boolean;
 }
 
 /**
  * Connects to Temporal the way the config says: a configured `temporal.address` (start nothing),
  * else a live `agent-runner server` recorded in the data directory, else an embedded dev server
- * persisted at `<dataDir>/<devServer.dbFilename>` plus an in-process worker.
- * @throws TemporalCliNotFoundError / DevServerStartError when the embedded server cannot start;
- *   TemporalUnreachableError when a configured server does not answer.
+ * persisted at `<dataDir>/<devServer.dbFilename>` plus an in-process worker. The dev-server
+ * launcher, the native worker and the activities (with the Anthropic SDK) are loaded only when
+ * this process starts a server or runs a worker.
+ * @throws DataDirError / ModelKeyMissingError before anything starts (see {@link checkDataDir},
+ *   {@link checkModelKey}); TemporalCliNotFoundError / DevServerStartError when the embedded server
+ *   cannot start; TemporalUnreachableError when a configured server does not answer.
  */
 export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
   const { config } = opts;
   const env = opts.env ?? process.env;
-  installRuntimeLogging(runtimeLogLevel(env, opts.quiet ? 'ERROR' : 'WARN'), {
-    forwardCoreLogs: opts.forwardCoreLogs ?? true,
-  });
   const log = opts.log ?? (() => undefined);
-  const store = openTranscriptStore(config, log);
+  // Opened first: a store that cannot be reached fails before any server starts. A process that
+  // runs a worker brings a PostgreSQL schema up to date; others only check it.
+  const store = await openTranscriptStore(
+    config,
+    log,
+    opts.worker === false || (opts.worker === undefined && config.temporal.address) ? 'check' : 'migrate',
+  );
   let devServer: DevServer | null = null;
   let releaseLock: (() => void) | null = null;
   let mode: Runtime['mode'];
@@ -78,11 +86,23 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
   let workerRun: Promise<void> | null = null;
   try {
     const found = opts.forceEmbedded && !config.temporal.address ? null : await findServer(config);
+    const runWorker = opts.worker ?? !found;
+    if (opts.preflight !== false && (runWorker || !found)) {
+      checkDataDir(config.dataDir);
+      if (runWorker) checkModelKey(config, env);
+    }
+    if (runWorker || !found) {
+      const { installRuntimeLogging, runtimeLogLevel } = await import('./logging');
+      installRuntimeLogging(runtimeLogLevel(env, opts.quiet ? 'ERROR' : 'WARN'), {
+        forwardCoreLogs: opts.forwardCoreLogs ?? true,
+      });
+    }
     if (found) {
       ({ mode, address } = found);
       if (mode === 'shared') log(`using the agent-runner server at ${address}`);
     } else {
       mode = 'embedded';
+      const { findTemporalCli, startDevServer } = await import('./dev-server');
       const cliPath = findTemporalCli({ configured: config.devServer.cliPath, env });
       releaseLock = lockEmbeddedServer(config.dataDir);
       log(`starting the embedded Temporal dev server (${cliPath})`);
@@ -97,6 +117,8 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
         namespace: config.temporal.namespace,
         searchAttributes: { ...SEARCH_ATTRIBUTES },
         logLevel: config.devServer.logLevel,
+        dynamicConfig: config.devServer.dynamicConfig,
+        sqlitePragmas: config.devServer.sqlitePragmas,
         startTimeoutMs: config.devServer.startTimeoutMs,
         ...(opts.keepAlive ? { keepAlive: true } : {}),
       });
@@ -104,8 +126,9 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
       log(`Temporal dev server at ${address}${devServer.uiUrl ? `, Web UI ${devServer.uiUrl}` : ''}`);
     }
     ({ connection, client } = await connectTemporalClient(config, { address, mode }, env));
-    const runWorker = opts.worker ?? mode === 'embedded';
     if (runWorker) {
+      const { NativeConnection } = await import('@temporalio/worker');
+      const { createRunnerWorker } = await import('./worker');
       nativeConnection = await NativeConnection.connect(targetConnectionOptions(config, { address, mode }, env));
       worker = await createRunnerWorker({ connection: nativeConnection, config, store, env });
       workerRun = worker.run();
@@ -115,6 +138,7 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
     await connection?.close().catch(() => undefined);
     await devServer?.stop().catch(() => undefined);
     releaseLock?.();
+    await store.close().catch(() => undefined);
     throw e;
   }
   let closed = false;
@@ -135,6 +159,7 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
       await connection?.close().catch(() => undefined);
       await devServer?.stop();
       releaseLock?.();
+      await store.close().catch(() => undefined);
     },
   };
 }

@@ -1,20 +1,12 @@
-import { bundleWorkflowCode, Worker } from '@temporalio/worker';
-import type { WorkflowBundleWithSourceMap, NativeConnection } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import type { Config } from '../config';
 import { createActivities } from '../activities';
 import type { ActivityDeps } from '../activities';
 import type { TranscriptStore } from '../store/transcript-store';
+import { workflowBundle } from './workflow-bundle';
 
-let bundlePromise: Promise<WorkflowBundleWithSourceMap> | undefined;
-
-/** The workflow bundle, built once per process (webpack takes seconds). */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundlePromise ??= bundleWorkflowCode({
-    workflowsPath: require.resolve('../workflows'),
-    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: (m: string) => console.error(m), log() {} } as never,
-  });
-  return bundlePromise;
-}
+export { workflowBundle };
 
 /** Options of {@link createRunnerWorker}. */
 export interface RunnerWorkerOptions {

@@ -1,7 +1,7 @@
 import { uuid4 } from '@temporalio/workflow';
 import type { RunToolInput, RunToolSummary, ToolPermission, ToolUseSummary } from '../common/tools';
 import type { TurnInput } from '../common/turn';
-import { decidePermission } from '../engine/permissions';
+import { decidePermission, permissionPolicyOf } from '../engine/permissions';
 import { partitionToolUses } from '../engine/tool-batches';
 import type { Interrupts } from './interrupts';
 import { uninterruptible } from './interrupts';
@@ -29,20 +29,12 @@ export class ToolRuns {
   ) {}
 
   /**
-   * The permission of one call, decided in the workflow from the turn's mode and rules (scoped
-   * Bash rules are decided by the activity, against the command).
+   * The permission of one call, decided in the workflow as far as the tool name allows; anything
+   * that depends on the input or the files is a `check` with only the rules that matter for this
+   * tool, decided by the activity (src/permissions/decide.ts).
    */
   permissionOf(use: ToolUseSummary): ToolPermission {
-    const { options, cwd } = this.input;
-    return decidePermission(
-      {
-        mode: options.permissionMode,
-        ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
-        ...(options.disallowedTools ? { disallowedTools: options.disallowedTools } : {}),
-      },
-      use.name,
-      { cwd, ...(use.filePath !== undefined ? { filePath: use.filePath } : {}) },
-    );
+    return decidePermission(permissionPolicyOf(this.input.options), use.name);
   }
 
   /**
@@ -66,6 +58,8 @@ export class ToolRuns {
       ...base,
       permission: this.permissionOf(run.use),
       readState: this.state.readStateOf(run.use.filePath),
+      // Bash re-reads the settings files' `env` (paths only travel: values stay out of history).
+      ...(run.use.name === 'Bash' && options.settingsEnv ? { settingsEnv: options.settingsEnv } : {}),
       // A tool the turn did not offer (`--tools`) does not run, as in Claude Code.
       ...(options.tools && !options.tools.includes(run.use.name)
         ? { skipReason: `Error: No such tool available: ${run.use.name}` }

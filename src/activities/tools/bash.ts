@@ -12,6 +12,8 @@ import { accessSync, constants as fsConstants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { constants as osConstants } from 'node:os';
 import { z } from 'zod';
+import { toolEnvironment } from '../../env/child-env';
+import { commandTooLong } from './bash-limits';
 import { CappedOutput } from './capped-output';
 import { statOrUndefined } from './file-state';
 import { errorOutput, plainErrorOutput } from './format';
@@ -150,6 +152,8 @@ async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolOutput> 
     BASH_MAX_TIMEOUT_MS,
   );
   if (ctx.signal.aborted) return abortedOutput('');
+  const tooLong = commandTooLong(input.command);
+  if (tooLong) return tooLong;
   const cwdStat = await statOrUndefined(ctx.cwd);
   if (!cwdStat?.isDirectory()) {
     return errorOutput(`The working directory ${ctx.cwd} does not exist, so the command cannot run.`);
@@ -171,7 +175,7 @@ async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolOutput> 
       cwd: ctx.cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'ignore'],
-      env: process.env,
+      env: ctx.env ?? toolEnvironment(),
     });
 
     const signalGroup = (sig: NodeJS.Signals): void => {

@@ -7,17 +7,16 @@ import { QueryEngine } from '../../client/query-engine';
 import { openRuntime } from '../../worker/runtime';
 import { budgetPoolExists } from '../../client/budget-pool';
 import type { Runtime } from '../../worker/runtime';
-import type { OutputFormat } from '../output';
+import type { InputFormat, OutputFormat } from '../output';
 import { EXIT, describeMessage, exitCodeFor, textOutput } from '../output';
 import type { TurnFlags } from '../turn-options';
 import { UsageError, turnOptionsFrom } from '../turn-options';
 import { unenforceableBudget } from '../budget-prices';
+import { applySettings } from '../settings-options';
 import { readPromptFromStdin } from '../stdin';
 import { readLines, runStreamJsonInput } from '../stream-json-input';
 
-/** Input formats of `-p`, as in `claude -p`. */
-export const INPUT_FORMATS = ['text', 'stream-json'] as const;
-export type InputFormat = (typeof INPUT_FORMATS)[number];
+export { INPUT_FORMATS, type InputFormat } from '../output';
 
 /** Flags of `agent-runner -p`. */
 export interface PrintFlags extends TurnFlags {
@@ -28,8 +27,12 @@ export interface PrintFlags extends TurnFlags {
   includePartialMessages?: boolean;
   /** Accepted for compatibility (the SDK's `canUseTool`); calls that would prompt are denied. */
   permissionPromptTool?: string;
-  /** Accepted for compatibility; the runner reads no Claude Code settings files. */
+  /** Which settings files to read (`user,project,local`); all by default. */
   settingSources?: string;
+  /** A settings file or JSON object, above the settings files. */
+  settings?: string;
+  /** More working directories. */
+  addDir?: string[];
   cwd?: string;
   sessionId?: string;
   resume?: string | boolean;
@@ -84,7 +87,11 @@ export async function runPrint(
   const cwd = resolve(flags.cwd ?? process.cwd());
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd: ${cwd} is not a directory`);
   if (flags.resume === true) throw new UsageError('--resume needs a session id in print mode');
-  const options = turnOptionsFrom(config, flags);
+  const options = applySettings(turnOptionsFrom(config, flags), flags, {
+    cwd,
+    dataDir: config.dataDir,
+    warn: (l) => io.stderr(`agent-runner: ${l}`),
+  });
   const streamInput = flags.inputFormat === 'stream-json';
   if (streamInput && flags.outputFormat !== 'stream-json') {
     throw new UsageError('--input-format stream-json requires --output-format stream-json');
@@ -122,12 +129,6 @@ export async function runPrint(
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
   try {
-    if (rt.worker && !process.env[config.model.apiKeyEnv]) {
-      throw new UsageError(
-        `${config.model.apiKeyEnv} is not set: the in-process worker cannot call the model ` +
-          '(set it, or point ANTHROPIC_BASE_URL at a local Messages API server with any key)',
-      );
-    }
     if (options.budgetPoolId && !(await budgetPoolExists(rt.client, options.budgetPoolId))) {
       throw new UsageError(
         `--budget-pool: no budget pool "${flags.budgetPool}" is running on ${rt.address}` +
