@@ -11,7 +11,7 @@ import { createCompactContext } from './model/compact';
 import { createRunTool } from './run-tool';
 import { BUILTIN_TOOLS, toolsForModel } from './tools/registry';
 import { executeTool } from './tools/execute';
-import { createLoadSession, createRecordTranscript } from './transcript';
+import { createLoadSession, createRecordPrompt, createRecordTranscript } from './transcript';
 import { withStorageErrors } from './store-errors';
 import type { Activities } from './types';
 
@@ -84,6 +84,7 @@ export function createActivities(deps: ActivityDeps): Activities {
       }),
     ),
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),
+    recordPrompt: withStorageErrors(createRecordPrompt(deps.store)),
     loadSession: createLoadSession(deps.store, priceFor),
   };
 }

@@ -1,5 +1,10 @@
 import type { StoredSessionSummary } from '../common/session';
+import { createHash } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import { ModelErrorType } from '../common/model';
 import type { TranscriptEntry } from '../common/transcript';
+import { TRANSCRIPT_SCHEMA_VERSION } from '../common/transcript';
+import type { RecordPromptInput } from '../common/turn';
 import type { Usage } from '../common/usage';
 import { addUsage, emptyUsage } from '../common/usage';
 import type { ModelPrice } from '../engine/cost';
@@ -14,6 +19,42 @@ import { lineTotals, toBilling } from './model/billing';
  */
 export function createRecordTranscript(store: TranscriptStore): (entries: TranscriptEntry[]) => Promise<number> {
   return async (entries) => (await store.appendMany(entries)).filter((r) => r.written).length;
+}
+
+/**
+ * Creates `recordPrompt`: reads the prompt the client stored (by its ref) and writes the turn's
+ * prompt line, first-writer-wins by uuid. Only the ref crosses workflow history.
+ * @throws ApplicationFailure `TranscriptError` (non-retryable) when the prompt is missing from the
+ *   store or does not match its ref's hash.
+ */
+export function createRecordPrompt(
+  store: TranscriptStore,
+): (input: RecordPromptInput) => Promise<{ uuid: string; written: boolean }> {
+  return async (input) => {
+    const body = await store.getContent(input.sessionId, input.prompt.key);
+    const sha256 = body ? createHash('sha256').update(body).digest('hex') : null;
+    if (!body || sha256 !== input.prompt.sha256) {
+      throw ApplicationFailure.create({
+        type: ModelErrorType.Transcript,
+        nonRetryable: true,
+        message: body
+          ? `the prompt stored under ${input.prompt.key} does not match its hash`
+          : `the prompt ${input.prompt.key} is not in the store of session ${input.sessionId}`,
+      });
+    }
+    const { entry, written } = await store.append({
+      v: TRANSCRIPT_SCHEMA_VERSION,
+      type: 'user',
+      uuid: input.uuid,
+      parentUuid: input.parentUuid,
+      sessionId: input.sessionId,
+      timestamp: input.timestamp,
+      message: { role: 'user', content: body.toString('utf8') },
+      turnId: input.turnId,
+      cwd: input.cwd,
+    });
+    return { uuid: entry.uuid, written };
+  };
 }
 
 /** True for a line a person typed (not a tool result, not a runner nudge). */

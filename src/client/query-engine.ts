@@ -22,6 +22,7 @@ import {
 import { sessionWorkflowId } from '../workflows/ids';
 import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../common/search-attributes';
 import { assistantText, entryToSdkMessages, initMessage, resultMessage } from './sdk-message';
+import { storePrompt } from './prompt-ref';
 
 /** Options of a {@link QueryEngine}. */
 export interface QueryEngineOptions {
@@ -60,14 +61,23 @@ export interface StreamPosition {
   offset: number;
 }
 
+/** Thrown by {@link QueryEngine.start} (and `submitMessage`) for an empty or blank prompt; nothing is started. */
+export class EmptyPromptError extends Error {
+  override readonly name = 'EmptyPromptError';
+  constructor() {
+    super('the prompt is empty: give a non-empty prompt');
+  }
+}
+
 /**
  * One conversation, backed by a durable `sessionWorkflow` (the seeds' QueryEngine, with state in
  * Temporal instead of process memory). `submitMessage()` starts a turn and yields its SDK
  * messages while it runs: `system/init`, then `assistant` and `user` (tool results) messages as
  * each is recorded, then one `result`. A caller that lost its stream resumes with `follow()`.
  *
- * Errors: Temporal connection errors propagate; a rejected submit (empty prompt) throws
- * `WorkflowUpdateFailedError`. Model and tool failures do not throw: they end in an error result.
+ * Errors: Temporal connection errors propagate; an empty prompt throws {@link EmptyPromptError}
+ * before anything starts; a prompt larger than the store's content limit throws
+ * `ContentTooLargeError`. Model and tool failures do not throw: they end in an error result.
  */
 export class QueryEngine {
   readonly sessionId: string;
@@ -108,6 +118,9 @@ export class QueryEngine {
       ...(this.opts.idleTimeoutMs !== undefined ? { idleTimeoutMs: this.opts.idleTimeoutMs } : {}),
     };
     const { client } = this.opts;
+    if (prompt.trim() === '') throw new EmptyPromptError();
+    // The prompt goes to the store first: the Update and the turn carry only its ref.
+    const promptRef = await storePrompt(this.opts.store, this.sessionId, prompt);
     const sa = this.opts.searchAttributes ?? {};
     const withAttributes = sa !== false && !noSearchAttributes.has(client);
     const submit = (attributes: boolean): Promise<SubmitResponse> => {
@@ -121,7 +134,7 @@ export class QueryEngine {
           : {}),
       });
       return client.workflow.executeUpdateWithStart(submitMessageUpdate, {
-        args: [{ prompt, ...(promptUuid ? { promptUuid } : {}), ...(options ? { options } : {}) }],
+        args: [{ prompt: promptRef, ...(promptUuid ? { promptUuid } : {}), ...(options ? { options } : {}) }],
         startWorkflowOperation: startOp,
         ...(extra.updateId ? { updateId: extra.updateId } : {}),
       });

@@ -109,4 +109,11 @@ export const NON_RETRYABLE_MODEL_ERRORS: string[] = [
 export interface ModelErrorDetails {
   status: number | null;
   requestId: string | null;
+  /**
+   * Usage the call's attempts were billed although it failed (responses that began, then broke),
+   * so the turn counts it: tokens, USD (null when the model has no price).
+   */
+  billed?: { model: string; usage: Usage; costUsd: number | null; attempts: number };
+  /** On `ModelError.PromptTooLong`: the newest prompt alone is over the model's limit (compaction cannot help). */
+  promptOverLimit?: boolean;
 }

@@ -1,3 +1,4 @@
+import type { ContentRef } from './content-ref';
 import type { ModelUsage, Usage } from './usage';
 import type { FileReadState } from './tools';
 import type { DenialRecord, TurnOptions } from './turn';
@@ -36,7 +37,12 @@ export interface SessionInput {
 
 /** Argument of the `submitMessage` update. */
 export interface SubmitRequest {
-  prompt: string;
+  /**
+   * The prompt, stored by the client in the session's content before the Update
+   * (`storePrompt`): the Update carries this ref, never the text. (Versions before refs sent the
+   * text; the validator refuses that now.)
+   */
+  prompt: ContentRef;
   /** Uuid for the prompt line (lets a retrying client de-duplicate). */
   promptUuid?: string;
   options?: Partial<TurnOptions>;

@@ -43,6 +43,8 @@ export interface MessagesHandlerDeps {
   responder: Responder | undefined;
   /** Delay added before every response's headers, in ms. */
   latencyMs: number;
+  /** Context window in tokens: a larger prompt (estimate) gets 400 "prompt is too long". */
+  contextWindow?: number | undefined;
   cache: PromptCacheSimulator;
   log: RequestLog;
   /** Attempts so far per `JSON.stringify([conversationKey, step])`. */
@@ -191,6 +193,10 @@ export async function handleMessages(
   entry.attempt = (deps.attempts.get(attemptKey) ?? 0) + 1;
   deps.attempts.set(attemptKey, entry.attempt);
 
+  if (deps.contextWindow !== undefined && entry.inputTokens > deps.contextWindow) {
+    // The real API's wording (the runner recognises it and its numbers).
+    return fail(400, `prompt is too long: ${entry.inputTokens} tokens > ${deps.contextWindow} maximum`);
+  }
   const pairing = checkToolPairing(req);
   if (pairing !== undefined) return fail(400, pairing);
   const breakpoints = countBreakpoints(req);

@@ -7,7 +7,10 @@ import { activityTimeouts } from './timeouts';
 const WAIT_FOR_CANCELLED_TOOLS = 'wait-for-cancelled-tools';
 
 /** The activities a turn calls, with their timeouts and retry policies. */
-export type TurnActivities = Pick<Activities, 'callModel' | 'compactContext' | 'runTool' | 'recordTranscript'>;
+export type TurnActivities = Pick<
+  Activities,
+  'callModel' | 'compactContext' | 'runTool' | 'recordTranscript' | 'recordPrompt'
+>;
 
 /**
  * Activity stubs of one turn. Model calls (and the compaction's summarizing call) stream with
@@ -43,5 +46,6 @@ export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActi
     compactContext: model.compactContext,
     runTool: tools.runTool,
     recordTranscript: tools.recordTranscript,
+    recordPrompt: tools.recordPrompt,
   };
 }

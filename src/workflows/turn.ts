@@ -97,21 +97,38 @@ class Turn {
   private async start(): Promise<void> {
     const { input } = this;
     this.state.activity = 'recordTranscript';
-    await uninterruptible(() =>
-      this.acts.recordTranscript([
-        {
-          v: TRANSCRIPT_SCHEMA_VERSION,
-          type: 'user',
+    const { promptRef } = input;
+    if (promptRef) {
+      // The prompt travels by reference: history holds its ref, never its text.
+      await uninterruptible(() =>
+        this.acts.recordPrompt({
+          sessionId: input.sessionId,
           uuid: input.promptUuid,
           parentUuid: input.parentUuid,
-          sessionId: input.sessionId,
-          timestamp: this.now(),
-          message: { role: 'user', content: input.prompt },
           turnId: input.turnId,
           cwd: input.cwd,
-        },
-      ]),
-    );
+          timestamp: this.now(),
+          prompt: promptRef,
+        }),
+      );
+    } else {
+      // A turn started by a version that passed the prompt itself (replayed as it ran).
+      await uninterruptible(() =>
+        this.acts.recordTranscript([
+          {
+            v: TRANSCRIPT_SCHEMA_VERSION,
+            type: 'user',
+            uuid: input.promptUuid,
+            parentUuid: input.parentUuid,
+            sessionId: input.sessionId,
+            timestamp: this.now(),
+            message: { role: 'user', content: input.prompt ?? '' },
+            turnId: input.turnId,
+            cwd: input.cwd,
+          },
+        ]),
+      );
+    }
     await this.member.join();
   }
 
@@ -169,7 +186,21 @@ class Turn {
 
   /** A model call failed after its retries: a prompt the API refused as too long is compacted once. */
   private async afterFailedCall(failure: ModelFailure): Promise<ModelStep> {
-    if (failure.type === ModelErrorType.PromptTooLong && this.state.data.compactions === 0) {
+    // Responses that began before the call failed were billed: count them.
+    if (failure.billed) {
+      const { model, usage, costUsd } = failure.billed;
+      this.state.addSpend(model, usage, costUsd, {
+        contextWindow: 200_000,
+        maxOutputTokens: this.input.options.maxTokens,
+      });
+      if (costUsd !== null) await this.member.reportSpend(costUsd);
+    }
+    // A prompt too long by itself is an error result: compacting the conversation cannot fix it.
+    if (
+      failure.type === ModelErrorType.PromptTooLong &&
+      !failure.promptOverLimit &&
+      this.state.data.compactions === 0
+    ) {
       await this.compact('auto');
       return { kind: 'compacted' };
     }

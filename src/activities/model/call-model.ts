@@ -15,6 +15,7 @@ import type { TranscriptStore } from '../../store/transcript-store';
 import { TranscriptChainError } from '../../store/transcript-store';
 import { storageFailure } from '../store-errors';
 import { lineTotals, settleBilling } from './billing';
+import { describeCallFailure } from './call-failure';
 import { classifyModelError } from './errors';
 import { buildMessages, buildSystem } from './request';
 import { assembleStream } from './stream';
@@ -281,7 +282,14 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       stored ??= await record(assembled);
     } catch (err) {
       if (storageFailure(err) || actx.signal.aborted) throw err;
-      throw classifyModelError(err);
+      throw await describeCallFailure(classifyModelError(err), {
+        store: deps.store,
+        sessionId: input.sessionId,
+        callUuid: input.assistantUuid,
+        priceFor: deps.priceFor,
+        chain,
+        requestChars: JSON.stringify(params).length,
+      });
     }
     return { entry: stored, durationMs: Date.now() - started };
   }
