@@ -9,6 +9,7 @@ import { createCallModel } from './model/call-model';
 import type { ModelFaultHooks } from './model/call-model';
 import { createCompactContext } from './model/compact';
 import { createRunTool } from './run-tool';
+import { ChildEnvironments } from '../env/child-env';
 import { BUILTIN_TOOLS, toolsForModel } from './tools/registry';
 import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordPrompt, createRecordTranscript } from './transcript';
@@ -20,7 +21,7 @@ export type { Activities } from './types';
 /** Dependencies of the activities, injected by the worker (and by tests). */
 export interface ActivityDeps {
   store: TranscriptStore;
-  config: Pick<Config, 'model' | 'prices'> & Partial<Pick<Config, 'tools'>>;
+  config: Pick<Config, 'model' | 'prices'> & Partial<Pick<Config, 'tools' | 'temporal'>>;
   /** Environment to read the API key from. @default process.env */
   env?: NodeJS.ProcessEnv;
   /** Overrides the Anthropic client (tests). */
@@ -81,6 +82,8 @@ export function createActivities(deps: ActivityDeps): Activities {
         ...(deps.config.tools ? { settings: { ...deps.config.tools } } : {}),
         executeTool,
         isIdempotent: (name) => BUILTIN_TOOLS.get(name)?.idempotent ?? true,
+        // Tool processes get the worker's environment minus the runner's secrets (src/env/child-env.ts).
+        childEnv: new ChildEnvironments(deps.config),
       }),
     ),
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),

@@ -230,6 +230,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
           ? {
               denyReason: permission.reason,
               ...(permission.detail !== undefined ? { denyDetail: permission.detail } : {}),
+              ...(permission.silent ? { denySilent: true } : {}),
             }
           : {}),
       },

@@ -93,8 +93,9 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
  */
 function permissionDenied(e: TranscriptEntry): SDKPermissionDeniedMessage | undefined {
   const run = e['toolRun'] as
-    { tool?: string; outcome?: string; denyReason?: PermissionReasonType; denyDetail?: string } | undefined;
-  if (run?.outcome !== 'denied' || !Array.isArray(e.message?.content)) return undefined;
+    | { tool?: string; outcome?: string; denyReason?: PermissionReasonType; denyDetail?: string; denySilent?: boolean }
+    | undefined;
+  if (run?.outcome !== 'denied' || run.denySilent || !Array.isArray(e.message?.content)) return undefined;
   const block = e.message.content.find((b) => b.type === 'tool_result') as
     { tool_use_id?: string; content?: unknown } | undefined;
   if (!block) return undefined;

@@ -219,6 +219,15 @@ const ModelSchema = z.strictObject({
 const ToolsSchema = z.strictObject({
   bashTimeoutMs: positiveInt(120_000),
   bashOutputLimitChars: positiveInt(30_000),
+  /**
+   * More environment variables tool processes must not see (besides the model and Temporal keys),
+   * e.g. tokens the worker itself uses. See src/env/child-env.ts.
+   */
+  secretEnv: z
+    .array(z.string().regex(ENV_NAME_RE, { error: 'expected the name of an environment variable' }), {
+      error: 'expected a list of environment variable names',
+    })
+    .default([]),
 });
 
 const STORE_URL_ERROR = 'expected a postgres:// URL, jsonl:DIR, or null (JSONL files under dataDir)';
@@ -388,6 +397,8 @@ export interface ToolsConfig {
   bashTimeoutMs: number;
   /** Bash output kept for the model, in characters. @default 30000 */
   bashOutputLimitChars: number;
+  /** Environment variables tool processes never see, besides the model and Temporal keys. @default [] */
+  secretEnv: string[];
 }
 
 /**

@@ -81,10 +81,17 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   {
     id: 'permission-denial-wording',
     kind: 'tool-result',
-    where: /^toolu_conf_0_[01]\.content$/,
-    scenarios: ['permission-dont-ask'],
+    where: /^toolu_conf_\d+_\d+\.content$/,
+    scenarios: ['permission-dont-ask', 'settings-rules', 'bash-compound-scoped'],
     reason:
-      "The text of a permission denial is the runner's own (it names the runner's mode and flag, not Claude Code); the denial itself, is_error, the system/permission_denied message and result.permission_denials match.",
+      "The text of a permission denial is the runner's own (it names the rule or the flag that would allow the call); the denial itself, is_error, the system/permission_denied message and result.permission_denials match.",
+  },
+  {
+    id: 'permission-denied-reason-fields',
+    kind: 'field',
+    where: /^system\/permission_denied\.(decision_reason_type|decision_reason)$/,
+    reason:
+      'The runner gives every system/permission_denied a decision_reason_type (and a decision_reason when it has one beyond the message); Claude Code leaves them out of some denials (an ask that only the mode decided, an output redirection).',
   },
   {
     id: 'tool-deferred-placeholder',

@@ -251,6 +251,10 @@ export async function runScenario(s: ConformanceScenario, opts: RunOptions): Pro
       createRepo(repo, s.files ?? DEFAULT_FILES);
       const home = join(root, `home-${side}`);
       mkdirSync(home, { recursive: true });
+      for (const [rel, content] of Object.entries(s.homeFiles ?? {})) {
+        mkdirSync(dirname(join(home, rel)), { recursive: true });
+        writeFileSync(join(home, rel), content.split('{{repo}}').join(repo));
+      }
       const env = baseEnv(home, opts.model.server.baseUrl);
       if (side === 'ours') {
         env['AGENT_RUNNER_DATA_DIR'] = join(root, 'runner-data');

@@ -19,7 +19,22 @@ export interface ConformanceScenario {
   flags?: readonly string[];
   /** Files of the repository (path → content); default {@link DEFAULT_FILES}. */
   files?: Record<string, string>;
+  /** Files of each side's HOME (path → content); `{{repo}}` becomes the repository's path. */
+  homeFiles?: Record<string, string>;
 }
+
+/** `~/.claude.json` marking the repository trusted, as Claude Code's trust dialog leaves it. */
+const TRUSTED_HOME = { '.claude.json': JSON.stringify({ projects: { '{{repo}}': { hasTrustDialogAccepted: true } } }) };
+/** Flags of the permission scenarios: default mode, no allowed tools beyond the rules given. */
+const DEFAULT_MODE_FLAGS = [
+  '--output-format',
+  'stream-json',
+  '--verbose',
+  '--tools',
+  'Read,Write,Edit,Bash,Glob,Grep',
+  '--model',
+  'claude-sonnet-5-5',
+];
 
 /** The repository every scenario starts from unless it gives its own files. */
 export const DEFAULT_FILES: Readonly<Record<string, string>> = {
@@ -257,6 +272,57 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
           tool('Read', { file_path: '{{cwd}}/a.txt', limit: 1 }),
         ],
       },
+      done,
+    ],
+  },
+  {
+    name: 'settings-rules',
+    title: '.claude/settings.json with allow and deny rules for Read, Edit and Bash',
+    flags: DEFAULT_MODE_FLAGS,
+    homeFiles: TRUSTED_HOME,
+    files: {
+      ...DEFAULT_FILES,
+      'secrets/key': 'TOKEN=1\n',
+      '.claude/settings.json': JSON.stringify({
+        permissions: {
+          allow: ['Edit(src/**)', 'Bash(echo *)'],
+          deny: ['Read(./secrets/**)', 'Bash(touch *)', 'Edit(src/notes.md)'],
+        },
+      }),
+    },
+    steps: [
+      {
+        content: [
+          tool('Read', { file_path: '{{cwd}}/secrets/key' }),
+          tool('Read', { file_path: '{{cwd}}/src/math.js' }),
+        ],
+      },
+      {
+        content: [
+          tool('Edit', { file_path: '{{cwd}}/src/math.js', old_string: 'a - b', new_string: 'a + b' }),
+          tool('Write', { file_path: '{{cwd}}/src/notes.md', content: 'x' }),
+          tool('Write', { file_path: '{{cwd}}/a2.txt', content: 'x' }),
+        ],
+      },
+      { content: [tool('Bash', { command: 'echo hi' })] },
+      { content: [tool('Bash', { command: 'echo a && touch pwned.txt' })] },
+      { content: [tool('Bash', { command: 'echo x > src/out.txt' })] },
+      { content: [tool('Grep', { pattern: 'TOKEN' })] },
+      done,
+    ],
+  },
+  {
+    name: 'bash-compound-scoped',
+    title: 'Bash compound commands under scoped rules (Bash(git *) allowed, Bash(touch *) denied)',
+    flags: [...DEFAULT_MODE_FLAGS, '--allowedTools', 'Bash(git *)', '--disallowedTools', 'Bash(touch *)'],
+    steps: [
+      { content: [tool('Bash', { command: 'git status --short & touch pwned.txt' })] },
+      { content: [tool('Bash', { command: 'git diff <(touch x)' })] },
+      { content: [tool('Bash', { command: 'git log > ../outside.txt' })] },
+      { content: [tool('Bash', { command: 'git --version && echo hi' })] },
+      { content: [tool('Bash', { command: 'cd src && git status' })] },
+      { content: [tool('Bash', { command: 'timeout 5 git --version' })] },
+      { content: [tool('Bash', { command: 'FOO=1 git --version' })] },
       done,
     ],
   },

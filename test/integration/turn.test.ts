@@ -179,7 +179,7 @@ describe('scoped permission rules', () => {
   let env: RunnerEnv;
   afterEach(async () => env?.close());
 
-  test('permissions: with --allowedTools "Bash(echo *)" an echo runs, another command is denied and reported', async () => {
+  test('permissions: with --allowedTools "Bash(echo *)" "Edit(ok.txt)" an echo into ok.txt runs, another command is denied and reported', async () => {
     env = await startRunnerEnv({
       scenario: {
         steps: [
@@ -192,7 +192,8 @@ describe('scoped permission rules', () => {
     const repo = makeRepo({});
     const { result } = await env.runTurn(env.engine({ cwd: repo }), 'run', {
       permissionMode: 'default',
-      allowedTools: ['Bash(echo *)'],
+      // The redirection is an edit of ok.txt: default mode asks before a command changes files.
+      allowedTools: ['Bash(echo *)', 'Edit(ok.txt)'],
     });
     expect(result.subtype).toBe('success');
     expect(existsSync(join(repo, 'ok.txt'))).toBe(true);

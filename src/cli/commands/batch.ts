@@ -10,10 +10,12 @@ import { BatchProgress, summaryTable } from '../progress';
 import type { TurnFlags } from '../turn-options';
 import { UsageError, positiveInt, positiveNumber, turnOptionsFrom } from '../turn-options';
 import { unenforceableBudget } from '../budget-prices';
+import type { SettingsFlags } from '../settings-options';
+import { settingsOverrides } from '../settings-options';
 import { createBatchBudget } from './batch-budget';
 
 /** Flags of `agent-runner batch` (its own plus the turn flags shared with `-p`). */
-export interface BatchFlags extends TurnFlags {
+export interface BatchFlags extends TurnFlags, SettingsFlags {
   concurrency?: string;
   out?: string;
   batchId?: string;
@@ -72,6 +74,18 @@ export async function runBatchCommand(config: Config, file: string, flags: Batch
 
   const parsed = parseTaskFile(content, dirname(path), defaultCwd);
   for (const e of parsed.errors) io.stderr(`agent-runner batch: ${path}:${e.line}: skipped: ${e.message}`);
+  // Each task's repository has its own settings files: they rank above the batch defaults and
+  // below the task's own options.
+  for (const task of parsed.tasks) {
+    task.options = {
+      ...settingsOverrides(defaults, flags, {
+        cwd: task.cwd,
+        dataDir: config.dataDir,
+        warn: (l) => io.stderr(`agent-runner batch: ${l}`),
+      }),
+      ...task.options,
+    };
+  }
   if (parsed.tasks.length === 0) {
     throw new UsageError(
       parsed.errors.length
