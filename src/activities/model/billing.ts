@@ -61,16 +61,17 @@ function isCallLine(e: TranscriptEntry): boolean {
 }
 
 /**
- * The billing a call's line reports: the usage records of every attempt of `callUuid`, plus
- * records of the last {@link BILLING_LOOKBACK_CALLS} calls on `chain` (the context the call was
- * made with, oldest first) that no line on the chain lists.
+ * The usage records a call's line may list: every record of the call (`callUuid`) in the store,
+ * plus records of the last {@link BILLING_LOOKBACK_CALLS} calls on `chain` (the context the call
+ * was made with, oldest first) that no line on the chain lists. A record written after this was
+ * collected is not lost: a later call's line lists it.
  */
-export async function settleBilling(
+export async function billableRecords(
   store: TranscriptStore,
   sessionId: string,
   callUuid: string,
   chain: readonly TranscriptEntry[],
-): Promise<Billing> {
+): Promise<ModelAttemptUsage[]> {
   const records = await store.modelAttemptUsage(sessionId, callUuid);
   const callIdx: number[] = [];
   chain.forEach((e, i) => {
@@ -88,7 +89,22 @@ export async function settleBilling(
       records.push(...late);
     }
   }
-  return toBilling(records);
+  return records;
+}
+
+/**
+ * The billing a call's line reports: {@link billableRecords} plus `unstored`, records of the
+ * calling attempt not written to the store (the line that lists them is their durable record;
+ * the attempt stores them itself only if its line loses).
+ */
+export async function settleBilling(
+  store: TranscriptStore,
+  sessionId: string,
+  callUuid: string,
+  chain: readonly TranscriptEntry[],
+  unstored: readonly ModelAttemptUsage[] = [],
+): Promise<Billing> {
+  return toBilling([...(await billableRecords(store, sessionId, callUuid, chain)), ...unstored]);
 }
 
 /**

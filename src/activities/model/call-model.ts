@@ -13,8 +13,9 @@ import type { Usage } from '../../common/usage';
 import type { ModelPrice } from '../../engine/cost';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { TranscriptChainError } from '../../store/transcript-store';
+import type { ModelAttemptUsage } from '../../store/transcript-store';
 import { storageFailure } from '../store-errors';
-import { lineTotals, settleBilling } from './billing';
+import { billableRecords, lineTotals, toBilling } from './billing';
 import { describeCallFailure } from './call-failure';
 import { classifyModelError } from './errors';
 import { buildMessages, buildSystem } from './request';
@@ -226,6 +227,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     const started = Date.now();
     let requestId: string | null = null;
     let startUsage: Usage | null = null;
+    let billable: ModelAttemptUsage[] | undefined;
     let stored: TranscriptEntry | undefined;
     const usageRecord = (msg: Readonly<AssembledMessage>, phase: 'start' | 'end', usage: Usage) =>
       deps.store.putModelAttemptUsage(input.sessionId, {
@@ -237,10 +239,25 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         model: msg.model,
         usage,
       });
-    /** Records the complete response: its usage, then the line (first writer wins). */
+    /**
+     * Records the complete response: the line, listing what the call was billed (first writer
+     * wins). This attempt's final usage is in the line; it is stored on its own only when another
+     * attempt's line won, for a later call to count. One durable write between the response and
+     * the line: the shorter that window, the rarer a repeated call after a crash.
+     */
     const record = async (msg: Readonly<AssembledMessage>): Promise<TranscriptEntry> => {
-      await usageRecord(msg, 'end', startUsage ? usageSince(startUsage, msg.usage) : msg.usage);
-      const billing = await settleBilling(deps.store, input.sessionId, input.assistantUuid, chain);
+      const endUsage = startUsage ? usageSince(startUsage, msg.usage) : msg.usage;
+      const end = {
+        callUuid: input.assistantUuid,
+        attempt: actx.attempt,
+        phase: 'end' as const,
+        requestId,
+        messageId: msg.id,
+        model: msg.model,
+        usage: endUsage,
+      };
+      const records = billable ?? (await billableRecords(deps.store, input.sessionId, input.assistantUuid, chain));
+      const billing = toBilling([...records, end]);
       const { invalidToolInputs, ...message } = msg;
       const entry: TranscriptEntry = {
         v: TRANSCRIPT_SCHEMA_VERSION,
@@ -257,6 +274,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         billing,
       };
       const result = await deps.store.append(entry);
+      if (!result.written) await usageRecord(msg, 'end', endUsage);
       progress.recorded = true;
       return result.entry;
     };
@@ -273,6 +291,8 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         onStart: async (msg) => {
           startUsage = { ...msg.usage };
           await usageRecord(msg, 'start', startUsage);
+          // Collected now, while the model generates, not between the response and its line.
+          billable = await billableRecords(deps.store, input.sessionId, input.assistantUuid, chain);
         },
         onComplete: async (msg) => {
           stored = await record(msg);
