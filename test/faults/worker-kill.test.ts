@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Responder, StepSpec } from '../../src/fake-model';
 import { billedUsage, repeatedCompletedCalls } from '../../src/fake-model';
 import type { SDKResultMessage } from '../../src/common/sdk-messages';
+import { createLoadSession } from '../../src/activities/transcript';
 import { installRuntimeLogging } from '../../src/worker/logging';
 import { transcriptPath } from '../../src/store/jsonl-store';
 import { makeRepo, startRunnerEnv } from '../helpers/runner-env';
@@ -117,6 +118,9 @@ describe('faults: kill -9 of the worker process, again and again', () => {
     ] as const) {
       expect(counted[k]).toBeLessThanOrEqual(made[k]);
     }
+    // …and everything the workers did record (attempt usage, lines) is in the turn's totals.
+    const recorded = (await createLoadSession(env.store, () => null)(engine.sessionId)).usage;
+    expect(pick(counted)).toEqual(recorded);
     const entries = await env.store.load(engine.sessionId);
     const unknown = entries.filter((e) => JSON.stringify(e.message?.content ?? '').includes('outcome is unknown'));
     const recovered = kills.map((k) => k.recoveredMs).sort((a, b) => a - b);
