@@ -13,7 +13,10 @@ import { ChildEnvironments } from '../env/child-env';
 import { BUILTIN_TOOLS, toolsForModel } from './tools/registry';
 import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordPrompt, createRecordTranscript } from './transcript';
+import { createLoadContext } from './context';
 import { withStorageErrors } from './store-errors';
+import { createPrepareWorkspace, type WorkspaceHost } from './workspace/prepare';
+import { storeSnapshot } from './workspace/snapshot';
 import type { Activities } from './types';
 
 export type { Activities } from './types';
@@ -28,6 +31,8 @@ export interface ActivityDeps {
   anthropic?: () => Anthropic;
   /** Fault points of model calls, for the fault suite (`test/faults`); unset in production. */
   modelFaults?: ModelFaultHooks;
+  /** This worker's host queue and workspace settings; absent = workspaces are not followed. */
+  workspace?: WorkspaceHost;
 }
 
 /**
@@ -72,6 +77,7 @@ export function createActivities(deps: ActivityDeps): Activities {
     toolsForModel: (names: string[]) => toolsForModel(names) as Anthropic.Tool[],
     ...(deps.modelFaults ? { faults: deps.modelFaults } : {}),
   };
+  const ws = deps.workspace;
   // A store that cannot be written fails the activity at once (see storageFailure).
   return {
     callModel: withStorageErrors(createCallModel(modelDeps)),
@@ -82,12 +88,20 @@ export function createActivities(deps: ActivityDeps): Activities {
         ...(deps.config.tools ? { settings: { ...deps.config.tools } } : {}),
         executeTool,
         isIdempotent: (name) => BUILTIN_TOOLS.get(name)?.idempotent ?? true,
+        ...(ws
+          ? {
+              snapshot: (i: { sessionId: string; toolUseId: string; root: string; base: string }) =>
+                storeSnapshot({ store: deps.store, ...i, maxBytes: ws.config.maxSnapshotBytes }),
+            }
+          : {}),
         // Tool processes get the worker's environment minus the runner's secrets (src/env/child-env.ts).
         childEnv: new ChildEnvironments(deps.config),
       }),
     ),
+    prepareWorkspace: withStorageErrors(ws ? createPrepareWorkspace(deps.store, ws) : async () => null),
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),
     recordPrompt: withStorageErrors(createRecordPrompt(deps.store)),
     loadSession: createLoadSession(deps.store, priceFor),
+    loadContext: withStorageErrors(createLoadContext(deps.store)),
   };
 }

@@ -1,9 +1,14 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
+import { WorkspaceErrorType, type SnapshotRef } from '../common/workspace';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../common/transcript';
 import type { TranscriptStore } from '../store/transcript-store';
 import type { ToolContext, ToolOutput, ToolSettings } from './tools/types';
+import { mapFormerPaths } from './workspace/prepare';
+import { SnapshotTooLargeError } from './workspace/snapshot';
+import { nestedMemoryAttachments } from './nested-memory';
 import type { ResolvedPermission } from './tool-permission';
 import { resolveToolPermission } from './tool-permission';
 import { ChildEnvironments } from '../env/child-env';
@@ -22,6 +27,12 @@ export interface RunToolDeps {
   settings?: ToolSettings;
   /** Whether a tool may be re-run after a crash (unknown tools count as idempotent: they do nothing). */
   isIdempotent(name: string): boolean;
+  /**
+   * Stores a snapshot of the workspace after a tool that can change files (the non-idempotent
+   * ones). Absent when workspaces are not followed.
+   * @throws SnapshotTooLargeError when the snapshot is over the limit.
+   */
+  snapshot?(input: { sessionId: string; toolUseId: string; root: string; base: string }): Promise<SnapshotRef>;
   /**
    * Decides a `check` permission against the tool's input and the real files.
    * @default resolveToolPermission (src/activities/tool-permission.ts)
@@ -100,6 +111,7 @@ function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolea
     ...(meta?.deniedInput !== undefined ? { deniedInput: meta.deniedInput } : {}),
     resultBytes: contentBytes(block?.content ?? ''),
     replayed,
+    ...(meta?.snapshot ? { snapshot: meta.snapshot } : {}),
   };
 }
 
@@ -129,7 +141,11 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
           { name: string; input: unknown } | undefined)
       : undefined;
     const invalidJson = assistant?.invalidToolInputs?.[input.toolUseId];
-    const toolInput = block?.input ?? {};
+    const ws = input.workspace;
+    // A workspace that moved to this host: paths of the former host's tree point into this one.
+    const toolInput = ws
+      ? mapFormerPaths(input.toolName, block?.input ?? {}, ws.formerPaths, ws.repoRoot)
+      : (block?.input ?? {});
 
     let out: ToolOutput & { outcome: RunToolSummary['outcome'] };
     let deniedInput: unknown;
@@ -201,6 +217,54 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       }
     }
 
+    // After a tool that can change files: the tree goes to the store before the result line, so
+    // a result the workflow sees always has its snapshot (DESIGN.md rule 7).
+    let snapshot: SnapshotRef | undefined;
+    if (
+      ws &&
+      deps.snapshot &&
+      !deps.isIdempotent(input.toolName) &&
+      (out.outcome === 'ok' || out.outcome === 'error' || out.outcome === 'unknown') &&
+      input.skipReason === undefined
+    ) {
+      try {
+        snapshot = await deps.snapshot({
+          sessionId: input.sessionId,
+          toolUseId: input.toolUseId,
+          root: ws.repoRoot,
+          base: ws.baseCommit,
+        });
+      } catch (err) {
+        if (err instanceof SnapshotTooLargeError) {
+          throw ApplicationFailure.create({
+            type: WorkspaceErrorType.SnapshotTooLarge,
+            message: err.message,
+            nonRetryable: true,
+          });
+        }
+        throw err;
+      }
+    }
+
+    const turnId = Context.current().info.workflowExecution?.workflowId ?? '';
+    let attachments: TranscriptEntry['attachments'];
+    if (out.outcome === 'ok') {
+      try {
+        const nested = await nestedMemoryAttachments({
+          cwd: input.cwd,
+          turnId,
+          toolName: input.toolName,
+          toolInput,
+          entries: await store.load(input.sessionId),
+        });
+        for (const w of nested.warnings) Context.current().log.warn(w, { sessionId: input.sessionId });
+        if (nested.attachments.length) attachments = nested.attachments as unknown as TranscriptEntry['attachments'];
+      } catch (err) {
+        // Memory is a help for the model; a failure to read it never fails the tool call.
+        Context.current().log.warn(`nested memory not loaded: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+
     const entry: TranscriptEntry = {
       v: TRANSCRIPT_SCHEMA_VERSION,
       type: 'user',
@@ -219,8 +283,9 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
           },
         ],
       },
-      turnId: Context.current().info.workflowExecution?.workflowId ?? '',
+      turnId,
       ...(out.structured !== undefined ? { toolUseResult: out.structured } : {}),
+      ...(attachments ? { attachments } : {}),
       toolRun: {
         tool: input.toolName,
         outcome: out.outcome,
@@ -233,6 +298,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
               ...(permission.silent ? { denySilent: true } : {}),
             }
           : {}),
+        ...(snapshot ? { snapshot } : {}),
       },
     };
     // First writer wins: another attempt may have recorded this call meanwhile; report its line.

@@ -15,6 +15,7 @@ import type { InterruptFlags } from './commands/interrupt';
 import type { LimitsFlags } from './commands/limits';
 import type { PoolCreateFlags } from './commands/pool';
 import type { StoreCopyFlags, StoreMigrateFlags } from './commands/store';
+import type { WorkspaceExportFlags } from './commands/workspace';
 
 /**
  * Errors that mean "nothing was run because of how it was called or configured": printed without
@@ -31,6 +32,7 @@ const USAGE_ERROR_NAMES = new Set([
   'DataDirError',
   'ModelKeyMissingError',
   'SettingsError',
+  'MemoryImportCycleError',
   'TemporalConnectionConfigError',
   // Store setup (src/store/setup-errors.ts): unreachable database, schema mismatch, bad URL, unknown session.
   'StoreConnectionError',
@@ -38,6 +40,9 @@ const USAGE_ERROR_NAMES = new Set([
   'StoreServerVersionError',
   'InvalidStoreUrlError',
   'UnknownSessionError',
+  // Workspaces (src/activities/workspace/): an unwritable workspace root, an export that cannot be made.
+  'WorkspaceRootError',
+  'WorkspaceExportError',
 ]);
 
 const out = (s: string): void => {
@@ -82,11 +87,26 @@ export function buildProgram(setExit: (code: number) => void): Command {
         .choices(INPUT_FORMATS)
         .default('text'),
     )
-    .option('--include-partial-messages', 'accepted for compatibility; no stream_event messages are produced')
+    .option(
+      '--include-partial-messages',
+      "with --output-format stream-json: stream_event messages with the model's deltas while each call streams",
+    )
+    .option(
+      '--replay-user-messages',
+      'with stream-json input and output: echo each user message back once it is recorded (isReplay: true)',
+    )
+    .option(
+      '--fork-session',
+      'with --resume or --continue: continue in a new session that starts as a copy of the old one',
+    )
+    .option(
+      '--no-session-persistence',
+      'refused: the transcript store is what makes a turn durable, so sessions are always persisted',
+    )
     .option('--permission-prompt-tool <tool>', 'accepted for compatibility; calls that would prompt are denied')
     .option(
       '--setting-sources <sources>',
-      'comma-separated settings files to read: user, project, local (default: all; "" for none)',
+      'comma-separated sources of settings and memory (CLAUDE.md) files to read: user, project, local (default: all; "" for none)',
     )
     .option('--settings <file-or-json>', 'a settings file or a JSON string to load more settings from')
     .option('--add-dir <directories...>', 'more directories the tools may read and edit')
@@ -111,7 +131,9 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--disallowedTools, --disallowed-tools <tools...>', 'tools that never run')
     .option('--tools <tools...>', 'tools offered to the model (default: Read Write Edit Bash Glob Grep)')
     .option('--system-prompt <text>', 'replace the default system prompt')
+    .option('--system-prompt-file <file>', 'replace the default system prompt with the text of a file')
     .option('--append-system-prompt <text>', 'append to the system prompt')
+    .option('--append-system-prompt-file <file>', 'append the text of a file to the system prompt')
     .option('--budget-pool <id>', 'report spend to this shared budget pool (see `agent-runner pool`)')
     .option('--verbose', 'print progress (tool calls, results, server start) on stderr')
     .option(
@@ -205,6 +227,17 @@ See docs/batch.md.`,
     });
   addControlCommands(program, setExit);
   addStoreCommands(program, setExit);
+  program
+    .command('workspace')
+    .description("a session's working tree (recorded as git snapshots in the store)")
+    .command('export')
+    .description('rebuild the working tree of a session (base commit + last snapshot) in a new directory')
+    .argument('<session>', 'session id')
+    .option('--to <dir>', 'target directory (must not exist or be empty)')
+    .action(async (session: string, opts: WorkspaceExportFlags) => {
+      const { runWorkspaceExport } = await import('./commands/workspace');
+      setExit(await runWorkspaceExport(await config(program), session, opts, { stdout: out }));
+    });
   return program;
 }
 

@@ -1,3 +1,4 @@
+import type { WorkspaceRef } from '../common/workspace';
 import type {
   SDKAssistantMessage,
   SDKCompactBoundaryMessage,
@@ -6,6 +7,7 @@ import type {
   SDKResultMessage,
   SDKSystemInitMessage,
   SDKUserMessage,
+  SDKWorkspaceInfo,
 } from '../common/sdk-messages';
 import type { PermissionReasonType } from '../common/permissions';
 import type { TranscriptEntry } from '../common/transcript';
@@ -171,7 +173,21 @@ export function resultMessage(
     modelUsage: o.modelUsage,
     permission_denials: o.permissionDenials,
     terminal_reason: o.terminalReason,
+    ...(o.workspace ? { workspace: workspaceInfo(o.workspace) } : {}),
   };
   if (o.subtype === 'success') return { ...base, result: args.finalText, api_error_status: o.apiErrorStatus };
   return { ...base, errors: o.errors, ...(o.apiErrorStatus !== null ? { api_error_status: o.apiErrorStatus } : {}) };
+}
+
+/** The user-facing view of a workspace ref (result message, `status`). */
+export function workspaceInfo(ref: WorkspaceRef): SDKWorkspaceInfo {
+  return {
+    host: ref.host,
+    path: ref.path,
+    base_commit: ref.baseCommit,
+    last_snapshot: ref.lastSnapshot
+      ? { commit: ref.lastSnapshot.commit, tool_use_id: ref.lastSnapshot.toolUseId, bytes: ref.lastSnapshot.bytes }
+      : null,
+    moves: ref.moves,
+  };
 }

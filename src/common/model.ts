@@ -14,8 +14,12 @@ export interface CallModelInput {
   maxTokens: number;
   /** Names of the tools offered to the model. @default every built-in tool */
   tools?: string[];
-  systemPrompt?: string;
-  appendSystemPrompt?: string;
+  /** Content key (session content store) of the text replacing the default system prompt. */
+  systemPromptKey?: string;
+  /** Content key of the text appended to the system prompt. */
+  appendSystemPromptKey?: string;
+  /** Publish the raw stream events to the store's side channel (`--include-partial-messages`). */
+  streamEvents?: boolean;
 }
 
 /**

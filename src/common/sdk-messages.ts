@@ -123,12 +123,56 @@ export interface SDKResultMessage {
   api_error_status?: number | null;
   /** Error texts (error subtypes only); the first is the `[ede_diagnostic]` line for execution errors. */
   errors?: string[];
+  /**
+   * Where the working tree is after the turn (when it follows the turn across hosts): the host,
+   * the path there, how often it moved, and the last snapshot (`agent-runner workspace export`
+   * materializes it anywhere). Extension of ours.
+   */
+  workspace?: SDKWorkspaceInfo;
+}
+
+/** `workspace` of a result message and of `agent-runner status`. */
+export interface SDKWorkspaceInfo {
+  host: string;
+  path: string;
+  base_commit: string;
+  /** Snapshot commit and the tool call it followed; null before the first change. */
+  last_snapshot: { commit: string; tool_use_id: string; bytes: number } | null;
+  moves: number;
+}
+
+/** `system`/`status`: with partial messages, sent before each model request (`requesting`). */
+export interface SDKStatusMessage {
+  type: 'system';
+  subtype: 'status';
+  status: 'requesting' | 'compacting' | null;
+  uuid: string;
+  session_id: string;
+}
+
+/**
+ * One raw Messages API stream event of a call in flight (`--include-partial-messages`); the
+ * whole response follows as `assistant` messages once it is recorded.
+ */
+export interface SDKPartialAssistantMessage {
+  type: 'stream_event';
+  /** A `RawMessageStreamEvent` (`message_start`, `content_block_delta`, …). */
+  event: Record<string, unknown>;
+  session_id: string;
+  parent_tool_use_id: null;
+  uuid: string;
+  /** `id` of the API message the event belongs to. */
+  api_message_id?: string;
+  /** On `message_start`: time from the request to its first event (ms). */
+  ttft_ms?: number;
 }
 
 export type SDKMessage =
   | SDKSystemInitMessage
   | SDKCompactBoundaryMessage
   | SDKPermissionDeniedMessage
+  | SDKStatusMessage
   | SDKAssistantMessage
   | SDKUserMessage
+  | SDKPartialAssistantMessage
   | SDKResultMessage;

@@ -57,6 +57,8 @@ export const ToolRunRecordSchema = z.object({
   denyReason: z.enum(['rule', 'mode', 'workingDir', 'safetyCheck', 'subcommandResults', 'other']).optional(),
   /** The denial's one-line reason or rule, when there is one. */
   denyDetail: z.string().optional(),
+  /** The working tree stored after the tool ran (`SnapshotRef` in `workspace.ts`). */
+  snapshot: z.object({ toolUseId: z.string(), commit: z.string(), bytes: z.number() }).optional(),
 });
 export type ToolRunRecord = z.infer<typeof ToolRunRecordSchema>;
 
@@ -79,13 +81,16 @@ export type TranscriptMessage = z.infer<typeof TranscriptMessageSchema>;
  * - `assistant`: one complete model response (all content blocks of one API call).
  * - `system` with `subtype: "compact_boundary"`: the context sent to the model starts after it;
  *   the next `user` line holds the summary.
+ * - `attachment`: context the runner adds for the model (memory files, git status, environment),
+ *   in `attachments`; a tool-result or summary line may carry `attachments` too (nested memory,
+ *   the session's context after a compaction).
  *
  * Lines form a chain through `parentUuid`; the file order is not the conversation order.
  * Writes are upserts by `uuid`.
  */
 const TranscriptEntryFields = {
   v: z.number().int().optional(),
-  type: z.enum(['user', 'assistant', 'system']),
+  type: z.enum(['user', 'assistant', 'system', 'attachment']),
   subtype: z.string().optional(),
   uuid: z.string().min(1),
   parentUuid: z.string().nullable(),
@@ -114,6 +119,10 @@ const TranscriptEntryFields = {
   compactFallback: z.boolean().optional(),
   /** Billed usage the line's call reports, on assistant and compaction-summary lines. */
   billing: BillingSchema.optional(),
+  /** Context for the model (`ContextAttachment` of src/common/context.ts), rendered by the request builder. */
+  attachments: z.array(z.looseObject({ type: z.string() })).optional(),
+  /** On the session's context line: the memory sources it was loaded with (`--setting-sources`). */
+  settingSources: z.array(z.enum(['user', 'project', 'local'])).optional(),
 };
 
 /**

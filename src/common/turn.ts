@@ -4,6 +4,8 @@ import type { FileReadState } from './tools';
 import type { ResultSubtype } from './sdk-messages';
 import type { TurnLimits } from '../engine/limits';
 import type { PermissionMode } from '../engine/permissions';
+import type { WorkspaceRef } from './workspace';
+import type { SettingSource } from './context';
 import type { SettingsEnvRef } from './permissions';
 
 /** Schema version of workflow inputs carried across continue-as-new. */
@@ -29,10 +31,24 @@ export interface TurnOptions {
   settingsEnv?: SettingsEnvRef;
   /** Tools offered to the model (default: all built-in tools). */
   tools?: string[];
-  /** Replaces the default system prompt. */
+  /**
+   * Replaces the default system prompt (`--system-prompt`). Client side only: the QueryEngine
+   * stores the text in the session's content store and sends {@link systemPromptKey} instead, so
+   * that no system prompt part travels in workflow history.
+   */
   systemPrompt?: string;
-  /** Appended to the system prompt. */
+  /** Appended to the system prompt (`--append-system-prompt`). Client side only, as {@link systemPrompt}. */
   appendSystemPrompt?: string;
+  /** Content key (session content store) of the text replacing the default system prompt. */
+  systemPromptKey?: string;
+  /** Content key of the text appended to the system prompt. */
+  appendSystemPromptKey?: string;
+  /** Memory sources read when the session starts (`--setting-sources`). @default user, project and local */
+  settingSources?: SettingSource[];
+  /** Content key of the user's own memory files (JSON `MemoryFile[]`), loaded by the client. */
+  userMemoryKey?: string;
+  /** Publish each model call's stream events to the store's side channel (`--include-partial-messages`). */
+  includePartialMessages?: boolean;
   /** Id of a `budgetPoolWorkflow` this turn reports spend to. */
   budgetPoolId?: string;
   /** Activity timeouts; defaults in `src/workflows/timeouts.ts`. */
@@ -101,6 +117,8 @@ export interface TurnInput {
   sessionWorkflowId?: string;
   /** State carried by continue-as-new (absent on the first run of a turn). */
   carry?: TurnCarry;
+  /** Where the session's workspace was after the previous turn (absent: find it from `cwd`). */
+  workspace?: WorkspaceRef | null;
 }
 
 /**
@@ -130,6 +148,8 @@ export interface TurnCarry {
   compactions: number;
   /** Runs of this turn so far (1 on the first continue-as-new). */
   runs: number;
+  /** Where the workspace is (null: not followed). */
+  workspace?: WorkspaceRef | null;
 }
 
 /** How a turn ended: the workflow's return value; the client turns it into a result message. */
@@ -156,6 +176,8 @@ export interface TurnOutcome {
   events: string[];
   readFileState: Record<string, FileReadState>;
   apiErrorStatus: number | null;
+  /** Where the workspace is after the turn: host, path, last snapshot (absent: not followed). */
+  workspace?: WorkspaceRef | null;
 }
 
 /** Answer of the turn's `progress` query: what a streaming client needs. */
@@ -165,6 +187,8 @@ export interface TurnProgress {
   done: boolean;
   /** What the turn is doing now, e.g. `callModel`, `runTool Bash`, `idle`. */
   activity: string;
+  /** Uuid of the assistant line of the model call in flight (its stream events' channel), or null. */
+  modelCall?: string | null;
   numTurns: number;
   costUsd: number;
   usage: Usage;
@@ -173,6 +197,8 @@ export interface TurnProgress {
   budgetPoolId?: string | null;
   /** Last status the pool sent, or null (none yet, or no pool). */
   pool?: PoolView | null;
+  /** Where the workspace is now: host, path, last snapshot (absent: not followed). */
+  workspace?: WorkspaceRef | null;
 }
 
 /** What a member turn knows of its budget pool (USD). */

@@ -242,6 +242,17 @@ const StoreSchema = z.strictObject({
   connectTimeoutMs: positiveInt(10_000),
 });
 
+const WorkspaceSchema = z.strictObject({
+  follow: z.boolean({ error: 'expected true or false' }).default(true),
+  root: z
+    .string({ error: 'expected a directory path or null' })
+    .min(1, { error: 'expected a directory path or null' })
+    .nullable()
+    .default(null),
+  maxSnapshotBytes: positiveInt(64 * 1024 * 1024),
+  hostTimeoutMs: positiveInt(30_000),
+});
+
 const PricesSchema = z
   .record(z.string().min(1), ModelPriceSchema, { error: 'expected a table keyed by model id' })
   .default({})
@@ -259,6 +270,7 @@ export const ConfigSchema = z.strictObject({
   model: ModelSchema.prefault({}),
   tools: ToolsSchema.prefault({}),
   store: StoreSchema.prefault({}),
+  workspace: WorkspaceSchema.prefault({}),
   prices: PricesSchema,
   dataDir: nonEmptyString('~/.agent-runner'),
 });
@@ -420,6 +432,28 @@ export interface StoreConfig {
   connectTimeoutMs: number;
 }
 
+/**
+ * The working tree a turn edits, carried across hosts (`workspace`): recorded as git snapshots in
+ * the store after every Edit, Write and Bash, and re-materialized on another worker when its host
+ * is gone. Applies to working directories inside a git repository with at least one commit.
+ */
+export interface WorkspaceConfig {
+  /** Record origins and snapshots, and route tools to the workspace's host. @default true */
+  follow: boolean;
+  /**
+   * Where this worker re-materializes workspaces of other hosts (`<root>/<sessionId>`); `~` is
+   * expanded. null = `<dataDir>/workspaces`. @default null. Env: `AGENT_RUNNER_WORKSPACE_ROOT`.
+   */
+  root: string | null;
+  /** Largest snapshot (a git pack of the changes since the base commit), in bytes. @default 67108864 (64 MiB) */
+  maxSnapshotBytes: number;
+  /**
+   * How long a tool call waits for the workspace's host to pick it up before the host counts as
+   * gone and the workspace moves to another worker, in milliseconds. @default 30000
+   */
+  hostTimeoutMs: number;
+}
+
 /** The runner's configuration, as returned by `loadConfig`. */
 export interface Config {
   /** Temporal connection. */
@@ -434,6 +468,8 @@ export interface Config {
   tools: ToolsConfig;
   /** Transcript store. */
   store: StoreConfig;
+  /** Workspaces that follow the turn across hosts. */
+  workspace: WorkspaceConfig;
   /**
    * Model prices in USD per million tokens, keyed by model id; look up with {@link findPrice}.
    * Entries of the file are added to the built-in table ({@link DEFAULT_PRICES}).

@@ -113,6 +113,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
       limits: defaults.limits,
       budgetPoolId: defaults.budgetPoolId ?? null,
       queued: queue.length,
+      ...(s.workspace ? { workspace: s.workspace } : {}),
     };
   });
   setHandler(endSessionSignal, () => {
@@ -159,6 +160,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
       options: mergeOptions(defaults, next.req.options),
       readFileState: state.readFileState,
       sessionWorkflowId: workflowInfo().workflowId,
+      ...(state.workspace !== undefined ? { workspace: state.workspace } : {}),
     };
     busy = true;
     if (workflowInfo().typedSearchAttributes.get(SA.status) !== AGENT_STATUS_RUNNING) {
@@ -250,6 +252,7 @@ function applyOutcome(state: SessionState, o: TurnOutcome, turnId: string): Sess
     permissionDenials: [...state.permissionDenials, ...o.permissionDenials].slice(-MAX_DENIALS),
     readFileState: capReadFileState(o.readFileState),
     lastTurnWorkflowId: turnId,
+    ...(o.workspace !== undefined ? { workspace: o.workspace } : {}),
   };
 }
 

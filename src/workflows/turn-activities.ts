@@ -9,7 +9,7 @@ const WAIT_FOR_CANCELLED_TOOLS = 'wait-for-cancelled-tools';
 /** The activities a turn calls, with their timeouts and retry policies. */
 export type TurnActivities = Pick<
   Activities,
-  'callModel' | 'compactContext' | 'runTool' | 'recordTranscript' | 'recordPrompt'
+  'callModel' | 'compactContext' | 'runTool' | 'recordTranscript' | 'recordPrompt' | 'loadContext'
 >;
 
 /**
@@ -18,7 +18,8 @@ export type TurnActivities = Pick<
  * marked so by the activity itself (so the type list does not travel in every retry policy).
  * Tool runs and transcript writes heartbeat every second and retry up to 20 times. A cancelled
  * tool run (an interrupt) is waited for until its activity has stopped (its command killed), so
- * that a turn never ends while a command it started still runs.
+ * that a turn never ends while a command it started still runs. Loading a new session's context
+ * (a few files and git commands) has a minute and 5 attempts.
  */
 export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActivities {
   const t = activityTimeouts(timeouts);
@@ -41,7 +42,12 @@ export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActi
     heartbeatTimeout: t.toolHeartbeatMs,
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 20 },
   });
+  const setup = proxyActivities<Activities>({
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5 },
+  });
   return {
+    loadContext: setup.loadContext,
     callModel: model.callModel,
     compactContext: model.compactContext,
     runTool: tools.runTool,

@@ -30,6 +30,8 @@ export class TurnState {
   activity = 'starting';
   /** True once the turn has its outcome. */
   done = false;
+  /** Assistant uuid of the model call in flight, for the progress query (not carried). */
+  modelCall: string | null = null;
 
   constructor(input: TurnInput) {
     const c = input.carry;
@@ -59,6 +61,7 @@ export class TurnState {
           budgetTracker: newTokenBudgetTracker(),
           compactions: 0,
           runs: 0,
+          ...(input.workspace !== undefined ? { workspace: input.workspace } : {}),
         };
   }
 
@@ -118,6 +121,12 @@ export class TurnState {
     this.data.events.push(uuid);
     this.data.leaf = uuid;
     if (type === 'user') this.data.lastMessageType = 'user';
+  }
+
+  /** The session's context line (written after the first prompt): the chain goes on from it. */
+  recordContext(uuid: string): void {
+    this.data.events.push(uuid);
+    this.data.leaf = uuid;
   }
 
   /** Lines written before the leaf moved past them (a compaction writes a boundary and a summary). */
@@ -183,6 +192,7 @@ export class TurnState {
       events: d.events,
       readFileState: capReadFileState(d.readFileState),
       apiErrorStatus,
+      ...(d.workspace !== undefined ? { workspace: d.workspace } : {}),
     };
   }
 

@@ -1,4 +1,12 @@
-import { allHandlersFinished, condition, continueAsNew, setHandler, uuid4, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  patched,
+  setHandler,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { CallModelSummary } from '../common/model';
 import { ModelErrorType } from '../common/model';
 import type { TranscriptEntry } from '../common/transcript';
@@ -16,6 +24,10 @@ import { ToolRuns } from './tool-runs';
 import { turnActivities } from './turn-activities';
 import type { TurnActivities } from './turn-activities';
 import { TurnState } from './turn-state';
+import { WORKSPACE_PATCH, WorkspaceFollower, WorkspaceStop } from './workspace';
+
+/** Patch id of the `loadContext` step at a new session's first turn. */
+const SESSION_CONTEXT_PATCH = 'session-context';
 
 /** Model calls per workflow run before a long turn continues as new. */
 const DEFAULT_MAX_STEPS_PER_RUN = 200;
@@ -59,13 +71,15 @@ class Turn {
   private readonly interrupts = new Interrupts();
   private readonly acts: TurnActivities;
   private readonly tools: ToolRuns;
+  private readonly workspace: WorkspaceFollower;
   private stepsThisRun = 0;
 
   constructor(private readonly input: TurnInput) {
     this.state = new TurnState(input);
     this.member = new PoolMember(input.options.budgetPoolId, input.carry);
     this.acts = turnActivities(input.options.timeouts);
-    this.tools = new ToolRuns(input, this.state, this.acts, this.interrupts);
+    this.workspace = new WorkspaceFollower(input.sessionId, input.cwd, input.options.timeouts, this.state.data);
+    this.tools = new ToolRuns(input, this.state, this.acts, this.interrupts, this.workspace);
     setHandler(turnProgressQuery, () => this.progress());
     setHandler(setLimitsSignal, (patch) => {
       this.state.data.limits = applyLimitPatch(this.state.data.limits, patch);
@@ -76,7 +90,10 @@ class Turn {
 
   /** The loop: check limits, call the model, run the tools it asks for, decide whether to go on. */
   async run(): Promise<TurnOutcome> {
-    if (!this.input.carry) await this.start();
+    if (!this.input.carry) {
+      const failed = await this.start();
+      if (failed) return failed;
+    }
     for (;;) {
       const stop = await this.beforeModelCall();
       if (stop) return stop;
@@ -93,8 +110,11 @@ class Turn {
     }
   }
 
-  /** Records the prompt before the first model call (a crash after this loses nothing), then joins the pool. */
-  private async start(): Promise<void> {
+  /**
+   * Records the prompt before the first model call (a crash after this loses nothing), loads a
+   * new session's context, then joins the pool. Returns the outcome when the turn cannot start.
+   */
+  private async start(): Promise<TurnOutcome | null> {
     const { input } = this;
     this.state.activity = 'recordTranscript';
     const { promptRef } = input;
@@ -129,7 +149,50 @@ class Turn {
         ]),
       );
     }
+    if (patched(WORKSPACE_PATCH)) {
+      // Where the working tree is: recorded (origin, base, first snapshot) on its host, or
+      // re-materialized on a live worker when the previous turn's host is gone.
+      this.state.activity = 'prepareWorkspace';
+      await uninterruptible(() => this.workspace.prepare());
+    }
+    // Histories from before the session context replay without the step (patched marker).
+    if (input.parentUuid === null && patched(SESSION_CONTEXT_PATCH)) {
+      const failed = await this.loadContext();
+      if (failed) return failed;
+    }
     await this.member.join();
+    return null;
+  }
+
+  /**
+   * A new session's context (memory files, git status, environment), read on the worker and
+   * stored as one line after the prompt. A memory import cycle ends the turn with a setup error.
+   * Only a session's first turn loads it, in the directory the client gave (as the first
+   * `prepareWorkspace` does).
+   */
+  private async loadContext(): Promise<TurnOutcome | null> {
+    const { sessionId, options, promptUuid } = this.input;
+    this.state.activity = 'loadContext';
+    const uuid = uuid4();
+    try {
+      const loaded = await uninterruptible(() =>
+        this.acts.loadContext({
+          sessionId,
+          cwd: this.workspace.cwd,
+          uuid,
+          parentUuid: promptUuid,
+          model: options.model,
+          gitStatus: options.systemPromptKey === undefined,
+          ...(options.settingSources ? { settingSources: options.settingSources } : {}),
+          ...(options.userMemoryKey !== undefined ? { userMemoryKey: options.userMemoryKey } : {}),
+        }),
+      );
+      this.state.recordContext(loaded.uuid);
+      return null;
+    } catch (err) {
+      const f = modelFailureOf(err);
+      return this.state.outcome('error_during_execution', 'turn_setup_failed', [`${f.message} (${f.type})`]);
+    }
   }
 
   /**
@@ -157,9 +220,11 @@ class Turn {
 
   /** One model call (streamed by the `callModel` activity, which writes the assistant line). */
   private async callModel(): Promise<ModelStep> {
-    const { sessionId, cwd, options } = this.input;
+    const { sessionId, options } = this.input;
+    const cwd = this.workspace.cwd;
     const assistantUuid = uuid4();
     this.state.activity = 'callModel';
+    this.state.modelCall = assistantUuid;
     let call: CallModelSummary | undefined;
     try {
       call = await this.interrupts.run(() =>
@@ -171,12 +236,17 @@ class Turn {
           model: options.model,
           maxTokens: options.maxTokens,
           ...(options.tools ? { tools: options.tools } : {}),
-          ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
-          ...(options.appendSystemPrompt !== undefined ? { appendSystemPrompt: options.appendSystemPrompt } : {}),
+          ...(options.systemPromptKey !== undefined ? { systemPromptKey: options.systemPromptKey } : {}),
+          ...(options.appendSystemPromptKey !== undefined
+            ? { appendSystemPromptKey: options.appendSystemPromptKey }
+            : {}),
+          ...(options.includePartialMessages ? { streamEvents: true } : {}),
         }),
       );
     } catch (err) {
       return this.afterFailedCall(modelFailureOf(err));
+    } finally {
+      this.state.modelCall = null;
     }
     if (!call) return { kind: 'stop', outcome: this.interrupted('aborted_streaming') };
     this.state.recordModelCall(assistantUuid, call);
@@ -215,7 +285,8 @@ class Turn {
 
   /** Summarizes the context into a compact boundary and a summary line; the chain goes on from the summary. */
   private async compact(trigger: 'auto' | 'manual'): Promise<void> {
-    const { sessionId, turnId, cwd, options } = this.input;
+    const { sessionId, turnId, options } = this.input;
+    const cwd = this.workspace.cwd;
     this.state.data.compactions++;
     this.state.activity = 'compactContext';
     const boundaryUuid = uuid4();
@@ -259,7 +330,14 @@ class Turn {
       );
       return this.state.outcome(afterCall.subtype, 'budget_exhausted', afterCall.errors);
     }
-    const finished = await this.tools.runAll(assistantUuid, call.toolUses);
+    let finished: boolean;
+    try {
+      finished = await this.tools.runAll(assistantUuid, call.toolUses);
+    } catch (err) {
+      if (!(err instanceof WorkspaceStop)) throw err;
+      // The working tree could not be recorded: stop before anything else changes it.
+      return this.state.outcome('error_during_execution', err.terminalReason, [err.message]);
+    }
     return finished ? null : this.interrupted('aborted_tools');
   }
 
@@ -313,12 +391,14 @@ class Turn {
       events: [...d.events],
       done: this.state.done,
       activity: this.state.activity,
+      modelCall: this.state.modelCall,
       numTurns: d.numTurns,
       costUsd: this.state.cost().usd,
       usage: d.usage,
       limits: d.limits,
       budgetPoolId: this.input.options.budgetPoolId ?? null,
       pool: this.member.status,
+      ...(this.workspace.ref ? { workspace: this.workspace.ref } : {}),
     };
   }
 

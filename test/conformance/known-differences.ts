@@ -4,6 +4,7 @@
  * in step, and another fails when an entry no longer matches anything (so the list stays true).
  */
 import type { Difference, DifferenceKind } from './compare';
+import { RESUMED_PREFIX } from './compare';
 
 /** An accepted difference. */
 export interface KnownDifference {
@@ -94,6 +95,14 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       'The runner gives every system/permission_denied a decision_reason_type (and a decision_reason when it has one beyond the message); Claude Code leaves them out of some denials (an ask that only the mode decided, an output redirection).',
   },
   {
+    id: 'stream-event-thinking-display',
+    kind: 'stream-event',
+    where: 'stream_event.thinking_display',
+    scenarios: ['include-partial-messages'],
+    reason:
+      'Claude Code marks its message_start stream event with the thinking display it asked for (its requests set thinking.display); the runner asks for no extended thinking, so there is nothing to mark.',
+  },
+  {
     id: 'tool-deferred-placeholder',
     kind: 'tool-schema',
     where: 'DeferredToolPlaceholder',
@@ -110,10 +119,11 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
 
 /** The first entry that accepts `d` in `scenario`, if any. */
 export function knownDifferenceFor(d: Difference, scenario: string): KnownDifference | undefined {
+  const where = d.where.startsWith(RESUMED_PREFIX) ? d.where.slice(RESUMED_PREFIX.length) : d.where;
   return KNOWN_DIFFERENCES.find(
     (k) =>
       k.kind === d.kind &&
       (k.scenarios === undefined || k.scenarios.includes(scenario)) &&
-      (typeof k.where === 'string' ? k.where === d.where : k.where.test(d.where)),
+      (typeof k.where === 'string' ? k.where === where : k.where.test(where)),
   );
 }

@@ -19,8 +19,16 @@ export interface ConformanceScenario {
   flags?: readonly string[];
   /** Files of the repository (path → content); default {@link DEFAULT_FILES}. */
   files?: Record<string, string>;
-  /** Files of each side's HOME (path → content); `{{repo}}` becomes the repository's path. */
+  /** Files of each side's HOME (path → content), e.g. `.claude/CLAUDE.md` (the user's memory); `{{repo}}` becomes the repository's path. */
   homeFiles?: Record<string, string>;
+  /** Make the repository a git repository with one commit of its files (same hash on both sides). */
+  git?: boolean;
+  /** Send the prompt as a stream-json user message on stdin (`--input-format stream-json`). */
+  streamInput?: boolean;
+  /** A second run after the first, with `--resume <first session id>` and these flags and prompt. */
+  resume?: { args: string[]; prompt: string };
+  /** Text both CLIs must end their system prompt with (an appended system prompt). */
+  systemTail?: string;
 }
 
 /** `~/.claude.json` marking the repository trusted, as Claude Code's trust dialog leaves it. */
@@ -345,5 +353,62 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
       },
       done,
     ],
+  },
+  {
+    name: 'memory-and-context',
+    title:
+      "CLAUDE.md at the root (with an import), .claude/CLAUDE.md, CLAUDE.local.md, the user's, in a git repository; nested CLAUDE.md of subdirectories the model reads",
+    git: true,
+    files: {
+      ...DEFAULT_FILES,
+      'CLAUDE.md': '# Project rules\nUse two spaces.\n@docs/style.md\n',
+      'docs/style.md': 'Name things plainly.\n',
+      '.claude/CLAUDE.md': 'Run the tests before you finish.\n',
+      'CLAUDE.local.md': 'My local notes.\n',
+      'sub/CLAUDE.md': 'Files in sub/ are generated.\n',
+      'sub/a.txt': 'alpha\n',
+      'sub/deep/CLAUDE.md': 'Deep rules.\n',
+      'sub/deep/b.txt': 'beta\n',
+    },
+    homeFiles: { '.claude/CLAUDE.md': 'I prefer short answers.\n' },
+    steps: [
+      { content: [text('Reading sub/a.txt.'), tool('Read', { file_path: '{{cwd}}/sub/a.txt' })] },
+      { content: [tool('Read', { file_path: '{{cwd}}/sub/deep/b.txt' })] },
+      // Already loaded in this turn: not attached again.
+      { content: [tool('Read', { file_path: '{{cwd}}/sub/a.txt', offset: 1 })] },
+      done,
+    ],
+  },
+  {
+    name: 'append-system-prompt-file',
+    title: "--append-system-prompt-file: the file's text ends the system prompt",
+    files: { ...DEFAULT_FILES, 'prompts/extra.md': 'Always answer in one line.\n' },
+    args: ['--append-system-prompt-file', 'prompts/extra.md'],
+    systemTail: 'Always answer in one line.',
+    steps: [{ content: [tool('Read', { file_path: '{{cwd}}/a.txt', limit: 1 })] }, done],
+  },
+  {
+    name: 'replay-user-messages',
+    title: '--replay-user-messages with stream-json input: the prompt is echoed once recorded',
+    streamInput: true,
+    args: ['--replay-user-messages'],
+    steps: [{ content: [tool('Read', { file_path: '{{cwd}}/a.txt', limit: 2 })] }, done],
+  },
+  {
+    name: 'include-partial-messages',
+    title: '--include-partial-messages: status and stream events of each call, in order',
+    args: ['--include-partial-messages'],
+    steps: [
+      { content: [text('Let me look at the file first.'), tool('Read', { file_path: '{{cwd}}/a.txt', limit: 1 })] },
+      { content: [text('It starts with one.')] },
+    ],
+  },
+  {
+    name: 'fork-session',
+    title: '--resume with --fork-session: a new session starting from a copy; the old one unchanged',
+    git: true,
+    files: { ...DEFAULT_FILES, 'CLAUDE.md': 'Project memory for the fork.\n' },
+    resume: { args: ['--fork-session'], prompt: 'Now say something else.' },
+    steps: [{ content: [text('First answer.')] }, { content: [text('Answer in the fork.')] }],
   },
 ];

@@ -107,7 +107,7 @@ describe('agent-runner CLI', () => {
     test('cli: --resume continues a session; an unknown id is a usage error', async () => {
       env = await startRunnerEnv({
         scenario: {
-          steps: [{ content: [{ text: 'first' }] }, { expect: { messagesCount: 3 }, content: [{ text: 'second' }] }],
+          steps: [{ content: [{ text: 'first' }] }, { expect: { messagesCount: 4 }, content: [{ text: 'second' }] }],
         },
       });
       const repo = makeRepo({});

@@ -111,7 +111,16 @@ export async function startRunnerEnv(opts: FakeModelServerOptions & { worker?: b
     taskQueue,
     workerEnv: { ...process.env, ...env, AGENT_RUNNER_TASK_QUEUE: taskQueue },
     engine: (o) =>
-      new QueryEngine({ client, store, taskQueue, defaults: testTurnOptions(), idleTimeoutMs: 60_000, ...o }),
+      // userConfigDir false: the machine's own ~/.claude/CLAUDE.md never leaks into a test.
+      new QueryEngine({
+        client,
+        store,
+        taskQueue,
+        defaults: testTurnOptions(),
+        idleTimeoutMs: 60_000,
+        userConfigDir: false,
+        ...o,
+      }),
     async runTurn(engine, prompt, options) {
       const messages: SDKMessage[] = [];
       for await (const m of engine.submitMessage(prompt, options)) messages.push(m);

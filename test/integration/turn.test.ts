@@ -69,7 +69,7 @@ describe('turnWorkflow on a real dev server', () => {
     const lines = await env.store.load(engine.sessionId);
     const uuids = lines.map((l) => l.uuid);
     expect(new Set(uuids).size).toBe(uuids.length);
-    expect(lines).toHaveLength(8); // prompt + 4 assistant + 3 tool results
+    expect(lines).toHaveLength(9); // prompt + session context + 4 assistant + 3 tool results
     expect(env.fake.requests().filter((r) => r.outcome === 'completed')).toHaveLength(4);
   });
 
@@ -78,7 +78,8 @@ describe('turnWorkflow on a real dev server', () => {
       scenario: {
         steps: [
           { content: [{ text: 'first answer' }] },
-          { expect: { messagesCount: 3 }, content: [{ text: 'second answer' }] },
+          // The first prompt, the session's environment (a system message), the first answer, the second prompt.
+          { expect: { messagesCount: 4 }, content: [{ text: 'second answer' }] },
         ],
       },
     });

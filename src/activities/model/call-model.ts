@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { resolveToolPath } from '../tools/file-state';
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure, Context } from '@temporalio/activity';
@@ -12,6 +10,7 @@ import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/transcript';
 import type { Usage } from '../../common/usage';
 import type { ModelPrice } from '../../engine/cost';
 import type { TranscriptStore } from '../../store/transcript-store';
+import type { StreamEventWriter } from '../../store/stream-events';
 import { TranscriptChainError } from '../../store/transcript-store';
 import type { ModelAttemptUsage } from '../../store/transcript-store';
 import { storageFailure } from '../store-errors';
@@ -21,7 +20,8 @@ import { classifyModelError } from './errors';
 import { buildMessages, buildSystem } from './request';
 import { assembleStream } from './stream';
 import type { AssembledMessage } from './stream';
-import { defaultSystemPrompt } from './system-prompt';
+import { layeredSystemPrompt } from './system-prompt';
+import { getContextContent, MissingContextContentError } from '../../context/content-keys';
 
 /** What `callModel` needs from the worker. */
 export interface ModelDeps {
@@ -40,20 +40,47 @@ export interface ModelDeps {
   faults?: ModelFaultHooks;
 }
 
-/** Builds the system prompt of a call. */
-export function systemPromptFor(
-  input: Pick<CallModelInput, 'cwd' | 'tools' | 'systemPrompt' | 'appendSystemPrompt'>,
-): string {
-  const tools = input.tools ?? [...BUILTIN_TOOL_NAMES];
-  const base =
-    input.systemPrompt ??
-    defaultSystemPrompt({
-      cwd: input.cwd,
-      platform: process.platform,
-      isGitRepo: existsSync(join(input.cwd, '.git')),
-      tools,
+/**
+ * The events of a stream, each also published to a side channel as `{event}` (the first with
+ * `ttft_ms`, the time from the request to it); keep-alive pings are not published.
+ */
+async function* publishing<E extends { type: string }>(
+  events: AsyncIterable<E>,
+  tap: StreamEventWriter,
+  requestedAt: number,
+): AsyncIterable<E> {
+  let first = true;
+  for await (const ev of events) {
+    if (ev.type !== 'ping') tap.publish(first ? { event: ev, ttft_ms: Date.now() - requestedAt } : { event: ev });
+    first = false;
+    yield ev;
+  }
+}
+
+/**
+ * Builds the system prompt of a call from the parts the input names by content key (read from
+ * the session's content blobs; the text never travels in workflow history).
+ * @throws ApplicationFailure `TranscriptError` (non-retryable) when a part is not in the store.
+ */
+export async function systemPromptFor(
+  store: TranscriptStore,
+  input: Pick<CallModelInput, 'sessionId' | 'systemPromptKey' | 'appendSystemPromptKey'>,
+): Promise<string> {
+  try {
+    const read = (key: string | undefined): Promise<string | undefined> =>
+      key === undefined ? Promise.resolve(undefined) : getContextContent(store, input.sessionId, key);
+    const [systemPrompt, appendSystemPrompt] = await Promise.all([
+      read(input.systemPromptKey),
+      read(input.appendSystemPromptKey),
+    ]);
+    return layeredSystemPrompt({
+      ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+      ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
     });
-  return input.appendSystemPrompt ? `${base}\n\n${input.appendSystemPrompt}` : base;
+  } catch (err) {
+    if (!(err instanceof MissingContextContentError)) throw err;
+    throw ApplicationFailure.create({ type: ModelErrorType.Transcript, message: err.message, nonRetryable: true });
+  }
 }
 
 /**
@@ -218,7 +245,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     const params: Anthropic.MessageCreateParamsStreaming = {
       model: input.model,
       max_tokens: input.maxTokens,
-      system: buildSystem(systemPromptFor(input)),
+      system: buildSystem(await systemPromptFor(deps.store, input)),
       messages: buildMessages(chain),
       tools: deps.toolsForModel(input.tools ?? [...BUILTIN_TOOL_NAMES]),
       metadata: { user_id: input.sessionId },
@@ -284,7 +311,9 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         .messages.create(params, { signal: actx.signal })
         .withResponse();
       requestId = request_id ?? null;
-      const assembled = await assembleStream(data, {
+      // `--include-partial-messages`: the raw events also go to the store's side channel.
+      const tap = input.streamEvents ? deps.store.streamEvents?.open(input.sessionId, input.assistantUuid) : undefined;
+      const assembled = await assembleStream(tap ? publishing(data, tap, started) : data, {
         onEvent: (n) => {
           progress.events = n;
         },
@@ -298,6 +327,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
           stored = await record(msg);
         },
       });
+      await tap?.close();
       // A stream without `message_delta` but with `message_stop` is complete too.
       stored ??= await record(assembled);
     } catch (err) {

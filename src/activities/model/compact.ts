@@ -57,6 +57,15 @@ export function renderConversation(chain: readonly TranscriptEntry[], maxChars: 
   return [first.slice(0, maxChars), ...tail].join('\n\n');
 }
 
+/** The session-level context attachments of a chain (the latest line that has them). */
+export function sessionContextOf(chain: readonly TranscriptEntry[]): NonNullable<TranscriptEntry['attachments']> {
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const kept = (chain[i]?.attachments ?? []).filter((a) => a.type !== 'nested_memory');
+    if (kept.length) return kept;
+  }
+  return [];
+}
+
 /**
  * Creates `compactContext`: summarizes the conversation ending at `leafUuid` with one
  * (non-streaming) model call, or without the model when that call fails, and writes a
@@ -114,6 +123,9 @@ export function createCompactContext(deps: ModelDeps): (input: CompactInput) => 
     }
     const billing = toBilling(await deps.store.modelAttemptUsage(input.sessionId, input.summaryUuid));
     const now = new Date().toISOString();
+    // The session's context (memory files, git status, environment) is before the boundary:
+    // the summary line carries it on, so every later call still has it.
+    const context = sessionContextOf(chain);
     const boundary: TranscriptEntry = {
       v: TRANSCRIPT_SCHEMA_VERSION,
       type: 'system',
@@ -142,6 +154,7 @@ export function createCompactContext(deps: ModelDeps): (input: CompactInput) => 
       isMeta: true,
       ...(fallback ? { compactFallback: true } : {}),
       billing,
+      ...(context.length ? { attachments: context } : {}),
     };
     // First writer wins: another attempt's lines may be stored already; report those.
     const [, stored] = await deps.store.appendMany([boundary, summaryLine]);
