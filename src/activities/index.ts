@@ -15,9 +15,14 @@ import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordPrompt, createRecordTranscript } from './transcript';
 import { createLoadContext } from './context';
 import { withStorageErrors } from './store-errors';
+import { withHeartbeats } from './heartbeats';
 import { createPrepareWorkspace, type WorkspaceHost } from './workspace/prepare';
 import { storeSnapshot } from './workspace/snapshot';
 import type { Activities } from './types';
+import { isMcpToolName } from '../common/mcp';
+import { createConnectMcpServers, createMcpToolExecutor, mcpToolSpecs } from '../mcp/activities';
+import { McpClientPool } from '../mcp/pool';
+import { createRunHooks } from '../hooks/activity';
 
 export type { Activities } from './types';
 
@@ -31,6 +36,8 @@ export interface ActivityDeps {
   anthropic?: () => Anthropic;
   /** Fault points of model calls, for the fault suite (`test/faults`); unset in production. */
   modelFaults?: ModelFaultHooks;
+  /** The worker's MCP client pool (the worker closes it on shutdown). @default a new pool */
+  mcpPool?: McpClientPool;
   /** This worker's host queue and workspace settings; absent = workspaces are not followed. */
   workspace?: WorkspaceHost;
 }
@@ -70,12 +77,16 @@ export function anthropicFromConfig(
 export function createActivities(deps: ActivityDeps): Activities {
   const anthropic = deps.anthropic ?? anthropicFromConfig(deps.config, deps.env);
   const priceFor = (model: string): ModelPrice | null => findPrice(deps.config.prices, model) ?? null;
+  const mcp = { store: deps.store, pool: deps.mcpPool ?? new McpClientPool(deps.env ? { env: deps.env } : {}) };
+  const mcpTools = createMcpToolExecutor(mcp);
   const modelDeps = {
     store: deps.store,
     anthropic,
     priceFor,
     toolsForModel: (names: string[]) => toolsForModel(names) as Anthropic.Tool[],
     ...(deps.modelFaults ? { faults: deps.modelFaults } : {}),
+    mcpToolsForModel: async (sessionId: string, ref: string) =>
+      (await mcpToolSpecs(deps.store, sessionId, ref)) as Anthropic.Tool[],
   };
   const ws = deps.workspace;
   // A store that cannot be written fails the activity at once (see storageFailure).
@@ -87,7 +98,9 @@ export function createActivities(deps: ActivityDeps): Activities {
         store: deps.store,
         ...(deps.config.tools ? { settings: { ...deps.config.tools } } : {}),
         executeTool,
-        isIdempotent: (name) => BUILTIN_TOOLS.get(name)?.idempotent ?? true,
+        executeMcpTool: (sessionId, ref, name, input, ctx) => mcpTools.execute(sessionId, ref, name, input, ctx),
+        // An MCP tool's effects are unknown: it is never re-run blindly after a crash.
+        isIdempotent: (name) => (isMcpToolName(name) ? false : (BUILTIN_TOOLS.get(name)?.idempotent ?? true)),
         ...(ws
           ? {
               snapshot: (i: { sessionId: string; toolUseId: string; root: string; base: string }) =>
@@ -102,6 +115,8 @@ export function createActivities(deps: ActivityDeps): Activities {
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),
     recordPrompt: withStorageErrors(createRecordPrompt(deps.store)),
     loadSession: createLoadSession(deps.store, priceFor),
+    connectMcpServers: withStorageErrors(withHeartbeats(createConnectMcpServers(mcp))),
+    runHooks: withStorageErrors(createRunHooks({ store: deps.store, ...(deps.env ? { env: deps.env } : {}) })),
     loadContext: withStorageErrors(createLoadContext(deps.store)),
   };
 }

@@ -1,10 +1,17 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
+import { isMcpToolName } from '../common/mcp';
+import { updatedInputOf } from '../hooks/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
+import { MAX_STRUCTURED_OUTPUT_ERROR_CHARS, STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import { WorkspaceErrorType, type SnapshotRef } from '../common/workspace';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../common/transcript';
 import type { TranscriptStore } from '../store/transcript-store';
+import { loadJsonSchema, runStructuredOutput } from './structured-output';
+import { persistedShellCwd } from './shell-cwd';
+import type { LargeResultRecord } from './large-result';
+import { keepLargeResult, materializeLargeResults } from './large-result';
 import type { ToolContext, ToolOutput, ToolSettings } from './tools/types';
 import { mapFormerPaths } from './workspace/prepare';
 import { SnapshotTooLargeError } from './workspace/snapshot';
@@ -19,6 +26,14 @@ export interface RunToolDeps {
   store: TranscriptStore;
   /** Runs a tool by name on raw input; never throws for bad input or unknown tools. */
   executeTool(
+    name: string,
+    rawInput: unknown,
+    ctx: ToolContext,
+  ): Promise<ToolOutput & { outcome: 'ok' | 'error' | 'invalid' }>;
+  /** Runs an `mcp__…` tool of the turn's stored MCP tool list; never throws (see `src/mcp/activities.ts`). */
+  executeMcpTool?(
+    sessionId: string,
+    toolsRef: string,
     name: string,
     rawInput: unknown,
     ctx: ToolContext,
@@ -111,6 +126,9 @@ function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolea
     ...(meta?.deniedInput !== undefined ? { deniedInput: meta.deniedInput } : {}),
     resultBytes: contentBytes(block?.content ?? ''),
     replayed,
+    ...(input.toolName === STRUCTURED_OUTPUT_TOOL && block?.is_error && typeof block.content === 'string'
+      ? { structuredOutputError: block.content.slice(0, MAX_STRUCTURED_OUTPUT_ERROR_CHARS) }
+      : {}),
     ...(meta?.snapshot ? { snapshot: meta.snapshot } : {}),
   };
 }
@@ -142,17 +160,25 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       : undefined;
     const invalidJson = assistant?.invalidToolInputs?.[input.toolUseId];
     const ws = input.workspace;
+    // A PreToolUse hook or an approver may have changed the input: it is in their stored line.
+    const updated = input.inputRef ? await updatedInputOf(store, input.sessionId, input.inputRef) : undefined;
+    const original = updated ?? block?.input ?? {};
     // A workspace that moved to this host: paths of the former host's tree point into this one.
-    const toolInput = ws
-      ? mapFormerPaths(input.toolName, block?.input ?? {}, ws.formerPaths, ws.repoRoot)
-      : (block?.input ?? {});
+    const toolInput = ws ? mapFormerPaths(input.toolName, original, ws.formerPaths, ws.repoRoot) : original;
 
-    let out: ToolOutput & { outcome: RunToolSummary['outcome'] };
+    let out: ToolOutput & { outcome: RunToolSummary['outcome']; structuredOutput?: unknown };
     let deniedInput: unknown;
+    let largeResult: LargeResultRecord | undefined;
     // The settings files' `env` is re-read here: its values never enter workflow history.
     const toolEnv = (deps.childEnv ?? defaultChildEnv()).forTools(
       input.settingsEnv ? await readSettingsEnv(input.settingsEnv) : undefined,
     );
+    // Bash starts where the session's previous command left the shell (`cd` persists); its
+    // relative paths are judged from there.
+    const shellCwd =
+      input.toolName === 'Bash' && block
+        ? await persistedShellCwd(store, input.sessionId, input.parentUuid, input.cwd).catch(() => undefined)
+        : undefined;
     // Rules on paths and commands are decided here, where the input and the files are known.
     const permission: ResolvedPermission =
       input.skipReason !== undefined || !block || invalidJson !== undefined
@@ -160,9 +186,21 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         : await (deps.resolvePermission ?? resolveToolPermission)(input.permission, {
             toolName: input.toolName,
             input: toolInput,
-            cwd: input.cwd,
+            cwd: shellCwd ?? input.cwd,
             exportedNames: new Set(Object.keys(toolEnv)),
           });
+    if (permission.behavior === 'deny' && permission.ask && input.askable && input.skipReason === undefined) {
+      // Someone can decide: nothing is written; the workflow waits for the answer and runs it again.
+      return {
+        toolUseId: input.toolUseId,
+        resultUuid: input.resultUuid,
+        isError: false,
+        outcome: 'ask',
+        askReason: permission.message.slice(0, 2048),
+        resultBytes: 0,
+        replayed: false,
+      };
+    }
     if (input.skipReason !== undefined) {
       out = {
         content: `<tool_use_error>${input.skipReason}</tool_use_error>`,
@@ -186,6 +224,9 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         outcome: 'denied',
       };
       deniedInput = truncatedInput(toolInput);
+    } else if (input.toolName === STRUCTURED_OUTPUT_TOOL && input.jsonSchemaKey !== undefined) {
+      const { compiled } = await loadJsonSchema(store, input.sessionId, input.jsonSchemaKey);
+      out = runStructuredOutput(compiled, toolInput);
     } else if (
       !deps.isIdempotent(input.toolName) &&
       (await store.markToolRunStarted(input.sessionId, input.toolUseId))
@@ -195,6 +236,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       const ctx = Context.current();
       const toolCtx: ToolContext = {
         cwd: input.cwd,
+        ...(shellCwd !== undefined ? { shellCwd } : {}),
         signal: ctx.cancellationSignal,
         // The workflow passes the state it holds for this call's own `file_path`.
         readState: () => input.readState ?? undefined,
@@ -206,7 +248,19 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       // Often: a cancellation (an interrupt) arrives with a heartbeat's answer.
       const beat = setInterval(() => ctx.heartbeat(), TOOL_HEARTBEAT_MS);
       try {
-        out = await deps.executeTool(input.toolName, toolInput, toolCtx);
+        // A large result of this session that the call names is written again if this host lacks it.
+        await materializeLargeResults(store, input.sessionId, toolInput);
+        out =
+          isMcpToolName(input.toolName) && input.mcpToolsRef && deps.executeMcpTool
+            ? await deps.executeMcpTool(input.sessionId, input.mcpToolsRef, input.toolName, toolInput, toolCtx)
+            : await deps.executeTool(input.toolName, toolInput, toolCtx);
+        ({ out, record: largeResult } = await keepLargeResult(out, {
+          store,
+          sessionId: input.sessionId,
+          toolUseId: input.toolUseId,
+          toolName: input.toolName,
+          ...(deps.settings?.largeResultChars !== undefined ? { thresholdChars: deps.settings.largeResultChars } : {}),
+        }));
       } finally {
         clearInterval(beat);
       }
@@ -286,10 +340,13 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       turnId,
       ...(out.structured !== undefined ? { toolUseResult: out.structured } : {}),
       ...(attachments ? { attachments } : {}),
+      ...(out.structuredOutput !== undefined ? { structuredOutput: out.structuredOutput } : {}),
+      ...(largeResult ? { largeResult } : {}),
       toolRun: {
         tool: input.toolName,
         outcome: out.outcome,
         ...(out.fileState ? { fileState: out.fileState } : {}),
+        ...(out.shellCwd !== undefined ? { shellCwd: out.shellCwd } : {}),
         ...(deniedInput !== undefined ? { deniedInput } : {}),
         ...(out.outcome === 'denied' && permission.behavior === 'deny'
           ? {

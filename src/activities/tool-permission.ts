@@ -28,7 +28,16 @@ export type ResolvedPermission =
       /** For Glob and Grep: files their results must leave out (denied, or outside the working directories). */
       readDenied?: (absPath: string) => boolean;
     }
-  | { behavior: 'deny'; message: string; reason: PermissionReasonType; detail?: string; silent?: boolean };
+  | {
+      behavior: 'deny';
+      message: string;
+      /** Beyond the SDK's reason types: `hook`, `hook_ask` (a hook's deny or unanswered ask), `approval`. */
+      reason: PermissionReasonType | 'hook' | 'hook_ask' | 'approval';
+      detail?: string;
+      silent?: boolean;
+      /** The decision was `ask`: a person could allow it (headless: it stays a denial). */
+      ask?: boolean;
+    };
 
 /**
  * Resolves a permission for one call.
@@ -68,6 +77,7 @@ export async function resolveToolPermission(
       behavior: 'deny',
       message: decision.message,
       reason: decision.reasonType,
+      ...(decision.behavior === 'ask' ? { ask: true } : {}),
       ...(decision.reason !== undefined ? { detail: decision.reason } : {}),
       ...(decision.silent ? { silent: true } : {}),
     };

@@ -3,6 +3,8 @@ import type { CallModelInput, CallModelSummary, CompactInput, CompactSummary } f
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import type { StoredSessionSummary } from '../common/session';
 import type { RecordPromptInput } from '../common/turn';
+import type { ConnectMcpInput, ConnectMcpSummary } from '../common/mcp';
+import type { HookOutcome, RunHooksInput } from '../common/hooks';
 import type { WorkspaceRef } from '../common/workspace';
 import type { LoadContextInput, LoadContextSummary } from '../common/context';
 
@@ -26,6 +28,10 @@ export interface Activities {
   loadContext(input: LoadContextInput): Promise<LoadContextSummary>;
   /** Summarizes the context into a compact boundary plus a summary line. */
   compactContext(input: CompactInput): Promise<CompactSummary>;
+  /** Starts the turn's MCP servers on this worker, lists their tools and stores the list. */
+  connectMcpServers(input: ConnectMcpInput): Promise<ConnectMcpSummary>;
+  /** Runs the hooks of one event (once per event key) and records the outcome. */
+  runHooks(input: RunHooksInput): Promise<HookOutcome>;
   /**
    * Finds or makes a session's working tree on the worker that runs it (shared task queue: any
    * live worker); null when the working directory is not followed (not a git work tree).

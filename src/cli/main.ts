@@ -14,6 +14,7 @@ import type { StatusFlags } from './commands/status';
 import type { InterruptFlags } from './commands/interrupt';
 import type { LimitsFlags } from './commands/limits';
 import type { PoolCreateFlags } from './commands/pool';
+import type { ApprovalsAnswerFlags, ApprovalsListFlags } from './commands/approvals';
 import type { StoreCopyFlags, StoreMigrateFlags } from './commands/store';
 import type { WorkspaceExportFlags } from './commands/workspace';
 
@@ -40,6 +41,8 @@ const USAGE_ERROR_NAMES = new Set([
   'StoreServerVersionError',
   'InvalidStoreUrlError',
   'UnknownSessionError',
+  // --json-schema text or file that cannot be used (src/client/json-schema.ts).
+  'JsonSchemaOptionError',
   // Workspaces (src/activities/workspace/): an unwritable workspace root, an export that cannot be made.
   'WorkspaceRootError',
   'WorkspaceExportError',
@@ -103,10 +106,21 @@ export function buildProgram(setExit: (code: number) => void): Command {
       '--no-session-persistence',
       'refused: the transcript store is what makes a turn durable, so sessions are always persisted',
     )
-    .option('--permission-prompt-tool <tool>', 'accepted for compatibility; calls that would prompt are denied')
+    .option(
+      '--permission-prompt-tool <tool>',
+      'stdio: ask the Agent SDK (canUseTool) over the stream-json control protocol; calls then wait for approval',
+    )
+    .option('--wait-for-approval', 'calls that would need a prompt wait for `agent-runner approvals approve|deny`')
+    .option('--approval-timeout <seconds>', 'longest wait for an approval, then --approval-default (default: 86400)')
+    .addOption(
+      new Option('--approval-default <decision>', 'decision when an approval times out (default: deny)').choices([
+        'allow',
+        'deny',
+      ]),
+    )
     .option(
       '--setting-sources <sources>',
-      'comma-separated sources of settings and memory (CLAUDE.md) files to read: user, project, local (default: all; "" for none)',
+      'comma-separated sources of settings (rules, hooks) and memory (CLAUDE.md) files to read: user, project, local (default: all; "" for none)',
     )
     .option('--settings <file-or-json>', 'a settings file or a JSON string to load more settings from')
     .option('--add-dir <directories...>', 'more directories the tools may read and edit')
@@ -118,6 +132,11 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--max-budget-usd <usd>', 'stop once the estimated cost reaches USD (result error_max_budget_usd)')
     .option('--task-budget <tokens>', 'output-token budget: nudge the model to continue while under 90% of it')
     .option('--model <id>', 'model id (default: model.name in temporal.yaml, or AGENT_RUNNER_MODEL)')
+    .option('--fallback-model <id>', 'model to switch to when the model keeps answering overloaded (529)')
+    .option(
+      '--json-schema <schema>',
+      'JSON Schema (JSON text or a file) for a structured answer: result.structured_output',
+    )
     .option('--cwd <dir>', 'working directory the tools run in (default: the current directory)')
     .option('--session-id <uuid>', 'use this id for a new session')
     .option('-r, --resume <sessionId>', 'continue an earlier session (rebuilt from its transcript)')
@@ -133,6 +152,8 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--system-prompt <text>', 'replace the default system prompt')
     .option('--system-prompt-file <file>', 'replace the default system prompt with the text of a file')
     .option('--append-system-prompt <text>', 'append to the system prompt')
+    .option('--mcp-config <configs...>', 'MCP servers: JSON files or strings ({"mcpServers": {…}}, as claude)')
+    .option('--strict-mcp-config', 'use only the servers of --mcp-config (agent-runner reads no other MCP config)')
     .option('--append-system-prompt-file <file>', 'append the text of a file to the system prompt')
     .option('--budget-pool <id>', 'report spend to this shared budget pool (see `agent-runner pool`)')
     .option('--verbose', 'print progress (tool calls, results, server start) on stderr')
@@ -226,6 +247,7 @@ See docs/batch.md.`,
       setExit(await runList(await config(program), opts, { stdout: out }));
     });
   addControlCommands(program, setExit);
+  addApprovalCommands(program, setExit);
   addStoreCommands(program, setExit);
   program
     .command('workspace')
@@ -330,6 +352,58 @@ function addControlCommands(program: Command, setExit: (code: number) => void): 
       const { runPoolShow } = await import('./commands/pool');
       setExit(await runPoolShow(await config(program), id, cmd.optsWithGlobals<{ json?: boolean }>(), io));
     });
+}
+
+/** `approvals list|approve|deny|answer`: durable human approvals (src/cli/commands/approvals.ts). */
+function addApprovalCommands(program: Command, setExit: (code: number) => void): void {
+  const io = { stdout: out, stderr: err };
+  const approvals = program
+    .command('approvals')
+    .description('tool calls that turns wait on for approval: list them, approve or deny them from any process');
+  approvals
+    .command('list')
+    .description('pending approvals (all running sessions, or one)')
+    .option('--session <id>', 'only this session')
+    .option('--json', 'one JSON object per line')
+    .action(async (o: ApprovalsListFlags) => {
+      const { runApprovalsList } = await import('./commands/approvals');
+      setExit(await runApprovalsList(await config(program), o, io));
+    });
+  for (const [name, behavior] of [
+    ['approve', 'allow'],
+    ['deny', 'deny'],
+  ] as const) {
+    approvals
+      .command(name)
+      .description(`${name} a pending tool call; the waiting turn goes on`)
+      .argument('<approval-id>', 'id from `approvals list` (<session id>:<tool_use id>)')
+      .option('--message <text>', behavior === 'deny' ? 'what the model is told' : 'note kept with the answer')
+      .option('--json', 'print the outcome as JSON')
+      .action(async (id: string, o: ApprovalsAnswerFlags) => {
+        const { runApprovalsAnswer } = await import('./commands/approvals');
+        setExit(await runApprovalsAnswer(await config(program), behavior, id, o, io));
+      });
+  }
+  approvals.commands
+    .find((c) => c.name() === 'approve')
+    ?.option('--updated-input <json>', 'run the tool with this input instead');
+  approvals
+    .command('answer')
+    .description(
+      'answer from JSON ({"approvalId", "behavior": "allow"|"deny", "message"?, "updatedInput"?}); prints JSON',
+    )
+    .argument('[json]', 'the answer; read from stdin when absent')
+    .action(async (json: string | undefined) => {
+      const text = json ?? (await readStdinText());
+      const { runApprovalsJson } = await import('./commands/approvals');
+      setExit(await runApprovalsJson(await config(program), text, io));
+    });
+}
+
+async function readStdinText(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**

@@ -1,3 +1,4 @@
+import { HOOK_CONFIG_ERROR_PREFIX } from '../common/hooks';
 import type { SDKMessage, SDKResultMessage } from '../common/sdk-messages';
 
 /** Output formats of `-p`, as in `claude -p`. */
@@ -25,6 +26,7 @@ export function describeMessage(m: SDKMessage): string | null {
       if (m.subtype === 'init') return `session ${m.session_id} · model ${m.model} · cwd ${m.cwd}`;
       if (m.subtype === 'permission_denied') return null; // its tool result follows
       if (m.subtype === 'status') return null;
+      if (m.subtype === 'model_fallback') return m.content;
       return `context compacted (${m.compact_metadata.pre_tokens} tokens before)`;
     case 'assistant': {
       const content = (m.message['content'] ?? []) as Array<Record<string, unknown>>;
@@ -61,6 +63,8 @@ export function describeMessage(m: SDKMessage): string | null {
 /** Exit code for a result message. */
 export function exitCodeFor(result: SDKResultMessage | undefined): number {
   if (result && SETUP_STOPS.has(result.terminal_reason)) return EXIT.usage;
+  if (result?.terminal_reason === 'turn_setup_failed') return EXIT.usage; // e.g. an MCP server did not start
+  if (result?.is_error && result.errors?.some((e) => e.startsWith(HOOK_CONFIG_ERROR_PREFIX))) return EXIT.usage;
   return result && !result.is_error ? EXIT.success : EXIT.error;
 }
 

@@ -32,6 +32,8 @@ export interface ApplySettingsOptions {
   env?: NodeJS.ProcessEnv;
   /** Receives warnings (stderr). */
   warn?: (line: string) => void;
+  /** Receives the loaded settings (the hooks read their `hooks` sections from them). */
+  onLoaded?: (loaded: LoadedSettings) => void;
 }
 
 function checkRules(flag: string, rules: readonly string[] | undefined): void {
@@ -85,6 +87,7 @@ export function applySettings(base: TurnOptions, flags: SettingsFlags, opts: App
     ...(opts.env ? { env: opts.env } : {}),
   });
   for (const w of loaded.warnings) opts.warn?.(w);
+  opts.onLoaded?.(loaded);
   const cli = (rules: readonly string[] | undefined): string[] | undefined =>
     rules?.map((r) => canonicalRule(r, cwd, cwd));
   const modeGiven = flags.permissionMode !== undefined || flags.dangerouslySkipPermissions === true;

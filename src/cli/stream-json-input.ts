@@ -9,6 +9,8 @@
  */
 import { createInterface } from 'node:readline';
 import type { SDKMessage, SDKResultMessage } from '../common/sdk-messages';
+import type { PendingApproval } from '../common/approvals';
+import type { ApprovalDecision } from '../client/approvals';
 import type { TurnOptions } from '../common/turn';
 import { RUNNER_VERSION } from '../common/version';
 import type { PermissionMode } from '../engine/permissions';
@@ -18,6 +20,8 @@ import { PERMISSION_MODES } from '../engine/permissions';
 export type StreamInputLine =
   | { kind: 'user'; text: string; skippedBlocks: string[] }
   | { kind: 'control_request'; requestId: string; request: Record<string, unknown> }
+  /** The client's answer to a request of ours (`can_use_tool`). */
+  | { kind: 'control_response'; requestId: string; ok: boolean; response: Record<string, unknown>; error?: string }
   /** `control_response`, `keep_alive` and types this runner does not know: nothing to do. */
   | { kind: 'ignored'; type: string }
   | { kind: 'invalid'; error: string };
@@ -44,6 +48,19 @@ export function parseStreamInputLine(line: string): StreamInputLine {
       return { kind: 'invalid', error: `control_request without request_id or request.subtype: ${line.slice(0, 200)}` };
     }
     return { kind: 'control_request', requestId, request };
+  }
+  if (v['type'] === 'control_response') {
+    const r = v['response'];
+    if (!isRecord(r) || typeof r['request_id'] !== 'string') {
+      return { kind: 'invalid', error: `control_response without response.request_id: ${line.slice(0, 200)}` };
+    }
+    return {
+      kind: 'control_response',
+      requestId: r['request_id'],
+      ok: r['subtype'] === 'success',
+      response: isRecord(r['response']) ? r['response'] : {},
+      ...(typeof r['error'] === 'string' ? { error: r['error'] } : {}),
+    };
   }
   if (v['type'] !== 'user') return { kind: 'ignored', type: v['type'] };
   const message = v['message'];
@@ -79,6 +96,20 @@ export interface StreamJsonInputDeps {
    * `set_model` to such a model is refused and the session keeps its model.
    */
   unenforceableBudget?: (model: string, options: TurnOptions) => string | null;
+  /**
+   * `--permission-prompt-tool stdio`: turns' pending approvals are sent to the client as
+   * `can_use_tool` control requests, and its `control_response` answers them.
+   */
+  approvals?: StreamApprovals;
+}
+
+/** What the stream-json session needs to bridge approvals to the client. */
+export interface StreamApprovals {
+  /** Approvals the running turn waits for, each with its tool input. */
+  pending(): Promise<Array<PendingApproval & { input: unknown }>>;
+  answer(d: ApprovalDecision): Promise<unknown>;
+  /** How often pending approvals are polled (ms). @default 250 */
+  pollMs?: number;
 }
 
 type ControlResult = { ok: true; response: Record<string, unknown> } | { ok: false; error: string };
@@ -118,7 +149,9 @@ export async function runStreamJsonInput(
           ...(systemPrompt !== undefined ? { systemPrompt } : {}),
           ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
         };
-        const unsupported = ['hooks', 'jsonSchema', 'sdkMcpServers', 'agents'].filter((k) => {
+        // The SDK sends its `outputFormat` schema both here and as `--json-schema`, which applies.
+        const ignored = ['hooks', 'sdkMcpServers', 'agents', ...(options.jsonSchemaKey ? [] : ['jsonSchema'])];
+        const unsupported = ignored.filter((k) => {
           const v = request[k];
           return v !== undefined && v !== null && !(isRecord(v) && Object.keys(v).length === 0);
         });
@@ -182,14 +215,77 @@ export async function runStreamJsonInput(
     });
   };
 
+  // can_use_tool requests sent to the client, by request id.
+  const asked = new Map<string, string>();
+  const seen = new Set<string>();
+  let requestSeq = 0;
+  const pollApprovals = async (): Promise<void> => {
+    const bridge = deps.approvals;
+    if (!bridge) return;
+    let list: Array<PendingApproval & { input: unknown }> = [];
+    try {
+      list = await bridge.pending();
+    } catch {
+      return; // between turns, or a query that failed: next poll
+    }
+    for (const p of list) {
+      if (seen.has(p.approvalId)) continue;
+      seen.add(p.approvalId);
+      const requestId = `can_use_tool_${++requestSeq}`;
+      asked.set(requestId, p.approvalId);
+      write({
+        type: 'control_request',
+        request_id: requestId,
+        request: {
+          subtype: 'can_use_tool',
+          tool_name: p.toolName,
+          input: p.input ?? {},
+          tool_use_id: p.toolUseId,
+          permission_suggestions: [],
+          blocked_path: null,
+          decision_reason: p.reason,
+        },
+      });
+    }
+  };
+  const onControlResponse = async (line: Extract<StreamInputLine, { kind: 'control_response' }>): Promise<void> => {
+    const approvalId = asked.get(line.requestId);
+    if (!approvalId || !deps.approvals) return;
+    asked.delete(line.requestId);
+    const r = line.response;
+    const allow = line.ok && r['behavior'] === 'allow';
+    const updated = r['updatedInput'];
+    const message = typeof r['message'] === 'string' ? r['message'] : line.error;
+    try {
+      await deps.approvals.answer({
+        approvalId,
+        behavior: allow ? 'allow' : 'deny',
+        ...(message !== undefined && !allow ? { message } : {}),
+        ...(allow && isRecord(updated) ? { updatedInput: updated } : {}),
+        by: 'sdk',
+      });
+    } catch (e) {
+      warn(`agent-runner: could not answer approval ${approvalId}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+
   const runTurn = async (prompt: string): Promise<void> => {
     turnRunning = true;
+    // One poll at a time; the last one is awaited before the turn ends (the client may close next).
+    let polling: Promise<void> = Promise.resolve();
+    const timer = deps.approvals
+      ? setInterval(() => {
+          polling = polling.then(pollApprovals);
+        }, deps.approvals.pollMs ?? 250)
+      : undefined;
     try {
       for await (const msg of engine.submitMessage(prompt, options)) {
         write(msg);
         if (msg.type === 'result') last = msg;
       }
     } finally {
+      if (timer) clearInterval(timer);
+      await polling;
       turnRunning = false;
     }
   };
@@ -200,6 +296,9 @@ export async function runStreamJsonInput(
     const line = parseStreamInputLine(raw);
     if (line.kind === 'invalid') {
       warn(`agent-runner: ignoring a stdin line: ${line.error}`);
+    } else if (line.kind === 'control_response') {
+      const p = onControlResponse(line).finally(() => pending.delete(p));
+      pending.add(p);
     } else if (line.kind === 'control_request') {
       const p = answer(line.requestId, line.request).finally(() => pending.delete(p));
       pending.add(p);

@@ -80,6 +80,8 @@ export interface TurnFlags {
   settingSources?: string;
   budgetPool?: string;
   dangerouslySkipPermissions?: boolean;
+  /** `--fallback-model`: model used after repeated overloaded errors. */
+  fallbackModel?: string;
 }
 
 /** Splits tool lists as `claude` accepts them (`src/common/tool-list.ts`). */
@@ -137,6 +139,13 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
         `--tools: unknown tool(s) ${unknown.join(', ')}; available: ${BUILTIN_TOOL_NAMES.join(', ')}`,
       );
   }
+  const model = flags.model ?? config.model.name;
+  if (flags.fallbackModel !== undefined) {
+    if (flags.fallbackModel.trim() === '') throw new UsageError('--fallback-model must not be empty');
+    if (flags.fallbackModel === model) {
+      throw new UsageError(`--fallback-model must differ from the model (both are "${model}")`);
+    }
+  }
   const maxTurns = positiveInt('--max-turns', flags.maxTurns);
   const maxBudgetUsd = positiveNumber('--max-budget-usd', flags.maxBudgetUsd);
   const taskBudget = positiveInt('--task-budget', flags.taskBudget);
@@ -150,7 +159,6 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
   const settingSources = flags.settingSources === undefined ? undefined : parseSettingSources(flags.settingSources);
   const allowed = splitToolList(flags.allowedTools);
   const disallowed = splitToolList(flags.disallowedTools);
-  const model = flags.model ?? config.model.name;
   // A USD limit needs the model's price: refuse one the runner could not check (exit 2).
   const budget =
     maxBudgetUsd !== undefined
@@ -158,7 +166,12 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
       : flags.budgetPool !== undefined
         ? `--budget-pool ${flags.budgetPool}`
         : undefined;
-  const refused = budget !== undefined ? unenforceableBudget(config, model, budget) : null;
+  // …for the fallback model too: the turn may switch to it.
+  const refused =
+    budget === undefined
+      ? null
+      : (unenforceableBudget(config, model, budget) ??
+        (flags.fallbackModel !== undefined ? unenforceableBudget(config, flags.fallbackModel, budget) : null));
   if (refused !== null) throw new UsageError(refused);
   return {
     model,
@@ -176,6 +189,14 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
     ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
     ...(settingSources !== undefined ? { settingSources } : {}),
     ...(flags.budgetPool !== undefined ? { budgetPoolId: poolWorkflowIdFlag(flags.budgetPool) } : {}),
+    ...(flags.fallbackModel !== undefined ? { fallbackModel: flags.fallbackModel } : {}),
+    compaction: {
+      autoCompactRatio: config.compaction.autoCompactRatio,
+      preserveTokens: config.compaction.preserveTokens,
+      ...(config.compaction.contextWindowTokens !== null
+        ? { contextWindowTokens: config.compaction.contextWindowTokens }
+        : {}),
+    },
     timeouts: {
       modelHeartbeatMs: config.model.heartbeatTimeoutMs,
       modelStartToCloseMs: config.model.requestTimeoutMs,

@@ -21,13 +21,23 @@ import {
 } from '../workflows/messages';
 import { sessionWorkflowId } from '../workflows/ids';
 import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../common/search-attributes';
+import type { McpServerState } from '../common/mcp';
+import { loadMcpTools } from '../mcp/store';
 import { assistantText, entryToSdkMessages, initMessage, resultMessage } from './sdk-message';
 import { storePrompt } from './prompt-ref';
+import { promptCommandOf } from '../engine/compaction';
 import type { MemoryFile } from '../common/context';
 import { loadUserMemory } from '../context/memory-files';
 import { claudeConfigDir } from '../settings/load';
 import { storeContextOptions } from './context-options';
 import { PartialMessages } from './partial-messages';
+import { storeJsonSchema } from './json-schema';
+
+/**
+ * Options of one submitted turn: turn options, plus `jsonSchema` (structured output), which is
+ * stored in the transcript store (a content blob) and sent as `jsonSchemaKey`.
+ */
+export type SubmitOptions = Partial<TurnOptions> & { jsonSchema?: Record<string, unknown> };
 
 /** Options of a {@link QueryEngine}. */
 export interface QueryEngineOptions {
@@ -128,13 +138,15 @@ export class QueryEngine {
    */
   async start(
     prompt: string,
-    options?: Partial<TurnOptions>,
+    submitOptions?: SubmitOptions,
     promptUuid?: string,
     extra: { updateId?: string } = {},
   ): Promise<SubmitResponse> {
-    // System prompt parts and the user's memory go to the store; the options carry their keys.
+    // A structured-output schema, system prompt parts and the user's memory go to the store; the
+    // options carry their keys.
     const defaults = await this.storeContext(this.opts.defaults);
-    if (options) options = await this.storeContext(options);
+    const withSchema = await this.turnOptions(submitOptions);
+    const options = withSchema ? await this.storeContext(withSchema) : undefined;
     const input: SessionInput = {
       v: WORKFLOW_STATE_VERSION,
       sessionId: this.sessionId,
@@ -146,6 +158,7 @@ export class QueryEngine {
     if (prompt.trim() === '') throw new EmptyPromptError();
     // The prompt goes to the store first: the Update and the turn carry only its ref.
     const promptRef = await storePrompt(this.opts.store, this.sessionId, prompt);
+    const command = promptCommandOf(prompt);
     const sa = this.opts.searchAttributes ?? {};
     const withAttributes = sa !== false && !noSearchAttributes.has(client);
     const submit = (attributes: boolean): Promise<SubmitResponse> => {
@@ -159,7 +172,14 @@ export class QueryEngine {
           : {}),
       });
       return client.workflow.executeUpdateWithStart(submitMessageUpdate, {
-        args: [{ prompt: promptRef, ...(promptUuid ? { promptUuid } : {}), ...(options ? { options } : {}) }],
+        args: [
+          {
+            prompt: promptRef,
+            ...(command ? { command } : {}),
+            ...(promptUuid ? { promptUuid } : {}),
+            ...(options ? { options } : {}),
+          },
+        ],
         startWorkflowOperation: startOp,
         ...(extra.updateId ? { updateId: extra.updateId } : {}),
       });
@@ -192,20 +212,33 @@ export class QueryEngine {
     return loaded.files;
   }
 
+  /** Turn options with a `jsonSchema` stored and replaced by its uuid. */
+  private async turnOptions(options: SubmitOptions | undefined): Promise<Partial<TurnOptions> | undefined> {
+    if (options?.jsonSchema === undefined) return options;
+    const { jsonSchema, ...rest } = options;
+    const jsonSchemaKey = await storeJsonSchema(this.opts.store, this.sessionId, jsonSchema);
+    return { ...rest, jsonSchemaKey };
+  }
+
   /**
    * Submits one user message and streams the turn: `system/init`, the turn's messages as they
-   * are recorded, and the `result`.
+   * are recorded, and the `result`. With `options.jsonSchema` the turn returns structured output.
    */
-  async *submitMessage(prompt: string, options?: Partial<TurnOptions>): AsyncGenerator<SDKMessage, void, undefined> {
+  async *submitMessage(prompt: string, submitOptions?: SubmitOptions): AsyncGenerator<SDKMessage, void, undefined> {
     const promptUuid = randomUUID();
+    const options = await this.turnOptions(submitOptions);
     const turnOptions = this.opts.includePartialMessages ? { ...options, includePartialMessages: true } : options;
     const started = await this.start(prompt, turnOptions, promptUuid);
+    const effective = { ...this.opts.defaults, ...(options ?? {}) };
+    // With MCP servers, `system/init` lists them (and their tools) once the turn has started them.
+    const mcp = effective.mcp ? await this.mcpInit(started.turnWorkflowId) : undefined;
     yield initMessage({
       sessionId: this.sessionId,
       uuid: randomUUID(),
       cwd: this.opts.cwd,
-      options: { ...this.opts.defaults, ...(options ?? {}) },
+      options: effective,
       apiKeySource: this.opts.apiKeySource ?? 'user',
+      ...(mcp ? { mcp } : {}),
     });
     // As Claude Code: the first request's status, then the prompt echoed once it is recorded.
     const partial = this.partialMessages();
@@ -317,7 +350,40 @@ export class QueryEngine {
       await Promise.race([result, sleep(poll)]);
     }
     const finalText = outcome.lastAssistantUuid ? assistantText(await this.readEntry(outcome.lastAssistantUuid)) : '';
-    yield resultMessage(outcome, { sessionId: this.sessionId, uuid: randomUUID(), finalText });
+    const structured = outcome.structuredOutputUuid ? await this.readEntry(outcome.structuredOutputUuid) : undefined;
+    yield resultMessage(outcome, {
+      sessionId: this.sessionId,
+      uuid: randomUUID(),
+      finalText,
+      ...(structured?.['structuredOutput'] !== undefined ? { structuredOutput: structured['structuredOutput'] } : {}),
+    });
+  }
+
+  /**
+   * The MCP servers of a starting turn and their tool names, once its `connectMcpServers` step is
+   * done (polled; at most `timeoutMs`, after which `system/init` lists none).
+   */
+  private async mcpInit(
+    turnWorkflowId: string,
+    timeoutMs = 120_000,
+  ): Promise<{ servers: McpServerState[]; toolNames: string[] } | undefined> {
+    const handle = this.opts.client.workflow.getHandle(turnWorkflowId);
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      let progress: TurnProgress | undefined;
+      try {
+        progress = await handle.query(turnProgressQuery);
+      } catch {
+        progress = undefined; // not started yet, or no worker right now: try again
+      }
+      if (progress?.mcp) {
+        const list = await loadMcpTools(this.opts.store, this.sessionId, progress.mcp.toolsRef);
+        return { servers: progress.mcp.servers, toolNames: list.tools.map((t) => t.name) };
+      }
+      if (progress?.done) return undefined;
+      await sleep(this.opts.pollIntervalMs ?? 100);
+    }
+    return undefined;
   }
 
   private async readEntry(

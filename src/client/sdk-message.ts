@@ -3,16 +3,20 @@ import type {
   SDKAssistantMessage,
   SDKCompactBoundaryMessage,
   SDKMessage,
+  SDKModelFallbackMessage,
   SDKPermissionDeniedMessage,
   SDKResultMessage,
   SDKSystemInitMessage,
   SDKUserMessage,
   SDKWorkspaceInfo,
 } from '../common/sdk-messages';
+import type { McpServerState } from '../common/mcp';
+import { isMcpToolName, mcpServerOf } from '../common/mcp';
 import type { PermissionReasonType } from '../common/permissions';
 import type { TranscriptEntry } from '../common/transcript';
 import type { TurnOptions, TurnOutcome } from '../common/turn';
 import { BUILTIN_TOOL_NAMES } from '../common/tools';
+import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import { RUNNER_VERSION } from '../common/version';
 import { uuidV5 } from './uuid';
 
@@ -28,6 +32,20 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
       uuid: e.uuid,
       session_id: e.sessionId,
       compact_metadata: e.compactMetadata ?? { trigger: 'auto', pre_tokens: 0 },
+    };
+    return m;
+  }
+  if (e.type === 'system' && e.subtype === 'model_fallback') {
+    const f = e as Record<string, unknown>;
+    const m: SDKModelFallbackMessage = {
+      type: 'system',
+      subtype: 'model_fallback',
+      uuid: e.uuid,
+      session_id: e.sessionId,
+      trigger: 'overloaded',
+      original_model: String(f['originalModel'] ?? ''),
+      fallback_model: String(f['fallbackModel'] ?? ''),
+      content: String(f['content'] ?? ''),
     };
     return m;
   }
@@ -69,6 +87,8 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
   const whole = entryToSdkMessage(e);
   if (whole?.type === 'user') {
     const denied = permissionDenied(e);
+    // Claude Code follows a Stop hook's feedback with a notification.
+    if (e['hookEvent'] === 'Stop') return [whole, stopHookNotification(e)];
     return denied ? [denied, whole] : [whole];
   }
   if (!whole || whole.type !== 'assistant') return whole ? [whole] : [];
@@ -81,12 +101,48 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
     timestamp: e.timestamp,
     ...(e.requestId !== undefined ? { request_id: e.requestId } : {}),
   };
-  if (blocks.length <= 1) return [base];
-  return blocks.map((block, i) => ({
-    ...base,
-    uuid: i === blocks.length - 1 ? e.uuid : uuidV5(`${e.uuid}/block/${i}`),
-    message: { ...base.message, content: [block] },
-  }));
+  if (blocks.length <= 1) return [withMcpMeta(base, blocks)];
+  return blocks.map((block, i) =>
+    withMcpMeta(
+      {
+        ...base,
+        uuid: i === blocks.length - 1 ? e.uuid : uuidV5(`${e.uuid}/block/${i}`),
+        message: { ...base.message, content: [block] },
+      },
+      [block],
+    ),
+  );
+}
+
+/** Claude Code's `tool_use_meta` on a message with MCP tool calls (display names for a UI). */
+function withMcpMeta(m: SDKAssistantMessage, blocks: readonly unknown[]): SDKAssistantMessage {
+  const meta = blocks
+    .map((b) => b as { type?: string; id?: string; name?: string })
+    .filter((b) => b.type === 'tool_use' && typeof b.name === 'string' && isMcpToolName(b.name))
+    .map((b) => {
+      const server = mcpServerOf(b.name!) ?? '';
+      const tool = b.name!.slice(`mcp__${server}__`.length);
+      return {
+        id: String(b.id),
+        display_name: tool.charAt(0).toUpperCase() + tool.slice(1),
+        server_display_name: server,
+        tool_name: tool,
+      };
+    });
+  return meta.length ? { ...m, tool_use_meta: meta } : m;
+}
+
+/** The `system`/`notification` Claude Code sends after a Stop hook's feedback. */
+function stopHookNotification(e: TranscriptEntry): SDKMessage {
+  return {
+    type: 'system',
+    subtype: 'notification',
+    key: 'stop-hook-error',
+    text: 'stop hook reported a problem',
+    priority: 'immediate',
+    uuid: uuidV5(`${e.uuid}/notification`),
+    session_id: e.sessionId,
+  } as unknown as SDKMessage;
 }
 
 /**
@@ -95,9 +151,17 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
  */
 function permissionDenied(e: TranscriptEntry): SDKPermissionDeniedMessage | undefined {
   const run = e['toolRun'] as
-    | { tool?: string; outcome?: string; denyReason?: PermissionReasonType; denyDetail?: string; denySilent?: boolean }
+    | {
+        tool?: string;
+        outcome?: string;
+        denyReason?: PermissionReasonType | 'hook' | 'hook_ask' | 'approval';
+        denyDetail?: string;
+        denySilent?: boolean;
+      }
     | undefined;
   if (run?.outcome !== 'denied' || run.denySilent || !Array.isArray(e.message?.content)) return undefined;
+  // A hook's deny (or exit 2) is not announced by Claude Code; its unanswered `ask` is, as `hook`.
+  if (run.denyReason === 'hook' || run.denyReason === 'approval') return undefined;
   const block = e.message.content.find((b) => b.type === 'tool_result') as
     { tool_use_id?: string; content?: unknown } | undefined;
   if (!block) return undefined;
@@ -108,7 +172,7 @@ function permissionDenied(e: TranscriptEntry): SDKPermissionDeniedMessage | unde
     session_id: e.sessionId,
     tool_name: run.tool ?? '',
     tool_use_id: String(block.tool_use_id ?? ''),
-    decision_reason_type: run.denyReason ?? 'mode',
+    decision_reason_type: run.denyReason === 'hook_ask' ? 'hook' : (run.denyReason ?? 'mode'),
     ...(run.denyDetail !== undefined ? { decision_reason: run.denyDetail } : {}),
     message: typeof block.content === 'string' ? block.content : JSON.stringify(block.content ?? ''),
   };
@@ -131,6 +195,8 @@ export function initMessage(args: {
   cwd: string;
   options: TurnOptions;
   apiKeySource: SDKSystemInitMessage['apiKeySource'];
+  /** The turn's MCP servers and the names of their tools (`mcp__server__tool`). */
+  mcp?: { servers: McpServerState[]; toolNames: string[] };
 }): SDKSystemInitMessage {
   return {
     type: 'system',
@@ -140,8 +206,12 @@ export function initMessage(args: {
     apiKeySource: args.apiKeySource,
     claude_code_version: RUNNER_VERSION,
     cwd: args.cwd,
-    tools: args.options.tools ?? [...BUILTIN_TOOL_NAMES],
-    mcp_servers: [],
+    tools: [
+      ...(args.options.tools ?? BUILTIN_TOOL_NAMES),
+      ...(args.options.jsonSchemaKey !== undefined ? [STRUCTURED_OUTPUT_TOOL] : []),
+      ...(args.mcp?.toolNames ?? []),
+    ],
+    mcp_servers: args.mcp?.servers ?? [],
     model: args.options.model,
     permissionMode: args.options.permissionMode,
     slash_commands: [],
@@ -152,10 +222,14 @@ export function initMessage(args: {
   };
 }
 
-/** Builds the `result` message of a turn from its outcome and the final assistant text. */
+/**
+ * Builds the `result` message of a turn from its outcome and the final assistant text. With
+ * `structuredOutput` (a valid StructuredOutput call), a success carries it as
+ * `structured_output`, and `result` is its JSON text, as in Claude Code.
+ */
 export function resultMessage(
   o: TurnOutcome,
-  args: { sessionId: string; uuid: string; finalText: string },
+  args: { sessionId: string; uuid: string; finalText: string; structuredOutput?: unknown },
 ): SDKResultMessage {
   const base: SDKResultMessage = {
     type: 'result',
@@ -175,6 +249,14 @@ export function resultMessage(
     terminal_reason: o.terminalReason,
     ...(o.workspace ? { workspace: workspaceInfo(o.workspace) } : {}),
   };
+  if (o.subtype === 'success' && args.structuredOutput !== undefined) {
+    return {
+      ...base,
+      result: JSON.stringify(args.structuredOutput),
+      structured_output: args.structuredOutput,
+      api_error_status: o.apiErrorStatus,
+    };
+  }
   if (o.subtype === 'success') return { ...base, result: args.finalText, api_error_status: o.apiErrorStatus };
   return { ...base, errors: o.errors, ...(o.apiErrorStatus !== null ? { api_error_status: o.apiErrorStatus } : {}) };
 }

@@ -42,6 +42,22 @@ export interface SDKCompactBoundaryMessage {
 }
 
 /**
+ * The turn switched to its fallback model after repeated overloaded errors (Claude Code's
+ * `system`/`model_fallback`).
+ */
+export interface SDKModelFallbackMessage {
+  type: 'system';
+  subtype: 'model_fallback';
+  uuid: string;
+  session_id: string;
+  trigger: 'overloaded';
+  original_model: string;
+  fallback_model: string;
+  /** e.g. `Switched to claude-haiku-4-5 due to high demand for claude-sonnet-5-5`. */
+  content: string;
+}
+
+/**
  * One content block of a model response, as Claude Code streams it: a response with a text and
  * two tool calls arrives as three `assistant` messages sharing `message.id`.
  */
@@ -53,8 +69,8 @@ export interface SDKPermissionDeniedMessage {
   session_id: string;
   tool_name: string;
   tool_use_id: string;
-  /** Why (see PermissionReasonType): `rule`, `mode`, `workingDir`, `safetyCheck`, `subcommandResults`, `other`. */
-  decision_reason_type: PermissionReasonType;
+  /** Why (see PermissionReasonType): `rule`, `mode`, `workingDir`, `safetyCheck`, `subcommandResults`, `other`; `hook` for a hook's `ask`. */
+  decision_reason_type: PermissionReasonType | 'hook';
   /** One-line reason, when there is one beyond the message (e.g. a symlink that leads outside). */
   decision_reason?: string;
   /** The text the model got as the tool result. */
@@ -72,6 +88,8 @@ export interface SDKAssistantMessage {
   timestamp?: string;
   /** `request-id` of the Messages API response. */
   request_id?: string;
+  /** MCP tool calls of the message: display names (as Claude Code sends them). */
+  tool_use_meta?: Array<{ id: string; display_name: string; server_display_name: string; tool_name: string }>;
 }
 
 export interface SDKUserMessage {
@@ -170,6 +188,7 @@ export interface SDKPartialAssistantMessage {
 export type SDKMessage =
   | SDKSystemInitMessage
   | SDKCompactBoundaryMessage
+  | SDKModelFallbackMessage
   | SDKPermissionDeniedMessage
   | SDKStatusMessage
   | SDKAssistantMessage

@@ -1,4 +1,5 @@
 import type { ContentRef } from './content-ref';
+import type { PromptCommand } from './turn';
 import type { ModelUsage, Usage } from './usage';
 import type { WorkspaceRef } from './workspace';
 import type { FileReadState } from './tools';
@@ -46,6 +47,8 @@ export interface SubmitRequest {
    * text; the validator refuses that now.)
    */
   prompt: ContentRef;
+  /** Set by the client when the prompt is a runner command (`/compact`, `/clear`). */
+  command?: PromptCommand;
   /** Uuid for the prompt line (lets a retrying client de-duplicate). */
   promptUuid?: string;
   options?: Partial<TurnOptions>;

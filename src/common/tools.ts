@@ -41,8 +41,13 @@ export interface ToolUseSummary {
 /** Permission decision for one tool call, made in the workflow as far as the tool name allows. */
 export type ToolPermission =
   | { behavior: 'allow' }
-  /** `reason`: `rule` for a permission rule, `mode` for the permission mode (SDK `decision_reason_type`). */
-  | { behavior: 'deny'; message: string; reason?: 'rule' | 'mode' }
+  /**
+   * `reason`: `rule` for a permission rule, `mode` for the permission mode (SDK
+   * `decision_reason_type`), `hook` for a PreToolUse hook's deny (or exit 2), `hook_ask` for a
+   * hook's `ask` that no one could answer, `approval` for an approver's deny (or the approval
+   * timeout). `ask`: a person could allow it (durable approvals wait instead of denying).
+   */
+  | { behavior: 'deny'; message: string; reason?: 'rule' | 'mode' | 'hook' | 'hook_ask' | 'approval'; ask?: boolean }
   /**
    * Decided by the activity against the tool's input and the real files
    * (`decideToolPermission`, src/permissions/decide.ts): the mode, the rules that matter for
@@ -74,6 +79,17 @@ export interface RunToolInput {
    * or a budget stop, so that every tool_use still gets a tool_result.
    */
   skipReason?: string;
+  /** Ref of the turn's stored MCP tool list (for `mcp__…` calls). */
+  mcpToolsRef?: string;
+  /** Ref of a PreToolUse hook outcome that changed the input: the tool runs on that input. */
+  inputRef?: string;
+  /**
+   * Someone can be asked (durable approvals): a call whose check says `ask` is not run and not
+   * answered; the summary says `ask` and the workflow waits for a decision, then runs it again.
+   */
+  askable?: boolean;
+  /** Content key of the session's stored JSON Schema: a `StructuredOutput` call is checked against it. */
+  jsonSchemaKey?: string;
   /**
    * The workspace the tool acts on, when it follows the turn across hosts: after a tool that can
    * change files (Edit, Write, Bash) the activity stores a snapshot; paths under a former host's
@@ -91,7 +107,9 @@ export interface RunToolSummary {
    * `ok`/`error`: the tool ran; `denied`: permission refused; `unknown`: a non-idempotent tool
    * was interrupted by a worker crash and was not re-run; `invalid`: the input failed validation.
    */
-  outcome: 'ok' | 'error' | 'denied' | 'unknown' | 'invalid';
+  outcome: 'ok' | 'error' | 'denied' | 'unknown' | 'invalid' | 'ask';
+  /** With `outcome: "ask"`: why a person must decide (capped at 2 KB); no line was written. */
+  askReason?: string;
   /** New read-file state for a path (after Read, Write or Edit). */
   fileState?: { path: string; state: FileReadState };
   /** Tool input (JSON, truncated to 1 KB) for a permission denial record. */
@@ -100,6 +118,11 @@ export interface RunToolSummary {
   resultBytes: number;
   /** True when the result line already existed (a retried activity). */
   replayed: boolean;
+  /**
+   * A failed `StructuredOutput` call: its violations (at most 1000 characters; the whole text is
+   * in the store), for the turn's `errors` when the retries run out.
+   */
+  structuredOutputError?: string;
   /** The workspace snapshot taken after the call (tools that can change files). */
   snapshot?: SnapshotRef;
 }

@@ -48,15 +48,21 @@ export const ToolRunRecordSchema = z.object({
   /** Tool name as the model called it. */
   tool: z.string(),
   /** See `RunToolSummary.outcome`. */
-  outcome: z.enum(['ok', 'error', 'denied', 'unknown', 'invalid']),
+  outcome: z.enum(['ok', 'error', 'denied', 'unknown', 'invalid', 'ask']),
   /** New read-file state of a path (after Read, Write or Edit). */
   fileState: z.object({ path: z.string(), state: FileReadStateSchema }).optional(),
   /** Tool input of a denied call (JSON, truncated to 1 KB), for `permission_denials`. */
   deniedInput: z.unknown().optional(),
   /** Why a call was denied, in Claude Code's terms (`PermissionReasonType` in `permissions.ts`). */
-  denyReason: z.enum(['rule', 'mode', 'workingDir', 'safetyCheck', 'subcommandResults', 'other']).optional(),
+  denyReason: z
+    .enum(['rule', 'mode', 'workingDir', 'safetyCheck', 'subcommandResults', 'other', 'hook', 'hook_ask', 'approval'])
+    .optional(),
+  /** The denial is not reported to the model as a permission error (`src/hooks`, approvals). */
+  denySilent: z.literal(true).optional(),
   /** The denial's one-line reason or rule, when there is one. */
   denyDetail: z.string().optional(),
+  /** Where a Bash command left the shell, relative to the working directory (`shell-cwd.ts`). */
+  shellCwd: z.string().optional(),
   /** The working tree stored after the tool ran (`SnapshotRef` in `workspace.ts`). */
   snapshot: z.object({ toolUseId: z.string(), commit: z.string(), bytes: z.number() }).optional(),
 });
@@ -119,6 +125,37 @@ const TranscriptEntryFields = {
   compactFallback: z.boolean().optional(),
   /** Billed usage the line's call reports, on assistant and compaction-summary lines. */
   billing: BillingSchema.optional(),
+  /** On a compaction's summary line (`model/compact.ts`): it is one; the summary text alone. */
+  isCompactSummary: z.boolean().optional(),
+  compactSummary: z.string().optional(),
+  /** On a compact boundary: its summary line, and the recent lines kept verbatim after it. */
+  summaryUuid: z.string().optional(),
+  preservedSegment: z
+    .object({ headUuid: z.string().optional(), tailUuid: z.string(), count: z.number().int() })
+    .optional(),
+  /** On a copy of a preserved line: the line it copies. */
+  preservedFrom: z.string().optional(),
+  /** On a compact boundary: the shell's directory at that point (`shell-cwd.ts`). */
+  shellCwd: z.string().optional(),
+  /** On a file-reminder line (`model/file-reminders.ts`): the files it reports. */
+  fileReminder: z
+    .object({
+      files: z.array(z.object({ path: z.string(), state: FileReadStateSchema.nullable(), shown: z.boolean() })),
+    })
+    .optional(),
+  /** The structured output of a turn (`--json-schema`), on the line that carries it. */
+  structuredOutput: z.unknown().optional(),
+  /** Hooks (`src/hooks/`): the event of a hook's context line; a hook run's outcome; the config. */
+  hookEvent: z.string().optional(),
+  hookOutcome: z.unknown().optional(),
+  hooksConfig: z.unknown().optional(),
+  /** A tool input a hook replaced (`PreToolUse` `updatedInput`). */
+  updatedInput: z.record(z.string(), z.unknown()).optional(),
+  /** MCP (`src/mcp/`): the session's server config and the tools they offer. */
+  mcpConfig: z.unknown().optional(),
+  mcpTools: z.unknown().optional(),
+  /** A line beside the conversation (config of hooks or MCP), never on a chain (`store/sidecar.ts`). */
+  isSidecar: z.boolean().optional(),
   /** Context for the model (`ContextAttachment` of src/common/context.ts), rendered by the request builder. */
   attachments: z.array(z.looseObject({ type: z.string() })).optional(),
   /** On the session's context line: the memory sources it was loaded with (`--setting-sources`). */

@@ -4,6 +4,11 @@ import type { FileReadState } from './tools';
 import type { ResultSubtype } from './sdk-messages';
 import type { TurnLimits } from '../engine/limits';
 import type { PermissionMode } from '../engine/permissions';
+import type { McpServerState } from './mcp';
+import type { TurnHooks } from './hooks';
+import type { ApprovalSettings, PendingApproval } from './approvals';
+import type { StructuredOutputProgress } from '../engine/structured-output';
+import type { CompactionOptions } from '../engine/compaction';
 import type { WorkspaceRef } from './workspace';
 import type { SettingSource } from './context';
 import type { SettingsEnvRef } from './permissions';
@@ -55,6 +60,36 @@ export interface TurnOptions {
   timeouts?: ActivityTimeouts;
   /** Model calls per workflow run before a long turn continues as new. @default 200 */
   maxStepsPerRun?: number;
+  /** MCP servers of the turn: the ref of the session's stored MCP config (`--mcp-config`). */
+  mcp?: { configRef: string };
+  /** Hooks of the turn (settings files): the stored config's ref and each event's matchers. */
+  hooks?: TurnHooks;
+  /**
+   * Durable approvals: with this set, a call the mode or a hook would ask about waits for an
+   * answer (`answerApproval`) instead of being denied. Absent: such calls are denied (headless).
+   */
+  approvals?: ApprovalSettings;
+  /**
+   * Structured output: content key of the session's stored JSON Schema (the schema itself is
+   * content and stays in the store). The model gets the StructuredOutput tool, and the turn succeeds only with
+   * a valid call of it (`result.structured_output`).
+   */
+  jsonSchemaKey?: string;
+  /**
+   * StructuredOutput attempts per turn (failed calls and text answers without the tool) before
+   * `error_max_structured_output_retries`. @default 5. Env (CLI): `MAX_STRUCTURED_OUTPUT_RETRIES`.
+   */
+  maxStructuredOutputRetries?: number;
+  /**
+   * Model to switch to when calls to `model` keep failing with `overloaded_error` (529); the
+   * stream says so (`system/model_fallback`) and `modelUsage` gets an entry per model used.
+   * Must differ from `model`.
+   */
+  fallbackModel?: string;
+  /** When and how the turn compacts its context (auto-compaction threshold, window, preserved tail). */
+  compaction?: CompactionOptions;
+  /** Consecutive responses cut by `max_tokens` that the turn asks the model to resume. @default 3 */
+  maxOutputTokensRecoveries?: number;
 }
 
 /**
@@ -81,6 +116,12 @@ export interface DenialRecord {
   tool_input: unknown;
 }
 
+/**
+ * A prompt that is a command of the runner (`parseSlashCommand`), as the workflow needs it: the
+ * command, and whether `/compact` came with instructions (read from the prompt line, not sent).
+ */
+export type PromptCommand = { name: 'clear' } | { name: 'compact'; withInstructions: boolean };
+
 /** Input of the `recordPrompt` activity: the prompt line of a turn, its text by reference. */
 export interface RecordPromptInput {
   sessionId: string;
@@ -106,6 +147,8 @@ export interface TurnInput {
   promptRef?: ContentRef;
   /** The prompt itself: only in inputs of turns started by versions before prompts went by ref. */
   prompt?: string;
+  /** Set when the prompt (by ref) is a runner command (`/compact`, `/clear`): which one. */
+  command?: PromptCommand;
   /** Uuid of the prompt's transcript line. */
   promptUuid: string;
   /** Leaf of the conversation before this turn (null for the first turn). */
@@ -146,8 +189,24 @@ export interface TurnCarry {
   poolSync?: { seq: number; ack: number; rev: number; reachable: boolean };
   budgetTracker: { continuationCount: number; lastDeltaTokens: number; lastTurnTokens: number };
   compactions: number;
+  /** The turn's MCP servers, once connected: the stored tool list's ref and each server's status. */
+  mcp?: TurnMcpState;
+  /** Stop hooks that made the turn go on so far (`stop_hook_active` after the first). */
+  stopHookBlocks?: number;
   /** Runs of this turn so far (1 on the first continue-as-new). */
   runs: number;
+  /** Model the turn calls now: `options.model`, or the fallback after repeated overloaded errors. */
+  model?: string;
+  /** Structured output attempts of this turn, and the valid call once there is one. */
+  structuredOutput?: StructuredOutputProgress;
+  /** Consecutive responses cut by `max_tokens` that the turn resumed. */
+  outputRecoveries?: number;
+  /** Context tokens of the turn's compactions so far (a `taskBudget` loses them). */
+  compactedContextTokens?: number;
+  /** Context of the last model call (input, cache and output tokens) and its window, for auto-compaction. */
+  lastContext?: { tokens: number; window: number };
+  /** True from a compaction until the next model call completes (a prompt still too long then is not compacted again). */
+  compactedSinceCall?: boolean;
   /** Where the workspace is (null: not followed). */
   workspace?: WorkspaceRef | null;
 }
@@ -176,6 +235,11 @@ export interface TurnOutcome {
   events: string[];
   readFileState: Record<string, FileReadState>;
   apiErrorStatus: number | null;
+  /**
+   * Structured output: uuid of the tool_result line of the valid StructuredOutput call, whose
+   * `structuredOutput` field holds the object (`result.structured_output`).
+   */
+  structuredOutputUuid?: string | null;
   /** Where the workspace is after the turn: host, path, last snapshot (absent: not followed). */
   workspace?: WorkspaceRef | null;
 }
@@ -197,6 +261,10 @@ export interface TurnProgress {
   budgetPoolId?: string | null;
   /** Last status the pool sent, or null (none yet, or no pool). */
   pool?: PoolView | null;
+  /** MCP servers of the turn, once connected (absent without `--mcp-config`, or before). */
+  mcp?: TurnMcpState;
+  /** Approvals the turn waits for now (absent when none). */
+  approvals?: PendingApproval[];
   /** Where the workspace is now: host, path, last snapshot (absent: not followed). */
   workspace?: WorkspaceRef | null;
 }
@@ -207,4 +275,11 @@ export interface PoolView {
   limitUsd: number;
   /** Spend of the whole pool when it last told the turn. */
   spentUsd?: number;
+}
+
+/** A turn's MCP servers after `connectMcpServers`: small (the tool list is in the store). */
+export interface TurnMcpState {
+  /** Ref of the stored tool list (names, descriptions, input schemas). */
+  toolsRef: string;
+  servers: McpServerState[];
 }

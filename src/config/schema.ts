@@ -218,7 +218,8 @@ const ModelSchema = z.strictObject({
 
 const ToolsSchema = z.strictObject({
   bashTimeoutMs: positiveInt(120_000),
-  bashOutputLimitChars: positiveInt(30_000),
+  bashOutputLimitChars: positiveInt(8_000_000),
+  largeResultChars: positiveInt(30_000),
   /**
    * More environment variables tool processes must not see (besides the model and Temporal keys),
    * e.g. tokens the worker itself uses. See src/env/child-env.ts.
@@ -228,6 +229,20 @@ const ToolsSchema = z.strictObject({
       error: 'expected a list of environment variable names',
     })
     .default([]),
+});
+
+const CompactionSchema = z.strictObject({
+  autoCompactRatio: z
+    .number({ error: 'expected a number between 0 and 1 (0 turns auto-compaction off)' })
+    .min(0, { error: 'expected a number between 0 and 1 (0 turns auto-compaction off)' })
+    .max(1, { error: 'expected a number between 0 and 1 (0 turns auto-compaction off)' })
+    .default(0.8),
+  contextWindowTokens: z
+    .int({ error: 'expected a positive integer or null' })
+    .positive({ error: 'expected a positive integer or null' })
+    .nullable()
+    .default(null),
+  preserveTokens: nonNegativeInt(20_000),
 });
 
 const STORE_URL_ERROR = 'expected a postgres:// URL, jsonl:DIR, or null (JSONL files under dataDir)';
@@ -269,6 +284,7 @@ export const ConfigSchema = z.strictObject({
   worker: WorkerSchema.prefault({}),
   model: ModelSchema.prefault({}),
   tools: ToolsSchema.prefault({}),
+  compaction: CompactionSchema.prefault({}),
   store: StoreSchema.prefault({}),
   workspace: WorkspaceSchema.prefault({}),
   prices: PricesSchema,
@@ -407,10 +423,33 @@ export interface ModelConfig {
 export interface ToolsConfig {
   /** Default timeout of one Bash command, in milliseconds. @default 120000 */
   bashTimeoutMs: number;
-  /** Bash output kept for the model, in characters. @default 30000 */
+  /**
+   * Bash output captured per command, in characters; past it the start and end are kept (memory
+   * stays bounded whatever a command prints). @default 8000000
+   */
   bashOutputLimitChars: number;
+  /**
+   * A tool result longer than this (characters) is kept whole in the transcript store and
+   * written to a file; the model gets a 2 KB preview and the file's path to `Read`.
+   * @default 30000 (Claude Code's limit for Bash output)
+   */
+  largeResultChars: number;
   /** Environment variables tool processes never see, besides the model and Temporal keys. @default [] */
   secretEnv: string[];
+}
+
+/** Context compaction (`compaction`). */
+export interface CompactionConfig {
+  /**
+   * Compact before the next model call once the last call's context (input, cache and output
+   * tokens) reaches this share of the context window; 0 turns proactive compaction off (a prompt
+   * the API refuses as too long is still compacted). @default 0.8
+   */
+  autoCompactRatio: number;
+  /** Context window to compare with, in tokens; null = the model's (200000). @default null */
+  contextWindowTokens: number | null;
+  /** Tokens of the most recent messages kept verbatim after the summary. @default 20000 */
+  preserveTokens: number;
 }
 
 /**
@@ -466,6 +505,8 @@ export interface Config {
   model: ModelConfig;
   /** Tool settings. */
   tools: ToolsConfig;
+  /** Context compaction. */
+  compaction: CompactionConfig;
   /** Transcript store. */
   store: StoreConfig;
   /** Workspaces that follow the turn across hosts. */

@@ -1,6 +1,7 @@
 import type { ScopedRules } from '../common/permissions';
 import type { ToolPermission } from '../common/tools';
 import { BUILTIN_TOOL_NAMES, READ_ONLY_TOOLS } from '../common/tools';
+import { isMcpToolName, mcpRuleMatches } from '../common/mcp';
 
 /**
  * Permission modes, as Claude Code names them. Headless runs cannot prompt, so a call that
@@ -96,6 +97,7 @@ export function decidePermission(policy: PermissionPolicy, toolName: string): To
       reason: 'rule',
     };
   }
+  if (isMcpToolName(toolName)) return decideMcpTool(policy, toolName);
   // A tool that does not exist is not a permission question: its run answers "No such tool
   // available", as in Claude Code (and it is not a permission denial).
   if (!(BUILTIN_TOOL_NAMES as readonly string[]).includes(toolName)) return { behavior: 'allow' };
@@ -104,6 +106,7 @@ export function decidePermission(policy: PermissionPolicy, toolName: string): To
       behavior: 'deny',
       message: `Claude requested permissions to use ${toolName}, which a permission rule says to ask about, and no one can be asked in this run.`,
       reason: 'rule',
+      ask: true,
     };
   }
   if (policy.mode === 'plan' && !READ_ONLY_TOOLS.has(toolName)) {
@@ -138,5 +141,41 @@ export function permissionPolicyOf(options: {
     ...(options.disallowedTools ? { disallowedTools: options.disallowedTools } : {}),
     ...(options.askTools ? { askTools: options.askTools } : {}),
     ...(options.additionalDirectories ? { additionalDirectories: options.additionalDirectories } : {}),
+  };
+}
+
+/**
+ * An MCP tool (`mcp__server__tool`): decided here by name, as Claude Code reads MCP rules
+ * (`mcp__server`, `mcp__server__*`, `mcp__server__tool`). A deny rule wins; an ask rule or the
+ * default and acceptEdits modes leave it to a person (`ask`: denied when no one can answer).
+ */
+function decideMcpTool(policy: PermissionPolicy, toolName: string): ToolPermission {
+  const matches = (rules: readonly string[] | undefined): boolean =>
+    (rules ?? []).some((r) => r === toolName || mcpRuleMatches(r, toolName));
+  if (matches(policy.disallowedTools)) {
+    return {
+      behavior: 'deny',
+      message: `Permission to use ${toolName} has been denied by a permission rule.`,
+      reason: 'rule',
+    };
+  }
+  if (matches(policy.askTools)) {
+    return {
+      behavior: 'deny',
+      message: `Claude requested permissions to use ${toolName}, which a permission rule says to ask about, and no one can be asked in this run.`,
+      reason: 'rule',
+      ask: true,
+    };
+  }
+  if (policy.mode === 'plan')
+    return { behavior: 'deny', message: `${toolName} is not allowed in plan mode.`, reason: 'mode' };
+  if (policy.mode === 'bypassPermissions' || matches(policy.allowedTools)) return { behavior: 'allow' };
+  return {
+    behavior: 'deny',
+    message:
+      `Claude requested permissions to use ${toolName}, but you haven't granted it yet. ` +
+      `Allow it with --allowedTools ${toolName} (or mcp__<server> for all of a server's tools).`,
+    reason: 'mode',
+    ...(policy.mode === 'dontAsk' ? {} : { ask: true }),
   };
 }

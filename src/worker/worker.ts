@@ -6,6 +6,7 @@ import type { Config } from '../config';
 import { createActivities } from '../activities';
 import type { ActivityDeps } from '../activities';
 import type { TranscriptStore } from '../store/transcript-store';
+import { McpClientPool } from '../mcp/pool';
 import { checkWorkspaceRoot, type WorkspaceHost } from '../activities/workspace/prepare';
 import { workflowBundle } from './workflow-bundle';
 
@@ -51,6 +52,8 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     if (config.workspace.root) checkWorkspaceRoot(config.workspace.root);
     workspace = { hostQueue: hostQueueName(taskQueue), host: os.hostname(), config: config.workspace };
   }
+  // MCP servers started by this worker's activities; stopped when the worker stops.
+  const mcpPool = new McpClientPool(opts.env ? { env: opts.env } : {});
   const activities = createActivities({
     store: opts.store,
     config,
@@ -58,6 +61,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     ...(opts.anthropic ? { anthropic: opts.anthropic } : {}),
     ...(opts.modelFaults ? { modelFaults: opts.modelFaults } : {}),
     ...(workspace ? { workspace } : {}),
+    mcpPool,
   });
   const main = await Worker.create({
     connection: opts.connection,
@@ -73,7 +77,18 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     maxHeartbeatThrottleInterval: config.worker.heartbeatThrottleMs,
     ...(opts.identity ? { identity: opts.identity } : {}),
   });
-  if (!workspace) return main;
+  const closeMcp = (w: Worker): Worker => {
+    const run = w.run.bind(w);
+    w.run = async () => {
+      try {
+        await run();
+      } finally {
+        await mcpPool.close();
+      }
+    };
+    return w;
+  };
+  if (!workspace) return closeMcp(main);
   const host = await Worker.create({
     connection: opts.connection,
     namespace: config.temporal.namespace,
@@ -83,7 +98,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     shutdownGraceTime: config.worker.shutdownGraceTimeMs,
     ...(opts.identity ? { identity: `${opts.identity}/host` } : {}),
   });
-  return withHostWorker(main, host);
+  return closeMcp(withHostWorker(main, host));
 }
 
 /** Makes `main.run()` run (and `main.shutdown()` stop) the host-queue worker too. */

@@ -29,6 +29,8 @@ import {
 } from './messages';
 import type { LimitPatch, SessionStatusView } from './messages';
 import { turnWorkflowId } from './ids';
+import { approvalStatusSignal } from './approval-messages';
+import { WAITING_FOR_APPROVAL_STATUS } from '../common/approvals';
 import { turnWorkflow } from './turn';
 import { AGENT_STATUS_RUNNING, SA } from '../common/search-attributes';
 
@@ -119,6 +121,14 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
   setHandler(endSessionSignal, () => {
     ended = true;
   });
+  // The running turn waits for an approval (or no longer does): shown as `AgentStatus`.
+  setHandler(approvalStatusSignal, ({ waiting }) => {
+    if (busy)
+      setStatusAttributes(
+        waiting ? WAITING_FOR_APPROVAL_STATUS : AGENT_STATUS_RUNNING,
+        (state ?? emptyState(input)).totalCostUsd,
+      );
+  });
   // Forwarding to the running turn: a turn that ended meanwhile makes the signal fail, which must
   // not fail this handler (and with it the session's workflow task).
   setHandler(setLimitsSignal, async (patch: LimitPatch) => {
@@ -155,6 +165,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
       cwd: state.cwd,
       // Sessions started by versions before prompt refs queued the text itself.
       ...(typeof next.req.prompt === 'string' ? { prompt: next.req.prompt } : { promptRef: next.req.prompt }),
+      ...(next.req.command ? { command: next.req.command } : {}),
       promptUuid,
       parentUuid: state.leafUuid,
       options: mergeOptions(defaults, next.req.options),

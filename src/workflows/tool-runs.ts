@@ -1,8 +1,12 @@
 import { uuid4 } from '@temporalio/workflow';
+import { isMcpToolName } from '../common/mcp';
 import type { RunToolInput, RunToolSummary, ToolPermission, ToolUseSummary } from '../common/tools';
+import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import type { TurnInput } from '../common/turn';
 import { decidePermission, permissionPolicyOf } from '../engine/permissions';
 import { partitionToolUses } from '../engine/tool-batches';
+import type { Approvals } from './approvals';
+import type { HookRuns, HookStop } from './hook-runs';
 import type { Interrupts } from './interrupts';
 import { uninterruptible } from './interrupts';
 import type { TurnActivities } from './turn-activities';
@@ -28,7 +32,12 @@ export class ToolRuns {
     private readonly acts: TurnActivities,
     private readonly interrupts: Interrupts,
     private readonly workspace: WorkspaceFollower,
+    private readonly hooks: HookRuns,
+    private readonly approvals: Approvals,
   ) {}
+
+  /** Set when a hook ends the turn (a configuration error, or `continue: false`). */
+  hookStop: HookStop = null;
 
   /** Runs one call where its workspace is (the shared queue when the workspace is not followed). */
   private run(input: RunToolInput): Promise<RunToolSummary> {
@@ -49,6 +58,74 @@ export class ToolRuns {
    * when the call's batch starts, so an Edit sees the Read before it), or, with `skipReason`,
    * why it does not run.
    */
+  /**
+   * The `runTool` input of one call after its PreToolUse hooks (which may deny it, allow it, ask,
+   * or change its input).
+   */
+  private async prepare(run: PlannedRun, assistantUuid: string): Promise<RunToolInput> {
+    const plain = this.runInput(run, assistantUuid);
+    if (plain.skipReason !== undefined) return plain;
+    let prepared = plain;
+    if (this.hooks.applies('PreToolUse', run.use.name)) {
+      const hooked = await this.hooks.preToolUse(run.use, assistantUuid, plain.permission);
+      if (hooked.stop) {
+        this.hookStop ??= hooked.stop;
+        return this.runInput(run, assistantUuid, `Not run: ${hooked.stop.errors.join('; ')}`);
+      }
+      prepared = {
+        ...plain,
+        permission: hooked.permission,
+        ...(hooked.inputRef !== undefined ? { inputRef: hooked.inputRef } : {}),
+      };
+    }
+    return this.askIfNeeded(prepared, run, assistantUuid);
+  }
+
+  /**
+   * A call the rules or a hook would ask about waits for an answer when the turn has approvals
+   * (`options.approvals`); the answer (or the timeout's default) decides its permission.
+   */
+  private async askIfNeeded(prepared: RunToolInput, run: PlannedRun, assistantUuid: string): Promise<RunToolInput> {
+    const p = prepared.permission;
+    if (!this.input.options.approvals || p.behavior !== 'deny' || !(p.ask === true || p.reason === 'hook_ask')) {
+      return prepared;
+    }
+    return this.decideByApproval(prepared, run, assistantUuid, p.message);
+  }
+
+  /** Waits for the approval of one call and returns its `runTool` input with the decision. */
+  private async decideByApproval(
+    prepared: RunToolInput,
+    run: PlannedRun,
+    assistantUuid: string,
+    reason: string,
+  ): Promise<RunToolInput> {
+    const settings = this.input.options.approvals;
+    if (!settings) return prepared;
+    const previous = this.state.activity;
+    this.state.activity = `waitApproval ${run.use.name} (${run.use.id})`;
+    const answer = await this.approvals.request(run.use, assistantUuid, reason, settings);
+    this.state.activity = previous;
+    if (!answer) {
+      return this.runInput(run, assistantUuid, `Interrupted: ${this.interrupts.reason ?? 'the turn was interrupted'}`);
+    }
+    const { inputRef: hookInputRef, askable: _askable, ...rest } = prepared;
+    void _askable;
+    if (answer.behavior === 'allow') {
+      const inputRef = answer.inputRef ?? hookInputRef;
+      return { ...rest, permission: { behavior: 'allow' }, ...(inputRef !== undefined ? { inputRef } : {}) };
+    }
+    return {
+      ...rest,
+      ...(hookInputRef !== undefined ? { inputRef: hookInputRef } : {}),
+      permission: {
+        behavior: 'deny',
+        message: answer.message ?? `The user doesn't want to proceed with this tool use (${run.use.name}).`,
+        reason: 'approval',
+      },
+    };
+  }
+
   private runInput(run: PlannedRun, assistantUuid: string, skipReason?: string): RunToolInput {
     const { sessionId, options } = this.input;
     const cwd = this.workspace.cwd;
@@ -62,6 +139,8 @@ export class ToolRuns {
       parentUuid: run.parentUuid,
     };
     if (skipReason !== undefined) return { ...base, permission: { behavior: 'allow' }, readState: null, skipReason };
+    // With a JSON Schema the turn offers the StructuredOutput tool too; its calls are checked against the schema.
+    const structured = run.use.name === STRUCTURED_OUTPUT_TOOL && options.jsonSchemaKey !== undefined;
     return {
       ...base,
       permission: this.permissionOf(run.use),
@@ -69,10 +148,13 @@ export class ToolRuns {
       readState: this.state.readStateOf(
         run.use.filePath === undefined ? undefined : this.workspace.currentPath(run.use.filePath),
       ),
+      ...(structured ? { jsonSchemaKey: options.jsonSchemaKey } : {}),
+      ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
+      ...(options.approvals ? { askable: true } : {}),
       // Bash re-reads the settings files' `env` (paths only travel: values stay out of history).
       ...(run.use.name === 'Bash' && options.settingsEnv ? { settingsEnv: options.settingsEnv } : {}),
-      // A tool the turn did not offer (`--tools`) does not run, as in Claude Code.
-      ...(options.tools && !options.tools.includes(run.use.name)
+      // A tool the turn did not offer (`--tools`, built-in tools only) does not run, as in Claude Code.
+      ...(options.tools && !structured && !isMcpToolName(run.use.name) && !options.tools.includes(run.use.name)
         ? { skipReason: `Error: No such tool available: ${run.use.name}` }
         : {}),
     };
@@ -95,9 +177,9 @@ export class ToolRuns {
       if (this.interrupts.requested()) break;
       this.state.activity = `runTool ${batch.map((u) => u.name).join(',')}`;
       const planned = batch.map((use) => this.plan(use));
-      const results = await this.interrupts.run(() =>
-        Promise.all(planned.map((run) => this.run(this.runInput(run, assistantUuid)))),
-      );
+      const inputs: RunToolInput[] = [];
+      for (const run of planned) inputs.push(await this.prepare(run, assistantUuid));
+      const results = await this.interrupts.run(() => Promise.all(inputs.map((i) => this.run(i))));
       if (!results) {
         // Interrupted mid-batch. Calls of the batch that finished wrote their results with the
         // planned uuid and parent; each other one gets an interrupt note under *its* planned uuid
@@ -110,7 +192,26 @@ export class ToolRuns {
         }
         break;
       }
+      // Calls whose check said `ask` wrote nothing: each waits for its decision and runs again.
+      for (const [i, r] of results.entries()) {
+        const run = planned[i];
+        const input = inputs[i];
+        if (r.outcome !== 'ask' || !run || !input) continue;
+        const decided = await this.decideByApproval(input, run, assistantUuid, r.askReason ?? '');
+        results[i] = await uninterruptible(() => this.run(decided));
+      }
       for (const r of results) this.recordResult(r, pending);
+      for (const [i, r] of results.entries()) {
+        const run = planned[i];
+        if (!run || r.outcome !== 'ok' || this.hookStop) continue;
+        this.hookStop ??= await this.hooks.postToolUse(run.use, assistantUuid, r.resultUuid);
+      }
+      if (this.hookStop) break;
+    }
+    if (this.hookStop) {
+      // A hook ended the turn: the calls after it get a result saying why they did not run.
+      if (pending.length) await this.skipAll(assistantUuid, pending, `Not run: ${this.hookStop.errors.join('; ')}`);
+      return true;
     }
     if (!this.interrupts.requested()) return true;
     if (pending.length) await this.skipAll(assistantUuid, pending, `Interrupted: ${this.interrupts.reason}`);

@@ -9,7 +9,14 @@ const WAIT_FOR_CANCELLED_TOOLS = 'wait-for-cancelled-tools';
 /** The activities a turn calls, with their timeouts and retry policies. */
 export type TurnActivities = Pick<
   Activities,
-  'callModel' | 'compactContext' | 'runTool' | 'recordTranscript' | 'recordPrompt' | 'loadContext'
+  | 'callModel'
+  | 'compactContext'
+  | 'runTool'
+  | 'recordTranscript'
+  | 'recordPrompt'
+  | 'loadContext'
+  | 'connectMcpServers'
+  | 'runHooks'
 >;
 
 /**
@@ -53,5 +60,7 @@ export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActi
     runTool: tools.runTool,
     recordTranscript: tools.recordTranscript,
     recordPrompt: tools.recordPrompt,
+    connectMcpServers: tools.connectMcpServers,
+    runHooks: tools.runHooks,
   };
 }

@@ -9,14 +9,27 @@ import {
 } from '@temporalio/workflow';
 import type { CallModelSummary } from '../common/model';
 import { ModelErrorType } from '../common/model';
+import { STRUCTURED_OUTPUT_NUDGE } from '../common/structured-output';
 import type { TranscriptEntry } from '../common/transcript';
 import type { TurnInput, TurnOutcome, TurnProgress } from '../common/turn';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../common/version';
 import { applyLimitPatch, checkLimits } from '../engine/limits';
 import { edeDiagnostic, isResultSuccessful } from '../engine/success';
 import { checkTokenBudget } from '../engine/token-budget';
+import type { PromptCommand } from '../common/turn';
+import { promptCommandOf, shouldAutoCompact, taskBudgetTokens } from '../engine/compaction';
+import { fallbackFor, fallbackNotice, OVERLOADED_ATTEMPTS_BEFORE_FALLBACK } from '../engine/model-fallback';
+import {
+  MAX_OUTPUT_TOKENS_RECOVERIES,
+  OUTPUT_LIMIT_NUDGE,
+  outputLimitError,
+  resumesAfterCut,
+} from '../engine/output-recovery';
+import { afterTextAnswer, exhausted, retriesError } from '../engine/structured-output';
 import { failureTerminalReason, failureText, modelFailureOf } from './failures';
 import type { ModelFailure } from './failures';
+import { Approvals } from './approvals';
+import { HookRuns } from './hook-runs';
 import { Interrupts, uninterruptible } from './interrupts';
 import { interruptSignal, poolStatusSignal, setLimitsSignal, turnProgressQuery } from './messages';
 import { PoolMember } from './pool-member';
@@ -35,9 +48,12 @@ const DEFAULT_MAX_STEPS_PER_RUN = 200;
 /** What one model call step came to. */
 type ModelStep =
   | { kind: 'response'; assistantUuid: string; call: CallModelSummary }
-  /** The context was compacted after the API refused it as too long: call again. */
-  | { kind: 'compacted' }
+  /** Call again: the context was compacted after the API refused it as too long, or the model was switched. */
+  | { kind: 'retry' }
   | { kind: 'stop'; outcome: TurnOutcome };
+
+/** `terminal_reason` of a turn whose structured-output attempts ran out. */
+const STRUCTURED_OUTPUT_EXHAUSTED = 'structured_output_retry_exhausted';
 
 /**
  * One `submitMessage` turn: the seeds' `queryLoop`, made durable. Records the prompt, then
@@ -71,6 +87,8 @@ class Turn {
   private readonly interrupts = new Interrupts();
   private readonly acts: TurnActivities;
   private readonly tools: ToolRuns;
+  private readonly hooks: HookRuns;
+  private readonly approvals: Approvals;
   private readonly workspace: WorkspaceFollower;
   private stepsThisRun = 0;
 
@@ -79,7 +97,17 @@ class Turn {
     this.member = new PoolMember(input.options.budgetPoolId, input.carry);
     this.acts = turnActivities(input.options.timeouts);
     this.workspace = new WorkspaceFollower(input.sessionId, input.cwd, input.options.timeouts, this.state.data);
-    this.tools = new ToolRuns(input, this.state, this.acts, this.interrupts, this.workspace);
+    this.hooks = new HookRuns(input, this.state, this.acts, this.workspace);
+    this.approvals = new Approvals(input, this.interrupts);
+    this.tools = new ToolRuns(
+      input,
+      this.state,
+      this.acts,
+      this.interrupts,
+      this.workspace,
+      this.hooks,
+      this.approvals,
+    );
     setHandler(turnProgressQuery, () => this.progress());
     setHandler(setLimitsSignal, (patch) => {
       this.state.data.limits = applyLimitPatch(this.state.data.limits, patch);
@@ -88,25 +116,33 @@ class Turn {
     setHandler(poolStatusSignal, (status) => this.member.onStatus(status));
   }
 
-  /** The loop: check limits, call the model, run the tools it asks for, decide whether to go on. */
+  /**
+   * The loop: prepare the context (limits, compaction), call the model, run the tools it asks
+   * for, decide whether to go on. A `/compact` or `/clear` prompt runs its command instead.
+   */
   async run(): Promise<TurnOutcome> {
     if (!this.input.carry) {
-      const failed = await this.start();
+      const failed = (await this.start()) ?? (await this.connectMcp());
       if (failed) return failed;
+      const hookStop = await this.hooks.atTurnStart();
+      if (hookStop) return this.state.outcome('error_during_execution', hookStop.terminalReason, hookStop.errors);
     }
+    // A prompt by ref comes with its command; a turn of an older version parses its own prompt.
+    const command = this.input.promptRef ? (this.input.command ?? null) : promptCommandOf(this.input.prompt ?? '');
+    if (command) return this.runCommand(command);
     for (;;) {
       const stop = await this.beforeModelCall();
       if (stop) return stop;
       const step = await this.callModel();
       if (step.kind === 'stop') return step.outcome;
-      if (step.kind === 'compacted') continue;
+      if (step.kind === 'retry') continue;
       if (step.call.toolUses.length > 0) {
         const stopped = await this.runTools(step.assistantUuid, step.call);
         if (stopped) return stopped;
         continue;
       }
-      if (await this.continuesAfter(step.call)) continue;
-      return this.finalOutcome();
+      const end = await this.afterAnswer(step.call);
+      if (end) return end;
     }
   }
 
@@ -157,7 +193,7 @@ class Turn {
     }
     // Histories from before the session context replay without the step (patched marker).
     if (input.parentUuid === null && patched(SESSION_CONTEXT_PATCH)) {
-      const failed = await this.loadContext();
+      const failed = await this.loadContext(input.promptUuid);
       if (failed) return failed;
     }
     await this.member.join();
@@ -167,11 +203,11 @@ class Turn {
   /**
    * A new session's context (memory files, git status, environment), read on the worker and
    * stored as one line after the prompt. A memory import cycle ends the turn with a setup error.
-   * Only a session's first turn loads it, in the directory the client gave (as the first
-   * `prepareWorkspace` does).
+   * A session's first turn loads it after its prompt, and `/clear` at the start of the fresh
+   * chain (memory files are read again, as Claude Code does after `/clear`).
    */
-  private async loadContext(): Promise<TurnOutcome | null> {
-    const { sessionId, options, promptUuid } = this.input;
+  private async loadContext(parentUuid: string): Promise<TurnOutcome | null> {
+    const { sessionId, options } = this.input;
     this.state.activity = 'loadContext';
     const uuid = uuid4();
     try {
@@ -180,7 +216,7 @@ class Turn {
           sessionId,
           cwd: this.workspace.cwd,
           uuid,
-          parentUuid: promptUuid,
+          parentUuid,
           model: options.model,
           gitStatus: options.systemPromptKey === undefined,
           ...(options.settingSources ? { settingSources: options.settingSources } : {}),
@@ -193,6 +229,28 @@ class Turn {
       const f = modelFailureOf(err);
       return this.state.outcome('error_during_execution', 'turn_setup_failed', [`${f.message} (${f.type})`]);
     }
+  }
+
+  /**
+   * Starts the turn's MCP servers (`--mcp-config`) on a worker and keeps the ref of their stored
+   * tool list. A server that does not start ends the turn before any model call
+   * (`turn_setup_failed`), its own stderr in the errors.
+   */
+  private async connectMcp(): Promise<TurnOutcome | null> {
+    const { sessionId, options } = this.input;
+    const configRef = options.mcp?.configRef;
+    if (configRef === undefined) return null;
+    this.state.activity = 'connectMcpServers';
+    const mcp = await uninterruptible(() =>
+      this.workspace.onWorkspaceHost((acts, cwd) => acts.connectMcpServers({ sessionId, cwd, configRef }), this.acts),
+    );
+    this.state.data.mcp = { toolsRef: mcp.toolsRef, servers: mcp.servers };
+    if (mcp.failures.length === 0) return null;
+    return this.state.outcome(
+      'error_during_execution',
+      'turn_setup_failed',
+      mcp.failures.map((f) => f.error),
+    );
   }
 
   /**
@@ -213,9 +271,14 @@ class Turn {
     await this.member.awaitAck((wait) => this.interrupts.run(wait));
     if (this.interrupts.requested()) return this.interrupted('aborted_tools');
     const verdict = checkLimits(this.state.data.limits, this.state.limitState(this.member));
-    if (!verdict.stop) return null;
-    const reason = verdict.subtype === 'error_max_turns' ? 'max_turns' : 'budget_exhausted';
-    return this.state.outcome(verdict.subtype, reason, verdict.errors);
+    if (verdict.stop) {
+      const reason = verdict.subtype === 'error_max_turns' ? 'max_turns' : 'budget_exhausted';
+      return this.state.outcome(verdict.subtype, reason, verdict.errors);
+    }
+    // The seeds' auto-compact: the last call's context has reached the threshold of the window.
+    const last = this.state.data.lastContext;
+    if (last && shouldAutoCompact(last.tokens, last.window, this.input.options.compaction)) await this.compact('auto');
+    return null;
   }
 
   /** One model call (streamed by the `callModel` activity, which writes the assistant line). */
@@ -225,6 +288,9 @@ class Turn {
     const assistantUuid = uuid4();
     this.state.activity = 'callModel';
     this.state.modelCall = assistantUuid;
+    const model = this.state.model;
+    // With a fallback left, overloaded answers fail the call early so that the turn can switch.
+    const canFallBack = fallbackFor(ModelErrorType.Overloaded, model, options) !== null;
     let call: CallModelSummary | undefined;
     try {
       call = await this.interrupts.run(() =>
@@ -233,7 +299,7 @@ class Turn {
           cwd,
           assistantUuid,
           parentUuid: this.state.leaf,
-          model: options.model,
+          model,
           maxTokens: options.maxTokens,
           ...(options.tools ? { tools: options.tools } : {}),
           ...(options.systemPromptKey !== undefined ? { systemPromptKey: options.systemPromptKey } : {}),
@@ -241,6 +307,9 @@ class Turn {
             ? { appendSystemPromptKey: options.appendSystemPromptKey }
             : {}),
           ...(options.includePartialMessages ? { streamEvents: true } : {}),
+          ...(options.jsonSchemaKey !== undefined ? { jsonSchemaKey: options.jsonSchemaKey } : {}),
+          ...(canFallBack ? { overloadedAttemptsBeforeFallback: OVERLOADED_ATTEMPTS_BEFORE_FALLBACK } : {}),
+          ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
         }),
       );
     } catch (err) {
@@ -254,7 +323,11 @@ class Turn {
     return { kind: 'response', assistantUuid, call };
   }
 
-  /** A model call failed after its retries: a prompt the API refused as too long is compacted once. */
+  /**
+   * A model call failed after its retries. Repeated overloaded answers switch to the fallback
+   * model; a prompt the API refused as too long is compacted (again and again in a long turn,
+   * but not twice in a row: a compaction that did not make the prompt fit ends the turn).
+   */
   private async afterFailedCall(failure: ModelFailure): Promise<ModelStep> {
     // Responses that began before the call failed were billed: count them.
     if (failure.billed) {
@@ -265,14 +338,19 @@ class Turn {
       });
       if (costUsd !== null) await this.member.reportSpend(costUsd);
     }
+    const fallback = fallbackFor(failure.type, this.state.model, this.input.options);
+    if (fallback !== null) {
+      await this.switchModel(fallback);
+      return { kind: 'retry' };
+    }
     // A prompt too long by itself is an error result: compacting the conversation cannot fix it.
     if (
       failure.type === ModelErrorType.PromptTooLong &&
       !failure.promptOverLimit &&
-      this.state.data.compactions === 0
+      !this.state.data.compactedSinceCall
     ) {
       await this.compact('auto');
-      return { kind: 'compacted' };
+      return { kind: 'retry' };
     }
     const outcome = this.state.outcome(
       'error_during_execution',
@@ -283,24 +361,29 @@ class Turn {
     return { kind: 'stop', outcome };
   }
 
-  /** Summarizes the context into a compact boundary and a summary line; the chain goes on from the summary. */
-  private async compact(trigger: 'auto' | 'manual'): Promise<void> {
+  /**
+   * Summarizes the context: a summary line, the most recent messages kept verbatim, and the
+   * compact boundary (written last). The chain goes on from the last kept message. Uncancellable,
+   * and idempotent by its uuids: a crash mid-way neither loses the conversation nor compacts twice.
+   */
+  private async compact(trigger: 'auto' | 'manual', instructionsUuid?: string): Promise<void> {
     const { sessionId, turnId, options } = this.input;
     const cwd = this.workspace.cwd;
-    this.state.data.compactions++;
+    await this.hooks.preCompact(trigger);
     this.state.activity = 'compactContext';
-    const boundaryUuid = uuid4();
-    const summaryUuid = uuid4();
+    const preserveTokens = options.compaction?.preserveTokens;
     const compacted = await uninterruptible(() =>
       this.acts.compactContext({
         sessionId,
         turnId,
         cwd,
-        model: options.model,
+        model: this.state.model,
         leafUuid: this.state.leaf,
-        boundaryUuid,
-        summaryUuid,
+        boundaryUuid: uuid4(),
+        summaryUuid: uuid4(),
         trigger,
+        ...(instructionsUuid !== undefined ? { instructionsUuid } : {}),
+        ...(preserveTokens !== undefined ? { preserveTokens } : {}),
       }),
     );
     if (compacted.costUsd !== null || compacted.usage.input_tokens > 0) {
@@ -309,7 +392,64 @@ class Turn {
         maxOutputTokens: options.maxTokens,
       });
     }
-    this.state.appendLines([boundaryUuid, summaryUuid]);
+    this.state.recordCompaction(compacted);
+  }
+
+  /**
+   * `/compact [instructions]` summarizes the conversation before the command now; `/clear` starts
+   * a fresh one. Neither asks the model anything else (the seeds' `shouldQuery: false`).
+   */
+  private async runCommand(command: PromptCommand): Promise<TurnOutcome> {
+    const { parentUuid, promptUuid } = this.input;
+    if (command.name === 'clear') {
+      await this.recordSystemLine(
+        { subtype: 'compact_boundary', compactMetadata: { trigger: 'manual', pre_tokens: 0 }, clearedContext: true },
+        false,
+      );
+      // The fresh chain starts with the session's context (memory, git status, environment).
+      return (await this.loadContext(this.state.leaf)) ?? this.state.outcome('success', 'completed', []);
+    }
+    if (parentUuid === null)
+      return this.state.outcome('error_during_execution', 'completed', ['Not enough messages to compact.']);
+    this.state.setLeaf(parentUuid);
+    await this.compact('manual', command.withInstructions ? promptUuid : undefined);
+    return this.state.outcome('success', 'completed', []);
+  }
+
+  /** Repeated overloaded answers: the turn goes on with the fallback model, and the stream says so. */
+  private async switchModel(to: string): Promise<void> {
+    const from = this.state.model;
+    this.state.switchModel(to);
+    await this.recordSystemLine({
+      subtype: 'model_fallback',
+      trigger: 'overloaded',
+      originalModel: from,
+      fallbackModel: to,
+      content: fallbackNotice(from, to),
+    });
+  }
+
+  /**
+   * Writes a `system` line at the end of the chain (the model does not see it). Streamed unless
+   * `stream` is false (the boundary of a `/clear`, which the caller learns of from the result).
+   */
+  private async recordSystemLine(fields: Record<string, unknown>, stream = true): Promise<void> {
+    const { sessionId, turnId } = this.input;
+    const uuid = uuid4();
+    const entry = {
+      v: TRANSCRIPT_SCHEMA_VERSION,
+      type: 'system',
+      uuid,
+      parentUuid: this.state.leaf,
+      sessionId,
+      timestamp: this.now(),
+      turnId,
+      ...fields,
+    } as TranscriptEntry;
+    this.state.activity = 'recordTranscript';
+    await uninterruptible(() => this.acts.recordTranscript([entry]));
+    if (stream) this.state.appendLine(uuid, 'system');
+    else this.state.setLeaf(uuid);
   }
 
   /**
@@ -338,19 +478,73 @@ class Turn {
       // The working tree could not be recorded: stop before anything else changes it.
       return this.state.outcome('error_during_execution', err.terminalReason, [err.message]);
     }
-    return finished ? null : this.interrupted('aborted_tools');
+    const hookStop = this.tools.hookStop;
+    if (hookStop) {
+      return this.state.outcome('error_during_execution', hookStop.terminalReason, hookStop.errors);
+    }
+    if (!finished) return this.interrupted('aborted_tools');
+    return this.structuredOutputOutcome();
   }
 
-  /** After a response without tool calls: `pause_turn` is resumed, and a token budget may nudge the model on. */
-  private async continuesAfter(call: CallModelSummary): Promise<boolean> {
-    if (call.stopReason === 'pause_turn') return true;
+  /** With a JSON Schema: the turn ends once a StructuredOutput call was valid, or once the attempts ran out. */
+  private structuredOutputOutcome(): TurnOutcome | null {
+    const { options } = this.input;
+    if (options.jsonSchemaKey === undefined) return null;
+    const so = this.state.structuredOutput;
+    if (so.resultUuid !== null) return this.state.outcome('success', 'completed', []);
+    if (exhausted(so, options.maxStructuredOutputRetries)) {
+      return this.state.outcome('error_max_structured_output_retries', STRUCTURED_OUTPUT_EXHAUSTED, [retriesError(so)]);
+    }
+    return null;
+  }
+
+  /**
+   * After a response without tool calls, what the seeds' loop does before it lets the turn end:
+   * `pause_turn` is resumed; a response cut by `max_tokens` is resumed a few times; a turn that
+   * must return structured output nudges the model to call the tool; a token budget may nudge
+   * the model on. Returns the outcome when the turn ends, null to call the model again.
+   */
+  private async afterAnswer(call: CallModelSummary): Promise<TurnOutcome | null> {
+    const { options } = this.input;
     const d = this.state.data;
-    if (call.stopReason !== 'end_turn' || d.limits.taskBudget === undefined) return false;
-    const decision = checkTokenBudget(d.budgetTracker, d.limits.taskBudget, d.usage.output_tokens);
-    if (decision.action !== 'continue') return false;
-    d.budgetTracker = decision.tracker;
-    await this.recordMetaMessage(decision.nudge);
-    return true;
+    if (call.stopReason === 'pause_turn') return null;
+    if (call.stopReason === 'max_tokens') {
+      if (
+        !resumesAfterCut(d.outputRecoveries ?? 0, options.maxOutputTokensRecoveries ?? MAX_OUTPUT_TOKENS_RECOVERIES)
+      ) {
+        const errors = [edeDiagnostic(this.state.successInput()), outputLimitError(options.maxTokens)];
+        return this.state.outcome('error_during_execution', 'api_error', errors);
+      }
+      this.state.recordOutputRecovery();
+      await this.recordMetaMessage(OUTPUT_LIMIT_NUDGE);
+      return null;
+    }
+    if (options.jsonSchemaKey !== undefined) {
+      // Beyond Claude Code: a turn given a schema never succeeds without structured output.
+      const end = afterTextAnswer(this.state.structuredOutput, options.maxStructuredOutputRetries);
+      if (end.action === 'exhausted') {
+        return this.state.outcome('error_max_structured_output_retries', STRUCTURED_OUTPUT_EXHAUSTED, [end.error]);
+      }
+      this.state.structuredOutput = end.progress;
+      await this.recordMetaMessage(STRUCTURED_OUTPUT_NUDGE);
+      return null;
+    }
+    if (call.stopReason === 'end_turn' && d.limits.taskBudget !== undefined) {
+      const used = taskBudgetTokens(d.usage.output_tokens, d.compactedContextTokens ?? 0);
+      const decision = checkTokenBudget(d.budgetTracker, d.limits.taskBudget, used);
+      if (decision.action === 'continue') {
+        d.budgetTracker = decision.tracker;
+        await this.recordMetaMessage(decision.nudge);
+        return null;
+      }
+    }
+    // Stop hooks may make the model go on, with their reason as a new message.
+    const stopHooks = await this.hooks.stop();
+    if (stopHooks.stop) {
+      return this.state.outcome('error_during_execution', stopHooks.stop.terminalReason, stopHooks.stop.errors);
+    }
+    if (stopHooks.goOn) return null;
+    return this.finalOutcome();
   }
 
   /** Writes a user line the runner adds for the model's benefit (`isMeta`), at the end of the chain. */
@@ -364,7 +558,8 @@ class Turn {
       parentUuid: this.state.leaf,
       sessionId,
       timestamp: this.now(),
-      message: { role: 'user', content: text },
+      // Text blocks, as Claude Code writes its own messages to the model.
+      message: { role: 'user', content: [{ type: 'text', text }] },
       turnId,
       isMeta: true,
     };
@@ -398,6 +593,8 @@ class Turn {
       limits: d.limits,
       budgetPoolId: this.input.options.budgetPoolId ?? null,
       pool: this.member.status,
+      ...(d.mcp ? { mcp: d.mcp } : {}),
+      ...(this.approvals.list().length ? { approvals: this.approvals.list() } : {}),
       ...(this.workspace.ref ? { workspace: this.workspace.ref } : {}),
     };
   }

@@ -14,6 +14,9 @@ export const WORKSPACE_PATCH = 'workspace-follows-turn-v1';
  */
 const DEFAULT_HOST_TIMEOUT_MS = 30_000;
 
+/** Activities that act on the working tree: they run on the host that holds it. */
+export type HostActivities = Pick<Activities, 'runTool' | 'runHooks' | 'connectMcpServers'>;
+
 /** Thrown by {@link WorkspaceFollower.runTool} when the turn must stop for its workspace (a snapshot over the limit). */
 export class WorkspaceStop extends Error {
   override readonly name = 'WorkspaceStop';
@@ -35,7 +38,7 @@ export class WorkspaceStop extends Error {
  */
 export class WorkspaceFollower {
   private readonly prepareAct: Activities['prepareWorkspace'];
-  private readonly hostProxies = new Map<string, Activities['runTool']>();
+  private readonly hostProxies = new Map<string, HostActivities>();
   private recovering: Promise<void> | null = null;
 
   constructor(
@@ -93,7 +96,7 @@ export class WorkspaceFollower {
       const ref = this.ref;
       if (!ref || input.skipReason !== undefined) return shared({ ...input, cwd: this.cwd });
       try {
-        const summary = await this.onHost(ref)({
+        const summary = await this.onHost(ref).runTool({
           ...input,
           cwd: ref.path,
           workspace: { repoRoot: ref.repoRoot, baseCommit: ref.baseCommit, formerPaths: ref.formerPaths },
@@ -114,6 +117,28 @@ export class WorkspaceFollower {
     }
   }
 
+  /**
+   * Runs another host-bound activity (hooks, MCP servers) where the workspace is: on its host's
+   * queue while the host lives; when the host is gone the workspace is re-materialized on a live
+   * worker and the call goes there. Without a followed workspace it runs on the shared queue.
+   * `call` gets the activities to use and the working directory on that host.
+   */
+  async onWorkspaceHost<T>(
+    call: (acts: HostActivities, cwd: string) => Promise<T>,
+    shared: HostActivities,
+  ): Promise<T> {
+    for (;;) {
+      const ref = this.ref;
+      if (!ref) return call(shared, this.cwd);
+      try {
+        return await call(this.onHost(ref), ref.path);
+      } catch (err) {
+        if (!hostGone(err)) throw err;
+        await this.recover(ref);
+      }
+    }
+  }
+
   /** One recovery for all the calls that found the same host gone. */
   private async recover(gone: WorkspaceRef): Promise<void> {
     if (this.ref !== gone) return; // another call already moved it
@@ -123,20 +148,25 @@ export class WorkspaceFollower {
     await this.recovering;
   }
 
-  private onHost(ref: WorkspaceRef): Activities['runTool'] {
-    let act = this.hostProxies.get(ref.hostQueue);
-    if (!act) {
+  private onHost(ref: WorkspaceRef): HostActivities {
+    let acts = this.hostProxies.get(ref.hostQueue);
+    if (!acts) {
       const t = activityTimeouts(this.timeouts);
-      act = proxyActivities<Activities>({
+      const proxies = proxyActivities<Activities>({
         taskQueue: ref.hostQueue,
         scheduleToStartTimeout: ref.hostTimeoutMs ?? DEFAULT_HOST_TIMEOUT_MS,
         startToCloseTimeout: t.toolStartToCloseMs,
         heartbeatTimeout: t.toolHeartbeatMs,
         retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 20 },
-      }).runTool;
-      this.hostProxies.set(ref.hostQueue, act);
+      });
+      acts = {
+        runTool: proxies.runTool,
+        runHooks: proxies.runHooks,
+        connectMcpServers: proxies.connectMcpServers,
+      };
+      this.hostProxies.set(ref.hostQueue, acts);
     }
-    return act;
+    return acts;
   }
 }
 

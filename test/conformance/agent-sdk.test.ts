@@ -40,6 +40,15 @@ const SDK_SCENARIOS: ConformanceScenario[] = [
     steps: [{ content: [{ text: 'First answer.' }] }, { content: [{ text: 'Second answer.' }] }],
   },
   {
+    name: 'sdk-can-use-tool',
+    title: 'canUseTool denies one call and allows another with a changed input',
+    steps: [
+      { content: [{ tool_use: { name: 'Bash', input: { command: 'echo denied > denied.txt', description: 'x' } } }] },
+      { content: [{ tool_use: { name: 'Write', input: { file_path: '{{cwd}}/out.txt', content: 'original\n' } } }] },
+      { content: [{ text: 'Done.' }] },
+    ],
+  },
+  {
     name: 'sdk-interrupt',
     title: 'interrupt() during a long tool call',
     steps: [
@@ -77,7 +86,14 @@ afterAll(async () => {
 /** Runs the SDK client for a scenario; returns its events, stderr, and the repository. */
 async function runClient(
   scenario: string,
-  extra: { prompts?: string[]; interruptOnTool?: string; setPermissionMode?: string; setModel?: string } = {},
+  extra: {
+    prompts?: string[];
+    interruptOnTool?: string;
+    setPermissionMode?: string;
+    setModel?: string;
+    canUseTool?: Record<string, { deny?: string; updatedInput?: Record<string, unknown> }>;
+    options?: Record<string, unknown>;
+  } = {},
 ): Promise<{ events: ClientEvent[]; messages: StreamMessage[]; stderr: string; repo: string; code: number | null }> {
   const s = SDK_SCENARIOS.find((x) => x.name === scenario);
   if (!s) throw new Error(`no scenario ${scenario}`);
@@ -97,6 +113,9 @@ async function runClient(
     ...(extra.interruptOnTool ? { interruptOnTool: extra.interruptOnTool } : {}),
     ...(extra.setPermissionMode ? { setPermissionMode: extra.setPermissionMode } : {}),
     ...(extra.setModel ? { setModel: extra.setModel } : {}),
+    ...(extra.canUseTool
+      ? { canUseTool: JSON.parse(JSON.stringify(extra.canUseTool).replaceAll('{{cwd}}', repo)) as unknown }
+      : {}),
     options: {
       pathToClaudeCodeExecutable: RUNNER_BIN,
       cwd: repo,
@@ -105,6 +124,7 @@ async function runClient(
       maxTurns: 5,
       permissionMode: 'acceptEdits',
       allowedTools: ['Bash'],
+      ...(extra.options ?? {}),
     },
   };
   const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
@@ -202,5 +222,40 @@ describe('Claude Agent SDK query() with agent-runner as its executable', () => {
     if (!((end?.atMs ?? Infinity) - (asked ?? 0) < 20_000)) {
       throw new Error(`the query did not end soon after interrupt()\n${context}`);
     }
+  });
+
+  test('sdk-can-use-tool: canUseTool denies one call and allows another with a changed input', async () => {
+    const r = await runClient('sdk-can-use-tool', {
+      options: { permissionMode: 'default', allowedTools: [] },
+      canUseTool: {
+        Bash: { deny: 'No shell today.' },
+        Write: { updatedInput: { file_path: '{{cwd}}/out.txt', content: 'changed\n' } },
+      },
+    });
+    const context = describeRun(r);
+    expect({ code: r.code, errors: r.events.filter((e) => e.event === 'error'), context }).toMatchObject({
+      code: 0,
+      errors: [],
+    });
+    const asked = r.events.filter((e) => e.event === 'can_use_tool') as unknown as Array<{
+      toolName: string;
+      input: unknown;
+    }>;
+    expect(asked.map((a) => a.toolName)).toEqual(['Bash', 'Write']);
+    expect(asked[0]?.input).toEqual({ command: 'echo denied > denied.txt', description: 'x' });
+    // The changed input ran; the denied call did not.
+    expect(readFileSync(join(r.repo, 'out.txt'), 'utf8')).toBe('changed\n');
+    expect(() => readFileSync(join(r.repo, 'denied.txt'))).toThrow();
+    const results = r.messages.filter((m) => m['type'] === 'user');
+    const bash = JSON.stringify(results[0]);
+    expect(bash).toContain('No shell today.');
+    expect(bash).toContain('"is_error":true');
+    const result = r.messages.find((m) => m['type'] === 'result');
+    expect(result).toMatchObject({
+      subtype: 'success',
+      permission_denials: [
+        { tool_name: 'Bash', tool_input: { command: 'echo denied > denied.txt', description: 'x' } },
+      ],
+    });
   });
 });

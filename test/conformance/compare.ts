@@ -227,7 +227,16 @@ function compareResults(claude: StreamMessage[], ours: StreamMessage[]): Differe
       : undefined;
   const value = (r: StreamMessage | undefined, f: string): unknown =>
     (f === 'permission_denials' ? deniedTools(r) : r?.[f]) ?? ABSENT;
-  const fields = ['subtype', 'is_error', 'result', 'errors', 'terminal_reason', 'stop_reason', 'permission_denials'];
+  const fields = [
+    'subtype',
+    'is_error',
+    'result',
+    'structured_output',
+    'errors',
+    'terminal_reason',
+    'stop_reason',
+    'permission_denials',
+  ];
   for (const f of fields) {
     const va = value(a, f);
     const vb = value(b, f);

@@ -21,6 +21,14 @@ export interface KnownDifference {
 
 export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   {
+    id: 'stop-hook-reminder',
+    kind: 'context',
+    where: 'request 1',
+    scenarios: ['hook-stop-continue'],
+    reason:
+      "After a Stop hook's feedback Claude Code also sends a mid-conversation system reminder (to keep the user updated); the runner sends the feedback only.",
+  },
+  {
     id: 'init-claude-only-fields',
     kind: 'field',
     where:
@@ -114,6 +122,29 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     where: /^Read\.(pages|allow_large)$/,
     reason:
       'Read has no PDF support (pages) and no way past its size limit (allow_large): files over 256 KB are read in windows with offset/limit, which keeps every tool result small enough for the transcript store and the context.',
+  },
+  {
+    id: 'structured-output-never-success-without-output',
+    kind: 'exit-code',
+    where: 'exit code',
+    scenarios: ['json-schema-text-only'],
+    reason:
+      'Deliberate, beyond Claude Code: a turn given --json-schema never ends in success without structured_output. Claude Code nudges a text answer once and then reports success without structured_output (exit 0); the runner nudges until the retries (5) run out and ends with error_max_structured_output_retries (exit 1), so a CI job never takes a text answer for the structured one.',
+  },
+  {
+    id: 'structured-output-never-success-without-output',
+    kind: 'sequence',
+    where: 'messages',
+    scenarios: ['json-schema-text-only'],
+    reason: 'Follows from it: the model is nudged up to 5 times (each a user message and an answer) instead of once.',
+  },
+  {
+    id: 'structured-output-never-success-without-output',
+    kind: 'result',
+    where: /^result\.(subtype|is_error|result|errors|terminal_reason)$/,
+    scenarios: ['json-schema-text-only'],
+    reason:
+      'Follows from it: error_max_structured_output_retries, is_error, no result text, errors naming the attempts, terminal_reason structured_output_retry_exhausted.',
   },
 ];
 

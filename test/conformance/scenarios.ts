@@ -3,7 +3,9 @@
  * the real `claude -p` and for `agent-runner -p`. Each step is a fake-model step (see
  * src/fake-model/scenario.ts); `{{cwd}}` becomes the working directory the client reports.
  */
+import { join } from 'node:path';
 import type { ContentSpec, StepSpec } from '../../src/fake-model';
+import { LOOP_SCENARIOS } from './loop-scenarios';
 
 /** One differential scenario. */
 export interface ConformanceScenario {
@@ -57,6 +59,24 @@ export const DEFAULT_FILES: Readonly<Record<string, string>> = {
 const tool = (name: string, input: Record<string, unknown>): ContentSpec => ({ tool_use: { name, input } });
 const text = (t: string): ContentSpec => ({ text: t });
 const done: StepSpec = { content: [text('Done.')] };
+
+/** The fixture MCP server (test/fixtures/mcp/fixture-server.js). */
+export const MCP_FIXTURE_SERVER = join(__dirname, '..', 'fixtures', 'mcp', 'fixture-server.js');
+
+/** The common flags with the fixture MCP server's tools allowed too. */
+export const COMMON_FLAGS_WITH_MCP: readonly string[] = [
+  '--output-format',
+  'stream-json',
+  '--verbose',
+  '--permission-mode',
+  'acceptEdits',
+  '--allowedTools',
+  'Read,Write,Edit,Bash,Glob,Grep,mcp__fixture',
+  '--tools',
+  'Read,Write,Edit,Bash,Glob,Grep',
+  '--model',
+  'claude-sonnet-5-5',
+];
 
 /** The scenarios, in the order they run. */
 export const SCENARIOS: readonly ConformanceScenario[] = [
@@ -411,4 +431,61 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
     resume: { args: ['--fork-session'], prompt: 'Now say something else.' },
     steps: [{ content: [text('First answer.')] }, { content: [text('Answer in the fork.')] }],
   },
+  ...LOOP_SCENARIOS,
+  {
+    name: 'hook-pretooluse-exit2',
+    title: 'A PreToolUse hook blocks a Bash call with exit 2 (stderr goes to the model)',
+    files: {
+      ...DEFAULT_FILES,
+      '.claude/settings.json': hooksSettings({
+        PreToolUse: [{ matcher: 'Bash', command: 'echo "no shell in this repo" >&2; exit 2' }],
+      }),
+    },
+    steps: [{ content: [tool('Bash', { command: 'echo hi > made.txt', description: 'Make a file' })] }, done],
+  },
+  {
+    name: 'hook-stop-continue',
+    title: 'A Stop hook makes the turn go on for one more step',
+    files: {
+      ...DEFAULT_FILES,
+      '.claude/settings.json': hooksSettings({
+        Stop: [
+          {
+            command:
+              'cat > /dev/null; if [ -f .stop-once ]; then exit 0; fi; touch .stop-once; ' +
+              'echo \'{"decision":"block","reason":"Check the notes once more before stopping."}\'',
+          },
+        ],
+      }),
+    },
+    steps: [{ content: [text('First answer.')] }, { content: [text('Checked again; done.')] }],
+  },
+  {
+    name: 'mcp-stdio-tool',
+    title: 'An MCP stdio server from --mcp-config: its tools in system/init and a call, a tool error',
+    flags: COMMON_FLAGS_WITH_MCP,
+    args: [
+      '--mcp-config',
+      JSON.stringify({ mcpServers: { fixture: { command: 'node', args: [MCP_FIXTURE_SERVER] } } }),
+    ],
+    steps: [
+      { content: [text('Adding.'), tool('mcp__fixture__add', { a: 2, b: 3 })] },
+      { content: [tool('mcp__fixture__fail', { message: 'it failed' })] },
+      done,
+    ],
+  },
 ];
+
+/** A `.claude/settings.json` with command hooks (matcher optional), by event. */
+function hooksSettings(events: Record<string, Array<{ matcher?: string; command: string }>>): string {
+  const hooks = Object.fromEntries(
+    Object.entries(events).map(([event, list]) => [
+      event,
+      list.map((h) => ({
+        ...(h.matcher !== undefined ? { matcher: h.matcher } : {}),
+        hooks: [{ type: 'command', command: h.command }],
+      })),
+    ]),
+  );
+  return `${JSON.stringify({ hooks }, null, 2)}\n`;
+}

@@ -25,9 +25,19 @@ async function* userMessages(prompts) {
 }
 
 const streaming = config.streaming === true || config.prompts.length > 1;
+// `canUseTool: {<tool>: {deny: message} | {updatedInput}}`: a callback that answers by tool name
+// (allowing unlisted tools unchanged) and reports each call as a `can_use_tool` event.
+const canUseTool = config.canUseTool
+  ? async (toolName, input, opts) => {
+      emit({ event: 'can_use_tool', toolName, input, toolUseID: opts.toolUseID });
+      const rule = config.canUseTool[toolName] ?? {};
+      if (rule.deny !== undefined) return { behavior: 'deny', message: rule.deny };
+      return { behavior: 'allow', updatedInput: rule.updatedInput ?? input };
+    }
+  : undefined;
 const q = query({
   prompt: streaming ? userMessages(config.prompts) : config.prompts[0],
-  options: { ...config.options, stderr: (d) => process.stderr.write(d) },
+  options: { ...config.options, ...(canUseTool ? { canUseTool } : {}), stderr: (d) => process.stderr.write(d) },
 });
 let interrupted = false;
 try {

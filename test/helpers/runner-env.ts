@@ -8,7 +8,7 @@ import type { Worker } from '@temporalio/worker';
 import { loadConfig } from '../../src/config';
 import type { Config } from '../../src/config';
 import { QueryEngine } from '../../src/client/query-engine';
-import type { QueryEngineOptions } from '../../src/client/query-engine';
+import type { QueryEngineOptions, SubmitOptions } from '../../src/client/query-engine';
 import type { SDKMessage, SDKResultMessage } from '../../src/common/sdk-messages';
 import type { TurnOptions } from '../../src/common/turn';
 import { startFakeModelServer } from '../../src/fake-model';
@@ -60,7 +60,7 @@ export interface RunnerEnv {
   runTurn(
     engine: QueryEngine,
     prompt: string,
-    options?: Partial<TurnOptions>,
+    options?: SubmitOptions,
   ): Promise<{ messages: SDKMessage[]; result: SDKResultMessage }>;
   /** Starts an in-process worker (one is started by default unless `worker: false`). */
   startWorker(): Promise<Worker>;

@@ -14,8 +14,11 @@ import type { StreamEventWriter } from '../../store/stream-events';
 import { TranscriptChainError } from '../../store/transcript-store';
 import type { ModelAttemptUsage } from '../../store/transcript-store';
 import { storageFailure } from '../store-errors';
+import { structuredOutputTools } from '../structured-output';
 import { billableRecords, lineTotals, toBilling } from './billing';
 import { describeCallFailure } from './call-failure';
+import { replayedReminder, withFileReminder } from './file-reminders';
+import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
 import { buildMessages, buildSystem } from './request';
 import { assembleStream } from './stream';
@@ -32,6 +35,8 @@ export interface ModelDeps {
   priceFor(model: string): ModelPrice | null;
   /** Tool definitions sent to the model, by name. */
   toolsForModel(names: string[]): Anthropic.Tool[];
+  /** Tool definitions of a turn's stored MCP tool list (by ref). */
+  mcpToolsForModel?(sessionId: string, ref: string): Promise<Anthropic.Tool[]>;
   /** Context window of a model (tokens). @default 200000 */
   contextWindowFor?(model: string): number;
   /** The running activity's context. @default {@link activityAttemptContext} */
@@ -215,14 +220,22 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     );
     try {
       const existing = await deps.store.get(input.sessionId, input.assistantUuid);
-      if (existing) return summarize(existing, input.cwd, deps, 0, true);
+      if (existing) {
+        return {
+          ...summarize(existing, input.cwd, deps, 0, true),
+          ...(await replayedReminder(deps.store, input, existing)),
+        };
+      }
       const stored = await streamCall(input, actx, progress);
       await deps.faults?.afterStreamEnd?.({
         sessionId: input.sessionId,
         callUuid: input.assistantUuid,
         attempt: actx.attempt,
       });
-      return summarize(stored.entry, input.cwd, deps, stored.durationMs, false);
+      return {
+        ...summarize(stored.entry, input.cwd, deps, stored.durationMs, false),
+        ...(stored.reminder ? { fileReminder: stored.reminder } : {}),
+      };
     } finally {
       clearInterval(beat);
     }
@@ -232,7 +245,11 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     input: CallModelInput,
     actx: AttemptContext,
     progress: CallModelHeartbeat,
-  ): Promise<{ entry: TranscriptEntry; durationMs: number }> {
+  ): Promise<{
+    entry: TranscriptEntry;
+    durationMs: number;
+    reminder: Awaited<ReturnType<typeof withFileReminder>>['reminder'];
+  }> {
     let chain: TranscriptEntry[];
     try {
       chain = await deps.store.chain(input.sessionId, input.parentUuid);
@@ -242,12 +259,20 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       }
       throw err;
     }
+    // Files the model read that changed on disk since get a reminder line before this call.
+    const context = await withFileReminder(deps.store, { ...input, turnId: actx.turnId }, chain);
     const params: Anthropic.MessageCreateParamsStreaming = {
       model: input.model,
       max_tokens: input.maxTokens,
       system: buildSystem(await systemPromptFor(deps.store, input)),
-      messages: buildMessages(chain),
-      tools: deps.toolsForModel(input.tools ?? [...BUILTIN_TOOL_NAMES]),
+      messages: buildMessages(context.chain),
+      tools: [
+        ...deps.toolsForModel(input.tools ?? [...BUILTIN_TOOL_NAMES]),
+        ...((await structuredOutputTools(deps.store, input)) as Anthropic.Tool[]),
+        ...(input.mcpToolsRef && deps.mcpToolsForModel
+          ? await deps.mcpToolsForModel(input.sessionId, input.mcpToolsRef)
+          : []),
+      ],
       metadata: { user_id: input.sessionId },
       stream: true,
     };
@@ -256,7 +281,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     let startUsage: Usage | null = null;
     let billable: ModelAttemptUsage[] | undefined;
     let stored: TranscriptEntry | undefined;
-    const usageRecord = (msg: Readonly<AssembledMessage>, phase: 'start' | 'end', usage: Usage) =>
+    const usageRecord = (msg: Readonly<AssembledMessage>, phase: 'start' | 'end', usage: Usage): Promise<void> =>
       deps.store.putModelAttemptUsage(input.sessionId, {
         callUuid: input.assistantUuid,
         attempt: actx.attempt,
@@ -283,14 +308,15 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         model: msg.model,
         usage: endUsage,
       };
-      const records = billable ?? (await billableRecords(deps.store, input.sessionId, input.assistantUuid, chain));
+      const records =
+        billable ?? (await billableRecords(deps.store, input.sessionId, input.assistantUuid, context.chain));
       const billing = toBilling([...records, end]);
       const { invalidToolInputs, ...message } = msg;
       const entry: TranscriptEntry = {
         v: TRANSCRIPT_SCHEMA_VERSION,
         type: 'assistant',
         uuid: input.assistantUuid,
-        parentUuid: input.parentUuid,
+        parentUuid: context.parentUuid,
         sessionId: input.sessionId,
         timestamp: new Date().toISOString(),
         message: message as unknown as TranscriptEntry['message'],
@@ -321,7 +347,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
           startUsage = { ...msg.usage };
           await usageRecord(msg, 'start', startUsage);
           // Collected now, while the model generates, not between the response and its line.
-          billable = await billableRecords(deps.store, input.sessionId, input.assistantUuid, chain);
+          billable = await billableRecords(deps.store, input.sessionId, input.assistantUuid, context.chain);
         },
         onComplete: async (msg) => {
           stored = await record(msg);
@@ -332,15 +358,15 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       stored ??= await record(assembled);
     } catch (err) {
       if (storageFailure(err) || actx.signal.aborted) throw err;
-      throw await describeCallFailure(classifyModelError(err), {
+      throw await describeCallFailure(failFastForFallback(classifyModelError(err), input, actx.attempt), {
         store: deps.store,
         sessionId: input.sessionId,
         callUuid: input.assistantUuid,
         priceFor: deps.priceFor,
-        chain,
+        chain: context.chain,
         requestChars: JSON.stringify(params).length,
       });
     }
-    return { entry: stored, durationMs: Date.now() - started };
+    return { entry: stored, durationMs: Date.now() - started, reminder: context.reminder };
   }
 }

@@ -10,18 +10,28 @@ import type { Runtime } from '../../worker/runtime';
 import type { InputFormat, OutputFormat } from '../output';
 import { EXIT, describeMessage, exitCodeFor, textOutput } from '../output';
 import type { TurnFlags } from '../turn-options';
-import { UsageError, turnOptionsFrom } from '../turn-options';
+import { UsageError, positiveNumber, turnOptionsFrom } from '../turn-options';
 import { unenforceableBudget } from '../budget-prices';
 import { applySettings } from '../settings-options';
+import type { LoadedSettings } from '../../settings';
 import { readPromptFromStdin } from '../stdin';
 import { readLines, runStreamJsonInput } from '../stream-json-input';
+import type { McpFlags } from '../mcp-options';
+import { mcpConfigFromFlags } from '../mcp-options';
+import { storeMcpConfig } from '../../mcp/store';
+import { hooksFromSettings, turnHooks } from '../hook-options';
+import { storeHooksConfig } from '../../hooks/activity';
+import { answerApproval, listApprovals } from '../../client/approvals';
+import type { ApprovalSettings } from '../../common/approvals';
 import { checkMemoryFiles } from '../memory-check';
 import { forkSession } from '../../client/fork-session';
+import { readJsonSchemaOption, storeJsonSchema } from '../../client/json-schema';
+import { positiveInt } from '../turn-options';
 
 export { INPUT_FORMATS, type InputFormat } from '../output';
 
 /** Flags of `agent-runner -p`. */
-export interface PrintFlags extends TurnFlags {
+export interface PrintFlags extends TurnFlags, McpFlags {
   outputFormat: OutputFormat;
   /** `stream-json`: user messages and control requests as JSON lines on stdin (the Agent SDK's protocol). */
   inputFormat?: InputFormat;
@@ -33,8 +43,16 @@ export interface PrintFlags extends TurnFlags {
   forkSession?: boolean;
   /** `false` for `--no-session-persistence` (refused). */
   sessionPersistence?: boolean;
-  /** Accepted for compatibility (the SDK's `canUseTool`); calls that would prompt are denied. */
+  /** `stdio`: the Agent SDK's `canUseTool` answers approvals over the control protocol. */
   permissionPromptTool?: string;
+  /** Calls that would need a prompt wait for an answer (`agent-runner approvals`). */
+  waitForApproval?: boolean;
+  /** Seconds an approval may wait. @default 86400 */
+  approvalTimeout?: string;
+  /** Decision when an approval times out. @default "deny" */
+  approvalDefault?: 'allow' | 'deny';
+  /** Which settings files to read (`user,project,local`); all by default. Their rules and hooks apply. */
+  settingSources?: string;
   /** A settings file or JSON object, above the settings files. */
   settings?: string;
   /** More working directories. */
@@ -44,6 +62,8 @@ export interface PrintFlags extends TurnFlags {
   resume?: string | boolean;
   continue?: boolean;
   verbose?: boolean;
+  /** `--json-schema`: JSON Schema text or file for structured output. */
+  jsonSchema?: string;
 }
 
 /** Where `-p` writes; injectable for tests. */
@@ -107,11 +127,21 @@ export async function runPrint(
   const cwd = resolve(flags.cwd ?? process.cwd());
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd: ${cwd} is not a directory`);
   if (flags.resume === true) throw new UsageError('--resume needs a session id in print mode');
-  const options = applySettings(turnOptionsFrom(config, flags), flags, {
+  let settingsHooks: LoadedSettings['hooks'] = [];
+  let options = applySettings(turnOptionsFrom(config, flags), flags, {
     cwd,
     dataDir: config.dataDir,
     warn: (l) => io.stderr(`agent-runner: ${l}`),
+    onLoaded: (loaded) => {
+      settingsHooks = loaded.hooks;
+    },
   });
+  // Checked before anything runs: a bad schema is a usage error (exit 2).
+  const jsonSchema = flags.jsonSchema !== undefined ? readJsonSchemaOption(flags.jsonSchema, cwd) : undefined;
+  const retries = positiveInt('MAX_STRUCTURED_OUTPUT_RETRIES', process.env['MAX_STRUCTURED_OUTPUT_RETRIES']);
+  if (retries !== undefined) options.maxStructuredOutputRetries = retries;
+  const mcpConfig = mcpConfigFromFlags(flags, cwd);
+  const hooks = hooksFromSettings(settingsHooks, cwd, (m) => io.stderr(`agent-runner: ${m}`));
   const streamInput = flags.inputFormat === 'stream-json';
   if (streamInput && flags.outputFormat !== 'stream-json') {
     throw new UsageError('--input-format stream-json requires --output-format stream-json');
@@ -131,7 +161,9 @@ export async function runPrint(
   if (flags.forkSession && typeof flags.resume !== 'string' && !flags.continue) {
     io.stderr('agent-runner: --fork-session has no effect without --resume or --continue');
   }
-  if (flags.permissionPromptTool !== undefined) {
+  const approvals = approvalSettingsFrom(flags);
+  if (approvals) options = { ...options, approvals };
+  if (flags.permissionPromptTool !== undefined && flags.permissionPromptTool !== 'stdio') {
     io.stderr(
       `agent-runner: --permission-prompt-tool ${flags.permissionPromptTool}: permission prompts are not supported; ` +
         'a tool call that would need one is denied (use --allowedTools or --permission-mode)',
@@ -174,6 +206,11 @@ export async function runPrint(
       );
     }
     const sessionId = await pickSessionId(rt, flags, cwd);
+    if (jsonSchema) options.jsonSchemaKey = await storeJsonSchema(rt.store, sessionId, jsonSchema);
+    if (mcpConfig)
+      options = { ...options, mcp: { configRef: await storeMcpConfig(rt.store, sessionId, mcpConfig, cwd) } };
+    if (hooks)
+      options = { ...options, hooks: turnHooks(hooks, await storeHooksConfig(rt.store, sessionId, hooks, cwd)) };
     engine = new QueryEngine({
       client: rt.client,
       store: rt.store,
@@ -196,15 +233,29 @@ export async function runPrint(
           o.limits.maxBudgetUsd !== undefined || o.budgetPoolId !== undefined
             ? unenforceableBudget(config, model, o.budgetPoolId !== undefined ? 'the budget pool' : '--max-budget-usd')
             : null,
+        ...(approvals && flags.permissionPromptTool === 'stdio'
+          ? {
+              approvals: {
+                pending: async () =>
+                  (await listApprovals(rt.client, rt.store, { sessionId })).filter((a) => a.sessionId === sessionId),
+                answer: (d) => answerApproval(rt.client, rt.store, d),
+              },
+            }
+          : {}),
       });
       if (!result) {
         io.stderr('agent-runner: no prompt: no user message arrived on stdin');
         noPrompt = true;
       }
     } else {
-      for await (const msg of engine.submitMessage(prompt, options)) {
-        emit(msg, flags, io);
-        if (msg.type === 'result') result = msg;
+      const stopWatch = approvals ? watchApprovals(rt, sessionId, io) : () => Promise.resolve();
+      try {
+        for await (const msg of engine.submitMessage(prompt, options)) {
+          emit(msg, flags, io);
+          if (msg.type === 'result') result = msg;
+        }
+      } finally {
+        await stopWatch();
       }
     }
     // With an in-process worker, let the session workflow close before the worker stops.
@@ -234,4 +285,39 @@ function emit(msg: SDKMessage, flags: PrintFlags, io: PrintIo): void {
     const line = describeMessage(msg);
     if (line) io.stderr(line);
   }
+}
+
+/** Approval settings from the flags, or undefined when no one can answer (calls are then denied). */
+function approvalSettingsFrom(flags: PrintFlags): ApprovalSettings | undefined {
+  if (flags.permissionPromptTool !== 'stdio' && !flags.waitForApproval) return undefined;
+  const seconds = positiveNumber('--approval-timeout', flags.approvalTimeout) ?? 86_400;
+  return { timeoutMs: Math.round(seconds * 1000), onTimeout: flags.approvalDefault ?? 'deny' };
+}
+
+/** Tells the user on stderr about each approval the turn starts waiting for (polled). */
+function watchApprovals(rt: Runtime, sessionId: string, io: PrintIo): () => Promise<void> {
+  const seen = new Set<string>();
+  // One poll at a time; the last one is awaited on stop (the client closes next).
+  let polling: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    polling = polling.then(() => poll());
+  }, 500);
+  const poll = (): Promise<void> =>
+    listApprovals(rt.client, rt.store, { sessionId }).then(
+      (list) => {
+        for (const a of list) {
+          if (seen.has(a.approvalId)) continue;
+          seen.add(a.approvalId);
+          io.stderr(
+            `agent-runner: waiting for approval ${a.approvalId}: ${a.toolName} ${JSON.stringify(a.input ?? {}).slice(0, 200)}\n` +
+              `  answer with: agent-runner approvals approve ${a.approvalId}   (or: approvals deny ${a.approvalId} --message "…")`,
+          );
+        }
+      },
+      () => undefined,
+    );
+  return async () => {
+    clearInterval(timer);
+    await polling;
+  };
 }

@@ -98,4 +98,10 @@ describe('CLI turn options', () => {
       '--setting-sources: unknown source "bogus"',
     );
   });
+  test('turnOptionsFrom: --fallback-model must differ from the model', () => {
+    expect(turnOptionsFrom(config, { model: 'a', fallbackModel: 'b' }).fallbackModel).toBe('b');
+    expect(() => turnOptionsFrom(config, { model: 'a', fallbackModel: 'a' })).toThrow(UsageError);
+    expect(() => turnOptionsFrom(config, { fallbackModel: config.model.name })).toThrow('--fallback-model');
+    expect(() => turnOptionsFrom(config, { fallbackModel: ' ' })).toThrow('--fallback-model must not be empty');
+  });
 });

@@ -77,3 +77,27 @@ describe('scopedRulesFor: only the rules that matter for the tool travel to the 
     expect(scopedRulesFor(policy, 'Read').allow).toEqual(['Read']);
   });
 });
+
+describe('MCP tools', () => {
+  const tool = 'mcp__fixture__add';
+  test('decidePermission: an MCP tool needs a rule (server or tool) unless the mode bypasses permissions', () => {
+    expect(decidePermission({ mode: 'default' }, tool).behavior).toBe('deny');
+    expect(decidePermission({ mode: 'acceptEdits' }, tool).behavior).toBe('deny');
+    expect(decidePermission({ mode: 'default', allowedTools: ['mcp__fixture'] }, tool).behavior).toBe('allow');
+    expect(decidePermission({ mode: 'default', allowedTools: ['mcp__fixture__*'] }, tool).behavior).toBe('allow');
+    expect(decidePermission({ mode: 'default', allowedTools: [tool] }, tool).behavior).toBe('allow');
+    expect(decidePermission({ mode: 'default', allowedTools: ['mcp__fixture__fail'] }, tool).behavior).toBe('deny');
+    expect(decidePermission({ mode: 'default', allowedTools: ['mcp__other'] }, tool).behavior).toBe('deny');
+    expect(decidePermission({ mode: 'bypassPermissions' }, tool).behavior).toBe('allow');
+    expect(decidePermission({ mode: 'plan', allowedTools: ['mcp__fixture'] }, tool).behavior).toBe('deny');
+  });
+  test('decidePermission: disallowedTools mcp__server denies every tool of the server, in every mode', () => {
+    expect(decidePermission({ mode: 'bypassPermissions', disallowedTools: ['mcp__fixture'] }, tool)).toMatchObject({
+      behavior: 'deny',
+      reason: 'rule',
+    });
+    expect(
+      decidePermission({ mode: 'bypassPermissions', disallowedTools: ['mcp__fixture'] }, 'mcp__git__log').behavior,
+    ).toBe('allow');
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * Durable approvals from any process: list the tool calls turns are waiting on, and answer them.
+ * The answer is a Temporal update on the waiting turn; a changed input is written to the
+ * transcript store first and only its ref goes into the update (content stays out of history).
+ */
+import { createHash } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { ApprovalAnswer, PendingApproval } from '../common/approvals';
+import { sessionOfApproval } from '../common/approvals';
+import type { ContentBlock } from '../common/transcript';
+import { sidecarEntry } from '../store/sidecar';
+import type { TranscriptStore } from '../store/transcript-store';
+import { answerApprovalUpdate, pendingApprovalsQuery } from '../workflows/approval-messages';
+import { sessionWorkflowId } from '../workflows/ids';
+import { sessionStatusQuery } from '../workflows/messages';
+import { uuidV5 } from './uuid';
+
+/** A pending approval with the call's input (read from the store). */
+export interface ApprovalView extends PendingApproval {
+  input: unknown;
+}
+
+/** Thrown when an approval id names no waiting call (answered already, timed out, or unknown). */
+export class ApprovalNotFoundError extends Error {
+  override readonly name = 'ApprovalNotFoundError';
+}
+
+/** The approvals the running turn of one session waits for (empty when none or idle). */
+export async function sessionApprovals(client: Client, sessionId: string): Promise<PendingApproval[]> {
+  const status = await client.workflow.getHandle(sessionWorkflowId(sessionId)).query(sessionStatusQuery);
+  if (!status.currentTurnWorkflowId) return [];
+  try {
+    return await client.workflow.getHandle(status.currentTurnWorkflowId).query(pendingApprovalsQuery);
+  } catch {
+    return []; // the turn ended between the two queries
+  }
+}
+
+/**
+ * Every pending approval on the server (or of one session): running session workflows are
+ * found by visibility (no custom search attribute needed) and asked through queries.
+ */
+export async function listApprovals(
+  client: Client,
+  store: TranscriptStore | null,
+  opts: { sessionId?: string; limit?: number } = {},
+): Promise<ApprovalView[]> {
+  const sessions: string[] = [];
+  if (opts.sessionId) sessions.push(opts.sessionId);
+  else {
+    const query = `WorkflowType = 'sessionWorkflow' AND ExecutionStatus = 'Running'`;
+    for await (const wf of client.workflow.list({ query, pageSize: 200 })) {
+      sessions.push(wf.workflowId.replace(/^agent-session-/, ''));
+      if (sessions.length >= (opts.limit ?? 1000)) break;
+    }
+  }
+  const out: ApprovalView[] = [];
+  for (const s of sessions) {
+    let pending: PendingApproval[] = [];
+    try {
+      pending = await sessionApprovals(client, s);
+    } catch {
+      continue; // ended meanwhile, or not answering
+    }
+    for (const p of pending) out.push({ ...p, input: store ? await inputOf(store, p) : undefined });
+  }
+  return out;
+}
+
+async function inputOf(store: TranscriptStore, p: PendingApproval): Promise<unknown> {
+  const line = await store.get(p.sessionId, p.assistantUuid);
+  const content = (line?.message?.content ?? []) as ContentBlock[];
+  const block = Array.isArray(content)
+    ? content.find((b) => b.type === 'tool_use' && b['id'] === p.toolUseId)
+    : undefined;
+  return block?.['input'];
+}
+
+/** Stores a changed input for an approval; returns its ref (what the update carries). */
+export async function storeApprovalInput(
+  store: TranscriptStore,
+  approvalId: string,
+  input: Record<string, unknown>,
+): Promise<string> {
+  const sessionId = sessionOfApproval(approvalId);
+  if (!sessionId) throw new ApprovalNotFoundError(`not an approval id: ${approvalId}`);
+  const hash = createHash('sha256').update(JSON.stringify(input)).digest('hex');
+  const uuid = uuidV5(`${sessionId}/approval-input/${approvalId}/${hash}`);
+  await store.append(sidecarEntry(sessionId, uuid, 'approval_input', { updatedInput: input, approvalId }));
+  return uuid;
+}
+
+/** An answer as a person or a program gives it (the changed input as JSON, not yet stored). */
+export interface ApprovalDecision {
+  approvalId: string;
+  behavior: 'allow' | 'deny';
+  message?: string;
+  updatedInput?: Record<string, unknown>;
+  by?: string;
+}
+
+/**
+ * Answers a pending approval; returns what was answered.
+ * @throws ApprovalNotFoundError when no running turn waits for that approval id
+ */
+export async function answerApproval(
+  client: Client,
+  store: TranscriptStore,
+  d: ApprovalDecision,
+): Promise<PendingApproval> {
+  const sessionId = sessionOfApproval(d.approvalId);
+  if (!sessionId)
+    throw new ApprovalNotFoundError(`not an approval id: ${d.approvalId} (expected <session>:<tool_use id>)`);
+  let pending: PendingApproval[];
+  try {
+    pending = await sessionApprovals(client, sessionId);
+  } catch (e) {
+    throw new ApprovalNotFoundError(`no running session ${sessionId}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const p = pending.find((x) => x.approvalId === d.approvalId);
+  if (!p)
+    throw new ApprovalNotFoundError(
+      `no turn is waiting for approval ${d.approvalId} (answered, timed out, or unknown)`,
+    );
+  const answer: ApprovalAnswer = {
+    approvalId: d.approvalId,
+    behavior: d.behavior,
+    ...(d.message !== undefined ? { message: d.message } : {}),
+    ...(d.by !== undefined ? { by: d.by } : {}),
+  };
+  if (d.behavior === 'allow' && d.updatedInput)
+    answer.inputRef = await storeApprovalInput(store, d.approvalId, d.updatedInput);
+  try {
+    return await client.workflow.getHandle(p.turnWorkflowId).executeUpdate(answerApprovalUpdate, { args: [answer] });
+  } catch (e) {
+    throw new ApprovalNotFoundError(
+      `approval ${d.approvalId} could not be answered: ${e instanceof Error ? e.message : String(e)}`,
+    );
+  }
+}
