@@ -97,10 +97,20 @@ function truncatedInput(input: unknown): unknown {
   return { truncated: true, json: json.slice(0, MAX_DENIED_INPUT_BYTES) };
 }
 
-function findToolResult(entries: TranscriptEntry[], toolUseId: string): TranscriptEntry | undefined {
+/**
+ * A result of this call written under another uuid (by an older version): a tool_result for the
+ * tool_use id at the same place in the chain (same parent). A tool_result elsewhere with the same
+ * id (a copy kept by a compaction, an id an API repeated) is another call's.
+ */
+function findToolResult(
+  entries: TranscriptEntry[],
+  toolUseId: string,
+  parentUuid: string,
+): TranscriptEntry | undefined {
   return entries.find(
     (e) =>
       e.type === 'user' &&
+      e.parentUuid === parentUuid &&
       Array.isArray(e.message?.content) &&
       e.message.content.some(
         (b) => b.type === 'tool_result' && (b as { tool_use_id?: string }).tool_use_id === toolUseId,
@@ -149,7 +159,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
     const { store } = deps;
     const existing =
       (await store.get(input.sessionId, input.resultUuid)) ??
-      findToolResult(await store.load(input.sessionId), input.toolUseId);
+      findToolResult(await store.load(input.sessionId), input.toolUseId, input.parentUuid);
     if (existing) return summaryOf(existing, input, true);
 
     const assistant = await store.get(input.sessionId, input.assistantUuid);

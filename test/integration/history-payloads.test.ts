@@ -42,6 +42,7 @@ describe('workflow history holds no content', () => {
 
   test(`history: with 5 MB prompts, files, command output, tool input and answer, no payload is over ${MAX_PAYLOAD_BYTES} bytes`, async () => {
     const bigText = 'lorem ipsum dolor sit amet\n'.repeat(Math.ceil(FIVE_MB / 27));
+    let responses = 0;
     const responder: Responder = (req) => {
       const step = req.messages.filter((m) => m.role === 'assistant').length;
       const turn = req.messages.filter(
@@ -58,7 +59,10 @@ describe('workflow history holds no content', () => {
       const perTurn = steps.length + 1;
       const i = step - (turn - 1) * perTurn;
       const tool = steps[i];
-      return tool ? { content: [{ tool_use: tool.tool_use }] } : { content: [{ text: bigText.slice(0, 1024 * 1024) }] };
+      // New tool-use ids on every response, as the real API gives.
+      return tool
+        ? { content: [{ tool_use: { ...tool.tool_use, id: `toolu_h${++responses}` } }] }
+        : { content: [{ text: bigText.slice(0, 1024 * 1024) }] };
     };
     env = await startRunnerEnv({ responder });
     const repo = makeRepo({});
