@@ -6,12 +6,13 @@ import { ModelErrorType } from '../common/model';
 import type { ModelPrice } from '../engine/cost';
 import type { TranscriptStore } from '../store/transcript-store';
 import { createCallModel } from './model/call-model';
+import type { ModelFaultHooks } from './model/call-model';
 import { createCompactContext } from './model/compact';
 import { createRunTool } from './run-tool';
 import { ChildEnvironments } from '../env/child-env';
 import { BUILTIN_TOOLS, toolsForModel } from './tools/registry';
 import { executeTool } from './tools/execute';
-import { createLoadSession, createRecordTranscript } from './transcript';
+import { createLoadSession, createRecordPrompt, createRecordTranscript } from './transcript';
 import { createLoadContext } from './context';
 import { withStorageErrors } from './store-errors';
 import { withHeartbeats } from './heartbeats';
@@ -33,6 +34,8 @@ export interface ActivityDeps {
   env?: NodeJS.ProcessEnv;
   /** Overrides the Anthropic client (tests). */
   anthropic?: () => Anthropic;
+  /** Fault points of model calls, for the fault suite (`test/faults`); unset in production. */
+  modelFaults?: ModelFaultHooks;
   /** The worker's MCP client pool (the worker closes it on shutdown). @default a new pool */
   mcpPool?: McpClientPool;
   /** This worker's host queue and workspace settings; absent = workspaces are not followed. */
@@ -81,6 +84,7 @@ export function createActivities(deps: ActivityDeps): Activities {
     anthropic,
     priceFor,
     toolsForModel: (names: string[]) => toolsForModel(names) as Anthropic.Tool[],
+    ...(deps.modelFaults ? { faults: deps.modelFaults } : {}),
     mcpToolsForModel: async (sessionId: string, ref: string) =>
       (await mcpToolSpecs(deps.store, sessionId, ref)) as Anthropic.Tool[],
   };
@@ -109,6 +113,7 @@ export function createActivities(deps: ActivityDeps): Activities {
     ),
     prepareWorkspace: withStorageErrors(ws ? createPrepareWorkspace(deps.store, ws) : async () => null),
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),
+    recordPrompt: withStorageErrors(createRecordPrompt(deps.store)),
     loadSession: createLoadSession(deps.store, priceFor),
     connectMcpServers: withStorageErrors(withHeartbeats(createConnectMcpServers(mcp))),
     runHooks: withStorageErrors(createRunHooks({ store: deps.store, ...(deps.env ? { env: deps.env } : {}) })),

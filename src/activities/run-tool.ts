@@ -1,4 +1,4 @@
-import { Context } from '@temporalio/activity';
+import { CancelledFailure, Context } from '@temporalio/activity';
 import { isMcpToolName } from '../common/mcp';
 import { updatedInputOf } from '../hooks/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -6,6 +6,7 @@ import type { RunToolInput, RunToolSummary } from '../common/tools';
 import { MAX_STRUCTURED_OUTPUT_ERROR_CHARS, STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import { WorkspaceErrorType, type SnapshotRef } from '../common/workspace';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
+import { TRANSCRIPT_SCHEMA_VERSION } from '../common/transcript';
 import type { TranscriptStore } from '../store/transcript-store';
 import { loadJsonSchema, runStructuredOutput } from './structured-output';
 import { persistedShellCwd } from './shell-cwd';
@@ -69,6 +70,8 @@ export const UNKNOWN_OUTCOME_TEXT =
   'Check the current state before running it again.</tool_use_error>';
 
 const MAX_DENIED_INPUT_BYTES = 1024;
+/** Heartbeat period of a running tool, ms (Temporal sends at most one per `worker.heartbeatThrottleMs`). */
+const TOOL_HEARTBEAT_MS = 250;
 /** Bytes of an unparsable tool input quoted back to the model. */
 const MAX_QUOTED_INVALID_JSON_BYTES = 500;
 
@@ -94,10 +97,20 @@ function truncatedInput(input: unknown): unknown {
   return { truncated: true, json: json.slice(0, MAX_DENIED_INPUT_BYTES) };
 }
 
-function findToolResult(entries: TranscriptEntry[], toolUseId: string): TranscriptEntry | undefined {
+/**
+ * A result of this call written under another uuid (by an older version): a tool_result for the
+ * tool_use id at the same place in the chain (same parent). A tool_result elsewhere with the same
+ * id (a copy kept by a compaction, an id an API repeated) is another call's.
+ */
+function findToolResult(
+  entries: TranscriptEntry[],
+  toolUseId: string,
+  parentUuid: string,
+): TranscriptEntry | undefined {
   return entries.find(
     (e) =>
       e.type === 'user' &&
+      e.parentUuid === parentUuid &&
       Array.isArray(e.message?.content) &&
       e.message.content.some(
         (b) => b.type === 'tool_result' && (b as { tool_use_id?: string }).tool_use_id === toolUseId,
@@ -110,16 +123,10 @@ function contentBytes(content: string | ContentBlock[]): number {
 }
 
 function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolean): RunToolSummary {
-  const block = (entry.message?.content as ContentBlock[]).find((b) => b.type === 'tool_result') as
+  const content = entry.message?.content;
+  const block = (Array.isArray(content) ? content : []).find((b) => b.type === 'tool_result') as
     { is_error?: boolean; content?: string | ContentBlock[] } | undefined;
-  const meta = (entry as Record<string, unknown>)['toolRun'] as
-    | {
-        outcome: RunToolSummary['outcome'];
-        fileState?: RunToolSummary['fileState'];
-        deniedInput?: unknown;
-        snapshot?: SnapshotRef;
-      }
-    | undefined;
+  const meta = entry.toolRun;
   return {
     toolUseId: input.toolUseId,
     resultUuid: entry.uuid,
@@ -143,14 +150,16 @@ function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolea
  *
  * Crash safety: a result already stored (by uuid or by tool_use id) is returned as is. Before a
  * non-idempotent tool (Bash, Write, Edit) runs, a run marker is written; an attempt that finds
- * the marker does not re-run the tool and reports an unknown outcome to the model instead.
+ * the marker does not re-run the tool and reports an unknown outcome to the model instead. The
+ * tool_use is read from the stored assistant line, and the result line is first-writer-wins: an
+ * attempt that loses the race (a superseded attempt still alive) returns the stored result.
  */
 export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToolSummary> {
   return async function runTool(input: RunToolInput): Promise<RunToolSummary> {
     const { store } = deps;
     const existing =
       (await store.get(input.sessionId, input.resultUuid)) ??
-      findToolResult(await store.load(input.sessionId), input.toolUseId);
+      findToolResult(await store.load(input.sessionId), input.toolUseId, input.parentUuid);
     if (existing) return summaryOf(existing, input, true);
 
     const assistant = await store.get(input.sessionId, input.assistantUuid);
@@ -159,9 +168,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       ? (content.find((b) => b.type === 'tool_use' && b['id'] === input.toolUseId) as
           { name: string; input: unknown } | undefined)
       : undefined;
-    const invalidJson = (
-      (assistant as Record<string, unknown> | undefined)?.['invalidToolInputs'] as Record<string, string> | undefined
-    )?.[input.toolUseId];
+    const invalidJson = assistant?.invalidToolInputs?.[input.toolUseId];
     const ws = input.workspace;
     // A PreToolUse hook or an approver may have changed the input: it is in their stored line.
     const updated = input.inputRef ? await updatedInputOf(store, input.sessionId, input.inputRef) : undefined;
@@ -248,7 +255,8 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         ...(permission.readDenied ? { readDenied: permission.readDenied } : {}),
         env: toolEnv,
       };
-      const beat = setInterval(() => ctx.heartbeat(), 1000);
+      // Often: a cancellation (an interrupt) arrives with a heartbeat's answer.
+      const beat = setInterval(() => ctx.heartbeat(), TOOL_HEARTBEAT_MS);
       try {
         // A large result of this session that the call names is written again if this host lacks it.
         await materializeLargeResults(store, input.sessionId, toolInput);
@@ -268,7 +276,8 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       }
       if (ctx.cancellationSignal.aborted) {
         // The turn was interrupted: report the cancellation; the workflow records an interrupt note.
-        throw new Error('tool run cancelled');
+        // A CancelledFailure reports the attempt as cancelled (not failed), so nothing retries it.
+        throw new CancelledFailure('tool run cancelled');
       }
     }
 
@@ -321,7 +330,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
     }
 
     const entry: TranscriptEntry = {
-      v: 1,
+      v: TRANSCRIPT_SCHEMA_VERSION,
       type: 'user',
       uuid: input.resultUuid,
       parentUuid: input.parentUuid,
@@ -359,7 +368,8 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         ...(snapshot ? { snapshot } : {}),
       },
     };
-    await store.append(entry);
-    return summaryOf(entry, input, false);
+    // First writer wins: another attempt may have recorded this call meanwhile; report its line.
+    const stored = await store.append(entry);
+    return summaryOf(stored.entry, input, !stored.written);
   };
 }

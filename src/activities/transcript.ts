@@ -1,15 +1,61 @@
 import type { StoredSessionSummary } from '../common/session';
+import { createHash } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import { ModelErrorType } from '../common/model';
 import type { TranscriptEntry } from '../common/transcript';
+import { TRANSCRIPT_SCHEMA_VERSION } from '../common/transcript';
+import type { RecordPromptInput } from '../common/turn';
 import type { Usage } from '../common/usage';
 import { addUsage, emptyUsage } from '../common/usage';
 import type { ModelPrice } from '../engine/cost';
 import { addModelUsage, costOfUsage } from '../engine/cost';
 import { isSidecarEntry } from '../store/sidecar';
 import type { TranscriptStore } from '../store/transcript-store';
+import { attemptUsageKey } from '../store/transcript-store';
+import { lineTotals, toBilling } from './model/billing';
 
-/** Creates `recordTranscript`: upserts lines by uuid, durable before it returns. */
+/**
+ * Creates `recordTranscript`: writes lines first-writer-wins by uuid, durable before it returns.
+ * @returns how many lines this call wrote (the others were stored already).
+ */
 export function createRecordTranscript(store: TranscriptStore): (entries: TranscriptEntry[]) => Promise<number> {
-  return async (entries) => store.appendMany(entries);
+  return async (entries) => (await store.appendMany(entries)).filter((r) => r.written).length;
+}
+
+/**
+ * Creates `recordPrompt`: reads the prompt the client stored (by its ref) and writes the turn's
+ * prompt line, first-writer-wins by uuid. Only the ref crosses workflow history.
+ * @throws ApplicationFailure `TranscriptError` (non-retryable) when the prompt is missing from the
+ *   store or does not match its ref's hash.
+ */
+export function createRecordPrompt(
+  store: TranscriptStore,
+): (input: RecordPromptInput) => Promise<{ uuid: string; written: boolean }> {
+  return async (input) => {
+    const body = await store.getContent(input.sessionId, input.prompt.key);
+    const sha256 = body ? createHash('sha256').update(body).digest('hex') : null;
+    if (!body || sha256 !== input.prompt.sha256) {
+      throw ApplicationFailure.create({
+        type: ModelErrorType.Transcript,
+        nonRetryable: true,
+        message: body
+          ? `the prompt stored under ${input.prompt.key} does not match its hash`
+          : `the prompt ${input.prompt.key} is not in the store of session ${input.sessionId}`,
+      });
+    }
+    const { entry, written } = await store.append({
+      v: TRANSCRIPT_SCHEMA_VERSION,
+      type: 'user',
+      uuid: input.uuid,
+      parentUuid: input.parentUuid,
+      sessionId: input.sessionId,
+      timestamp: input.timestamp,
+      message: { role: 'user', content: body.toString('utf8') },
+      turnId: input.turnId,
+      cwd: input.cwd,
+    });
+    return { uuid: entry.uuid, written };
+  };
 }
 
 /** True for a line a person typed (not a tool result, not a runner nudge). */
@@ -45,7 +91,11 @@ export function findLeaf(entries: readonly TranscriptEntry[]): string | null {
   return null;
 }
 
-/** Creates `loadSession`: totals and leaf of a stored session, for a new or resumed session workflow. */
+/**
+ * Creates `loadSession`: totals and leaf of a stored session, for a new or resumed session
+ * workflow. Usage counts every attempt the API billed: the billing of each line (see
+ * `model/billing.ts`), plus attempt usage no line reported (a call that never completed).
+ */
 export function createLoadSession(
   store: TranscriptStore,
   priceFor: (model: string) => ModelPrice | null,
@@ -54,18 +104,25 @@ export function createLoadSession(
     const entries = await store.load(sessionId);
     let usage = emptyUsage();
     let modelUsage: StoredSessionSummary['modelUsage'] = {};
-    for (const e of entries) {
-      if (e.type !== 'assistant' || !e.message) continue;
-      const m = e.message as Record<string, unknown>;
-      const u = m['usage'] as Usage | undefined;
-      if (!u) continue;
-      const model = String(m['model'] ?? 'unknown');
+    const add = (model: string, u: Usage, maxOutputTokens: number): void => {
       usage = addUsage(usage, u);
       modelUsage = addModelUsage(modelUsage, model, u, costOfUsage(u, priceFor(model)), {
         contextWindow: 200_000,
-        maxOutputTokens: Number((e as Record<string, unknown>)['maxTokens'] ?? 0) || 0,
+        maxOutputTokens,
       });
+    };
+    const listed = new Set<string>();
+    for (const e of entries) {
+      const max = e.maxTokens ?? 0;
+      if (e.billing) {
+        for (const unit of e.billing.units) listed.add(unit);
+        for (const [model, u] of Object.entries(e.billing.byModel)) add(model, u, max);
+      } else if (e.type === 'assistant' && e.message?.usage) {
+        add(e.message.model ?? 'unknown', lineTotals(e, priceFor).usage, max);
+      }
     }
+    const unreported = (await store.modelAttemptUsage(sessionId)).filter((r) => !listed.has(attemptUsageKey(r)));
+    for (const [model, u] of Object.entries(toBilling(unreported).byModel)) add(model, u, 0);
     return {
       exists: entries.length > 0,
       leafUuid: findLeaf(entries),

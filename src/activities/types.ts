@@ -2,6 +2,7 @@ import type { TranscriptEntry } from '../common/transcript';
 import type { CallModelInput, CallModelSummary, CompactInput, CompactSummary } from '../common/model';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import type { StoredSessionSummary } from '../common/session';
+import type { RecordPromptInput } from '../common/turn';
 import type { ConnectMcpInput, ConnectMcpSummary } from '../common/mcp';
 import type { HookOutcome, RunHooksInput } from '../common/hooks';
 import type { WorkspaceRef } from '../common/workspace';
@@ -17,8 +18,10 @@ export interface Activities {
   callModel(input: CallModelInput): Promise<CallModelSummary>;
   /** Runs one tool call (or records why it did not run); writes its tool_result line. */
   runTool(input: RunToolInput): Promise<RunToolSummary>;
-  /** Writes lines to the transcript (prompt, nudges); upsert by uuid. Returns lines written. */
+  /** Writes lines to the transcript (nudges); upsert by uuid. Returns lines written. */
   recordTranscript(entries: TranscriptEntry[]): Promise<number>;
+  /** Writes a turn's prompt line from the prompt stored by reference; returns the line's uuid. */
+  recordPrompt(input: RecordPromptInput): Promise<{ uuid: string; written: boolean }>;
   /** Summarizes a session's stored transcript (for a new or resumed session workflow). */
   loadSession(sessionId: string): Promise<StoredSessionSummary>;
   /** Reads a new session's memory files, git status and environment on the worker; writes them as one line. */

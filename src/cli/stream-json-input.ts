@@ -92,6 +92,11 @@ export interface StreamJsonInputDeps {
   /** A warning on stderr. */
   warn: (line: string) => void;
   /**
+   * Why a model cannot be used under the session's USD limit (it has no price), or null. A
+   * `set_model` to such a model is refused and the session keeps its model.
+   */
+  unenforceableBudget?: (model: string, options: TurnOptions) => string | null;
+  /**
    * `--permission-prompt-tool stdio`: turns' pending approvals are sent to the client as
    * `can_use_tool` control requests, and its `control_response` answers them.
    */
@@ -181,7 +186,10 @@ export async function runStreamJsonInput(
       }
       case 'set_model': {
         const model = request['model'];
-        options = { ...options, model: typeof model === 'string' && model !== 'default' ? model : defaultModel };
+        const next = typeof model === 'string' && model !== 'default' ? model : defaultModel;
+        const refused = deps.unenforceableBudget?.(next, options) ?? null;
+        if (refused !== null) return { ok: false, error: `set_model refused: ${refused}` };
+        options = { ...options, model: next };
         return { ok: true, response: {} };
       }
       default:

@@ -8,6 +8,7 @@ import type { PermissionMode } from '../engine/permissions';
 import { PERMISSION_MODES } from '../engine/permissions';
 import { POOL_ID_PATTERN } from '../client/budget-pool';
 import { budgetPoolWorkflowId } from '../workflows/ids';
+import { unenforceableBudget } from './budget-prices';
 import { parseSettingSources } from '../settings/load';
 
 /** Thrown for a bad flag value; the CLI prints it and exits 2. */
@@ -158,6 +159,20 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
   const settingSources = flags.settingSources === undefined ? undefined : parseSettingSources(flags.settingSources);
   const allowed = splitToolList(flags.allowedTools);
   const disallowed = splitToolList(flags.disallowedTools);
+  // A USD limit needs the model's price: refuse one the runner could not check (exit 2).
+  const budget =
+    maxBudgetUsd !== undefined
+      ? `--max-budget-usd ${flags.maxBudgetUsd}`
+      : flags.budgetPool !== undefined
+        ? `--budget-pool ${flags.budgetPool}`
+        : undefined;
+  // …for the fallback model too: the turn may switch to it.
+  const refused =
+    budget === undefined
+      ? null
+      : (unenforceableBudget(config, model, budget) ??
+        (flags.fallbackModel !== undefined ? unenforceableBudget(config, flags.fallbackModel, budget) : null));
+  if (refused !== null) throw new UsageError(refused);
   return {
     model,
     maxTokens: config.model.maxTokens,

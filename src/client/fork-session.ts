@@ -27,5 +27,8 @@ export async function forkSession(store: TranscriptStore, fromId: string, toId: 
     if (body) await store.putContent(toId, info.key, body);
   }
   for (const toolUseId of await store.listToolRuns(fromId)) await store.markToolRunStarted(toId, toolUseId);
-  return store.appendMany(lines.map((l) => ({ ...l, sessionId: toId })));
+  // Billing records go with the lines that list them (and with calls no line reports).
+  for (const record of await store.modelAttemptUsage(fromId)) await store.putModelAttemptUsage(toId, record);
+  const written = await store.appendMany(lines.map((l) => ({ ...l, sessionId: toId })));
+  return written.filter((r) => r.written).length;
 }

@@ -24,6 +24,8 @@ import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../
 import type { McpServerState } from '../common/mcp';
 import { loadMcpTools } from '../mcp/store';
 import { assistantText, entryToSdkMessages, initMessage, resultMessage } from './sdk-message';
+import { storePrompt } from './prompt-ref';
+import { promptCommandOf } from '../engine/compaction';
 import type { MemoryFile } from '../common/context';
 import { loadUserMemory } from '../context/memory-files';
 import { claudeConfigDir } from '../settings/load';
@@ -91,14 +93,23 @@ export interface StreamPosition {
   offset: number;
 }
 
+/** Thrown by {@link QueryEngine.start} (and `submitMessage`) for an empty or blank prompt; nothing is started. */
+export class EmptyPromptError extends Error {
+  override readonly name = 'EmptyPromptError';
+  constructor() {
+    super('the prompt is empty: give a non-empty prompt');
+  }
+}
+
 /**
  * One conversation, backed by a durable `sessionWorkflow` (the seeds' QueryEngine, with state in
  * Temporal instead of process memory). `submitMessage()` starts a turn and yields its SDK
  * messages while it runs: `system/init`, then `assistant` and `user` (tool results) messages as
  * each is recorded, then one `result`. A caller that lost its stream resumes with `follow()`.
  *
- * Errors: Temporal connection errors propagate; a rejected submit (empty prompt) throws
- * `WorkflowUpdateFailedError`. Model and tool failures do not throw: they end in an error result.
+ * Errors: Temporal connection errors propagate; an empty prompt throws {@link EmptyPromptError}
+ * before anything starts; a prompt larger than the store's content limit throws
+ * `ContentTooLargeError`. Model and tool failures do not throw: they end in an error result.
  */
 export class QueryEngine {
   readonly sessionId: string;
@@ -144,6 +155,10 @@ export class QueryEngine {
       ...(this.opts.idleTimeoutMs !== undefined ? { idleTimeoutMs: this.opts.idleTimeoutMs } : {}),
     };
     const { client } = this.opts;
+    if (prompt.trim() === '') throw new EmptyPromptError();
+    // The prompt goes to the store first: the Update and the turn carry only its ref.
+    const promptRef = await storePrompt(this.opts.store, this.sessionId, prompt);
+    const command = promptCommandOf(prompt);
     const sa = this.opts.searchAttributes ?? {};
     const withAttributes = sa !== false && !noSearchAttributes.has(client);
     const submit = (attributes: boolean): Promise<SubmitResponse> => {
@@ -157,7 +172,14 @@ export class QueryEngine {
           : {}),
       });
       return client.workflow.executeUpdateWithStart(submitMessageUpdate, {
-        args: [{ prompt, ...(promptUuid ? { promptUuid } : {}), ...(options ? { options } : {}) }],
+        args: [
+          {
+            prompt: promptRef,
+            ...(command ? { command } : {}),
+            ...(promptUuid ? { promptUuid } : {}),
+            ...(options ? { options } : {}),
+          },
+        ],
         startWorkflowOperation: startOp,
         ...(extra.updateId ? { updateId: extra.updateId } : {}),
       });

@@ -27,6 +27,9 @@ const ServerStateFileSchema = z.object({
   startedAt: z.string().optional(),
 });
 
+/** Version (`v`) of the dev-server state file. */
+export const SERVER_STATE_VERSION = 1;
+
 /** Path of the dev-server state file: `<dataDir>/server.json`. */
 export function serverStatePath(dataDir: string): string {
   return path.join(dataDir, 'server.json');
@@ -38,7 +41,7 @@ export function writeServerState(dataDir: string, state: ServerState): void {
   const file = serverStatePath(dataDir);
   const tmp = `${file}.${process.pid}.tmp`;
   const body = {
-    v: 1,
+    v: SERVER_STATE_VERSION,
     address: state.address,
     pid: state.pid,
     uiUrl: state.uiUrl,

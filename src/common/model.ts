@@ -31,13 +31,23 @@ export interface CallModelInput {
   overloadedAttemptsBeforeFallback?: number;
 }
 
-/** Output of `callModel`: a small summary; the message itself is in the store. */
+/**
+ * Output of `callModel`: a small summary of the assistant line the store holds (whichever
+ * attempt wrote it); the message itself is in the store.
+ */
 export interface CallModelSummary {
   model: string;
   stopReason: string | null;
+  /**
+   * Tokens the API billed for this call: the stored response's usage, plus every other attempt
+   * of the call that got a response (a repeat after a crash, a superseded attempt), plus late
+   * attempts of recent calls that had not been counted yet. Counted by exactly one summary.
+   */
   usage: Usage;
-  /** USD, or null when the model has no price in the table. */
+  /** USD of `usage`, or null when a model of it has no price in the table. */
   costUsd: number | null;
+  /** API responses `usage` covers (1 when nothing was repeated). @default 1 */
+  billedAttempts?: number;
   contextWindow: number;
   maxOutputTokens: number;
   toolUses: ToolUseSummary[];
@@ -126,4 +136,11 @@ export const NON_RETRYABLE_MODEL_ERRORS: string[] = [
 export interface ModelErrorDetails {
   status: number | null;
   requestId: string | null;
+  /**
+   * Usage the call's attempts were billed although it failed (responses that began, then broke),
+   * so the turn counts it: tokens, USD (null when the model has no price).
+   */
+  billed?: { model: string; usage: Usage; costUsd: number | null; attempts: number };
+  /** On `ModelError.PromptTooLong`: the newest prompt alone is over the model's limit (compaction cannot help). */
+  promptOverLimit?: boolean;
 }

@@ -1,3 +1,5 @@
+import type { ContentRef } from './content-ref';
+import type { PromptCommand } from './turn';
 import type { ModelUsage, Usage } from './usage';
 import type { WorkspaceRef } from './workspace';
 import type { FileReadState } from './tools';
@@ -39,7 +41,14 @@ export interface SessionInput {
 
 /** Argument of the `submitMessage` update. */
 export interface SubmitRequest {
-  prompt: string;
+  /**
+   * The prompt, stored by the client in the session's content before the Update
+   * (`storePrompt`): the Update carries this ref, never the text. (Versions before refs sent the
+   * text; the validator refuses that now.)
+   */
+  prompt: ContentRef;
+  /** Set by the client when the prompt is a runner command (`/compact`, `/clear`). */
+  command?: PromptCommand;
   /** Uuid for the prompt line (lets a retrying client de-duplicate). */
   promptUuid?: string;
   options?: Partial<TurnOptions>;

@@ -1,14 +1,20 @@
 import { z } from 'zod';
 
-/**
- * Schema version of a transcript line. Bump it when a line's meaning changes, and keep a
- * fixture of the old version in `test/fixtures/transcripts/`.
- */
-export const TRANSCRIPT_SCHEMA_VERSION = 1;
+export { TRANSCRIPT_SCHEMA_VERSION } from './version';
 
 /** One content block of a message, Messages API shape; unknown fields are kept. */
 export const ContentBlockSchema = z.looseObject({ type: z.string() });
 export type ContentBlock = z.infer<typeof ContentBlockSchema> & Record<string, unknown>;
+
+const tokenCount = z.number().int().nonnegative();
+
+/** Token usage, Messages API shape (tokens); see `Usage` in `usage.ts`. Extra fields are dropped. */
+export const UsageSchema = z.object({
+  input_tokens: tokenCount,
+  output_tokens: tokenCount,
+  cache_creation_input_tokens: tokenCount,
+  cache_read_input_tokens: tokenCount,
+});
 
 /**
  * A message in Messages API shape (`MessageParam` for users, `Message` for the assistant:
@@ -17,7 +23,61 @@ export type ContentBlock = z.infer<typeof ContentBlockSchema> & Record<string, u
 export const TranscriptMessageSchema = z.looseObject({
   role: z.enum(['user', 'assistant']),
   content: z.union([z.string(), z.array(ContentBlockSchema)]),
+  /** Message id (`msg_…`), on assistant messages. */
+  id: z.string().optional(),
+  /** Model that answered, on assistant messages. */
+  model: z.string().optional(),
+  stop_reason: z.string().nullable().optional(),
+  stop_sequence: z.string().nullable().optional(),
+  /** Usage of the API call that produced an assistant message (tokens). Older lines may lack fields. */
+  usage: z
+    .looseObject({
+      input_tokens: z.number().optional(),
+      output_tokens: z.number().optional(),
+      cache_creation_input_tokens: z.number().nullable().optional(),
+      cache_read_input_tokens: z.number().nullable().optional(),
+    })
+    .optional(),
 });
+
+/** Read-file state of a path (see `FileReadState` in `tools.ts`). */
+const FileReadStateSchema = z.object({ mtimeMs: z.number(), size: z.number(), sha256: z.string() });
+
+/** What the runner recorded about a tool run, on its tool_result line. */
+export const ToolRunRecordSchema = z.object({
+  /** Tool name as the model called it. */
+  tool: z.string(),
+  /** See `RunToolSummary.outcome`. */
+  outcome: z.enum(['ok', 'error', 'denied', 'unknown', 'invalid', 'ask']),
+  /** New read-file state of a path (after Read, Write or Edit). */
+  fileState: z.object({ path: z.string(), state: FileReadStateSchema }).optional(),
+  /** Tool input of a denied call (JSON, truncated to 1 KB), for `permission_denials`. */
+  deniedInput: z.unknown().optional(),
+  /** Why a call was denied, in Claude Code's terms (`PermissionReasonType` in `permissions.ts`). */
+  denyReason: z
+    .enum(['rule', 'mode', 'workingDir', 'safetyCheck', 'subcommandResults', 'other', 'hook', 'hook_ask', 'approval'])
+    .optional(),
+  /** The denial is not reported to the model as a permission error (`src/hooks`, approvals). */
+  denySilent: z.literal(true).optional(),
+  /** The denial's one-line reason or rule, when there is one. */
+  denyDetail: z.string().optional(),
+  /** Where a Bash command left the shell, relative to the working directory (`shell-cwd.ts`). */
+  shellCwd: z.string().optional(),
+  /** The working tree stored after the tool ran (`SnapshotRef` in `workspace.ts`). */
+  snapshot: z.object({ toolUseId: z.string(), commit: z.string(), bytes: z.number() }).optional(),
+});
+export type ToolRunRecord = z.infer<typeof ToolRunRecordSchema>;
+
+/**
+ * The usage a call reports (its result counts it, exactly once): every attempt of the call the
+ * API billed (`units`: keys `<callUuid>/<attempt>/<phase>` of the store's attempt usage records),
+ * including attempts of earlier calls that ended after those calls had reported. Tokens by model.
+ */
+export const BillingSchema = z.object({
+  units: z.array(z.string()),
+  byModel: z.record(z.string(), UsageSchema),
+});
+export type Billing = z.infer<typeof BillingSchema>;
 export type TranscriptMessage = z.infer<typeof TranscriptMessageSchema>;
 
 /**
@@ -34,7 +94,7 @@ export type TranscriptMessage = z.infer<typeof TranscriptMessageSchema>;
  * Lines form a chain through `parentUuid`; the file order is not the conversation order.
  * Writes are upserts by `uuid`.
  */
-export const TranscriptEntrySchema = z.looseObject({
+const TranscriptEntryFields = {
   v: z.number().int().optional(),
   type: z.enum(['user', 'assistant', 'system', 'attachment']),
   subtype: z.string().optional(),
@@ -53,9 +113,64 @@ export const TranscriptEntrySchema = z.looseObject({
   requestId: z.string().optional(),
   /** Marks a line the runner wrote for the model's benefit (e.g. a nudge), not typed by a user. */
   isMeta: z.boolean().optional(),
+  /** Working directory of the turn, on prompt lines (`agent-runner list` shows it). */
+  cwd: z.string().optional(),
+  /** `max_tokens` of the request, on assistant lines (tokens). */
+  maxTokens: z.number().int().positive().optional(),
+  /** tool_use ids whose streamed input was not valid JSON, with that text, on assistant lines. */
+  invalidToolInputs: z.record(z.string(), z.string()).optional(),
+  /** What the runner recorded about the tool run, on tool_result lines. */
+  toolRun: ToolRunRecordSchema.optional(),
+  /** On a compaction summary line: the summary was built without the model (its call failed). */
+  compactFallback: z.boolean().optional(),
+  /** Billed usage the line's call reports, on assistant and compaction-summary lines. */
+  billing: BillingSchema.optional(),
+  /** On a compaction's summary line (`model/compact.ts`): it is one; the summary text alone. */
+  isCompactSummary: z.boolean().optional(),
+  compactSummary: z.string().optional(),
+  /** On a compact boundary: its summary line, and the recent lines kept verbatim after it. */
+  summaryUuid: z.string().optional(),
+  preservedSegment: z
+    .object({ headUuid: z.string().optional(), tailUuid: z.string(), count: z.number().int() })
+    .optional(),
+  /** On a copy of a preserved line: the line it copies. */
+  preservedFrom: z.string().optional(),
+  /** On a compact boundary: the shell's directory at that point (`shell-cwd.ts`). */
+  shellCwd: z.string().optional(),
+  /** On a file-reminder line (`model/file-reminders.ts`): the files it reports. */
+  fileReminder: z
+    .object({
+      files: z.array(z.object({ path: z.string(), state: FileReadStateSchema.nullable(), shown: z.boolean() })),
+    })
+    .optional(),
+  /** The structured output of a turn (`--json-schema`), on the line that carries it. */
+  structuredOutput: z.unknown().optional(),
+  /** Hooks (`src/hooks/`): the event of a hook's context line; a hook run's outcome; the config. */
+  hookEvent: z.string().optional(),
+  hookOutcome: z.unknown().optional(),
+  hooksConfig: z.unknown().optional(),
+  /** A tool input a hook replaced (`PreToolUse` `updatedInput`). */
+  updatedInput: z.record(z.string(), z.unknown()).optional(),
+  /** MCP (`src/mcp/`): the session's server config and the tools they offer. */
+  mcpConfig: z.unknown().optional(),
+  mcpTools: z.unknown().optional(),
+  /** A line beside the conversation (config of hooks or MCP), never on a chain (`store/sidecar.ts`). */
+  isSidecar: z.boolean().optional(),
   /** Context for the model (`ContextAttachment` of src/common/context.ts), rendered by the request builder. */
   attachments: z.array(z.looseObject({ type: z.string() })).optional(),
   /** On the session's context line: the memory sources it was loaded with (`--setting-sources`). */
   settingSources: z.array(z.enum(['user', 'project', 'local'])).optional(),
-});
-export type TranscriptEntry = z.infer<typeof TranscriptEntrySchema>;
+};
+
+/**
+ * Parses a line: the fields above are checked, unknown fields are kept (lines written by a newer
+ * version, or by Claude Code, survive a read and a copy).
+ */
+export const TranscriptEntrySchema = z.looseObject(TranscriptEntryFields);
+
+/**
+ * A line as the code sees it: exactly the fields declared above, with no index signature, so that
+ * writing or reading a field the schema does not declare fails to compile (a new field is added
+ * to the schema first, and with it to every backend's validation).
+ */
+export type TranscriptEntry = z.infer<z.ZodObject<typeof TranscriptEntryFields>>;

@@ -1,3 +1,4 @@
+import type { ContentRef } from './content-ref';
 import type { ModelUsage, Usage } from './usage';
 import type { FileReadState } from './tools';
 import type { ResultSubtype } from './sdk-messages';
@@ -115,6 +116,25 @@ export interface DenialRecord {
   tool_input: unknown;
 }
 
+/**
+ * A prompt that is a command of the runner (`parseSlashCommand`), as the workflow needs it: the
+ * command, and whether `/compact` came with instructions (read from the prompt line, not sent).
+ */
+export type PromptCommand = { name: 'clear' } | { name: 'compact'; withInstructions: boolean };
+
+/** Input of the `recordPrompt` activity: the prompt line of a turn, its text by reference. */
+export interface RecordPromptInput {
+  sessionId: string;
+  /** Uuid of the prompt line (from the session; stable across retries). */
+  uuid: string;
+  parentUuid: string | null;
+  turnId: string;
+  cwd: string;
+  /** When the turn recorded it (workflow time, ISO 8601). */
+  timestamp: string;
+  prompt: ContentRef;
+}
+
 /** Input of `turnWorkflow`. */
 export interface TurnInput {
   v: number;
@@ -123,7 +143,12 @@ export interface TurnInput {
   turnId: string;
   turnNumber: number;
   cwd: string;
-  prompt: string;
+  /** The prompt, stored in the session's content by the client; the turn records its line from it. */
+  promptRef?: ContentRef;
+  /** The prompt itself: only in inputs of turns started by versions before prompts went by ref. */
+  prompt?: string;
+  /** Set when the prompt (by ref) is a runner command (`/compact`, `/clear`): which one. */
+  command?: PromptCommand;
   /** Uuid of the prompt's transcript line. */
   promptUuid: string;
   /** Leaf of the conversation before this turn (null for the first turn). */

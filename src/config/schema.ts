@@ -200,6 +200,7 @@ const WorkerSchema = z.strictObject({
   maxCachedWorkflows: positiveInt(500),
   shutdownGraceTimeMs: nonNegativeInt(5000),
   stickyQueueTimeoutMs: positiveInt(5000),
+  heartbeatThrottleMs: positiveInt(250),
 });
 
 const ModelSchema = z.strictObject({
@@ -392,6 +393,12 @@ export interface WorkerConfig {
    * long a killed worker's workflows stall. @default 5000 (Temporal's own default is 10000)
    */
   stickyQueueTimeoutMs: number;
+  /**
+   * Most time between two heartbeats an activity sends to Temporal, in milliseconds (Temporal's
+   * `maxHeartbeatThrottleInterval`). A cancellation (an interrupt) reaches a running tool with a
+   * heartbeat's answer, so this bounds how long a command runs on after an interrupt. @default 250
+   */
+  heartbeatThrottleMs: number;
 }
 
 /** The model and its API (`model`). */

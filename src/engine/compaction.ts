@@ -3,6 +3,7 @@
  * slash commands that compact or clear on request, and how a compaction counts against a token
  * budget. Pure: evaluated in the workflow.
  */
+import type { PromptCommand } from '../common/turn';
 import type { Usage } from '../common/usage';
 
 /** Share of the context window at which a turn compacts before its next call. */
@@ -58,6 +59,13 @@ export function parseSlashCommand(prompt: string): SlashCommand | null {
   if (m[1] === 'clear') return m[2]?.trim() ? null : { name: 'clear' };
   const instructions = m[2]?.trim() ?? '';
   return { name: 'compact', instructions: instructions === '' ? null : instructions };
+}
+
+/** The {@link PromptCommand} of a prompt (its instructions stay in the prompt line), or null. */
+export function promptCommandOf(prompt: string): PromptCommand | null {
+  const c = parseSlashCommand(prompt);
+  if (!c) return null;
+  return c.name === 'clear' ? { name: 'clear' } : { name: 'compact', withInstructions: c.instructions !== null };
 }
 
 /**

@@ -36,6 +36,7 @@ interface CliOptions {
   host: string;
   log?: string;
   latency: number;
+  contextWindow?: number;
   quiet?: boolean;
 }
 
@@ -59,6 +60,7 @@ async function main(argv: readonly string[]): Promise<void> {
     .option('-H, --host <host>', 'interface to listen on', '127.0.0.1')
     .option('-l, --log <file>', 'also append each request log entry to this JSONL file')
     .option('--latency <ms>', 'delay before every response, in ms', parseNonNegativeInt, 0)
+    .option('--context-window <tokens>', 'answer larger prompts with 400 "prompt is too long"', parseNonNegativeInt)
     .option('-q, --quiet', 'do not print one line per request on stderr')
     .showHelpAfterError('(run with --help for usage)')
     .parse(argv as string[], { from: 'node' });
@@ -69,6 +71,7 @@ async function main(argv: readonly string[]): Promise<void> {
     host: o.host,
     port: o.port,
     latencyMs: o.latency,
+    ...(o.contextWindow !== undefined ? { contextWindow: o.contextWindow } : {}),
     ...(o.log !== undefined ? { logPath: o.log } : {}),
     ...(o.quiet === true ? {} : { onRequest: (e: RequestLogEntry) => process.stderr.write(`${formatLogLine(e)}\n`) }),
   });

@@ -14,8 +14,9 @@ import {
   toolResultIds,
   workingDirectory,
 } from './request';
-import type { RequestLog, RequestLogEntry, RequestOutcome } from './request-log';
+import type { BilledUsage, RequestLog, RequestLogEntry, RequestOutcome } from './request-log';
 import { buildResponse } from './response';
+import type { ResponseUsage } from './response';
 import type { FaultSpec, Scenario, Script, Step, StepSpec } from './scenario';
 import { parseStep } from './scenario';
 import type { SseEvent } from './sse';
@@ -42,6 +43,8 @@ export interface MessagesHandlerDeps {
   responder: Responder | undefined;
   /** Delay added before every response's headers, in ms. */
   latencyMs: number;
+  /** Context window in tokens: a larger prompt (estimate) gets 400 "prompt is too long". */
+  contextWindow?: number | undefined;
   cache: PromptCacheSimulator;
   log: RequestLog;
   /** Attempts so far per `JSON.stringify([conversationKey, step])`. */
@@ -105,6 +108,15 @@ async function resolveStep(
     };
   }
   return { ok: true, script: script.name, step };
+}
+
+function billedOf(u: ResponseUsage): BilledUsage {
+  return {
+    input_tokens: u.input_tokens,
+    output_tokens: u.output_tokens,
+    cache_creation_input_tokens: u.cache_creation_input_tokens,
+    cache_read_input_tokens: u.cache_read_input_tokens,
+  };
 }
 
 /** Handles `POST /v1/messages` (streaming and not), logging one entry. */
@@ -181,6 +193,10 @@ export async function handleMessages(
   entry.attempt = (deps.attempts.get(attemptKey) ?? 0) + 1;
   deps.attempts.set(attemptKey, entry.attempt);
 
+  if (deps.contextWindow !== undefined && entry.inputTokens > deps.contextWindow) {
+    // The real API's wording (the runner recognises it and its numbers).
+    return fail(400, `prompt is too long: ${entry.inputTokens} tokens > ${deps.contextWindow} maximum`);
+  }
   const pairing = checkToolPairing(req);
   if (pairing !== undefined) return fail(400, pairing);
   const breakpoints = countBreakpoints(req);
@@ -255,6 +271,7 @@ export async function handleMessages(
     }
     sendJson(res, 200, built.message);
     entry.outputTokens = outputTokens;
+    entry.billed = billedOf(usage);
     return finish('completed', 200);
   }
 
@@ -271,6 +288,9 @@ export async function handleMessages(
       const e = list[i];
       if (abort.signal.aborted || e === undefined) return false;
       await writeChunk(res, formatSse(e));
+      // What the client has been told it is billed for.
+      if (e.event === 'message_start') entry.billed = { ...billedOf(usage), output_tokens: Math.min(1, outputTokens) };
+      else if (e.event === 'message_delta') entry.billed = billedOf(usage);
     }
     return !abort.signal.aborted;
   };

@@ -62,10 +62,43 @@ export interface RequestLogEntry {
   cacheReadTokens: number;
   /** Cache-write input tokens reported. */
   cacheCreationTokens: number;
+  /**
+   * Usage the server reported in what it sent: the `message_start` usage once that event went
+   * out, the final usage once `message_delta` did (or the JSON body's). What the API bills for
+   * the request, and what a client that read every byte could count (tokens). Absent when no
+   * response began.
+   */
+  billed?: BilledUsage;
   /** The error message sent, for error outcomes. */
   error?: string;
   /** Time from arrival to the end of the response, in ms. */
   durationMs: number;
+}
+
+/** Usage in the Messages API shape (tokens). */
+export interface BilledUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}
+
+/** Sums the `billed` usage of log entries: the usage the server billed (tokens). */
+export function billedUsage(log: readonly RequestLogEntry[]): BilledUsage {
+  const sum: BilledUsage = {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  };
+  for (const e of log) {
+    if (!e.billed) continue;
+    sum.input_tokens += e.billed.input_tokens;
+    sum.output_tokens += e.billed.output_tokens;
+    sum.cache_creation_input_tokens += e.billed.cache_creation_input_tokens;
+    sum.cache_read_input_tokens += e.billed.cache_read_input_tokens;
+  }
+  return sum;
 }
 
 /** A (conversation, step) model call that completed more than once. */

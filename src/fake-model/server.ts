@@ -28,6 +28,11 @@ export interface FakeModelServerOptions {
   port?: number;
   /** Delay before every `/v1/messages` response's headers, in ms. @default 0 */
   latencyMs?: number;
+  /**
+   * Context window in tokens: a request whose estimated prompt (`ceil(chars / 4)`) is larger gets
+   * HTTP 400 `prompt is too long: N tokens > M maximum`, as the API answers. @default no limit
+   */
+  contextWindow?: number;
   /** When set, each log entry is also appended to this file as a JSONL line. */
   logPath?: string;
   /** Called with each log entry as it is recorded (the CLI prints them). */
@@ -82,6 +87,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions): Promis
     scenario,
     responder: opts.responder,
     latencyMs: opts.latencyMs ?? 0,
+    contextWindow: opts.contextWindow,
     cache,
     log,
     attempts,

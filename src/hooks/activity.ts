@@ -18,6 +18,7 @@ import type { TranscriptStore } from '../store/transcript-store';
 import type { CombinedVerdict } from './interpret';
 import { combineVerdicts, interpretHookResult } from './interpret';
 import { runHookCommand } from './run-command';
+import { TRANSCRIPT_SCHEMA_VERSION } from '../common/version';
 
 /** Subtypes of the sidecar lines written here. */
 export const HOOKS_CONFIG_SUBTYPE = 'hooks_config';
@@ -166,7 +167,7 @@ export function createRunHooks(deps: RunHooksDeps): (input: RunHooksInput) => Pr
     let contextWritten = false;
     if (text !== undefined && input.contextLine && verdict.configErrors.length === 0) {
       await store.append({
-        v: 1,
+        v: TRANSCRIPT_SCHEMA_VERSION,
         type: 'user',
         uuid: input.contextLine.uuid,
         parentUuid: input.contextLine.parentUuid,

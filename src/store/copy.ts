@@ -20,6 +20,8 @@ export interface CopyCounts {
   blobs: number;
   /** Content blobs the target held already. */
   blobsPresent: number;
+  /** Usage records of model-call attempts copied (billing; see `putModelAttemptUsage`). */
+  attemptUsage: number;
   /** Bytes of the blobs written. */
   blobBytes: number;
 }
@@ -37,7 +39,15 @@ export class UnknownSessionError extends Error {
   override readonly name = 'UnknownSessionError';
 }
 
-const zero = (): CopyCounts => ({ lines: 0, linesPresent: 0, markers: 0, blobs: 0, blobsPresent: 0, blobBytes: 0 });
+const zero = (): CopyCounts => ({
+  lines: 0,
+  linesPresent: 0,
+  markers: 0,
+  blobs: 0,
+  blobsPresent: 0,
+  blobBytes: 0,
+  attemptUsage: 0,
+});
 
 /**
  * Copies sessions from `from` to `to`, least recently modified first (so that the target lists
@@ -73,9 +83,13 @@ async function copySession(from: TranscriptStore, to: TranscriptStore, sessionId
   const lines = await from.load(sessionId);
   for (let i = 0; i < lines.length; i += BATCH) {
     const batch = lines.slice(i, i + BATCH);
-    const wrote = await to.appendMany(batch);
+    const wrote = (await to.appendMany(batch)).filter((r) => r.written).length;
     c.lines += wrote;
     c.linesPresent += batch.length - wrote;
+  }
+  for (const record of await from.modelAttemptUsage(sessionId)) {
+    await to.putModelAttemptUsage(sessionId, record);
+    c.attemptUsage += 1;
   }
   for (const toolUseId of await from.listToolRuns(sessionId)) {
     if (!(await to.markToolRunStarted(sessionId, toolUseId))) c.markers += 1;

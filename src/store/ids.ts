@@ -3,11 +3,14 @@
  * between backends (and a JSONL file name is always safe).
  */
 
+/** What an id names. */
+export type IdKind = 'session id' | 'tool use id' | 'call uuid';
+
 /** Thrown when a session id or tool-use id could not be used safely as a file name. */
 export class InvalidTranscriptIdError extends Error {
   override readonly name = 'InvalidTranscriptIdError';
   constructor(
-    readonly kind: 'session id' | 'tool use id',
+    readonly kind: IdKind,
     readonly id: string,
   ) {
     super(`invalid ${kind} ${JSON.stringify(id)}: it must be 1-200 characters without "/", "\\", ".." or NUL`);
@@ -15,7 +18,7 @@ export class InvalidTranscriptIdError extends Error {
 }
 
 /** @throws InvalidTranscriptIdError unless `id` is 1-200 characters without `/`, `\`, `..` or NUL. */
-export function checkId(kind: 'session id' | 'tool use id', id: string): void {
+export function checkId(kind: IdKind, id: string): void {
   if (
     typeof id !== 'string' ||
     id.length === 0 ||

@@ -152,8 +152,16 @@ export class JsonlContentFiles {
   }
 }
 
+/** Version (`v`) of a content file's header. */
+const CONTENT_HEADER_VERSION = 1;
+
 function encodeHeader(info: ContentInfo): Buffer {
-  const json = JSON.stringify({ v: 1, size: info.size, sha256: info.sha256, createdAt: info.createdAt });
+  const json = JSON.stringify({
+    v: CONTENT_HEADER_VERSION,
+    size: info.size,
+    sha256: info.sha256,
+    createdAt: info.createdAt,
+  });
   const buf = Buffer.alloc(HEADER_BYTES, 0x20);
   buf.write(json, 0, 'utf8');
   buf[HEADER_BYTES - 1] = 0x0a;

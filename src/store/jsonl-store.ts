@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { TRANSCRIPT_SCHEMA_VERSION, TranscriptEntrySchema, type TranscriptEntry } from '../common/transcript';
 import {
   DEFAULT_MAX_CONTENT_BYTES,
@@ -17,7 +18,14 @@ import { JsonlContentFiles } from './jsonl-content';
 import { checkId } from './ids';
 import { FileStreamEventChannel } from './stream-events';
 import type { StreamEventChannel } from './stream-events';
-import { TranscriptChainError, TranscriptCycleError, type TranscriptStore } from './transcript-store';
+import {
+  ModelAttemptUsageSchema,
+  TranscriptChainError,
+  TranscriptCycleError,
+  type AppendResult,
+  type ModelAttemptUsage,
+  type TranscriptStore,
+} from './transcript-store';
 
 export { InvalidTranscriptIdError } from './ids';
 export { TranscriptCycleError } from './transcript-store';
@@ -99,18 +107,20 @@ export class JsonlTranscriptStore implements TranscriptStore {
   }
 
   /** @throws InvalidTranscriptIdError for an unsafe session id; Error for an entry failing the schema. */
-  async append(entry: TranscriptEntry): Promise<boolean> {
-    return (await this.appendMany([entry])) === 1;
+  async append(entry: TranscriptEntry): Promise<AppendResult> {
+    const [result] = await this.appendMany([entry]);
+    if (result === undefined) throw new Error('append: no result'); // unreachable: one entry in, one result out
+    return result;
   }
 
   /**
-   * @returns how many lines were written (entries whose uuid was already stored, or repeated in
-   *   `entries`, are skipped).
+   * Entries whose uuid is already stored (by this or another process), or repeated in `entries`,
+   * are not written; their result holds the line stored first.
    * @throws Error when the entries belong to different sessions or fail the schema.
    */
-  async appendMany(entries: TranscriptEntry[]): Promise<number> {
+  async appendMany(entries: TranscriptEntry[]): Promise<AppendResult[]> {
     const first = entries[0];
-    if (first === undefined) return 0;
+    if (first === undefined) return [];
     const sessionId = first.sessionId;
     checkId('session id', sessionId);
     const lines: TranscriptEntry[] = [];
@@ -222,6 +232,51 @@ export class JsonlTranscriptStore implements TranscriptStore {
     return false;
   }
 
+  /**
+   * Writes `<dataDir>/sessions/<sessionId>.attempts/<callUuid>/<attempt>-<phase>.json` (a
+   * fsynced temporary file renamed over it), so that a reader never sees half a record.
+   * @throws InvalidTranscriptIdError for an unsafe session id or call uuid.
+   */
+  async putModelAttemptUsage(sessionId: string, record: ModelAttemptUsage): Promise<void> {
+    const dir = this.attemptDir(sessionId, record.callUuid);
+    const parsed = ModelAttemptUsageSchema.safeParse(record);
+    if (!parsed.success) throw new Error(`putModelAttemptUsage: invalid record: ${parsed.error.message}`);
+    await fs.promises.mkdir(dir, { recursive: true });
+    const file = path.join(dir, `${record.attempt}-${record.phase}.json`);
+    const tmp = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await writeDurable(tmp, `${JSON.stringify({ v: TRANSCRIPT_SCHEMA_VERSION, ...parsed.data })}\n`);
+      await fs.promises.rename(tmp, file);
+    } catch (err) {
+      await fs.promises.unlink(tmp).catch(() => undefined);
+      throw err;
+    }
+    await syncDir(dir);
+  }
+
+  /** A record that cannot be parsed is skipped with a warning. */
+  async modelAttemptUsage(sessionId: string, callUuid?: string): Promise<ModelAttemptUsage[]> {
+    checkId('session id', sessionId);
+    const root = path.join(this.dir, `${sessionId}.attempts`);
+    const calls = callUuid !== undefined ? [callUuid] : (await readDirOrEmpty(root)).sort();
+    const out: ModelAttemptUsage[] = [];
+    for (const call of calls) {
+      const dir = this.attemptDir(sessionId, call);
+      for (const name of await readDirOrEmpty(dir)) {
+        if (!/^\d+-(start|end)\.json$/.test(name)) continue;
+        const file = path.join(dir, name);
+        const record = parseAttemptUsage(await readOrUndefined(file));
+        if (record === undefined || record.callUuid !== call) {
+          this.warn(`${file}: skipped a model-attempt usage record that is not valid`);
+          continue;
+        }
+        out.push(record);
+      }
+    }
+    const phase = (r: ModelAttemptUsage): number => (r.phase === 'start' ? 0 : 1);
+    return out.sort((a, b) => a.callUuid.localeCompare(b.callUuid) || a.attempt - b.attempt || phase(a) - phase(b));
+  }
+
   async listToolRuns(sessionId: string): Promise<string[]> {
     checkId('session id', sessionId);
     try {
@@ -268,9 +323,18 @@ export class JsonlTranscriptStore implements TranscriptStore {
 
   // -------------------------------------------------------------------------------------------
 
-  /** Appends the lines not stored yet; the caller holds the session lock. */
-  private async write(sessionId: string, entries: TranscriptEntry[]): Promise<number> {
-    const cache = await this.refresh(sessionId);
+  private attemptDir(sessionId: string, callUuid: string): string {
+    checkId('session id', sessionId);
+    checkId('call uuid', callUuid);
+    return path.join(this.dir, `${sessionId}.attempts`, callUuid);
+  }
+
+  /**
+   * Appends the lines not stored yet and returns what is stored for each entry; the caller holds
+   * the session lock.
+   */
+  private async write(sessionId: string, entries: TranscriptEntry[]): Promise<AppendResult[]> {
+    let cache = await this.refresh(sessionId);
     const fresh: TranscriptEntry[] = [];
     const batch = new Set<string>();
     for (const e of entries) {
@@ -278,8 +342,26 @@ export class JsonlTranscriptStore implements TranscriptStore {
       batch.add(e.uuid);
       fresh.push(e);
     }
-    if (fresh.length === 0) return 0;
+    if (fresh.length > 0) {
+      await this.writeLines(sessionId, cache, fresh);
+      // Another process may have written one of these uuids just before us: the first line in
+      // the file wins, so read back what the file holds now.
+      if (fresh.some((e) => cache.byUuid.get(e.uuid) !== e)) cache = await this.refresh(sessionId);
+    }
+    const ours = new Map(fresh.map((e) => [e.uuid, e] as const));
+    return entries.map((e) => {
+      const stored = cache.byUuid.get(e.uuid);
+      if (stored === undefined) throw new Error(`append: line ${e.uuid} of session ${sessionId} was not read back`);
+      const own = ours.get(e.uuid);
+      // Only the first occurrence of a uuid in `entries` counts as written.
+      const written = own !== undefined && (stored === own || sameLine(stored, own));
+      ours.delete(e.uuid);
+      return { entry: stored, written };
+    });
+  }
 
+  /** Writes `fresh` (none of them stored yet) as one append + fsync; the caller holds the session lock. */
+  private async writeLines(sessionId: string, cache: SessionCache, fresh: TranscriptEntry[]): Promise<void> {
     const file = transcriptPath(this.dataDir, sessionId);
     await fs.promises.mkdir(this.dir, { recursive: true });
     const body = fresh.map((e) => `${JSON.stringify(e)}\n`).join('');
@@ -322,7 +404,6 @@ export class JsonlTranscriptStore implements TranscriptStore {
       await handle.close();
     }
     if (created) await syncDir(this.dir);
-    return fresh.length;
   }
 
   private async read(sessionId: string): Promise<SessionCache> {
@@ -469,6 +550,12 @@ export class JsonlTranscriptStore implements TranscriptStore {
   }
 }
 
+/** True when a line read back from the file is `own` (compared as the reader parses lines). */
+function sameLine(stored: TranscriptEntry, own: TranscriptEntry): boolean {
+  const parsed = TranscriptEntrySchema.safeParse(JSON.parse(JSON.stringify(own)));
+  return parsed.success && JSON.stringify(parsed.data) === JSON.stringify(stored);
+}
+
 function emptyCache(dev: number, ino: number): SessionCache {
   return { dev, ino, offset: 0, lines: 0, entries: [], byUuid: new Map(), tornWarnedAt: -1 };
 }
@@ -491,6 +578,45 @@ async function writeAll(handle: fs.promises.FileHandle, data: Buffer, sizeBefore
       if (now?.size === sizeBefore + written) await handle.truncate(sizeBefore).catch(() => undefined);
     }
     throw err;
+  }
+}
+
+/** Writes a whole new file and fsyncs it. */
+async function writeDurable(file: string, data: string): Promise<void> {
+  const handle = await fs.promises.open(file, 'wx');
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readDirOrEmpty(dir: string): Promise<string[]> {
+  try {
+    return await fs.promises.readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}
+
+async function readOrUndefined(file: string): Promise<string | undefined> {
+  try {
+    return await fs.promises.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+function parseAttemptUsage(text: string | undefined): ModelAttemptUsage | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const parsed = ModelAttemptUsageSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
   }
 }
 

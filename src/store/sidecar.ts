@@ -5,6 +5,7 @@
  * Its uuid is name-based (chosen by the writer), so writing it again is a no-op in every backend.
  */
 import type { TranscriptEntry } from '../common/transcript';
+import { TRANSCRIPT_SCHEMA_VERSION } from '../common/version';
 
 /** Builds a sidecar line of `subtype` carrying `body`'s fields. */
 export function sidecarEntry(
@@ -14,7 +15,7 @@ export function sidecarEntry(
   body: Record<string, unknown>,
 ): TranscriptEntry {
   return {
-    v: 1,
+    v: TRANSCRIPT_SCHEMA_VERSION,
     type: 'system',
     subtype,
     uuid,

@@ -1,15 +1,76 @@
+import { z } from 'zod';
 import type { TranscriptEntry } from '../common/transcript';
+import { UsageSchema } from '../common/transcript';
+import type { Usage } from '../common/usage';
+
+/**
+ * What {@link TranscriptStore.append} left in the store for one uuid.
+ *
+ * First writer wins: `entry` is the line the store holds, which is the caller's own only when
+ * `written` is true. Every writer must continue from `entry`, never from the line it tried to
+ * write (DESIGN.md rule 8: a superseded or concurrent attempt cannot fork the transcript).
+ */
+export interface AppendResult {
+  /** The stored line for this uuid: the caller's when `written`, else the first writer's. */
+  entry: TranscriptEntry;
+  /** True when this call wrote the line. */
+  written: boolean;
+}
+
+/**
+ * Usage billed by one attempt of a model call, as the API reported it; no content. An attempt
+ * writes a `start` record when its response begins (the input tokens are billed from then on)
+ * and an `end` record when it is complete, so that the usage of an attempt whose worker died,
+ * or whose result lost to another attempt's, is still counted (see `TranscriptEntry.billing`).
+ */
+export interface ModelAttemptUsage {
+  /** Uuid of the line the call writes (the assistant line; the summary line of a compaction). */
+  callUuid: string;
+  /** Temporal attempt number of the activity, from 1. */
+  attempt: number;
+  /** `start`: the usage `message_start` reported; `end`: what the final usage adds to it. */
+  phase: 'start' | 'end';
+  /** Messages API `request-id`, or null when unknown. */
+  requestId: string | null;
+  /** Message id (`msg_…`) of the response. */
+  messageId: string | null;
+  /** Model that answered. */
+  model: string;
+  /** Tokens billed (for `end`: the final usage minus the `start` usage). */
+  usage: Usage;
+}
+
+/** Validates a {@link ModelAttemptUsage} read back from storage (unknown fields are dropped). */
+export const ModelAttemptUsageSchema: z.ZodType<ModelAttemptUsage> = z.object({
+  callUuid: z.string().min(1),
+  attempt: z.number().int().positive(),
+  phase: z.enum(['start', 'end']),
+  requestId: z.string().nullable(),
+  messageId: z.string().nullable(),
+  model: z.string(),
+  usage: UsageSchema,
+});
+
+/** Key of a {@link ModelAttemptUsage}: `<callUuid>/<attempt>/<phase>`, as listed in `TranscriptEntry.billing.units`. */
+export function attemptUsageKey(r: Pick<ModelAttemptUsage, 'callUuid' | 'attempt' | 'phase'>): string {
+  return `${r.callUuid}/${r.attempt}/${r.phase}`;
+}
 import type { ContentBody, ContentInfo, PutContentOptions, PutContentResult } from './content';
 import type { StreamEventChannel } from './stream-events';
 
 /**
  * Durable storage of session transcripts: the content that workflow history only refers to.
  *
- * Contract:
- * - `append` is an upsert by `entry.uuid`: appending a uuid that is already stored is a no-op
- *   (a retried activity never duplicates a line). It resolves only once the line is on disk.
+ * Contract (every backend: JSONL files, PostgreSQL):
+ * - **Lines are first-writer-wins by `entry.uuid`.** `append` of a uuid that is already stored
+ *   writes nothing and returns the stored line; this holds across processes and machines (two
+ *   attempts of one activity may run at once: a heartbeat timeout does not stop the old one).
+ *   Every caller returns what the store holds, never its own unstored line. Writes resolve only
+ *   once the line is durable.
  * - Readers see every line whose `append` has resolved, in any process on the same data.
  * - A torn last line (a crash mid-write) is skipped on load with a warning, never an error.
+ * - Usage records of model-call attempts (`putModelAttemptUsage`) are upserts by
+ *   (callUuid, attempt, phase), durable once written; a reader never sees half a record.
  * - Content blobs (`putContent`) are first-writer-wins by `(sessionId, key)` and immutable once
  *   stored, like lines.
  *
@@ -18,10 +79,16 @@ import type { StreamEventChannel } from './stream-events';
  * is the contract both pass.
  */
 export interface TranscriptStore {
-  /** Stores one line; resolves after it is durable. Returns false when the uuid already existed. */
-  append(entry: TranscriptEntry): Promise<boolean>;
-  /** Stores several lines of one session in order, as one durable write. */
-  appendMany(entries: TranscriptEntry[]): Promise<number>;
+  /**
+   * Stores one line unless its uuid is already stored; resolves after it is durable.
+   * @returns the stored line (the first writer's) and whether this call wrote it.
+   */
+  append(entry: TranscriptEntry): Promise<AppendResult>;
+  /**
+   * Stores several lines of one session in order, as one durable write, each first-writer-wins.
+   * @returns one result per entry, in the order given.
+   */
+  appendMany(entries: TranscriptEntry[]): Promise<AppendResult[]>;
   /** One line by uuid, or undefined. */
   get(sessionId: string, uuid: string): Promise<TranscriptEntry | undefined>;
   /** Every line of a session in file order (empty when the session is unknown). */
@@ -42,6 +109,13 @@ export interface TranscriptStore {
    *   started and may have had effects).
    */
   markToolRunStarted(sessionId: string, toolUseId: string): Promise<boolean>;
+  /** Records the usage of one phase of a model-call attempt; durable once resolved. */
+  putModelAttemptUsage(sessionId: string, record: ModelAttemptUsage): Promise<void>;
+  /**
+   * The usage records of one call (`callUuid`), or of every call of the session when omitted;
+   * ordered by call, attempt, then phase (`start` first).
+   */
+  modelAttemptUsage(sessionId: string, callUuid?: string): Promise<ModelAttemptUsage[]>;
   /** The tool-use ids of a session with a run marker (any order); for copying a session. */
   listToolRuns(sessionId: string): Promise<string[]>;
 

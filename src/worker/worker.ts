@@ -21,6 +21,8 @@ export interface RunnerWorkerOptions {
   taskQueue?: string;
   /** Overrides the Anthropic client (tests). */
   anthropic?: ActivityDeps['anthropic'];
+  /** Fault points of model calls (the fault suite only). */
+  modelFaults?: ActivityDeps['modelFaults'];
   env?: NodeJS.ProcessEnv;
   /** How long a dead worker's sticky workflow tasks wait before going to another worker (ms). @default config.worker.stickyQueueTimeoutMs */
   stickyQueueScheduleToStartTimeoutMs?: number;
@@ -57,6 +59,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     config,
     ...(opts.env ? { env: opts.env } : {}),
     ...(opts.anthropic ? { anthropic: opts.anthropic } : {}),
+    ...(opts.modelFaults ? { modelFaults: opts.modelFaults } : {}),
     ...(workspace ? { workspace } : {}),
     mcpPool,
   });
@@ -71,6 +74,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     maxCachedWorkflows: config.worker.maxCachedWorkflows,
     shutdownGraceTime: config.worker.shutdownGraceTimeMs,
     stickyQueueScheduleToStartTimeout: opts.stickyQueueScheduleToStartTimeoutMs ?? config.worker.stickyQueueTimeoutMs,
+    maxHeartbeatThrottleInterval: config.worker.heartbeatThrottleMs,
     ...(opts.identity ? { identity: opts.identity } : {}),
   });
   const closeMcp = (w: Worker): Worker => {

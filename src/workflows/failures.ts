@@ -1,5 +1,6 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import { ModelErrorType } from '../common/model';
+import type { ModelErrorDetails } from '../common/model';
 
 /** A failed model call after Temporal's retries, as the turn workflow sees it. */
 export interface ModelFailure {
@@ -8,14 +9,24 @@ export interface ModelFailure {
   message: string;
   /** HTTP status of the API's answer, when there was one. */
   status: number | null;
+  /** Usage the failed call's attempts were billed (the turn counts it). */
+  billed?: NonNullable<ModelErrorDetails['billed']>;
+  /** A "prompt is too long" caused by the newest prompt itself: compaction cannot help. */
+  promptOverLimit?: boolean;
 }
 
 /** The one place where the workflow normalizes an activity error (ActivityFailure → cause). */
 export function modelFailureOf(err: unknown): ModelFailure {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   if (cause instanceof ApplicationFailure) {
-    const details = cause.details?.[0] as { status?: number | null } | undefined;
-    return { type: cause.type ?? 'Error', message: cause.message, status: details?.status ?? null };
+    const details = cause.details?.[0] as Partial<ModelErrorDetails> | undefined;
+    return {
+      type: cause.type ?? 'Error',
+      message: cause.message,
+      status: details?.status ?? null,
+      ...(details?.billed ? { billed: details.billed } : {}),
+      ...(details?.promptOverLimit === true ? { promptOverLimit: true } : {}),
+    };
   }
   const message = cause instanceof Error ? cause.message : String(cause);
   return { type: 'Error', message, status: null };
@@ -23,6 +34,9 @@ export function modelFailureOf(err: unknown): ModelFailure {
 
 /** The text of a failure in a result's `errors` (after the `[ede_diagnostic]` line). */
 export function failureText(f: ModelFailure): string {
+  if (f.promptOverLimit) {
+    return `Prompt is too long: the prompt alone is over the model's context window (API Error${f.status ? ` ${f.status}` : ''}: ${f.message}). Send a shorter prompt, or put the material in a file the agent can read.`;
+  }
   return f.type.startsWith(ModelErrorType.Transcript)
     ? `Transcript store error: ${f.message} (${f.type})`
     : `API Error${f.status ? ` ${f.status}` : ''}: ${f.message} (${f.type})`;

@@ -14,6 +14,7 @@ import type { Activities } from '../activities/types';
 import type { SessionInput, SessionState, SubmitRequest, SubmitResponse } from '../common/session';
 import type { TurnInput, TurnOptions, TurnOutcome } from '../common/turn';
 import { WORKFLOW_STATE_VERSION } from '../common/turn';
+import { isContentRef } from '../common/content-ref';
 import { addUsage, emptyUsage } from '../common/usage';
 import { mergeModelUsage, totalCost } from '../engine/cost';
 import { capReadFileState } from '../engine/read-file-state';
@@ -88,8 +89,8 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
     },
     {
       validator: (req: SubmitRequest) => {
-        if (typeof req?.prompt !== 'string' || req.prompt.trim() === '') {
-          throw new Error('submitMessage: prompt must be a non-empty string');
+        if (!isContentRef(req?.prompt) || req.prompt.bytes === 0) {
+          throw new Error('submitMessage: prompt must be a non-empty prompt stored by reference (storePrompt)');
         }
         if (ended) throw new Error('submitMessage: the session is ending');
       },
@@ -162,7 +163,9 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
       turnId: childId,
       turnNumber,
       cwd: state.cwd,
-      prompt: next.req.prompt,
+      // Sessions started by versions before prompt refs queued the text itself.
+      ...(typeof next.req.prompt === 'string' ? { prompt: next.req.prompt } : { promptRef: next.req.prompt }),
+      ...(next.req.command ? { command: next.req.command } : {}),
       promptUuid,
       parentUuid: state.leafUuid,
       options: mergeOptions(defaults, next.req.options),

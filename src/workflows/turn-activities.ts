@@ -1,20 +1,32 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
 import type { ActivityTimeouts } from '../common/turn';
 import { activityTimeouts } from './timeouts';
 
+/** Patch id: cancelled tool runs are awaited until they have stopped. */
+const WAIT_FOR_CANCELLED_TOOLS = 'wait-for-cancelled-tools';
+
 /** The activities a turn calls, with their timeouts and retry policies. */
 export type TurnActivities = Pick<
   Activities,
-  'callModel' | 'compactContext' | 'runTool' | 'recordTranscript' | 'loadContext' | 'connectMcpServers' | 'runHooks'
+  | 'callModel'
+  | 'compactContext'
+  | 'runTool'
+  | 'recordTranscript'
+  | 'recordPrompt'
+  | 'loadContext'
+  | 'connectMcpServers'
+  | 'runHooks'
 >;
 
 /**
  * Activity stubs of one turn. Model calls (and the compaction's summarizing call) stream with
  * heartbeats and retry with backoff up to `modelMaxAttempts`; their non-retryable failures are
  * marked so by the activity itself (so the type list does not travel in every retry policy).
- * Tool runs and transcript writes heartbeat every second and retry up to 20 times. Loading a
- * new session's context (a few files and git commands) has a minute and 5 attempts.
+ * Tool runs and transcript writes heartbeat every second and retry up to 20 times. A cancelled
+ * tool run (an interrupt) is waited for until its activity has stopped (its command killed), so
+ * that a turn never ends while a command it started still runs. Loading a new session's context
+ * (a few files and git commands) has a minute and 5 attempts.
  */
 export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActivities {
   const t = activityTimeouts(timeouts);
@@ -29,6 +41,10 @@ export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActi
     },
   });
   const tools = proxyActivities<Activities>({
+    // Histories of turns started before this option existed replay with the old behaviour.
+    cancellationType: patched(WAIT_FOR_CANCELLED_TOOLS)
+      ? ActivityCancellationType.WAIT_CANCELLATION_COMPLETED
+      : ActivityCancellationType.TRY_CANCEL,
     startToCloseTimeout: t.toolStartToCloseMs,
     heartbeatTimeout: t.toolHeartbeatMs,
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 20 },
@@ -43,6 +59,7 @@ export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActi
     compactContext: model.compactContext,
     runTool: tools.runTool,
     recordTranscript: tools.recordTranscript,
+    recordPrompt: tools.recordPrompt,
     connectMcpServers: tools.connectMcpServers,
     runHooks: tools.runHooks,
   };

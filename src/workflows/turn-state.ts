@@ -102,6 +102,8 @@ export class TurnState {
       costUsd: this.cost().usd,
       poolExhausted: member.status?.exhausted ?? false,
       ...(member.status ? { poolLimitUsd: member.status.limitUsd } : {}),
+      inBudgetPool: member.poolId !== undefined,
+      unpricedModels: Object.keys(this.data.modelUsage).filter((m) => this.data.modelUsage[m]?.costUSD === null),
     };
   }
 

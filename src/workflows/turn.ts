@@ -12,11 +12,12 @@ import { ModelErrorType } from '../common/model';
 import { STRUCTURED_OUTPUT_NUDGE } from '../common/structured-output';
 import type { TranscriptEntry } from '../common/transcript';
 import type { TurnInput, TurnOutcome, TurnProgress } from '../common/turn';
+import { TRANSCRIPT_SCHEMA_VERSION } from '../common/version';
 import { applyLimitPatch, checkLimits } from '../engine/limits';
 import { edeDiagnostic, isResultSuccessful } from '../engine/success';
 import { checkTokenBudget } from '../engine/token-budget';
-import type { SlashCommand } from '../engine/compaction';
-import { parseSlashCommand, shouldAutoCompact, taskBudgetTokens } from '../engine/compaction';
+import type { PromptCommand } from '../common/turn';
+import { promptCommandOf, shouldAutoCompact, taskBudgetTokens } from '../engine/compaction';
 import { fallbackFor, fallbackNotice, OVERLOADED_ATTEMPTS_BEFORE_FALLBACK } from '../engine/model-fallback';
 import {
   MAX_OUTPUT_TOKENS_RECOVERIES,
@@ -126,7 +127,8 @@ class Turn {
       const hookStop = await this.hooks.atTurnStart();
       if (hookStop) return this.state.outcome('error_during_execution', hookStop.terminalReason, hookStop.errors);
     }
-    const command = parseSlashCommand(this.input.prompt);
+    // A prompt by ref comes with its command; a turn of an older version parses its own prompt.
+    const command = this.input.promptRef ? (this.input.command ?? null) : promptCommandOf(this.input.prompt ?? '');
     if (command) return this.runCommand(command);
     for (;;) {
       const stop = await this.beforeModelCall();
@@ -151,21 +153,38 @@ class Turn {
   private async start(): Promise<TurnOutcome | null> {
     const { input } = this;
     this.state.activity = 'recordTranscript';
-    await uninterruptible(() =>
-      this.acts.recordTranscript([
-        {
-          v: 1,
-          type: 'user',
+    const { promptRef } = input;
+    if (promptRef) {
+      // The prompt travels by reference: history holds its ref, never its text.
+      await uninterruptible(() =>
+        this.acts.recordPrompt({
+          sessionId: input.sessionId,
           uuid: input.promptUuid,
           parentUuid: input.parentUuid,
-          sessionId: input.sessionId,
-          timestamp: this.now(),
-          message: { role: 'user', content: input.prompt },
           turnId: input.turnId,
           cwd: input.cwd,
-        },
-      ]),
-    );
+          timestamp: this.now(),
+          prompt: promptRef,
+        }),
+      );
+    } else {
+      // A turn started by a version that passed the prompt itself (replayed as it ran).
+      await uninterruptible(() =>
+        this.acts.recordTranscript([
+          {
+            v: TRANSCRIPT_SCHEMA_VERSION,
+            type: 'user',
+            uuid: input.promptUuid,
+            parentUuid: input.parentUuid,
+            sessionId: input.sessionId,
+            timestamp: this.now(),
+            message: { role: 'user', content: input.prompt ?? '' },
+            turnId: input.turnId,
+            cwd: input.cwd,
+          },
+        ]),
+      );
+    }
     if (patched(WORKSPACE_PATCH)) {
       // Where the working tree is: recorded (origin, base, first snapshot) on its host, or
       // re-materialized on a live worker when the previous turn's host is gone.
@@ -310,12 +329,26 @@ class Turn {
    * but not twice in a row: a compaction that did not make the prompt fit ends the turn).
    */
   private async afterFailedCall(failure: ModelFailure): Promise<ModelStep> {
+    // Responses that began before the call failed were billed: count them.
+    if (failure.billed) {
+      const { model, usage, costUsd } = failure.billed;
+      this.state.addSpend(model, usage, costUsd, {
+        contextWindow: 200_000,
+        maxOutputTokens: this.input.options.maxTokens,
+      });
+      if (costUsd !== null) await this.member.reportSpend(costUsd);
+    }
     const fallback = fallbackFor(failure.type, this.state.model, this.input.options);
     if (fallback !== null) {
       await this.switchModel(fallback);
       return { kind: 'retry' };
     }
-    if (failure.type === ModelErrorType.PromptTooLong && !this.state.data.compactedSinceCall) {
+    // A prompt too long by itself is an error result: compacting the conversation cannot fix it.
+    if (
+      failure.type === ModelErrorType.PromptTooLong &&
+      !failure.promptOverLimit &&
+      !this.state.data.compactedSinceCall
+    ) {
       await this.compact('auto');
       return { kind: 'retry' };
     }
@@ -366,7 +399,7 @@ class Turn {
    * `/compact [instructions]` summarizes the conversation before the command now; `/clear` starts
    * a fresh one. Neither asks the model anything else (the seeds' `shouldQuery: false`).
    */
-  private async runCommand(command: SlashCommand): Promise<TurnOutcome> {
+  private async runCommand(command: PromptCommand): Promise<TurnOutcome> {
     const { parentUuid, promptUuid } = this.input;
     if (command.name === 'clear') {
       await this.recordSystemLine(
@@ -379,7 +412,7 @@ class Turn {
     if (parentUuid === null)
       return this.state.outcome('error_during_execution', 'completed', ['Not enough messages to compact.']);
     this.state.setLeaf(parentUuid);
-    await this.compact('manual', command.instructions !== null ? promptUuid : undefined);
+    await this.compact('manual', command.withInstructions ? promptUuid : undefined);
     return this.state.outcome('success', 'completed', []);
   }
 
@@ -404,7 +437,7 @@ class Turn {
     const { sessionId, turnId } = this.input;
     const uuid = uuid4();
     const entry = {
-      v: 1,
+      v: TRANSCRIPT_SCHEMA_VERSION,
       type: 'system',
       uuid,
       parentUuid: this.state.leaf,
@@ -519,7 +552,7 @@ class Turn {
     const { sessionId, turnId } = this.input;
     const uuid = uuid4();
     const entry: TranscriptEntry = {
-      v: 1,
+      v: TRANSCRIPT_SCHEMA_VERSION,
       type: 'user',
       uuid,
       parentUuid: this.state.leaf,

@@ -19,9 +19,9 @@ const TIMEOUTS = { modelHeartbeatMs: 5000, toolHeartbeatMs: 5000, modelMaxAttemp
  * then "done"; a prompt containing "continue" gets "resumed" at once.
  */
 const responder: Responder = (req) => {
-  const last = req.messages[req.messages.length - 1];
-  const text = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '');
-  if (text.includes('continue')) return { content: [{ text: 'resumed' }] };
+  // The prompt may be followed by the session's context (memory, git status) in the request.
+  const prompts = req.messages.filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content));
+  if (prompts.some((t) => t.includes('continue'))) return { content: [{ text: 'resumed' }] };
   const step = req.messages.filter((m) => m.role === 'assistant').length;
   if (step >= 12) return { content: [{ text: 'done' }] };
   return {

@@ -2,8 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Responder, StepSpec } from '../../src/fake-model';
-import { repeatedCompletedCalls } from '../../src/fake-model';
+import { billedUsage, repeatedCompletedCalls } from '../../src/fake-model';
 import type { SDKResultMessage } from '../../src/common/sdk-messages';
+import { createLoadSession } from '../../src/activities/transcript';
 import { installRuntimeLogging } from '../../src/worker/logging';
 import { transcriptPath } from '../../src/store/jsonl-store';
 import { makeRepo, startRunnerEnv } from '../helpers/runner-env';
@@ -105,6 +106,21 @@ describe('faults: kill -9 of the worker process, again and again', () => {
     // A model call is repeated only when a worker died between the reply and its line on disk.
     const repeated = repeatedCompletedCalls(env.fake.requests());
     expect(repeated.length).toBeLessThanOrEqual(KILLS);
+    // Billing: every token the fake model reported sending is counted, except what a worker
+    // killed mid-stream never read (a kill can land between the server's write and the read).
+    const made = billedUsage(env.fake.requests());
+    const counted = result.usage;
+    for (const k of [
+      'input_tokens',
+      'output_tokens',
+      'cache_creation_input_tokens',
+      'cache_read_input_tokens',
+    ] as const) {
+      expect(counted[k]).toBeLessThanOrEqual(made[k]);
+    }
+    // …and everything the workers did record (attempt usage, lines) is in the turn's totals.
+    const recorded = (await createLoadSession(env.store, () => null)(engine.sessionId)).usage;
+    expect(pick(counted)).toEqual(recorded);
     const entries = await env.store.load(engine.sessionId);
     const unknown = entries.filter((e) => JSON.stringify(e.message?.content ?? '').includes('outcome is unknown'));
     const recovered = kills.map((k) => k.recoveredMs).sort((a, b) => a - b);
@@ -112,7 +128,23 @@ describe('faults: kill -9 of the worker process, again and again', () => {
       `worker kill (seed ${SEED}): ${KILLS} kills in ${(elapsed / 1000).toFixed(1)} s; ${report.lines} lines, ` +
         `${report.toolUses} tool calls, ${result.num_turns} model calls; ${unknown.length} unknown-outcome results; ` +
         `${repeated.length} model calls repeated; kill → next line: median ${recovered[KILLS >> 1]} ms, ` +
-        `max ${recovered.at(-1)} ms`,
+        `max ${recovered.at(-1)} ms; billed tokens counted ${totalOf(counted)} of ${totalOf(made)} made ` +
+        `(${JSON.stringify(pick(counted))} vs ${JSON.stringify(made)})`,
     );
   }, 420_000);
 });
+
+type UsageLike = {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+};
+const pick = (u: UsageLike): UsageLike => ({
+  input_tokens: u.input_tokens,
+  output_tokens: u.output_tokens,
+  cache_creation_input_tokens: u.cache_creation_input_tokens,
+  cache_read_input_tokens: u.cache_read_input_tokens,
+});
+const totalOf = (u: UsageLike): number =>
+  u.input_tokens + u.output_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;

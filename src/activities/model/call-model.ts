@@ -6,18 +6,23 @@ import { ModelErrorType } from '../../common/model';
 import type { ToolUseSummary } from '../../common/tools';
 import { BUILTIN_TOOL_NAMES } from '../../common/tools';
 import type { TranscriptEntry } from '../../common/transcript';
+import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/transcript';
 import type { Usage } from '../../common/usage';
 import type { ModelPrice } from '../../engine/cost';
-import { costOfUsage } from '../../engine/cost';
 import type { TranscriptStore } from '../../store/transcript-store';
 import type { StreamEventWriter } from '../../store/stream-events';
 import { TranscriptChainError } from '../../store/transcript-store';
+import type { ModelAttemptUsage } from '../../store/transcript-store';
+import { storageFailure } from '../store-errors';
 import { structuredOutputTools } from '../structured-output';
+import { billableRecords, lineTotals, toBilling } from './billing';
+import { describeCallFailure } from './call-failure';
 import { replayedReminder, withFileReminder } from './file-reminders';
 import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
 import { buildMessages, buildSystem } from './request';
 import { assembleStream } from './stream';
+import type { AssembledMessage } from './stream';
 import { layeredSystemPrompt } from './system-prompt';
 import { getContextContent, MissingContextContentError } from '../../context/content-keys';
 
@@ -34,6 +39,10 @@ export interface ModelDeps {
   mcpToolsForModel?(sessionId: string, ref: string): Promise<Anthropic.Tool[]>;
   /** Context window of a model (tokens). @default 200000 */
   contextWindowFor?(model: string): number;
+  /** The running activity's context. @default {@link activityAttemptContext} */
+  attemptContext?(): AttemptContext;
+  /** Fault injection for the fault suite; unset in production. */
+  faults?: ModelFaultHooks;
 }
 
 /**
@@ -79,6 +88,59 @@ export async function systemPromptFor(
   }
 }
 
+/**
+ * What a model-call activity uses of its Temporal context. Injected (`ModelDeps.attemptContext`)
+ * so that the activity can run in tests without a worker.
+ */
+export interface AttemptContext {
+  /** Attempt number of the activity, from 1. */
+  attempt: number;
+  /** Id of the workflow (the turn) that scheduled the activity. */
+  turnId: string;
+  /** Heartbeat timeout of the activity, ms, when one is set. */
+  heartbeatTimeoutMs?: number;
+  /** Aborted when the activity is cancelled (also when this attempt was superseded). */
+  signal: AbortSignal;
+  /** Records a heartbeat (small details only: they may end up in workflow history). */
+  heartbeat(details?: unknown): void;
+}
+
+/** The {@link AttemptContext} of the running activity. */
+export function activityAttemptContext(): AttemptContext {
+  const ctx = Context.current();
+  return {
+    attempt: ctx.info.attempt,
+    turnId: ctx.info.workflowExecution?.workflowId ?? '',
+    ...(ctx.info.heartbeatTimeoutMs ? { heartbeatTimeoutMs: ctx.info.heartbeatTimeoutMs } : {}),
+    signal: ctx.cancellationSignal,
+    heartbeat: (details) => ctx.heartbeat(details),
+  };
+}
+
+/** Where a model-call attempt stands, sent as heartbeat details (a few bytes, never content). */
+export interface CallModelHeartbeat {
+  attempt: number;
+  /** SSE events received so far (0 while waiting for the response headers). */
+  events: number;
+  /** True once the response is recorded in the store. */
+  recorded: boolean;
+}
+
+/** Fault points for the fault suite (`test/faults`); never set in production. */
+export interface ModelFaultHooks {
+  /**
+   * True to send no heartbeat for this attempt, as if its worker could not reach Temporal (a
+   * network partition, a stalled process) while it still reaches the API: Temporal then starts
+   * another attempt beside it.
+   */
+  silentHeartbeats?(info: { callUuid: string; attempt: number }): boolean;
+  /** Awaited after a response's stream has ended (its line is written), before the activity returns. */
+  afterStreamEnd?(info: { sessionId: string; callUuid: string; attempt: number }): Promise<void>;
+}
+
+/** Most time between two heartbeats of a model call, ms. */
+const MAX_HEARTBEAT_INTERVAL_MS = 1000;
+
 function summarize(
   entry: TranscriptEntry,
   cwd: string,
@@ -86,10 +148,9 @@ function summarize(
   durationMs: number,
   replayed: boolean,
 ): CallModelSummary {
-  const m = (entry.message ?? {}) as Record<string, unknown>;
-  const content = (Array.isArray(m['content']) ? m['content'] : []) as Array<Record<string, unknown>>;
-  const usage = m['usage'] as Usage;
-  const model = String(m['model'] ?? '');
+  const m = entry.message;
+  const content = (Array.isArray(m?.content) ? m.content : []) as Array<Record<string, unknown>>;
+  const model = m?.model ?? '';
   const toolUses: ToolUseSummary[] = content
     .filter((b) => b['type'] === 'tool_use')
     .map((b) => {
@@ -101,13 +162,15 @@ function summarize(
         ...(typeof fp === 'string' && fp.length > 0 && fp.length < 4096 ? { filePath: resolveToolPath(cwd, fp) } : {}),
       };
     });
+  const billed = lineTotals(entry, deps.priceFor);
   return {
     model,
-    stopReason: (m['stop_reason'] as string | null) ?? null,
-    usage,
-    costUsd: costOfUsage(usage, deps.priceFor(model)),
+    stopReason: m?.stop_reason ?? null,
+    usage: billed.usage,
+    costUsd: billed.costUsd,
+    billedAttempts: billed.attempts,
     contextWindow: deps.contextWindowFor?.(model) ?? 200_000,
-    maxOutputTokens: Number((entry as Record<string, unknown>)['maxTokens'] ?? 0) || 0,
+    maxOutputTokens: entry.maxTokens ?? 0,
     toolUses,
     contentTypes: content.map((b) => String(b['type'])),
     durationMs,
@@ -115,27 +178,78 @@ function summarize(
   };
 }
 
+/** `b - a` field by field, never below 0 (tokens). */
+function usageSince(a: Usage, b: Usage): Usage {
+  return {
+    input_tokens: Math.max(0, b.input_tokens - a.input_tokens),
+    output_tokens: Math.max(0, b.output_tokens - a.output_tokens),
+    cache_creation_input_tokens: Math.max(0, b.cache_creation_input_tokens - a.cache_creation_input_tokens),
+    cache_read_input_tokens: Math.max(0, b.cache_read_input_tokens - a.cache_read_input_tokens),
+  };
+}
+
 /**
  * Creates the `callModel` activity: reads the context chain from the store, streams one Messages
- * API call (heartbeating on every event so a dead worker is noticed within the heartbeat
- * timeout, and aborting the HTTP request when the activity is cancelled), writes the assistant
- * line (durable before the activity returns) and returns a small summary.
+ * API call and writes the assistant line, returning a small summary of the line the store holds.
  *
- * Idempotent: if the assistant line already exists (the call completed but its worker died
- * before reporting), it returns the stored summary without calling the API again.
+ * Durability (DESIGN.md rules 2 and 8):
+ * - It heartbeats on a timer from the start, also while it waits for the response headers, so a
+ *   slow first byte never looks like a dead worker.
+ * - The line is written as soon as the response is complete (at `message_delta`), before the
+ *   stream ends; an attempt that finds the line already stored (the call completed but its worker
+ *   died) returns it without calling the API again.
+ * - Lines are first-writer-wins: when two attempts run at once (a superseded attempt still alive),
+ *   both return the stored line's summary, whichever wrote it.
+ * - Every attempt the API billed is counted once: see `billing.ts`. The summary's `usage` and
+ *   `costUsd` are the call's billed totals (the stored response's usage plus repeated attempts).
  * @throws ApplicationFailure typed by {@link classifyModelError}; `TranscriptError` (non-retryable)
- *   when the context chain is broken.
+ *   when the context chain is broken; store errors as they are (the caller maps them).
  */
 export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Promise<CallModelSummary> {
   return async function callModel(input: CallModelInput): Promise<CallModelSummary> {
-    const existing = await deps.store.get(input.sessionId, input.assistantUuid);
-    if (existing) {
+    const actx = (deps.attemptContext ?? activityAttemptContext)();
+    const progress: CallModelHeartbeat = { attempt: actx.attempt, events: 0, recorded: false };
+    const silent = deps.faults?.silentHeartbeats?.({ callUuid: input.assistantUuid, attempt: actx.attempt }) === true;
+    const heartbeat = (): void => {
+      if (!silent) actx.heartbeat(progress);
+    };
+    heartbeat();
+    const beat = setInterval(
+      heartbeat,
+      Math.max(50, Math.min(MAX_HEARTBEAT_INTERVAL_MS, (actx.heartbeatTimeoutMs ?? Infinity) / 3)),
+    );
+    try {
+      const existing = await deps.store.get(input.sessionId, input.assistantUuid);
+      if (existing) {
+        return {
+          ...summarize(existing, input.cwd, deps, 0, true),
+          ...(await replayedReminder(deps.store, input, existing)),
+        };
+      }
+      const stored = await streamCall(input, actx, progress);
+      await deps.faults?.afterStreamEnd?.({
+        sessionId: input.sessionId,
+        callUuid: input.assistantUuid,
+        attempt: actx.attempt,
+      });
       return {
-        ...summarize(existing, input.cwd, deps, 0, true),
-        ...(await replayedReminder(deps.store, input, existing)),
+        ...summarize(stored.entry, input.cwd, deps, stored.durationMs, false),
+        ...(stored.reminder ? { fileReminder: stored.reminder } : {}),
       };
+    } finally {
+      clearInterval(beat);
     }
+  };
 
+  async function streamCall(
+    input: CallModelInput,
+    actx: AttemptContext,
+    progress: CallModelHeartbeat,
+  ): Promise<{
+    entry: TranscriptEntry;
+    durationMs: number;
+    reminder: Awaited<ReturnType<typeof withFileReminder>>['reminder'];
+  }> {
     let chain: TranscriptEntry[];
     try {
       chain = await deps.store.chain(input.sessionId, input.parentUuid);
@@ -145,10 +259,8 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       }
       throw err;
     }
-    const ctx = Context.current();
-    const turnId = ctx.info.workflowExecution?.workflowId ?? '';
     // Files the model read that changed on disk since get a reminder line before this call.
-    const context = await withFileReminder(deps.store, { ...input, turnId }, chain);
+    const context = await withFileReminder(deps.store, { ...input, turnId: actx.turnId }, chain);
     const params: Anthropic.MessageCreateParamsStreaming = {
       model: input.model,
       max_tokens: input.maxTokens,
@@ -165,43 +277,96 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       stream: true,
     };
     const started = Date.now();
-    let assembled;
     let requestId: string | null = null;
+    let startUsage: Usage | null = null;
+    let billable: ModelAttemptUsage[] | undefined;
+    let stored: TranscriptEntry | undefined;
+    const usageRecord = (msg: Readonly<AssembledMessage>, phase: 'start' | 'end', usage: Usage): Promise<void> =>
+      deps.store.putModelAttemptUsage(input.sessionId, {
+        callUuid: input.assistantUuid,
+        attempt: actx.attempt,
+        phase,
+        requestId,
+        messageId: msg.id,
+        model: msg.model,
+        usage,
+      });
+    /**
+     * Records the complete response: the line, listing what the call was billed (first writer
+     * wins). This attempt's final usage is in the line; it is stored on its own only when another
+     * attempt's line won, for a later call to count. One durable write between the response and
+     * the line: the shorter that window, the rarer a repeated call after a crash.
+     */
+    const record = async (msg: Readonly<AssembledMessage>): Promise<TranscriptEntry> => {
+      const endUsage = startUsage ? usageSince(startUsage, msg.usage) : msg.usage;
+      const end = {
+        callUuid: input.assistantUuid,
+        attempt: actx.attempt,
+        phase: 'end' as const,
+        requestId,
+        messageId: msg.id,
+        model: msg.model,
+        usage: endUsage,
+      };
+      const records =
+        billable ?? (await billableRecords(deps.store, input.sessionId, input.assistantUuid, context.chain));
+      const billing = toBilling([...records, end]);
+      const { invalidToolInputs, ...message } = msg;
+      const entry: TranscriptEntry = {
+        v: TRANSCRIPT_SCHEMA_VERSION,
+        type: 'assistant',
+        uuid: input.assistantUuid,
+        parentUuid: context.parentUuid,
+        sessionId: input.sessionId,
+        timestamp: new Date().toISOString(),
+        message: message as unknown as TranscriptEntry['message'],
+        maxTokens: input.maxTokens,
+        turnId: actx.turnId,
+        ...(requestId ? { requestId } : {}),
+        ...(Object.keys(invalidToolInputs).length ? { invalidToolInputs } : {}),
+        billing,
+      };
+      const result = await deps.store.append(entry);
+      if (!result.written) await usageRecord(msg, 'end', endUsage);
+      progress.recorded = true;
+      return result.entry;
+    };
     try {
       const { data, request_id } = await deps
         .anthropic()
-        .messages.create(params, { signal: ctx.cancellationSignal })
+        .messages.create(params, { signal: actx.signal })
         .withResponse();
       requestId = request_id ?? null;
       // `--include-partial-messages`: the raw events also go to the store's side channel.
       const tap = input.streamEvents ? deps.store.streamEvents?.open(input.sessionId, input.assistantUuid) : undefined;
-      assembled = await assembleStream(tap ? publishing(data, tap, started) : data, (n) =>
-        ctx.heartbeat({ events: n }),
-      );
+      const assembled = await assembleStream(tap ? publishing(data, tap, started) : data, {
+        onEvent: (n) => {
+          progress.events = n;
+        },
+        onStart: async (msg) => {
+          startUsage = { ...msg.usage };
+          await usageRecord(msg, 'start', startUsage);
+          // Collected now, while the model generates, not between the response and its line.
+          billable = await billableRecords(deps.store, input.sessionId, input.assistantUuid, context.chain);
+        },
+        onComplete: async (msg) => {
+          stored = await record(msg);
+        },
+      });
       await tap?.close();
+      // A stream without `message_delta` but with `message_stop` is complete too.
+      stored ??= await record(assembled);
     } catch (err) {
-      if (ctx.cancellationSignal.aborted) throw err;
-      throw failFastForFallback(classifyModelError(err), input, ctx.info.attempt);
+      if (storageFailure(err) || actx.signal.aborted) throw err;
+      throw await describeCallFailure(failFastForFallback(classifyModelError(err), input, actx.attempt), {
+        store: deps.store,
+        sessionId: input.sessionId,
+        callUuid: input.assistantUuid,
+        priceFor: deps.priceFor,
+        chain: context.chain,
+        requestChars: JSON.stringify(params).length,
+      });
     }
-    const durationMs = Date.now() - started;
-    const { invalidToolInputs, ...message } = assembled;
-    const entry: TranscriptEntry = {
-      v: 1,
-      type: 'assistant',
-      uuid: input.assistantUuid,
-      parentUuid: context.parentUuid,
-      sessionId: input.sessionId,
-      timestamp: new Date().toISOString(),
-      message: message as unknown as TranscriptEntry['message'],
-      maxTokens: input.maxTokens,
-      turnId,
-      ...(requestId ? { requestId } : {}),
-      ...(Object.keys(invalidToolInputs).length ? { invalidToolInputs } : {}),
-    };
-    await deps.store.append(entry);
-    return {
-      ...summarize(entry, input.cwd, deps, durationMs, false),
-      ...(context.reminder ? { fileReminder: context.reminder } : {}),
-    };
-  };
+    return { entry: stored, durationMs: Date.now() - started, reminder: context.reminder };
+  }
 }

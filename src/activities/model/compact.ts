@@ -2,10 +2,12 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
 import type { CompactInput, CompactSummary } from '../../common/model';
 import type { TranscriptEntry } from '../../common/transcript';
+import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/transcript';
 import { emptyUsage } from '../../common/usage';
 import type { Usage } from '../../common/usage';
-import { costOfUsage } from '../../engine/cost';
 import type { TranscriptStore } from '../../store/transcript-store';
+import { storageFailure } from '../store-errors';
+import { billedTotals, toBilling } from './billing';
 import { uuidV5 } from '../../client/uuid';
 import { shellCwdOfChain } from '../shell-cwd';
 import type { ModelDeps } from './call-model';
@@ -152,7 +154,7 @@ async function summarize(
   summarized: readonly TranscriptEntry[],
 ): Promise<{ text: string; usage: Usage; model: string; fallback: boolean; stored: boolean }> {
   const earlier = await deps.store.get(input.sessionId, input.summaryUuid);
-  const earlierText = (earlier as Record<string, unknown> | undefined)?.['compactSummary'];
+  const earlierText = earlier?.compactSummary;
   if (typeof earlierText === 'string') {
     return { text: earlierText, usage: emptyUsage(), model: input.model, fallback: false, stored: true };
   }
@@ -182,16 +184,26 @@ async function summarize(
       .filter((b): b is Anthropic.TextBlock => b.type === 'text')
       .map((b) => b.text)
       .join('\n');
-    if (!text.trim()) throw new Error('empty summary');
     const usage: Usage = {
       input_tokens: resp.usage.input_tokens,
       output_tokens: resp.usage.output_tokens,
       cache_creation_input_tokens: resp.usage.cache_creation_input_tokens ?? 0,
       cache_read_input_tokens: resp.usage.cache_read_input_tokens ?? 0,
     };
+    // Billed, whatever happens next: recorded before anything else (the summary line lists it).
+    await deps.store.putModelAttemptUsage(input.sessionId, {
+      callUuid: input.summaryUuid,
+      attempt: ctx?.info.attempt ?? 1,
+      phase: 'end',
+      requestId: resp._request_id ?? null,
+      messageId: resp.id,
+      model: resp.model,
+      usage,
+    });
+    if (!text.trim()) throw new Error('empty summary');
     return { text, usage, model: resp.model, fallback: false, stored: false };
   } catch (err) {
-    if (ctx?.cancellationSignal.aborted) throw err;
+    if (ctx?.cancellationSignal.aborted || storageFailure(err)) throw err;
     const text = renderConversation(summarized, MAX_FALLBACK_SUMMARY_CHARS);
     return { text, usage: emptyUsage(), model: input.model, fallback: true, stored: false };
   } finally {
@@ -209,19 +221,39 @@ function activityContext(): Context | undefined {
 }
 
 /** What a stored boundary says of its compaction (a retried activity returns it). */
-function fromBoundary(boundary: TranscriptEntry, input: CompactInput): CompactSummary {
-  const b = boundary as Record<string, unknown>;
-  const seg = b['preservedSegment'] as { tailUuid?: string; count?: number } | undefined;
+function fromBoundary(
+  boundary: TranscriptEntry,
+  summaryLine: TranscriptEntry | undefined,
+  input: CompactInput,
+  deps: ModelDeps,
+): CompactSummary {
+  const seg = boundary.preservedSegment;
   return {
     boundaryUuid: input.boundaryUuid,
     summaryUuid: input.summaryUuid,
     leafUuid: seg?.tailUuid ?? input.summaryUuid,
     preTokens: boundary.compactMetadata?.pre_tokens ?? 0,
     preserved: seg?.count ?? 0,
-    fallback: b['compactFallback'] === true,
-    usage: emptyUsage(),
-    costUsd: 0,
-    model: input.model,
+    fallback: boundary.compactFallback === true,
+    ...billedOf(summaryLine, input.model, deps),
+  };
+}
+
+/**
+ * What a compaction reports as spent: the billing its summary line lists (every attempt of the
+ * summarizing call the API billed, reported by whichever attempt's result the workflow takes).
+ */
+function billedOf(
+  summaryLine: TranscriptEntry | undefined,
+  model: string,
+  deps: ModelDeps,
+): Pick<CompactSummary, 'usage' | 'costUsd' | 'model'> {
+  if (!summaryLine?.billing) return { usage: emptyUsage(), costUsd: 0, model };
+  const totals = billedTotals(summaryLine.billing, deps.priceFor);
+  return {
+    usage: totals.usage,
+    costUsd: totals.attempts > 0 ? totals.costUsd : 0,
+    model: Object.keys(summaryLine.billing.byModel)[0] ?? model,
   };
 }
 
@@ -239,7 +271,7 @@ function fromBoundary(boundary: TranscriptEntry, input: CompactInput): CompactSu
 export function createCompactContext(deps: ModelDeps): (input: CompactInput) => Promise<CompactSummary> {
   return async function compactContext(input: CompactInput): Promise<CompactSummary> {
     const done = await deps.store.get(input.sessionId, input.boundaryUuid);
-    if (done) return fromBoundary(done, input);
+    if (done) return fromBoundary(done, await deps.store.get(input.sessionId, input.summaryUuid), input, deps);
     const chain = await deps.store.chain(input.sessionId, input.leafUuid);
     const preTokens = contextTokens(chain);
     const start = preservedStart(chain, input.preserveTokens ?? DEFAULT_PRESERVE_TOKENS);
@@ -252,7 +284,9 @@ export function createCompactContext(deps: ModelDeps): (input: CompactInput) => 
     // The session's context (memory files, git status, environment) is before the boundary:
     // the summary line carries it on, so every later call still has it.
     const context = sessionContextOf(chain);
-    const common = { v: 1, sessionId: input.sessionId, timestamp: now, turnId: input.turnId };
+    const common = { v: TRANSCRIPT_SCHEMA_VERSION, sessionId: input.sessionId, timestamp: now, turnId: input.turnId };
+    // The summarizing call's billed attempts (this one's and any earlier one's).
+    const billing = toBilling(await deps.store.modelAttemptUsage(input.sessionId, input.summaryUuid));
     const summaryLine: TranscriptEntry = {
       ...common,
       type: 'user',
@@ -263,6 +297,7 @@ export function createCompactContext(deps: ModelDeps): (input: CompactInput) => 
       isCompactSummary: true,
       compactSummary: summary.text,
       ...(context.length ? { attachments: context } : {}),
+      billing,
     };
     let parent = input.summaryUuid;
     const copies: TranscriptEntry[] = kept.map((line) => {
@@ -288,7 +323,10 @@ export function createCompactContext(deps: ModelDeps): (input: CompactInput) => 
     };
     // The summary first on its own (a retry after a crash reuses it instead of calling the model
     // again), then the copies, then the boundary, which commits the compaction.
-    if (!summary.stored) await deps.store.append(summaryLine);
+    // First writer wins: the summary line the store holds is the one whose billing is reported.
+    const storedSummary = summary.stored
+      ? await deps.store.get(input.sessionId, input.summaryUuid)
+      : (await deps.store.append(summaryLine)).entry;
     if (copies.length) await deps.store.appendMany(copies);
     await deps.store.append(boundary);
     return {
@@ -298,9 +336,7 @@ export function createCompactContext(deps: ModelDeps): (input: CompactInput) => 
       preTokens,
       preserved: copies.length,
       fallback: summary.fallback,
-      usage: summary.usage,
-      costUsd: summary.fallback || summary.stored ? 0 : costOfUsage(summary.usage, deps.priceFor(summary.model)),
-      model: summary.model,
+      ...billedOf(storedSummary, summary.model, deps),
     };
   };
 }

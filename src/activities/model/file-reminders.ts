@@ -16,6 +16,7 @@ import type { TranscriptStore } from '../../store/transcript-store';
 import { uuidV5 } from '../../client/uuid';
 import { computeFileState, statOrUndefined } from '../tools/file-state';
 import { looksBinary } from '../tools/read';
+import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/version';
 
 /** Files whose current content one reminder shows at most (the others get a note to Read them). */
 export const MAX_FILES_SHOWN = 10;
@@ -117,7 +118,7 @@ export async function buildFileReminder(
   }
   if (files.length === 0) return undefined;
   return {
-    v: 1,
+    v: TRANSCRIPT_SCHEMA_VERSION,
     type: 'user',
     uuid: line.uuid,
     parentUuid: line.parentUuid,

@@ -103,14 +103,34 @@ export function buildSystem(text: string): Anthropic.TextBlockParam[] {
 export const MISSING_RESULT_TEXT =
   'The run of this tool was interrupted before it reported a result; its outcome is unknown.';
 
+/** Text left in a user message whose only blocks were tool_results without a tool_use. */
+export const ORPHAN_RESULTS_TEXT = '[tool results of calls not in this conversation were left out]';
+
 /**
- * Gives every tool_use a tool_result in the next user message (inserting one if needed), so a
- * transcript cut by a crash or an old interrupt never makes the API answer 400.
+ * Pairs tool calls and results the way the API requires, so that a transcript cut by a crash, an
+ * old interrupt or an older version's fault never makes the API answer 400: every tool_use gets a
+ * tool_result in the next user message (one is inserted if needed), and a tool_result whose
+ * tool_use is not in the previous assistant message is left out.
  */
 function repairToolResults(out: Array<{ role: Role; content: Block[] }>): void {
   for (let i = 0; i < out.length; i++) {
     const m = out[i];
-    if (!m || m.role !== 'assistant') continue;
+    if (!m) continue;
+    if (m.role === 'user') {
+      const prev = out[i - 1];
+      const ids = new Set(
+        prev?.role === 'assistant'
+          ? prev.content.filter((b) => b.type === 'tool_use').map((b) => (b as { id: string }).id)
+          : [],
+      );
+      const kept = m.content.filter(
+        (b) => b.type !== 'tool_result' || ids.has((b as { tool_use_id: string }).tool_use_id),
+      );
+      if (kept.length !== m.content.length) {
+        m.content = kept.length > 0 ? kept : [{ type: 'text', text: ORPHAN_RESULTS_TEXT }];
+      }
+      continue;
+    }
     const ids = m.content.filter((b) => b.type === 'tool_use').map((b) => (b as { id: string }).id);
     if (ids.length === 0) continue;
     let next = out[i + 1];

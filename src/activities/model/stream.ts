@@ -21,22 +21,63 @@ interface BlockState {
   json: string;
 }
 
+/** Callbacks of {@link assembleStream}, in stream order. */
+export interface StreamHooks {
+  /** Every event, synchronously, with the count so far (from 1). */
+  onEvent?(count: number): void;
+  /** After `message_start`: the response has begun (its input tokens are billed from here). */
+  onStart?(msg: Readonly<AssembledMessage>): Promise<void>;
+  /**
+   * After `message_delta`: every content block is closed and the stop reason and final usage are
+   * known, so the message is complete (`message_stop` carries nothing more). Awaited before the
+   * next event is read.
+   */
+  onComplete?(msg: Readonly<AssembledMessage>): Promise<void>;
+}
+
 /**
  * Assembles a streamed Messages API response. Tolerates `ping` and unknown event types; treats
  * `message_delta.usage` as cumulative. A tool input that is not valid JSON is kept as `{}` with
  * its raw text in `invalidToolInputs` (the tool run then reports the problem to the model).
- * @throws StreamInterruptedError when the stream ends before `message_stop`
+ *
+ * The message counts as complete at `message_delta`: once `onComplete` has resolved, a stream
+ * that then breaks (cut, malformed, aborted) still yields the message.
+ * @param hooks callbacks, or one function called on every event with the count so far.
+ * @throws StreamInterruptedError when the stream ends before the message is complete; any error
+ *   of the stream or of a hook before that point.
  */
 export async function assembleStream(
   events: AsyncIterable<Anthropic.RawMessageStreamEvent>,
-  onEvent: (count: number) => void,
+  hooks: StreamHooks | ((count: number) => void),
 ): Promise<AssembledMessage> {
+  const h: StreamHooks = typeof hooks === 'function' ? { onEvent: hooks } : hooks;
   let msg: AssembledMessage | null = null;
   const blocks = new Map<number, BlockState>();
   let count = 0;
   let stopped = false;
-  for await (const ev of events) {
-    onEvent(++count);
+  let complete: AssembledMessage | null = null;
+  try {
+    for await (const ev of events) {
+      h.onEvent?.(++count);
+      msg = apply(ev);
+      if (ev.type === 'message_start' && msg) await h.onStart?.(msg);
+      if (ev.type === 'message_delta' && msg && !complete) {
+        complete = finished(msg);
+        await h.onComplete?.(complete);
+      }
+      if (ev.type === 'message_stop') stopped = true;
+    }
+  } catch (err) {
+    if (complete) return complete;
+    throw err;
+  }
+  if (complete) return complete;
+  if (!msg || !stopped) {
+    throw new StreamInterruptedError(`the model's stream ended after ${count} events without message_stop`);
+  }
+  return finished(msg);
+
+  function apply(ev: Anthropic.RawMessageStreamEvent): AssembledMessage | null {
     switch (ev.type) {
       case 'message_start': {
         const m = ev.message;
@@ -101,16 +142,14 @@ export async function assembleStream(
           msg.usage.cache_read_input_tokens = u.cache_read_input_tokens;
         break;
       }
-      case 'message_stop':
-        stopped = true;
-        break;
       default:
-        break; // ping and event types this runner does not know
+        break; // message_stop, ping and event types this runner does not know
     }
+    return msg;
   }
-  if (!msg || !stopped) {
-    throw new StreamInterruptedError(`the model's stream ended after ${count} events without message_stop`);
-  }
-  msg.content = msg.content.filter((b) => b !== undefined);
-  return msg;
+}
+
+/** A copy of `msg` without the holes of blocks that never started. */
+function finished(msg: AssembledMessage): AssembledMessage {
+  return { ...msg, content: msg.content.filter((b) => b !== undefined), usage: { ...msg.usage } };
 }

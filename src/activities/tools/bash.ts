@@ -2,9 +2,14 @@
  * The `Bash` tool: runs a command with `bash -c` in the session's working directory, in its
  * own process group so that a timeout or a cancellation can kill everything it started. Its
  * stderr goes to the same stream as stdout (as in Claude Code), so the model sees both in order.
+ *
+ * The command dies with its worker: a small bash supervisor leads the process group and runs the
+ * command; util-linux `setpriv --pdeathsig` makes the kernel signal the supervisor when the
+ * worker process dies (even by kill -9), and the supervisor then kills the whole group.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { accessSync, constants as fsConstants, existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { constants as osConstants } from 'node:os';
 import { z } from 'zod';
 import { toolEnvironment } from '../../env/child-env';
@@ -26,10 +31,50 @@ export const BASH_MAX_TIMEOUT_MS = 600_000;
 export const BASH_MAX_OUTPUT_CHARS = 8_000_000;
 /** The shell: `/bin/bash` where it exists (its messages then read as Claude Code's do), else `bash` on PATH. */
 const BASH_PATH = existsSync('/bin/bash') ? '/bin/bash' : 'bash';
-/** Time between SIGTERM and SIGKILL when killing the process group, ms. */
+/** Time between SIGTERM and SIGKILL when a command times out, ms. */
 export const BASH_KILL_GRACE_MS = 2_000;
-/** Heartbeat period while a command runs, ms. */
-const HEARTBEAT_MS = 1_000;
+/** Time between SIGTERM and SIGKILL when the tool run is cancelled (an interrupt), ms. */
+export const BASH_ABORT_GRACE_MS = 200;
+/** Heartbeat period while a command runs, ms (a cancellation arrives with a heartbeat's answer). */
+const HEARTBEAT_MS = 250;
+/** Signal the kernel sends the supervisor when the worker dies (`setpriv --pdeathsig`). */
+const PARENT_DEATH_SIGNAL = 'USR2';
+/**
+ * The supervisor: leads the process group, runs the command in a child bash and waits for it
+ * (`wait` returns at once when a trapped signal arrives, a foreground command would not). On the
+ * parent-death signal it kills its own process group, the command and everything it started.
+ */
+const SUPERVISOR = `trap 'kill -KILL 0' ${PARENT_DEATH_SIGNAL}; ${BASH_PATH} -c "$1" & wait $!`;
+
+let setprivPath: string | null | undefined;
+
+/** util-linux `setpriv` on PATH, or null (then commands do not die with a killed worker). */
+export function findSetpriv(env: NodeJS.ProcessEnv = process.env): string | null {
+  if (setprivPath !== undefined) return setprivPath;
+  setprivPath = null;
+  if (process.platform !== 'linux') return setprivPath;
+  for (const dir of (env['PATH'] ?? '/usr/bin:/bin').split(delimiter)) {
+    const candidate = join(dir, 'setpriv');
+    try {
+      accessSync(candidate, fsConstants.X_OK);
+      setprivPath = candidate;
+      break;
+    } catch {
+      // not here
+    }
+  }
+  return setprivPath;
+}
+
+/** The argv that runs `script` with bash under the supervisor (with a parent-death signal when possible). */
+function commandLine(script: string): [string, string[]] {
+  const setpriv = findSetpriv();
+  const supervised = ['-c', SUPERVISOR, 'bash-supervisor', script];
+  return setpriv
+    ? [setpriv, [`--pdeathsig=${PARENT_DEATH_SIGNAL}`, '--', BASH_PATH, ...supervised]]
+    : [BASH_PATH, supervised];
+}
+
 /**
  * After bash exits, how long to wait for its output pipes to close. A background process it
  * left behind may hold them open; we stop reading rather than wait for it.
@@ -143,7 +188,8 @@ async function runCommand(input: BashInput, ctx: ToolContext, cwdFile: string): 
     // The EXIT trap writes the directory the command leaves the shell in (for the next call).
     // Both on the command's first line, so that bash numbers the command's lines from 1 in its
     // messages, as Claude Code's shell does (`/bin/bash: line 1: cd: …`).
-    const child = spawn(BASH_PATH, ['-c', `exec 2>&1; ${SHELL_CWD_TRAP}; ${input.command}`], {
+    const [file, args] = commandLine(`exec 2>&1; ${SHELL_CWD_TRAP}; ${input.command}`);
+    const child = spawn(file, args, {
       cwd: ctx.cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'ignore'],
@@ -164,12 +210,15 @@ async function runCommand(input: BashInput, ctx: ToolContext, cwdFile: string): 
       killReason = reason;
       signalGroup('SIGTERM');
       // Not cleared on finish: stragglers that ignored SIGTERM still get SIGKILL.
-      const hard = setTimeout(() => {
-        signalGroup('SIGKILL');
-        // If something still holds the pipes open after SIGKILL, stop waiting for it.
-        const last = setTimeout(finish, 1_000);
-        timers.push(last);
-      }, BASH_KILL_GRACE_MS);
+      const hard = setTimeout(
+        () => {
+          signalGroup('SIGKILL');
+          // If something still holds the pipes open after SIGKILL, stop waiting for it.
+          const last = setTimeout(finish, reason === 'abort' ? 250 : 1_000);
+          timers.push(last);
+        },
+        reason === 'abort' ? BASH_ABORT_GRACE_MS : BASH_KILL_GRACE_MS,
+      );
       hard.unref();
     };
 

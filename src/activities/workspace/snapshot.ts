@@ -117,6 +117,9 @@ export async function storeSnapshot(opts: {
   }
 }
 
+/** Version (`v`) of a session's workspace origin record. */
+export const ORIGIN_VERSION = 1;
+
 /** Where another host gets the base from. */
 export interface Origin {
   v: 1;
@@ -166,7 +169,7 @@ export async function recordOrigin(
     }
   }
   return {
-    v: 1,
+    v: ORIGIN_VERSION,
     repoRoot: repo.root,
     cwdRel: path.relative(repo.root, fs.realpathSync(cwd)),
     baseCommit: repo.head,

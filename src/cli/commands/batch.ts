@@ -9,6 +9,7 @@ import { EXIT } from '../output';
 import { BatchProgress, summaryTable } from '../progress';
 import type { TurnFlags } from '../turn-options';
 import { UsageError, positiveInt, positiveNumber, turnOptionsFrom } from '../turn-options';
+import { unenforceableBudget } from '../budget-prices';
 import type { SettingsFlags } from '../settings-options';
 import { settingsOverrides } from '../settings-options';
 import { createBatchBudget } from './batch-budget';
@@ -92,6 +93,21 @@ export async function runBatchCommand(config: Config, file: string, flags: Batch
         : `batch: ${path} has no tasks (one JSON object per line: {"id": …, "prompt": …})`,
     );
   }
+
+  // Every task under a USD limit (the batch's, --task-max-budget-usd, its own) needs a priced model.
+  const unpriced = parsed.tasks.flatMap((t) => {
+    const limit =
+      batchBudgetUsd !== undefined
+        ? `--max-budget-usd ${flags.maxBudgetUsd} (the batch budget)`
+        : t.options.limits?.maxBudgetUsd !== undefined
+          ? `maxBudgetUsd ${t.options.limits.maxBudgetUsd} (line ${t.line})`
+          : taskBudgetUsd !== undefined
+            ? `--task-max-budget-usd ${flags.taskMaxBudgetUsd}`
+            : undefined;
+    const why = limit !== undefined ? unenforceableBudget(config, t.options.model ?? defaults.model, limit) : null;
+    return why !== null ? [`task ${JSON.stringify(t.id)} (line ${t.line}): ${why}`] : [];
+  });
+  if (unpriced.length > 0) throw new UsageError(`batch: ${unpriced.join('\n')}`);
 
   const outFd = flags.out && flags.out !== '-' ? openSync(resolve(flags.out), 'w') : null;
   const writeResult = (r: BatchResult): void => {

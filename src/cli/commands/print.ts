@@ -11,6 +11,7 @@ import type { InputFormat, OutputFormat } from '../output';
 import { EXIT, describeMessage, exitCodeFor, textOutput } from '../output';
 import type { TurnFlags } from '../turn-options';
 import { UsageError, positiveNumber, turnOptionsFrom } from '../turn-options';
+import { unenforceableBudget } from '../budget-prices';
 import { applySettings } from '../settings-options';
 import type { LoadedSettings } from '../../settings';
 import { readPromptFromStdin } from '../stdin';
@@ -228,6 +229,10 @@ export async function runPrint(
         options,
         write: (m) => io.stdout(JSON.stringify(m)),
         warn: (l) => io.stderr(l),
+        unenforceableBudget: (model, o) =>
+          o.limits.maxBudgetUsd !== undefined || o.budgetPoolId !== undefined
+            ? unenforceableBudget(config, model, o.budgetPoolId !== undefined ? 'the budget pool' : '--max-budget-usd')
+            : null,
         ...(approvals && flags.permissionPromptTool === 'stdio'
           ? {
               approvals: {

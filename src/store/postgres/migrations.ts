@@ -73,6 +73,22 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ${s}.content_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
     `,
   },
+  {
+    version: 2,
+    name: 'model attempt usage',
+    sql: (s) => `
+      -- Usage billed by each attempt of a model call (see ModelAttemptUsage): one row per
+      -- (call, attempt, phase), replaced by a later write of the same key.
+      CREATE TABLE ${s}.model_attempt_usage (
+        session_id text COLLATE "C" NOT NULL,
+        call_uuid text COLLATE "C" NOT NULL,
+        attempt integer NOT NULL CHECK (attempt > 0),
+        phase text NOT NULL CHECK (phase IN ('start', 'end')),
+        record json NOT NULL,
+        PRIMARY KEY (session_id, call_uuid, attempt, phase)
+      );
+    `,
+  },
 ];
 
 /** The schema version this code expects: the last migration's. */

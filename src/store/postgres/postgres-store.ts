@@ -17,7 +17,14 @@ import {
   type PutContentResult,
 } from '../content';
 import { checkId } from '../ids';
-import { TranscriptChainError, TranscriptCycleError, type TranscriptStore } from '../transcript-store';
+import {
+  ModelAttemptUsageSchema,
+  TranscriptChainError,
+  TranscriptCycleError,
+  type AppendResult,
+  type ModelAttemptUsage,
+  type TranscriptStore,
+} from '../transcript-store';
 import { StoreConnectionError, StoreSchemaError, StoreServerVersionError, driverMessage } from './errors';
 import { SCHEMA_VERSION, migrate, schemaVersion, type MigrateResult } from './migrations';
 import { parsePostgresUrl, type PostgresUrl } from './url';
@@ -151,13 +158,14 @@ export class PostgresTranscriptStore implements TranscriptStore {
 
   // --- Lines ------------------------------------------------------------------------------------
 
-  async append(entry: TranscriptEntry): Promise<boolean> {
-    const [r] = await this.insertEntries([entry]);
-    return r?.created ?? false;
+  async append(entry: TranscriptEntry): Promise<AppendResult> {
+    const [r] = await this.appendMany([entry]);
+    if (r === undefined) throw new Error('append: no result'); // unreachable: one entry in, one result out
+    return r;
   }
 
-  async appendMany(entries: TranscriptEntry[]): Promise<number> {
-    return (await this.insertEntries(entries)).filter((r) => r.created).length;
+  async appendMany(entries: TranscriptEntry[]): Promise<AppendResult[]> {
+    return (await this.insertEntries(entries)).map((r) => ({ entry: r.entry, written: r.created }));
   }
 
   /**
@@ -338,6 +346,38 @@ export class PostgresTranscriptStore implements TranscriptStore {
       [sessionId],
     );
     return r.rows.map((row) => row.tool_use_id);
+  }
+
+  // --- Model-call attempt usage --------------------------------------------------------------------
+
+  async putModelAttemptUsage(sessionId: string, record: ModelAttemptUsage): Promise<void> {
+    checkId('session id', sessionId);
+    checkId('call uuid', record.callUuid);
+    const parsed = ModelAttemptUsageSchema.safeParse(record);
+    if (!parsed.success) throw new Error(`putModelAttemptUsage: invalid record: ${parsed.error.message}`);
+    await this.withRetry(() =>
+      this.pool.query(
+        `INSERT INTO ${this.s}.model_attempt_usage (session_id, call_uuid, attempt, phase, record)
+         VALUES ($1, $2, $3, $4, $5::json)
+         ON CONFLICT (session_id, call_uuid, attempt, phase) DO UPDATE SET record = EXCLUDED.record`,
+        [sessionId, record.callUuid, record.attempt, record.phase, JSON.stringify(parsed.data)],
+      ),
+    );
+  }
+
+  async modelAttemptUsage(sessionId: string, callUuid?: string): Promise<ModelAttemptUsage[]> {
+    checkId('session id', sessionId);
+    const r = await this.pool.query<{ record: unknown }>(
+      `SELECT record FROM ${this.s}.model_attempt_usage
+       WHERE session_id = $1 AND ($2::text IS NULL OR call_uuid = $2)
+       ORDER BY call_uuid, attempt, phase DESC`,
+      [sessionId, callUuid ?? null],
+    );
+    // phase DESC puts 'start' before 'end'.
+    return r.rows.flatMap((row) => {
+      const parsed = ModelAttemptUsageSchema.safeParse(row.record);
+      return parsed.success ? [parsed.data] : [];
+    });
   }
 
   // --- Content ----------------------------------------------------------------------------------

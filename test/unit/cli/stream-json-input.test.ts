@@ -239,6 +239,32 @@ describe('stream-json input', () => {
     expect(responses[3]?.response.error).toContain('Unsupported control request subtype: mcp_status');
   });
 
+  test('runStreamJsonInput: set_model to a model whose cost a USD limit cannot check is refused; the session keeps its model', async () => {
+    const engine = fakeEngine();
+    engine.gate.open();
+    const out: unknown[] = [];
+    const f = feed();
+    const done = runStreamJsonInput(f.lines, {
+      engine,
+      options: { ...OPTIONS, limits: { maxBudgetUsd: 1 } },
+      write: (m) => out.push(m),
+      warn: () => undefined,
+      unenforceableBudget: (model, o) =>
+        model === 'unpriced' && o.limits.maxBudgetUsd !== undefined ? `model "${model}" has no price` : null,
+    });
+    f.push(control('m', { subtype: 'set_model', model: 'unpriced' }));
+    await tick();
+    f.push(user('one'));
+    f.end();
+    await done;
+    expect(engine.turns.map((t) => t.options?.model)).toEqual([OPTIONS.model]);
+    const response = out.find((m) => (m as { type: string }).type === 'control_response') as {
+      response: { subtype: string; error?: string };
+    };
+    expect(response.response).toMatchObject({ subtype: 'error' });
+    expect(response.response.error).toContain('set_model refused: model "unpriced" has no price');
+  });
+
   test('runStreamJsonInput: bad lines and empty messages are warned about and skipped', async () => {
     const engine = fakeEngine();
     engine.gate.open();

@@ -18,12 +18,16 @@ describe('CLI turn options', () => {
   });
   test('turnOptionsFrom: flags override config defaults', () => {
     const o = turnOptionsFrom(config, {
-      model: 'm',
+      model: 'claude-haiku-4-5',
       maxTurns: '3',
       maxBudgetUsd: '0.5',
       permissionMode: 'acceptEdits',
     });
-    expect(o).toMatchObject({ model: 'm', limits: { maxTurns: 3, maxBudgetUsd: 0.5 }, permissionMode: 'acceptEdits' });
+    expect(o).toMatchObject({
+      model: 'claude-haiku-4-5',
+      limits: { maxTurns: 3, maxBudgetUsd: 0.5 },
+      permissionMode: 'acceptEdits',
+    });
   });
   test('turnOptionsFrom: bad values are usage errors naming the flag', () => {
     expect(() => turnOptionsFrom(config, { maxTurns: '0' })).toThrow(UsageError);
@@ -34,6 +38,31 @@ describe('CLI turn options', () => {
   test('turnOptionsFrom: --tools default (the Agent SDK preset) offers every built-in tool', () => {
     expect(turnOptionsFrom(config, { tools: ['default'] }).tools).toBeUndefined();
     expect(turnOptionsFrom(config, { tools: ['Read,Bash'] }).tools).toEqual(['Read', 'Bash']);
+  });
+  test('turnOptionsFrom: a USD limit on a model without a price is refused, naming the model and where prices live', () => {
+    for (const flags of [
+      { model: 'claude-mystery-9', maxBudgetUsd: '0.0001' },
+      { model: 'claude-mystery-9', budgetPool: 'nightly' },
+    ]) {
+      let error: unknown;
+      try {
+        turnOptionsFrom(config, flags);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(UsageError);
+      expect(String(error)).toContain('"claude-mystery-9" has no price');
+      expect(String(error)).toContain('prices:');
+      expect(String(error)).toContain(
+        flags.maxBudgetUsd !== undefined ? '--max-budget-usd 0.0001' : '--budget-pool nightly',
+      );
+    }
+    // Without a USD limit the model may have no price (the cost is reported as unknown).
+    expect(turnOptionsFrom(config, { model: 'claude-mystery-9', maxTurns: '2' }).model).toBe('claude-mystery-9');
+    // A dated id of a priced model has its price.
+    expect(turnOptionsFrom(config, { model: 'claude-haiku-4-5-20251001', maxBudgetUsd: '1' }).limits.maxBudgetUsd).toBe(
+      1,
+    );
   });
 
   test('turnOptionsFrom: system prompt files; a file comes before the flag of its layer', () => {

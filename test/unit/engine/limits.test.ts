@@ -23,6 +23,15 @@ describe('limits', () => {
       subtype: 'error_max_budget_usd',
     });
   });
+  test('checkLimits: a USD limit stops a turn whose calls have unknown cost (a model without a price)', () => {
+    const unpriced = { modelCalls: 1, costUsd: 0, unpricedModels: ['claude-mystery-9'] };
+    const v = checkLimits({ maxBudgetUsd: 5 }, unpriced);
+    expect(v).toMatchObject({ stop: true, subtype: 'error_max_budget_usd' });
+    expect(v.stop && v.errors[0]).toContain('"claude-mystery-9" has no price');
+    expect(checkLimits({}, { ...unpriced, inBudgetPool: true })).toMatchObject({ subtype: 'error_max_budget_usd' });
+    // No USD limit: an unknown cost stops nothing.
+    expect(checkLimits({ maxTurns: 5 }, unpriced).stop).toBe(false);
+  });
   test('applyLimitPatch: number sets, null removes, absent keeps', () => {
     expect(applyLimitPatch({ maxTurns: 3, maxBudgetUsd: 1 }, { maxTurns: 5, maxBudgetUsd: null })).toEqual({
       maxTurns: 5,

@@ -12,6 +12,7 @@ import {
   InvalidTranscriptIdError,
   TranscriptChainError,
   TranscriptCycleError,
+  type ModelAttemptUsage,
   type TranscriptStore,
 } from '../../../src/store';
 
@@ -96,6 +97,21 @@ export interface ContractOptions {
   knownGaps?: ReadonlyArray<'cross-instance-first-writer'>;
 }
 
+const written = (rs: ReadonlyArray<{ written: boolean }>): boolean[] => rs.map((r) => r.written);
+
+/** Usage of a model-call attempt, in tokens. */
+function attemptUsage(callUuid: string, attempt: number, phase: 'start' | 'end', input: number): ModelAttemptUsage {
+  return {
+    callUuid,
+    attempt,
+    phase,
+    requestId: `req_${attempt}`,
+    messageId: `msg_${attempt}`,
+    model: 'claude-sonnet-5-5',
+    usage: { input_tokens: input, output_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: 7 },
+  };
+}
+
 /** Declares the contract tests of one backend. */
 export function describeStoreContract(
   backend: string,
@@ -115,25 +131,69 @@ export function describeStoreContract(
     await fx.dispose();
   });
 
-  describe(`${backend} store contract: lines`, () => {
-    test('store: append is an upsert by uuid; appendMany counts the lines it wrote', async () => {
-      await expect(store.append(entry('a', null))).resolves.toBe(true);
-      await expect(store.append(entry('a', null))).resolves.toBe(false);
-      await expect(store.appendMany([])).resolves.toBe(0);
-      await expect(store.appendMany([entry('a', null), entry('b', 'a'), entry('b', 'a')])).resolves.toBe(1);
-      await expect(store.appendMany([entry('a', null), entry('b', 'a')])).resolves.toBe(0);
+  describe(`${backend} store contract: model-attempt usage`, () => {
+    test('store: attempt usage is kept per (call, attempt, phase), replaced by a later put, listed in order', async () => {
+      await expect(store.modelAttemptUsage(SESSION, 'call-1')).resolves.toEqual([]);
+      await store.putModelAttemptUsage(SESSION, attemptUsage('call-1', 2, 'end', 5));
+      await store.putModelAttemptUsage(SESSION, attemptUsage('call-1', 1, 'start', 10));
+      await store.putModelAttemptUsage(SESSION, attemptUsage('call-1', 2, 'start', 11));
+      await store.putModelAttemptUsage(SESSION, attemptUsage('call-2', 1, 'start', 20));
+      await store.putModelAttemptUsage(SESSION, attemptUsage('call-1', 2, 'end', 6));
+      await store.putModelAttemptUsage('session-2', attemptUsage('call-1', 1, 'start', 99));
       const other = await fx.reopen();
-      await expect(other.append(entry('b', 'a'))).resolves.toBe(false);
+      expect(await other.modelAttemptUsage(SESSION, 'call-1')).toEqual([
+        attemptUsage('call-1', 1, 'start', 10),
+        attemptUsage('call-1', 2, 'start', 11),
+        attemptUsage('call-1', 2, 'end', 6),
+      ]);
+      expect((await other.modelAttemptUsage(SESSION)).map((r) => [r.callUuid, r.attempt, r.phase])).toEqual([
+        ['call-1', 1, 'start'],
+        ['call-1', 2, 'start'],
+        ['call-1', 2, 'end'],
+        ['call-2', 1, 'start'],
+      ]);
+      await expect(store.modelAttemptUsage('nobody')).resolves.toEqual([]);
+    });
+
+    test('store: an attempt usage record with a bad session id or a negative count is refused', async () => {
+      await expect(store.putModelAttemptUsage('../x', attemptUsage('c', 1, 'start', 1))).rejects.toThrow(
+        InvalidTranscriptIdError,
+      );
+      await expect(store.putModelAttemptUsage(SESSION, attemptUsage('c', 1, 'start', -1))).rejects.toThrow();
+      await expect(store.modelAttemptUsage(SESSION, 'c')).resolves.toEqual([]);
+    });
+  });
+
+  describe(`${backend} store contract: lines`, () => {
+    test('store: append is an upsert by uuid; appendMany reports per entry whether it wrote it', async () => {
+      await expect(store.append(entry('a', null))).resolves.toMatchObject({ written: true, entry: { uuid: 'a' } });
+      await expect(store.append(entry('a', null))).resolves.toMatchObject({ written: false, entry: { uuid: 'a' } });
+      await expect(store.appendMany([])).resolves.toEqual([]);
+      expect(written(await store.appendMany([entry('a', null), entry('b', 'a'), entry('b', 'a')]))).toEqual([
+        false,
+        true,
+        false,
+      ]);
+      expect(written(await store.appendMany([entry('a', null), entry('b', 'a')]))).toEqual([false, false]);
+      const other = await fx.reopen();
+      await expect(other.append(entry('b', 'a'))).resolves.toMatchObject({ written: false });
       expect((await store.load(SESSION)).map((e) => e.uuid)).toEqual(['a', 'b']);
       expect((await other.load(SESSION)).map((e) => e.uuid)).toEqual(['a', 'b']);
     });
 
-    test('store: the first writer of a uuid wins; later writers do not change the stored line', async () => {
+    test('store: the first writer of a uuid wins; every later writer gets the stored line back', async () => {
       await store.append(entry('a', null, { message: { role: 'user', content: 'first' } }));
       const other = await fx.reopen();
-      await expect(other.append(entry('a', null, { message: { role: 'user', content: 'second' } }))).resolves.toBe(
-        false,
-      );
+      await expect(other.append(entry('a', null, { message: { role: 'user', content: 'second' } }))).resolves.toEqual({
+        written: false,
+        entry: {
+          ...entry('a', null, { message: { role: 'user', content: 'first' } }),
+          timestamp: expect.any(String),
+          v: 1,
+        },
+      });
+      const [again] = await store.appendMany([entry('a', null, { message: { role: 'user', content: 'third' } })]);
+      expect(again).toMatchObject({ written: false, entry: { message: { content: 'first' } } });
       await expect(store.get(SESSION, 'a')).resolves.toMatchObject({ message: { content: 'first' } });
       await expect(other.get(SESSION, 'a')).resolves.toMatchObject({ message: { content: 'first' } });
     });
@@ -155,7 +215,12 @@ export function describeStoreContract(
     });
 
     test('store: appendMany keeps order and rejects mixed sessions or invalid entries before writing', async () => {
-      await expect(store.appendMany([entry('a', null), entry('b', 'a'), entry('c', 'b')])).resolves.toBe(3);
+      const rs = await store.appendMany([entry('a', null), entry('b', 'a'), entry('c', 'b')]);
+      expect(rs.map((r) => [r.entry.uuid, r.written])).toEqual([
+        ['a', true],
+        ['b', true],
+        ['c', true],
+      ]);
       expect((await store.load(SESSION)).map((e) => e.uuid)).toEqual(['a', 'b', 'c']);
       await expect(store.appendMany([entry('d', null), { ...entry('e', null), sessionId: 'other' }])).rejects.toThrow(
         /sessions/,
@@ -178,7 +243,9 @@ export function describeStoreContract(
 
     test('store: sessions are separate: the same uuid in two sessions is two lines', async () => {
       await store.append(entry('a', null));
-      await expect(store.append({ ...entry('a', null), sessionId: 'session-2' })).resolves.toBe(true);
+      await expect(store.append({ ...entry('a', null), sessionId: 'session-2' })).resolves.toMatchObject({
+        written: true,
+      });
       expect((await store.load(SESSION)).map((e) => e.uuid)).toEqual(['a']);
       expect((await store.load('session-2')).map((e) => e.sessionId)).toEqual(['session-2']);
     });
@@ -205,12 +272,12 @@ export function describeStoreContract(
           ),
         ),
       );
-      expect(first.every(Boolean)).toBe(true);
+      expect(first.every((r) => r.written)).toBe(true);
       // The same uuids again from both instances at once: exactly nothing is written.
       const again = await Promise.all(
         Array.from({ length: 2 * n }, (_, i) => (i % 2 ? store : other).append(entry(`u${i % n}`, null))),
       );
-      expect(again.some(Boolean)).toBe(false);
+      expect(again.some((r) => r.written)).toBe(false);
       const loaded = await (await fx.reopen()).load(SESSION);
       expect(loaded).toHaveLength(n);
       expect(new Set(loaded.map((e) => e.uuid)).size).toBe(n);
@@ -218,7 +285,7 @@ export function describeStoreContract(
     });
 
     gap('cross-instance-first-writer')(
-      'store: racing first writes of one uuid: exactly one writer gets true',
+      'store: racing first writes of one uuid: exactly one writer wrote it, and every writer gets the stored line',
       async () => {
         const other = await fx.reopen();
         for (let round = 0; round < 5; round++) {
@@ -229,10 +296,11 @@ export function describeStoreContract(
               ),
             ),
           );
-          expect(results.filter(Boolean)).toHaveLength(1);
+          expect(results.filter((r) => r.written)).toHaveLength(1);
           const a = await store.get(SESSION, `race${round}`);
           const b = await other.get(SESSION, `race${round}`);
           expect(a).toEqual(b);
+          for (const r of results) expect(r.entry).toEqual(a);
         }
       },
     );

@@ -44,7 +44,7 @@ function fileLines(sessionId = SESSION): string[] {
 
 describe('JsonlTranscriptStore writes', () => {
   test('store: append writes one JSON line with v: 1 under sessions/<id>.jsonl', async () => {
-    await expect(store.append(entry('a', null))).resolves.toBe(true);
+    await expect(store.append(entry('a', null))).resolves.toMatchObject({ written: true, entry: { uuid: 'a' } });
     expect(transcriptPath(dataDir, SESSION)).toBe(path.join(dataDir, 'sessions', `${SESSION}.jsonl`));
     const lines = fileLines();
     expect(lines).toHaveLength(2);
@@ -52,21 +52,28 @@ describe('JsonlTranscriptStore writes', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ v: 1, uuid: 'a', parentUuid: null });
   });
 
+  const written = (rs: Array<{ written: boolean }>): number => rs.filter((r) => r.written).length;
+
   test('store: upsert by uuid is idempotent', async () => {
-    await expect(store.append(entry('a', null))).resolves.toBe(true);
-    await expect(store.append(entry('a', null))).resolves.toBe(false);
-    await expect(store.appendMany([entry('a', null), entry('b', 'a'), entry('b', 'a')])).resolves.toBe(1);
-    await expect(store.appendMany([entry('a', null), entry('b', 'a')])).resolves.toBe(0);
+    await expect(store.append(entry('a', null))).resolves.toMatchObject({ written: true });
+    await expect(store.append(entry('a', null))).resolves.toMatchObject({ written: false });
+    expect(written(await store.appendMany([entry('a', null), entry('b', 'a'), entry('b', 'a')]))).toBe(1);
+    expect(written(await store.appendMany([entry('a', null), entry('b', 'a')]))).toBe(0);
     // A fresh instance (another process) sees the same lines and still skips them.
     const other = new JsonlTranscriptStore(dataDir);
-    await expect(other.append(entry('b', 'a'))).resolves.toBe(false);
+    await expect(other.append(entry('b', 'a'))).resolves.toMatchObject({ written: false });
     expect(fileLines().filter(Boolean)).toHaveLength(2);
     expect((await store.load(SESSION)).map((e) => e.uuid)).toEqual(['a', 'b']);
   });
 
-  test('store: appendMany writes several lines in order and returns the count', async () => {
-    await expect(store.appendMany([])).resolves.toBe(0);
-    await expect(store.appendMany([entry('a', null), entry('b', 'a'), entry('c', 'b')])).resolves.toBe(3);
+  test('store: appendMany writes several lines in order and returns one result per entry', async () => {
+    await expect(store.appendMany([])).resolves.toEqual([]);
+    const rs = await store.appendMany([entry('a', null), entry('b', 'a'), entry('c', 'b')]);
+    expect(rs.map((r) => [r.entry.uuid, r.written])).toEqual([
+      ['a', true],
+      ['b', true],
+      ['c', true],
+    ]);
     expect((await store.load(SESSION)).map((e) => e.uuid)).toEqual(['a', 'b', 'c']);
   });
 
@@ -92,10 +99,10 @@ describe('JsonlTranscriptStore writes', () => {
         ),
       ),
     );
-    expect(results.every((r) => r)).toBe(true);
+    expect(results.every((r) => r.written)).toBe(true);
     // The same uuids again, concurrently: nothing is duplicated.
     const again = await Promise.all(Array.from({ length: n }, (_, i) => store.append(entry(`u${i}`, null))));
-    expect(again.every((r) => !r)).toBe(true);
+    expect(again.every((r) => !r.written)).toBe(true);
     const lines = fileLines().filter(Boolean);
     expect(lines).toHaveLength(n);
     const uuids = lines.map((l) => (JSON.parse(l) as TranscriptEntry).uuid);
@@ -122,6 +129,44 @@ describe('JsonlTranscriptStore writes', () => {
     expect(await b.load(SESSION)).toHaveLength(100);
     // A write in progress elsewhere is not mistaken for a torn line.
     expect(warnings).toEqual([]);
+  });
+
+  test('store: first writer wins; every later writer of a uuid gets the stored line back', async () => {
+    const first = entry('a', null, { message: { role: 'user', content: 'first' } });
+    const second = entry('a', null, { message: { role: 'user', content: 'second' } });
+    await expect(store.append(first)).resolves.toMatchObject({
+      written: true,
+      entry: { message: { content: 'first' } },
+    });
+    const later = await store.append(second);
+    expect(later).toMatchObject({ written: false, entry: { message: { content: 'first' } } });
+    // Another process (a stale cache) gets the same answer.
+    const other = new JsonlTranscriptStore(dataDir);
+    await expect(other.append(second)).resolves.toMatchObject({
+      written: false,
+      entry: { message: { content: 'first' } },
+    });
+    const [x, y] = await store.appendMany([entry('b', 'a'), { ...entry('b', 'a'), timestamp: 'other' }]);
+    expect(x!.written).toBe(true);
+    expect(y).toEqual({ written: false, entry: x!.entry });
+  });
+
+  test('store: racing writers of one uuid in two processes all return the line that is first in the file', async () => {
+    const a = new JsonlTranscriptStore(dataDir);
+    const b = new JsonlTranscriptStore(dataDir);
+    for (let i = 0; i < 30; i++) {
+      const uuid = `race${i}`;
+      const results = await Promise.all([
+        a.append(entry(uuid, null, { message: { role: 'user', content: `from a ${i}` } })),
+        b.append(entry(uuid, null, { message: { role: 'user', content: `from b ${i}` } })),
+      ]);
+      const stored = await new JsonlTranscriptStore(dataDir).get(SESSION, uuid);
+      expect(results.map((r) => r.entry.message?.content)).toEqual([
+        stored?.message?.content,
+        stored?.message?.content,
+      ]);
+      expect(results.filter((r) => r.written)).toHaveLength(1);
+    }
   });
 
   test('store: sessions are independent files', async () => {
@@ -183,7 +228,7 @@ describe('JsonlTranscriptStore reads', () => {
     await reader.load(SESSION);
     expect(warnings).toHaveLength(1); // reported once
 
-    await expect(reader.append(entry('b', 'a'))).resolves.toBe(true);
+    await expect(reader.append(entry('b', 'a'))).resolves.toMatchObject({ written: true });
     const lines = fileLines();
     expect(lines).toEqual([expect.any(String), torn, expect.any(String), '']);
     expect(JSON.parse(lines[2]!)).toMatchObject({ uuid: 'b' });
@@ -303,6 +348,46 @@ describe('JsonlTranscriptStore sessions and markers', () => {
     // Concurrent first starts: exactly one sees false.
     const results = await Promise.all(Array.from({ length: 10 }, () => store.markToolRunStarted(SESSION, 'toolu_3')));
     expect(results.filter((r) => !r)).toHaveLength(1);
+  });
+
+  test('store: model-attempt usage records are kept per call, attempt and phase', async () => {
+    const usage = (n: number) => ({
+      input_tokens: n,
+      output_tokens: 1,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+    });
+    const rec = (callUuid: string, attempt: number, phase: 'start' | 'end', n: number) => ({
+      callUuid,
+      attempt,
+      phase,
+      requestId: null,
+      messageId: `msg_${attempt}`,
+      model: 'm',
+      usage: usage(n),
+    });
+    await expect(store.modelAttemptUsage(SESSION, 'c1')).resolves.toEqual([]);
+    await store.putModelAttemptUsage(SESSION, rec('c1', 2, 'end', 5));
+    await store.putModelAttemptUsage(SESSION, rec('c1', 1, 'start', 10));
+    await store.putModelAttemptUsage(SESSION, rec('c1', 2, 'start', 10));
+    await store.putModelAttemptUsage(SESSION, rec('c2', 1, 'start', 7));
+    await store.putModelAttemptUsage(SESSION, rec('c1', 2, 'end', 6)); // replaces
+    const c1 = await new JsonlTranscriptStore(dataDir).modelAttemptUsage(SESSION, 'c1');
+    expect(c1.map((r) => [r.attempt, r.phase, r.usage.input_tokens])).toEqual([
+      [1, 'start', 10],
+      [2, 'start', 10],
+      [2, 'end', 6],
+    ]);
+    expect((await store.modelAttemptUsage(SESSION)).map((r) => r.callUuid)).toEqual(['c1', 'c1', 'c1', 'c2']);
+    // A record that is not valid is skipped with a warning; the directory holds no temporary files.
+    const dir = path.join(dataDir, 'sessions', `${SESSION}.attempts`, 'c2');
+    fs.writeFileSync(path.join(dir, '3-start.json'), '{"callUuid": "c2"');
+    expect(await store.modelAttemptUsage(SESSION, 'c2')).toHaveLength(1);
+    expect(warnings.join('\n')).toMatch(/3-start.json: skipped/);
+    expect(fs.readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    await expect(store.putModelAttemptUsage(SESSION, rec('../x', 1, 'start', 1))).rejects.toThrow(
+      InvalidTranscriptIdError,
+    );
   });
 
   test('store: session and tool-use ids that could escape the directory are rejected', async () => {

@@ -57,13 +57,21 @@ describe('TurnState', () => {
       lastContentTypes: ['text'],
       stopReason: 'end_turn',
     });
-    expect(s.limitState(noPool)).toEqual({ modelCalls: 2, costUsd: s.cost().usd, poolExhausted: false });
+    expect(s.limitState(noPool)).toEqual({
+      modelCalls: 2,
+      costUsd: s.cost().usd,
+      poolExhausted: false,
+      inBudgetPool: false,
+      unpricedModels: [],
+    });
   });
 
   test('TurnState: a model without a price makes the cost unknown, never 0', () => {
     const s = new TurnState(input);
     s.recordModelCall('a1', call({ costUsd: null }));
     expect(s.cost()).toEqual({ usd: 0, known: false });
+    // …and a USD limit can then not be checked: the limit check sees which model it was.
+    expect(s.limitState(noPool).unpricedModels).toEqual([call({}).model]);
   });
 
   test('TurnState: a tool result records read-file state (newest last) and permission denials', () => {

@@ -14,7 +14,7 @@ import type { CompactInput } from '../../../../src/common/model';
 import type { TranscriptEntry } from '../../../../src/common/transcript';
 import { findLeaf } from '../../../../src/activities/transcript';
 import { buildMessages } from '../../../../src/activities/model/request';
-import { startFakeModelServer } from '../../../../src/fake-model';
+import { billedUsage, startFakeModelServer } from '../../../../src/fake-model';
 import type { FakeModelServer, ParsedRequest } from '../../../../src/fake-model';
 import { JsonlTranscriptStore } from '../../../../src/store/jsonl-store';
 
@@ -213,7 +213,11 @@ describe('compactContext', () => {
     const out = await compactor()(
       input({ leafUuid: 'r2', boundaryUuid: 'B2', summaryUuid: 'S2', trigger: 'manual', preserveTokens: 0 }),
     );
-    expect(out).toMatchObject({ fallback: true, costUsd: 0, leafUuid: 'S2' });
+    expect(out).toMatchObject({ fallback: true, leafUuid: 'S2' });
+    // The API answered (with an empty summary): that call was billed, and it is counted.
+    const last = server.requests().at(-1);
+    expect(last?.outcome).toBe('completed');
+    expect(out.usage).toEqual(billedUsage(last ? [last] : []));
     expect(JSON.stringify((await store.get('s', 'S2'))?.message)).toContain('step 2');
   });
 });

@@ -1,4 +1,4 @@
-import { buildMessages, MISSING_RESULT_TEXT } from '../../../../src/activities/model/request';
+import { buildMessages, MISSING_RESULT_TEXT, ORPHAN_RESULTS_TEXT } from '../../../../src/activities/model/request';
 import type { TranscriptEntry } from '../../../../src/common/transcript';
 
 let n = 0;
@@ -52,6 +52,20 @@ describe('request builder', () => {
       is_error: true,
       content: MISSING_RESULT_TEXT,
     });
+  });
+
+  test('buildMessages: a tool_result whose tool_use is not in the previous assistant message is left out', () => {
+    // The shape a forked transcript had: the stored tool_use (kept) and a result for another id.
+    const msgs = buildMessages([
+      line('user', 'go'),
+      line('assistant', [{ type: 'tool_use', id: 'stored', name: 'Bash', input: {} }]),
+      line('user', [{ type: 'tool_result', tool_use_id: 'other', content: 'x' }]),
+      line('assistant', [{ type: 'text', text: 'next' }]),
+      line('user', [{ type: 'tool_result', tool_use_id: 'nowhere', content: 'y' }]),
+    ]);
+    const blocks = (i: number) => msgs[i]?.content as unknown as Array<Record<string, unknown>>;
+    expect(blocks(2).map((b) => [b['type'], b['tool_use_id']])).toEqual([['tool_result', 'stored']]);
+    expect(blocks(4)).toEqual([{ type: 'text', text: ORPHAN_RESULTS_TEXT, cache_control: { type: 'ephemeral' } }]);
   });
 
   test('buildMessages: stored-only fields are not sent back to the API', () => {

@@ -66,4 +66,34 @@ describe('stream assembly', () => {
   test('assembleStream: a stream that ends before message_stop is an interruption', async () => {
     await expect(assembleStream(events([start]), () => undefined)).rejects.toBeInstanceOf(StreamInterruptedError);
   });
+
+  test('assembleStream: the message is complete at message_delta; a stream cut after it still yields it', async () => {
+    const seen: string[] = [];
+    async function* cut(): AsyncGenerator<never> {
+      yield start as never;
+      yield { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } as never;
+      yield { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hi' } } as never;
+      yield { type: 'content_block_stop', index: 0 } as never;
+      yield { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } } as never;
+      throw new Error('terminated');
+    }
+    const msg = await assembleStream(cut(), {
+      onStart: async (m) => {
+        seen.push(`start:${m.usage.input_tokens}`);
+      },
+      onComplete: async (m) => {
+        seen.push(`complete:${m.stop_reason}:${m.usage.output_tokens}`);
+      },
+    });
+    expect(seen).toEqual(['start:5', 'complete:end_turn:2']);
+    expect(msg.content).toEqual([{ type: 'text', text: 'hi' }]);
+  });
+
+  test('assembleStream: an error before message_delta is thrown even after message_start', async () => {
+    async function* cut(): AsyncGenerator<never> {
+      yield start as never;
+      throw new Error('terminated');
+    }
+    await expect(assembleStream(cut(), {})).rejects.toThrow('terminated');
+  });
 });
