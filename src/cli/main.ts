@@ -51,8 +51,9 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .description(
       'Run an LLM coding agent whose every turn is a durable Temporal workflow.\n' +
         'Drop-in for `claude -p`: same flags, same stream-json messages, same exit semantics.\n' +
-        'With no server configured, -p starts an embedded Temporal dev server and worker,\n' +
-        'persisted under the data directory (~/.agent-runner, or AGENT_RUNNER_DATA_DIR).',
+        'With no server configured or running, the first -p starts a shared Temporal dev server\n' +
+        'and worker in the background (stopped after 10 idle minutes); later and parallel runs\n' +
+        'use it. Its data lives under ~/.agent-runner (or AGENT_RUNNER_DATA_DIR).',
     )
     .version(RUNNER_VERSION)
     .argument('[prompt]', 'the task; read from stdin when absent (with -p)')
@@ -101,6 +102,11 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--budget-pool <id>', 'report spend to this shared budget pool (see `agent-runner pool`)')
     .option('--verbose', 'print progress (tool calls, results, server start) on stderr')
     .option(
+      '--no-daemon',
+      'with no server running, run a private embedded server in this process instead of starting the shared ' +
+        'background one (env AGENT_RUNNER_NO_DAEMON=1)',
+    )
+    .option(
       '--config <file>',
       'config file (default: ./temporal.yaml if present, else built-in defaults; env AGENT_RUNNER_CONFIG)',
     )
@@ -112,15 +118,16 @@ Exit codes: 0 success; 1 error result (max turns, budget, model or tool failure)
 configured server (nothing was run).
 
 Environment: ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL (read by the worker: with a shared
-\`agent-runner server\` or a configured cluster, the worker's values apply), TEMPORAL_ADDRESS,
+server or a configured cluster, the values it was started with apply), TEMPORAL_ADDRESS,
 TEMPORAL_NAMESPACE, AGENT_RUNNER_TASK_QUEUE, AGENT_RUNNER_DATA_DIR, AGENT_RUNNER_MODEL,
-TEMPORAL_CLI_PATH, AGENT_RUNNER_CONFIG.
+TEMPORAL_CLI_PATH, AGENT_RUNNER_CONFIG, AGENT_RUNNER_NO_DAEMON.
 
 Examples:
   agent-runner -p "fix the failing test" --permission-mode acceptEdits --allowedTools Bash
   git diff | agent-runner -p --output-format json
   agent-runner -p --resume <session-id> "now update the changelog"
-  agent-runner server          # shared dev server + worker; -p runs then use it`,
+  agent-runner server status   # the shared server: address, Web UI, running turns
+  agent-runner server stop     # stop it (the next -p starts it again)`,
     )
     .action(async (prompt: string | undefined, flags: PrintFlags) => {
       const { runPrint } = await import('./commands/print');
@@ -134,13 +141,32 @@ Examples:
       const { runWorker } = await import('./commands/worker');
       setExit(await runWorker(await config(program), err));
     });
-  program
+  const server = program
     .command('server')
-    .description('run the embedded Temporal dev server plus a worker in the foreground, printing the Web UI address')
+    .description(
+      'run the shared Temporal dev server plus a worker in the foreground (Web UI address printed); ' +
+        '`server status` / `server stop` for the one of this data directory',
+    )
     .option('--no-ui', 'do not serve the Temporal Web UI')
-    .action(async (opts: { ui: boolean }) => {
+    .addOption(new Option('--background', 'run as the background server a run starts (stops when idle)').hideHelp())
+    .action(async (opts: { ui: boolean; background?: boolean }) => {
       const { runServer } = await import('./commands/worker');
-      setExit(await runServer(await config(program), err, opts.ui));
+      setExit(await runServer(await config(program), err, opts));
+    });
+  server
+    .command('status')
+    .description('is a shared server running for this data directory? where, since when, how many turns (exit 1: none)')
+    .option('--json', 'print the status as JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const { runServerStatus } = await import('./commands/server');
+      setExit(await runServerStatus(await config(program), opts, { stdout: out, stderr: err }));
+    });
+  server
+    .command('stop')
+    .description('stop the shared server of this data directory (running turns continue when a server runs again)')
+    .action(async () => {
+      const { runServerStop } = await import('./commands/server');
+      setExit(await runServerStop(await config(program), { stdout: out, stderr: err }));
     });
   program
     .command('batch')

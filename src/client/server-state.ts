@@ -17,6 +17,26 @@ export interface ServerState {
   pid: number;
   /** Web UI URL, or null when headless. */
   uiUrl: string | null;
+  /** The `agent-runner server` process that runs the dev server and the worker, when recorded. */
+  ownerPid?: number;
+  /** `foreground` (`agent-runner server`) or `background` (started by a run). */
+  mode?: 'foreground' | 'background';
+  /** Idle time after which a background server stops, in ms. */
+  idleTimeoutMs?: number;
+  /** What the worker's model client was started with (see {@link WorkerEnvFingerprint}). */
+  workerEnv?: WorkerEnvFingerprint;
+  /** ISO time the server was recorded. */
+  startedAt?: string;
+}
+
+/**
+ * The settings of a shared server's worker that a client cannot change: its model endpoint and
+ * key (a hash, never the key), so that a client started with others can say so.
+ */
+export interface WorkerEnvFingerprint {
+  baseUrl: string | null;
+  /** First 12 hex digits of the SHA-256 of the API key; null when none is set. */
+  apiKeySha: string | null;
 }
 
 const ServerStateFileSchema = z.object({
@@ -24,6 +44,10 @@ const ServerStateFileSchema = z.object({
   address: z.string().min(1),
   pid: z.number().int().positive(),
   uiUrl: z.string().nullable(),
+  ownerPid: z.number().int().positive().optional(),
+  mode: z.enum(['foreground', 'background']).optional(),
+  idleTimeoutMs: z.number().int().nonnegative().optional(),
+  workerEnv: z.object({ baseUrl: z.string().nullable(), apiKeySha: z.string().nullable() }).optional(),
   startedAt: z.string().optional(),
 });
 
@@ -37,13 +61,7 @@ export function writeServerState(dataDir: string, state: ServerState): void {
   fs.mkdirSync(dataDir, { recursive: true });
   const file = serverStatePath(dataDir);
   const tmp = `${file}.${process.pid}.tmp`;
-  const body = {
-    v: 1,
-    address: state.address,
-    pid: state.pid,
-    uiUrl: state.uiUrl,
-    startedAt: new Date().toISOString(),
-  };
+  const body = { v: 1, ...state, startedAt: state.startedAt ?? new Date().toISOString() };
   fs.writeFileSync(tmp, `${JSON.stringify(body, null, 2)}\n`);
   fs.renameSync(tmp, file);
 }
@@ -53,7 +71,17 @@ export function readServerState(dataDir: string): ServerState | null {
   try {
     const result = ServerStateFileSchema.safeParse(JSON.parse(fs.readFileSync(serverStatePath(dataDir), 'utf8')));
     if (!result.success) return null;
-    return { address: result.data.address, pid: result.data.pid, uiUrl: result.data.uiUrl };
+    const d = result.data;
+    return {
+      address: d.address,
+      pid: d.pid,
+      uiUrl: d.uiUrl,
+      ...(d.ownerPid !== undefined ? { ownerPid: d.ownerPid } : {}),
+      ...(d.mode !== undefined ? { mode: d.mode } : {}),
+      ...(d.idleTimeoutMs !== undefined ? { idleTimeoutMs: d.idleTimeoutMs } : {}),
+      ...(d.workerEnv !== undefined ? { workerEnv: d.workerEnv } : {}),
+      ...(d.startedAt !== undefined ? { startedAt: d.startedAt } : {}),
+    };
   } catch {
     return null;
   }
@@ -66,8 +94,27 @@ export function readServerState(dataDir: string): ServerState | null {
  */
 export async function readLiveServerState(dataDir: string, timeoutMs = 2000): Promise<ServerState | null> {
   const state = readServerState(dataDir);
-  if (!state || !isPidAlive(state.pid)) return null;
+  if (!state || !isPidAlive(state.pid) || (state.ownerPid !== undefined && !isPidAlive(state.ownerPid))) return null;
   return (await serverAnswers(state.address, timeoutMs)) ? state : null;
+}
+
+/** Path of the file whose modification time says when a client last used the shared server. */
+export function serverTouchPath(dataDir: string): string {
+  return path.join(dataDir, 'server.touch');
+}
+
+/** Records that a client uses the shared server now (a background server stops only when idle). */
+export function touchServer(dataDir: string): void {
+  try {
+    const now = new Date();
+    fs.utimesSync(serverTouchPath(dataDir), now, now);
+  } catch {
+    try {
+      fs.writeFileSync(serverTouchPath(dataDir), '');
+    } catch {
+      // a read-only data directory: the idle timeout then counts from the last turn
+    }
+  }
 }
 
 /** Removes `<dataDir>/server.json` (no error when it is missing). */

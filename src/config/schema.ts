@@ -172,6 +172,7 @@ const DevServerSchema = z.strictObject({
   logLevel: z
     .enum(DEV_SERVER_LOG_LEVELS, { error: `expected one of ${DEV_SERVER_LOG_LEVELS.join(', ')}` })
     .default('warn'),
+  idleTimeoutMs: nonNegativeInt(600_000),
   dynamicConfig: z.record(z.string().min(1), z.unknown(), { error: 'expected a map of key: value' }).default({}),
   sqlitePragmas: z
     .record(z.string().regex(/^[a-z_]+$/, { error: 'expected a pragma name' }), z.string(), {
@@ -284,6 +285,11 @@ export interface DevServerConfig {
   startTimeoutMs: number;
   /** Server log level. @default "warn" */
   logLevel: DevServerLogLevel;
+  /**
+   * How long the background server (started by a run that found no server) stays up with no
+   * running turn and no client, in milliseconds; 0 = until `agent-runner server stop`. @default 600000
+   */
+  idleTimeoutMs: number;
   /**
    * Extra dynamic config (`--dynamic-config-value KEY=JSON`), over the tuning every dev server gets
    * (`history.transferProcessorMaxPollRPS: 1000`; docs/performance.md, "Server tuning"). @default {}

@@ -9,7 +9,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { Connection } from '@temporalio/client';
-import { tcpProbe } from '../client/server-state';
+import { serverAnswers, tcpProbe } from '../client/server-state';
 
 // ---------------------------------------------------------------------------------------------
 // Finding the CLI
@@ -225,6 +225,8 @@ export interface DevServer {
   dbPath: string | null;
   /** SIGTERM, then SIGKILL after 10 s; resolves once the process has exited. Idempotent. */
   stop(): Promise<void>;
+  /** True when this process did not start it but adopted it from a dead predecessor. */
+  adopted?: boolean;
 }
 
 /**
@@ -332,7 +334,15 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
       fs.closeSync(fd);
     }
   } else {
-    child = spawn(opts.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv });
+    // The server dies with this process, even with `kill -9` of it: a parent-death signal where
+    // util-linux's setpriv exists (it sets PR_SET_PDEATHSIG, then execs the CLI: same pid).
+    const setpriv = parentDeathWrapper(childEnv);
+    child = setpriv
+      ? spawn(setpriv, ['--pdeathsig', 'KILL', '--', opts.cliPath, ...args], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: childEnv,
+        })
+      : spawn(opts.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv });
     for (const stream of [child.stdout, child.stderr]) {
       if (stream) readline.createInterface({ input: stream, crlfDelay: Infinity }).on('line', onLine);
     }
@@ -417,6 +427,83 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
     dbPath,
     stop,
   };
+}
+
+/** `setpriv` (util-linux) on PATH on Linux, else null: it can give a child a parent-death signal. */
+export function parentDeathWrapper(env: NodeJS.ProcessEnv = process.env): string | null {
+  if (process.platform !== 'linux') return null;
+  return searchPath('setpriv', env) ?? (isExecutableFile('/usr/bin/setpriv') ? '/usr/bin/setpriv' : null);
+}
+
+/** Whether `pid` is a `temporal server start-dev` on `dbPath` (Linux /proc; elsewhere: whether it lives). */
+function isDevServerOn(pid: number, dbPath: string | null): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  if (process.platform !== 'linux') return true;
+  try {
+    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return false;
+    return argv.includes('start-dev') && (dbPath === null || argv.includes(dbPath));
+  } catch {
+    return false;
+  }
+}
+
+/** Sends `signal` to `pid`, then waits up to `ms` for it to be gone; true when it is. */
+async function signalAndWait(pid: number, signal: NodeJS.Signals, ms: number, dbPath: string | null): Promise<boolean> {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    return true;
+  }
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (!isDevServerOn(pid, dbPath)) return true;
+    await sleep(50);
+  }
+  return !isDevServerOn(pid, dbPath);
+}
+
+/**
+ * Stops a dev server this process did not start (an orphan): SIGTERM, then SIGKILL after 10 s.
+ * Does nothing when `pid` is not (or no longer) a dev server on `dbPath`.
+ * @returns true when it is gone
+ */
+export async function stopDevServerProcess(pid: number, dbPath: string | null): Promise<boolean> {
+  if (!isDevServerOn(pid, dbPath)) return true;
+  if (await signalAndWait(pid, 'SIGTERM', STOP_GRACE_MS, dbPath)) return true;
+  return signalAndWait(pid, 'SIGKILL', 5000, dbPath);
+}
+
+/**
+ * What to do with a dev server a dead lock holder left running on `dbPath` (an orphan): when it
+ * still answers at its address it is adopted (returned as a {@link DevServer} this process now
+ * stops); when it does not, it is stopped (SIGTERM, then SIGKILL) and null is returned. Null too
+ * when there is no such process (gone, or its pid now belongs to another program).
+ */
+export async function adoptOrStopOrphan(
+  orphan: { pid: number; address: string | null; uiUrl: string | null },
+  dbPath: string | null,
+): Promise<DevServer | null> {
+  if (!isDevServerOn(orphan.pid, dbPath)) return null;
+  if (orphan.address !== null && (await serverAnswers(orphan.address, 3000))) {
+    let stopPromise: Promise<void> | undefined;
+    const { pid } = orphan;
+    return {
+      address: orphan.address,
+      uiUrl: orphan.uiUrl,
+      pid,
+      dbPath,
+      adopted: true,
+      stop: () => (stopPromise ??= stopDevServerProcess(pid, dbPath).then(() => undefined)),
+    };
+  }
+  await stopDevServerProcess(orphan.pid, dbPath);
+  return null;
 }
 
 /** Picks distinct free ports on `ip` (for each `0`); keeps given ports, and `-1` stays `-1`. */

@@ -3,15 +3,19 @@
  * start an embedded Temporal dev server, and run a worker in this process when asked. Clients that
  * only start and steer turns use `src/client/connection.ts` instead and load none of this.
  */
+import * as path from 'node:path';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Connection } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import { SEARCH_ATTRIBUTES } from '../common/search-attributes';
-import type { ClientRuntime } from '../client/connection';
+import type { ClientRuntime, ServerTarget } from '../client/connection';
+import { readServerState, touchServer } from '../client/server-state';
+import { resolveConfigPath } from '../config/load';
 import { connectTemporalClient, findServer, openTranscriptStore, targetConnectionOptions } from '../client/connection';
 import type { DevServer } from './dev-server';
-import { lockEmbeddedServer } from './server-lock';
+import type { ServerLock, ServerLockMode } from './server-lock';
+import { acquireServerLock } from './server-lock';
 import { checkDataDir, checkModelKey } from './preflight';
 
 export { runtimeLogLevel } from './log-level';
@@ -29,16 +33,30 @@ export interface Runtime extends ClientRuntime {
 /** Options of {@link openRuntime}. */
 export interface OpenRuntimeOptions {
   config: Config;
-  /** Run a worker in this process. @default true in embedded mode, false otherwise */
+  /** Run a worker in this process. @default true when this process starts a private embedded server, false otherwise */
   worker?: boolean;
   /** Start the dev server even when a shared one is recorded. @default false */
   forceEmbedded?: boolean;
+  /**
+   * With no server to use, start the shared background server (detached, stops when idle) and
+   * use it, instead of a private embedded server in this process. @default false (the CLI's
+   * `-p` and `batch` pass true unless `--no-daemon`)
+   */
+  daemon?: boolean;
+  /** The config file `config` came from, passed to a background server it starts. @default the one loadConfig would read */
+  configPath?: string | null;
+  /** Who holds the server lock when this process starts a dev server. @default "private" */
+  lockMode?: ServerLockMode;
+  /** Ask for this gRPC port for a dev server this process starts (used when free). */
+  preferredPort?: number;
   env?: NodeJS.ProcessEnv;
   /** Progress lines (stderr in the CLI). */
   log?: (line: string) => void;
+  /** Lines the user should see even without progress (stderr in the CLI). @default log */
+  notice?: (line: string) => void;
   /** Web UI for the embedded server. @default config.devServer.ui */
   ui?: boolean;
-  /** Keep the embedded server running after this process exits (`agent-runner server`). */
+  /** Keep the embedded server running after this process exits. */
   keepAlive?: boolean;
   /**
    * Forward the Temporal core's own log lines to stderr (else the core prints them to stdout).
@@ -56,13 +74,17 @@ export interface OpenRuntimeOptions {
 
 /**
  * Connects to Temporal the way the config says: a configured `temporal.address` (start nothing),
- * else a live `agent-runner server` recorded in the data directory, else an embedded dev server
- * persisted at `<dataDir>/<devServer.dbFilename>` plus an in-process worker. The dev-server
- * launcher, the native worker and the activities (with the Anthropic SDK) are loaded only when
- * this process starts a server or runs a worker.
+ * else a live `agent-runner server` recorded in the data directory, else (with `daemon`) the
+ * background server, started if needed, else an embedded dev server persisted at
+ * `<dataDir>/<devServer.dbFilename>` plus an in-process worker. A dev server that a dead process
+ * left running on the same database is adopted (or stopped when it does not answer), never run
+ * beside a second one. The dev-server launcher, the native worker and the activities (with the
+ * Anthropic SDK) are loaded only when this process starts a server or runs a worker.
  * @throws DataDirError / ModelKeyMissingError before anything starts (see {@link checkDataDir},
- *   {@link checkModelKey}); TemporalCliNotFoundError / DevServerStartError when the embedded server
- *   cannot start; TemporalUnreachableError when a configured server does not answer.
+ *   {@link checkModelKey}); EmbeddedServerBusyError when another live process runs the dev server
+ *   of the data directory privately; TemporalCliNotFoundError / DevServerStartError /
+ *   BackgroundServerStartError when a server cannot start; TemporalUnreachableError when a
+ *   configured server does not answer.
  */
 export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
   const { config } = opts;
@@ -70,7 +92,7 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
   const log = opts.log ?? (() => undefined);
   const store = openTranscriptStore(config, log);
   let devServer: DevServer | null = null;
-  let releaseLock: (() => void) | null = null;
+  let lock: ServerLock | null = null;
   let mode: Runtime['mode'];
   let address: string;
   let connection: Connection | null = null;
@@ -79,11 +101,35 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
   let nativeConnection: NativeConnection | null = null;
   let workerRun: Promise<void> | null = null;
   try {
-    const found = opts.forceEmbedded && !config.temporal.address ? null : await findServer(config);
-    const runWorker = opts.worker ?? !found;
-    if (opts.preflight !== false && (runWorker || !found)) {
+    let found: ServerTarget | null = opts.forceEmbedded && !config.temporal.address ? null : await findServer(config);
+    const wantDaemon = (opts.daemon ?? false) && !opts.forceEmbedded && opts.worker !== true;
+    if (found?.mode === 'shared' && wantDaemon && opts.preflight !== false) {
+      // A background server left by a run with other model settings (another ANTHROPIC_BASE_URL
+      // or key) would serve this run with those: restart it when it is idle.
+      const state = readServerState(config.dataDir);
+      const { fingerprintMismatch, stopMismatchedIdleServer } = await import('./background');
+      if (state && fingerprintMismatch(state, config, env) !== null) {
+        checkModelKey(config, env);
+        if (await stopMismatchedIdleServer(state, config, env, log)) found = null;
+      }
+    }
+    const daemon = wantDaemon && found === null;
+    const runWorker = opts.worker ?? (found === null && !daemon);
+    if (opts.preflight !== false && (runWorker || found === null)) {
       checkDataDir(config.dataDir);
-      if (runWorker) checkModelKey(config, env);
+      checkModelKey(config, env);
+    }
+    if (daemon) {
+      const { findTemporalCli } = await import('./dev-server');
+      findTemporalCli({ configured: config.devServer.cliPath, env }); // a missing CLI: exit 2 here, not in the server's log
+      const { ensureBackgroundServer } = await import('./background');
+      const state = await ensureBackgroundServer({
+        config,
+        configPath: opts.configPath !== undefined ? opts.configPath : resolveConfigPath({ env }),
+        env,
+        log,
+      });
+      found = { address: state.address, mode: 'shared' };
     }
     if (runWorker || !found) {
       const { installRuntimeLogging, runtimeLogLevel } = await import('./logging');
@@ -93,29 +139,50 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
     }
     if (found) {
       ({ mode, address } = found);
-      if (mode === 'shared') log(`using the agent-runner server at ${address}`);
+      if (mode === 'shared') {
+        log(`using the agent-runner server at ${address}`);
+        touchServer(config.dataDir);
+        const state = readServerState(config.dataDir);
+        const { fingerprintMismatch } = await import('./background');
+        const note = state && !runWorker ? fingerprintMismatch(state, config, env) : null;
+        if (note) (opts.notice ?? log)(note);
+      }
     } else {
       mode = 'embedded';
-      const { findTemporalCli, startDevServer } = await import('./dev-server');
+      const { adoptOrStopOrphan, findTemporalCli, startDevServer } = await import('./dev-server');
       const cliPath = findTemporalCli({ configured: config.devServer.cliPath, env });
-      releaseLock = lockEmbeddedServer(config.dataDir);
-      log(`starting the embedded Temporal dev server (${cliPath})`);
-      devServer = await startDevServer({
-        cliPath,
-        dataDir: config.dataDir,
-        dbFilename: config.devServer.dbFilename,
-        ip: config.devServer.ip,
-        port: config.devServer.port,
-        uiPort: config.devServer.uiPort,
-        ui: opts.ui ?? config.devServer.ui,
-        namespace: config.temporal.namespace,
-        searchAttributes: { ...SEARCH_ATTRIBUTES },
-        logLevel: config.devServer.logLevel,
-        dynamicConfig: config.devServer.dynamicConfig,
-        sqlitePragmas: config.devServer.sqlitePragmas,
-        startTimeoutMs: config.devServer.startTimeoutMs,
-        ...(opts.keepAlive ? { keepAlive: true } : {}),
-      });
+      lock = await acquireServerLock(config.dataDir, opts.lockMode ?? 'private');
+      const dbPath =
+        config.devServer.dbFilename === null ? null : path.resolve(config.dataDir, config.devServer.dbFilename);
+      const previous = lock.previous;
+      if (previous?.devServerPid) {
+        devServer = await adoptOrStopOrphan(
+          { pid: previous.devServerPid, address: previous.address, uiUrl: previous.uiUrl },
+          dbPath,
+        );
+        if (devServer)
+          log(`adopted the Temporal dev server (pid ${devServer.pid}) that process ${previous.ownerPid} left running`);
+      }
+      if (!devServer) {
+        log(`starting the embedded Temporal dev server (${cliPath})`);
+        devServer = await startDevServer({
+          cliPath,
+          dataDir: config.dataDir,
+          dbFilename: config.devServer.dbFilename,
+          ip: config.devServer.ip,
+          port: config.devServer.port || opts.preferredPort || 0,
+          uiPort: config.devServer.uiPort,
+          ui: opts.ui ?? config.devServer.ui,
+          namespace: config.temporal.namespace,
+          searchAttributes: { ...SEARCH_ATTRIBUTES },
+          logLevel: config.devServer.logLevel,
+          dynamicConfig: config.devServer.dynamicConfig,
+          sqlitePragmas: config.devServer.sqlitePragmas,
+          startTimeoutMs: config.devServer.startTimeoutMs,
+          ...(opts.keepAlive ? { keepAlive: true } : {}),
+        });
+      }
+      lock.setDevServer(devServer);
       address = devServer.address;
       log(`Temporal dev server at ${address}${devServer.uiUrl ? `, Web UI ${devServer.uiUrl}` : ''}`);
     }
@@ -131,7 +198,7 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
     await nativeConnection?.close().catch(() => undefined);
     await connection?.close().catch(() => undefined);
     await devServer?.stop().catch(() => undefined);
-    releaseLock?.();
+    lock?.release();
     throw e;
   }
   let closed = false;
@@ -151,7 +218,7 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
       await nativeConnection?.close().catch(() => undefined);
       await connection?.close().catch(() => undefined);
       await devServer?.stop();
-      releaseLock?.();
+      lock?.release();
     },
   };
 }

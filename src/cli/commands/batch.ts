@@ -5,6 +5,8 @@ import type { BatchBudget, BatchEvent, BatchResult } from '../../client/batch';
 import { defaultBatchId, parseTaskFile, runBatch } from '../../client/batch';
 import { openRuntime } from '../../worker/runtime';
 import type { Runtime } from '../../worker/runtime';
+import type { ServerModeFlags } from '../server-mode';
+import { serverModeOptions } from '../server-mode';
 import { EXIT } from '../output';
 import { BatchProgress, summaryTable } from '../progress';
 import type { TurnFlags } from '../turn-options';
@@ -12,7 +14,7 @@ import { UsageError, positiveInt, positiveNumber, turnOptionsFrom } from '../tur
 import { createBatchBudget } from './batch-budget';
 
 /** Flags of `agent-runner batch` (its own plus the turn flags shared with `-p`). */
-export interface BatchFlags extends TurnFlags {
+export interface BatchFlags extends TurnFlags, ServerModeFlags {
   concurrency?: string;
   out?: string;
   batchId?: string;
@@ -90,8 +92,9 @@ export async function runBatchCommand(config: Config, file: string, flags: Batch
   const log = (l: string): void => io.stderr(l);
   const rt: Runtime = await openRuntime({
     config,
-    ...(flags.worker ? { worker: true } : {}),
+    ...(flags.worker ? { worker: true } : serverModeOptions(flags)),
     log: flags.verbose ? log : () => undefined,
+    notice: log,
   });
   const abort = new AbortController();
   let interrupts = 0;

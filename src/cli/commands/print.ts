@@ -13,11 +13,13 @@ import type { TurnFlags } from '../turn-options';
 import { UsageError, turnOptionsFrom } from '../turn-options';
 import { readPromptFromStdin } from '../stdin';
 import { readLines, runStreamJsonInput } from '../stream-json-input';
+import type { ServerModeFlags } from '../server-mode';
+import { serverModeOptions } from '../server-mode';
 
 export { INPUT_FORMATS, type InputFormat } from '../output';
 
 /** Flags of `agent-runner -p`. */
-export interface PrintFlags extends TurnFlags {
+export interface PrintFlags extends TurnFlags, ServerModeFlags {
   outputFormat: OutputFormat;
   /** `stream-json`: user messages and control requests as JSON lines on stdin (the Agent SDK's protocol). */
   inputFormat?: InputFormat;
@@ -97,7 +99,13 @@ export async function runPrint(
   }
   const prompt = streamInput ? '' : (promptArg ?? (await readPromptFromStdin()));
   const log = flags.verbose || flags.outputFormat === 'text' ? (l: string) => io.stderr(l) : () => undefined;
-  const rt = await openRuntime({ config, log: flags.verbose ? log : () => undefined, quiet: flags.verbose !== true });
+  const rt = await openRuntime({
+    config,
+    ...serverModeOptions(flags),
+    log: flags.verbose ? log : () => undefined,
+    notice: (l) => io.stderr(l),
+    quiet: flags.verbose !== true,
+  });
   let result: SDKResultMessage | undefined;
   let noPrompt = false;
   let interrupts = 0;

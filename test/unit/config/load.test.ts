@@ -80,6 +80,7 @@ describe('config defaults', () => {
       dbFilename: 'temporal.db',
       startTimeoutMs: 60000,
       logLevel: 'warn',
+      idleTimeoutMs: 600000,
       dynamicConfig: {},
       sqlitePragmas: {},
     });
