@@ -20,6 +20,8 @@ import type { Config } from '../src/config';
 import { startFakeModelServer } from '../src/fake-model';
 import type { FakeModelServer, FakeModelServerOptions } from '../src/fake-model';
 import { JsonlTranscriptStore } from '../src/store/jsonl-store';
+import { PostgresTranscriptStore } from '../src/store/postgres/postgres-store';
+import type { TranscriptStore } from '../src/store/transcript-store';
 import { findTemporalCli, startDevServer } from '../src/worker/dev-server';
 import type { DevServer } from '../src/worker/dev-server';
 import { installRuntimeLogging } from '../src/worker/logging';
@@ -88,7 +90,7 @@ export function makeRepo(files: Record<string, string>): string {
 export interface BenchRunner {
   fake: FakeModelServer;
   client: Client;
-  store: JsonlTranscriptStore;
+  store: TranscriptStore;
   config: Config;
   dataDir: string;
   taskQueue: string;
@@ -114,14 +116,19 @@ export interface BenchRunnerOptions {
   inProcessWorker?: boolean;
   /** Overrides of `config.worker`. */
   workerTuning?: Partial<Config['worker']>;
+  /** A PostgreSQL store URL (also given to worker processes); default: JSONL files in a temp dir. */
+  storeUrl?: string;
 }
 
 /** A fake model server, a data directory, a client and (by default) an in-process worker. */
 export async function startRunner(opts: BenchRunnerOptions): Promise<BenchRunner> {
   const fake = await startFakeModelServer(opts.fake);
   const dataDir = mkdtempSync(join(tmpdir(), 'dar-bench-data-'));
-  const store = new JsonlTranscriptStore(dataDir, { onWarning: (m) => progress(`store warning: ${m}`) });
+  const store: TranscriptStore = opts.storeUrl
+    ? await PostgresTranscriptStore.open(opts.storeUrl, { schema: 'migrate' })
+    : new JsonlTranscriptStore(dataDir, { onWarning: (m) => progress(`store warning: ${m}`) });
   const env: NodeJS.ProcessEnv = {
+    ...(opts.storeUrl ? { AGENT_RUNNER_STORE_URL: opts.storeUrl } : {}),
     AGENT_RUNNER_DATA_DIR: dataDir,
     ANTHROPIC_BASE_URL: fake.baseUrl,
     ANTHROPIC_API_KEY: 'bench-key',
@@ -165,6 +172,7 @@ export async function startRunner(opts: BenchRunnerOptions): Promise<BenchRunner
       await native?.close().catch(() => undefined);
       await connection.close();
       await fake.close();
+      await store.close();
     },
   };
 }

@@ -2,7 +2,7 @@
  * The benchmarks: `node dist/bench/run.js [--json] [--quick] [--only NAME,...]` after
  * `npm run build`. Prints one table per measurement on stdout (progress on stderr); with `--json`,
  * the last stdout line is one JSON object with every figure. Names: overhead, tuning, history,
- * concurrency, recovery, cache. See docs/performance.md.
+ * concurrency, recovery, cache, stores. See docs/performance.md.
  */
 import * as os from 'node:os';
 import { measureConcurrency } from './concurrency';
@@ -13,8 +13,9 @@ import { measureRecovery } from './recovery';
 import type { Measurement } from './stats';
 import { measureStepOverhead } from './step-overhead';
 import { measureServerTuning } from './server-tuning';
+import { measureStores } from './stores';
 
-const ALL = ['overhead', 'tuning', 'history', 'concurrency', 'recovery', 'cache'] as const;
+const ALL = ['overhead', 'tuning', 'history', 'concurrency', 'recovery', 'cache', 'stores'] as const;
 type Name = (typeof ALL)[number];
 
 interface Args {
@@ -70,6 +71,16 @@ async function main(): Promise<void> {
       measureRecovery({ address, kills: args.quick ? 2 : 4, seed: 20261130, heartbeatMs: 5000 }),
     );
     await run('cache', () => measurePromptCache({ address, calls: 20 }));
+    await run('stores', () =>
+      measureStores({
+        address,
+        steps: args.quick ? 15 : 30,
+        turns: args.quick ? 2 : 3,
+        workerCounts: [1, 2, 4],
+        concurrentTurns: args.quick ? 12 : 24,
+        serverPid: server.pid,
+      }),
+    );
   } finally {
     await server.stop();
   }

@@ -20,6 +20,8 @@ export { startDevServer, findTemporalCli } from './worker/dev-server';
 export { loadConfig, ConfigError } from './config';
 export type { Config } from './config';
 export { JsonlTranscriptStore } from './store/jsonl-store';
+export { PostgresTranscriptStore } from './store/postgres/postgres-store';
+export { openStore, storeLocation, type StoreLocation } from './store/open';
 export type { TranscriptStore } from './store/transcript-store';
 export type * from './common/sdk-messages';
 export type { TurnOptions, TurnOutcome } from './common/turn';

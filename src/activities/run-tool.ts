@@ -1,9 +1,12 @@
 import { Context } from '@temporalio/activity';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
-import { resolveCommandPermission } from '../engine/command-rules';
 import type { TranscriptStore } from '../store/transcript-store';
 import type { ToolContext, ToolOutput, ToolSettings } from './tools/types';
+import type { ResolvedPermission } from './tool-permission';
+import { resolveToolPermission } from './tool-permission';
+import { ChildEnvironments } from '../env/child-env';
+import { readSettingsEnv } from '../settings/env';
 
 /** What `runTool` needs from the worker. */
 export interface RunToolDeps {
@@ -18,6 +21,19 @@ export interface RunToolDeps {
   settings?: ToolSettings;
   /** Whether a tool may be re-run after a crash (unknown tools count as idempotent: they do nothing). */
   isIdempotent(name: string): boolean;
+  /**
+   * Decides a `check` permission against the tool's input and the real files.
+   * @default resolveToolPermission (src/activities/tool-permission.ts)
+   */
+  resolvePermission?: typeof resolveToolPermission;
+  /** Environments of the processes tools start. @default new ChildEnvironments() (default secret names) */
+  childEnv?: ChildEnvironments;
+}
+
+let sharedChildEnv: ChildEnvironments | undefined;
+function defaultChildEnv(): ChildEnvironments {
+  sharedChildEnv ??= new ChildEnvironments();
+  return sharedChildEnv;
 }
 
 /** Text of the tool_result of a non-idempotent tool whose earlier attempt died mid-run. */
@@ -114,11 +130,20 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
 
     let out: ToolOutput & { outcome: RunToolSummary['outcome'] };
     let deniedInput: unknown;
-    // Scoped Bash rules are decided here, where the command is known.
-    const permission =
-      input.permission.behavior === 'checkCommand'
-        ? resolveCommandPermission(String((toolInput as { command?: unknown }).command ?? ''), input.permission)
-        : input.permission;
+    // The settings files' `env` is re-read here: its values never enter workflow history.
+    const toolEnv = (deps.childEnv ?? defaultChildEnv()).forTools(
+      input.settingsEnv ? await readSettingsEnv(input.settingsEnv) : undefined,
+    );
+    // Rules on paths and commands are decided here, where the input and the files are known.
+    const permission: ResolvedPermission =
+      input.skipReason !== undefined || !block || invalidJson !== undefined
+        ? { behavior: 'allow' }
+        : await (deps.resolvePermission ?? resolveToolPermission)(input.permission, {
+            toolName: input.toolName,
+            input: toolInput,
+            cwd: input.cwd,
+            exportedNames: new Set(Object.keys(toolEnv)),
+          });
     if (input.skipReason !== undefined) {
       out = {
         content: `<tool_use_error>${input.skipReason}</tool_use_error>`,
@@ -156,6 +181,8 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         readState: () => input.readState ?? undefined,
         heartbeat: () => ctx.heartbeat(),
         ...(deps.settings ? { settings: deps.settings } : {}),
+        ...(permission.readDenied ? { readDenied: permission.readDenied } : {}),
+        env: toolEnv,
       };
       const beat = setInterval(() => ctx.heartbeat(), 1000);
       try {
@@ -195,7 +222,10 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         ...(out.fileState ? { fileState: out.fileState } : {}),
         ...(deniedInput !== undefined ? { deniedInput } : {}),
         ...(out.outcome === 'denied' && permission.behavior === 'deny'
-          ? { denyReason: permission.reason ?? 'mode' }
+          ? {
+              denyReason: permission.reason,
+              ...(permission.detail !== undefined ? { denyDetail: permission.detail } : {}),
+            }
           : {}),
       },
     };

@@ -14,6 +14,7 @@ import type { StatusFlags } from './commands/status';
 import type { InterruptFlags } from './commands/interrupt';
 import type { LimitsFlags } from './commands/limits';
 import type { PoolCreateFlags } from './commands/pool';
+import type { StoreCopyFlags, StoreMigrateFlags } from './commands/store';
 
 /**
  * Errors that mean "nothing was run because of how it was called or configured": printed without
@@ -29,6 +30,14 @@ const USAGE_ERROR_NAMES = new Set([
   'TemporalUnreachableError',
   'DataDirError',
   'ModelKeyMissingError',
+  'SettingsError',
+  'TemporalConnectionConfigError',
+  // Store setup (src/store/setup-errors.ts): unreachable database, schema mismatch, bad URL, unknown session.
+  'StoreConnectionError',
+  'StoreSchemaError',
+  'StoreServerVersionError',
+  'InvalidStoreUrlError',
+  'UnknownSessionError',
 ]);
 
 const out = (s: string): void => {
@@ -76,7 +85,12 @@ export function buildProgram(setExit: (code: number) => void): Command {
     )
     .option('--include-partial-messages', 'accepted for compatibility; no stream_event messages are produced')
     .option('--permission-prompt-tool <tool>', 'accepted for compatibility; calls that would prompt are denied')
-    .option('--setting-sources <sources>', 'accepted for compatibility; no Claude Code settings files are read')
+    .option(
+      '--setting-sources <sources>',
+      'comma-separated settings files to read: user, project, local (default: all; "" for none)',
+    )
+    .option('--settings <file-or-json>', 'a settings file or a JSON string to load more settings from')
+    .option('--add-dir <directories...>', 'more directories the tools may read and edit')
     .option(
       '--allow-dangerously-skip-permissions',
       'accepted for compatibility (the Agent SDK sends it); bypassing still needs --permission-mode bypassPermissions',
@@ -120,7 +134,7 @@ configured server (nothing was run).
 Environment: ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL (read by the worker: with a shared
 server or a configured cluster, the values it was started with apply), TEMPORAL_ADDRESS,
 TEMPORAL_NAMESPACE, AGENT_RUNNER_TASK_QUEUE, AGENT_RUNNER_DATA_DIR, AGENT_RUNNER_MODEL,
-TEMPORAL_CLI_PATH, AGENT_RUNNER_CONFIG, AGENT_RUNNER_NO_DAEMON.
+TEMPORAL_CLI_PATH, AGENT_RUNNER_CONFIG, AGENT_RUNNER_STORE_URL, AGENT_RUNNER_NO_DAEMON.
 
 Examples:
   agent-runner -p "fix the failing test" --permission-mode acceptEdits --allowedTools Bash
@@ -216,7 +230,34 @@ See docs/batch.md.`,
       setExit(await runList(await config(program), opts, { stdout: out }));
     });
   addControlCommands(program, setExit);
+  addStoreCommands(program, setExit);
   return program;
+}
+
+/** `store migrate` and `store copy`: the transcript store itself (see docs/deploy.md). */
+function addStoreCommands(program: Command, setExit: (code: number) => void): void {
+  const io = { stdout: out, stderr: err };
+  const store = program
+    .command('store')
+    .description('the transcript store: apply PostgreSQL migrations, copy sessions between stores');
+  store
+    .command('migrate')
+    .description('bring the PostgreSQL schema up to date (workers also do it when they start)')
+    .option('--url <url>', 'store URL (default: store.url / AGENT_RUNNER_STORE_URL)')
+    .action(async (opts: StoreMigrateFlags) => {
+      const { runStoreMigrate } = await import('./commands/store');
+      setExit(await runStoreMigrate(await config(program), opts, io));
+    });
+  store
+    .command('copy')
+    .description('copy sessions (lines, run markers, content) between stores; re-running copies what is missing')
+    .option('--from <url>', 'source: postgres://…, jsonl:DIR, or "config" (the configured store)')
+    .option('--to <url>', 'target: postgres://…, jsonl:DIR, or "config"')
+    .option('--session <id...>', 'only these sessions (default: all)')
+    .action(async (opts: StoreCopyFlags) => {
+      const { runStoreCopy } = await import('./commands/store');
+      setExit(await runStoreCopy(await config(program), opts, io));
+    });
 }
 
 /**

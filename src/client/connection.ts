@@ -3,14 +3,13 @@
  * `agent-runner server` recorded in the data directory. Starts nothing and loads no worker,
  * bundler or dev-server code (the worker layer's `openRuntime` adds those).
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import type { TLSConfig } from '@temporalio/common/lib/internal-non-workflow';
 import type { Config } from '../config';
-import { JsonlTranscriptStore } from '../store/jsonl-store';
+import { openConfiguredStore } from '../store/open';
 import type { TranscriptStore } from '../store/transcript-store';
 import { readLiveServerState } from './server-state';
+import { temporalConnectionOptions, type TemporalConnectionOptions } from './temporal-connection';
 
 /** A connection to Temporal plus the transcript store: what a client needs to run and steer turns. */
 export interface ClientRuntime {
@@ -57,34 +56,15 @@ export class NoServerError extends Error {
   }
 }
 
-/** Options accepted by both the client's `Connection` and the worker's `NativeConnection`. */
-export interface TemporalConnectionOptions {
-  /** `host:port` of the frontend. */
-  address: string;
-  apiKey?: string;
-  tls?: TLSConfig;
-}
+export type { TemporalConnectionOptions } from './temporal-connection';
 
 /**
- * TLS and API key options for a configured server, read from the environment variables named in
- * config (`temporal.apiKeyEnv`, `temporal.tls.*Env`).
+ * Connection options for a configured server: address, API key, TLS and gRPC headers from the
+ * config and the environment, by `@temporalio/envconfig`'s names (see `temporal-connection.ts`).
+ * @throws TemporalConnectionConfigError for TLS settings that cannot work.
  */
 export function connectionOptions(config: Config, env: NodeJS.ProcessEnv = process.env): TemporalConnectionOptions {
-  const t = config.temporal;
-  const opts: TemporalConnectionOptions = { address: t.address ?? '' };
-  const apiKey = env[t.apiKeyEnv];
-  if (apiKey) opts.apiKey = apiKey;
-  if (t.tls.enabled || apiKey) {
-    const ca = env[t.tls.serverRootCaCertEnv];
-    const cert = env[t.tls.clientCertEnv];
-    const key = env[t.tls.clientKeyEnv];
-    opts.tls = {
-      ...(t.tls.serverNameOverride ? { serverNameOverride: t.tls.serverNameOverride } : {}),
-      ...(ca ? { serverRootCACertificate: readFileSync(ca) } : {}),
-      ...(cert && key ? { clientCertPair: { crt: readFileSync(cert), key: readFileSync(key) } } : {}),
-    };
-  }
-  return opts;
+  return temporalConnectionOptions(config.temporal, env);
 }
 
 /** Connection options for a target: the configured TLS/API key, or plain loopback for a shared dev server. */
@@ -106,9 +86,18 @@ export async function findServer(config: Config): Promise<ServerTarget | null> {
   return shared ? { address: shared.address, mode: 'shared' } : null;
 }
 
-/** The transcript store the config names (JSONL files under the data directory). */
-export function openTranscriptStore(config: Config, log: (line: string) => void = () => undefined): TranscriptStore {
-  return new JsonlTranscriptStore(config.dataDir, { onWarning: (m) => log(`warning: ${m}`) });
+/**
+ * The transcript store the config names: `store.url` (PostgreSQL, shared by every host), else
+ * JSONL files under the data directory. `migrate` (processes that run a worker) brings a
+ * PostgreSQL schema up to date; `check` (clients) only verifies it.
+ * @throws StoreConnectionError / StoreSchemaError when a PostgreSQL store cannot be used.
+ */
+export async function openTranscriptStore(
+  config: Config,
+  log: (line: string) => void = () => undefined,
+  schema: 'migrate' | 'check' = 'check',
+): Promise<TranscriptStore> {
+  return openConfiguredStore(config, { schema, log });
 }
 
 /** Connects a Temporal client, turning a connect failure into {@link TemporalUnreachableError}. */
@@ -160,11 +149,19 @@ export async function connectClient(opts: ConnectClientOptions): Promise<ClientR
     throw new NoServerError(opts.command ?? 'agent-runner', config.dataDir, opts.embeddedHolder?.() ?? null);
   }
   if (target.mode === 'shared') opts.log?.(`using the agent-runner server at ${target.address}`);
-  const { connection, client } = await connectTemporalClient(config, target, env);
+  const store = await openTranscriptStore(config, opts.log);
+  let connected: { connection: Connection; client: Client };
+  try {
+    connected = await connectTemporalClient(config, target, env);
+  } catch (e) {
+    await store.close().catch(() => undefined);
+    throw e;
+  }
+  const { connection, client } = connected;
   let closed = false;
   return {
     client,
-    store: openTranscriptStore(config, opts.log),
+    store,
     taskQueue: config.temporal.taskQueue,
     address: target.address,
     mode: target.mode,
@@ -172,6 +169,7 @@ export async function connectClient(opts: ConnectClientOptions): Promise<ClientR
       if (closed) return;
       closed = true;
       await connection.close().catch(() => undefined);
+      await store.close().catch(() => undefined);
     },
   };
 }

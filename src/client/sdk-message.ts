@@ -7,6 +7,7 @@ import type {
   SDKSystemInitMessage,
   SDKUserMessage,
 } from '../common/sdk-messages';
+import type { PermissionReasonType } from '../common/permissions';
 import type { TranscriptEntry } from '../common/transcript';
 import type { TurnOptions, TurnOutcome } from '../common/turn';
 import { BUILTIN_TOOL_NAMES } from '../common/tools';
@@ -91,7 +92,8 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
  * permission policy refused, built from that result's line (uuid derived from the line's).
  */
 function permissionDenied(e: TranscriptEntry): SDKPermissionDeniedMessage | undefined {
-  const run = e['toolRun'] as { tool?: string; outcome?: string; denyReason?: 'rule' | 'mode' } | undefined;
+  const run = e['toolRun'] as
+    { tool?: string; outcome?: string; denyReason?: PermissionReasonType; denyDetail?: string } | undefined;
   if (run?.outcome !== 'denied' || !Array.isArray(e.message?.content)) return undefined;
   const block = e.message.content.find((b) => b.type === 'tool_result') as
     { tool_use_id?: string; content?: unknown } | undefined;
@@ -104,6 +106,7 @@ function permissionDenied(e: TranscriptEntry): SDKPermissionDeniedMessage | unde
     tool_name: run.tool ?? '',
     tool_use_id: String(block.tool_use_id ?? ''),
     decision_reason_type: run.denyReason ?? 'mode',
+    ...(run.denyDetail !== undefined ? { decision_reason: run.denyDetail } : {}),
     message: typeof block.content === 'string' ? block.content : JSON.stringify(block.content ?? ''),
   };
 }

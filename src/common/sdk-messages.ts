@@ -1,3 +1,4 @@
+import type { PermissionReasonType } from './permissions';
 import type { ModelUsage, Usage } from './usage';
 
 /**
@@ -52,8 +53,10 @@ export interface SDKPermissionDeniedMessage {
   session_id: string;
   tool_name: string;
   tool_use_id: string;
-  /** `rule`: a disallowedTools entry; `mode`: the permission mode. */
-  decision_reason_type: 'rule' | 'mode';
+  /** Why (see PermissionReasonType): `rule`, `mode`, `workingDir`, `safetyCheck`, `subcommandResults`, `other`. */
+  decision_reason_type: PermissionReasonType;
+  /** One-line reason, when there is one beyond the message (e.g. a symlink that leads outside). */
+  decision_reason?: string;
   /** The text the model got as the tool result. */
   message: string;
 }

@@ -1,3 +1,6 @@
+import type { ScopedRules, SettingsEnvRef } from './permissions';
+import type { PermissionMode } from '../engine/permissions';
+
 /**
  * Wire types of tool runs, shared by the turn workflow and the tool activities.
  * Only small fields travel through workflow history: tool inputs and outputs stay in the
@@ -34,16 +37,18 @@ export interface ToolUseSummary {
   filePath?: string;
 }
 
-/** Permission decision for one tool call, made in the workflow. */
+/** Permission decision for one tool call, made in the workflow as far as the tool name allows. */
 export type ToolPermission =
   | { behavior: 'allow' }
-  /** `reason`: `rule` for a disallowedTools entry, `mode` for the permission mode (SDK `decision_reason_type`). */
+  /** `reason`: `rule` for a permission rule, `mode` for the permission mode (SDK `decision_reason_type`). */
   | { behavior: 'deny'; message: string; reason?: 'rule' | 'mode' }
   /**
-   * Decided in the activity against the Bash command (scoped rules such as `Bash(git *)`):
-   * `allow` patterns the command must match (null: allowed whatever the command), `deny`
-   * patterns it must not match, `message` when no allow pattern matches. See src/engine/command-rules.ts.
+   * Decided by the activity against the tool's input and the real files
+   * (`decideToolPermission`, src/permissions/decide.ts): the mode, the rules that matter for
+   * this tool only (src/engine/permissions.ts `scopedRulesFor`), and the extra working directories.
    */
+  | { behavior: 'check'; mode: PermissionMode; rules: ScopedRules; additionalDirectories?: string[] }
+  /** Earlier form of `check` for scoped Bash rules, still accepted from histories recorded before it. */
   | { behavior: 'checkCommand'; allow: string[] | null; deny: string[]; message: string };
 
 /** Input of the `runTool` activity. */
@@ -61,6 +66,8 @@ export interface RunToolInput {
   permission: ToolPermission;
   /** Read-file state of the tool's `file_path`, when the session has one. */
   readState: FileReadState | null;
+  /** Settings files whose `env` the tool's processes get (Bash only; re-read by the activity). */
+  settingsEnv?: SettingsEnvRef;
   /**
    * When set, the tool is not run: its tool_result says this (is_error), e.g. after an interrupt
    * or a budget stop, so that every tool_use still gets a tool_result.

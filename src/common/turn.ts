@@ -3,6 +3,7 @@ import type { FileReadState } from './tools';
 import type { ResultSubtype } from './sdk-messages';
 import type { TurnLimits } from '../engine/limits';
 import type { PermissionMode } from '../engine/permissions';
+import type { SettingsEnvRef } from './permissions';
 
 /** Schema version of workflow inputs carried across continue-as-new. */
 export const WORKFLOW_STATE_VERSION = 1;
@@ -15,8 +16,16 @@ export interface TurnOptions {
   maxTokens: number;
   limits: TurnLimits;
   permissionMode: PermissionMode;
+  /** Allow rules (`--allowedTools` and settings files), path rules in canonical form. */
   allowedTools?: string[];
+  /** Deny rules (`--disallowedTools` and settings files). */
   disallowedTools?: string[];
+  /** Ask rules (settings files): headless runs deny these calls. */
+  askTools?: string[];
+  /** More working directories (`--add-dir`, `permissions.additionalDirectories`), absolute. */
+  additionalDirectories?: string[];
+  /** Settings files whose `env` Bash commands get (re-read by the activity; see SettingsEnvRef). */
+  settingsEnv?: SettingsEnvRef;
   /** Tools offered to the model (default: all built-in tools). */
   tools?: string[];
   /** Replaces the default system prompt. */

@@ -13,6 +13,7 @@ export {
   type ModelConfig,
   type ModelPrice,
   type PriceTable,
+  type StoreConfig,
   type TemporalConfig,
   type TlsConfig,
   type ToolsConfig,

@@ -26,6 +26,13 @@ export const CONFIG_ENV_OVERRIDES: ReadonlyArray<{ readonly env: string; readonl
   { env: 'AGENT_RUNNER_DATA_DIR', path: ['dataDir'] },
   { env: 'AGENT_RUNNER_MODEL', path: ['model', 'name'] },
   { env: 'ANTHROPIC_BASE_URL', path: ['model', 'baseUrl'] },
+  { env: 'AGENT_RUNNER_STORE_URL', path: ['store', 'url'] },
+  // Temporal's client environment configuration (@temporalio/envconfig) names:
+  { env: 'TEMPORAL_TLS', path: ['temporal', 'tls', 'enabled'] },
+  { env: 'TEMPORAL_TLS_SERVER_NAME', path: ['temporal', 'tls', 'serverNameOverride'] },
+  { env: 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', path: ['temporal', 'tls', 'serverCaCertPath'] },
+  { env: 'TEMPORAL_TLS_CLIENT_CERT_PATH', path: ['temporal', 'tls', 'clientCertPath'] },
+  { env: 'TEMPORAL_TLS_CLIENT_KEY_PATH', path: ['temporal', 'tls', 'clientKeyPath'] },
 ];
 
 /** One problem found in a configuration. */
@@ -147,6 +154,13 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
     const cliBase = file !== null && !fromEnv.has('devServer.cliPath') ? path.dirname(file) : cwd;
     // A bare command name ("temporal") is left for a PATH lookup.
     config.devServer.cliPath = cli.includes('/') || cli.includes('\\') ? path.resolve(cliBase, cli) : cli;
+  }
+  // TLS file paths: relative to the config file (or, from the environment, to the cwd).
+  for (const key of ['serverCaCertPath', 'clientCertPath', 'clientKeyPath'] as const) {
+    const p = config.temporal.tls[key];
+    if (p === null) continue;
+    const base = file !== null && !fromEnv.has(`temporal.tls.${key}`) ? path.dirname(file) : cwd;
+    config.temporal.tls[key] = path.resolve(base, expandHome(p, home));
   }
   if (config.devServer.dbFilename !== null) {
     config.devServer.dbFilename = expandHome(config.devServer.dbFilename, home);

@@ -130,15 +130,29 @@ export const DEV_SERVER_LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'never']
 /** One of {@link DEV_SERVER_LOG_LEVELS}. */
 export type DevServerLogLevel = (typeof DEV_SERVER_LOG_LEVELS)[number];
 
+const pathOrNull = z
+  .string({ error: 'expected a file path or null' })
+  .min(1, { error: 'expected a file path or null' })
+  .nullable()
+  .default(null);
+
+/** `true`/`false`, also as the strings `true`/`1`/`false`/`0` (the form an environment variable has). */
+const boolOrNull = z
+  .preprocess(
+    (v) => (v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : v),
+    z.boolean({ error: 'expected true, false or null' }).nullable(),
+  )
+  .default(null);
+
 const TlsSchema = z.strictObject({
-  enabled: z.boolean({ error: 'expected true or false' }).default(false),
+  enabled: boolOrNull,
   serverNameOverride: z
     .string({ error: 'expected a non-empty string' })
     .min(1, { error: 'expected a non-empty string' })
     .optional(),
-  serverRootCaCertEnv: envVarName('TEMPORAL_TLS_CA'),
-  clientCertEnv: envVarName('TEMPORAL_TLS_CERT'),
-  clientKeyEnv: envVarName('TEMPORAL_TLS_KEY'),
+  serverCaCertPath: pathOrNull,
+  clientCertPath: pathOrNull,
+  clientKeyPath: pathOrNull,
 });
 
 const TemporalSchema = z.strictObject({
@@ -207,6 +221,18 @@ const ToolsSchema = z.strictObject({
   bashOutputLimitChars: positiveInt(30_000),
 });
 
+const STORE_URL_ERROR = 'expected a postgres:// URL, jsonl:DIR, or null (JSONL files under dataDir)';
+const StoreSchema = z.strictObject({
+  url: z
+    .string({ error: STORE_URL_ERROR })
+    .regex(/^(postgres(ql)?:\/\/.+|jsonl:.+)$/i, { error: STORE_URL_ERROR })
+    .nullable()
+    .default(null),
+  maxContentBytes: positiveInt(256 * 1024 * 1024),
+  poolSize: positiveInt(10),
+  connectTimeoutMs: positiveInt(10_000),
+});
+
 const PricesSchema = z
   .record(z.string().min(1), ModelPriceSchema, { error: 'expected a table keyed by model id' })
   .default({})
@@ -223,6 +249,7 @@ export const ConfigSchema = z.strictObject({
   worker: WorkerSchema.prefault({}),
   model: ModelSchema.prefault({}),
   tools: ToolsSchema.prefault({}),
+  store: StoreSchema.prefault({}),
   prices: PricesSchema,
   dataDir: nonEmptyString('~/.agent-runner'),
 });
@@ -231,18 +258,30 @@ export const ConfigSchema = z.strictObject({
 // The Config type, documented field by field (checked against the schema below).
 // ---------------------------------------------------------------------------------------------
 
-/** TLS to the Temporal server (`temporal.tls`). Certificates come from environment variables. */
+/**
+ * TLS to the Temporal server (`temporal.tls`), named after `@temporalio/envconfig`: certificate
+ * settings here are file *paths*; PEM *contents* come only from the environment
+ * (`TEMPORAL_TLS_CLIENT_CERT_DATA`, `TEMPORAL_TLS_CLIENT_KEY_DATA`,
+ * `TEMPORAL_TLS_SERVER_CA_CERT_DATA`), so that no secret sits in this file. A path and data for
+ * the same item is an error. See `src/client/temporal-connection.ts`.
+ */
 export interface TlsConfig {
-  /** Use TLS. @default false */
-  enabled: boolean;
-  /** Server name to verify instead of the address's host. @default unset */
+  /**
+   * Use TLS: true, false, or null for "when an API key or a certificate is given".
+   * @default null. Env: `TEMPORAL_TLS` (true/false/1/0).
+   */
+  enabled: boolean | null;
+  /** Server name to verify instead of the address's host. @default unset. Env: `TEMPORAL_TLS_SERVER_NAME`. */
   serverNameOverride?: string | undefined;
-  /** Name of the env var holding the server root CA certificate (PEM). @default "TEMPORAL_TLS_CA" */
-  serverRootCaCertEnv: string;
-  /** Name of the env var holding the client certificate for mTLS (PEM). @default "TEMPORAL_TLS_CERT" */
-  clientCertEnv: string;
-  /** Name of the env var holding the client private key for mTLS (PEM). @default "TEMPORAL_TLS_KEY" */
-  clientKeyEnv: string;
+  /**
+   * PEM file of the CA that signed the server's certificate (else the system's CAs). A relative
+   * path is taken from the config file's directory. @default null. Env: `TEMPORAL_TLS_SERVER_CA_CERT_PATH`.
+   */
+  serverCaCertPath: string | null;
+  /** PEM file of the client certificate (mTLS). @default null. Env: `TEMPORAL_TLS_CLIENT_CERT_PATH`. */
+  clientCertPath: string | null;
+  /** PEM file of the client's private key (mTLS). @default null. Env: `TEMPORAL_TLS_CLIENT_KEY_PATH`. */
+  clientKeyPath: string | null;
 }
 
 /** Where the Temporal server is (`temporal`). */
@@ -259,7 +298,10 @@ export interface TemporalConfig {
   taskQueue: string;
   /** TLS settings. */
   tls: TlsConfig;
-  /** Name of the env var holding a Temporal Cloud API key (sent when set). @default "TEMPORAL_API_KEY" */
+  /**
+   * Name of the env var holding an API key (Temporal Cloud); when set, it is sent and TLS is on
+   * unless `tls.enabled` is false. @default "TEMPORAL_API_KEY"
+   */
   apiKeyEnv: string;
 }
 
@@ -347,6 +389,25 @@ export interface ToolsConfig {
   bashOutputLimitChars: number;
 }
 
+/**
+ * Where transcripts and content blobs live (`store`): JSONL files on this machine, or a
+ * PostgreSQL database that every host shares.
+ */
+export interface StoreConfig {
+  /**
+   * `postgres://user@host:5432/db` (options: `?schema=NAME`, `sslmode=…`; the password may come
+   * from `PGPASSWORD`), `jsonl:DIR` (files under DIR/sessions), or null for JSONL files under
+   * `dataDir`. @default null. Env: `AGENT_RUNNER_STORE_URL`.
+   */
+  url: string | null;
+  /** Largest content blob (snapshot, bundle, large tool result), in bytes. @default 268435456 (256 MiB) */
+  maxContentBytes: number;
+  /** PostgreSQL connections per process. @default 10 */
+  poolSize: number;
+  /** How long to wait for a PostgreSQL connection, in milliseconds. @default 10000 */
+  connectTimeoutMs: number;
+}
+
 /** The runner's configuration, as returned by `loadConfig`. */
 export interface Config {
   /** Temporal connection. */
@@ -359,6 +420,8 @@ export interface Config {
   model: ModelConfig;
   /** Tool settings. */
   tools: ToolsConfig;
+  /** Transcript store. */
+  store: StoreConfig;
   /**
    * Model prices in USD per million tokens, keyed by model id; look up with {@link findPrice}.
    * Entries of the file are added to the built-in table ({@link DEFAULT_PRICES}).

@@ -1,136 +1,142 @@
+import type { ScopedRules } from '../common/permissions';
 import type { ToolPermission } from '../common/tools';
 import { BUILTIN_TOOL_NAMES, READ_ONLY_TOOLS } from '../common/tools';
-import { ruleContent } from './command-rules';
 
 /**
  * Permission modes, as Claude Code names them. Headless runs cannot prompt, so a call that
  * would need a prompt is denied (and recorded in `permission_denials`).
- * - `default`: read-only tools run; others need an `allowedTools` entry.
- * - `acceptEdits`: also Edit and Write of files inside the working directory.
- * - `bypassPermissions`: everything not disallowed runs.
- * - `dontAsk`: as `default` (nothing is ever asked): only read-only and `allowedTools` tools run.
- * - `plan`: only read-only tools.
+ * - `default`: reads inside the working directories run; other calls need an allow rule.
+ * - `acceptEdits`: also edits of files inside the working directories (Edit, Write, Bash
+ *   redirections and file commands such as `mkdir`, `rm`).
+ * - `bypassPermissions`: everything not denied by a rule runs.
+ * - `dontAsk`: as `default`, but what would be asked is denied outright.
+ * - `plan`: only reads.
  */
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
+/** The permission rules of a turn: flags and settings files merged (see src/settings). */
 export interface PermissionPolicy {
   mode: PermissionMode;
-  /** Tool names (or `Name(...)` rules, matched by name) that run without asking. */
+  /** Rules (`Tool` or `Tool(pattern)`) whose calls run without asking. */
   allowedTools?: string[];
-  /** Tool names that never run. */
+  /** Rules whose calls never run. A deny rule always wins. */
   disallowedTools?: string[];
+  /** Rules whose calls would need a person (headless: denied). */
+  askTools?: string[];
+  /** More directories the tools may work in, besides the working directory (absolute). */
+  additionalDirectories?: string[];
 }
 
-const EDIT_TOOLS = new Set(['Edit', 'Write', 'NotebookEdit']);
-
-function ruleName(rule: string): string {
+/** Tool name of a rule (`Bash(git *)` → `Bash`). */
+export function ruleName(rule: string): string {
   const open = rule.indexOf('(');
   return (open === -1 ? rule : rule.slice(0, open)).trim();
 }
 
-function listed(rules: readonly string[] | undefined, tool: string): boolean {
-  return (rules ?? []).some((r) => ruleName(r) === tool);
+/** The pattern inside `Name(...)`, or null for a rule naming the whole tool. */
+export function ruleContent(rule: string): string | null {
+  const open = rule.indexOf('(');
+  if (open === -1 || !rule.trimEnd().endsWith(')')) return null;
+  const c = rule.slice(open + 1, rule.trimEnd().length - 1).trim();
+  return c === '' ? null : c;
 }
 
-/** What a call touches, for rules that depend on it. */
-export interface PermissionTarget {
-  /** Absolute working directory of the turn. */
-  cwd: string;
-  /** Absolute path of the call's `file_path`, when it has one. */
-  filePath?: string;
-}
-
-/**
- * True when `path` is `dir` or inside it. Both must be absolute and normalized (the activity
- * resolves `file_path`); symlinks are not followed. Pure string logic: safe in workflow code.
- */
-export function isInside(dir: string, path: string): boolean {
-  const base = dir.endsWith('/') ? dir : `${dir}/`;
-  return path === dir || path.startsWith(base);
+function wholeTool(rules: readonly string[] | undefined, tool: string): boolean {
+  return (rules ?? []).some((r) => ruleName(r) === tool && ruleContent(r) === null);
 }
 
 /**
- * Decides whether a tool call may run. Pure: evaluated in the workflow. For Bash with scoped
- * rules (`Bash(git *)`) the answer is a `checkCommand` permission that the activity decides
- * against the command; scoped rules of other tools match by tool name.
+ * The rule tools whose rules can decide a call of `tool`: its own, plus Read rules for tools that
+ * read files and Edit/Write rules for tools that change them. Bash gets both (its redirections
+ * and file operands are reads and edits).
  */
-export function decidePermission(
-  policy: PermissionPolicy,
-  toolName: string,
-  target?: PermissionTarget,
-): ToolPermission {
-  if (toolName === 'Bash') return decideBash(policy);
-  return decideByName(policy, toolName, target);
+export function ruleToolsFor(tool: string): readonly string[] {
+  switch (tool) {
+    case 'Bash':
+      return ['Bash', 'Read', 'Edit', 'Write', 'NotebookEdit'];
+    case 'Read':
+      return ['Read'];
+    case 'Glob':
+    case 'Grep':
+      return ['Read', tool];
+    case 'Edit':
+    case 'Write':
+    case 'NotebookEdit':
+      return ['Edit', 'Write', 'NotebookEdit'];
+    default:
+      return [tool];
+  }
 }
 
-function bashPatterns(rules: readonly string[] | undefined): { unscoped: boolean; patterns: string[] } {
-  const bash = (rules ?? []).filter((r) => ruleName(r) === 'Bash');
-  const patterns = bash.map(ruleContent).filter((p): p is string => p !== null && p !== '');
-  return { unscoped: bash.some((r) => ruleContent(r) === null || ruleContent(r) === ''), patterns };
+/** The rules that matter for one call of `tool` (what travels to the activity). */
+export function scopedRulesFor(policy: PermissionPolicy, tool: string): ScopedRules {
+  const tools = ruleToolsFor(tool);
+  const pick = (rules: readonly string[] | undefined): string[] =>
+    (rules ?? []).filter((r) => {
+      const name = ruleName(r);
+      if (!tools.includes(name)) return false;
+      // Another tool's whole-tool rule (`Read` while deciding Bash) says nothing about paths.
+      return name === tool || ruleContent(r) !== null;
+    });
+  return { allow: pick(policy.allowedTools), deny: pick(policy.disallowedTools), ask: pick(policy.askTools) };
 }
 
-function decideBash(policy: PermissionPolicy): ToolPermission {
-  const denied = bashPatterns(policy.disallowedTools);
-  if (denied.unscoped) return decideByName(policy, 'Bash');
-  const allowed = bashPatterns(policy.allowedTools);
-  const byMode = decideByName({ mode: policy.mode, allowedTools: allowed.unscoped ? ['Bash'] : [] }, 'Bash');
-  if (byMode.behavior === 'deny' && allowed.patterns.length === 0) return byMode;
-  if (byMode.behavior === 'allow' && denied.patterns.length === 0) return byMode;
-  if (policy.mode === 'plan') return byMode;
-  return {
-    behavior: 'checkCommand',
-    allow: byMode.behavior === 'allow' ? null : allowed.patterns,
-    deny: denied.patterns,
-    message: byMode.behavior === 'deny' ? byMode.message : '',
-  };
-}
-
-function decideByName(policy: PermissionPolicy, toolName: string, target?: PermissionTarget): ToolPermission {
-  if (listed(policy.disallowedTools, toolName)) {
+/**
+ * Decides what the workflow can decide by tool name, and otherwise hands the call to the activity
+ * with the rules that matter for it (`check`). Pure: evaluated in the workflow, which never sees
+ * tool inputs. Rules on paths and commands, the working-directory boundary and real paths are
+ * decided by `decideToolPermission` (src/permissions/decide.ts) in the `runTool` activity.
+ */
+export function decidePermission(policy: PermissionPolicy, toolName: string): ToolPermission {
+  if (wholeTool(policy.disallowedTools, toolName)) {
     return {
       behavior: 'deny',
-      message: `Permission to use ${toolName} has been denied by a disallowedTools rule.`,
+      message: `Permission to use ${toolName} has been denied by a permission rule (${toolName}).`,
       reason: 'rule',
     };
   }
-  if (READ_ONLY_TOOLS.has(toolName)) return { behavior: 'allow' };
   // A tool that does not exist is not a permission question: its run answers "No such tool
   // available", as in Claude Code (and it is not a permission denial).
   if (!(BUILTIN_TOOL_NAMES as readonly string[]).includes(toolName)) return { behavior: 'allow' };
-  if (policy.mode === 'plan') {
-    return { behavior: 'deny', message: `${toolName} is not allowed in plan mode.`, reason: 'mode' };
-  }
-  if (policy.mode === 'bypassPermissions') return { behavior: 'allow' };
-  if (policy.mode === 'acceptEdits' && EDIT_TOOLS.has(toolName)) {
-    // As in Claude Code, acceptEdits covers the working directory only.
-    if (!target?.filePath || isInside(target.cwd, target.filePath)) return { behavior: 'allow' };
-    if (!listed(policy.allowedTools, toolName)) {
-      return {
-        behavior: 'deny',
-        message:
-          `Permission to ${toolName} ${target.filePath} has been denied: acceptEdits mode only covers files inside ` +
-          `the working directory ${target.cwd}.`,
-        reason: 'mode',
-      };
-    }
-  }
-  if (listed(policy.allowedTools, toolName)) return { behavior: 'allow' };
-  if (policy.mode === 'dontAsk') {
+  if (wholeTool(policy.askTools, toolName)) {
     return {
       behavior: 'deny',
-      message:
-        `Permission to use ${toolName} has been denied: this run is in dontAsk mode, where only tools allowed in ` +
-        'advance (--allowedTools) run. Do not try to get around the denial; if the tool is essential, stop and ' +
-        'explain what you need it for.',
-      reason: 'mode',
+      message: `Claude requested permissions to use ${toolName}, which a permission rule says to ask about, and no one can be asked in this run.`,
+      reason: 'rule',
     };
   }
+  if (policy.mode === 'plan' && !READ_ONLY_TOOLS.has(toolName)) {
+    return { behavior: 'deny', message: `${toolName} is not allowed in plan mode.`, reason: 'mode' };
+  }
+  const rules = scopedRulesFor(policy, toolName);
+  const scopedLimits = rules.deny.length + rules.ask.length > 0;
+  if (!scopedLimits && (policy.mode === 'bypassPermissions' || wholeTool(policy.allowedTools, toolName))) {
+    return { behavior: 'allow' };
+  }
   return {
-    behavior: 'deny',
-    message:
-      `Claude requested permissions to use ${toolName}, but you haven't granted it yet. ` +
-      `Allow it with --allowedTools ${toolName} or a permission mode that covers it.`,
-    reason: 'mode',
+    behavior: 'check',
+    mode: policy.mode,
+    rules,
+    ...(policy.additionalDirectories?.length ? { additionalDirectories: policy.additionalDirectories } : {}),
+  };
+}
+
+/**
+ * The policy of a turn from its options (flags and settings files, merged by the client).
+ */
+export function permissionPolicyOf(options: {
+  permissionMode: PermissionMode;
+  allowedTools?: string[];
+  disallowedTools?: string[];
+  askTools?: string[];
+  additionalDirectories?: string[];
+}): PermissionPolicy {
+  return {
+    mode: options.permissionMode,
+    ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
+    ...(options.disallowedTools ? { disallowedTools: options.disallowedTools } : {}),
+    ...(options.askTools ? { askTools: options.askTools } : {}),
+    ...(options.additionalDirectories ? { additionalDirectories: options.additionalDirectories } : {}),
   };
 }

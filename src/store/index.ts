@@ -1,5 +1,15 @@
-/** Transcript storage: the interface and its default JSONL backend. */
+/** Transcript storage: the interface, content blobs, and the default JSONL backend. */
 export { TranscriptChainError, type TranscriptStore } from './transcript-store';
+export {
+  CONTENT_CHUNK_BYTES,
+  ContentTooLargeError,
+  DEFAULT_MAX_CONTENT_BYTES,
+  InvalidContentKeyError,
+  type ContentBody,
+  type ContentInfo,
+  type PutContentOptions,
+  type PutContentResult,
+} from './content';
 export {
   InvalidTranscriptIdError,
   JsonlTranscriptStore,

@@ -6,44 +6,19 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { TRANSCRIPT_SCHEMA_VERSION, TranscriptEntrySchema, type TranscriptEntry } from '../common/transcript';
-import { TranscriptChainError, type TranscriptStore } from './transcript-store';
+import {
+  DEFAULT_MAX_CONTENT_BYTES,
+  type ContentBody,
+  type ContentInfo,
+  type PutContentOptions,
+  type PutContentResult,
+} from './content';
+import { JsonlContentFiles } from './jsonl-content';
+import { checkId } from './ids';
+import { TranscriptChainError, TranscriptCycleError, type TranscriptStore } from './transcript-store';
 
-/** Thrown when a session id or tool-use id could not be used safely as a file name. */
-export class InvalidTranscriptIdError extends Error {
-  override readonly name = 'InvalidTranscriptIdError';
-  constructor(
-    readonly kind: 'session id' | 'tool use id',
-    readonly id: string,
-  ) {
-    super(`invalid ${kind} ${JSON.stringify(id)}: it must be 1-200 characters without "/", "\\", ".." or NUL`);
-  }
-}
-
-/** Thrown by `chain()` when the parentUuid links of a session loop back on themselves. */
-export class TranscriptCycleError extends Error {
-  override readonly name = 'TranscriptCycleError';
-  constructor(
-    readonly sessionId: string,
-    readonly uuid: string,
-  ) {
-    super(`transcript of session ${sessionId} has a parentUuid cycle through ${uuid}`);
-  }
-}
-
-function checkId(kind: 'session id' | 'tool use id', id: string): void {
-  if (
-    typeof id !== 'string' ||
-    id.length === 0 ||
-    id.length > 200 ||
-    id.includes('/') ||
-    id.includes('\\') ||
-    id.includes('\0') ||
-    id.includes('..') ||
-    id === '.'
-  ) {
-    throw new InvalidTranscriptIdError(kind, String(id));
-  }
-}
+export { InvalidTranscriptIdError } from './ids';
+export { TranscriptCycleError } from './transcript-store';
 
 /** Directory of the session files: `<dataDir>/sessions`. */
 export function sessionsDir(dataDir: string): string {
@@ -68,6 +43,8 @@ export interface JsonlTranscriptStoreOptions {
   onWarning?: (msg: string) => void;
   /** Sessions whose parsed lines are kept in memory (least recently used are dropped). @default 64 */
   maxCachedSessions?: number;
+  /** Largest content blob accepted, in bytes. @default 268435456 (256 MiB) */
+  maxContentBytes?: number;
 }
 
 /** What has been read of one session file. */
@@ -101,6 +78,7 @@ export class JsonlTranscriptStore implements TranscriptStore {
   private readonly maxCached: number;
   private readonly caches = new Map<string, SessionCache>();
   private readonly locks = new Map<string, Promise<void>>();
+  private readonly content: JsonlContentFiles;
 
   /**
    * @param dataDir the runner's data directory; files go to `<dataDir>/sessions/`.
@@ -112,6 +90,7 @@ export class JsonlTranscriptStore implements TranscriptStore {
     this.dir = sessionsDir(dataDir);
     this.warn = opts.onWarning ?? ((msg) => process.emitWarning(msg, 'TranscriptStoreWarning'));
     this.maxCached = Math.max(1, opts.maxCachedSessions ?? 64);
+    this.content = new JsonlContentFiles(this.dir, opts.maxContentBytes ?? DEFAULT_MAX_CONTENT_BYTES);
   }
 
   /** @throws InvalidTranscriptIdError for an unsafe session id; Error for an entry failing the schema. */
@@ -237,6 +216,50 @@ export class JsonlTranscriptStore implements TranscriptStore {
     await syncDir(runsDir);
     return false;
   }
+
+  async listToolRuns(sessionId: string): Promise<string[]> {
+    checkId('session id', sessionId);
+    try {
+      return (await fs.promises.readdir(path.join(this.dir, `${sessionId}.runs`))).sort();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+  }
+
+  /** Writes `<dataDir>/sessions/<sessionId>.content/<key>` (see `jsonl-content.ts`). */
+  async putContent(
+    sessionId: string,
+    key: string,
+    body: ContentBody,
+    opts?: PutContentOptions,
+  ): Promise<PutContentResult> {
+    checkId('session id', sessionId);
+    return this.content.put(sessionId, key, body, opts);
+  }
+
+  async getContent(sessionId: string, key: string): Promise<Buffer | undefined> {
+    checkId('session id', sessionId);
+    return this.content.get(sessionId, key);
+  }
+
+  async openContent(sessionId: string, key: string): Promise<AsyncIterable<Buffer> | undefined> {
+    checkId('session id', sessionId);
+    return this.content.open(sessionId, key);
+  }
+
+  async contentInfo(sessionId: string, key: string): Promise<ContentInfo | undefined> {
+    checkId('session id', sessionId);
+    return this.content.info(sessionId, key);
+  }
+
+  async listContent(sessionId: string, prefix?: string): Promise<ContentInfo[]> {
+    checkId('session id', sessionId);
+    return this.content.list(sessionId, prefix);
+  }
+
+  /** Nothing to release: files are opened per call. */
+  async close(): Promise<void> {}
 
   // -------------------------------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
 import type { TranscriptEntry } from '../common/transcript';
+import type { ContentBody, ContentInfo, PutContentOptions, PutContentResult } from './content';
 
 /**
  * Durable storage of session transcripts: the content that workflow history only refers to.
@@ -8,6 +9,12 @@ import type { TranscriptEntry } from '../common/transcript';
  *   (a retried activity never duplicates a line). It resolves only once the line is on disk.
  * - Readers see every line whose `append` has resolved, in any process on the same data.
  * - A torn last line (a crash mid-write) is skipped on load with a warning, never an error.
+ * - Content blobs (`putContent`) are first-writer-wins by `(sessionId, key)` and immutable once
+ *   stored, like lines.
+ *
+ * Backends: {@link JsonlTranscriptStore} (files under the data directory; one machine) and
+ * `PostgresTranscriptStore` (shared by every host of a cluster). `test/unit/store/contract.ts`
+ * is the contract both pass.
  */
 export interface TranscriptStore {
   /** Stores one line; resolves after it is durable. Returns false when the uuid already existed. */
@@ -34,6 +41,40 @@ export interface TranscriptStore {
    *   started and may have had effects).
    */
   markToolRunStarted(sessionId: string, toolUseId: string): Promise<boolean>;
+  /** The tool-use ids of a session with a run marker (any order); for copying a session. */
+  listToolRuns(sessionId: string): Promise<string[]>;
+
+  // --- Content blobs ----------------------------------------------------------------------------
+  // Content that workflow history only refers to and that is not a transcript line: prompts and
+  // system-prompt parts passed by reference, large tool results kept whole, workspace snapshots,
+  // git bundles. Keys are chosen by the writer and scoped to the session (`/`-separated segments
+  // of `A-Z a-z 0-9 _ . : = + @ -`, at most 512 characters; e.g. `snapshot/toolu_01ab`).
+  // A blob is at most the store's `maxContentBytes` (256 MiB by default; `store.maxContentBytes`).
+
+  /**
+   * Stores a blob under `key` unless the key is already held: the first writer wins and every
+   * writer gets back what the store holds (`created` tells which case it was). A body given as
+   * a stream is consumed chunk by chunk (1 MiB chunks) and never held whole; a put is atomic:
+   * readers see all of it or nothing. Resolves once the blob is durable.
+   * @throws ContentTooLargeError when the body passes `opts.maxBytes` or the store's limit
+   *   (nothing is stored).
+   * @throws InvalidContentKeyError for a key that breaks the key rules.
+   */
+  putContent(sessionId: string, key: string, body: ContentBody, opts?: PutContentOptions): Promise<PutContentResult>;
+  /** The whole blob, or undefined when nothing is stored under the key. */
+  getContent(sessionId: string, key: string): Promise<Buffer | undefined>;
+  /**
+   * The blob as a stream of chunks (at most 1 MiB each), for blobs too large to hold whole
+   * (workspace snapshots, bundles); undefined when nothing is stored under the key.
+   */
+  openContent(sessionId: string, key: string): Promise<AsyncIterable<Buffer> | undefined>;
+  /** Size, hash and time of a stored blob, without reading it; undefined when absent. */
+  contentInfo(sessionId: string, key: string): Promise<ContentInfo | undefined>;
+  /** The blobs of a session whose key starts with `prefix` (all when omitted), sorted by key. */
+  listContent(sessionId: string, prefix?: string): Promise<ContentInfo[]>;
+
+  /** Releases connections and file handles; the store is not used afterwards. */
+  close(): Promise<void>;
 }
 
 /** Thrown by `TranscriptStore.chain` when a line of the chain cannot be found. */
@@ -44,5 +85,16 @@ export class TranscriptChainError extends Error {
     readonly missingUuid: string,
   ) {
     super(`transcript of session ${sessionId} has no line ${missingUuid} (broken parentUuid chain)`);
+  }
+}
+
+/** Thrown by `TranscriptStore.chain` when the parentUuid links of a session loop back on themselves. */
+export class TranscriptCycleError extends Error {
+  override readonly name = 'TranscriptCycleError';
+  constructor(
+    readonly sessionId: string,
+    readonly uuid: string,
+  ) {
+    super(`transcript of session ${sessionId} has a parentUuid cycle through ${uuid}`);
   }
 }

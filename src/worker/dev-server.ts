@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { Connection } from '@temporalio/client';
 import { serverAnswers, tcpProbe } from '../client/server-state';
+import { devServerEnvironment } from '../env/child-env';
 
 // ---------------------------------------------------------------------------------------------
 // Finding the CLI
@@ -312,9 +313,8 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
     }
   }
 
-  // The dev server needs none of the client-side TEMPORAL_* variables; keep them from altering it.
-  const childEnv: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TEMPORAL_')) childEnv[k] = v;
+  // A minimal environment: no key of the runner (model or Temporal) reaches the server.
+  const childEnv = devServerEnvironment();
 
   const tail: string[] = [];
   const onLine = (line: string): void => {

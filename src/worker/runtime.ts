@@ -90,7 +90,13 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
   const { config } = opts;
   const env = opts.env ?? process.env;
   const log = opts.log ?? (() => undefined);
-  const store = openTranscriptStore(config, log);
+  // Opened first: a store that cannot be reached fails before any server starts. A process that
+  // runs a worker brings a PostgreSQL schema up to date; others only check it.
+  const store = await openTranscriptStore(
+    config,
+    log,
+    opts.worker === false || (opts.worker === undefined && config.temporal.address) ? 'check' : 'migrate',
+  );
   let devServer: DevServer | null = null;
   let lock: ServerLock | null = null;
   let mode: Runtime['mode'];
@@ -199,6 +205,7 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
     await connection?.close().catch(() => undefined);
     await devServer?.stop().catch(() => undefined);
     lock?.release();
+    await store.close().catch(() => undefined);
     throw e;
   }
   let closed = false;
@@ -219,6 +226,7 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
       await connection?.close().catch(() => undefined);
       await devServer?.stop();
       lock?.release();
+      await store.close().catch(() => undefined);
     },
   };
 }

@@ -1,6 +1,9 @@
 import type { DevServer } from '../../src/worker/dev-server';
+import type { EmbeddedPostgresServer } from '../../src/store/postgres/embedded-server';
 
 export default async function globalTeardown(): Promise<void> {
-  const server = (globalThis as Record<string, unknown>)['__TEMPORAL_DEV_SERVER__'] as DevServer | undefined;
-  await server?.stop();
+  const g = globalThis as Record<string, unknown>;
+  const server = g['__TEMPORAL_DEV_SERVER__'] as DevServer | undefined;
+  const pg = g['__EMBEDDED_POSTGRES__'] as EmbeddedPostgresServer | undefined;
+  await Promise.all([server?.stop(), pg?.stop()]);
 }

@@ -189,7 +189,8 @@ describe('signals and queries on a running turn', () => {
     expect(status.session).toMatchObject({ busy: true, turnCount: 0, currentTurnWorkflowId: started.turnWorkflowId });
     expect(status.turn).toMatchObject({ numTurns: 1, limits: { maxBudgetUsd: 5 } });
     expect(status.turn?.costUsd).toBeCloseTo(CALL_USD, 12);
-    expect(processRunning(sleep)).toBe(true);
+    // The activity is shown as soon as it is scheduled; the command starts a moment later.
+    await waitFor('the sleep process', async () => (processRunning(sleep) ? true : undefined));
 
     const cli = captureIo();
     expect(await runStatus(cliConfig(env), engine.sessionId, {}, cli)).toBe(0);

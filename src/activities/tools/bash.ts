@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import { z } from 'zod';
+import { toolEnvironment } from '../../env/child-env';
 import { commandTooLong } from './bash-limits';
 import { CappedOutput } from './capped-output';
 import { statOrUndefined } from './file-state';
@@ -128,7 +129,7 @@ async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolOutput> 
       cwd: ctx.cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'ignore'],
-      env: process.env,
+      env: ctx.env ?? toolEnvironment(),
     });
 
     const signalGroup = (sig: NodeJS.Signals): void => {

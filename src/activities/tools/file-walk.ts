@@ -33,7 +33,7 @@ export interface WalkOptions {
 export async function walkFiles(
   patterns: string[],
   opts: WalkOptions,
-  ctx: Pick<ToolContext, 'signal' | 'heartbeat'>,
+  ctx: Pick<ToolContext, 'signal' | 'heartbeat' | 'readDenied'>,
 ): Promise<WalkEntry[]> {
   const beat = throttledHeartbeat(ctx);
   const stream = fg.stream(patterns, {
@@ -49,6 +49,7 @@ export async function walkFiles(
   const found: WalkEntry[] = [];
   for await (const item of stream) {
     const entry = item as unknown as fg.Entry;
+    if (ctx.readDenied?.(entry.path)) continue;
     found.push({
       path: entry.path,
       mtimeMs: entry.stats?.mtimeMs ?? 0,

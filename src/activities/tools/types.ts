@@ -14,6 +14,10 @@ export interface ToolContext {
   heartbeat(): void;
   /** Worker settings from `temporal.yaml` (`tools:`); absent fields use each tool's defaults. */
   settings?: ToolSettings;
+  /** Environment of the processes the tool starts (src/env/child-env.ts). @default toolEnvironment() */
+  env?: NodeJS.ProcessEnv;
+  /** Files a search (Glob, Grep) must leave out of its results: denied by a rule, or outside the working directories. */
+  readDenied?: (absPath: string) => boolean;
 }
 
 /** Tool settings from config (`tools:` in temporal.yaml). */

@@ -11,6 +11,7 @@ import type { InputFormat, OutputFormat } from '../output';
 import { EXIT, describeMessage, exitCodeFor, textOutput } from '../output';
 import type { TurnFlags } from '../turn-options';
 import { UsageError, turnOptionsFrom } from '../turn-options';
+import { applySettings } from '../settings-options';
 import { readPromptFromStdin } from '../stdin';
 import { readLines, runStreamJsonInput } from '../stream-json-input';
 import type { ServerModeFlags } from '../server-mode';
@@ -27,8 +28,12 @@ export interface PrintFlags extends TurnFlags, ServerModeFlags {
   includePartialMessages?: boolean;
   /** Accepted for compatibility (the SDK's `canUseTool`); calls that would prompt are denied. */
   permissionPromptTool?: string;
-  /** Accepted for compatibility; the runner reads no Claude Code settings files. */
+  /** Which settings files to read (`user,project,local`); all by default. */
   settingSources?: string;
+  /** A settings file or JSON object, above the settings files. */
+  settings?: string;
+  /** More working directories. */
+  addDir?: string[];
   cwd?: string;
   sessionId?: string;
   resume?: string | boolean;
@@ -83,7 +88,11 @@ export async function runPrint(
   const cwd = resolve(flags.cwd ?? process.cwd());
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd: ${cwd} is not a directory`);
   if (flags.resume === true) throw new UsageError('--resume needs a session id in print mode');
-  const options = turnOptionsFrom(config, flags);
+  const options = applySettings(turnOptionsFrom(config, flags), flags, {
+    cwd,
+    dataDir: config.dataDir,
+    warn: (l) => io.stderr(`agent-runner: ${l}`),
+  });
   const streamInput = flags.inputFormat === 'stream-json';
   if (streamInput && flags.outputFormat !== 'stream-json') {
     throw new UsageError('--input-format stream-json requires --output-format stream-json');

@@ -63,12 +63,7 @@ describe('config defaults', () => {
       address: null,
       namespace: 'default',
       taskQueue: 'agent-runner',
-      tls: {
-        enabled: false,
-        serverRootCaCertEnv: 'TEMPORAL_TLS_CA',
-        clientCertEnv: 'TEMPORAL_TLS_CERT',
-        clientKeyEnv: 'TEMPORAL_TLS_KEY',
-      },
+      tls: { enabled: null, serverCaCertPath: null, clientCertPath: null, clientKeyPath: null },
       apiKeyEnv: 'TEMPORAL_API_KEY',
     });
     expect(c.devServer).toEqual({
@@ -88,6 +83,7 @@ describe('config defaults', () => {
     expect(c.model.name).toBe('claude-sonnet-5-5');
     expect(c.model.baseUrl).toBeNull();
     expect(c.tools).toEqual({ bashTimeoutMs: 120000, bashOutputLimitChars: 30000 });
+    expect(c.store).toEqual({ url: null, maxContentBytes: 268435456, poolSize: 10, connectTimeoutMs: 10000 });
     expect(c.dataDir).toBe('/home/tester/.agent-runner');
   });
 });

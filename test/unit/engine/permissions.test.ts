@@ -1,50 +1,75 @@
-import { decidePermission } from '../../../src/engine/permissions';
+import { decidePermission, scopedRulesFor } from '../../../src/engine/permissions';
 
-describe('permissions', () => {
-  test('decidePermission: read-only tools run in default mode', () => {
-    expect(decidePermission({ mode: 'default' }, 'Read')).toEqual({ behavior: 'allow' });
-  });
-  test('decidePermission: Bash needs allowedTools in default mode', () => {
-    expect(decidePermission({ mode: 'default' }, 'Bash').behavior).toBe('deny');
-    expect(decidePermission({ mode: 'default', allowedTools: ['Bash'] }, 'Bash').behavior).toBe('allow');
-    // A scoped rule is checked against the command by the activity, not granted for all of Bash.
-    expect(decidePermission({ mode: 'default', allowedTools: ['Bash(npm test)'] }, 'Bash')).toMatchObject({
-      behavior: 'checkCommand',
-      allow: ['npm test'],
+describe('decidePermission (the workflow part, by tool name)', () => {
+  test('decidePermission: a whole-tool deny rule wins in every mode', () => {
+    expect(decidePermission({ mode: 'bypassPermissions', disallowedTools: ['Read'] }, 'Read')).toMatchObject({
+      behavior: 'deny',
+      reason: 'rule',
     });
   });
-  test('decidePermission: acceptEdits allows Edit and Write, not Bash', () => {
-    expect(decidePermission({ mode: 'acceptEdits' }, 'Edit').behavior).toBe('allow');
-    expect(decidePermission({ mode: 'acceptEdits' }, 'Bash').behavior).toBe('deny');
+  test('decidePermission: a whole-tool allow rule or bypass mode allows without a check when no scoped rule limits it', () => {
+    expect(decidePermission({ mode: 'default', allowedTools: ['Bash'] }, 'Bash')).toEqual({ behavior: 'allow' });
+    expect(decidePermission({ mode: 'bypassPermissions' }, 'Write')).toEqual({ behavior: 'allow' });
   });
-  test('decidePermission: disallowedTools wins in every mode', () => {
-    expect(decidePermission({ mode: 'bypassPermissions', disallowedTools: ['Read'] }, 'Read').behavior).toBe('deny');
+  test('decidePermission: a scoped deny rule sends even an allowed tool to the activity check', () => {
+    expect(decidePermission({ mode: 'bypassPermissions', disallowedTools: ['Bash(rm *)'] }, 'Bash')).toEqual({
+      behavior: 'check',
+      mode: 'bypassPermissions',
+      rules: { allow: [], deny: ['Bash(rm *)'], ask: [] },
+    });
   });
-  test('decidePermission: plan mode refuses changes', () => {
-    expect(decidePermission({ mode: 'plan' }, 'Write').behavior).toBe('deny');
+  test('decidePermission: reads and edits are checked against their paths in the activity', () => {
+    expect(decidePermission({ mode: 'default' }, 'Read')).toMatchObject({ behavior: 'check', mode: 'default' });
+    expect(decidePermission({ mode: 'acceptEdits' }, 'Edit')).toMatchObject({ behavior: 'check', mode: 'acceptEdits' });
   });
-  test('decidePermission: dontAsk runs only read-only and allowed tools (it never asks, so it denies)', () => {
-    expect(decidePermission({ mode: 'dontAsk' }, 'Read').behavior).toBe('allow');
-    expect(decidePermission({ mode: 'dontAsk' }, 'Write')).toMatchObject({ behavior: 'deny' });
-    expect(decidePermission({ mode: 'dontAsk' }, 'Bash').behavior).toBe('deny');
-    expect(decidePermission({ mode: 'dontAsk', allowedTools: ['Bash'] }, 'Bash').behavior).toBe('allow');
+  test('decidePermission: plan mode refuses every tool that changes something', () => {
+    expect(decidePermission({ mode: 'plan' }, 'Write')).toMatchObject({ behavior: 'deny', reason: 'mode' });
+    expect(decidePermission({ mode: 'plan' }, 'Bash')).toMatchObject({ behavior: 'deny', reason: 'mode' });
+    expect(decidePermission({ mode: 'plan' }, 'Grep').behavior).toBe('check');
+  });
+  test('decidePermission: a whole-tool ask rule is a denial in a headless run', () => {
+    expect(decidePermission({ mode: 'bypassPermissions', askTools: ['Bash'] }, 'Bash')).toMatchObject({
+      behavior: 'deny',
+      reason: 'rule',
+    });
   });
   test('decidePermission: a tool that does not exist is left to the run (which reports "No such tool")', () => {
     expect(decidePermission({ mode: 'default' }, 'Teleport')).toEqual({ behavior: 'allow' });
     expect(decidePermission({ mode: 'default', disallowedTools: ['Teleport'] }, 'Teleport').behavior).toBe('deny');
   });
+  test('decidePermission: extra working directories travel with the check', () => {
+    expect(decidePermission({ mode: 'default', additionalDirectories: ['/data'] }, 'Read')).toMatchObject({
+      additionalDirectories: ['/data'],
+    });
+  });
 });
 
-describe('acceptEdits and the working directory', () => {
-  test('decidePermission: acceptEdits covers files inside the working directory only', () => {
-    const policy = { mode: 'acceptEdits' as const };
-    expect(decidePermission(policy, 'Write', { cwd: '/repo', filePath: '/repo/src/a.ts' }).behavior).toBe('allow');
-    expect(decidePermission(policy, 'Write', { cwd: '/repo', filePath: '/repo-other/a.ts' }).behavior).toBe('deny');
-    expect(decidePermission(policy, 'Edit', { cwd: '/repo', filePath: '/etc/passwd' }).behavior).toBe('deny');
+describe('scopedRulesFor: only the rules that matter for the tool travel to the activity', () => {
+  const policy = {
+    mode: 'default' as const,
+    allowedTools: ['Bash(git *)', 'Edit(//repo/src/**)', 'Read', 'WebFetch(domain:x.org)', 'Grep(//repo/**)'],
+    disallowedTools: ['Read(//repo/secrets/**)', 'Bash(rm *)'],
+    askTools: ['Write(//etc/**)'],
+  };
+  test('scopedRulesFor: Bash gets Bash rules and path rules (its redirections are reads and edits)', () => {
+    expect(scopedRulesFor(policy, 'Bash')).toEqual({
+      allow: ['Bash(git *)', 'Edit(//repo/src/**)'],
+      deny: ['Read(//repo/secrets/**)', 'Bash(rm *)'],
+      ask: ['Write(//etc/**)'],
+    });
   });
-  test('decidePermission: an explicit allowedTools entry or bypassPermissions reaches outside', () => {
-    const target = { cwd: '/repo', filePath: '/tmp/x' };
-    expect(decidePermission({ mode: 'acceptEdits', allowedTools: ['Write'] }, 'Write', target).behavior).toBe('allow');
-    expect(decidePermission({ mode: 'bypassPermissions' }, 'Write', target).behavior).toBe('allow');
+  test('scopedRulesFor: Grep gets Read rules and its own', () => {
+    expect(scopedRulesFor(policy, 'Grep')).toEqual({
+      allow: ['Grep(//repo/**)'],
+      deny: ['Read(//repo/secrets/**)'],
+      ask: [],
+    });
+  });
+  test('scopedRulesFor: Edit and Write share Edit and Write rules', () => {
+    expect(scopedRulesFor(policy, 'Write')).toEqual({ allow: ['Edit(//repo/src/**)'], deny: [], ask: ['Write(//etc/**)'] });
+  });
+  test('scopedRulesFor: a whole-tool rule of another tool does not travel', () => {
+    expect(scopedRulesFor(policy, 'Bash').allow).not.toContain('Read');
+    expect(scopedRulesFor(policy, 'Read').allow).toEqual(['Read']);
   });
 });

@@ -1,0 +1,110 @@
+/**
+ * The permission part of `runTool`: turns the workflow's {@link ToolPermission} into a final
+ * allow or deny for this call. A `check` is decided by `decideToolPermission` against the input and
+ * the real files; `ask` becomes a denial, since a headless run has no one to ask (durable human
+ * approvals will wait for a person here instead).
+ */
+import * as path from 'node:path';
+import type { PermissionDecision, PermissionReasonType, ScopedRules } from '../common/permissions';
+import type { ToolPermission } from '../common/tools';
+import { decideToolPermission } from '../permissions/decide';
+import { canonicalPathPattern, pathMatches } from '../permissions/path-rules';
+import { isInsideDir } from '../permissions/real-path';
+import { parseRule, pathRuleToolsFor } from '../permissions/rules';
+
+/** The call this permission is for. */
+export interface PermissionCall {
+  toolName: string;
+  input: unknown;
+  cwd: string;
+  /** Names of the variables the tool's processes inherit (for Bash: assigning one is not provably harmless). */
+  exportedNames?: ReadonlySet<string>;
+}
+
+/** What `runTool` does with the call. */
+export type ResolvedPermission =
+  | {
+      behavior: 'allow';
+      /** For Glob and Grep: files their results must leave out (denied, or outside the working directories). */
+      readDenied?: (absPath: string) => boolean;
+    }
+  | { behavior: 'deny'; message: string; reason: PermissionReasonType; detail?: string };
+
+/**
+ * Resolves a permission for one call.
+ * @param decide the decision function (tests may pass their own). @default decideToolPermission
+ */
+export async function resolveToolPermission(
+  permission: ToolPermission,
+  call: PermissionCall,
+  decide: typeof decideToolPermission = decideToolPermission,
+): Promise<ResolvedPermission> {
+  if (permission.behavior === 'allow') return { behavior: 'allow' };
+  if (permission.behavior === 'deny')
+    return { behavior: 'deny', message: permission.message, reason: permission.reason ?? 'mode' };
+  const check =
+    permission.behavior === 'checkCommand'
+      ? {
+          mode: 'default' as const,
+          rules: {
+            allow: permission.allow === null ? ['Bash'] : permission.allow.map((p) => `Bash(${p})`),
+            deny: permission.deny.map((p) => `Bash(${p})`),
+            ask: [],
+          },
+          additionalDirectories: [] as string[],
+        }
+      : permission;
+  const decision: PermissionDecision = await decide({
+    toolName: call.toolName,
+    input: call.input,
+    cwd: call.cwd,
+    mode: check.mode,
+    rules: check.rules,
+    additionalDirectories: check.additionalDirectories ?? [],
+    ...(call.exportedNames ? { exportedNames: call.exportedNames } : {}),
+  });
+  if (decision.behavior !== 'allow') {
+    return {
+      behavior: 'deny',
+      message: decision.message,
+      reason: decision.reasonType,
+      ...(decision.reason !== undefined ? { detail: decision.reason } : {}),
+    };
+  }
+  if (call.toolName === 'Glob' || call.toolName === 'Grep') {
+    return {
+      behavior: 'allow',
+      readDenied: searchFilter(call, check.mode, check.rules, check.additionalDirectories ?? []),
+    };
+  }
+  return { behavior: 'allow' };
+}
+
+/**
+ * Which files a search may not show: those a deny rule covers, and (unless the mode or an allow
+ * rule says otherwise) those outside the working directories, which a pattern such as `../*`
+ * can reach. Paths are compared as found (the walk does not follow symlinks).
+ */
+function searchFilter(
+  call: PermissionCall,
+  mode: string,
+  rules: ScopedRules,
+  additionalDirectories: readonly string[],
+): (absPath: string) => boolean {
+  const tools = pathRuleToolsFor(call.toolName);
+  const patterns = (list: readonly string[]): string[] =>
+    list.flatMap((rule) => {
+      const r = parseRule(rule);
+      return r && r.content !== null && tools.includes(r.tool)
+        ? [canonicalPathPattern(r.content, call.cwd, call.cwd)]
+        : [];
+    });
+  const deny = [...patterns(rules.deny), ...patterns(rules.ask)];
+  const allow = patterns(rules.allow);
+  const dirs = [call.cwd, ...additionalDirectories].map((d) => path.resolve(d));
+  return (absPath) => {
+    if (deny.some((p) => pathMatches(p, absPath))) return true;
+    if (mode === 'bypassPermissions' || dirs.some((d) => isInsideDir(d, absPath))) return false;
+    return !allow.some((p) => pathMatches(p, absPath));
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * Turn options from Claude Code settings files plus the permission flags: `--settings`,
+ * `--setting-sources`, `--add-dir`, `--allowedTools`, `--disallowedTools`, `--permission-mode`,
+ * `--model`. Flags rank above every settings file. Rules travel in the turn options in canonical
+ * form (path patterns absolute), so the workflow and the activities need no settings roots.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { TurnOptions } from '../common/turn';
+import { ruleSyntaxError } from '../permissions/rules';
+import { canonicalRule, loadSettings } from '../settings';
+import type { LoadedSettings } from '../settings';
+import { UsageError } from './turn-options';
+
+/** Flags this step reads. */
+export interface SettingsFlags {
+  settings?: string;
+  settingSources?: string;
+  addDir?: string[];
+  /** Given explicitly (so settings' `defaultMode` does not apply)? */
+  permissionMode?: string;
+  dangerouslySkipPermissions?: boolean;
+  model?: string;
+}
+
+/** Options of {@link applySettings}. */
+export interface ApplySettingsOptions {
+  cwd: string;
+  /** Where `--settings` JSON given inline is kept for workers to re-read its `env` (the data directory). */
+  dataDir: string;
+  env?: NodeJS.ProcessEnv;
+  /** Receives warnings (stderr). */
+  warn?: (line: string) => void;
+}
+
+function checkRules(flag: string, rules: readonly string[] | undefined): void {
+  for (const r of rules ?? []) {
+    const e = ruleSyntaxError(r);
+    if (e !== null) throw new UsageError(`${flag}: ${e}`);
+  }
+}
+
+function union(...lists: Array<readonly string[] | undefined>): string[] | undefined {
+  const out: string[] = [];
+  for (const l of lists) for (const r of l ?? []) if (!out.includes(r)) out.push(r);
+  return out.length > 0 ? out : undefined;
+}
+
+/**
+ * The settings files' `env` as files a worker can re-read: inline `--settings` JSON is written to
+ * `<dataDir>/settings/<sha256>.json` (mode 0600).
+ */
+function envRef(loaded: LoadedSettings, dataDir: string): string[] {
+  return loaded.envFiles.map((f) => {
+    if (f !== '--settings') return f;
+    const src = loaded.sources.find((s) => s.path === '--settings');
+    const json = JSON.stringify({ env: src?.settings.env ?? {} });
+    const dir = path.join(dataDir, 'settings');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = path.join(dir, `${createHash('sha256').update(json).digest('hex')}.json`);
+    if (!existsSync(file)) writeFileSync(file, json, { mode: 0o600 });
+    return file;
+  });
+}
+
+/**
+ * Merges the settings files into turn options built from flags and config.
+ * @throws UsageError for a bad rule in a flag or an `--add-dir` that is not a directory
+ * @throws SettingsError naming the file and field for a bad settings file
+ */
+export function applySettings(base: TurnOptions, flags: SettingsFlags, opts: ApplySettingsOptions): TurnOptions {
+  const cwd = path.resolve(opts.cwd);
+  checkRules('--allowedTools', base.allowedTools);
+  checkRules('--disallowedTools', base.disallowedTools);
+  const addDirs = (flags.addDir ?? []).map((d) => {
+    const abs = path.resolve(cwd, d);
+    if (!existsSync(abs) || !statSync(abs).isDirectory()) throw new UsageError(`--add-dir: ${abs} is not a directory`);
+    return abs;
+  });
+  const loaded = loadSettings({
+    cwd,
+    ...(flags.settingSources !== undefined ? { settingSources: flags.settingSources } : {}),
+    ...(flags.settings !== undefined ? { settingsArg: flags.settings } : {}),
+    ...(opts.env ? { env: opts.env } : {}),
+  });
+  for (const w of loaded.warnings) opts.warn?.(w);
+  const cli = (rules: readonly string[] | undefined): string[] | undefined =>
+    rules?.map((r) => canonicalRule(r, cwd, cwd));
+  const modeGiven = flags.permissionMode !== undefined || flags.dangerouslySkipPermissions === true;
+  const allowed = union(loaded.permissions.allow, cli(base.allowedTools));
+  const disallowed = union(loaded.permissions.deny, cli(base.disallowedTools));
+  const ask = union(loaded.permissions.ask);
+  const dirs = union(loaded.permissions.additionalDirectories, addDirs);
+  const envFiles = envRef(loaded, opts.dataDir);
+  const rest: TurnOptions = { ...base };
+  delete rest.allowedTools;
+  delete rest.disallowedTools;
+  return {
+    ...rest,
+    ...(flags.model === undefined && loaded.model !== undefined ? { model: loaded.model } : {}),
+    ...(!modeGiven && loaded.permissions.defaultMode !== undefined
+      ? { permissionMode: loaded.permissions.defaultMode }
+      : {}),
+    ...(allowed ? { allowedTools: allowed } : {}),
+    ...(disallowed ? { disallowedTools: disallowed } : {}),
+    ...(ask ? { askTools: ask } : {}),
+    ...(dirs ? { additionalDirectories: dirs } : {}),
+    ...(envFiles.length > 0 ? { settingsEnv: { files: envFiles } } : {}),
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * Wire types of permission decisions, shared by the workflow (which decides what it can by tool
+ * name) and the activities (which decide against the tool's input and the real files).
+ */
+
+/** What a decision says: run the call, refuse it, or ask a person (headless runs: refuse). */
+export type PermissionBehavior = 'allow' | 'deny' | 'ask';
+
+/**
+ * Why, in Claude Code's terms (`decision_reason_type` of `system`/`permission_denied`):
+ * `rule` a permission rule; `mode` the permission mode; `workingDir` a path outside the working
+ * directories; `safetyCheck` a path that resolves through a symlink out of them, or a command
+ * shape that is always checked; `subcommandResults` one part of a compound command; `other`
+ * something that cannot be checked before it runs.
+ */
+export type PermissionReasonType = 'rule' | 'mode' | 'workingDir' | 'safetyCheck' | 'subcommandResults' | 'other';
+
+/** The answer for one tool call. */
+export interface PermissionDecision {
+  behavior: PermissionBehavior;
+  reasonType: PermissionReasonType;
+  /** The rule that decided, as written (`Bash(rm *)`, `Read(//etc/**)`), when one did. */
+  rule?: string;
+  /** One-line reason, e.g. `Path is outside allowed working directories`. */
+  reason?: string;
+  /** Text for the model when the call does not run (empty for `allow`). */
+  message: string;
+}
+
+/**
+ * The permission rules that matter for one tool call (`Tool` or `Tool(content)` strings), already
+ * filtered by the workflow to the tool's own rules and the ones its input can touch: Bash gets
+ * Bash, Read and Edit rules (redirections are reads and edits); Read, Glob and Grep get Read rules;
+ * Edit and Write get Edit and Write rules. Path patterns are in canonical form (`//abs…`, `~/…`)
+ * when they came through the CLI or a settings file.
+ */
+export interface ScopedRules {
+  allow: string[];
+  deny: string[];
+  ask: string[];
+}
+
+/**
+ * Where the `env` of the settings files is read from when a tool runs: file paths only, so that
+ * the values (often tokens) never enter workflow history. Lowest precedence first; `--settings`
+ * JSON given inline is kept in a file of the client's data directory for this purpose.
+ */
+export interface SettingsEnvRef {
+  /** Absolute paths of settings files that have an `env` section. */
+  files: string[];
+}

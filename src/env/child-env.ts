@@ -1,0 +1,119 @@
+/**
+ * The environment of every child process the runner starts, built in one place:
+ * - the embedded Temporal dev server gets a minimal environment (what a Go program needs to find
+ *   its home, temp directory, locale and time zone), so no key of the runner reaches it;
+ * - tool processes (Bash commands today; hook commands and MCP servers later) get the user's
+ *   environment minus the runner's secrets, plus the `env` of the settings files.
+ *
+ * The runner's secrets are: the model API key variable (`model.apiKeyEnv`, and
+ * `ANTHROPIC_AUTH_TOKEN`), the Temporal API key and TLS variables (`temporal.apiKeyEnv`,
+ * `temporal.tls.*Env`), and every name in `tools.secretEnv` of the config.
+ */
+
+/** Variables the dev server gets from the runner's environment (when set). */
+export const DEV_SERVER_ENV_NAMES: readonly string[] = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  'TZ',
+  'LANG',
+  'SYSTEMROOT',
+];
+
+/** Secrets of the runner when no config names others (the config defaults). */
+export const DEFAULT_SECRET_ENV_NAMES: readonly string[] = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'TEMPORAL_API_KEY',
+  'TEMPORAL_TLS_KEY',
+  'TEMPORAL_TLS_CERT',
+  'TEMPORAL_TLS_CA',
+];
+
+/** The config fields that name secret variables (a subset of `Config`). */
+export interface SecretEnvConfig {
+  model?: { apiKeyEnv?: string };
+  temporal?: {
+    apiKeyEnv?: string;
+    tls?: { clientKeyEnv?: string; clientCertEnv?: string; serverRootCaCertEnv?: string };
+  };
+  tools?: { secretEnv?: readonly string[] };
+}
+
+/** Names of the runner's secret variables under a config. */
+export function secretEnvNames(config: SecretEnvConfig = {}): Set<string> {
+  const names = new Set(DEFAULT_SECRET_ENV_NAMES);
+  const add = (n: string | undefined): void => {
+    if (n) names.add(n);
+  };
+  add(config.model?.apiKeyEnv);
+  add(config.temporal?.apiKeyEnv);
+  add(config.temporal?.tls?.clientKeyEnv);
+  add(config.temporal?.tls?.clientCertEnv);
+  add(config.temporal?.tls?.serverRootCaCertEnv);
+  for (const n of config.tools?.secretEnv ?? []) add(n);
+  return names;
+}
+
+/**
+ * Environment of the embedded Temporal dev server: only {@link DEV_SERVER_ENV_NAMES} and the
+ * `LC_*` locale variables.
+ */
+export function devServerEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(base)) {
+    if (v !== undefined && (DEV_SERVER_ENV_NAMES.includes(k) || k.startsWith('LC_'))) env[k] = v;
+  }
+  return env;
+}
+
+/** Options of {@link toolEnvironment}. */
+export interface ToolEnvironmentOptions {
+  /** The user's environment. @default process.env */
+  base?: NodeJS.ProcessEnv;
+  /** Names to leave out. @default secretEnvNames() */
+  secretNames?: ReadonlySet<string>;
+  /** Variables to set on top (the `env` of the settings files); secret names among them are kept (the user set them for tools). */
+  extra?: Readonly<Record<string, string>>;
+}
+
+/** Environment of a tool process: the user's environment minus the runner's secrets, plus `extra`. */
+export function toolEnvironment(opts: ToolEnvironmentOptions = {}): NodeJS.ProcessEnv {
+  const secrets = opts.secretNames ?? secretEnvNames();
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(opts.base ?? process.env)) {
+    if (v !== undefined && !secrets.has(k)) env[k] = v;
+  }
+  return { ...env, ...(opts.extra ?? {}) };
+}
+
+/** Names of the variables tool processes get (see {@link toolEnvironment}). */
+export function toolEnvironmentNames(opts: ToolEnvironmentOptions = {}): Set<string> {
+  return new Set(Object.keys(toolEnvironment(opts)));
+}
+
+/** The child environments of one worker, under its config. */
+export class ChildEnvironments {
+  private readonly secrets: Set<string>;
+
+  constructor(
+    config: SecretEnvConfig = {},
+    private readonly base: NodeJS.ProcessEnv = process.env,
+  ) {
+    this.secrets = secretEnvNames(config);
+  }
+
+  /** Environment of a tool process, with the settings files' `env` on top. */
+  forTools(extra?: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
+    return toolEnvironment({ base: this.base, secretNames: this.secrets, ...(extra ? { extra } : {}) });
+  }
+
+  /** Environment of the embedded dev server. */
+  forDevServer(): NodeJS.ProcessEnv {
+    return devServerEnvironment(this.base);
+  }
+}

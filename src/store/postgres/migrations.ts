@@ -1,0 +1,141 @@
+/**
+ * Versioned schema of the PostgreSQL store. Each migration runs once, in order, in one
+ * transaction with the version row that records it; concurrent migrators (several workers
+ * starting at once) queue on an advisory lock. Never edit a released migration: add one.
+ */
+import type { Pool, PoolClient } from 'pg';
+import { StoreSchemaError } from './errors';
+
+/** One step of the schema. `sql` gets the quoted schema name and returns the statements. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: (schema: string) => string;
+}
+
+/**
+ * The migrations, oldest first. Ids (`session_id`, `uuid`, `key`) use the "C" collation: byte
+ * order, so that key order and prefix scans do not depend on the server's locale.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'sessions, entries, tool runs, content',
+    sql: (s) => `
+      CREATE TABLE ${s}.sessions (
+        session_id text COLLATE "C" PRIMARY KEY,
+        cwd text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        modified_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX sessions_by_modified ON ${s}.sessions (modified_at DESC, session_id);
+
+      -- One row per transcript line. The primary key is the upsert key and the index that
+      -- chain reads walk (session_id, uuid) → parent_uuid; seq keeps the order of writes.
+      CREATE TABLE ${s}.entries (
+        session_id text COLLATE "C" NOT NULL,
+        uuid text COLLATE "C" NOT NULL,
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        parent_uuid text COLLATE "C",
+        is_boundary boolean NOT NULL,
+        entry json NOT NULL,
+        PRIMARY KEY (session_id, uuid)
+      );
+      CREATE INDEX entries_by_seq ON ${s}.entries (session_id, seq);
+
+      CREATE TABLE ${s}.tool_runs (
+        session_id text COLLATE "C" NOT NULL,
+        tool_use_id text COLLATE "C" NOT NULL,
+        started_at timestamptz NOT NULL DEFAULT now(),
+        host text NOT NULL,
+        pid integer NOT NULL,
+        PRIMARY KEY (session_id, tool_use_id)
+      );
+
+      CREATE TABLE ${s}.contents (
+        session_id text COLLATE "C" NOT NULL,
+        key text COLLATE "C" NOT NULL,
+        size bigint NOT NULL,
+        sha256 text NOT NULL,
+        chunks integer NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (session_id, key)
+      );
+      CREATE TABLE ${s}.content_chunks (
+        session_id text COLLATE "C" NOT NULL,
+        key text COLLATE "C" NOT NULL,
+        seq integer NOT NULL,
+        data bytea NOT NULL,
+        PRIMARY KEY (session_id, key, seq),
+        FOREIGN KEY (session_id, key) REFERENCES ${s}.contents ON DELETE CASCADE
+      );
+      -- Snapshots and bundles are compressed already: store chunks out of line, uncompressed.
+      ALTER TABLE ${s}.content_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
+    `,
+  },
+];
+
+/** The schema version this code expects: the last migration's. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
+
+/** What {@link migrate} did. */
+export interface MigrateResult {
+  /** Version before. */
+  from: number;
+  /** Version after. */
+  to: number;
+  /** Migrations applied now, oldest first. */
+  applied: Array<{ version: number; name: string }>;
+}
+
+/**
+ * The schema version recorded in the database, 0 when the store has no tables yet.
+ * @param schema the quoted schema name.
+ */
+export async function schemaVersion(db: Pool | PoolClient, schema: string): Promise<number> {
+  const exists = await db.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${schema}.schema_migrations`]);
+  if (!exists.rows[0]?.t) return 0;
+  const r = await db.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${schema}.schema_migrations`);
+  return r.rows[0]?.v ?? 0;
+}
+
+/**
+ * Brings the schema to {@link SCHEMA_VERSION}: creates the schema and applies the missing
+ * migrations in one transaction under an advisory lock.
+ * @param schema the quoted schema name; `schemaName` the plain one (for the lock key).
+ * @throws StoreSchemaError when the database is newer than this code (nothing is changed).
+ */
+export async function migrate(pool: Pool, schema: string, schemaName: string, url: string): Promise<MigrateResult> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`agent-runner migrate ${schemaName}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (
+         version integer PRIMARY KEY,
+         name text NOT NULL,
+         applied_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    );
+    const from = await schemaVersion(client, schema);
+    if (from > SCHEMA_VERSION) throw new StoreSchemaError(url, from, SCHEMA_VERSION);
+    const applied: MigrateResult['applied'] = [];
+    for (const m of MIGRATIONS) {
+      if (m.version <= from) continue;
+      await client.query(m.sql(schema));
+      await client.query(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2)`, [
+        m.version,
+        m.name,
+      ]);
+      applied.push({ version: m.version, name: m.name });
+    }
+    await client.query('COMMIT');
+    return { from, to: Math.max(from, SCHEMA_VERSION), applied };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}

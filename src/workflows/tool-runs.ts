@@ -1,0 +1,124 @@
+import { uuid4 } from '@temporalio/workflow';
+import type { RunToolInput, RunToolSummary, ToolPermission, ToolUseSummary } from '../common/tools';
+import type { TurnInput } from '../common/turn';
+import { decidePermission, permissionPolicyOf } from '../engine/permissions';
+import { partitionToolUses } from '../engine/tool-batches';
+import type { Interrupts } from './interrupts';
+import { uninterruptible } from './interrupts';
+import type { TurnActivities } from './turn-activities';
+import type { TurnState } from './turn-state';
+
+/** A tool call with the transcript position of its result, planned before it runs. */
+interface PlannedRun {
+  use: ToolUseSummary;
+  resultUuid: string;
+  parentUuid: string;
+}
+
+/**
+ * Runs the tool calls of one assistant message (the seeds' `runTools`): consecutive read-only
+ * calls in parallel, every other call alone, in order; every tool_use gets exactly one
+ * tool_result line, also when the turn is interrupted mid-batch or stops before running them.
+ */
+export class ToolRuns {
+  constructor(
+    private readonly input: TurnInput,
+    private readonly state: TurnState,
+    private readonly acts: TurnActivities,
+    private readonly interrupts: Interrupts,
+  ) {}
+
+  /**
+   * The permission of one call, decided in the workflow as far as the tool name allows; anything
+   * that depends on the input or the files is a `check` with only the rules that matter for this
+   * tool, decided by the activity (src/permissions/decide.ts).
+   */
+  permissionOf(use: ToolUseSummary): ToolPermission {
+    return decidePermission(permissionPolicyOf(this.input.options), use.name);
+  }
+
+  /**
+   * The `runTool` input of one call: its permission and the read-file state of its file (read
+   * when the call's batch starts, so an Edit sees the Read before it), or, with `skipReason`,
+   * why it does not run.
+   */
+  private runInput(run: PlannedRun, assistantUuid: string, skipReason?: string): RunToolInput {
+    const { sessionId, cwd, options } = this.input;
+    const base = {
+      sessionId,
+      cwd,
+      assistantUuid,
+      toolUseId: run.use.id,
+      toolName: run.use.name,
+      resultUuid: run.resultUuid,
+      parentUuid: run.parentUuid,
+    };
+    if (skipReason !== undefined) return { ...base, permission: { behavior: 'allow' }, readState: null, skipReason };
+    return {
+      ...base,
+      permission: this.permissionOf(run.use),
+      readState: this.state.readStateOf(run.use.filePath),
+      // Bash re-reads the settings files' `env` (paths only travel: values stay out of history).
+      ...(run.use.name === 'Bash' && options.settingsEnv ? { settingsEnv: options.settingsEnv } : {}),
+      // A tool the turn did not offer (`--tools`) does not run, as in Claude Code.
+      ...(options.tools && !options.tools.includes(run.use.name)
+        ? { skipReason: `Error: No such tool available: ${run.use.name}` }
+        : {}),
+    };
+  }
+
+  /** Plans the result line of one call at the end of the chain. */
+  private plan(use: ToolUseSummary): PlannedRun {
+    const run = { use, resultUuid: uuid4(), parentUuid: this.state.leaf };
+    this.state.setLeaf(run.resultUuid);
+    return run;
+  }
+
+  /**
+   * Runs every call of one assistant message. Returns false when the turn was interrupted: the
+   * calls that did not finish then have an is_error result saying so.
+   */
+  async runAll(assistantUuid: string, uses: readonly ToolUseSummary[]): Promise<boolean> {
+    const pending = [...uses];
+    for (const batch of partitionToolUses(uses)) {
+      if (this.interrupts.requested()) break;
+      this.state.activity = `runTool ${batch.map((u) => u.name).join(',')}`;
+      const planned = batch.map((use) => this.plan(use));
+      const results = await this.interrupts.run(() =>
+        Promise.all(planned.map((run) => this.acts.runTool(this.runInput(run, assistantUuid)))),
+      );
+      if (!results) {
+        // Interrupted mid-batch. Calls of the batch that finished wrote their results with the
+        // planned uuid and parent; each other one gets an interrupt note under *its* planned uuid
+        // and parent, so the chain prompt → … → last planned result stays whole whatever order the
+        // calls finished in. (A cancelled call that still finishes later finds its uuid taken.)
+        const note = `Interrupted: ${this.interrupts.reason ?? 'the turn was interrupted'}. The tool may not have finished.`;
+        for (const run of planned) {
+          const r = await uninterruptible(() => this.acts.runTool(this.runInput(run, assistantUuid, note)));
+          this.recordResult(r, pending);
+        }
+        break;
+      }
+      for (const r of results) this.recordResult(r, pending);
+    }
+    if (!this.interrupts.requested()) return true;
+    if (pending.length) await this.skipAll(assistantUuid, pending, `Interrupted: ${this.interrupts.reason}`);
+    return false;
+  }
+
+  /** Gives every call an is_error result saying why it did not run (one at a time, uncancellable). */
+  async skipAll(assistantUuid: string, uses: readonly ToolUseSummary[], reason: string): Promise<void> {
+    for (const use of uses) {
+      const run = this.plan(use);
+      const r = await uninterruptible(() => this.acts.runTool(this.runInput(run, assistantUuid, reason)));
+      this.state.recordToolResult(r, use);
+      this.state.setLeaf(r.resultUuid);
+    }
+  }
+
+  private recordResult(r: RunToolSummary, pending: ToolUseSummary[]): void {
+    const idx = pending.findIndex((u) => u.id === r.toolUseId);
+    const use = idx >= 0 ? pending.splice(idx, 1)[0] : undefined;
+    this.state.recordToolResult(r, use);
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * A real mTLS connection: the dev server behind a TLS-terminating proxy that requires client
+ * certificates of a test CA. The options come from the environment, as on a cluster host.
+ */
+import * as fs from 'node:fs';
+import { Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { loadConfig } from '../../src/config';
+import { temporalConnectionOptions } from '../../src/client/temporal-connection';
+import { runCli } from '../helpers/cli';
+import { temporalAddress } from '../helpers/runner-env';
+import { makeTestPki, startTlsProxy, type TestPki, type TlsProxy } from '../helpers/tls';
+import { startWorkerProcess } from '../helpers/worker-process';
+
+let pki: TestPki;
+let proxy: TlsProxy;
+beforeAll(async () => {
+  pki = makeTestPki();
+  proxy = await startTlsProxy(pki, temporalAddress());
+});
+afterAll(async () => {
+  await proxy.close();
+  fs.rmSync(pki.dir, { recursive: true, force: true });
+});
+
+function tlsEnv(over: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    HOME: process.env['HOME'],
+    PATH: process.env['PATH'],
+    AGENT_RUNNER_DATA_DIR: pki.dir,
+    TEMPORAL_ADDRESS: proxy.address,
+    TEMPORAL_TLS_SERVER_CA_CERT_PATH: pki.caCert,
+    TEMPORAL_TLS_CLIENT_CERT_PATH: pki.clientCert,
+    TEMPORAL_TLS_CLIENT_KEY_PATH: pki.clientKey,
+    TEMPORAL_TLS_SERVER_NAME: 'localhost',
+    ...over,
+  };
+}
+
+function optionsFrom(env: NodeJS.ProcessEnv) {
+  return temporalConnectionOptions(loadConfig({ env, cwd: pki.dir }).temporal, env);
+}
+
+describe('Temporal over mTLS', () => {
+  test('tls: the client and the worker connection reach the server with certificates from *_PATH variables', async () => {
+    const opts = optionsFrom(tlsEnv());
+    const conn = await Connection.connect({ ...opts, connectTimeout: 10_000 });
+    try {
+      const info = await conn.workflowService.getSystemInfo({});
+      expect(info.capabilities).toBeDefined();
+    } finally {
+      await conn.close();
+    }
+    const native = await NativeConnection.connect(opts);
+    await native.close();
+  });
+
+  test('tls: the same certificates as *_DATA (PEM contents) work too', async () => {
+    const env = tlsEnv({
+      TEMPORAL_TLS_SERVER_CA_CERT_PATH: undefined,
+      TEMPORAL_TLS_CLIENT_CERT_PATH: undefined,
+      TEMPORAL_TLS_CLIENT_KEY_PATH: undefined,
+      TEMPORAL_TLS_SERVER_CA_CERT_DATA: fs.readFileSync(pki.caCert, 'utf8'),
+      TEMPORAL_TLS_CLIENT_CERT_DATA: fs.readFileSync(pki.clientCert, 'utf8'),
+      TEMPORAL_TLS_CLIENT_KEY_DATA: fs.readFileSync(pki.clientKey, 'utf8'),
+    });
+    const conn = await Connection.connect({ ...optionsFrom(env), connectTimeout: 10_000 });
+    await conn.workflowService.getSystemInfo({});
+    await conn.close();
+  });
+
+  test('tls: a client certificate of another CA, or none, is refused by the server', async () => {
+    const before = proxy.refused();
+    const stranger = optionsFrom(
+      tlsEnv({ TEMPORAL_TLS_CLIENT_CERT_PATH: pki.strangerCert, TEMPORAL_TLS_CLIENT_KEY_PATH: pki.strangerKey }),
+    );
+    await expect(
+      Connection.connect({ ...stranger, connectTimeout: 5000 }).then((c) => c.workflowService.getSystemInfo({})),
+    ).rejects.toThrow();
+    const none = optionsFrom(
+      tlsEnv({ TEMPORAL_TLS_CLIENT_CERT_PATH: undefined, TEMPORAL_TLS_CLIENT_KEY_PATH: undefined }),
+    );
+    await expect(
+      Connection.connect({ ...none, connectTimeout: 5000 }).then((c) => c.workflowService.getSystemInfo({})),
+    ).rejects.toThrow();
+    expect(proxy.refused()).toBeGreaterThan(before);
+  });
+
+  test('tls: `agent-runner worker` connects over mTLS from the environment; a bad path exits 2', async () => {
+    const worker = await startWorkerProcess({ ...tlsEnv(), AGENT_RUNNER_TASK_QUEUE: `tls-${Date.now()}` });
+    expect(worker.stderr()).toContain(`worker polling task queue`);
+    await worker.stop();
+
+    const bad = await runCli(['worker'], { env: tlsEnv({ TEMPORAL_TLS_CLIENT_KEY_PATH: '/nope/client.key' }) });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(
+      'Temporal TLS client private key: cannot read /nope/client.key (ENOENT), from temporal.tls.clientKeyPath (env TEMPORAL_TLS_CLIENT_KEY_PATH)',
+    );
+  });
+});
