@@ -14,6 +14,7 @@ import type { StatusFlags } from './commands/status';
 import type { InterruptFlags } from './commands/interrupt';
 import type { LimitsFlags } from './commands/limits';
 import type { PoolCreateFlags } from './commands/pool';
+import type { AttachFlags } from './commands/attach';
 import type { StoreCopyFlags, StoreMigrateFlags } from './commands/store';
 
 /**
@@ -154,6 +155,21 @@ Examples:
     .action(async () => {
       const { runWorker } = await import('./commands/worker');
       setExit(await runWorker(await config(program), err));
+    });
+  program
+    .command('attach')
+    .description("print a session's latest turn, running or finished: its stream (as it goes on) and its result")
+    .argument('<session>', 'session id')
+    .addOption(
+      new Option('--output-format <format>', 'text: final answer; json: the result; stream-json: every message')
+        .choices(OUTPUT_FORMATS)
+        .default('text'),
+    )
+    .option('--turn <n>', 'the n-th turn of the session instead of the latest')
+    .action(async (session: string, _o: unknown, cmd: Command) => {
+      const { runAttach } = await import('./commands/attach');
+      const flags = cmd.optsWithGlobals<AttachFlags>();
+      setExit(await runAttach(await config(program), session, flags, { stdout: out, stderr: err }));
     });
   const server = program
     .command('server')

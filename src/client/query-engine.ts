@@ -22,6 +22,8 @@ import {
 import { sessionWorkflowId } from '../workflows/ids';
 import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../common/search-attributes';
 import { assistantText, entryToSdkMessages, initMessage, resultMessage } from './sdk-message';
+import type { OutageOptions } from './outage';
+import { OutageWaiter, isServerUnreachable } from './outage';
 
 /** Options of a {@link QueryEngine}. */
 export interface QueryEngineOptions {
@@ -48,6 +50,11 @@ export interface QueryEngineOptions {
    * them; the start is then retried without, once per client. @default {}
    */
   searchAttributes?: { batchId?: string; taskId?: string } | false;
+  /**
+   * Waiting through a Temporal outage: how long to keep waiting for an unreachable server while
+   * starting or following a turn, and where notices go. @default 600000 ms, no notices
+   */
+  outage?: OutageOptions;
 }
 
 /** Clients whose server refused the runner's search attributes (they are not sent again). */
@@ -66,8 +73,9 @@ export interface StreamPosition {
  * messages while it runs: `system/init`, then `assistant` and `user` (tool results) messages as
  * each is recorded, then one `result`. A caller that lost its stream resumes with `follow()`.
  *
- * Errors: Temporal connection errors propagate; a rejected submit (empty prompt) throws
- * `WorkflowUpdateFailedError`. Model and tool failures do not throw: they end in an error result.
+ * Errors: an unreachable server is waited for (see {@link QueryEngineOptions.outage}), then
+ * `TemporalOutageError`; a rejected submit (empty prompt) throws `WorkflowUpdateFailedError`.
+ * Model and tool failures do not throw: they end in an error result.
  */
 export class QueryEngine {
   readonly sessionId: string;
@@ -126,14 +134,25 @@ export class QueryEngine {
         ...(extra.updateId ? { updateId: extra.updateId } : {}),
       });
     };
-    if (!withAttributes) return submit(false);
+    // One update id for every try, so that a start retried through an outage runs once.
+    const updateId = extra.updateId ?? randomUUID();
+    extra = { ...extra, updateId };
+    const waiter = new OutageWaiter(this.outageOptions());
+    if (!withAttributes) return waiter.run(() => submit(false));
     try {
-      return await submit(true);
+      return await waiter.run(() => submit(true));
     } catch (err) {
       if (!isUnknownSearchAttributeError(err)) throw err;
       noSearchAttributes.add(client);
-      return submit(false);
+      return waiter.run(() => submit(false));
     }
+  }
+
+  private outageOptions(): OutageOptions {
+    return {
+      hint: `The session goes on; \`agent-runner attach ${this.sessionId}\` prints the turn once Temporal is back.`,
+      ...this.opts.outage,
+    };
   }
 
   /**
@@ -163,14 +182,20 @@ export class QueryEngine {
     this.position = { turnWorkflowId: pos.turnWorkflowId, offset };
     let outcome: TurnOutcome | undefined;
     let failure: unknown;
-    const result = handle.result().then(
-      (o) => {
-        outcome = o;
-      },
-      (err: unknown) => {
-        failure = err ?? new Error('turn failed');
-      },
-    );
+    // The result's long poll fails during an outage: wait for the server and poll again.
+    const waiter = new OutageWaiter(this.outageOptions());
+    let lost: unknown;
+    const watchResult = (): Promise<void> =>
+      handle.result().then(
+        (o) => {
+          outcome = o;
+        },
+        (err: unknown) => {
+          if (isServerUnreachable(err)) lost = err;
+          else failure = err ?? new Error('turn failed');
+        },
+      );
+    let result = watchResult();
     const poll = this.opts.pollIntervalMs ?? 100;
     const followStarted = Date.now();
     for (;;) {
@@ -181,8 +206,12 @@ export class QueryEngine {
         try {
           const progress: TurnProgress = await handle.query(turnProgressQuery);
           events = progress.events;
-        } catch {
-          events = []; // not started yet, or no worker right now: try again
+          if (lost === undefined) waiter.recovered();
+        } catch (err) {
+          // Not started yet, or no worker right now: try again. An unreachable server counts
+          // toward the outage limit.
+          if (isServerUnreachable(err)) waiter.failed(err);
+          events = [];
         }
       }
       for (; offset < events.length; offset++) {
@@ -201,6 +230,13 @@ export class QueryEngine {
         if (!(failure instanceof WorkflowFailedError)) throw failure;
         outcome = failedTurnOutcome(failure, Date.now() - followStarted);
         break;
+      }
+      if (lost !== undefined) {
+        waiter.failed(lost);
+        lost = undefined;
+        await sleep(1000);
+        result = watchResult();
+        continue;
       }
       await Promise.race([result, sleep(poll)]);
     }

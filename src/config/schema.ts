@@ -165,6 +165,7 @@ const TemporalSchema = z.strictObject({
   taskQueue: nonEmptyString('agent-runner'),
   tls: TlsSchema.prefault({}),
   apiKeyEnv: envVarName('TEMPORAL_API_KEY'),
+  outageTimeoutMs: nonNegativeInt(600_000),
 });
 
 const DevServerSchema = z.strictObject({
@@ -303,6 +304,11 @@ export interface TemporalConfig {
    * unless `tls.enabled` is false. @default "TEMPORAL_API_KEY"
    */
   apiKeyEnv: string;
+  /**
+   * How long a client (`-p`, `attach`) keeps waiting for an unreachable server while it starts or
+   * follows a turn, in milliseconds, before it gives up (the turn goes on). @default 600000
+   */
+  outageTimeoutMs: number;
 }
 
 /** The embedded dev server (`temporal server start-dev`), used when `temporal.address` is null. */

@@ -28,6 +28,12 @@ export interface Runtime extends ClientRuntime {
   devServer: DevServer | null;
   /** Stops the worker, closes connections, stops the embedded server. Idempotent. */
   close(): Promise<void>;
+  /**
+   * With the background server (`daemon`): when it is gone (killed, crashed), starts it again on
+   * the same address, so that a client waiting through the outage gets its server back. Throttled;
+   * safe to call often. A no-op in other modes.
+   */
+  recover(): void;
 }
 
 /** Options of {@link openRuntime}. */
@@ -209,7 +215,28 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
     throw e;
   }
   let closed = false;
+  let recovering: Promise<unknown> | null = null;
+  let lastRecover = 0;
+  const recover = (): void => {
+    if (mode !== 'shared' || !opts.daemon || closed || recovering || Date.now() - lastRecover < 2000) return;
+    lastRecover = Date.now();
+    recovering = (async () => {
+      if (readServerState(config.dataDir) && (await findServer(config))) return;
+      const { ensureBackgroundServer } = await import('./background');
+      await ensureBackgroundServer({
+        config,
+        configPath: opts.configPath !== undefined ? opts.configPath : resolveConfigPath({ env }),
+        env,
+        log: opts.notice ?? log,
+      });
+    })()
+      .catch((e: unknown) => (opts.notice ?? log)(`agent-runner: cannot restart the background server: ${String(e)}`))
+      .finally(() => {
+        recovering = null;
+      });
+  };
   return {
+    recover,
     client,
     store,
     taskQueue: config.temporal.taskQueue,

@@ -12,7 +12,7 @@ import { EXIT, describeMessage, exitCodeFor, textOutput } from '../output';
 import type { TurnFlags } from '../turn-options';
 import { UsageError, turnOptionsFrom } from '../turn-options';
 import { applySettings } from '../settings-options';
-import { readPromptFromStdin } from '../stdin';
+import { checkPrompt, readPromptFromStdin } from '../stdin';
 import { readLines, runStreamJsonInput } from '../stream-json-input';
 import type { ServerModeFlags } from '../server-mode';
 import { serverModeOptions } from '../server-mode';
@@ -106,7 +106,7 @@ export async function runPrint(
         'a tool call that would need one is denied (use --allowedTools or --permission-mode)',
     );
   }
-  const prompt = streamInput ? '' : (promptArg ?? (await readPromptFromStdin()));
+  const prompt = streamInput ? '' : checkPrompt(promptArg ?? (await readPromptFromStdin()));
   const log = flags.verbose || flags.outputFormat === 'text' ? (l: string) => io.stderr(l) : () => undefined;
   const rt = await openRuntime({
     config,
@@ -153,6 +153,11 @@ export async function runPrint(
       defaults: options,
       sessionId,
       apiKeySource: process.env[config.model.apiKeyEnv] ? 'user' : 'none',
+      outage: {
+        timeoutMs: config.temporal.outageTimeoutMs,
+        notice: (l) => io.stderr(l),
+        onUnreachable: () => rt.recover(),
+      },
     });
     if (streamInput) {
       result = await runStreamJsonInput(readLines(io.stdin ?? process.stdin), {

@@ -65,6 +65,7 @@ describe('config defaults', () => {
       taskQueue: 'agent-runner',
       tls: { enabled: null, serverCaCertPath: null, clientCertPath: null, clientKeyPath: null },
       apiKeyEnv: 'TEMPORAL_API_KEY',
+      outageTimeoutMs: 600000,
     });
     expect(c.devServer).toEqual({
       cliPath: null,
