@@ -235,7 +235,7 @@ See docs/batch.md.`,
     });
   program
     .command('list')
-    .description('list sessions with their batch, task, status and cost (Temporal search attributes)')
+    .description('list sessions: status, cost, model, cwd and the first line of the prompt (batch and task too)')
     .option('--batch <id>', 'only the sessions of this batch')
     .option('--status <status>', 'only sessions with this status (running, success, error_max_turns, …)')
     .option('--query <query>', 'extra Temporal visibility query, e.g. "StartTime > \'2026-01-01T00:00:00Z\'"')
@@ -243,7 +243,7 @@ See docs/batch.md.`,
     .option('--json', 'one JSON object per line instead of a table')
     .action(async (opts: ListFlags) => {
       const { runList } = await import('./commands/list');
-      setExit(await runList(await config(program), opts, { stdout: out }));
+      setExit(await runList(await config(program), opts, { stdout: out, stderr: err }));
     });
   addControlCommands(program, setExit);
   addStoreCommands(program, setExit);

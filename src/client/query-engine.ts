@@ -23,6 +23,7 @@ import { sessionWorkflowId } from '../workflows/ids';
 import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../common/search-attributes';
 import { assistantText, entryToSdkMessages, initMessage, resultMessage } from './sdk-message';
 import type { OutageOptions } from './outage';
+import { sessionDetails, sessionMemo, sessionSummary } from './session-metadata';
 import { OutageWaiter, isServerUnreachable } from './outage';
 
 /** Options of a {@link QueryEngine}. */
@@ -118,12 +119,23 @@ export class QueryEngine {
     const { client } = this.opts;
     const sa = this.opts.searchAttributes ?? {};
     const withAttributes = sa !== false && !noSearchAttributes.has(client);
+    const metadata = {
+      prompt,
+      cwd: this.opts.cwd,
+      model: options?.model ?? this.opts.defaults.model,
+      ...(sa !== false && sa.batchId !== undefined ? { batchId: sa.batchId } : {}),
+      ...(sa !== false && sa.taskId !== undefined ? { taskId: sa.taskId } : {}),
+    };
     const submit = (attributes: boolean): Promise<SubmitResponse> => {
       const startOp = new WithStartWorkflowOperation('sessionWorkflow', {
         workflowId: this.workflowId,
         taskQueue: this.opts.taskQueue,
         args: [input],
         workflowIdConflictPolicy: 'USE_EXISTING',
+        // Read by `agent-runner list` and the Web UI: the prompt's first line only.
+        memo: { ...sessionMemo(metadata) },
+        staticSummary: sessionSummary(metadata),
+        staticDetails: sessionDetails(metadata),
         ...(attributes && sa !== false
           ? { typedSearchAttributes: sessionStartSearchAttributes({ sessionId: this.sessionId, ...sa }) }
           : {}),

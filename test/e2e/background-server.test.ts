@@ -79,6 +79,16 @@ describe('background server', () => {
     const status = await runCli(['server', 'status', '--json'], { env, cwd: tmpdir() });
     expect(status.code).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({ running: true, mode: 'background', address: state?.address });
+
+    const list = await runCli(['list', '--json'], { env, cwd: tmpdir() });
+    expect(list.code).toBe(0);
+    const rows = list.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rows).toHaveLength(10);
+    expect(rows.map((r) => r['prompt']).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `say hello ${i}`).sort());
+    for (const r of rows) expect(r).toMatchObject({ status: 'success', cwd: tmpdir(), model: expect.any(String) });
   });
 
   test('background server: kill -9 takes its dev server with it; the next run starts one on the same address', async () => {
@@ -126,6 +136,10 @@ describe('background server', () => {
     const status = await runCli(['server', 'status'], { env, cwd: tmpdir() });
     expect(status.code).toBe(1);
     expect(status.stdout).toContain('no agent-runner server is running');
+    const list = await runCli(['list'], { env, cwd: tmpdir() });
+    expect(list.code).toBe(1);
+    expect(list.stderr).toContain('no Temporal server is running');
+    expect(devServersOn(dataDir)).toEqual([]);
 
     const r = await p('private run', ['--no-daemon']);
     expect(r.code).toBe(0);
