@@ -207,6 +207,7 @@ Examples:
     .option('--batch-id <id>', "batch id (default: from the file's absolute path and content hash)")
     .option('--task-max-budget-usd <usd>', "budget of each task (a task's own maxBudgetUsd wins)")
     .option('--worker', 'also run a worker in this process (default: only with the embedded server)')
+    .option('--retry-failed', 'run again (as new sessions) only the tasks whose latest run ended in an error result')
     .option('--progress <mode>', 'auto | bar | lines | none (default: auto: a bar on a terminal, lines otherwise)')
     .option('--progress-interval <s>', 'seconds between progress lines in lines mode (default: 10)')
     .addHelpText(
@@ -329,6 +330,26 @@ function addControlCommands(program: Command, setExit: (code: number) => void): 
     .action(async (id: string, _o: PoolCreateFlags, cmd: Command) => {
       const { runPoolCreate } = await import('./commands/pool');
       setExit(await runPoolCreate(await config(program), id, cmd.optsWithGlobals<PoolCreateFlags>(), io));
+    });
+  pool
+    .command('list')
+    .description('every budget pool: status (open, exhausted, completed), limit, spend and members')
+    .option('--json', 'one JSON object per line')
+    .action(async (_o: { json?: boolean }, cmd: Command) => {
+      const { runPoolList } = await import('./commands/pool');
+      setExit(await runPoolList(await config(program), cmd.optsWithGlobals<{ json?: boolean }>(), io));
+    });
+  pool
+    .command('close')
+    .description('close a pool: its workflow ends with its final spend (refused while turns are in it, unless --force)')
+    .argument('<id>', 'pool id')
+    .option('--force', 'close it even with running turns in it (they go on without its limit)')
+    .option('--json', 'print the final state as JSON')
+    .action(async (id: string, _o: unknown, cmd: Command) => {
+      const { runPoolClose } = await import('./commands/pool');
+      setExit(
+        await runPoolClose(await config(program), id, cmd.optsWithGlobals<{ force?: boolean; json?: boolean }>(), io),
+      );
     });
   pool
     .command('show')
