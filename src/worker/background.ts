@@ -226,11 +226,15 @@ export async function watchIdle(
   let lastCount = 0;
   while (!signal.aborted) {
     await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, tick);
-      signal.addEventListener('abort', () => {
+      const onAbort = (): void => {
         clearTimeout(t);
         resolve();
-      });
+      };
+      const t = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, tick);
+      signal.addEventListener('abort', onAbort, { once: true });
     });
     if (signal.aborted) break;
     if (!fs.existsSync(opts.dataDir)) return 'data dir removed';

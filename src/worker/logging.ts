@@ -1,5 +1,6 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { LogLevel } from '@temporalio/worker';
+import { formatLogEntry } from './log-format';
 
 let installed = false;
 
@@ -24,7 +25,7 @@ export function installRuntimeLogging(level: LogLevel = 'WARN', opts: { forwardC
   try {
     Runtime.install({
       logger: new DefaultLogger(level, ({ level: l, message, meta }) => {
-        process.stderr.write(`${new Date().toISOString()} [${l}] ${message}${formatMeta(meta)}\n`);
+        process.stderr.write(`${new Date().toISOString()} [${l}] ${formatLogEntry(message, meta)}\n`);
       }),
       ...(opts.forwardCoreLogs
         ? { telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } } }
@@ -33,15 +34,5 @@ export function installRuntimeLogging(level: LogLevel = 'WARN', opts: { forwardC
     });
   } catch {
     // Already installed (e.g. by a test harness): keep that one.
-  }
-}
-
-/** Log metadata as compact JSON (errors as their message; never throws). */
-function formatMeta(meta: Record<string, unknown> | undefined): string {
-  if (!meta || Object.keys(meta).length === 0) return '';
-  try {
-    return ` ${JSON.stringify(meta, (_k, v: unknown) => (v instanceof Error ? `${v.name}: ${v.message}` : typeof v === 'bigint' ? String(v) : v))}`;
-  } catch {
-    return '';
   }
 }

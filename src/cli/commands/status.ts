@@ -34,7 +34,7 @@ export function formatSessionStatus(r: SessionStatusReport): string {
       'workflow',
       `${r.workflowStatus}${s.busy ? ', running a turn' : ', idle'}${s.queued ? `, ${s.queued} queued` : ''}`,
     ],
-    ['turns', String(s.turnCount + (s.busy ? 1 : 0))],
+    ['turns', `${r.turns}${s.busy ? ' (1 running)' : ''}`],
     ['cost', `${usd(s.totalCostUsd)}${s.costKnown ? '' : ' (some cost unknown)'} in finished turns`],
     ['usage', formatUsage(s.usage)],
     ['limits', `${formatLimits(s.limits)} (for new turns)`],
