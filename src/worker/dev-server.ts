@@ -16,8 +16,9 @@ import { devServerEnvironment } from '../env/child-env';
 // Finding the CLI
 // ---------------------------------------------------------------------------------------------
 
-/** Name of this package, used to find the project root. */
-const PACKAGE_NAME = 'durable-agent-runner';
+/** Names of this package (published, and the checkout's former one), used to find the project root. */
+const PACKAGE_NAMES: readonly string[] = ['@durable-agent-runner/agent-runner', 'durable-agent-runner'];
+const PACKAGE_NAME = PACKAGE_NAMES[0] as string;
 
 /** Env var naming the Temporal CLI binary. */
 export const TEMPORAL_CLI_PATH_ENV = 'TEMPORAL_CLI_PATH';
@@ -48,6 +49,8 @@ export interface FindTemporalCliOptions {
   env?: NodeJS.ProcessEnv;
   /** Root of the project holding `.temporal/bin/temporal`. @default the package root of this file */
   projectRoot?: string;
+  /** More places to look last (e.g. the copy fetched on first use under the data directory). */
+  extraPaths?: readonly string[];
 }
 
 /**
@@ -90,19 +93,23 @@ export function findTemporalCli(opts: FindTemporalCliOptions = {}): string {
   } else {
     searched.push(`.temporal/bin/${exe}: no ${PACKAGE_NAME} package root found above ${__dirname}`);
   }
+  for (const extra of opts.extraPaths ?? []) {
+    if (isExecutableFile(extra)) return extra;
+    searched.push(`${extra} (${describeUnusable(extra)})`);
+  }
   throw new TemporalCliNotFoundError(searched);
 }
 
 /**
  * The root of this package: the nearest directory at or above `from` whose package.json is named
- * `durable-agent-runner`; null when there is none.
+ * `@durable-agent-runner/agent-runner` (or the checkout's former name `durable-agent-runner`); null when there is none.
  */
 export function findProjectRoot(from: string = __dirname): string | null {
   let dir = path.resolve(from);
   for (;;) {
     try {
       const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown };
-      if (pkg.name === PACKAGE_NAME) return dir;
+      if (typeof pkg.name === 'string' && PACKAGE_NAMES.includes(pkg.name)) return dir;
     } catch {
       // no package.json here, or not JSON: keep walking up
     }

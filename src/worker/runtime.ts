@@ -132,8 +132,9 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
       checkModelKey(config, env);
     }
     if (daemon) {
-      const { findTemporalCli } = await import('./dev-server');
-      findTemporalCli({ configured: config.devServer.cliPath, env }); // a missing CLI: exit 2 here, not in the server's log
+      // A missing CLI: fetched (first use) or an exit 2 here, not an error in the server's log.
+      const { ensureTemporalCli } = await import('./temporal-cli');
+      await ensureTemporalCli({ config, env, log: opts.notice ?? log });
       const { ensureBackgroundServer } = await import('./background');
       const state = await ensureBackgroundServer({
         config,
@@ -161,8 +162,9 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
       }
     } else {
       mode = 'embedded';
-      const { adoptOrStopOrphan, findTemporalCli, startDevServer } = await import('./dev-server');
-      const cliPath = findTemporalCli({ configured: config.devServer.cliPath, env });
+      const { adoptOrStopOrphan, startDevServer } = await import('./dev-server');
+      const { ensureTemporalCli } = await import('./temporal-cli');
+      const cliPath = await ensureTemporalCli({ config, env, log: opts.notice ?? log });
       lock = await acquireServerLock(config.dataDir, opts.lockMode ?? 'private');
       const dbPath =
         config.devServer.dbFilename === null ? null : path.resolve(config.dataDir, config.devServer.dbFilename);
