@@ -116,6 +116,8 @@ export interface BenchRunnerOptions {
   inProcessWorker?: boolean;
   /** Overrides of `config.worker`. */
   workerTuning?: Partial<Config['worker']>;
+  /** Claude config directory whose CLAUDE.md is the user's memory. @default none read */
+  userConfigDir?: string;
   /** A PostgreSQL store URL (also given to worker processes); default: JSONL files in a temp dir. */
   storeUrl?: string;
 }
@@ -148,7 +150,15 @@ export async function startRunner(opts: BenchRunnerOptions): Promise<BenchRunner
     run = worker.run();
   }
   const engine = (cwd: string): QueryEngine =>
-    new QueryEngine({ client, store, taskQueue, cwd, defaults: benchTurnOptions(), idleTimeoutMs: 60_000 });
+    new QueryEngine({
+      client,
+      store,
+      taskQueue,
+      cwd,
+      defaults: benchTurnOptions(),
+      idleTimeoutMs: 60_000,
+      userConfigDir: opts.userConfigDir ?? false,
+    });
   return {
     fake,
     client,

@@ -2,7 +2,7 @@
  * The benchmarks: `node dist/bench/run.js [--json] [--quick] [--only NAME,...]` after
  * `npm run build`. Prints one table per measurement on stdout (progress on stderr); with `--json`,
  * the last stdout line is one JSON object with every figure. Names: overhead, tuning, history,
- * concurrency, recovery, cache, stores. See docs/performance.md.
+ * concurrency, recovery, cache, stores, compaction. See docs/performance.md.
  */
 import * as os from 'node:os';
 import { measureConcurrency } from './concurrency';
@@ -14,8 +14,9 @@ import type { Measurement } from './stats';
 import { measureStepOverhead } from './step-overhead';
 import { measureServerTuning } from './server-tuning';
 import { measureStores } from './stores';
+import { measureCompaction } from './compaction';
 
-const ALL = ['overhead', 'tuning', 'history', 'concurrency', 'recovery', 'cache', 'stores'] as const;
+const ALL = ['overhead', 'tuning', 'history', 'concurrency', 'recovery', 'cache', 'stores', 'compaction'] as const;
 type Name = (typeof ALL)[number];
 
 interface Args {
@@ -71,6 +72,7 @@ async function main(): Promise<void> {
       measureRecovery({ address, kills: args.quick ? 2 : 4, seed: 20261130, heartbeatMs: 5000 }),
     );
     await run('cache', () => measurePromptCache({ address, calls: 20 }));
+    await run('compaction', () => measureCompaction({ address, steps: args.quick ? 100 : 300, windowTokens: 20_000 }));
     await run('stores', () =>
       measureStores({
         address,

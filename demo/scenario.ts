@@ -28,7 +28,7 @@ export function buildDemoScenario(): ScenarioInput {
     steps: [
       // 0: the task; start by reproducing the failure.
       {
-        expect: { systemContains: 'Working directory:', toolsInclude: ['Bash', 'Read', 'Edit'] },
+        expect: { systemContains: 'You are a coding agent', toolsInclude: ['Bash', 'Read', 'Edit'] },
         content: [
           { text: "I'll start by running the test suite to see what fails." },
           { tool_use: { name: 'Bash', input: { command: 'npm test', description: 'Run the test suite' } } },

@@ -8,10 +8,14 @@ import type { TranscriptStore } from '../store/transcript-store';
 import { createCallModel } from './model/call-model';
 import { createCompactContext } from './model/compact';
 import { createRunTool } from './run-tool';
+import { ChildEnvironments } from '../env/child-env';
 import { BUILTIN_TOOLS, toolsForModel } from './tools/registry';
 import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordTranscript } from './transcript';
+import { createLoadContext } from './context';
 import { withStorageErrors } from './store-errors';
+import { createPrepareWorkspace, type WorkspaceHost } from './workspace/prepare';
+import { storeSnapshot } from './workspace/snapshot';
 import type { Activities } from './types';
 
 export type { Activities } from './types';
@@ -19,11 +23,13 @@ export type { Activities } from './types';
 /** Dependencies of the activities, injected by the worker (and by tests). */
 export interface ActivityDeps {
   store: TranscriptStore;
-  config: Pick<Config, 'model' | 'prices'> & Partial<Pick<Config, 'tools'>>;
+  config: Pick<Config, 'model' | 'prices'> & Partial<Pick<Config, 'tools' | 'temporal'>>;
   /** Environment to read the API key from. @default process.env */
   env?: NodeJS.ProcessEnv;
   /** Overrides the Anthropic client (tests). */
   anthropic?: () => Anthropic;
+  /** This worker's host queue and workspace settings; absent = workspaces are not followed. */
+  workspace?: WorkspaceHost;
 }
 
 /**
@@ -67,6 +73,7 @@ export function createActivities(deps: ActivityDeps): Activities {
     priceFor,
     toolsForModel: (names: string[]) => toolsForModel(names) as Anthropic.Tool[],
   };
+  const ws = deps.workspace;
   // A store that cannot be written fails the activity at once (see storageFailure).
   return {
     callModel: withStorageErrors(createCallModel(modelDeps)),
@@ -77,9 +84,19 @@ export function createActivities(deps: ActivityDeps): Activities {
         ...(deps.config.tools ? { settings: { ...deps.config.tools } } : {}),
         executeTool,
         isIdempotent: (name) => BUILTIN_TOOLS.get(name)?.idempotent ?? true,
+        ...(ws
+          ? {
+              snapshot: (i: { sessionId: string; toolUseId: string; root: string; base: string }) =>
+                storeSnapshot({ store: deps.store, ...i, maxBytes: ws.config.maxSnapshotBytes }),
+            }
+          : {}),
+        // Tool processes get the worker's environment minus the runner's secrets (src/env/child-env.ts).
+        childEnv: new ChildEnvironments(deps.config),
       }),
     ),
+    prepareWorkspace: withStorageErrors(ws ? createPrepareWorkspace(deps.store, ws) : async () => null),
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),
     loadSession: createLoadSession(deps.store, priceFor),
+    loadContext: withStorageErrors(createLoadContext(deps.store)),
   };
 }

@@ -1,8 +1,18 @@
 import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
+import { MAX_STRUCTURED_OUTPUT_ERROR_CHARS, STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
+import { WorkspaceErrorType, type SnapshotRef } from '../common/workspace';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
 import type { TranscriptStore } from '../store/transcript-store';
+import { loadJsonSchema, runStructuredOutput } from './structured-output';
+import { persistedShellCwd } from './shell-cwd';
+import type { LargeResultRecord } from './large-result';
+import { keepLargeResult, materializeLargeResults } from './large-result';
 import type { ToolContext, ToolOutput, ToolSettings } from './tools/types';
+import { mapFormerPaths } from './workspace/prepare';
+import { SnapshotTooLargeError } from './workspace/snapshot';
+import { nestedMemoryAttachments } from './nested-memory';
 import type { ResolvedPermission } from './tool-permission';
 import { resolveToolPermission } from './tool-permission';
 import { ChildEnvironments } from '../env/child-env';
@@ -21,6 +31,12 @@ export interface RunToolDeps {
   settings?: ToolSettings;
   /** Whether a tool may be re-run after a crash (unknown tools count as idempotent: they do nothing). */
   isIdempotent(name: string): boolean;
+  /**
+   * Stores a snapshot of the workspace after a tool that can change files (the non-idempotent
+   * ones). Absent when workspaces are not followed.
+   * @throws SnapshotTooLargeError when the snapshot is over the limit.
+   */
+  snapshot?(input: { sessionId: string; toolUseId: string; root: string; base: string }): Promise<SnapshotRef>;
   /**
    * Decides a `check` permission against the tool's input and the real files.
    * @default resolveToolPermission (src/activities/tool-permission.ts)
@@ -87,7 +103,13 @@ function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolea
   const block = (entry.message?.content as ContentBlock[]).find((b) => b.type === 'tool_result') as
     { is_error?: boolean; content?: string | ContentBlock[] } | undefined;
   const meta = (entry as Record<string, unknown>)['toolRun'] as
-    { outcome: RunToolSummary['outcome']; fileState?: RunToolSummary['fileState']; deniedInput?: unknown } | undefined;
+    | {
+        outcome: RunToolSummary['outcome'];
+        fileState?: RunToolSummary['fileState'];
+        deniedInput?: unknown;
+        snapshot?: SnapshotRef;
+      }
+    | undefined;
   return {
     toolUseId: input.toolUseId,
     resultUuid: entry.uuid,
@@ -97,6 +119,10 @@ function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolea
     ...(meta?.deniedInput !== undefined ? { deniedInput: meta.deniedInput } : {}),
     resultBytes: contentBytes(block?.content ?? ''),
     replayed,
+    ...(input.toolName === STRUCTURED_OUTPUT_TOOL && block?.is_error && typeof block.content === 'string'
+      ? { structuredOutputError: block.content.slice(0, MAX_STRUCTURED_OUTPUT_ERROR_CHARS) }
+      : {}),
+    ...(meta?.snapshot ? { snapshot: meta.snapshot } : {}),
   };
 }
 
@@ -126,14 +152,25 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
     const invalidJson = (
       (assistant as Record<string, unknown> | undefined)?.['invalidToolInputs'] as Record<string, string> | undefined
     )?.[input.toolUseId];
-    const toolInput = block?.input ?? {};
+    const ws = input.workspace;
+    // A workspace that moved to this host: paths of the former host's tree point into this one.
+    const toolInput = ws
+      ? mapFormerPaths(input.toolName, block?.input ?? {}, ws.formerPaths, ws.repoRoot)
+      : (block?.input ?? {});
 
-    let out: ToolOutput & { outcome: RunToolSummary['outcome'] };
+    let out: ToolOutput & { outcome: RunToolSummary['outcome']; structuredOutput?: unknown };
     let deniedInput: unknown;
+    let largeResult: LargeResultRecord | undefined;
     // The settings files' `env` is re-read here: its values never enter workflow history.
     const toolEnv = (deps.childEnv ?? defaultChildEnv()).forTools(
       input.settingsEnv ? await readSettingsEnv(input.settingsEnv) : undefined,
     );
+    // Bash starts where the session's previous command left the shell (`cd` persists); its
+    // relative paths are judged from there.
+    const shellCwd =
+      input.toolName === 'Bash' && block
+        ? await persistedShellCwd(store, input.sessionId, input.parentUuid, input.cwd).catch(() => undefined)
+        : undefined;
     // Rules on paths and commands are decided here, where the input and the files are known.
     const permission: ResolvedPermission =
       input.skipReason !== undefined || !block || invalidJson !== undefined
@@ -141,7 +178,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         : await (deps.resolvePermission ?? resolveToolPermission)(input.permission, {
             toolName: input.toolName,
             input: toolInput,
-            cwd: input.cwd,
+            cwd: shellCwd ?? input.cwd,
             exportedNames: new Set(Object.keys(toolEnv)),
           });
     if (input.skipReason !== undefined) {
@@ -167,6 +204,9 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
         outcome: 'denied',
       };
       deniedInput = truncatedInput(toolInput);
+    } else if (input.toolName === STRUCTURED_OUTPUT_TOOL && input.jsonSchemaKey !== undefined) {
+      const { compiled } = await loadJsonSchema(store, input.sessionId, input.jsonSchemaKey);
+      out = runStructuredOutput(compiled, toolInput);
     } else if (
       !deps.isIdempotent(input.toolName) &&
       (await store.markToolRunStarted(input.sessionId, input.toolUseId))
@@ -176,6 +216,7 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       const ctx = Context.current();
       const toolCtx: ToolContext = {
         cwd: input.cwd,
+        ...(shellCwd !== undefined ? { shellCwd } : {}),
         signal: ctx.cancellationSignal,
         // The workflow passes the state it holds for this call's own `file_path`.
         readState: () => input.readState ?? undefined,
@@ -186,13 +227,70 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       };
       const beat = setInterval(() => ctx.heartbeat(), 1000);
       try {
+        // A large result of this session that the call names is written again if this host lacks it.
+        await materializeLargeResults(store, input.sessionId, toolInput);
         out = await deps.executeTool(input.toolName, toolInput, toolCtx);
+        ({ out, record: largeResult } = await keepLargeResult(out, {
+          store,
+          sessionId: input.sessionId,
+          toolUseId: input.toolUseId,
+          toolName: input.toolName,
+          ...(deps.settings?.largeResultChars !== undefined ? { thresholdChars: deps.settings.largeResultChars } : {}),
+        }));
       } finally {
         clearInterval(beat);
       }
       if (ctx.cancellationSignal.aborted) {
         // The turn was interrupted: report the cancellation; the workflow records an interrupt note.
         throw new Error('tool run cancelled');
+      }
+    }
+
+    // After a tool that can change files: the tree goes to the store before the result line, so
+    // a result the workflow sees always has its snapshot (DESIGN.md rule 7).
+    let snapshot: SnapshotRef | undefined;
+    if (
+      ws &&
+      deps.snapshot &&
+      !deps.isIdempotent(input.toolName) &&
+      (out.outcome === 'ok' || out.outcome === 'error' || out.outcome === 'unknown') &&
+      input.skipReason === undefined
+    ) {
+      try {
+        snapshot = await deps.snapshot({
+          sessionId: input.sessionId,
+          toolUseId: input.toolUseId,
+          root: ws.repoRoot,
+          base: ws.baseCommit,
+        });
+      } catch (err) {
+        if (err instanceof SnapshotTooLargeError) {
+          throw ApplicationFailure.create({
+            type: WorkspaceErrorType.SnapshotTooLarge,
+            message: err.message,
+            nonRetryable: true,
+          });
+        }
+        throw err;
+      }
+    }
+
+    const turnId = Context.current().info.workflowExecution?.workflowId ?? '';
+    let attachments: TranscriptEntry['attachments'];
+    if (out.outcome === 'ok') {
+      try {
+        const nested = await nestedMemoryAttachments({
+          cwd: input.cwd,
+          turnId,
+          toolName: input.toolName,
+          toolInput,
+          entries: await store.load(input.sessionId),
+        });
+        for (const w of nested.warnings) Context.current().log.warn(w, { sessionId: input.sessionId });
+        if (nested.attachments.length) attachments = nested.attachments as unknown as TranscriptEntry['attachments'];
+      } catch (err) {
+        // Memory is a help for the model; a failure to read it never fails the tool call.
+        Context.current().log.warn(`nested memory not loaded: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
 
@@ -214,19 +312,25 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
           },
         ],
       },
-      turnId: Context.current().info.workflowExecution?.workflowId ?? '',
+      turnId,
       ...(out.structured !== undefined ? { toolUseResult: out.structured } : {}),
+      ...(attachments ? { attachments } : {}),
+      ...(out.structuredOutput !== undefined ? { structuredOutput: out.structuredOutput } : {}),
+      ...(largeResult ? { largeResult } : {}),
       toolRun: {
         tool: input.toolName,
         outcome: out.outcome,
         ...(out.fileState ? { fileState: out.fileState } : {}),
+        ...(out.shellCwd !== undefined ? { shellCwd: out.shellCwd } : {}),
         ...(deniedInput !== undefined ? { deniedInput } : {}),
         ...(out.outcome === 'denied' && permission.behavior === 'deny'
           ? {
               denyReason: permission.reason,
               ...(permission.detail !== undefined ? { denyDetail: permission.detail } : {}),
+              ...(permission.silent ? { denySilent: true } : {}),
             }
           : {}),
+        ...(snapshot ? { snapshot } : {}),
       },
     };
     await store.append(entry);

@@ -28,7 +28,7 @@ export type ResolvedPermission =
       /** For Glob and Grep: files their results must leave out (denied, or outside the working directories). */
       readDenied?: (absPath: string) => boolean;
     }
-  | { behavior: 'deny'; message: string; reason: PermissionReasonType; detail?: string };
+  | { behavior: 'deny'; message: string; reason: PermissionReasonType; detail?: string; silent?: boolean };
 
 /**
  * Resolves a permission for one call.
@@ -69,6 +69,7 @@ export async function resolveToolPermission(
       message: decision.message,
       reason: decision.reasonType,
       ...(decision.reason !== undefined ? { detail: decision.reason } : {}),
+      ...(decision.silent ? { silent: true } : {}),
     };
   }
   if (call.toolName === 'Glob' || call.toolName === 'Grep') {

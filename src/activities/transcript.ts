@@ -20,13 +20,25 @@ export function isPromptLine(e: TranscriptEntry): boolean {
 
 /**
  * The leaf of a stored conversation: the last line (file order) that no other line names as
- * its parent. Parallel tool results may be written out of order, so file order alone is wrong.
+ * its parent and whose chain is whole. Parallel tool results may be written out of order, so
+ * file order alone is wrong; and lines written ahead of the line they hang from (a compaction cut
+ * short before its boundary was written) are not a conversation to continue.
  */
 export function findLeaf(entries: readonly TranscriptEntry[]): string | null {
+  const byUuid = new Map(entries.map((e) => [e.uuid, e]));
   const parents = new Set(entries.map((e) => e.parentUuid).filter((p): p is string => p !== null));
+  const whole = (e: TranscriptEntry): boolean => {
+    const seen = new Set<string>();
+    for (let cur: TranscriptEntry | undefined = e; cur; cur = byUuid.get(cur.parentUuid ?? '')) {
+      if (cur.parentUuid === null || seen.has(cur.uuid)) return cur.parentUuid === null;
+      seen.add(cur.uuid);
+      if (cur.type === 'system' && cur.subtype === 'compact_boundary') return true;
+    }
+    return false;
+  };
   for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i];
-    if (e && !parents.has(e.uuid)) return e.uuid;
+    if (e && !parents.has(e.uuid) && whole(e)) return e.uuid;
   }
   return null;
 }

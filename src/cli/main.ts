@@ -16,6 +16,7 @@ import type { LimitsFlags } from './commands/limits';
 import type { PoolCreateFlags } from './commands/pool';
 import type { AttachFlags } from './commands/attach';
 import type { StoreCopyFlags, StoreMigrateFlags } from './commands/store';
+import type { WorkspaceExportFlags } from './commands/workspace';
 
 /**
  * Errors that mean "nothing was run because of how it was called or configured": printed without
@@ -32,6 +33,7 @@ const USAGE_ERROR_NAMES = new Set([
   'DataDirError',
   'ModelKeyMissingError',
   'SettingsError',
+  'MemoryImportCycleError',
   'TemporalConnectionConfigError',
   // Store setup (src/store/setup-errors.ts): unreachable database, schema mismatch, bad URL, unknown session.
   'StoreConnectionError',
@@ -39,6 +41,11 @@ const USAGE_ERROR_NAMES = new Set([
   'StoreServerVersionError',
   'InvalidStoreUrlError',
   'UnknownSessionError',
+  // --json-schema text or file that cannot be used (src/client/json-schema.ts).
+  'JsonSchemaOptionError',
+  // Workspaces (src/activities/workspace/): an unwritable workspace root, an export that cannot be made.
+  'WorkspaceRootError',
+  'WorkspaceExportError',
 ]);
 
 const out = (s: string): void => {
@@ -84,11 +91,26 @@ export function buildProgram(setExit: (code: number) => void): Command {
         .choices(INPUT_FORMATS)
         .default('text'),
     )
-    .option('--include-partial-messages', 'accepted for compatibility; no stream_event messages are produced')
+    .option(
+      '--include-partial-messages',
+      "with --output-format stream-json: stream_event messages with the model's deltas while each call streams",
+    )
+    .option(
+      '--replay-user-messages',
+      'with stream-json input and output: echo each user message back once it is recorded (isReplay: true)',
+    )
+    .option(
+      '--fork-session',
+      'with --resume or --continue: continue in a new session that starts as a copy of the old one',
+    )
+    .option(
+      '--no-session-persistence',
+      'refused: the transcript store is what makes a turn durable, so sessions are always persisted',
+    )
     .option('--permission-prompt-tool <tool>', 'accepted for compatibility; calls that would prompt are denied')
     .option(
       '--setting-sources <sources>',
-      'comma-separated settings files to read: user, project, local (default: all; "" for none)',
+      'comma-separated sources of settings and memory (CLAUDE.md) files to read: user, project, local (default: all; "" for none)',
     )
     .option('--settings <file-or-json>', 'a settings file or a JSON string to load more settings from')
     .option('--add-dir <directories...>', 'more directories the tools may read and edit')
@@ -100,6 +122,11 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--max-budget-usd <usd>', 'stop once the estimated cost reaches USD (result error_max_budget_usd)')
     .option('--task-budget <tokens>', 'output-token budget: nudge the model to continue while under 90% of it')
     .option('--model <id>', 'model id (default: model.name in temporal.yaml, or AGENT_RUNNER_MODEL)')
+    .option('--fallback-model <id>', 'model to switch to when the model keeps answering overloaded (529)')
+    .option(
+      '--json-schema <schema>',
+      'JSON Schema (JSON text or a file) for a structured answer: result.structured_output',
+    )
     .option('--cwd <dir>', 'working directory the tools run in (default: the current directory)')
     .option('--session-id <uuid>', 'use this id for a new session')
     .option('-r, --resume <sessionId>', 'continue an earlier session (rebuilt from its transcript)')
@@ -113,7 +140,9 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--disallowedTools, --disallowed-tools <tools...>', 'tools that never run')
     .option('--tools <tools...>', 'tools offered to the model (default: Read Write Edit Bash Glob Grep)')
     .option('--system-prompt <text>', 'replace the default system prompt')
+    .option('--system-prompt-file <file>', 'replace the default system prompt with the text of a file')
     .option('--append-system-prompt <text>', 'append to the system prompt')
+    .option('--append-system-prompt-file <file>', 'append the text of a file to the system prompt')
     .option('--budget-pool <id>', 'report spend to this shared budget pool (see `agent-runner pool`)')
     .option('--verbose', 'print progress (tool calls, results, server start) on stderr')
     .option(
@@ -248,6 +277,17 @@ See docs/batch.md.`,
     });
   addControlCommands(program, setExit);
   addStoreCommands(program, setExit);
+  program
+    .command('workspace')
+    .description("a session's working tree (recorded as git snapshots in the store)")
+    .command('export')
+    .description('rebuild the working tree of a session (base commit + last snapshot) in a new directory')
+    .argument('<session>', 'session id')
+    .option('--to <dir>', 'target directory (must not exist or be empty)')
+    .action(async (session: string, opts: WorkspaceExportFlags) => {
+      const { runWorkspaceExport } = await import('./commands/workspace');
+      setExit(await runWorkspaceExport(await config(program), session, opts, { stdout: out }));
+    });
   return program;
 }
 

@@ -24,6 +24,8 @@ export function describeMessage(m: SDKMessage): string | null {
     case 'system':
       if (m.subtype === 'init') return `session ${m.session_id} · model ${m.model} · cwd ${m.cwd}`;
       if (m.subtype === 'permission_denied') return null; // its tool result follows
+      if (m.subtype === 'status') return null;
+      if (m.subtype === 'model_fallback') return m.content;
       return `context compacted (${m.compact_metadata.pre_tokens} tokens before)`;
     case 'assistant': {
       const content = (m.message['content'] ?? []) as Array<Record<string, unknown>>;
@@ -59,8 +61,15 @@ export function describeMessage(m: SDKMessage): string | null {
 
 /** Exit code for a result message. */
 export function exitCodeFor(result: SDKResultMessage | undefined): number {
+  if (result && SETUP_STOPS.has(result.terminal_reason)) return EXIT.usage;
   return result && !result.is_error ? EXIT.success : EXIT.error;
 }
+
+/**
+ * Terminal reasons of turns stopped by the setup rather than the task, which the user fixes
+ * before resuming (exit 2): a workspace snapshot over `workspace.maxSnapshotBytes`.
+ */
+const SETUP_STOPS = new Set(['workspace_snapshot_too_large']);
 
 /** What text mode prints on stdout (result text) or stderr (errors). */
 export function textOutput(result: SDKResultMessage): { stdout: string; stderr: string } {

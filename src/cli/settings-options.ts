@@ -109,3 +109,20 @@ export function applySettings(base: TurnOptions, flags: SettingsFlags, opts: App
     ...(envFiles.length > 0 ? { settingsEnv: { files: envFiles } } : {}),
   };
 }
+
+/**
+ * The options settings files (and the permission flags) change relative to `base`, for callers
+ * that layer them between defaults and per-task options (`agent-runner batch`).
+ */
+export function settingsOverrides(
+  base: TurnOptions,
+  flags: SettingsFlags,
+  opts: ApplySettingsOptions,
+): Partial<TurnOptions> {
+  const merged = applySettings(base, flags, opts);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(merged)) {
+    if (JSON.stringify(v) !== JSON.stringify((base as unknown as Record<string, unknown>)[k])) out[k] = v;
+  }
+  return out as Partial<TurnOptions>;
+}

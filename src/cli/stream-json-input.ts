@@ -113,7 +113,9 @@ export async function runStreamJsonInput(
           ...(systemPrompt !== undefined ? { systemPrompt } : {}),
           ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
         };
-        const unsupported = ['hooks', 'jsonSchema', 'sdkMcpServers', 'agents'].filter((k) => {
+        // The SDK sends its `outputFormat` schema both here and as `--json-schema`, which applies.
+        const ignored = ['hooks', 'sdkMcpServers', 'agents', ...(options.jsonSchemaKey ? [] : ['jsonSchema'])];
+        const unsupported = ignored.filter((k) => {
           const v = request[k];
           return v !== undefined && v !== null && !(isRecord(v) && Object.keys(v).length === 0);
         });

@@ -1,3 +1,5 @@
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Config } from '../config';
 import { splitToolList as splitList } from '../common/tool-list';
 import type { TurnOptions } from '../common/turn';
@@ -6,10 +8,55 @@ import type { PermissionMode } from '../engine/permissions';
 import { PERMISSION_MODES } from '../engine/permissions';
 import { POOL_ID_PATTERN } from '../client/budget-pool';
 import { budgetPoolWorkflowId } from '../workflows/ids';
+import { parseSettingSources } from '../settings/load';
 
 /** Thrown for a bad flag value; the CLI prints it and exits 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+}
+
+/** Largest system prompt file read (bytes): beyond it the model's context would be the limit anyway. */
+export const MAX_PROMPT_FILE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Text of a `--system-prompt-file` / `--append-system-prompt-file`.
+ * @throws UsageError naming the flag and the file when it is missing, not a file, or too large.
+ */
+export function readPromptFile(flag: string, file: string, cwd: string = process.cwd()): string {
+  const path = resolve(cwd, file);
+  let size: number;
+  try {
+    const st = statSync(path);
+    if (!st.isFile()) throw new UsageError(`${flag}: ${path} is not a file`);
+    size = st.size;
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UsageError(`${flag}: cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : String(code ?? e)}`);
+  }
+  if (size > MAX_PROMPT_FILE_BYTES) {
+    throw new UsageError(`${flag}: ${path} has ${size} bytes; at most ${MAX_PROMPT_FILE_BYTES} are accepted`);
+  }
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new UsageError(`${flag}: cannot read ${path}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * One system prompt part from a flag and its `-file` variant: as in Claude Code, the file's text
+ * comes first and the flag's after a blank line when both are given.
+ */
+export function promptPart(
+  flagName: string,
+  text: string | undefined,
+  file: string | undefined,
+  cwd?: string,
+): string | undefined {
+  const fromFile = file === undefined ? undefined : readPromptFile(`${flagName}-file`, file, cwd);
+  if (fromFile === undefined) return text;
+  return text === undefined ? fromFile : `${fromFile}\n\n${text}`;
 }
 
 /** Flags of `-p` that shape a turn (as commander parses them). */
@@ -24,8 +71,16 @@ export interface TurnFlags {
   tools?: string[];
   systemPrompt?: string;
   appendSystemPrompt?: string;
+  /** File whose text replaces the default system prompt (before `--system-prompt`'s, if both). */
+  systemPromptFile?: string;
+  /** File whose text is appended to the system prompt (before `--append-system-prompt`'s, if both). */
+  appendSystemPromptFile?: string;
+  /** `--setting-sources`: memory sources read for a new session (comma-separated user, project, local). */
+  settingSources?: string;
   budgetPool?: string;
   dangerouslySkipPermissions?: boolean;
+  /** `--fallback-model`: model used after repeated overloaded errors. */
+  fallbackModel?: string;
 }
 
 /** Splits tool lists as `claude` accepts them (`src/common/tool-list.ts`). */
@@ -83,13 +138,28 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
         `--tools: unknown tool(s) ${unknown.join(', ')}; available: ${BUILTIN_TOOL_NAMES.join(', ')}`,
       );
   }
+  const model = flags.model ?? config.model.name;
+  if (flags.fallbackModel !== undefined) {
+    if (flags.fallbackModel.trim() === '') throw new UsageError('--fallback-model must not be empty');
+    if (flags.fallbackModel === model) {
+      throw new UsageError(`--fallback-model must differ from the model (both are "${model}")`);
+    }
+  }
   const maxTurns = positiveInt('--max-turns', flags.maxTurns);
   const maxBudgetUsd = positiveNumber('--max-budget-usd', flags.maxBudgetUsd);
   const taskBudget = positiveInt('--task-budget', flags.taskBudget);
+  const systemPrompt = promptPart('--system-prompt', flags.systemPrompt, flags.systemPromptFile);
+  const appendSystemPrompt = promptPart(
+    '--append-system-prompt',
+    flags.appendSystemPrompt,
+    flags.appendSystemPromptFile,
+  );
+  // SettingsError (exit 2) names the flag and the unknown source.
+  const settingSources = flags.settingSources === undefined ? undefined : parseSettingSources(flags.settingSources);
   const allowed = splitToolList(flags.allowedTools);
   const disallowed = splitToolList(flags.disallowedTools);
   return {
-    model: flags.model ?? config.model.name,
+    model,
     maxTokens: config.model.maxTokens,
     limits: {
       ...(maxTurns !== undefined ? { maxTurns } : {}),
@@ -100,9 +170,18 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
     ...(allowed ? { allowedTools: allowed } : {}),
     ...(disallowed ? { disallowedTools: disallowed } : {}),
     ...(tools ? { tools } : {}),
-    ...(flags.systemPrompt !== undefined ? { systemPrompt: flags.systemPrompt } : {}),
-    ...(flags.appendSystemPrompt !== undefined ? { appendSystemPrompt: flags.appendSystemPrompt } : {}),
+    ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+    ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
+    ...(settingSources !== undefined ? { settingSources } : {}),
     ...(flags.budgetPool !== undefined ? { budgetPoolId: poolWorkflowIdFlag(flags.budgetPool) } : {}),
+    ...(flags.fallbackModel !== undefined ? { fallbackModel: flags.fallbackModel } : {}),
+    compaction: {
+      autoCompactRatio: config.compaction.autoCompactRatio,
+      preserveTokens: config.compaction.preserveTokens,
+      ...(config.compaction.contextWindowTokens !== null
+        ? { contextWindowTokens: config.compaction.contextWindowTokens }
+        : {}),
+    },
     timeouts: {
       modelHeartbeatMs: config.model.heartbeatTimeoutMs,
       modelStartToCloseMs: config.model.requestTimeoutMs,

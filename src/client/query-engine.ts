@@ -5,7 +5,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WithStartWorkflowOperation, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { SessionInput, SessionState, SubmitResponse } from '../common/session';
-import type { SDKMessage, SDKSystemInitMessage } from '../common/sdk-messages';
+import type { SDKMessage, SDKSystemInitMessage, SDKUserMessage } from '../common/sdk-messages';
 import type { TurnOptions, TurnOutcome, TurnProgress } from '../common/turn';
 import { WORKFLOW_STATE_VERSION } from '../common/turn';
 import { emptyUsage } from '../common/usage';
@@ -25,6 +25,18 @@ import { assistantText, entryToSdkMessages, initMessage, resultMessage } from '.
 import type { OutageOptions } from './outage';
 import { sessionDetails, sessionMemo, sessionSummary } from './session-metadata';
 import { OutageWaiter, isServerUnreachable } from './outage';
+import type { MemoryFile } from '../common/context';
+import { loadUserMemory } from '../context/memory-files';
+import { claudeConfigDir } from '../settings/load';
+import { storeContextOptions } from './context-options';
+import { PartialMessages } from './partial-messages';
+import { storeJsonSchema } from './json-schema';
+
+/**
+ * Options of one submitted turn: turn options, plus `jsonSchema` (structured output), which is
+ * stored in the transcript store (a content blob) and sent as `jsonSchemaKey`.
+ */
+export type SubmitOptions = Partial<TurnOptions> & { jsonSchema?: Record<string, unknown> };
 
 /** Options of a {@link QueryEngine}. */
 export interface QueryEngineOptions {
@@ -56,6 +68,23 @@ export interface QueryEngineOptions {
    * starting or following a turn, and where notices go. @default 600000 ms, no notices
    */
   outage?: OutageOptions;
+  /**
+   * Claude config directory whose `CLAUDE.md` is the user's own memory, sent to new sessions
+   * (unless `settingSources` leaves out `user`); `false` reads none.
+   * @default `CLAUDE_CONFIG_DIR`, else `~/.claude`
+   */
+  userConfigDir?: string | false;
+  /** Receives warnings about the user's memory files (cut to the limits, imports not followed). */
+  onWarning?: (text: string) => void;
+  /**
+   * Stream `stream_event` messages (the model's deltas) while each call streams, and a
+   * `system`/`status` before each request (`--include-partial-messages`). They come from the
+   * store's side channel, never from workflow history; a store without one sends none.
+   * @default false
+   */
+  includePartialMessages?: boolean;
+  /** Echo each prompt as a `user` message with `isReplay: true` once it is recorded (`--replay-user-messages`). @default false */
+  replayUserMessages?: boolean;
 }
 
 /** Clients whose server refused the runner's search attributes (they are not sent again). */
@@ -105,15 +134,20 @@ export class QueryEngine {
    */
   async start(
     prompt: string,
-    options?: Partial<TurnOptions>,
+    submitOptions?: SubmitOptions,
     promptUuid?: string,
     extra: { updateId?: string } = {},
   ): Promise<SubmitResponse> {
+    // A structured-output schema, system prompt parts and the user's memory go to the store; the
+    // options carry their keys.
+    const defaults = await this.storeContext(this.opts.defaults);
+    const withSchema = await this.turnOptions(submitOptions);
+    const options = withSchema ? await this.storeContext(withSchema) : undefined;
     const input: SessionInput = {
       v: WORKFLOW_STATE_VERSION,
       sessionId: this.sessionId,
       cwd: this.opts.cwd,
-      defaults: this.opts.defaults,
+      defaults,
       ...(this.opts.idleTimeoutMs !== undefined ? { idleTimeoutMs: this.opts.idleTimeoutMs } : {}),
     };
     const { client } = this.opts;
@@ -167,13 +201,41 @@ export class QueryEngine {
     };
   }
 
+  private userMemory: Promise<readonly MemoryFile[]> | undefined;
+
+  private storeContext<T extends Partial<TurnOptions>>(options: T): Promise<T> {
+    return storeContextOptions(this.opts.store, this.sessionId, options, () => {
+      this.userMemory ??= this.loadUserMemory();
+      return this.userMemory;
+    });
+  }
+
+  /** @throws MemoryImportCycleError when the user's memory files import each other in a cycle. */
+  private async loadUserMemory(): Promise<readonly MemoryFile[]> {
+    const dir = this.opts.userConfigDir ?? claudeConfigDir();
+    if (dir === false) return [];
+    const loaded = await loadUserMemory({ configDir: dir });
+    for (const w of loaded.warnings) this.opts.onWarning?.(w);
+    return loaded.files;
+  }
+
+  /** Turn options with a `jsonSchema` stored and replaced by its uuid. */
+  private async turnOptions(options: SubmitOptions | undefined): Promise<Partial<TurnOptions> | undefined> {
+    if (options?.jsonSchema === undefined) return options;
+    const { jsonSchema, ...rest } = options;
+    const jsonSchemaKey = await storeJsonSchema(this.opts.store, this.sessionId, jsonSchema);
+    return { ...rest, jsonSchemaKey };
+  }
+
   /**
    * Submits one user message and streams the turn: `system/init`, the turn's messages as they
-   * are recorded, and the `result`.
+   * are recorded, and the `result`. With `options.jsonSchema` the turn returns structured output.
    */
-  async *submitMessage(prompt: string, options?: Partial<TurnOptions>): AsyncGenerator<SDKMessage, void, undefined> {
+  async *submitMessage(prompt: string, submitOptions?: SubmitOptions): AsyncGenerator<SDKMessage, void, undefined> {
     const promptUuid = randomUUID();
-    const started = await this.start(prompt, options, promptUuid);
+    const options = await this.turnOptions(submitOptions);
+    const turnOptions = this.opts.includePartialMessages ? { ...options, includePartialMessages: true } : options;
+    const started = await this.start(prompt, turnOptions, promptUuid);
     yield initMessage({
       sessionId: this.sessionId,
       uuid: randomUUID(),
@@ -181,7 +243,53 @@ export class QueryEngine {
       options: { ...this.opts.defaults, ...(options ?? {}) },
       apiKeySource: this.opts.apiKeySource ?? 'user',
     });
+    // As Claude Code: the first request's status, then the prompt echoed once it is recorded.
+    const partial = this.partialMessages();
+    if (partial) yield partial.announceNext();
+    if (this.opts.replayUserMessages) {
+      const replay = await this.replayOf(promptUuid, started.turnWorkflowId);
+      if (replay) yield replay;
+    }
     yield* this.follow({ turnWorkflowId: started.turnWorkflowId, offset: 0 });
+  }
+
+  private partial: PartialMessages | undefined;
+
+  /** The tail of stream events, when partial messages are on and the store has a side channel. */
+  private partialMessages(): PartialMessages | undefined {
+    const channel = this.opts.store.streamEvents;
+    if (!this.opts.includePartialMessages || !channel) return undefined;
+    this.partial ??= new PartialMessages(channel, this.sessionId);
+    return this.partial;
+  }
+
+  /**
+   * The `user` message echoing a prompt (`isReplay: true`), once its line is in the store; waits
+   * while the turn runs (undefined when the turn ended without writing it).
+   */
+  private async replayOf(promptUuid: string, turnWorkflowId: string): Promise<SDKUserMessage | undefined> {
+    const handle = this.opts.client.workflow.getHandle(turnWorkflowId);
+    let closed = false;
+    void handle.result().then(
+      () => (closed = true),
+      () => (closed = true),
+    );
+    for (;;) {
+      const e = await this.opts.store.get(this.sessionId, promptUuid);
+      if (e?.message) {
+        return {
+          type: 'user',
+          message: { role: 'user', content: e.message.content },
+          parent_tool_use_id: null,
+          uuid: promptUuid,
+          timestamp: e.timestamp,
+          isReplay: true,
+          session_id: this.sessionId,
+        };
+      }
+      if (closed) return undefined;
+      await sleep(20);
+    }
   }
 
   /**
@@ -213,10 +321,12 @@ export class QueryEngine {
     for (;;) {
       const finished = outcome !== undefined || failure !== undefined;
       let events: string[] = [];
+      let modelCall: string | null = null;
       if (outcome) events = outcome.events;
       else if (!finished) {
+        let progress: TurnProgress | undefined;
         try {
-          const progress: TurnProgress = await handle.query(turnProgressQuery);
+          progress = await handle.query(turnProgressQuery);
           events = progress.events;
           if (lost === undefined) waiter.recovered();
         } catch (err) {
@@ -225,15 +335,22 @@ export class QueryEngine {
           if (isServerUnreachable(err)) waiter.failed(err);
           events = [];
         }
+        modelCall = progress?.modelCall ?? null;
       }
       for (; offset < events.length; offset++) {
         const uuid = events[offset];
         if (uuid === undefined) continue;
         const entry = await this.readEntry(uuid);
         const msgs = entry ? entryToSdkMessages(entry) : [];
+        // A response's stream events (the rest of them) come before its assistant messages.
+        const partial = this.partialMessages();
+        if (partial && entry?.type === 'assistant') yield* await partial.drain(uuid);
         this.position = { turnWorkflowId: pos.turnWorkflowId, offset: offset + 1 };
         yield* msgs;
       }
+      // Then the stream events of the call in flight (after the lines recorded before it).
+      const partial = this.partialMessages();
+      if (partial && modelCall) yield* await partial.poll(modelCall);
       if (outcome) break;
       if (failure !== undefined) {
         // The turn workflow itself failed (a non-retryable activity failure such as an unwritable
@@ -253,7 +370,13 @@ export class QueryEngine {
       await Promise.race([result, sleep(poll)]);
     }
     const finalText = outcome.lastAssistantUuid ? assistantText(await this.readEntry(outcome.lastAssistantUuid)) : '';
-    yield resultMessage(outcome, { sessionId: this.sessionId, uuid: randomUUID(), finalText });
+    const structured = outcome.structuredOutputUuid ? await this.readEntry(outcome.structuredOutputUuid) : undefined;
+    yield resultMessage(outcome, {
+      sessionId: this.sessionId,
+      uuid: randomUUID(),
+      finalText,
+      ...(structured?.['structuredOutput'] !== undefined ? { structuredOutput: structured['structuredOutput'] } : {}),
+    });
   }
 
   private async readEntry(

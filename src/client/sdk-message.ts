@@ -1,16 +1,20 @@
+import type { WorkspaceRef } from '../common/workspace';
 import type {
   SDKAssistantMessage,
   SDKCompactBoundaryMessage,
   SDKMessage,
+  SDKModelFallbackMessage,
   SDKPermissionDeniedMessage,
   SDKResultMessage,
   SDKSystemInitMessage,
   SDKUserMessage,
+  SDKWorkspaceInfo,
 } from '../common/sdk-messages';
 import type { PermissionReasonType } from '../common/permissions';
 import type { TranscriptEntry } from '../common/transcript';
 import type { TurnOptions, TurnOutcome } from '../common/turn';
 import { BUILTIN_TOOL_NAMES } from '../common/tools';
+import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import { RUNNER_VERSION } from '../common/version';
 import { uuidV5 } from './uuid';
 
@@ -26,6 +30,20 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
       uuid: e.uuid,
       session_id: e.sessionId,
       compact_metadata: e.compactMetadata ?? { trigger: 'auto', pre_tokens: 0 },
+    };
+    return m;
+  }
+  if (e.type === 'system' && e.subtype === 'model_fallback') {
+    const f = e as Record<string, unknown>;
+    const m: SDKModelFallbackMessage = {
+      type: 'system',
+      subtype: 'model_fallback',
+      uuid: e.uuid,
+      session_id: e.sessionId,
+      trigger: 'overloaded',
+      original_model: String(f['originalModel'] ?? ''),
+      fallback_model: String(f['fallbackModel'] ?? ''),
+      content: String(f['content'] ?? ''),
     };
     return m;
   }
@@ -93,8 +111,9 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
  */
 function permissionDenied(e: TranscriptEntry): SDKPermissionDeniedMessage | undefined {
   const run = e['toolRun'] as
-    { tool?: string; outcome?: string; denyReason?: PermissionReasonType; denyDetail?: string } | undefined;
-  if (run?.outcome !== 'denied' || !Array.isArray(e.message?.content)) return undefined;
+    | { tool?: string; outcome?: string; denyReason?: PermissionReasonType; denyDetail?: string; denySilent?: boolean }
+    | undefined;
+  if (run?.outcome !== 'denied' || run.denySilent || !Array.isArray(e.message?.content)) return undefined;
   const block = e.message.content.find((b) => b.type === 'tool_result') as
     { tool_use_id?: string; content?: unknown } | undefined;
   if (!block) return undefined;
@@ -137,7 +156,10 @@ export function initMessage(args: {
     apiKeySource: args.apiKeySource,
     claude_code_version: RUNNER_VERSION,
     cwd: args.cwd,
-    tools: args.options.tools ?? [...BUILTIN_TOOL_NAMES],
+    tools: [
+      ...(args.options.tools ?? BUILTIN_TOOL_NAMES),
+      ...(args.options.jsonSchemaKey !== undefined ? [STRUCTURED_OUTPUT_TOOL] : []),
+    ],
     mcp_servers: [],
     model: args.options.model,
     permissionMode: args.options.permissionMode,
@@ -149,10 +171,14 @@ export function initMessage(args: {
   };
 }
 
-/** Builds the `result` message of a turn from its outcome and the final assistant text. */
+/**
+ * Builds the `result` message of a turn from its outcome and the final assistant text. With
+ * `structuredOutput` (a valid StructuredOutput call), a success carries it as
+ * `structured_output`, and `result` is its JSON text, as in Claude Code.
+ */
 export function resultMessage(
   o: TurnOutcome,
-  args: { sessionId: string; uuid: string; finalText: string },
+  args: { sessionId: string; uuid: string; finalText: string; structuredOutput?: unknown },
 ): SDKResultMessage {
   const base: SDKResultMessage = {
     type: 'result',
@@ -170,7 +196,29 @@ export function resultMessage(
     modelUsage: o.modelUsage,
     permission_denials: o.permissionDenials,
     terminal_reason: o.terminalReason,
+    ...(o.workspace ? { workspace: workspaceInfo(o.workspace) } : {}),
   };
+  if (o.subtype === 'success' && args.structuredOutput !== undefined) {
+    return {
+      ...base,
+      result: JSON.stringify(args.structuredOutput),
+      structured_output: args.structuredOutput,
+      api_error_status: o.apiErrorStatus,
+    };
+  }
   if (o.subtype === 'success') return { ...base, result: args.finalText, api_error_status: o.apiErrorStatus };
   return { ...base, errors: o.errors, ...(o.apiErrorStatus !== null ? { api_error_status: o.apiErrorStatus } : {}) };
+}
+
+/** The user-facing view of a workspace ref (result message, `status`). */
+export function workspaceInfo(ref: WorkspaceRef): SDKWorkspaceInfo {
+  return {
+    host: ref.host,
+    path: ref.path,
+    base_commit: ref.baseCommit,
+    last_snapshot: ref.lastSnapshot
+      ? { commit: ref.lastSnapshot.commit, tool_use_id: ref.lastSnapshot.toolUseId, bytes: ref.lastSnapshot.bytes }
+      : null,
+    moves: ref.moves,
+  };
 }

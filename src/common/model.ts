@@ -1,5 +1,5 @@
 import type { Usage } from './usage';
-import type { ToolUseSummary } from './tools';
+import type { FileReadState, ToolUseSummary } from './tools';
 
 /** Input of the `callModel` activity. Content is read from the transcript store, not sent here. */
 export interface CallModelInput {
@@ -14,8 +14,19 @@ export interface CallModelInput {
   maxTokens: number;
   /** Names of the tools offered to the model. @default every built-in tool */
   tools?: string[];
-  systemPrompt?: string;
-  appendSystemPrompt?: string;
+  /** Content key (session content store) of the text replacing the default system prompt. */
+  systemPromptKey?: string;
+  /** Content key of the text appended to the system prompt. */
+  appendSystemPromptKey?: string;
+  /** Publish the raw stream events to the store's side channel (`--include-partial-messages`). */
+  streamEvents?: boolean;
+  /** Content key of the session's stored JSON Schema: the StructuredOutput tool is offered with it. */
+  jsonSchemaKey?: string;
+  /**
+   * When set (the turn has a fallback model left), an attempt that gets `overloaded_error` from
+   * this attempt number on fails the call without further retries, so that the turn can switch.
+   */
+  overloadedAttemptsBeforeFallback?: number;
 }
 
 /** Output of `callModel`: a small summary; the message itself is in the store. */
@@ -34,6 +45,12 @@ export interface CallModelSummary {
   durationMs: number;
   /** True when the line already existed (the call had completed before a crash): no API call made. */
   replayed: boolean;
+  /**
+   * A `<system-reminder>` line written before the call because files the model had read changed
+   * on disk: its uuid (the assistant line follows it) and the files whose whole content it showed
+   * (at most 10), which the turn records as read.
+   */
+  fileReminder?: { uuid: string; files: Array<{ path: string; state: FileReadState }> };
 }
 
 /** Input of the `compactContext` activity. */
@@ -47,14 +64,22 @@ export interface CompactInput {
   boundaryUuid: string;
   summaryUuid: string;
   trigger: 'manual' | 'auto';
+  /** Uuid of a `/compact <instructions>` prompt line: its instructions guide the summary. */
+  instructionsUuid?: string;
+  /** Tokens of the most recent messages kept verbatim after the summary. @default 20000 */
+  preserveTokens?: number;
 }
 
 /** Output of `compactContext`. */
 export interface CompactSummary {
   boundaryUuid: string;
   summaryUuid: string;
-  /** Estimated context size before compaction (tokens). */
+  /** The new leaf: the last preserved message (copied after the summary), or the summary. */
+  leafUuid: string;
+  /** Context size before compaction (tokens): the last response's input and output, or an estimate. */
   preTokens: number;
+  /** Messages kept verbatim after the summary. */
+  preserved: number;
   /** True when the summary was built without the model (the summarizing call failed). */
   fallback: boolean;
   usage: Usage;

@@ -25,6 +25,11 @@ export interface PermissionDecision {
   reason?: string;
   /** Text for the model when the call does not run (empty for `allow`). */
   message: string;
+  /**
+   * True when the denial is told in the tool result only, with no `system`/`permission_denied`
+   * message (Claude Code's way for a Read, Edit or Write of a file a deny rule covers).
+   */
+  silent?: boolean;
 }
 
 /**

@@ -42,6 +42,22 @@ export interface SDKCompactBoundaryMessage {
 }
 
 /**
+ * The turn switched to its fallback model after repeated overloaded errors (Claude Code's
+ * `system`/`model_fallback`).
+ */
+export interface SDKModelFallbackMessage {
+  type: 'system';
+  subtype: 'model_fallback';
+  uuid: string;
+  session_id: string;
+  trigger: 'overloaded';
+  original_model: string;
+  fallback_model: string;
+  /** e.g. `Switched to claude-haiku-4-5 due to high demand for claude-sonnet-5-5`. */
+  content: string;
+}
+
+/**
  * One content block of a model response, as Claude Code streams it: a response with a text and
  * two tool calls arrives as three `assistant` messages sharing `message.id`.
  */
@@ -123,12 +139,57 @@ export interface SDKResultMessage {
   api_error_status?: number | null;
   /** Error texts (error subtypes only); the first is the `[ede_diagnostic]` line for execution errors. */
   errors?: string[];
+  /**
+   * Where the working tree is after the turn (when it follows the turn across hosts): the host,
+   * the path there, how often it moved, and the last snapshot (`agent-runner workspace export`
+   * materializes it anywhere). Extension of ours.
+   */
+  workspace?: SDKWorkspaceInfo;
+}
+
+/** `workspace` of a result message and of `agent-runner status`. */
+export interface SDKWorkspaceInfo {
+  host: string;
+  path: string;
+  base_commit: string;
+  /** Snapshot commit and the tool call it followed; null before the first change. */
+  last_snapshot: { commit: string; tool_use_id: string; bytes: number } | null;
+  moves: number;
+}
+
+/** `system`/`status`: with partial messages, sent before each model request (`requesting`). */
+export interface SDKStatusMessage {
+  type: 'system';
+  subtype: 'status';
+  status: 'requesting' | 'compacting' | null;
+  uuid: string;
+  session_id: string;
+}
+
+/**
+ * One raw Messages API stream event of a call in flight (`--include-partial-messages`); the
+ * whole response follows as `assistant` messages once it is recorded.
+ */
+export interface SDKPartialAssistantMessage {
+  type: 'stream_event';
+  /** A `RawMessageStreamEvent` (`message_start`, `content_block_delta`, …). */
+  event: Record<string, unknown>;
+  session_id: string;
+  parent_tool_use_id: null;
+  uuid: string;
+  /** `id` of the API message the event belongs to. */
+  api_message_id?: string;
+  /** On `message_start`: time from the request to its first event (ms). */
+  ttft_ms?: number;
 }
 
 export type SDKMessage =
   | SDKSystemInitMessage
   | SDKCompactBoundaryMessage
+  | SDKModelFallbackMessage
   | SDKPermissionDeniedMessage
+  | SDKStatusMessage
   | SDKAssistantMessage
   | SDKUserMessage
+  | SDKPartialAssistantMessage
   | SDKResultMessage;

@@ -1,4 +1,5 @@
 import type { ModelUsage, Usage } from './usage';
+import type { WorkspaceRef } from './workspace';
 import type { FileReadState } from './tools';
 import type { DenialRecord, TurnOptions } from './turn';
 
@@ -19,6 +20,8 @@ export interface SessionState {
   /** Read-file state by absolute path (capped, most recent kept). */
   readFileState: Record<string, FileReadState>;
   lastTurnWorkflowId: string | null;
+  /** Where the session's workspace is (host, path, last snapshot); absent before a followed turn. */
+  workspace?: WorkspaceRef | null;
 }
 
 /** Input of `sessionWorkflow`. */

@@ -6,6 +6,7 @@ import type { PermissionMode } from '../engine/permissions';
  * Only small fields travel through workflow history: tool inputs and outputs stay in the
  * transcript store (DESIGN.md rule 1).
  */
+import type { SnapshotRef } from './workspace';
 
 /** Names of the built-in tools, as Claude Code names them. */
 export const BUILTIN_TOOL_NAMES = ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'] as const;
@@ -73,6 +74,14 @@ export interface RunToolInput {
    * or a budget stop, so that every tool_use still gets a tool_result.
    */
   skipReason?: string;
+  /** Content key of the session's stored JSON Schema: a `StructuredOutput` call is checked against it. */
+  jsonSchemaKey?: string;
+  /**
+   * The workspace the tool acts on, when it follows the turn across hosts: after a tool that can
+   * change files (Edit, Write, Bash) the activity stores a snapshot; paths under a former host's
+   * repository root are mapped to `repoRoot`.
+   */
+  workspace?: { repoRoot: string; baseCommit: string; formerPaths: string[] };
 }
 
 /** Output of the `runTool` activity. */
@@ -93,4 +102,11 @@ export interface RunToolSummary {
   resultBytes: number;
   /** True when the result line already existed (a retried activity). */
   replayed: boolean;
+  /**
+   * A failed `StructuredOutput` call: its violations (at most 1000 characters; the whole text is
+   * in the store), for the turn's `errors` when the retries run out.
+   */
+  structuredOutputError?: string;
+  /** The workspace snapshot taken after the call (tools that can change files). */
+  snapshot?: SnapshotRef;
 }

@@ -27,13 +27,16 @@ export type TranscriptMessage = z.infer<typeof TranscriptMessageSchema>;
  * - `assistant`: one complete model response (all content blocks of one API call).
  * - `system` with `subtype: "compact_boundary"`: the context sent to the model starts after it;
  *   the next `user` line holds the summary.
+ * - `attachment`: context the runner adds for the model (memory files, git status, environment),
+ *   in `attachments`; a tool-result or summary line may carry `attachments` too (nested memory,
+ *   the session's context after a compaction).
  *
  * Lines form a chain through `parentUuid`; the file order is not the conversation order.
  * Writes are upserts by `uuid`.
  */
 export const TranscriptEntrySchema = z.looseObject({
   v: z.number().int().optional(),
-  type: z.enum(['user', 'assistant', 'system']),
+  type: z.enum(['user', 'assistant', 'system', 'attachment']),
   subtype: z.string().optional(),
   uuid: z.string().min(1),
   parentUuid: z.string().nullable(),
@@ -50,5 +53,9 @@ export const TranscriptEntrySchema = z.looseObject({
   requestId: z.string().optional(),
   /** Marks a line the runner wrote for the model's benefit (e.g. a nudge), not typed by a user. */
   isMeta: z.boolean().optional(),
+  /** Context for the model (`ContextAttachment` of src/common/context.ts), rendered by the request builder. */
+  attachments: z.array(z.looseObject({ type: z.string() })).optional(),
+  /** On the session's context line: the memory sources it was loaded with (`--setting-sources`). */
+  settingSources: z.array(z.enum(['user', 'project', 'local'])).optional(),
 });
 export type TranscriptEntry = z.infer<typeof TranscriptEntrySchema>;

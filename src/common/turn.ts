@@ -3,6 +3,10 @@ import type { FileReadState } from './tools';
 import type { ResultSubtype } from './sdk-messages';
 import type { TurnLimits } from '../engine/limits';
 import type { PermissionMode } from '../engine/permissions';
+import type { StructuredOutputProgress } from '../engine/structured-output';
+import type { CompactionOptions } from '../engine/compaction';
+import type { WorkspaceRef } from './workspace';
+import type { SettingSource } from './context';
 import type { SettingsEnvRef } from './permissions';
 
 /** Schema version of workflow inputs carried across continue-as-new. */
@@ -28,16 +32,51 @@ export interface TurnOptions {
   settingsEnv?: SettingsEnvRef;
   /** Tools offered to the model (default: all built-in tools). */
   tools?: string[];
-  /** Replaces the default system prompt. */
+  /**
+   * Replaces the default system prompt (`--system-prompt`). Client side only: the QueryEngine
+   * stores the text in the session's content store and sends {@link systemPromptKey} instead, so
+   * that no system prompt part travels in workflow history.
+   */
   systemPrompt?: string;
-  /** Appended to the system prompt. */
+  /** Appended to the system prompt (`--append-system-prompt`). Client side only, as {@link systemPrompt}. */
   appendSystemPrompt?: string;
+  /** Content key (session content store) of the text replacing the default system prompt. */
+  systemPromptKey?: string;
+  /** Content key of the text appended to the system prompt. */
+  appendSystemPromptKey?: string;
+  /** Memory sources read when the session starts (`--setting-sources`). @default user, project and local */
+  settingSources?: SettingSource[];
+  /** Content key of the user's own memory files (JSON `MemoryFile[]`), loaded by the client. */
+  userMemoryKey?: string;
+  /** Publish each model call's stream events to the store's side channel (`--include-partial-messages`). */
+  includePartialMessages?: boolean;
   /** Id of a `budgetPoolWorkflow` this turn reports spend to. */
   budgetPoolId?: string;
   /** Activity timeouts; defaults in `src/workflows/timeouts.ts`. */
   timeouts?: ActivityTimeouts;
   /** Model calls per workflow run before a long turn continues as new. @default 200 */
   maxStepsPerRun?: number;
+  /**
+   * Structured output: content key of the session's stored JSON Schema (the schema itself is
+   * content and stays in the store). The model gets the StructuredOutput tool, and the turn succeeds only with
+   * a valid call of it (`result.structured_output`).
+   */
+  jsonSchemaKey?: string;
+  /**
+   * StructuredOutput attempts per turn (failed calls and text answers without the tool) before
+   * `error_max_structured_output_retries`. @default 5. Env (CLI): `MAX_STRUCTURED_OUTPUT_RETRIES`.
+   */
+  maxStructuredOutputRetries?: number;
+  /**
+   * Model to switch to when calls to `model` keep failing with `overloaded_error` (529); the
+   * stream says so (`system/model_fallback`) and `modelUsage` gets an entry per model used.
+   * Must differ from `model`.
+   */
+  fallbackModel?: string;
+  /** When and how the turn compacts its context (auto-compaction threshold, window, preserved tail). */
+  compaction?: CompactionOptions;
+  /** Consecutive responses cut by `max_tokens` that the turn asks the model to resume. @default 3 */
+  maxOutputTokensRecoveries?: number;
 }
 
 /**
@@ -84,6 +123,8 @@ export interface TurnInput {
   sessionWorkflowId?: string;
   /** State carried by continue-as-new (absent on the first run of a turn). */
   carry?: TurnCarry;
+  /** Where the session's workspace was after the previous turn (absent: find it from `cwd`). */
+  workspace?: WorkspaceRef | null;
 }
 
 /**
@@ -113,6 +154,20 @@ export interface TurnCarry {
   compactions: number;
   /** Runs of this turn so far (1 on the first continue-as-new). */
   runs: number;
+  /** Model the turn calls now: `options.model`, or the fallback after repeated overloaded errors. */
+  model?: string;
+  /** Structured output attempts of this turn, and the valid call once there is one. */
+  structuredOutput?: StructuredOutputProgress;
+  /** Consecutive responses cut by `max_tokens` that the turn resumed. */
+  outputRecoveries?: number;
+  /** Context tokens of the turn's compactions so far (a `taskBudget` loses them). */
+  compactedContextTokens?: number;
+  /** Context of the last model call (input, cache and output tokens) and its window, for auto-compaction. */
+  lastContext?: { tokens: number; window: number };
+  /** True from a compaction until the next model call completes (a prompt still too long then is not compacted again). */
+  compactedSinceCall?: boolean;
+  /** Where the workspace is (null: not followed). */
+  workspace?: WorkspaceRef | null;
 }
 
 /** How a turn ended: the workflow's return value; the client turns it into a result message. */
@@ -139,6 +194,13 @@ export interface TurnOutcome {
   events: string[];
   readFileState: Record<string, FileReadState>;
   apiErrorStatus: number | null;
+  /**
+   * Structured output: uuid of the tool_result line of the valid StructuredOutput call, whose
+   * `structuredOutput` field holds the object (`result.structured_output`).
+   */
+  structuredOutputUuid?: string | null;
+  /** Where the workspace is after the turn: host, path, last snapshot (absent: not followed). */
+  workspace?: WorkspaceRef | null;
 }
 
 /** Answer of the turn's `progress` query: what a streaming client needs. */
@@ -148,6 +210,8 @@ export interface TurnProgress {
   done: boolean;
   /** What the turn is doing now, e.g. `callModel`, `runTool Bash`, `idle`. */
   activity: string;
+  /** Uuid of the assistant line of the model call in flight (its stream events' channel), or null. */
+  modelCall?: string | null;
   numTurns: number;
   costUsd: number;
   usage: Usage;
@@ -156,6 +220,8 @@ export interface TurnProgress {
   budgetPoolId?: string | null;
   /** Last status the pool sent, or null (none yet, or no pool). */
   pool?: PoolView | null;
+  /** Where the workspace is now: host, path, last snapshot (absent: not followed). */
+  workspace?: WorkspaceRef | null;
 }
 
 /** What a member turn knows of its budget pool (USD). */

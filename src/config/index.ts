@@ -18,6 +18,7 @@ export {
   type TlsConfig,
   type ToolsConfig,
   type WorkerConfig,
+  type WorkspaceConfig,
 } from './schema';
 export {
   CONFIG_ENV_OVERRIDES,

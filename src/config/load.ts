@@ -27,6 +27,7 @@ export const CONFIG_ENV_OVERRIDES: ReadonlyArray<{ readonly env: string; readonl
   { env: 'AGENT_RUNNER_MODEL', path: ['model', 'name'] },
   { env: 'ANTHROPIC_BASE_URL', path: ['model', 'baseUrl'] },
   { env: 'AGENT_RUNNER_STORE_URL', path: ['store', 'url'] },
+  { env: 'AGENT_RUNNER_WORKSPACE_ROOT', path: ['workspace', 'root'] },
   // Temporal's client environment configuration (@temporalio/envconfig) names:
   { env: 'TEMPORAL_TLS', path: ['temporal', 'tls', 'enabled'] },
   { env: 'TEMPORAL_TLS_SERVER_NAME', path: ['temporal', 'tls', 'serverNameOverride'] },
@@ -162,6 +163,9 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
     const base = file !== null && !fromEnv.has(`temporal.tls.${key}`) ? path.dirname(file) : cwd;
     config.temporal.tls[key] = path.resolve(base, expandHome(p, home));
   }
+  config.workspace.root = path.resolve(
+    config.workspace.root === null ? path.join(config.dataDir, 'workspaces') : expandHome(config.workspace.root, home),
+  );
   if (config.devServer.dbFilename !== null) {
     config.devServer.dbFilename = expandHome(config.devServer.dbFilename, home);
   }

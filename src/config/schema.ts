@@ -219,7 +219,31 @@ const ModelSchema = z.strictObject({
 
 const ToolsSchema = z.strictObject({
   bashTimeoutMs: positiveInt(120_000),
-  bashOutputLimitChars: positiveInt(30_000),
+  bashOutputLimitChars: positiveInt(8_000_000),
+  largeResultChars: positiveInt(30_000),
+  /**
+   * More environment variables tool processes must not see (besides the model and Temporal keys),
+   * e.g. tokens the worker itself uses. See src/env/child-env.ts.
+   */
+  secretEnv: z
+    .array(z.string().regex(ENV_NAME_RE, { error: 'expected the name of an environment variable' }), {
+      error: 'expected a list of environment variable names',
+    })
+    .default([]),
+});
+
+const CompactionSchema = z.strictObject({
+  autoCompactRatio: z
+    .number({ error: 'expected a number between 0 and 1 (0 turns auto-compaction off)' })
+    .min(0, { error: 'expected a number between 0 and 1 (0 turns auto-compaction off)' })
+    .max(1, { error: 'expected a number between 0 and 1 (0 turns auto-compaction off)' })
+    .default(0.8),
+  contextWindowTokens: z
+    .int({ error: 'expected a positive integer or null' })
+    .positive({ error: 'expected a positive integer or null' })
+    .nullable()
+    .default(null),
+  preserveTokens: nonNegativeInt(20_000),
 });
 
 const STORE_URL_ERROR = 'expected a postgres:// URL, jsonl:DIR, or null (JSONL files under dataDir)';
@@ -232,6 +256,17 @@ const StoreSchema = z.strictObject({
   maxContentBytes: positiveInt(256 * 1024 * 1024),
   poolSize: positiveInt(10),
   connectTimeoutMs: positiveInt(10_000),
+});
+
+const WorkspaceSchema = z.strictObject({
+  follow: z.boolean({ error: 'expected true or false' }).default(true),
+  root: z
+    .string({ error: 'expected a directory path or null' })
+    .min(1, { error: 'expected a directory path or null' })
+    .nullable()
+    .default(null),
+  maxSnapshotBytes: positiveInt(64 * 1024 * 1024),
+  hostTimeoutMs: positiveInt(30_000),
 });
 
 const PricesSchema = z
@@ -250,7 +285,9 @@ export const ConfigSchema = z.strictObject({
   worker: WorkerSchema.prefault({}),
   model: ModelSchema.prefault({}),
   tools: ToolsSchema.prefault({}),
+  compaction: CompactionSchema.prefault({}),
   store: StoreSchema.prefault({}),
+  workspace: WorkspaceSchema.prefault({}),
   prices: PricesSchema,
   dataDir: nonEmptyString('~/.agent-runner'),
 });
@@ -391,8 +428,33 @@ export interface ModelConfig {
 export interface ToolsConfig {
   /** Default timeout of one Bash command, in milliseconds. @default 120000 */
   bashTimeoutMs: number;
-  /** Bash output kept for the model, in characters. @default 30000 */
+  /**
+   * Bash output captured per command, in characters; past it the start and end are kept (memory
+   * stays bounded whatever a command prints). @default 8000000
+   */
   bashOutputLimitChars: number;
+  /**
+   * A tool result longer than this (characters) is kept whole in the transcript store and
+   * written to a file; the model gets a 2 KB preview and the file's path to `Read`.
+   * @default 30000 (Claude Code's limit for Bash output)
+   */
+  largeResultChars: number;
+  /** Environment variables tool processes never see, besides the model and Temporal keys. @default [] */
+  secretEnv: string[];
+}
+
+/** Context compaction (`compaction`). */
+export interface CompactionConfig {
+  /**
+   * Compact before the next model call once the last call's context (input, cache and output
+   * tokens) reaches this share of the context window; 0 turns proactive compaction off (a prompt
+   * the API refuses as too long is still compacted). @default 0.8
+   */
+  autoCompactRatio: number;
+  /** Context window to compare with, in tokens; null = the model's (200000). @default null */
+  contextWindowTokens: number | null;
+  /** Tokens of the most recent messages kept verbatim after the summary. @default 20000 */
+  preserveTokens: number;
 }
 
 /**
@@ -414,6 +476,28 @@ export interface StoreConfig {
   connectTimeoutMs: number;
 }
 
+/**
+ * The working tree a turn edits, carried across hosts (`workspace`): recorded as git snapshots in
+ * the store after every Edit, Write and Bash, and re-materialized on another worker when its host
+ * is gone. Applies to working directories inside a git repository with at least one commit.
+ */
+export interface WorkspaceConfig {
+  /** Record origins and snapshots, and route tools to the workspace's host. @default true */
+  follow: boolean;
+  /**
+   * Where this worker re-materializes workspaces of other hosts (`<root>/<sessionId>`); `~` is
+   * expanded. null = `<dataDir>/workspaces`. @default null. Env: `AGENT_RUNNER_WORKSPACE_ROOT`.
+   */
+  root: string | null;
+  /** Largest snapshot (a git pack of the changes since the base commit), in bytes. @default 67108864 (64 MiB) */
+  maxSnapshotBytes: number;
+  /**
+   * How long a tool call waits for the workspace's host to pick it up before the host counts as
+   * gone and the workspace moves to another worker, in milliseconds. @default 30000
+   */
+  hostTimeoutMs: number;
+}
+
 /** The runner's configuration, as returned by `loadConfig`. */
 export interface Config {
   /** Temporal connection. */
@@ -426,8 +510,12 @@ export interface Config {
   model: ModelConfig;
   /** Tool settings. */
   tools: ToolsConfig;
+  /** Context compaction. */
+  compaction: CompactionConfig;
   /** Transcript store. */
   store: StoreConfig;
+  /** Workspaces that follow the turn across hosts. */
+  workspace: WorkspaceConfig;
   /**
    * Model prices in USD per million tokens, keyed by model id; look up with {@link findPrice}.
    * Entries of the file are added to the built-in table ({@link DEFAULT_PRICES}).

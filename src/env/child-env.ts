@@ -6,8 +6,8 @@
  *   environment minus the runner's secrets, plus the `env` of the settings files.
  *
  * The runner's secrets are: the model API key variable (`model.apiKeyEnv`, and
- * `ANTHROPIC_AUTH_TOKEN`), the Temporal API key and TLS variables (`temporal.apiKeyEnv`,
- * `temporal.tls.*Env`), and every name in `tools.secretEnv` of the config.
+ * `ANTHROPIC_AUTH_TOKEN`), the Temporal API key (`temporal.apiKeyEnv`) and TLS key variables,
+ * and every name in `tools.secretEnv` of the config.
  */
 
 /** Variables the dev server gets from the runner's environment (when set). */
@@ -37,10 +37,7 @@ export const DEFAULT_SECRET_ENV_NAMES: readonly string[] = [
 /** The config fields that name secret variables (a subset of `Config`). */
 export interface SecretEnvConfig {
   model?: { apiKeyEnv?: string };
-  temporal?: {
-    apiKeyEnv?: string;
-    tls?: { clientKeyEnv?: string; clientCertEnv?: string; serverRootCaCertEnv?: string };
-  };
+  temporal?: { apiKeyEnv?: string };
   tools?: { secretEnv?: readonly string[] };
 }
 
@@ -52,9 +49,6 @@ export function secretEnvNames(config: SecretEnvConfig = {}): Set<string> {
   };
   add(config.model?.apiKeyEnv);
   add(config.temporal?.apiKeyEnv);
-  add(config.temporal?.tls?.clientKeyEnv);
-  add(config.temporal?.tls?.clientCertEnv);
-  add(config.temporal?.tls?.serverRootCaCertEnv);
   for (const n of config.tools?.secretEnv ?? []) add(n);
   return names;
 }

@@ -105,12 +105,17 @@ export async function decidePath(a: PathAccess, ctx: PathContext): Promise<Permi
 
   const denied = findRule(ctx.rules.deny, tools, ctx, both, { recursive: a.recursive === true });
   if (denied) {
+    const fileTool = a.tool === 'Read' || a.tool === 'Edit' || a.tool === 'Write' || a.tool === 'NotebookEdit';
     return {
       behavior: 'deny',
       reasonType: 'rule',
       rule: denied.rule,
       reason: `${denied.rule} denies ${a.access === 'read' ? 'reading' : 'changing'} ${literal}`,
-      message: `Permission to ${verb} ${literal} has been denied by the permission rule ${denied.rule}.`,
+      // Claude Code's words for a file tool; a path inside a Bash command names the rule.
+      message: fileTool
+        ? '<tool_use_error>File is in a directory that is denied by your permission settings.</tool_use_error>'
+        : `Permission to ${verb} ${literal} has been denied by the permission rule ${denied.rule}.`,
+      ...(fileTool ? { silent: true } : {}),
     };
   }
   const asked = findRule(ctx.rules.ask, tools, ctx, both);

@@ -3,7 +3,7 @@
  * exist yet (the real path of its deepest existing ancestor, plus the rest) and for a dangling
  * symlink (its target, resolved the same way). Permission boundaries compare these, never strings.
  */
-import { promises as fsp } from 'node:fs';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 /** Symlinks followed before giving up (as the kernel's ELOOP limit). */
@@ -19,13 +19,15 @@ export class SymlinkLoopError extends Error {
  * @throws SymlinkLoopError for a symlink loop
  */
 export async function realPathOf(abs: string): Promise<string> {
-  return resolve(path.resolve(abs), 0);
+  return Promise.resolve().then(() => resolve(path.resolve(abs), 0));
 }
 
-async function resolve(p: string, links: number): Promise<string> {
+// Synchronous calls on purpose: each takes microseconds, while a trip through the libuv thread
+// pool takes milliseconds on a loaded machine, and a decision makes several.
+function resolve(p: string, links: number): string {
   if (links > MAX_LINKS) throw new SymlinkLoopError(`too many symbolic links resolving ${p}`);
   try {
-    return await fsp.realpath(p);
+    return fs.realpathSync.native(p);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') throw new SymlinkLoopError(`symbolic link loop at ${p}`);
@@ -33,10 +35,15 @@ async function resolve(p: string, links: number): Promise<string> {
   }
   const parent = path.dirname(p);
   if (parent === p) return p;
-  const realParent = await resolve(parent, links);
+  const realParent = resolve(parent, links);
   const here = path.join(realParent, path.basename(p));
   // A dangling symlink: writing through it creates its target.
-  const target = await fsp.readlink(here).catch(() => undefined);
+  let target: string | undefined;
+  try {
+    target = fs.readlinkSync(here);
+  } catch {
+    target = undefined;
+  }
   if (target !== undefined) return resolve(path.resolve(realParent, target), links + 1);
   return here;
 }

@@ -21,12 +21,12 @@ import * as path from 'node:path';
 import type { PermissionMode } from '../engine/permissions';
 import { canonicalPathPattern } from '../permissions/path-rules';
 import { PATH_RULE_TOOLS, parseRule, ruleSyntaxError } from '../permissions/rules';
+import { SETTING_SOURCES, type SettingSource } from '../common/context';
 import type { SettingsFile } from './schema';
 import { SettingsFileSchema } from './schema';
 
-/** The sources `--setting-sources` names. */
-export const SETTING_SOURCES = ['user', 'project', 'local'] as const;
-export type SettingSource = (typeof SETTING_SOURCES)[number];
+/** The sources `--setting-sources` names (a wire type: turn options carry them). */
+export { SETTING_SOURCES, type SettingSource } from '../common/context';
 
 /**
  * Thrown for a settings file or flag that cannot be used: the CLI prints it and exits 2. The

@@ -1,4 +1,6 @@
 /** Transcript storage: the interface, content blobs, and the default JSONL backend. */
+export { FileStreamEventChannel, STREAM_EVENTS_TTL_MS } from './stream-events';
+export type { StreamEventChannel, StreamEventsRead, StreamEventWriter } from './stream-events';
 export { TranscriptChainError, type TranscriptStore } from './transcript-store';
 export {
   CONTENT_CHUNK_BYTES,

@@ -15,6 +15,8 @@ import {
 } from './content';
 import { JsonlContentFiles } from './jsonl-content';
 import { checkId } from './ids';
+import { FileStreamEventChannel } from './stream-events';
+import type { StreamEventChannel } from './stream-events';
 import { TranscriptChainError, TranscriptCycleError, type TranscriptStore } from './transcript-store';
 
 export { InvalidTranscriptIdError } from './ids';
@@ -79,6 +81,8 @@ export class JsonlTranscriptStore implements TranscriptStore {
   private readonly caches = new Map<string, SessionCache>();
   private readonly locks = new Map<string, Promise<void>>();
   private readonly content: JsonlContentFiles;
+  /** Stream events of model calls, as files beside the transcripts (`<dataDir>/stream-events/`). */
+  readonly streamEvents: StreamEventChannel;
 
   /**
    * @param dataDir the runner's data directory; files go to `<dataDir>/sessions/`.
@@ -91,6 +95,7 @@ export class JsonlTranscriptStore implements TranscriptStore {
     this.warn = opts.onWarning ?? ((msg) => process.emitWarning(msg, 'TranscriptStoreWarning'));
     this.maxCached = Math.max(1, opts.maxCachedSessions ?? 64);
     this.content = new JsonlContentFiles(this.dir, opts.maxContentBytes ?? DEFAULT_MAX_CONTENT_BYTES);
+    this.streamEvents = new FileStreamEventChannel(dataDir);
   }
 
   /** @throws InvalidTranscriptIdError for an unsafe session id; Error for an entry failing the schema. */

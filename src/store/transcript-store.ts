@@ -1,5 +1,6 @@
 import type { TranscriptEntry } from '../common/transcript';
 import type { ContentBody, ContentInfo, PutContentOptions, PutContentResult } from './content';
+import type { StreamEventChannel } from './stream-events';
 
 /**
  * Durable storage of session transcripts: the content that workflow history only refers to.
@@ -72,6 +73,12 @@ export interface TranscriptStore {
   contentInfo(sessionId: string, key: string): Promise<ContentInfo | undefined>;
   /** The blobs of a session whose key starts with `prefix` (all when omitted), sorted by key. */
   listContent(sessionId: string, prefix?: string): Promise<ContentInfo[]>;
+
+  /**
+   * Side channel for the stream events of model calls (`--include-partial-messages`): best
+   * effort, never durable. Absent when the backend has none (then no partial messages are shown).
+   */
+  readonly streamEvents?: StreamEventChannel;
 
   /** Releases connections and file handles; the store is not used afterwards. */
   close(): Promise<void>;

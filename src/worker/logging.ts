@@ -25,6 +25,8 @@ export function installRuntimeLogging(level: LogLevel = 'WARN', opts: { forwardC
   try {
     Runtime.install({
       logger: new DefaultLogger(level, ({ level: l, message, meta }) => {
+        // Expected for the activity-only worker of a host queue (workspace routing): not news.
+        if (message === 'No workflows registered, not polling for workflow tasks') return;
         process.stderr.write(`${new Date().toISOString()} [${l}] ${formatLogEntry(message, meta)}\n`);
       }),
       ...(opts.forwardCoreLogs

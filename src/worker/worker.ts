@@ -1,9 +1,12 @@
+import { randomBytes } from 'node:crypto';
+import * as os from 'node:os';
 import { Worker } from '@temporalio/worker';
 import type { NativeConnection } from '@temporalio/worker';
 import type { Config } from '../config';
 import { createActivities } from '../activities';
 import type { ActivityDeps } from '../activities';
 import type { TranscriptStore } from '../store/transcript-store';
+import { checkWorkspaceRoot, type WorkspaceHost } from '../activities/workspace/prepare';
 import { workflowBundle } from './workflow-bundle';
 
 export { workflowBundle };
@@ -24,22 +27,41 @@ export interface RunnerWorkerOptions {
 }
 
 /**
- * Creates a worker that runs the runner's workflows and activities on one task queue.
+ * The host-specific task queue of a worker process (Temporal's worker-specific task queue
+ * pattern): `<taskQueue>@<hostname>/<pid>/<random>`.
+ */
+export function hostQueueName(taskQueue: string): string {
+  return `${taskQueue}@${os.hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * Creates a worker that runs the runner's workflows and activities on one task queue. With
+ * `workspace.follow` (the default) it also polls its own host queue, where turns send the tool
+ * calls of the workspaces this process holds; the returned worker runs and shuts down both.
  * Tuning comes from `config.worker`.
+ * @throws WorkspaceRootError when the workspace root cannot be written.
  */
 export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker> {
   const { config } = opts;
-  return Worker.create({
+  const taskQueue = opts.taskQueue ?? config.temporal.taskQueue;
+  let workspace: WorkspaceHost | undefined;
+  if (config.workspace.follow) {
+    if (config.workspace.root) checkWorkspaceRoot(config.workspace.root);
+    workspace = { hostQueue: hostQueueName(taskQueue), host: os.hostname(), config: config.workspace };
+  }
+  const activities = createActivities({
+    store: opts.store,
+    config,
+    ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.anthropic ? { anthropic: opts.anthropic } : {}),
+    ...(workspace ? { workspace } : {}),
+  });
+  const main = await Worker.create({
     connection: opts.connection,
     namespace: config.temporal.namespace,
-    taskQueue: opts.taskQueue ?? config.temporal.taskQueue,
+    taskQueue,
     workflowBundle: await workflowBundle(),
-    activities: createActivities({
-      store: opts.store,
-      config,
-      ...(opts.env ? { env: opts.env } : {}),
-      ...(opts.anthropic ? { anthropic: opts.anthropic } : {}),
-    }),
+    activities,
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivityTaskExecutions,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTaskExecutions,
     maxCachedWorkflows: config.worker.maxCachedWorkflows,
@@ -47,4 +69,38 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     stickyQueueScheduleToStartTimeout: opts.stickyQueueScheduleToStartTimeoutMs ?? config.worker.stickyQueueTimeoutMs,
     ...(opts.identity ? { identity: opts.identity } : {}),
   });
+  if (!workspace) return main;
+  const host = await Worker.create({
+    connection: opts.connection,
+    namespace: config.temporal.namespace,
+    taskQueue: workspace.hostQueue,
+    activities,
+    maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivityTaskExecutions,
+    shutdownGraceTime: config.worker.shutdownGraceTimeMs,
+    ...(opts.identity ? { identity: `${opts.identity}/host` } : {}),
+  });
+  return withHostWorker(main, host);
+}
+
+/** Makes `main.run()` run (and `main.shutdown()` stop) the host-queue worker too. */
+function withHostWorker(main: Worker, host: Worker): Worker {
+  const runMain = main.run.bind(main);
+  const shutdownMain = main.shutdown.bind(main);
+  const stopHost = (): void => {
+    if (host.getState() === 'RUNNING') host.shutdown();
+  };
+  main.run = async () => {
+    const hostRun = host.run();
+    try {
+      await runMain();
+    } finally {
+      stopHost();
+      await hostRun.catch(() => undefined);
+    }
+  };
+  main.shutdown = () => {
+    stopHost();
+    shutdownMain();
+  };
+  return main;
 }

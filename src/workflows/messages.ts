@@ -1,4 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { WorkspaceRef } from '../common/workspace';
 import type { SessionState, SubmitRequest, SubmitResponse } from '../common/session';
 import type { TurnProgress } from '../common/turn';
 import type { TurnLimits } from '../engine/limits';
@@ -98,6 +99,8 @@ export interface SessionStatusView {
   budgetPoolId: string | null;
   /** Submits waiting for the running turn to end. */
   queued: number;
+  /** Where the workspace was after the last turn (absent: not followed). */
+  workspace?: WorkspaceRef | null;
 }
 /** Query on a session: status for `agent-runner status` (the running turn's `progress` has the live details). */
 export const sessionStatusQuery = defineQuery<SessionStatusView>('status');

@@ -112,6 +112,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
       limits: defaults.limits,
       budgetPoolId: defaults.budgetPoolId ?? null,
       queued: queue.length,
+      ...(s.workspace ? { workspace: s.workspace } : {}),
     };
   });
   setHandler(endSessionSignal, () => {
@@ -157,6 +158,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
       options: mergeOptions(defaults, next.req.options),
       readFileState: state.readFileState,
       sessionWorkflowId: workflowInfo().workflowId,
+      ...(state.workspace !== undefined ? { workspace: state.workspace } : {}),
     };
     busy = true;
     if (workflowInfo().typedSearchAttributes.get(SA.status) !== AGENT_STATUS_RUNNING) {
@@ -248,6 +250,7 @@ function applyOutcome(state: SessionState, o: TurnOutcome, turnId: string): Sess
     permissionDenials: [...state.permissionDenials, ...o.permissionDenials].slice(-MAX_DENIALS),
     readFileState: capReadFileState(o.readFileState),
     lastTurnWorkflowId: turnId,
+    ...(o.workspace !== undefined ? { workspace: o.workspace } : {}),
   };
 }
 

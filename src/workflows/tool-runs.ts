@@ -1,5 +1,6 @@
 import { uuid4 } from '@temporalio/workflow';
 import type { RunToolInput, RunToolSummary, ToolPermission, ToolUseSummary } from '../common/tools';
+import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import type { TurnInput } from '../common/turn';
 import { decidePermission, permissionPolicyOf } from '../engine/permissions';
 import { partitionToolUses } from '../engine/tool-batches';
@@ -7,6 +8,7 @@ import type { Interrupts } from './interrupts';
 import { uninterruptible } from './interrupts';
 import type { TurnActivities } from './turn-activities';
 import type { TurnState } from './turn-state';
+import type { WorkspaceFollower } from './workspace';
 
 /** A tool call with the transcript position of its result, planned before it runs. */
 interface PlannedRun {
@@ -26,7 +28,13 @@ export class ToolRuns {
     private readonly state: TurnState,
     private readonly acts: TurnActivities,
     private readonly interrupts: Interrupts,
+    private readonly workspace: WorkspaceFollower,
   ) {}
+
+  /** Runs one call where its workspace is (the shared queue when the workspace is not followed). */
+  private run(input: RunToolInput): Promise<RunToolSummary> {
+    return this.workspace.runTool(input, this.acts.runTool);
+  }
 
   /**
    * The permission of one call, decided in the workflow as far as the tool name allows; anything
@@ -43,7 +51,8 @@ export class ToolRuns {
    * why it does not run.
    */
   private runInput(run: PlannedRun, assistantUuid: string, skipReason?: string): RunToolInput {
-    const { sessionId, cwd, options } = this.input;
+    const { sessionId, options } = this.input;
+    const cwd = this.workspace.cwd;
     const base = {
       sessionId,
       cwd,
@@ -54,14 +63,20 @@ export class ToolRuns {
       parentUuid: run.parentUuid,
     };
     if (skipReason !== undefined) return { ...base, permission: { behavior: 'allow' }, readState: null, skipReason };
+    // With a JSON Schema the turn offers the StructuredOutput tool too; its calls are checked against the schema.
+    const structured = run.use.name === STRUCTURED_OUTPUT_TOOL && options.jsonSchemaKey !== undefined;
     return {
       ...base,
       permission: this.permissionOf(run.use),
-      readState: this.state.readStateOf(run.use.filePath),
+      // Keyed by the path as it is now (a path from an earlier host maps to this one).
+      readState: this.state.readStateOf(
+        run.use.filePath === undefined ? undefined : this.workspace.currentPath(run.use.filePath),
+      ),
+      ...(structured ? { jsonSchemaKey: options.jsonSchemaKey } : {}),
       // Bash re-reads the settings files' `env` (paths only travel: values stay out of history).
       ...(run.use.name === 'Bash' && options.settingsEnv ? { settingsEnv: options.settingsEnv } : {}),
       // A tool the turn did not offer (`--tools`) does not run, as in Claude Code.
-      ...(options.tools && !options.tools.includes(run.use.name)
+      ...(options.tools && !structured && !options.tools.includes(run.use.name)
         ? { skipReason: `Error: No such tool available: ${run.use.name}` }
         : {}),
     };
@@ -85,7 +100,7 @@ export class ToolRuns {
       this.state.activity = `runTool ${batch.map((u) => u.name).join(',')}`;
       const planned = batch.map((use) => this.plan(use));
       const results = await this.interrupts.run(() =>
-        Promise.all(planned.map((run) => this.acts.runTool(this.runInput(run, assistantUuid)))),
+        Promise.all(planned.map((run) => this.run(this.runInput(run, assistantUuid)))),
       );
       if (!results) {
         // Interrupted mid-batch. Calls of the batch that finished wrote their results with the
@@ -94,7 +109,7 @@ export class ToolRuns {
         // calls finished in. (A cancelled call that still finishes later finds its uuid taken.)
         const note = `Interrupted: ${this.interrupts.reason ?? 'the turn was interrupted'}. The tool may not have finished.`;
         for (const run of planned) {
-          const r = await uninterruptible(() => this.acts.runTool(this.runInput(run, assistantUuid, note)));
+          const r = await uninterruptible(() => this.run(this.runInput(run, assistantUuid, note)));
           this.recordResult(r, pending);
         }
         break;
@@ -110,7 +125,7 @@ export class ToolRuns {
   async skipAll(assistantUuid: string, uses: readonly ToolUseSummary[], reason: string): Promise<void> {
     for (const use of uses) {
       const run = this.plan(use);
-      const r = await uninterruptible(() => this.acts.runTool(this.runInput(run, assistantUuid, reason)));
+      const r = await uninterruptible(() => this.run(this.runInput(run, assistantUuid, reason)));
       this.state.recordToolResult(r, use);
       this.state.setLeaf(r.resultUuid);
     }

@@ -1,4 +1,4 @@
-import type { CallModelSummary } from '../common/model';
+import type { CallModelSummary, CompactSummary } from '../common/model';
 import type { ResultSubtype } from '../common/sdk-messages';
 import type { FileReadState, RunToolSummary, ToolUseSummary } from '../common/tools';
 import type { TurnCarry, TurnInput, TurnOutcome } from '../common/turn';
@@ -10,7 +10,11 @@ import type { LimitState } from '../engine/limits';
 import { capReadFileState } from '../engine/read-file-state';
 import type { SuccessInput } from '../engine/success';
 import { newTokenBudgetTracker } from '../engine/token-budget';
+import { contextTokensOf } from '../engine/compaction';
+import type { StructuredOutputProgress } from '../engine/structured-output';
+import { newStructuredOutputProgress, recordStructuredOutputCalls } from '../engine/structured-output';
 import type { PoolMember } from './pool-member';
+import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 
 /** The carried part of a turn's state: {@link TurnCarry} without the budget pool's fields (the member holds those). */
 export type TurnStateData = Omit<TurnCarry, 'pool' | 'poolSync'>;
@@ -30,8 +34,12 @@ export class TurnState {
   activity = 'starting';
   /** True once the turn has its outcome. */
   done = false;
+  /** Assistant uuid of the model call in flight, for the progress query (not carried). */
+  modelCall: string | null = null;
+  private readonly defaultModel: string;
 
   constructor(input: TurnInput) {
+    this.defaultModel = input.options.model;
     const c = input.carry;
     this.data = c
       ? {
@@ -59,12 +67,27 @@ export class TurnState {
           budgetTracker: newTokenBudgetTracker(),
           compactions: 0,
           runs: 0,
+          ...(input.workspace !== undefined ? { workspace: input.workspace } : {}),
         };
   }
 
   /** Last line of the conversation: the parent of the next line the turn writes. */
   get leaf(): string {
     return this.data.leaf;
+  }
+
+  /** The model the turn calls: its own, or the fallback it switched to. */
+  get model(): string {
+    return this.data.model ?? this.defaultModel;
+  }
+
+  /** Structured output attempts of the turn so far. */
+  get structuredOutput(): StructuredOutputProgress {
+    return this.data.structuredOutput ?? newStructuredOutputProgress();
+  }
+
+  set structuredOutput(p: StructuredOutputProgress) {
+    this.data.structuredOutput = p;
   }
 
   /** USD spent by the turn so far (`known` is false when a model of the turn has no price). */
@@ -88,10 +111,21 @@ export class TurnState {
     return { lastMessageType, lastContentTypes, stopReason };
   }
 
-  /** A completed model call: its assistant line, usage and cost. */
+  /**
+   * A completed model call: its assistant line (after the file reminder the call wrote, if any),
+   * usage and cost, and the size of its context for auto-compaction.
+   */
   recordModelCall(assistantUuid: string, call: CallModelSummary): void {
     const d = this.data;
+    if (call.fileReminder) {
+      d.events.push(call.fileReminder.uuid);
+      // The reminder showed these files whole: the model's view of them is current again.
+      for (const f of call.fileReminder.files) this.setReadState(f.path, f.state);
+    }
     d.numTurns++;
+    d.lastContext = { tokens: contextTokensOf(call.usage), window: call.contextWindow };
+    d.compactedSinceCall = false;
+    if (call.stopReason !== 'max_tokens') d.outputRecoveries = 0;
     d.stopReason = call.stopReason;
     d.lastAssistantUuid = assistantUuid;
     d.lastMessageType = 'assistant';
@@ -111,16 +145,46 @@ export class TurnState {
     d.modelUsage = addModelUsage(d.modelUsage, model, usage, costUsd, limits);
   }
 
-  /** A line the turn wrote at the end of the chain (`user` for prompts, nudges, summaries, tool results). */
-  appendLine(uuid: string, type: 'assistant' | 'user'): void {
+  /**
+   * A line the turn wrote at the end of the chain (`user` for prompts, nudges, tool results;
+   * `system` for notices the model does not see, such as a model fallback).
+   */
+  appendLine(uuid: string, type: 'assistant' | 'user' | 'system'): void {
     this.data.events.push(uuid);
     this.data.leaf = uuid;
     if (type === 'user') this.data.lastMessageType = 'user';
   }
 
-  /** Lines written before the leaf moved past them (a compaction writes a boundary and a summary). */
-  appendLines(uuids: readonly string[]): void {
-    for (const uuid of uuids) this.appendLine(uuid, 'user');
+  /** The session's context line (written after the first prompt): the chain goes on from it. */
+  recordContext(uuid: string): void {
+    this.data.events.push(uuid);
+    this.data.leaf = uuid;
+  }
+
+  /**
+   * A compaction: its boundary and summary are streamed, the chain goes on from its new leaf
+   * (the last message kept verbatim, or the summary), and a `taskBudget` loses the context that
+   * was summarized.
+   */
+  recordCompaction(c: CompactSummary): void {
+    const d = this.data;
+    d.compactions++;
+    d.events.push(c.boundaryUuid, c.summaryUuid);
+    d.leaf = c.leafUuid;
+    d.lastMessageType = 'user';
+    d.compactedContextTokens = (d.compactedContextTokens ?? 0) + c.preTokens;
+    d.compactedSinceCall = true;
+    delete d.lastContext;
+  }
+
+  /** The turn calls `model` from now on (a fallback after repeated overloaded errors). */
+  switchModel(model: string): void {
+    this.data.model = model;
+  }
+
+  /** A response cut by `max_tokens` that the turn asks the model to resume. */
+  recordOutputRecovery(): void {
+    this.data.outputRecoveries = (this.data.outputRecoveries ?? 0) + 1;
   }
 
   /**
@@ -131,14 +195,26 @@ export class TurnState {
     const d = this.data;
     d.events.push(result.resultUuid);
     d.lastMessageType = 'user';
-    if (result.fileState) {
-      // Delete first so that a re-read path moves to the end (the cap keeps the newest).
-      delete d.readFileState[result.fileState.path];
-      d.readFileState[result.fileState.path] = result.fileState.state;
-    }
+    if (result.fileState) this.setReadState(result.fileState.path, result.fileState.state);
     if (result.outcome === 'denied' && use) {
       d.denials.push({ tool_name: use.name, tool_use_id: use.id, tool_input: result.deniedInput ?? {} });
     }
+    if (use?.name === STRUCTURED_OUTPUT_TOOL) {
+      const valid = result.outcome === 'ok';
+      this.structuredOutput = recordStructuredOutputCalls(this.structuredOutput, [
+        {
+          resultUuid: result.resultUuid,
+          valid,
+          ...(result.structuredOutputError !== undefined ? { error: result.structuredOutputError } : {}),
+        },
+      ]);
+    }
+  }
+
+  private setReadState(path: string, state: FileReadState): void {
+    // Delete first so that a re-read path moves to the end (the cap keeps the newest).
+    delete this.data.readFileState[path];
+    this.data.readFileState[path] = state;
   }
 
   /** Moves the leaf to a line already recorded (the last planned result of an interrupted batch). */
@@ -181,6 +257,8 @@ export class TurnState {
       events: d.events,
       readFileState: capReadFileState(d.readFileState),
       apiErrorStatus,
+      structuredOutputUuid: d.structuredOutput?.resultUuid ?? null,
+      ...(d.workspace !== undefined ? { workspace: d.workspace } : {}),
     };
   }
 

@@ -1,11 +1,30 @@
-import { allHandlersFinished, condition, continueAsNew, setHandler, uuid4, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  patched,
+  setHandler,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { CallModelSummary } from '../common/model';
 import { ModelErrorType } from '../common/model';
+import { STRUCTURED_OUTPUT_NUDGE } from '../common/structured-output';
 import type { TranscriptEntry } from '../common/transcript';
 import type { TurnInput, TurnOutcome, TurnProgress } from '../common/turn';
 import { applyLimitPatch, checkLimits } from '../engine/limits';
 import { edeDiagnostic, isResultSuccessful } from '../engine/success';
 import { checkTokenBudget } from '../engine/token-budget';
+import type { SlashCommand } from '../engine/compaction';
+import { parseSlashCommand, shouldAutoCompact, taskBudgetTokens } from '../engine/compaction';
+import { fallbackFor, fallbackNotice, OVERLOADED_ATTEMPTS_BEFORE_FALLBACK } from '../engine/model-fallback';
+import {
+  MAX_OUTPUT_TOKENS_RECOVERIES,
+  OUTPUT_LIMIT_NUDGE,
+  outputLimitError,
+  resumesAfterCut,
+} from '../engine/output-recovery';
+import { afterTextAnswer, exhausted, retriesError } from '../engine/structured-output';
 import { failureTerminalReason, failureText, modelFailureOf } from './failures';
 import type { ModelFailure } from './failures';
 import { Interrupts, uninterruptible } from './interrupts';
@@ -15,6 +34,10 @@ import { ToolRuns } from './tool-runs';
 import { turnActivities } from './turn-activities';
 import type { TurnActivities } from './turn-activities';
 import { TurnState } from './turn-state';
+import { WORKSPACE_PATCH, WorkspaceFollower, WorkspaceStop } from './workspace';
+
+/** Patch id of the `loadContext` step at a new session's first turn. */
+const SESSION_CONTEXT_PATCH = 'session-context';
 
 /** Model calls per workflow run before a long turn continues as new. */
 const DEFAULT_MAX_STEPS_PER_RUN = 200;
@@ -22,9 +45,12 @@ const DEFAULT_MAX_STEPS_PER_RUN = 200;
 /** What one model call step came to. */
 type ModelStep =
   | { kind: 'response'; assistantUuid: string; call: CallModelSummary }
-  /** The context was compacted after the API refused it as too long: call again. */
-  | { kind: 'compacted' }
+  /** Call again: the context was compacted after the API refused it as too long, or the model was switched. */
+  | { kind: 'retry' }
   | { kind: 'stop'; outcome: TurnOutcome };
+
+/** `terminal_reason` of a turn whose structured-output attempts ran out. */
+const STRUCTURED_OUTPUT_EXHAUSTED = 'structured_output_retry_exhausted';
 
 /**
  * One `submitMessage` turn: the seeds' `queryLoop`, made durable. Records the prompt, then
@@ -58,13 +84,15 @@ class Turn {
   private readonly interrupts = new Interrupts();
   private readonly acts: TurnActivities;
   private readonly tools: ToolRuns;
+  private readonly workspace: WorkspaceFollower;
   private stepsThisRun = 0;
 
   constructor(private readonly input: TurnInput) {
     this.state = new TurnState(input);
     this.member = new PoolMember(input.options.budgetPoolId, input.carry);
     this.acts = turnActivities(input.options.timeouts);
-    this.tools = new ToolRuns(input, this.state, this.acts, this.interrupts);
+    this.workspace = new WorkspaceFollower(input.sessionId, input.cwd, input.options.timeouts, this.state.data);
+    this.tools = new ToolRuns(input, this.state, this.acts, this.interrupts, this.workspace);
     setHandler(turnProgressQuery, () => this.progress());
     setHandler(setLimitsSignal, (patch) => {
       this.state.data.limits = applyLimitPatch(this.state.data.limits, patch);
@@ -73,27 +101,38 @@ class Turn {
     setHandler(poolStatusSignal, (status) => this.member.onStatus(status));
   }
 
-  /** The loop: check limits, call the model, run the tools it asks for, decide whether to go on. */
+  /**
+   * The loop: prepare the context (limits, compaction), call the model, run the tools it asks
+   * for, decide whether to go on. A `/compact` or `/clear` prompt runs its command instead.
+   */
   async run(): Promise<TurnOutcome> {
-    if (!this.input.carry) await this.start();
+    if (!this.input.carry) {
+      const failed = await this.start();
+      if (failed) return failed;
+    }
+    const command = parseSlashCommand(this.input.prompt);
+    if (command) return this.runCommand(command);
     for (;;) {
       const stop = await this.beforeModelCall();
       if (stop) return stop;
       const step = await this.callModel();
       if (step.kind === 'stop') return step.outcome;
-      if (step.kind === 'compacted') continue;
+      if (step.kind === 'retry') continue;
       if (step.call.toolUses.length > 0) {
         const stopped = await this.runTools(step.assistantUuid, step.call);
         if (stopped) return stopped;
         continue;
       }
-      if (await this.continuesAfter(step.call)) continue;
-      return this.finalOutcome();
+      const end = await this.afterAnswer(step.call);
+      if (end) return end;
     }
   }
 
-  /** Records the prompt before the first model call (a crash after this loses nothing), then joins the pool. */
-  private async start(): Promise<void> {
+  /**
+   * Records the prompt before the first model call (a crash after this loses nothing), loads a
+   * new session's context, then joins the pool. Returns the outcome when the turn cannot start.
+   */
+  private async start(): Promise<TurnOutcome | null> {
     const { input } = this;
     this.state.activity = 'recordTranscript';
     await uninterruptible(() =>
@@ -111,7 +150,50 @@ class Turn {
         },
       ]),
     );
+    if (patched(WORKSPACE_PATCH)) {
+      // Where the working tree is: recorded (origin, base, first snapshot) on its host, or
+      // re-materialized on a live worker when the previous turn's host is gone.
+      this.state.activity = 'prepareWorkspace';
+      await uninterruptible(() => this.workspace.prepare());
+    }
+    // Histories from before the session context replay without the step (patched marker).
+    if (input.parentUuid === null && patched(SESSION_CONTEXT_PATCH)) {
+      const failed = await this.loadContext();
+      if (failed) return failed;
+    }
     await this.member.join();
+    return null;
+  }
+
+  /**
+   * A new session's context (memory files, git status, environment), read on the worker and
+   * stored as one line after the prompt. A memory import cycle ends the turn with a setup error.
+   * Only a session's first turn loads it, in the directory the client gave (as the first
+   * `prepareWorkspace` does).
+   */
+  private async loadContext(): Promise<TurnOutcome | null> {
+    const { sessionId, options, promptUuid } = this.input;
+    this.state.activity = 'loadContext';
+    const uuid = uuid4();
+    try {
+      const loaded = await uninterruptible(() =>
+        this.acts.loadContext({
+          sessionId,
+          cwd: this.workspace.cwd,
+          uuid,
+          parentUuid: promptUuid,
+          model: options.model,
+          gitStatus: options.systemPromptKey === undefined,
+          ...(options.settingSources ? { settingSources: options.settingSources } : {}),
+          ...(options.userMemoryKey !== undefined ? { userMemoryKey: options.userMemoryKey } : {}),
+        }),
+      );
+      this.state.recordContext(loaded.uuid);
+      return null;
+    } catch (err) {
+      const f = modelFailureOf(err);
+      return this.state.outcome('error_during_execution', 'turn_setup_failed', [`${f.message} (${f.type})`]);
+    }
   }
 
   /**
@@ -132,16 +214,26 @@ class Turn {
     await this.member.awaitAck((wait) => this.interrupts.run(wait));
     if (this.interrupts.requested()) return this.interrupted('aborted_tools');
     const verdict = checkLimits(this.state.data.limits, this.state.limitState(this.member));
-    if (!verdict.stop) return null;
-    const reason = verdict.subtype === 'error_max_turns' ? 'max_turns' : 'budget_exhausted';
-    return this.state.outcome(verdict.subtype, reason, verdict.errors);
+    if (verdict.stop) {
+      const reason = verdict.subtype === 'error_max_turns' ? 'max_turns' : 'budget_exhausted';
+      return this.state.outcome(verdict.subtype, reason, verdict.errors);
+    }
+    // The seeds' auto-compact: the last call's context has reached the threshold of the window.
+    const last = this.state.data.lastContext;
+    if (last && shouldAutoCompact(last.tokens, last.window, this.input.options.compaction)) await this.compact('auto');
+    return null;
   }
 
   /** One model call (streamed by the `callModel` activity, which writes the assistant line). */
   private async callModel(): Promise<ModelStep> {
-    const { sessionId, cwd, options } = this.input;
+    const { sessionId, options } = this.input;
+    const cwd = this.workspace.cwd;
     const assistantUuid = uuid4();
     this.state.activity = 'callModel';
+    this.state.modelCall = assistantUuid;
+    const model = this.state.model;
+    // With a fallback left, overloaded answers fail the call early so that the turn can switch.
+    const canFallBack = fallbackFor(ModelErrorType.Overloaded, model, options) !== null;
     let call: CallModelSummary | undefined;
     try {
       call = await this.interrupts.run(() =>
@@ -150,15 +242,22 @@ class Turn {
           cwd,
           assistantUuid,
           parentUuid: this.state.leaf,
-          model: options.model,
+          model,
           maxTokens: options.maxTokens,
           ...(options.tools ? { tools: options.tools } : {}),
-          ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
-          ...(options.appendSystemPrompt !== undefined ? { appendSystemPrompt: options.appendSystemPrompt } : {}),
+          ...(options.systemPromptKey !== undefined ? { systemPromptKey: options.systemPromptKey } : {}),
+          ...(options.appendSystemPromptKey !== undefined
+            ? { appendSystemPromptKey: options.appendSystemPromptKey }
+            : {}),
+          ...(options.includePartialMessages ? { streamEvents: true } : {}),
+          ...(options.jsonSchemaKey !== undefined ? { jsonSchemaKey: options.jsonSchemaKey } : {}),
+          ...(canFallBack ? { overloadedAttemptsBeforeFallback: OVERLOADED_ATTEMPTS_BEFORE_FALLBACK } : {}),
         }),
       );
     } catch (err) {
       return this.afterFailedCall(modelFailureOf(err));
+    } finally {
+      this.state.modelCall = null;
     }
     if (!call) return { kind: 'stop', outcome: this.interrupted('aborted_streaming') };
     this.state.recordModelCall(assistantUuid, call);
@@ -166,11 +265,20 @@ class Turn {
     return { kind: 'response', assistantUuid, call };
   }
 
-  /** A model call failed after its retries: a prompt the API refused as too long is compacted once. */
+  /**
+   * A model call failed after its retries. Repeated overloaded answers switch to the fallback
+   * model; a prompt the API refused as too long is compacted (again and again in a long turn,
+   * but not twice in a row: a compaction that did not make the prompt fit ends the turn).
+   */
   private async afterFailedCall(failure: ModelFailure): Promise<ModelStep> {
-    if (failure.type === ModelErrorType.PromptTooLong && this.state.data.compactions === 0) {
+    const fallback = fallbackFor(failure.type, this.state.model, this.input.options);
+    if (fallback !== null) {
+      await this.switchModel(fallback);
+      return { kind: 'retry' };
+    }
+    if (failure.type === ModelErrorType.PromptTooLong && !this.state.data.compactedSinceCall) {
       await this.compact('auto');
-      return { kind: 'compacted' };
+      return { kind: 'retry' };
     }
     const outcome = this.state.outcome(
       'error_during_execution',
@@ -181,23 +289,28 @@ class Turn {
     return { kind: 'stop', outcome };
   }
 
-  /** Summarizes the context into a compact boundary and a summary line; the chain goes on from the summary. */
-  private async compact(trigger: 'auto' | 'manual'): Promise<void> {
-    const { sessionId, turnId, cwd, options } = this.input;
-    this.state.data.compactions++;
+  /**
+   * Summarizes the context: a summary line, the most recent messages kept verbatim, and the
+   * compact boundary (written last). The chain goes on from the last kept message. Uncancellable,
+   * and idempotent by its uuids: a crash mid-way neither loses the conversation nor compacts twice.
+   */
+  private async compact(trigger: 'auto' | 'manual', instructionsUuid?: string): Promise<void> {
+    const { sessionId, turnId, options } = this.input;
+    const cwd = this.workspace.cwd;
     this.state.activity = 'compactContext';
-    const boundaryUuid = uuid4();
-    const summaryUuid = uuid4();
+    const preserveTokens = options.compaction?.preserveTokens;
     const compacted = await uninterruptible(() =>
       this.acts.compactContext({
         sessionId,
         turnId,
         cwd,
-        model: options.model,
+        model: this.state.model,
         leafUuid: this.state.leaf,
-        boundaryUuid,
-        summaryUuid,
+        boundaryUuid: uuid4(),
+        summaryUuid: uuid4(),
         trigger,
+        ...(instructionsUuid !== undefined ? { instructionsUuid } : {}),
+        ...(preserveTokens !== undefined ? { preserveTokens } : {}),
       }),
     );
     if (compacted.costUsd !== null || compacted.usage.input_tokens > 0) {
@@ -206,7 +319,63 @@ class Turn {
         maxOutputTokens: options.maxTokens,
       });
     }
-    this.state.appendLines([boundaryUuid, summaryUuid]);
+    this.state.recordCompaction(compacted);
+  }
+
+  /**
+   * `/compact [instructions]` summarizes the conversation before the command now; `/clear` starts
+   * a fresh one. Neither asks the model anything else (the seeds' `shouldQuery: false`).
+   */
+  private async runCommand(command: SlashCommand): Promise<TurnOutcome> {
+    const { parentUuid, promptUuid } = this.input;
+    if (command.name === 'clear') {
+      await this.recordSystemLine(
+        { subtype: 'compact_boundary', compactMetadata: { trigger: 'manual', pre_tokens: 0 }, clearedContext: true },
+        false,
+      );
+      return this.state.outcome('success', 'completed', []);
+    }
+    if (parentUuid === null)
+      return this.state.outcome('error_during_execution', 'completed', ['Not enough messages to compact.']);
+    this.state.setLeaf(parentUuid);
+    await this.compact('manual', command.instructions !== null ? promptUuid : undefined);
+    return this.state.outcome('success', 'completed', []);
+  }
+
+  /** Repeated overloaded answers: the turn goes on with the fallback model, and the stream says so. */
+  private async switchModel(to: string): Promise<void> {
+    const from = this.state.model;
+    this.state.switchModel(to);
+    await this.recordSystemLine({
+      subtype: 'model_fallback',
+      trigger: 'overloaded',
+      originalModel: from,
+      fallbackModel: to,
+      content: fallbackNotice(from, to),
+    });
+  }
+
+  /**
+   * Writes a `system` line at the end of the chain (the model does not see it). Streamed unless
+   * `stream` is false (the boundary of a `/clear`, which the caller learns of from the result).
+   */
+  private async recordSystemLine(fields: Record<string, unknown>, stream = true): Promise<void> {
+    const { sessionId, turnId } = this.input;
+    const uuid = uuid4();
+    const entry = {
+      v: 1,
+      type: 'system',
+      uuid,
+      parentUuid: this.state.leaf,
+      sessionId,
+      timestamp: this.now(),
+      turnId,
+      ...fields,
+    } as TranscriptEntry;
+    this.state.activity = 'recordTranscript';
+    await uninterruptible(() => this.acts.recordTranscript([entry]));
+    if (stream) this.state.appendLine(uuid, 'system');
+    else this.state.setLeaf(uuid);
   }
 
   /**
@@ -227,20 +396,71 @@ class Turn {
       );
       return this.state.outcome(afterCall.subtype, 'budget_exhausted', afterCall.errors);
     }
-    const finished = await this.tools.runAll(assistantUuid, call.toolUses);
-    return finished ? null : this.interrupted('aborted_tools');
+    let finished: boolean;
+    try {
+      finished = await this.tools.runAll(assistantUuid, call.toolUses);
+    } catch (err) {
+      if (!(err instanceof WorkspaceStop)) throw err;
+      // The working tree could not be recorded: stop before anything else changes it.
+      return this.state.outcome('error_during_execution', err.terminalReason, [err.message]);
+    }
+    if (!finished) return this.interrupted('aborted_tools');
+    return this.structuredOutputOutcome();
   }
 
-  /** After a response without tool calls: `pause_turn` is resumed, and a token budget may nudge the model on. */
-  private async continuesAfter(call: CallModelSummary): Promise<boolean> {
-    if (call.stopReason === 'pause_turn') return true;
+  /** With a JSON Schema: the turn ends once a StructuredOutput call was valid, or once the attempts ran out. */
+  private structuredOutputOutcome(): TurnOutcome | null {
+    const { options } = this.input;
+    if (options.jsonSchemaKey === undefined) return null;
+    const so = this.state.structuredOutput;
+    if (so.resultUuid !== null) return this.state.outcome('success', 'completed', []);
+    if (exhausted(so, options.maxStructuredOutputRetries)) {
+      return this.state.outcome('error_max_structured_output_retries', STRUCTURED_OUTPUT_EXHAUSTED, [retriesError(so)]);
+    }
+    return null;
+  }
+
+  /**
+   * After a response without tool calls, what the seeds' loop does before it lets the turn end:
+   * `pause_turn` is resumed; a response cut by `max_tokens` is resumed a few times; a turn that
+   * must return structured output nudges the model to call the tool; a token budget may nudge
+   * the model on. Returns the outcome when the turn ends, null to call the model again.
+   */
+  private async afterAnswer(call: CallModelSummary): Promise<TurnOutcome | null> {
+    const { options } = this.input;
     const d = this.state.data;
-    if (call.stopReason !== 'end_turn' || d.limits.taskBudget === undefined) return false;
-    const decision = checkTokenBudget(d.budgetTracker, d.limits.taskBudget, d.usage.output_tokens);
-    if (decision.action !== 'continue') return false;
-    d.budgetTracker = decision.tracker;
-    await this.recordMetaMessage(decision.nudge);
-    return true;
+    if (call.stopReason === 'pause_turn') return null;
+    if (call.stopReason === 'max_tokens') {
+      if (
+        !resumesAfterCut(d.outputRecoveries ?? 0, options.maxOutputTokensRecoveries ?? MAX_OUTPUT_TOKENS_RECOVERIES)
+      ) {
+        const errors = [edeDiagnostic(this.state.successInput()), outputLimitError(options.maxTokens)];
+        return this.state.outcome('error_during_execution', 'api_error', errors);
+      }
+      this.state.recordOutputRecovery();
+      await this.recordMetaMessage(OUTPUT_LIMIT_NUDGE);
+      return null;
+    }
+    if (options.jsonSchemaKey !== undefined) {
+      // Beyond Claude Code: a turn given a schema never succeeds without structured output.
+      const end = afterTextAnswer(this.state.structuredOutput, options.maxStructuredOutputRetries);
+      if (end.action === 'exhausted') {
+        return this.state.outcome('error_max_structured_output_retries', STRUCTURED_OUTPUT_EXHAUSTED, [end.error]);
+      }
+      this.state.structuredOutput = end.progress;
+      await this.recordMetaMessage(STRUCTURED_OUTPUT_NUDGE);
+      return null;
+    }
+    if (call.stopReason === 'end_turn' && d.limits.taskBudget !== undefined) {
+      const used = taskBudgetTokens(d.usage.output_tokens, d.compactedContextTokens ?? 0);
+      const decision = checkTokenBudget(d.budgetTracker, d.limits.taskBudget, used);
+      if (decision.action === 'continue') {
+        d.budgetTracker = decision.tracker;
+        await this.recordMetaMessage(decision.nudge);
+        return null;
+      }
+    }
+    return this.finalOutcome();
   }
 
   /** Writes a user line the runner adds for the model's benefit (`isMeta`), at the end of the chain. */
@@ -254,7 +474,8 @@ class Turn {
       parentUuid: this.state.leaf,
       sessionId,
       timestamp: this.now(),
-      message: { role: 'user', content: text },
+      // Text blocks, as Claude Code writes its own messages to the model.
+      message: { role: 'user', content: [{ type: 'text', text }] },
       turnId,
       isMeta: true,
     };
@@ -281,12 +502,14 @@ class Turn {
       events: [...d.events],
       done: this.state.done,
       activity: this.state.activity,
+      modelCall: this.state.modelCall,
       numTurns: d.numTurns,
       costUsd: this.state.cost().usd,
       usage: d.usage,
       limits: d.limits,
       budgetPoolId: this.input.options.budgetPoolId ?? null,
       pool: this.member.status,
+      ...(this.workspace.ref ? { workspace: this.workspace.ref } : {}),
     };
   }
 

@@ -1,6 +1,15 @@
 /** The harness's own comparison logic, on hand-made runs (no CLI involved). */
 import type { ParsedRequest } from '../../src/fake-model';
-import { canonicalOrder, compareRuns, compareToolSchemas, diffLists, label, shapeOf } from './compare';
+import {
+  canonicalOrder,
+  compareContext,
+  compareRuns,
+  compareToolSchemas,
+  contextLayout,
+  diffLists,
+  label,
+  shapeOf,
+} from './compare';
 import { knownDifferenceFor } from './known-differences';
 import type { SideRun, StreamMessage } from './run';
 
@@ -46,6 +55,7 @@ function run(messages: StreamMessage[], over: Partial<SideRun> = {}): SideRun {
     requests: [],
     files: { 'a.txt': 'a\n' },
     durationMs: 1,
+    paths: { repo: '/r', home: '/h' },
     ...over,
   };
 }
@@ -143,5 +153,67 @@ describe('conformance comparison', () => {
     const d = { kind: 'repository' as const, where: 'a.txt', claude: 'x', ours: 'y' };
     expect(knownDifferenceFor(d, 'edit-before-read')?.id).toBe('edit-write-require-read');
     expect(knownDifferenceFor(d, 'glob')).toBeUndefined();
+  });
+
+  test('contextLayout: memory files, git status, nested memory, environment and prompt, by kind and order', () => {
+    const memory =
+      '<system-reminder>\nCodebase and user instructions are shown below.\n\n' +
+      "Contents of /h/.claude/CLAUDE.md (user's private global instructions for all projects):\n\nmine\n\n" +
+      'Contents of /r/CLAUDE.md (project instructions, checked into the codebase):\n\nrules\n</system-reminder>';
+    const req: ParsedRequest = {
+      model: 'm',
+      max_tokens: 1,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: memory },
+            { type: 'text', text: '<system-reminder>\nAs you answer…\n# gitStatus\nbranch\n</system-reminder>' },
+            { type: 'text', text: '<system-reminder>\nAttribution for git commits …\n</system-reminder>' },
+            { type: 'text', text: 'do it' },
+          ],
+        },
+        { role: 'system', content: [{ type: 'text', text: '# Environment\nYou have been invoked…' }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'Read', input: {} }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 't', content: 'x' },
+            { type: 'text', text: '<system-reminder>\nContents of /r/sub/CLAUDE.md:\n\nsub\n</system-reminder>' },
+          ],
+        },
+      ],
+    };
+    expect(contextLayout(req, { repo: '/r', home: '/h' })).toEqual([
+      "user: memory(<home>/.claude/CLAUDE.md [user's private global instructions for all projects], <repo>/CLAUDE.md [project instructions, checked into the codebase]), gitStatus, text",
+      'system: environment',
+      'assistant: tool_use',
+      'user: tool_result, nested(<repo>/sub/CLAUDE.md)',
+    ]);
+    // A request without the nested memory, or with the memory after the prompt, is a difference.
+    const without: ParsedRequest = { ...req, messages: req.messages.slice(0, 3) };
+    const paths = { repo: '/r', home: '/h' };
+    expect(compareContext([req], paths, [req], paths)).toEqual([]);
+    expect(compareContext([req], paths, [without], paths).map((d) => d.where)).toEqual(['request 0']);
+    const tail = compareContext([req], paths, [req], paths, { systemTail: 'x' });
+    expect(tail).toEqual([]); // neither ends with it: the same
+  });
+
+  test('compareRuns: the sequence of stream event types is compared apart from the other messages', () => {
+    const ev = (type: string): StreamMessage => ({ type: 'stream_event', event: { type }, uuid: 'u', session_id: 's' });
+    const a = run([init, ev('message_start'), ev('content_block_delta'), ev('message_stop'), result]);
+    const b = run([init, ev('message_start'), ev('message_stop'), result], { side: 'ours' });
+    const diffs = compareRuns({ claude: a, ours: b });
+    expect(diffs.map((d) => `${d.kind} ${d.where}`)).toEqual(['stream-event event types']);
+  });
+
+  test('knownDifferenceFor: entries apply to the second run of a scenario too', () => {
+    const d = {
+      kind: 'field' as const,
+      where: 'resumed run: assistant.message.stop_reason',
+      claude: 'null',
+      ours: 's',
+    };
+    expect(knownDifferenceFor(d, 'fork-session')?.id).toBe('assistant-stop-reason');
   });
 });

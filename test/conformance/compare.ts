@@ -5,11 +5,26 @@
  * allow-list (known-differences.ts) filters and {@link formatDifferences} prints.
  */
 import type { ParsedRequest, RequestBlock } from '../../src/fake-model';
+import { systemText } from '../../src/fake-model/request';
+
 import type { Side, SideRun, StreamMessage } from './run';
 
 /** What a difference is about. */
 export type DifferenceKind =
-  'exit-code' | 'sequence' | 'field' | 'result' | 'tool-result' | 'tool-schema' | 'repository' | 'output';
+  | 'exit-code'
+  | 'sequence'
+  | 'field'
+  | 'result'
+  | 'tool-result'
+  | 'tool-schema'
+  | 'repository'
+  | 'output'
+  /** Where memory, context and prompts land in a request (kinds and order of blocks). */
+  | 'context'
+  /** The `stream_event` messages (`--include-partial-messages`). */
+  | 'stream-event'
+  /** What a resumed or forked run did to sessions. */
+  | 'session';
 
 /** One difference between the real CLI (`claude`) and ours. */
 export interface Difference {
@@ -212,7 +227,16 @@ function compareResults(claude: StreamMessage[], ours: StreamMessage[]): Differe
       : undefined;
   const value = (r: StreamMessage | undefined, f: string): unknown =>
     (f === 'permission_denials' ? deniedTools(r) : r?.[f]) ?? ABSENT;
-  const fields = ['subtype', 'is_error', 'result', 'errors', 'terminal_reason', 'stop_reason', 'permission_denials'];
+  const fields = [
+    'subtype',
+    'is_error',
+    'result',
+    'structured_output',
+    'errors',
+    'terminal_reason',
+    'stop_reason',
+    'permission_denials',
+  ];
   for (const f of fields) {
     const va = value(a, f);
     const vb = value(b, f);
@@ -329,11 +353,139 @@ function compareRepos(a: Record<string, string>, b: Record<string, string>): Dif
   return diffs;
 }
 
+const isStreamEvent = (m: StreamMessage): boolean => m['type'] === 'stream_event';
+
+/**
+ * `stream_event` messages (`--include-partial-messages`): the sequence of their event types, and
+ * their fields. They are left out of the other comparisons (Claude Code interleaves them with the
+ * assistant messages of the same response; the runner sends a response after its events).
+ */
+function compareStreamEvents(claude: StreamMessage[], ours: StreamMessage[], prefix = ''): Difference[] {
+  const types = (ms: StreamMessage[]): string[] =>
+    ms.filter(isStreamEvent).map((m) => String((m['event'] as Record<string, unknown> | undefined)?.['type']));
+  const a = types(claude);
+  const b = types(ours);
+  const diffs: Difference[] = [];
+  if (a.join('\n') !== b.join('\n'))
+    diffs.push({ kind: 'stream-event', where: `${prefix}event types`, claude: a, ours: b });
+  const fields = compareFields(claude.filter(isStreamEvent), ours.filter(isStreamEvent));
+  diffs.push(...fields.map((d) => ({ ...d, kind: 'stream-event' as const, where: `${prefix}${d.where}` })));
+  return diffs;
+}
+
+/** The paths that mean the same on both sides (repository, HOME), for comparing request text. */
+export interface SidePaths {
+  repo: string;
+  home: string;
+}
+
+/** One text block of a request, by kind; null for Claude Code's own reminders (not compared). */
+function textKind(role: string, text: string, norm: (t: string) => string): string | null {
+  if (text.startsWith('<system-reminder>\nCodebase and user instructions')) {
+    const files = [...text.matchAll(/\nContents of (\S+) \(([^)]*)\):\n/g)].map((m) => `${norm(m[1] ?? '')} [${m[2]}]`);
+    return `memory(${files.join(', ')})`;
+  }
+  if (text.includes('\n# gitStatus\n')) return 'gitStatus';
+  const nested = /^<system-reminder>\nContents of (\S+):\n/.exec(text);
+  if (nested) return `nested(${norm(nested[1] ?? '')})`;
+  if (text.startsWith('<system-reminder>\nAttribution for git commits')) return null;
+  if (role === 'system' && text.startsWith('# Environment')) return 'environment';
+  if (role === 'system' && text.startsWith("The user hasn't heard from you")) return null;
+  return 'text';
+}
+
+/**
+ * Where context lands in one request: per message, its role and the kinds of its blocks in
+ * order (`memory(<files>)`, `gitStatus`, `nested(<file>)`, `environment`, `text`, `tool_use`,
+ * `tool_result`). Paths are shown relative to `<repo>` and `<home>`.
+ */
+export function contextLayout(req: ParsedRequest, paths: SidePaths): string[] {
+  const norm = (t: string): string => t.split(paths.repo).join('<repo>').split(paths.home).join('<home>');
+  const out: string[] = [];
+  for (const m of req.messages) {
+    const blocks: RequestBlock[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+    const kinds = blocks
+      .map((b) => (b.type === 'text' ? textKind(m.role, String(b['text'] ?? ''), norm) : b.type))
+      .filter((k): k is string => k !== null);
+    if (kinds.length) out.push(`${m.role}: ${kinds.join(', ')}`);
+  }
+  return out;
+}
+
+/** The context layout of every request, and whether each system prompt ends with `systemTail`. */
+export function compareContext(
+  claude: readonly ParsedRequest[],
+  claudePaths: SidePaths,
+  ours: readonly ParsedRequest[],
+  oursPaths: SidePaths,
+  opts: { systemTail?: string; prefix?: string } = {},
+): Difference[] {
+  const diffs: Difference[] = [];
+  const prefix = opts.prefix ?? '';
+  for (let i = 0; i < Math.max(claude.length, ours.length); i++) {
+    const a = claude[i] ? contextLayout(claude[i]!, claudePaths) : [ABSENT];
+    const b = ours[i] ? contextLayout(ours[i]!, oursPaths) : [ABSENT];
+    if (a.join('\n') !== b.join('\n'))
+      diffs.push({ kind: 'context', where: `${prefix}request ${i}`, claude: a, ours: b });
+    if (opts.systemTail !== undefined) {
+      const tail = opts.systemTail.trim();
+      const ends = (r: ParsedRequest | undefined): boolean => (r ? systemText(r).trim().endsWith(tail) : false);
+      if (ends(claude[i]) !== ends(ours[i])) {
+        diffs.push({
+          kind: 'context',
+          where: `${prefix}request ${i} system prompt ends with the appended text`,
+          claude: ends(claude[i]),
+          ours: ends(ours[i]),
+        });
+      }
+    }
+  }
+  return diffs;
+}
+
+/** The messages of a run, compared as a whole run is (sequence, fields, result, stream events). */
+function compareMessages(claude: StreamMessage[], ours: StreamMessage[], prefix = ''): Difference[] {
+  const ca = canonicalOrder(claude.filter((m) => !isStreamEvent(m)));
+  const cb = canonicalOrder(ours.filter((m) => !isStreamEvent(m)));
+  const tag = (ds: Difference[]): Difference[] =>
+    prefix ? ds.map((d) => ({ ...d, where: `${prefix}${d.where}` })) : ds;
+  return [
+    ...tag(compareSequences(ca, cb)),
+    ...tag(compareFields(ca, cb)),
+    ...tag(compareResults(ca, cb)),
+    ...compareStreamEvents(claude, ours, prefix),
+  ];
+}
+
+/** Prefix of the differences found in a scenario's second run (`--resume`); allow-list entries apply to both runs. */
+export const RESUMED_PREFIX = 'resumed run: ';
+
+/** The second run of a scenario (`--resume`, maybe `--fork-session`): its messages, requests and sessions. */
+function compareResumed(runs: Record<Side, SideRun>, opts: { systemTail?: string }): Difference[] {
+  const a = runs.claude.resumed;
+  const b = runs.ours.resumed;
+  if (!a || !b) return [];
+  const prefix = RESUMED_PREFIX;
+  const diffs: Difference[] = [];
+  if (a.exitCode !== b.exitCode)
+    diffs.push({ kind: 'exit-code', where: `${prefix}exit code`, claude: a.exitCode, ours: b.exitCode });
+  diffs.push(...compareMessages(a.messages, b.messages, prefix));
+  diffs.push(...compareContext(a.requests, runs.claude.paths, b.requests, runs.ours.paths, { ...opts, prefix }));
+  const facts = (r: typeof a): Record<string, boolean> => ({
+    'continues in a new session': r.sessionId !== '' && r.sessionId !== r.firstSessionId,
+    'leaves the first session unchanged': r.firstTranscriptUnchanged,
+  });
+  const fa = facts(a);
+  const fb = facts(b);
+  for (const k of Object.keys(fa)) {
+    if (fa[k] !== fb[k]) diffs.push({ kind: 'session', where: `${prefix}${k}`, claude: fa[k], ours: fb[k] });
+  }
+  return diffs;
+}
+
 /** Every difference between the two runs of a scenario (before the allow-list). */
-export function compareRuns(runs: Record<Side, SideRun>): Difference[] {
+export function compareRuns(runs: Record<Side, SideRun>, opts: { systemTail?: string } = {}): Difference[] {
   const { claude, ours } = runs;
-  const ca = canonicalOrder(claude.messages);
-  const cb = canonicalOrder(ours.messages);
   const diffs: Difference[] = [];
   if (claude.exitCode !== ours.exitCode) {
     diffs.push({ kind: 'exit-code', where: 'exit code', claude: claude.exitCode, ours: ours.exitCode });
@@ -343,11 +495,11 @@ export function compareRuns(runs: Record<Side, SideRun>): Difference[] {
       diffs.push({ kind: 'output', where: 'non-JSON stdout lines', claude: claude.strayLines, ours: ours.strayLines });
     }
   }
-  diffs.push(...compareSequences(ca, cb));
-  diffs.push(...compareFields(ca, cb));
-  diffs.push(...compareResults(ca, cb));
+  diffs.push(...compareMessages(claude.messages, ours.messages));
   diffs.push(...compareToolResults(claude.requests, ours.requests));
+  diffs.push(...compareContext(claude.requests, claude.paths, ours.requests, ours.paths, opts));
   diffs.push(...compareRepos(claude.files, ours.files));
+  diffs.push(...compareResumed(runs, opts));
   return diffs;
 }
 

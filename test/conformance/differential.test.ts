@@ -61,7 +61,8 @@ describe('claude -p vs agent-runner -p', () => {
       const runs = await runScenario(s, { claudeBin, model });
       runsByScenario.set(s.name, runs);
       expect(runs.claude.messages.length).toBeGreaterThan(0);
-      expect(report(s.name, runs, unexpected(compareRuns(runs), s.name))).toBe('');
+      const opts = s.systemTail !== undefined ? { systemTail: s.systemTail } : {};
+      expect(report(s.name, runs, unexpected(compareRuns(runs, opts), s.name))).toBe('');
       completed.add(s.name);
     });
   }

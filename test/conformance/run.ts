@@ -66,6 +66,25 @@ export interface SideRun {
   /** The repository afterwards: relative path → content. */
   files: Record<string, string>;
   durationMs: number;
+  /** The scenario's second run (`resume`), when it has one. */
+  resumed?: ResumedRun;
+  /** Paths that differ between the sides and mean the same: this side's repository and HOME. */
+  paths: { repo: string; home: string };
+}
+
+/** What the second run (`--resume …`) of a scenario did. */
+export interface ResumedRun {
+  exitCode: number | null;
+  stderr: string;
+  messages: StreamMessage[];
+  strayLines: string[];
+  requests: ParsedRequest[];
+  /** Session id of the first run. */
+  firstSessionId: string;
+  /** Session id the second run reported. */
+  sessionId: string;
+  /** The first run's transcript is byte-identical after the second run. */
+  firstTranscriptUnchanged: boolean;
 }
 
 function newestMtime(dir: string): number {
@@ -155,11 +174,33 @@ export function createRepo(dir: string, files: Readonly<Record<string, string>>)
   }
 }
 
-/** All files under `dir` (relative path → UTF-8 content). */
+/** Makes `dir` a git repository with one commit of its files, identical on every run (fixed author and dates). */
+export function gitInit(dir: string): void {
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: 'Conformance',
+    GIT_AUTHOR_EMAIL: 'conformance@example.com',
+    GIT_COMMITTER_NAME: 'Conformance',
+    GIT_COMMITTER_EMAIL: 'conformance@example.com',
+    GIT_AUTHOR_DATE: '2024-01-01T00:00:00Z',
+    GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z',
+  };
+  for (const args of [
+    ['init', '-q', '-b', 'main'],
+    ['add', '-A'],
+    ['commit', '-q', '-m', 'initial'],
+  ]) {
+    const r = spawnSync('git', args, { cwd: dir, env, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
+  }
+}
+
+/** All files under `dir` (relative path → UTF-8 content), `.git` left out. */
 export function snapshotRepo(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (d: string): void => {
     for (const name of readdirSync(d).sort()) {
+      if (name === '.git') continue;
       const p = join(d, name);
       if (statSync(p).isDirectory()) walk(p);
       else out[relative(dir, p)] = readFileSync(p, 'utf8');
@@ -180,14 +221,19 @@ export interface RunOptions {
 function runProcess(
   cmd: string,
   args: string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+  opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; stdin?: string },
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    if (opts.stdin !== undefined) child.stdin?.end(opts.stdin);
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`${cmd} ${args.join(' ')} timed out after ${opts.timeoutMs} ms\n${stdout}\n${stderr}`));
@@ -219,6 +265,34 @@ function parseLines(stdout: string): { messages: StreamMessage[]; strayLines: st
   return { messages, strayLines };
 }
 
+/** A stream-json user message line (`--input-format stream-json`). */
+export function userMessageLine(text: string): string {
+  return `${JSON.stringify({ type: 'user', message: { role: 'user', content: text } })}\n`;
+}
+
+/**
+ * The stored transcript of a session, as text ('' when not found): Claude Code's under
+ * `HOME/.claude/projects/<dir>/<id>.jsonl`, ours under the runner's data directory.
+ */
+function readTranscript(side: Side, root: string, home: string, sessionId: string): string {
+  const read = (p: string): string => {
+    try {
+      return readFileSync(p, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  if (side === 'ours') return read(join(root, 'runner-data', 'sessions', `${sessionId}.jsonl`));
+  const projects = join(home, '.claude', 'projects');
+  let dirs: string[] = [];
+  try {
+    dirs = readdirSync(projects);
+  } catch {
+    return '';
+  }
+  return dirs.map((d) => read(join(projects, d, `${sessionId}.jsonl`))).join('');
+}
+
 /**
  * Environment of both runs: offline, a throwaway HOME, the scripted model as the API. Claude
  * Code's background tasks are off because the runner has none (a timed-out command is killed).
@@ -244,13 +318,21 @@ export async function runScenario(s: ConformanceScenario, opts: RunOptions): Pro
   const root = mkdtempSync(join(tmpdir(), `conformance-${s.name}-`));
   const repo = join(root, 'repo');
   const temporalCli = findTemporalCli();
-  const args = ['-p', promptFor(s), ...(s.flags ?? COMMON_FLAGS), ...(s.args ?? [])];
+  const input = s.streamInput
+    ? { args: ['-p', '--input-format', 'stream-json'], stdin: userMessageLine(promptFor(s)) }
+    : { args: ['-p', promptFor(s)] };
+  const args = [...input.args, ...(s.flags ?? COMMON_FLAGS), ...(s.args ?? [])];
   const out = {} as Record<Side, SideRun>;
   try {
     for (const side of ['claude', 'ours'] as const) {
       createRepo(repo, s.files ?? DEFAULT_FILES);
+      if (s.git) gitInit(repo);
       const home = join(root, `home-${side}`);
       mkdirSync(home, { recursive: true });
+      for (const [rel, content] of Object.entries(s.homeFiles ?? {})) {
+        mkdirSync(dirname(join(home, rel)), { recursive: true });
+        writeFileSync(join(home, rel), content.split('{{repo}}').join(repo));
+      }
       const env = baseEnv(home, opts.model.server.baseUrl);
       if (side === 'ours') {
         env['AGENT_RUNNER_DATA_DIR'] = join(root, 'runner-data');
@@ -259,16 +341,54 @@ export async function runScenario(s: ConformanceScenario, opts: RunOptions): Pro
       const [cmd, argv] = side === 'claude' ? [opts.claudeBin, args] : [process.execPath, [RUNNER_BIN, ...args]];
       const firstRequest = opts.model.requests.length;
       const started = Date.now();
-      const r = await runProcess(cmd, argv, { cwd: repo, env, timeoutMs: opts.timeoutMs ?? 120_000 });
+      const timeoutMs = opts.timeoutMs ?? 120_000;
+      const r = await runProcess(cmd, argv, {
+        cwd: repo,
+        env,
+        timeoutMs,
+        ...(input.stdin !== undefined ? { stdin: input.stdin } : {}),
+      });
+      const lines = parseLines(r.stdout);
+      const firstEnd = opts.model.requests.length;
+      let resumed: ResumedRun | undefined;
+      if (s.resume) {
+        const firstSessionId = String(lines.messages.find((m) => m['type'] === 'result')?.['session_id'] ?? '');
+        const transcript = (): string => readTranscript(side, root, home, firstSessionId);
+        const before = transcript();
+        const flags2 = [
+          '-p',
+          s.resume.prompt,
+          ...(s.flags ?? COMMON_FLAGS),
+          '--resume',
+          firstSessionId,
+          ...s.resume.args,
+        ];
+        const [cmd2, argv2] =
+          side === 'claude' ? [opts.claudeBin, flags2] : [process.execPath, [RUNNER_BIN, ...flags2]];
+        const first2 = opts.model.requests.length;
+        const r2 = await runProcess(cmd2, argv2, { cwd: repo, env, timeoutMs });
+        const l2 = parseLines(r2.stdout);
+        resumed = {
+          exitCode: r2.code,
+          stderr: r2.stderr,
+          ...l2,
+          requests: opts.model.requests.slice(first2),
+          firstSessionId,
+          sessionId: String(l2.messages.find((m) => m['type'] === 'result')?.['session_id'] ?? ''),
+          firstTranscriptUnchanged: before !== '' && transcript() === before,
+        };
+      }
       out[side] = {
         side,
         exitCode: r.code,
         stdout: r.stdout,
         stderr: r.stderr,
-        ...parseLines(r.stdout),
-        requests: opts.model.requests.slice(firstRequest),
+        ...lines,
+        requests: opts.model.requests.slice(firstRequest, firstEnd),
         files: snapshotRepo(repo),
         durationMs: Date.now() - started,
+        ...(resumed ? { resumed } : {}),
+        paths: { repo, home },
       };
       if (process.env['CONFORMANCE_KEEP']) cpSync(repo, join(root, `repo-after-${side}`), { recursive: true });
     }

@@ -4,6 +4,7 @@
  * src/fake-model/scenario.ts); `{{cwd}}` becomes the working directory the client reports.
  */
 import type { ContentSpec, StepSpec } from '../../src/fake-model';
+import { LOOP_SCENARIOS } from './loop-scenarios';
 
 /** One differential scenario. */
 export interface ConformanceScenario {
@@ -19,7 +20,30 @@ export interface ConformanceScenario {
   flags?: readonly string[];
   /** Files of the repository (path → content); default {@link DEFAULT_FILES}. */
   files?: Record<string, string>;
+  /** Files of each side's HOME (path → content), e.g. `.claude/CLAUDE.md` (the user's memory); `{{repo}}` becomes the repository's path. */
+  homeFiles?: Record<string, string>;
+  /** Make the repository a git repository with one commit of its files (same hash on both sides). */
+  git?: boolean;
+  /** Send the prompt as a stream-json user message on stdin (`--input-format stream-json`). */
+  streamInput?: boolean;
+  /** A second run after the first, with `--resume <first session id>` and these flags and prompt. */
+  resume?: { args: string[]; prompt: string };
+  /** Text both CLIs must end their system prompt with (an appended system prompt). */
+  systemTail?: string;
 }
+
+/** `~/.claude.json` marking the repository trusted, as Claude Code's trust dialog leaves it. */
+const TRUSTED_HOME = { '.claude.json': JSON.stringify({ projects: { '{{repo}}': { hasTrustDialogAccepted: true } } }) };
+/** Flags of the permission scenarios: default mode, no allowed tools beyond the rules given. */
+const DEFAULT_MODE_FLAGS = [
+  '--output-format',
+  'stream-json',
+  '--verbose',
+  '--tools',
+  'Read,Write,Edit,Bash,Glob,Grep',
+  '--model',
+  'claude-sonnet-5-5',
+];
 
 /** The repository every scenario starts from unless it gives its own files. */
 export const DEFAULT_FILES: Readonly<Record<string, string>> = {
@@ -261,6 +285,57 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
     ],
   },
   {
+    name: 'settings-rules',
+    title: '.claude/settings.json with allow and deny rules for Read, Edit and Bash',
+    flags: DEFAULT_MODE_FLAGS,
+    homeFiles: TRUSTED_HOME,
+    files: {
+      ...DEFAULT_FILES,
+      'secrets/key': 'TOKEN=1\n',
+      '.claude/settings.json': JSON.stringify({
+        permissions: {
+          allow: ['Edit(src/**)', 'Bash(echo *)'],
+          deny: ['Read(./secrets/**)', 'Bash(touch *)', 'Edit(src/notes.md)'],
+        },
+      }),
+    },
+    steps: [
+      {
+        content: [
+          tool('Read', { file_path: '{{cwd}}/secrets/key' }),
+          tool('Read', { file_path: '{{cwd}}/src/math.js' }),
+        ],
+      },
+      {
+        content: [
+          tool('Edit', { file_path: '{{cwd}}/src/math.js', old_string: 'a - b', new_string: 'a + b' }),
+          tool('Write', { file_path: '{{cwd}}/src/notes.md', content: 'x' }),
+          tool('Write', { file_path: '{{cwd}}/a2.txt', content: 'x' }),
+        ],
+      },
+      { content: [tool('Bash', { command: 'echo hi' })] },
+      { content: [tool('Bash', { command: 'echo a && touch pwned.txt' })] },
+      { content: [tool('Bash', { command: 'echo x > src/out.txt' })] },
+      { content: [tool('Grep', { pattern: 'TOKEN' })] },
+      done,
+    ],
+  },
+  {
+    name: 'bash-compound-scoped',
+    title: 'Bash compound commands under scoped rules (Bash(git *) allowed, Bash(touch *) denied)',
+    flags: [...DEFAULT_MODE_FLAGS, '--allowedTools', 'Bash(git *)', '--disallowedTools', 'Bash(touch *)'],
+    steps: [
+      { content: [tool('Bash', { command: 'git status --short & touch pwned.txt' })] },
+      { content: [tool('Bash', { command: 'git diff <(touch x)' })] },
+      { content: [tool('Bash', { command: 'git log > ../outside.txt' })] },
+      { content: [tool('Bash', { command: 'git --version && echo hi' })] },
+      { content: [tool('Bash', { command: 'cd src && git status' })] },
+      { content: [tool('Bash', { command: 'timeout 5 git --version' })] },
+      { content: [tool('Bash', { command: 'FOO=1 git --version' })] },
+      done,
+    ],
+  },
+  {
     name: 'text-only',
     title: 'A text-only answer',
     steps: [{ content: [text('Just text, no tools.')] }],
@@ -280,4 +355,62 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
       done,
     ],
   },
+  {
+    name: 'memory-and-context',
+    title:
+      "CLAUDE.md at the root (with an import), .claude/CLAUDE.md, CLAUDE.local.md, the user's, in a git repository; nested CLAUDE.md of subdirectories the model reads",
+    git: true,
+    files: {
+      ...DEFAULT_FILES,
+      'CLAUDE.md': '# Project rules\nUse two spaces.\n@docs/style.md\n',
+      'docs/style.md': 'Name things plainly.\n',
+      '.claude/CLAUDE.md': 'Run the tests before you finish.\n',
+      'CLAUDE.local.md': 'My local notes.\n',
+      'sub/CLAUDE.md': 'Files in sub/ are generated.\n',
+      'sub/a.txt': 'alpha\n',
+      'sub/deep/CLAUDE.md': 'Deep rules.\n',
+      'sub/deep/b.txt': 'beta\n',
+    },
+    homeFiles: { '.claude/CLAUDE.md': 'I prefer short answers.\n' },
+    steps: [
+      { content: [text('Reading sub/a.txt.'), tool('Read', { file_path: '{{cwd}}/sub/a.txt' })] },
+      { content: [tool('Read', { file_path: '{{cwd}}/sub/deep/b.txt' })] },
+      // Already loaded in this turn: not attached again.
+      { content: [tool('Read', { file_path: '{{cwd}}/sub/a.txt', offset: 1 })] },
+      done,
+    ],
+  },
+  {
+    name: 'append-system-prompt-file',
+    title: "--append-system-prompt-file: the file's text ends the system prompt",
+    files: { ...DEFAULT_FILES, 'prompts/extra.md': 'Always answer in one line.\n' },
+    args: ['--append-system-prompt-file', 'prompts/extra.md'],
+    systemTail: 'Always answer in one line.',
+    steps: [{ content: [tool('Read', { file_path: '{{cwd}}/a.txt', limit: 1 })] }, done],
+  },
+  {
+    name: 'replay-user-messages',
+    title: '--replay-user-messages with stream-json input: the prompt is echoed once recorded',
+    streamInput: true,
+    args: ['--replay-user-messages'],
+    steps: [{ content: [tool('Read', { file_path: '{{cwd}}/a.txt', limit: 2 })] }, done],
+  },
+  {
+    name: 'include-partial-messages',
+    title: '--include-partial-messages: status and stream events of each call, in order',
+    args: ['--include-partial-messages'],
+    steps: [
+      { content: [text('Let me look at the file first.'), tool('Read', { file_path: '{{cwd}}/a.txt', limit: 1 })] },
+      { content: [text('It starts with one.')] },
+    ],
+  },
+  {
+    name: 'fork-session',
+    title: '--resume with --fork-session: a new session starting from a copy; the old one unchanged',
+    git: true,
+    files: { ...DEFAULT_FILES, 'CLAUDE.md': 'Project memory for the fork.\n' },
+    resume: { args: ['--fork-session'], prompt: 'Now say something else.' },
+    steps: [{ content: [text('First answer.')] }, { content: [text('Answer in the fork.')] }],
+  },
+  ...LOOP_SCENARIOS,
 ];

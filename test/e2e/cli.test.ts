@@ -31,6 +31,27 @@ describe('agent-runner CLI', () => {
     expect(r.stderr).toContain('--max-turns must be a positive integer');
   });
 
+  test('cli: --json-schema that is not a usable JSON Schema, or a missing schema file, exits 2 naming the problem', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dar-schema-'));
+    const cases: Array<[string, string]> = [
+      ['{"type":"object","properties":{"a":{"type":"nope"}}}', '--json-schema is not a valid JSON Schema'],
+      ['{"type":"string"}', 'the root schema must declare "type": "object"'],
+      ['{"type":', '--json-schema is not valid JSON'],
+      ['missing.schema.json', `--json-schema: no schema file ${join(dir, 'missing.schema.json')}`],
+    ];
+    for (const [schema, message] of cases) {
+      const r = await runCli(['-p', 'hi', '--json-schema', schema], { cwd: dir });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(message);
+    }
+  });
+
+  test('cli: --fallback-model equal to the model exits 2', async () => {
+    const r = await runCli(['-p', 'hi', '--model', 'claude-sonnet-5-5', '--fallback-model', 'claude-sonnet-5-5']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--fallback-model must differ from the model (both are "claude-sonnet-5-5")');
+  });
+
   test('cli: an unknown output format is rejected with exit 2', async () => {
     const r = await runCli(['-p', 'hi', '--output-format', 'xml']);
     expect(r.code).toBe(2);
@@ -107,7 +128,7 @@ describe('agent-runner CLI', () => {
     test('cli: --resume continues a session; an unknown id is a usage error', async () => {
       env = await startRunnerEnv({
         scenario: {
-          steps: [{ content: [{ text: 'first' }] }, { expect: { messagesCount: 3 }, content: [{ text: 'second' }] }],
+          steps: [{ content: [{ text: 'first' }] }, { expect: { messagesCount: 4 }, content: [{ text: 'second' }] }],
         },
       });
       const repo = makeRepo({});

@@ -8,7 +8,7 @@ import type { Worker } from '@temporalio/worker';
 import { loadConfig } from '../../src/config';
 import type { Config } from '../../src/config';
 import { QueryEngine } from '../../src/client/query-engine';
-import type { QueryEngineOptions } from '../../src/client/query-engine';
+import type { QueryEngineOptions, SubmitOptions } from '../../src/client/query-engine';
 import type { SDKMessage, SDKResultMessage } from '../../src/common/sdk-messages';
 import type { TurnOptions } from '../../src/common/turn';
 import { startFakeModelServer } from '../../src/fake-model';
@@ -60,7 +60,7 @@ export interface RunnerEnv {
   runTurn(
     engine: QueryEngine,
     prompt: string,
-    options?: Partial<TurnOptions>,
+    options?: SubmitOptions,
   ): Promise<{ messages: SDKMessage[]; result: SDKResultMessage }>;
   /** Starts an in-process worker (one is started by default unless `worker: false`). */
   startWorker(): Promise<Worker>;
@@ -111,7 +111,16 @@ export async function startRunnerEnv(opts: FakeModelServerOptions & { worker?: b
     taskQueue,
     workerEnv: { ...process.env, ...env, AGENT_RUNNER_TASK_QUEUE: taskQueue },
     engine: (o) =>
-      new QueryEngine({ client, store, taskQueue, defaults: testTurnOptions(), idleTimeoutMs: 60_000, ...o }),
+      // userConfigDir false: the machine's own ~/.claude/CLAUDE.md never leaks into a test.
+      new QueryEngine({
+        client,
+        store,
+        taskQueue,
+        defaults: testTurnOptions(),
+        idleTimeoutMs: 60_000,
+        userConfigDir: false,
+        ...o,
+      }),
     async runTurn(engine, prompt, options) {
       const messages: SDKMessage[] = [];
       for await (const m of engine.submitMessage(prompt, options)) messages.push(m);

@@ -30,7 +30,9 @@ describe('workflow history size', () => {
       },
     });
     const engine = env.engine({ cwd: makeRepo({}) });
-    const { result } = await env.runTurn(engine, 'write big files');
+    // Each 1 MB step is past the context window: auto-compaction is off so that every step is measured
+    // (the scripted model restarts its steps after a compaction).
+    const { result } = await env.runTurn(engine, 'write big files', { compaction: { autoCompactRatio: 0 } });
     expect(result).toMatchObject({ subtype: 'success', num_turns: steps + 1 });
 
     const state = await engine.state();

@@ -175,7 +175,7 @@ describe('limits', () => {
       scenario: {
         steps: [
           say(1000), // 10% of 10,000 → nudge 1
-          { ...say(1000), expect: { messagesCount: 3 } }, // 20% → nudge 2
+          { ...say(1000), expect: { messagesCount: 4 } }, // 20% → nudge 2
           say(100), // 21%: 2 continuations so far → nudge 3 (delta 100)
           say(100), // 3 continuations, this delta 100 and the last 100 both < 500 → stop
           say(5000), // never reached

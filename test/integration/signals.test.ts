@@ -56,7 +56,7 @@ describe('interrupting a running turn', () => {
               { tool_use: { id: 'toolu_fast_glob_1', name: 'Glob', input: { pattern: '*.txt' } } },
             ],
           },
-          { expect: { messagesCount: 3 }, content: [{ text: 'second turn ok' }] },
+          { expect: { messagesCount: 4 }, content: [{ text: 'second turn ok' }] },
         ],
       },
     });
@@ -122,7 +122,7 @@ function slowBashScenario(command: string) {
         usage: { input_tokens: 1000, output_tokens: 100, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
       },
       {
-        expect: { messagesCount: 3, lastToolResultContains: 'Interrupted', lastToolResultIsError: true },
+        expect: { messagesCount: 4, lastToolResultContains: 'Interrupted', lastToolResultIsError: true },
         content: [{ text: 'continuing after the interrupt' }],
       },
     ],

@@ -28,6 +28,7 @@ function tlsEnv(over: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     HOME: process.env['HOME'],
     PATH: process.env['PATH'],
     AGENT_RUNNER_DATA_DIR: pki.dir,
+    ANTHROPIC_API_KEY: 'test-key',
     TEMPORAL_ADDRESS: proxy.address,
     TEMPORAL_TLS_SERVER_CA_CERT_PATH: pki.caCert,
     TEMPORAL_TLS_CLIENT_CERT_PATH: pki.clientCert,

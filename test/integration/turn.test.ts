@@ -69,7 +69,7 @@ describe('turnWorkflow on a real dev server', () => {
     const lines = await env.store.load(engine.sessionId);
     const uuids = lines.map((l) => l.uuid);
     expect(new Set(uuids).size).toBe(uuids.length);
-    expect(lines).toHaveLength(8); // prompt + 4 assistant + 3 tool results
+    expect(lines).toHaveLength(9); // prompt + session context + 4 assistant + 3 tool results
     expect(env.fake.requests().filter((r) => r.outcome === 'completed')).toHaveLength(4);
   });
 
@@ -78,7 +78,8 @@ describe('turnWorkflow on a real dev server', () => {
       scenario: {
         steps: [
           { content: [{ text: 'first answer' }] },
-          { expect: { messagesCount: 3 }, content: [{ text: 'second answer' }] },
+          // The first prompt, the session's environment (a system message), the first answer, the second prompt.
+          { expect: { messagesCount: 4 }, content: [{ text: 'second answer' }] },
         ],
       },
     });
@@ -179,7 +180,7 @@ describe('scoped permission rules', () => {
   let env: RunnerEnv;
   afterEach(async () => env?.close());
 
-  test('permissions: with --allowedTools "Bash(echo *)" an echo runs, another command is denied and reported', async () => {
+  test('permissions: with --allowedTools "Bash(echo *)" "Edit(ok.txt)" an echo into ok.txt runs, another command is denied and reported', async () => {
     env = await startRunnerEnv({
       scenario: {
         steps: [
@@ -192,7 +193,8 @@ describe('scoped permission rules', () => {
     const repo = makeRepo({});
     const { result } = await env.runTurn(env.engine({ cwd: repo }), 'run', {
       permissionMode: 'default',
-      allowedTools: ['Bash(echo *)'],
+      // The redirection is an edit of ok.txt: default mode asks before a command changes files.
+      allowedTools: ['Bash(echo *)', 'Edit(ok.txt)'],
     });
     expect(result.subtype).toBe('success');
     expect(existsSync(join(repo, 'ok.txt'))).toBe(true);

@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { resolveToolPath } from '../tools/file-state';
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure, Context } from '@temporalio/activity';
@@ -12,11 +10,16 @@ import type { Usage } from '../../common/usage';
 import type { ModelPrice } from '../../engine/cost';
 import { costOfUsage } from '../../engine/cost';
 import type { TranscriptStore } from '../../store/transcript-store';
+import type { StreamEventWriter } from '../../store/stream-events';
 import { TranscriptChainError } from '../../store/transcript-store';
+import { structuredOutputTools } from '../structured-output';
+import { replayedReminder, withFileReminder } from './file-reminders';
+import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
 import { buildMessages, buildSystem } from './request';
 import { assembleStream } from './stream';
-import { defaultSystemPrompt } from './system-prompt';
+import { layeredSystemPrompt } from './system-prompt';
+import { getContextContent, MissingContextContentError } from '../../context/content-keys';
 
 /** What `callModel` needs from the worker. */
 export interface ModelDeps {
@@ -31,20 +34,47 @@ export interface ModelDeps {
   contextWindowFor?(model: string): number;
 }
 
-/** Builds the system prompt of a call. */
-export function systemPromptFor(
-  input: Pick<CallModelInput, 'cwd' | 'tools' | 'systemPrompt' | 'appendSystemPrompt'>,
-): string {
-  const tools = input.tools ?? [...BUILTIN_TOOL_NAMES];
-  const base =
-    input.systemPrompt ??
-    defaultSystemPrompt({
-      cwd: input.cwd,
-      platform: process.platform,
-      isGitRepo: existsSync(join(input.cwd, '.git')),
-      tools,
+/**
+ * The events of a stream, each also published to a side channel as `{event}` (the first with
+ * `ttft_ms`, the time from the request to it); keep-alive pings are not published.
+ */
+async function* publishing<E extends { type: string }>(
+  events: AsyncIterable<E>,
+  tap: StreamEventWriter,
+  requestedAt: number,
+): AsyncIterable<E> {
+  let first = true;
+  for await (const ev of events) {
+    if (ev.type !== 'ping') tap.publish(first ? { event: ev, ttft_ms: Date.now() - requestedAt } : { event: ev });
+    first = false;
+    yield ev;
+  }
+}
+
+/**
+ * Builds the system prompt of a call from the parts the input names by content key (read from
+ * the session's content blobs; the text never travels in workflow history).
+ * @throws ApplicationFailure `TranscriptError` (non-retryable) when a part is not in the store.
+ */
+export async function systemPromptFor(
+  store: TranscriptStore,
+  input: Pick<CallModelInput, 'sessionId' | 'systemPromptKey' | 'appendSystemPromptKey'>,
+): Promise<string> {
+  try {
+    const read = (key: string | undefined): Promise<string | undefined> =>
+      key === undefined ? Promise.resolve(undefined) : getContextContent(store, input.sessionId, key);
+    const [systemPrompt, appendSystemPrompt] = await Promise.all([
+      read(input.systemPromptKey),
+      read(input.appendSystemPromptKey),
+    ]);
+    return layeredSystemPrompt({
+      ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+      ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
     });
-  return input.appendSystemPrompt ? `${base}\n\n${input.appendSystemPrompt}` : base;
+  } catch (err) {
+    if (!(err instanceof MissingContextContentError)) throw err;
+    throw ApplicationFailure.create({ type: ModelErrorType.Transcript, message: err.message, nonRetryable: true });
+  }
 }
 
 function summarize(
@@ -97,7 +127,12 @@ function summarize(
 export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Promise<CallModelSummary> {
   return async function callModel(input: CallModelInput): Promise<CallModelSummary> {
     const existing = await deps.store.get(input.sessionId, input.assistantUuid);
-    if (existing) return summarize(existing, input.cwd, deps, 0, true);
+    if (existing) {
+      return {
+        ...summarize(existing, input.cwd, deps, 0, true),
+        ...(await replayedReminder(deps.store, input, existing)),
+      };
+    }
 
     let chain: TranscriptEntry[];
     try {
@@ -109,12 +144,18 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       throw err;
     }
     const ctx = Context.current();
+    const turnId = ctx.info.workflowExecution?.workflowId ?? '';
+    // Files the model read that changed on disk since get a reminder line before this call.
+    const context = await withFileReminder(deps.store, { ...input, turnId }, chain);
     const params: Anthropic.MessageCreateParamsStreaming = {
       model: input.model,
       max_tokens: input.maxTokens,
-      system: buildSystem(systemPromptFor(input)),
-      messages: buildMessages(chain),
-      tools: deps.toolsForModel(input.tools ?? [...BUILTIN_TOOL_NAMES]),
+      system: buildSystem(await systemPromptFor(deps.store, input)),
+      messages: buildMessages(context.chain),
+      tools: [
+        ...deps.toolsForModel(input.tools ?? [...BUILTIN_TOOL_NAMES]),
+        ...((await structuredOutputTools(deps.store, input)) as Anthropic.Tool[]),
+      ],
       metadata: { user_id: input.sessionId },
       stream: true,
     };
@@ -127,10 +168,15 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         .messages.create(params, { signal: ctx.cancellationSignal })
         .withResponse();
       requestId = request_id ?? null;
-      assembled = await assembleStream(data, (n) => ctx.heartbeat({ events: n }));
+      // `--include-partial-messages`: the raw events also go to the store's side channel.
+      const tap = input.streamEvents ? deps.store.streamEvents?.open(input.sessionId, input.assistantUuid) : undefined;
+      assembled = await assembleStream(tap ? publishing(data, tap, started) : data, (n) =>
+        ctx.heartbeat({ events: n }),
+      );
+      await tap?.close();
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw err;
-      throw classifyModelError(err);
+      throw failFastForFallback(classifyModelError(err), input, ctx.info.attempt);
     }
     const durationMs = Date.now() - started;
     const { invalidToolInputs, ...message } = assembled;
@@ -138,16 +184,19 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       v: 1,
       type: 'assistant',
       uuid: input.assistantUuid,
-      parentUuid: input.parentUuid,
+      parentUuid: context.parentUuid,
       sessionId: input.sessionId,
       timestamp: new Date().toISOString(),
       message: message as unknown as TranscriptEntry['message'],
       maxTokens: input.maxTokens,
-      turnId: ctx.info.workflowExecution?.workflowId ?? '',
+      turnId,
       ...(requestId ? { requestId } : {}),
       ...(Object.keys(invalidToolInputs).length ? { invalidToolInputs } : {}),
     };
     await deps.store.append(entry);
-    return summarize(entry, input.cwd, deps, durationMs, false);
+    return {
+      ...summarize(entry, input.cwd, deps, durationMs, false),
+      ...(context.reminder ? { fileReminder: context.reminder } : {}),
+    };
   };
 }

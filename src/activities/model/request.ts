@@ -1,5 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import type { ContextAttachment } from '../../common/context';
 import type { TranscriptEntry } from '../../common/transcript';
+import { renderAttachment } from '../../context/render';
 
 type MessageParam = Anthropic.MessageParam;
 type Block = Anthropic.ContentBlockParam;
@@ -25,41 +27,71 @@ function blocksOf(content: string | Array<Record<string, unknown>>): Block[] {
   return content.map(toParamBlock);
 }
 
+type Role = 'user' | 'assistant' | 'system';
+/** Order of blocks in a user message: tool results, then context the runner attached, then the rest. */
+const RANK = { tool_result: 0, context: 1, other: 2 } as const;
+type Ranked = { block: Block; rank: number };
+interface Draft {
+  role: Role;
+  blocks: Ranked[];
+}
+
 /**
- * Turns a transcript chain (oldest first) into Messages API `messages`: consecutive lines of the
- * same role merge into one message (tool results of one batch become one user message, as the
- * API requires), tool_result blocks come first in a user message, and empty text blocks are
- * dropped. The last block of the last message gets a `cache_control` breakpoint so that the next
- * call of the session reads this whole prefix from the prompt cache.
+ * Turns a transcript chain (oldest first) into Messages API `messages`:
+ * - consecutive lines of the same role merge into one message (tool results of one batch become
+ *   one user message, as the API requires); empty text blocks are dropped;
+ * - context stored in the transcript (`attachment` lines, `attachments` of tool-result lines) is
+ *   rendered as Claude Code does: memory files and git status as text blocks ahead of the
+ *   prompt, nested memory after the tool results, the environment as a `system` message; a
+ *   nested memory file is rendered once per turn (the first line carrying it wins);
+ * - in a user message, tool_result blocks come first, then attached context, then the rest;
+ * - the last block of the last message gets a `cache_control` breakpoint so that the next call
+ *   of the session reads this whole prefix from the prompt cache.
  */
 export function buildMessages(chain: readonly TranscriptEntry[]): MessageParam[] {
-  const out: Array<{ role: 'user' | 'assistant'; content: Block[] }> = [];
-  for (const entry of chain) {
-    if (!entry.message || (entry.type !== 'user' && entry.type !== 'assistant')) continue;
-    const role = entry.message.role;
-    const blocks = blocksOf(entry.message.content as string | Array<Record<string, unknown>>).filter(
-      (b) => !(b.type === 'text' && (b as { text: string }).text === ''),
-    );
-    if (blocks.length === 0) continue;
+  const out: Draft[] = [];
+  const nestedSeen = new Set<string>();
+  const push = (role: Role, blocks: Ranked[]): void => {
+    if (blocks.length === 0) return;
     const last = out[out.length - 1];
-    if (last && last.role === role) last.content.push(...blocks);
-    else out.push({ role, content: blocks });
-  }
-  repairToolResults(out);
-  for (const m of out) {
-    if (m.role === 'user') {
-      const results = m.content.filter((b) => b.type === 'tool_result');
-      if (results.length && results.length !== m.content.length) {
-        m.content = [...results, ...m.content.filter((b) => b.type !== 'tool_result')];
+    if (last && last.role === role) last.blocks.push(...blocks);
+    else out.push({ role, blocks });
+  };
+  const attach = (entry: TranscriptEntry): void => {
+    for (const raw of entry.attachments ?? []) {
+      const a = raw as unknown as ContextAttachment;
+      if (a.type === 'nested_memory') {
+        const key = `${entry.turnId ?? ''}\0${a.file.path}`;
+        if (nestedSeen.has(key)) continue;
+        nestedSeen.add(key);
       }
+      const r = renderAttachment(a);
+      push(r.role, [{ block: { type: 'text', text: r.text }, rank: RANK.context }]);
     }
+  };
+  for (const entry of chain) {
+    if (entry.type === 'attachment') {
+      attach(entry);
+      continue;
+    }
+    if (!entry.message || (entry.type !== 'user' && entry.type !== 'assistant')) continue;
+    const blocks = blocksOf(entry.message.content as string | Array<Record<string, unknown>>)
+      .filter((b) => !(b.type === 'text' && (b as { text: string }).text === ''))
+      .map((block) => ({ block, rank: block.type === 'tool_result' ? RANK.tool_result : RANK.other }));
+    push(entry.message.role, blocks);
+    attach(entry);
   }
-  const lastMsg = out[out.length - 1];
+  const messages = out.map((d) => ({
+    role: d.role,
+    content: (d.role === 'user' ? [...d.blocks].sort((x, y) => x.rank - y.rank) : d.blocks).map((r) => r.block),
+  }));
+  repairToolResults(messages);
+  const lastMsg = messages[messages.length - 1];
   const lastBlock = lastMsg?.content[lastMsg.content.length - 1];
   if (lastMsg && lastBlock) {
     lastMsg.content[lastMsg.content.length - 1] = { ...lastBlock, cache_control: CACHE } as Block;
   }
-  return out;
+  return messages as MessageParam[];
 }
 
 /** System prompt as text blocks, the last one a cache breakpoint (caches tools + system). */
@@ -75,7 +107,7 @@ export const MISSING_RESULT_TEXT =
  * Gives every tool_use a tool_result in the next user message (inserting one if needed), so a
  * transcript cut by a crash or an old interrupt never makes the API answer 400.
  */
-function repairToolResults(out: Array<{ role: 'user' | 'assistant'; content: Block[] }>): void {
+function repairToolResults(out: Array<{ role: Role; content: Block[] }>): void {
   for (let i = 0; i < out.length; i++) {
     const m = out[i];
     if (!m || m.role !== 'assistant') continue;

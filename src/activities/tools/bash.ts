@@ -4,6 +4,7 @@
  * stderr goes to the same stream as stdout (as in Claude Code), so the model sees both in order.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { z } from 'zod';
 import { toolEnvironment } from '../../env/child-env';
@@ -11,14 +12,20 @@ import { commandTooLong } from './bash-limits';
 import { CappedOutput } from './capped-output';
 import { statOrUndefined } from './file-state';
 import { errorOutput, plainErrorOutput } from './format';
+import { newShellCwdFile, SHELL_CWD_FILE_ENV, SHELL_CWD_TRAP, shellEnd, shellStart, withShellCwd } from './shell-cwd';
 import type { ToolContext, ToolDefinition, ToolOutput } from './types';
 
 /** Timeout when the input gives none, ms. */
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 /** Largest timeout the input may ask for, ms. */
 export const BASH_MAX_TIMEOUT_MS = 600_000;
-/** Characters of output kept; longer output keeps its head and tail. */
-export const BASH_MAX_OUTPUT_CHARS = 30_000;
+/**
+ * Characters of output captured; longer output keeps its head and tail. Output longer than the
+ * large-result threshold reaches the model as a preview plus a file (see `large-result.ts`).
+ */
+export const BASH_MAX_OUTPUT_CHARS = 8_000_000;
+/** The shell: `/bin/bash` where it exists (its messages then read as Claude Code's do), else `bash` on PATH. */
+const BASH_PATH = existsSync('/bin/bash') ? '/bin/bash' : 'bash';
 /** Time between SIGTERM and SIGKILL when killing the process group, ms. */
 export const BASH_KILL_GRACE_MS = 2_000;
 /** Heartbeat period while a command runs, ms. */
@@ -64,10 +71,10 @@ export interface BashStructured {
 
 const DESCRIPTION = [
   'Runs a shell command with bash and returns its output (stdout, then stderr, then the exit code if it is not 0).',
-  'Each call starts a fresh shell in the working directory: cd and exported variables do not carry over to the next call, so use absolute paths or chain commands with &&.',
+  'Each call starts a fresh shell in the directory where the previous command left off: cd carries over to the next call (within the working directory; leaving it resets the shell to it), exported variables and other shell state do not.',
   'Commands get no input (stdin is closed), so avoid interactive programs and pass flags such as --yes or --no-pager where needed.',
   `A command is killed, with everything it started, after ${BASH_DEFAULT_TIMEOUT_MS / 60_000} minutes unless timeout (ms, at most ${BASH_MAX_TIMEOUT_MS / 60_000} minutes) says otherwise; running in the background is not supported.`,
-  `stderr is interleaved with stdout, and the output is cut to ${BASH_MAX_OUTPUT_CHARS} characters (its start and end are kept), so filter long output with head, tail or grep.`,
+  'stderr is interleaved with stdout. Output over 30000 characters is saved to a file: you get its first 2 KB and the path, to Read in parts or search; filter long output with head, tail or grep where you can.',
   'Quote paths that contain spaces. Prefer the dedicated tools for files: Read instead of cat/head/tail, Edit or Write instead of sed/echo redirection, Glob instead of find/ls -R, Grep instead of grep/rg.',
 ].join(' ');
 
@@ -101,7 +108,15 @@ function abortedOutput(output: string): ToolOutput {
   return { content: [output, note].filter((s) => s.length > 0).join('\n'), isError: true, structured };
 }
 
+/** Runs the command where the previous one left the shell, and reports where this one leaves it. */
 async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolOutput> {
+  const start = await shellStart(ctx);
+  const cwdFile = newShellCwdFile();
+  const out = await runCommand(input, { ...ctx, cwd: start.dir }, cwdFile);
+  return withShellCwd(out, await shellEnd(ctx, cwdFile), start);
+}
+
+async function runCommand(input: BashInput, ctx: ToolContext, cwdFile: string): Promise<ToolOutput> {
   const timeoutMs = Math.min(
     input.timeout ?? ctx.settings?.bashTimeoutMs ?? BASH_DEFAULT_TIMEOUT_MS,
     BASH_MAX_TIMEOUT_MS,
@@ -125,11 +140,14 @@ async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolOutput> 
     let heartbeat: NodeJS.Timeout | undefined;
 
     // `exec 2>&1` first: stderr joins stdout in the order things were written.
-    const child = spawn('bash', ['-c', `exec 2>&1\n${input.command}`], {
+    // The EXIT trap writes the directory the command leaves the shell in (for the next call).
+    // Both on the command's first line, so that bash numbers the command's lines from 1 in its
+    // messages, as Claude Code's shell does (`/bin/bash: line 1: cd: …`).
+    const child = spawn(BASH_PATH, ['-c', `exec 2>&1; ${SHELL_CWD_TRAP}; ${input.command}`], {
       cwd: ctx.cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'ignore'],
-      env: ctx.env ?? toolEnvironment(),
+      env: { ...(ctx.env ?? toolEnvironment()), [SHELL_CWD_FILE_ENV]: cwdFile },
     });
 
     const signalGroup = (sig: NodeJS.Signals): void => {

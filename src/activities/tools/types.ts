@@ -14,6 +14,11 @@ export interface ToolContext {
   heartbeat(): void;
   /** Worker settings from `temporal.yaml` (`tools:`); absent fields use each tool's defaults. */
   settings?: ToolSettings;
+  /**
+   * Directory a Bash command starts in: where the session's previous command left its shell
+   * (absolute; inside `cwd`). Absent: `cwd`.
+   */
+  shellCwd?: string;
   /** Environment of the processes the tool starts (src/env/child-env.ts). @default toolEnvironment() */
   env?: NodeJS.ProcessEnv;
   /** Files a search (Glob, Grep) must leave out of its results: denied by a rule, or outside the working directories. */
@@ -24,8 +29,10 @@ export interface ToolContext {
 export interface ToolSettings {
   /** Bash timeout when the input gives none (ms). @default 120000 */
   bashTimeoutMs?: number;
-  /** Characters of Bash output kept for the model (start and end). @default 30000 */
+  /** Characters of Bash output captured (start and end kept past it). @default 8000000 */
   bashOutputLimitChars?: number;
+  /** Characters of a tool result above which it is kept by reference (a preview and a file). @default 30000 */
+  largeResultChars?: number;
 }
 
 /** What a tool run produced. */
@@ -38,6 +45,11 @@ export interface ToolOutput {
   structured?: unknown;
   /** Read-file state to record for a path (Read, Write and Edit set it). */
   fileState?: { path: string; state: FileReadState };
+  /**
+   * Bash: where the command left the shell, relative to `cwd` (`""` = `cwd` itself); the next
+   * Bash call of the session starts there. Absent when it could not be told.
+   */
+  shellCwd?: string;
 }
 
 /**

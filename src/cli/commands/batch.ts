@@ -11,10 +11,12 @@ import { EXIT } from '../output';
 import { BatchProgress, summaryTable } from '../progress';
 import type { TurnFlags } from '../turn-options';
 import { UsageError, positiveInt, positiveNumber, turnOptionsFrom } from '../turn-options';
+import type { SettingsFlags } from '../settings-options';
+import { settingsOverrides } from '../settings-options';
 import { createBatchBudget } from './batch-budget';
 
 /** Flags of `agent-runner batch` (its own plus the turn flags shared with `-p`). */
-export interface BatchFlags extends TurnFlags, ServerModeFlags {
+export interface BatchFlags extends TurnFlags, SettingsFlags, ServerModeFlags {
   concurrency?: string;
   out?: string;
   batchId?: string;
@@ -74,6 +76,18 @@ export async function runBatchCommand(config: Config, file: string, flags: Batch
 
   const parsed = parseTaskFile(content, dirname(path), defaultCwd);
   for (const e of parsed.errors) io.stderr(`agent-runner batch: ${path}:${e.line}: skipped: ${e.message}`);
+  // Each task's repository has its own settings files: they rank above the batch defaults and
+  // below the task's own options.
+  for (const task of parsed.tasks) {
+    task.options = {
+      ...settingsOverrides(defaults, flags, {
+        cwd: task.cwd,
+        dataDir: config.dataDir,
+        warn: (l) => io.stderr(`agent-runner batch: ${l}`),
+      }),
+      ...task.options,
+    };
+  }
   if (parsed.tasks.length === 0) {
     throw new UsageError(
       parsed.errors.length

@@ -16,6 +16,10 @@ import { checkPrompt, readPromptFromStdin } from '../stdin';
 import { readLines, runStreamJsonInput } from '../stream-json-input';
 import type { ServerModeFlags } from '../server-mode';
 import { serverModeOptions } from '../server-mode';
+import { checkMemoryFiles } from '../memory-check';
+import { forkSession } from '../../client/fork-session';
+import { readJsonSchemaOption, storeJsonSchema } from '../../client/json-schema';
+import { positiveInt } from '../turn-options';
 
 export { INPUT_FORMATS, type InputFormat } from '../output';
 
@@ -24,12 +28,16 @@ export interface PrintFlags extends TurnFlags, ServerModeFlags {
   outputFormat: OutputFormat;
   /** `stream-json`: user messages and control requests as JSON lines on stdin (the Agent SDK's protocol). */
   inputFormat?: InputFormat;
-  /** Accepted for `claude -p` compatibility; no `stream_event` messages are produced. */
+  /** `stream_event` messages while each model call streams (stream-json output only). */
   includePartialMessages?: boolean;
+  /** Echo each stdin user message once recorded (stream-json input and output). */
+  replayUserMessages?: boolean;
+  /** With `--resume`/`--continue`: continue in a new session that starts as a copy. */
+  forkSession?: boolean;
+  /** `false` for `--no-session-persistence` (refused). */
+  sessionPersistence?: boolean;
   /** Accepted for compatibility (the SDK's `canUseTool`); calls that would prompt are denied. */
   permissionPromptTool?: string;
-  /** Which settings files to read (`user,project,local`); all by default. */
-  settingSources?: string;
   /** A settings file or JSON object, above the settings files. */
   settings?: string;
   /** More working directories. */
@@ -39,6 +47,8 @@ export interface PrintFlags extends TurnFlags, ServerModeFlags {
   resume?: string | boolean;
   continue?: boolean;
   verbose?: boolean;
+  /** `--json-schema`: JSON Schema text or file for structured output. */
+  jsonSchema?: string;
 }
 
 /** Where `-p` writes; injectable for tests. */
@@ -52,6 +62,16 @@ export interface PrintIo {
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function pickSessionId(rt: Runtime, flags: PrintFlags, cwd: string): Promise<string> {
+  const earlier = await earlierSession(rt, flags, cwd);
+  if (earlier !== null && !flags.forkSession) return earlier;
+  const id = await newSessionId(rt, flags);
+  // --fork-session: the new session starts as a copy of the earlier one, which stays as it was.
+  if (earlier !== null) await forkSession(rt.store, earlier, id);
+  return id;
+}
+
+/** The session `--resume` or `--continue` names, or null. */
+async function earlierSession(rt: Runtime, flags: PrintFlags, cwd: string): Promise<string | null> {
   if (typeof flags.resume === 'string') {
     if (!(await rt.store.exists(flags.resume))) {
       throw new UsageError(`--resume: no conversation found with session id ${flags.resume}`);
@@ -64,6 +84,10 @@ async function pickSessionId(rt: Runtime, flags: PrintFlags, cwd: string): Promi
     if (!here) throw new UsageError(`--continue: no earlier conversation found in ${cwd}`);
     return here.sessionId;
   }
+  return null;
+}
+
+async function newSessionId(rt: Runtime, flags: PrintFlags): Promise<string> {
   if (flags.sessionId) {
     if (!UUID_RE.test(flags.sessionId)) throw new UsageError(`--session-id must be a UUID, got "${flags.sessionId}"`);
     if (await rt.store.exists(flags.sessionId)) {
@@ -93,6 +117,10 @@ export async function runPrint(
     dataDir: config.dataDir,
     warn: (l) => io.stderr(`agent-runner: ${l}`),
   });
+  // Checked before anything runs: a bad schema is a usage error (exit 2).
+  const jsonSchema = flags.jsonSchema !== undefined ? readJsonSchemaOption(flags.jsonSchema, cwd) : undefined;
+  const retries = positiveInt('MAX_STRUCTURED_OUTPUT_RETRIES', process.env['MAX_STRUCTURED_OUTPUT_RETRIES']);
+  if (retries !== undefined) options.maxStructuredOutputRetries = retries;
   const streamInput = flags.inputFormat === 'stream-json';
   if (streamInput && flags.outputFormat !== 'stream-json') {
     throw new UsageError('--input-format stream-json requires --output-format stream-json');
@@ -100,11 +128,27 @@ export async function runPrint(
   if (streamInput && promptArg !== undefined) {
     throw new UsageError('with --input-format stream-json the prompts come on stdin; drop the prompt argument');
   }
+  if (flags.sessionPersistence === false) {
+    throw new UsageError(
+      '--no-session-persistence is not supported: every turn is a durable workflow whose messages live in the ' +
+        'transcript store (workflow history holds only references to them), so a session is always persisted',
+    );
+  }
+  if (flags.replayUserMessages && !(streamInput && flags.outputFormat === 'stream-json')) {
+    throw new UsageError('--replay-user-messages requires --input-format stream-json and --output-format stream-json');
+  }
+  if (flags.forkSession && typeof flags.resume !== 'string' && !flags.continue) {
+    io.stderr('agent-runner: --fork-session has no effect without --resume or --continue');
+  }
   if (flags.permissionPromptTool !== undefined) {
     io.stderr(
       `agent-runner: --permission-prompt-tool ${flags.permissionPromptTool}: permission prompts are not supported; ` +
         'a tool call that would need one is denied (use --allowedTools or --permission-mode)',
     );
+  }
+  // The memory files a new session reads are checked before anything starts (cycles exit 2).
+  if (typeof flags.resume !== 'string' && !flags.continue) {
+    await checkMemoryFiles(cwd, options.settingSources, io.stderr);
   }
   const prompt = streamInput ? '' : checkPrompt(promptArg ?? (await readPromptFromStdin()));
   const log = flags.verbose || flags.outputFormat === 'text' ? (l: string) => io.stderr(l) : () => undefined;
@@ -145,6 +189,7 @@ export async function runPrint(
       );
     }
     const sessionId = await pickSessionId(rt, flags, cwd);
+    if (jsonSchema) options.jsonSchemaKey = await storeJsonSchema(rt.store, sessionId, jsonSchema);
     engine = new QueryEngine({
       client: rt.client,
       store: rt.store,
@@ -158,6 +203,9 @@ export async function runPrint(
         notice: (l) => io.stderr(l),
         onUnreachable: () => rt.recover(),
       },
+      onWarning: (w) => io.stderr(`agent-runner: ${w}`),
+      includePartialMessages: flags.includePartialMessages === true && flags.outputFormat === 'stream-json',
+      replayUserMessages: flags.replayUserMessages === true,
     });
     if (streamInput) {
       result = await runStreamJsonInput(readLines(io.stdin ?? process.stdin), {

@@ -59,6 +59,18 @@ export function formatSessionStatus(r: SessionStatusReport): string {
   } else if (s.lastTurnWorkflowId) {
     rows.push(['last turn', s.lastTurnWorkflowId]);
   }
+  const ws = r.turn?.workspace ?? s.workspace;
+  if (ws) {
+    rows.push(
+      ['workspace', `${ws.host}:${ws.path}${ws.moves ? ` (moved ${ws.moves}x)` : ''}`],
+      [
+        '  last snapshot',
+        ws.lastSnapshot
+          ? `${ws.lastSnapshot.commit.slice(0, 12)} after ${ws.lastSnapshot.toolUseId} (${ws.lastSnapshot.bytes} bytes)`
+          : `none (base ${ws.baseCommit.slice(0, 12)})`,
+      ],
+    );
+  }
   return kvTable(rows);
 }
 

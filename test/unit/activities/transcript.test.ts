@@ -15,6 +15,12 @@ describe('transcript activities', () => {
     // chain a → b → r1 → r2, but r2 was written before r1
     expect(findLeaf([e('a', null), e('b', 'a'), e('r2', 'r1'), e('r1', 'b')])).toBe('r2');
   });
+  test('findLeaf: lines whose chain is broken (a compaction cut short before its boundary) are not a leaf', () => {
+    // a → b is the conversation; s → c1 hang from boundary B, which was never written.
+    expect(findLeaf([e('a', null), e('b', 'a'), e('s', 'B'), e('c1', 's')])).toBe('b');
+    const boundary = e('B', 'b', { type: 'system', subtype: 'compact_boundary' });
+    expect(findLeaf([e('a', null), e('b', 'a'), e('s', 'B'), e('c1', 's'), boundary])).toBe('c1');
+  });
   test('findLeaf: empty transcript has no leaf', () => {
     expect(findLeaf([])).toBeNull();
   });

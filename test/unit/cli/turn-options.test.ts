@@ -1,5 +1,9 @@
 import { loadConfig } from '../../../src/config';
-import { splitToolList, turnOptionsFrom, UsageError } from '../../../src/cli/turn-options';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readPromptFile, splitToolList, turnOptionsFrom, UsageError } from '../../../src/cli/turn-options';
+import { SettingsError } from '../../../src/settings';
 
 const config = loadConfig({ env: {} });
 
@@ -30,5 +34,45 @@ describe('CLI turn options', () => {
   test('turnOptionsFrom: --tools default (the Agent SDK preset) offers every built-in tool', () => {
     expect(turnOptionsFrom(config, { tools: ['default'] }).tools).toBeUndefined();
     expect(turnOptionsFrom(config, { tools: ['Read,Bash'] }).tools).toEqual(['Read', 'Bash']);
+  });
+
+  test('turnOptionsFrom: system prompt files; a file comes before the flag of its layer', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prompt-files-'));
+    writeFileSync(join(dir, 'system.md'), 'From the file.\n');
+    writeFileSync(join(dir, 'append.md'), 'Appended from the file.');
+    expect(
+      turnOptionsFrom(config, {
+        systemPromptFile: join(dir, 'system.md'),
+        appendSystemPromptFile: join(dir, 'append.md'),
+      }),
+    ).toMatchObject({ systemPrompt: 'From the file.\n', appendSystemPrompt: 'Appended from the file.' });
+    expect(
+      turnOptionsFrom(config, { appendSystemPrompt: 'inline', appendSystemPromptFile: join(dir, 'append.md') })
+        .appendSystemPrompt,
+    ).toBe('Appended from the file.\n\ninline');
+  });
+  test('turnOptionsFrom: a missing system prompt file is a usage error naming the flag and the file', () => {
+    expect(() => turnOptionsFrom(config, { systemPromptFile: '/nonexistent/system.md' })).toThrow(
+      new UsageError('--system-prompt-file: cannot read /nonexistent/system.md: no such file'),
+    );
+    expect(() => turnOptionsFrom(config, { appendSystemPromptFile: tmpdir() })).toThrow(
+      `--append-system-prompt-file: ${tmpdir()} is not a file`,
+    );
+    expect(() => readPromptFile('--system-prompt-file', 'missing.md', '/x')).toThrow('/x/missing.md');
+  });
+  test('turnOptionsFrom: --setting-sources, with an unknown source named', () => {
+    expect(turnOptionsFrom(config, { settingSources: 'project,local' }).settingSources).toEqual(['project', 'local']);
+    expect(turnOptionsFrom(config, { settingSources: '' }).settingSources).toEqual([]);
+    expect(turnOptionsFrom(config, {}).settingSources).toBeUndefined();
+    expect(() => turnOptionsFrom(config, { settingSources: 'user,bogus' })).toThrow(SettingsError);
+    expect(() => turnOptionsFrom(config, { settingSources: 'bogus' })).toThrow(
+      '--setting-sources: unknown source "bogus"',
+    );
+  });
+  test('turnOptionsFrom: --fallback-model must differ from the model', () => {
+    expect(turnOptionsFrom(config, { model: 'a', fallbackModel: 'b' }).fallbackModel).toBe('b');
+    expect(() => turnOptionsFrom(config, { model: 'a', fallbackModel: 'a' })).toThrow(UsageError);
+    expect(() => turnOptionsFrom(config, { fallbackModel: config.model.name })).toThrow('--fallback-model');
+    expect(() => turnOptionsFrom(config, { fallbackModel: ' ' })).toThrow('--fallback-model must not be empty');
   });
 });

@@ -83,7 +83,12 @@ describe('config defaults', () => {
     expect(c.worker.maxCachedWorkflows).toBe(500);
     expect(c.model.name).toBe('claude-sonnet-5-5');
     expect(c.model.baseUrl).toBeNull();
-    expect(c.tools).toEqual({ bashTimeoutMs: 120000, bashOutputLimitChars: 30000 });
+    expect(c.tools).toEqual({
+      bashTimeoutMs: 120000,
+      bashOutputLimitChars: 8_000_000,
+      largeResultChars: 30_000,
+      secretEnv: [],
+    });
     expect(c.store).toEqual({ url: null, maxContentBytes: 268435456, poolSize: 10, connectTimeoutMs: 10000 });
     expect(c.dataDir).toBe('/home/tester/.agent-runner');
   });

@@ -66,7 +66,11 @@ describe('scopedRulesFor: only the rules that matter for the tool travel to the 
     });
   });
   test('scopedRulesFor: Edit and Write share Edit and Write rules', () => {
-    expect(scopedRulesFor(policy, 'Write')).toEqual({ allow: ['Edit(//repo/src/**)'], deny: [], ask: ['Write(//etc/**)'] });
+    expect(scopedRulesFor(policy, 'Write')).toEqual({
+      allow: ['Edit(//repo/src/**)'],
+      deny: [],
+      ask: ['Write(//etc/**)'],
+    });
   });
   test('scopedRulesFor: a whole-tool rule of another tool does not travel', () => {
     expect(scopedRulesFor(policy, 'Bash').allow).not.toContain('Read');

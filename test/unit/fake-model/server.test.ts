@@ -133,7 +133,12 @@ test('fake model: the example coding session runs end to end with {{cwd}}', asyn
       name,
       input_schema: { type: 'object' as const, properties: {} },
     }));
-    const base = { model: 'm', max_tokens: 100, tools, system: 'Agent.\nWorking directory: /w/repo\n' };
+    const base = {
+      model: 'm',
+      max_tokens: 100,
+      tools,
+      system: 'You are a coding agent.\nWorking directory: /w/repo\n',
+    };
     const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'fix the greeting in hello.txt' }];
     const results = ['hello wrld', 'wrote 14 bytes'];
     for (const result of results) {

@@ -117,12 +117,29 @@ describe('TurnState', () => {
   test('TurnState: continue-as-new carries the whole state, and the next run starts from it', () => {
     const s = new TurnState(input);
     s.recordModelCall('a1', call());
-    s.appendLines(['boundary', 'summary']);
-    s.data.compactions = 1;
+    s.recordCompaction({
+      boundaryUuid: 'boundary',
+      summaryUuid: 'summary',
+      leafUuid: 'kept',
+      preTokens: 1200,
+      preserved: 2,
+      fallback: false,
+      usage: call().usage,
+      costUsd: 0,
+      model: 'm',
+    });
     const carried = s.carry(noPool);
-    expect(carried).toMatchObject({ runs: 1, leaf: 'summary', numTurns: 1, compactions: 1, pool: null });
+    expect(carried).toMatchObject({
+      runs: 1,
+      leaf: 'kept',
+      numTurns: 1,
+      compactions: 1,
+      compactedContextTokens: 1200,
+      compactedSinceCall: true,
+      pool: null,
+    });
     const next = new TurnState({ ...input, carry: carried });
-    expect(next.leaf).toBe('summary');
+    expect(next.leaf).toBe('kept');
     expect(next.data.events).toEqual(['a1', 'boundary', 'summary']);
     expect(next.carry(noPool).runs).toBe(2);
     // The next run's state is its own copy.

@@ -59,3 +59,121 @@ describe('request builder', () => {
     expect(msgs[1]?.content).toEqual([{ type: 'text', text: 'a', cache_control: { type: 'ephemeral' } }]);
   });
 });
+
+describe('request builder: stored context', () => {
+  const env = {
+    workingDirectory: '/w/repo',
+    isGitRepo: true,
+    platform: 'linux',
+    shell: 'bash',
+    osVersion: 'Linux 6.8',
+    model: 'claude-x',
+    date: '2026-01-02',
+  };
+  const memory = { path: '/w/repo/CLAUDE.md', type: 'Project', content: 'Use tabs.\n' };
+  const contextLine = (turnId = 't1'): TranscriptEntry => ({
+    type: 'attachment',
+    uuid: `ctx${++n}`,
+    parentUuid: null,
+    sessionId: 's',
+    timestamp: '',
+    turnId,
+    attachments: [
+      { type: 'instructions', files: [memory] },
+      { type: 'session_context', context: { gitStatus: 'Current branch: main' } },
+      { type: 'environment', environment: env },
+    ],
+  });
+  const nested = (path: string, turnId: string, toolUseId: string): TranscriptEntry => ({
+    ...line('user', [{ type: 'tool_result', tool_use_id: toolUseId, content: 'file text' }]),
+    turnId,
+    attachments: [{ type: 'nested_memory', file: { path, type: 'Project', content: 'Nested rules.\n' } }],
+  });
+  const kinds = (msgs: ReturnType<typeof buildMessages>): string[] =>
+    msgs.map((m) => {
+      const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+      return `${m.role}: ${blocks
+        .map((b) => {
+          if (b.type !== 'text') return b.type;
+          const t = (b as { text: string }).text;
+          if (t.startsWith('<system-reminder>\nCodebase and user instructions')) return 'memory';
+          if (t.includes('# gitStatus')) return 'gitStatus';
+          if (t.startsWith('<system-reminder>\nContents of ')) return `nested ${/Contents of (\S+):/.exec(t)?.[1]}`;
+          if (t.startsWith('# Environment')) return 'environment';
+          return `text(${t})`;
+        })
+        .join(', ')}`;
+    });
+
+  test('buildMessages: memory and git status go ahead of the prompt, the environment into a system message', () => {
+    const msgs = buildMessages([line('user', 'do it'), contextLine()]);
+    expect(kinds(msgs)).toEqual(['user: memory, gitStatus, text(do it)', 'system: environment']);
+    const blocks = msgs[0]?.content as Array<{ text: string }>;
+    expect(blocks[0]?.text).toBe(
+      '<system-reminder>\nCodebase and user instructions are shown below. Be sure to adhere to these instructions. ' +
+        'IMPORTANT: These instructions OVERRIDE any default behavior and you MUST follow them exactly as written.\n\n' +
+        'Contents of /w/repo/CLAUDE.md (project instructions, checked into the codebase):\n\nUse tabs.\n</system-reminder>',
+    );
+    const system = (msgs[1]?.content as Array<{ text: string; cache_control?: unknown }>)[0];
+    expect(system?.text).toContain(' - Primary working directory: /w/repo\n - Is a git repository: true');
+    expect(system?.text).toMatch(/Today's date is 2026-01-02\.$/);
+    expect(system?.cache_control).toEqual({ type: 'ephemeral' });
+  });
+
+  test('buildMessages: nested memory follows all tool results of its message, once per turn', () => {
+    const use = (id: string): Record<string, unknown> => ({ type: 'tool_use', id, name: 'Read', input: {} });
+    const msgs = buildMessages([
+      line('user', 'do it'),
+      contextLine(),
+      line('assistant', [use('a'), use('b')]),
+      nested('/w/repo/sub/CLAUDE.md', 't1', 'a'),
+      // A parallel read found the same file: rendered once.
+      nested('/w/repo/sub/CLAUDE.md', 't1', 'b'),
+      line('assistant', [{ type: 'text', text: 'ok' }]),
+      line('user', 'next turn'),
+      line('assistant', [use('c')]),
+      // The next turn loads it again.
+      nested('/w/repo/sub/CLAUDE.md', 't2', 'c'),
+    ]);
+    expect(kinds(msgs)).toEqual([
+      'user: memory, gitStatus, text(do it)',
+      'system: environment',
+      'assistant: tool_use, tool_use',
+      'user: tool_result, tool_result, nested /w/repo/sub/CLAUDE.md',
+      'assistant: text(ok)',
+      'user: text(next turn)',
+      'assistant: tool_use',
+      'user: tool_result, nested /w/repo/sub/CLAUDE.md',
+    ]);
+    const last = msgs.at(-1)?.content as Array<{ text?: string }>;
+    expect(last.at(-1)?.text).toBe(
+      '<system-reminder>\nContents of /w/repo/sub/CLAUDE.md:\n\nNested rules.\n\n</system-reminder>',
+    );
+  });
+
+  test('buildMessages: a compaction summary carrying the context renders like the first prompt', () => {
+    const summary: TranscriptEntry = {
+      ...line('user', 'Summary of it so far'),
+      attachments: contextLine().attachments!,
+    };
+    expect(kinds(buildMessages([summary]))).toEqual([
+      'user: memory, gitStatus, text(Summary of it so far)',
+      'system: environment',
+    ]);
+  });
+
+  test('buildMessages: the prefix of a request is the previous request (cache-stable rendering)', () => {
+    const chain: TranscriptEntry[] = [line('user', 'do it'), contextLine()];
+    for (let i = 0; i < 6; i++) {
+      chain.push(line('assistant', [{ type: 'tool_use', id: `x${i}`, name: 'Read', input: {} }]));
+      chain.push(nested(`/w/repo/d${i % 2}/CLAUDE.md`, 't1', `x${i}`));
+    }
+    const strip = (msgs: ReturnType<typeof buildMessages>): string =>
+      JSON.stringify(msgs).replace(/,"cache_control":\{"type":"ephemeral"\}/g, '');
+    for (let k = 3; k <= chain.length; k += 2) {
+      const before = strip(buildMessages(chain.slice(0, k - 1)));
+      const after = strip(buildMessages(chain.slice(0, k + 1)));
+      expect(after.startsWith(before.slice(0, -2))).toBe(true);
+    }
+  });
+});

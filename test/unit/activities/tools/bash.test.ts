@@ -108,15 +108,15 @@ describe('Bash', () => {
     expect(await waitUntilGone(firstPid(out))).toBe(true);
   });
 
-  test('Bash: 100 MB of output stays capped at head + tail and finishes', async () => {
+  test('Bash: 100 MB of output stays capped at head + tail (8 M characters) and finishes', async () => {
     const out = await s.run('Bash', { command: "head -c 100000000 /dev/zero | tr '\\0' a; echo; echo END" });
     expect(out.isError).toBe(false);
     const stdout = (out.structured as { stdout: string }).stdout;
-    expect(stdout.length).toBeLessThan(30_200);
-    expect(stdout.startsWith('a'.repeat(15_000))).toBe(true);
+    expect(stdout.length).toBeLessThan(8_000_200);
+    expect(stdout.startsWith('a'.repeat(4_000_000))).toBe(true);
     expect(stdout.endsWith('a\nEND')).toBe(true);
-    expect(stdout).toContain('... [99970005 characters truncated] ...');
-  }, 20_000);
+    expect(stdout).toContain('... [92000005 characters truncated] ...');
+  }, 30_000);
 
   test('Bash: heartbeats while running', async () => {
     await s.run('Bash', { command: 'sleep 1.2' });
@@ -162,5 +162,36 @@ describe('Bash settings from config', () => {
     };
     const out = await BashTool.run({ command: "head -c 5000 /dev/zero | tr '\\0' a" } as never, ctx);
     expect(typeof out.content === 'string' && out.content.length).toBeLessThan(400);
+  });
+});
+
+describe('Bash working directory between calls', () => {
+  test('Bash: cd carries over: the output says where the shell is left, relative to cwd', async () => {
+    await s.write('sub/deeper/f.txt', 'x');
+    const first = await s.run('Bash', { command: 'cd sub && pwd' });
+    expect(text(first)).toBe(`${s.dir}/sub`);
+    expect(first.shellCwd).toBe('sub');
+    const again = await s.run('Bash', { command: 'pwd' });
+    expect(again.shellCwd).toBe(''); // a fresh context without shellCwd starts in cwd
+    s.ctx.shellCwd = s.p('sub');
+    const second = await s.run('Bash', { command: 'pwd; cd deeper; false' });
+    expect(text(second)).toBe(`Exit code 1\n${s.dir}/sub`);
+    expect(second.shellCwd).toBe('sub/deeper'); // a failing command still moves the shell
+  });
+
+  test('Bash: leaving the working directory resets the shell to it, with Claude Code note', async () => {
+    const out = await s.run('Bash', { command: 'cd / && pwd' });
+    expect(text(out)).toBe(`/\nShell cwd was reset to ${s.dir}`);
+    expect(out.structured).toMatchObject({ stdout: '/', stderr: `\nShell cwd was reset to ${s.dir}` });
+    expect(out.shellCwd).toBe('');
+    const quiet = await s.run('Bash', { command: 'cd ..' });
+    expect(text(quiet)).toBe(`Shell cwd was reset to ${s.dir}`);
+  });
+
+  test('Bash: a remembered directory that is gone: the command runs in cwd and says the shell was reset', async () => {
+    s.ctx.shellCwd = s.p('removed');
+    const out = await s.run('Bash', { command: 'pwd' });
+    expect(text(out)).toBe(`${s.dir}\nShell cwd was reset to ${s.dir}`);
+    expect(out.shellCwd).toBe('');
   });
 });

@@ -1,0 +1,49 @@
+/**
+ * Rebuilding a session's working tree anywhere from the store (`agent-runner workspace export`):
+ * the origin's base commit plus the last snapshot on the transcript.
+ */
+import * as fs from 'node:fs';
+import { INITIAL_SNAPSHOT_KEY, ORIGIN_KEY, type SnapshotRef } from '../../common/workspace';
+import type { TranscriptStore } from '../../store/transcript-store';
+import { materialize, type Origin } from './snapshot';
+
+/** Thrown when a session has no recorded workspace, or the target directory is not empty. */
+export class WorkspaceExportError extends Error {
+  override readonly name = 'WorkspaceExportError';
+}
+
+/** The last snapshot of a session: the last tool result line (in write order) that has one, else the initial one. */
+export async function lastSnapshot(store: TranscriptStore, sessionId: string): Promise<SnapshotRef | null> {
+  const lines = await store.load(sessionId);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const snap = ((lines[i] as Record<string, unknown>)['toolRun'] as { snapshot?: SnapshotRef } | undefined)?.snapshot;
+    if (snap) return snap;
+  }
+  const initial = await store.getContent(sessionId, INITIAL_SNAPSHOT_KEY);
+  return initial ? (JSON.parse(initial.toString('utf8')) as SnapshotRef) : null;
+}
+
+/**
+ * Materializes the session's working tree at `dir` (created; it must not exist or be empty).
+ * @returns the origin and the snapshot used.
+ * @throws WorkspaceExportError when the session has no recorded workspace or `dir` is not empty.
+ */
+export async function exportWorkspace(
+  store: TranscriptStore,
+  sessionId: string,
+  dir: string,
+): Promise<{ origin: Origin; snapshot: SnapshotRef | null }> {
+  const raw = await store.getContent(sessionId, ORIGIN_KEY);
+  if (!raw) {
+    throw new WorkspaceExportError(
+      `session ${sessionId} has no recorded workspace (its working directory was not a git repository, or the session is unknown)`,
+    );
+  }
+  if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
+    throw new WorkspaceExportError(`--to ${dir} exists and is not empty: choose a new directory`);
+  }
+  const origin = JSON.parse(raw.toString('utf8')) as Origin;
+  const snapshot = await lastSnapshot(store, sessionId);
+  await materialize({ store, sessionId, origin, snapshot, dir });
+  return { origin, snapshot };
+}

@@ -1,0 +1,69 @@
+/**
+ * Where a session's working tree is and how to get it back: JSON-safe and small, because it
+ * travels in workflow state, activity inputs and results (the content is in the store).
+ */
+
+/** The snapshot taken after one tool call (content key `workspace/snapshot/<toolUseId>`). */
+export interface SnapshotRef {
+  toolUseId: string;
+  /** Commit of the snapshot (parent: the base commit), 40 hex. */
+  commit: string;
+  /** Size of the stored pack, bytes. */
+  bytes: number;
+}
+
+/** Where a workspace is now: the host that holds it, and its last snapshot. */
+export interface WorkspaceRef {
+  /** Host name of the worker that holds the tree. */
+  host: string;
+  /** The host-specific task queue of that worker: tool calls go there while it lives. */
+  hostQueue: string;
+  /** Working directory on that host (the turn's cwd there). */
+  path: string;
+  /** Repository root on that host. */
+  repoRoot: string;
+  /** The base commit every snapshot is relative to, 40 hex. */
+  baseCommit: string;
+  /** Last snapshot, or null before the first mutating tool call. */
+  lastSnapshot: SnapshotRef | null;
+  /** Working directories this session had on other hosts (old paths in tool inputs are mapped to `path`). */
+  formerPaths: string[];
+  /** How many times the workspace moved to another host. */
+  moves: number;
+  /** How long a tool call waits for this host before it counts as gone (its `workspace.hostTimeoutMs`), ms. */
+  hostTimeoutMs?: number;
+}
+
+/**
+ * Maps an absolute path under a former root of the workspace (another host's) to the same place
+ * under `root`; other paths are returned as they are. Pure: used by the workflow (read-file state
+ * keys) and by tool activities (tool inputs).
+ */
+export function mapFormerPath(p: string, formerRoots: readonly string[], root: string): string {
+  for (const old of formerRoots) {
+    if (p === old) return root;
+    if (p.startsWith(`${old}/`)) return root + p.slice(old.length);
+  }
+  return p;
+}
+
+/** Content key of the origin record of a session. */
+export const ORIGIN_KEY = 'workspace/origin';
+/** Content key of the ref (JSON) of the snapshot of uncommitted changes the session started with. */
+export const INITIAL_SNAPSHOT_KEY = 'workspace/initial.json';
+/** Content key of the base bundle (a repository without a usable remote). */
+export const BUNDLE_KEY = 'workspace/base.bundle';
+/** Content key of the snapshot after a tool call. */
+export function snapshotKey(toolUseId: string): string {
+  return `workspace/snapshot/${toolUseId}`;
+}
+
+/** Error types of workspace failures (ApplicationFailure `type`). */
+export const WorkspaceErrorType = {
+  /** A snapshot is larger than `workspace.maxSnapshotBytes`: the turn stops, nothing is lost. */
+  SnapshotTooLarge: 'Workspace.SnapshotTooLarge',
+  /** The workspace root of a worker cannot be written. */
+  RootNotWritable: 'Workspace.RootNotWritable',
+  /** The workspace cannot be materialized (no origin, git failed). */
+  Unavailable: 'Workspace.Unavailable',
+} as const;

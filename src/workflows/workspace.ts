@@ -1,0 +1,150 @@
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities/types';
+import type { RunToolInput, RunToolSummary } from '../common/tools';
+import type { ActivityTimeouts } from '../common/turn';
+import { WorkspaceErrorType, mapFormerPath, type WorkspaceRef } from '../common/workspace';
+import { activityTimeouts } from './timeouts';
+
+/** Patch id of workspace following (turns recorded before it replay without it). */
+export const WORKSPACE_PATCH = 'workspace-follows-turn-v1';
+
+/**
+ * How long a tool call waits on a host queue before the host counts as gone, when the worker
+ * did not say (`workspace.hostTimeoutMs` of the worker that holds the tree travels in the ref).
+ */
+const DEFAULT_HOST_TIMEOUT_MS = 30_000;
+
+/** Thrown by {@link WorkspaceFollower.runTool} when the turn must stop for its workspace (a snapshot over the limit). */
+export class WorkspaceStop extends Error {
+  override readonly name = 'WorkspaceStop';
+  constructor(
+    message: string,
+    /** `terminal_reason` of the result. */
+    readonly terminalReason: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The workspace side of a turn (DESIGN.md rule 7): where the working tree is, tool calls sent to
+ * the host that holds it (its own task queue, with a schedule-to-start timeout), and, when that
+ * host is gone, the tree re-materialized by any live worker and the call sent there.
+ *
+ * Deterministic: the state is the {@link WorkspaceRef} the activities return.
+ */
+export class WorkspaceFollower {
+  private readonly prepareAct: Activities['prepareWorkspace'];
+  private readonly hostProxies = new Map<string, Activities['runTool']>();
+  private recovering: Promise<void> | null = null;
+
+  constructor(
+    private readonly sessionId: string,
+    /** The working directory the client gave (on the origin host). */
+    private readonly originCwd: string,
+    private readonly timeouts: ActivityTimeouts | undefined,
+    /** Holds where the workspace is (the turn's carried state); updated in place. */
+    private readonly holder: { workspace?: WorkspaceRef | null },
+  ) {
+    const t = activityTimeouts(timeouts);
+    this.prepareAct = proxyActivities<Activities>({
+      startToCloseTimeout: t.toolStartToCloseMs,
+      heartbeatTimeout: t.toolHeartbeatMs,
+      retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 20 },
+    }).prepareWorkspace;
+  }
+
+  /** Where the workspace is (null: not followed). */
+  get ref(): WorkspaceRef | null {
+    return this.holder.workspace ?? null;
+  }
+
+  set ref(ref: WorkspaceRef | null) {
+    this.holder.workspace = ref;
+  }
+
+  /** The working directory tools and the system prompt use now. */
+  get cwd(): string {
+    return this.ref?.path ?? this.originCwd;
+  }
+
+  /**
+   * An absolute path as it is now: a path the model took from an earlier host (under a former
+   * root) is mapped under the current root, as the tool activities map tool inputs.
+   */
+  currentPath(p: string): string {
+    const ref = this.ref;
+    return ref ? mapFormerPath(p, ref.formerPaths, ref.repoRoot) : p;
+  }
+
+  /** Finds or makes the workspace on a live worker (shared queue); null when it is not followed. */
+  async prepare(): Promise<void> {
+    this.ref = await this.prepareAct({ sessionId: this.sessionId, cwd: this.originCwd, current: this.ref });
+  }
+
+  /**
+   * Runs a tool call on the workspace's host. When the host does not pick it up in time (it is
+   * gone), the workspace is re-materialized on a live worker and the same call (same uuids, so
+   * a non-idempotent call that had started reports an unknown outcome) goes there.
+   * @throws WorkspaceStop when the snapshot after the call is over the limit.
+   */
+  async runTool(input: RunToolInput, shared: Activities['runTool']): Promise<RunToolSummary> {
+    for (;;) {
+      const ref = this.ref;
+      if (!ref || input.skipReason !== undefined) return shared({ ...input, cwd: this.cwd });
+      try {
+        const summary = await this.onHost(ref)({
+          ...input,
+          cwd: ref.path,
+          workspace: { repoRoot: ref.repoRoot, baseCommit: ref.baseCommit, formerPaths: ref.formerPaths },
+        });
+        if (summary.snapshot && this.ref === ref) this.ref = { ...ref, lastSnapshot: summary.snapshot };
+        return summary;
+      } catch (err) {
+        if (hostGone(err)) {
+          await this.recover(ref);
+          continue;
+        }
+        const app = err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : null;
+        if (app?.type === WorkspaceErrorType.SnapshotTooLarge) {
+          throw new WorkspaceStop(app.message, 'workspace_snapshot_too_large');
+        }
+        throw err;
+      }
+    }
+  }
+
+  /** One recovery for all the calls that found the same host gone. */
+  private async recover(gone: WorkspaceRef): Promise<void> {
+    if (this.ref !== gone) return; // another call already moved it
+    this.recovering ??= this.prepare().finally(() => {
+      this.recovering = null;
+    });
+    await this.recovering;
+  }
+
+  private onHost(ref: WorkspaceRef): Activities['runTool'] {
+    let act = this.hostProxies.get(ref.hostQueue);
+    if (!act) {
+      const t = activityTimeouts(this.timeouts);
+      act = proxyActivities<Activities>({
+        taskQueue: ref.hostQueue,
+        scheduleToStartTimeout: ref.hostTimeoutMs ?? DEFAULT_HOST_TIMEOUT_MS,
+        startToCloseTimeout: t.toolStartToCloseMs,
+        heartbeatTimeout: t.toolHeartbeatMs,
+        retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 20 },
+      }).runTool;
+      this.hostProxies.set(ref.hostQueue, act);
+    }
+    return act;
+  }
+}
+
+/** True when an activity was not picked up from its queue in time: its host is gone. */
+function hostGone(err: unknown): boolean {
+  return (
+    err instanceof ActivityFailure &&
+    err.cause instanceof TimeoutFailure &&
+    err.cause.timeoutType === 'SCHEDULE_TO_START'
+  );
+}

@@ -1,0 +1,316 @@
+/**
+ * The rest of the seeds' query loop, on a real dev server with the real SDK against the local
+ * model server: structured output, max_tokens recovery, the fallback model, Bash's working
+ * directory, large results by reference, read-file reminders, compaction and /compact, /clear.
+ */
+import type { ParsedRequest, StepSpec } from '../../src/fake-model';
+import { firstUserText, toolResultBlocks, toolResultText } from '../../src/fake-model/request';
+import type { SDKMessage, SDKResultMessage } from '../../src/common/sdk-messages';
+import { COMPACT_INSTRUCTION } from '../../src/activities/model/compact';
+import { makeRepo, startRunnerEnv } from '../helpers/runner-env';
+import type { RunnerEnv } from '../helpers/runner-env';
+
+jest.setTimeout(120_000);
+
+type Script = (req: ParsedRequest, step: number) => StepSpec;
+const scripts = new Map<string, Script>();
+const requests = new Map<string, ParsedRequest[]>();
+let env: RunnerEnv;
+
+beforeAll(async () => {
+  env = await startRunnerEnv({
+    responder: (req, ctx) => {
+      const text = firstUserText(req);
+      if (text.startsWith(COMPACT_INSTRUCTION))
+        return { content: [{ text: `SUMMARY of [case:${/\[case:([\w-]+)\]/.exec(text)?.[1]}]` }] };
+      const name = /\[case:([\w-]+)\]/.exec(text)?.[1] ?? '';
+      const script = scripts.get(name);
+      if (!script) throw new Error(`no script for ${name}`);
+      requests.set(name, [...(requests.get(name) ?? []), JSON.parse(JSON.stringify(req)) as ParsedRequest]);
+      return script(req, ctx.step);
+    },
+  });
+});
+afterAll(async () => env?.close());
+
+const schema = {
+  type: 'object',
+  properties: { name: { type: 'string' }, count: { type: 'integer' } },
+  required: ['name', 'count'],
+  additionalProperties: false,
+};
+const text = (t: string): StepSpec => ({ content: [{ text: t }] });
+const call = (name: string, input: Record<string, unknown>): StepSpec => ({ content: [{ tool_use: { name, input } }] });
+const so = (input: Record<string, unknown>): StepSpec => call('StructuredOutput', input);
+const lastResult = (req: ParsedRequest): string => {
+  const blocks = toolResultBlocks(req);
+  const last = blocks[blocks.length - 1];
+  return last ? toolResultText(last) : '';
+};
+
+/** Runs one turn of case `name` with `steps[i]` answering the request with i assistant messages. */
+async function runCase(
+  name: string,
+  steps: StepSpec[] | Script,
+  opts: { files?: Record<string, string>; submit?: Parameters<RunnerEnv['runTurn']>[2]; cwd?: string } = {},
+): Promise<{ messages: SDKMessage[]; result: SDKResultMessage; cwd: string; requests: ParsedRequest[] }> {
+  scripts.set(
+    name,
+    typeof steps === 'function'
+      ? steps
+      : (_req, step) => {
+          const s = steps[step];
+          if (!s) throw new Error(`case ${name} has no step ${step}`);
+          return s;
+        },
+  );
+  const cwd = opts.cwd ?? makeRepo(opts.files ?? { 'a.txt': 'one\ntwo\n' });
+  const engine = env.engine({ cwd });
+  const { messages, result } = await env.runTurn(engine, `[case:${name}] Do the task.`, opts.submit);
+  await engine.end();
+  return { messages, result, cwd, requests: requests.get(name) ?? [] };
+}
+
+describe('structured output', () => {
+  test('structured output: a valid first call ends the turn with structured_output and its JSON as result', async () => {
+    const { result, requests: reqs } = await runCase('so-valid', [so({ name: 'x', count: 3 })], {
+      submit: { jsonSchema: schema },
+    });
+    expect(result).toMatchObject({
+      subtype: 'success',
+      is_error: false,
+      structured_output: { name: 'x', count: 3 },
+      result: '{"name":"x","count":3}',
+      stop_reason: 'tool_use',
+      num_turns: 1,
+    });
+    const tool = reqs[0]?.tools?.find((t) => t.name === 'StructuredOutput');
+    expect(tool?.['input_schema']).toEqual(schema);
+  });
+
+  test('structured output: invalid calls get the violations; the retries count per turn and run out at 5', async () => {
+    const bad = so({ name: 5 });
+    const r = await runCase(
+      'so-retry',
+      [bad, so({ name: 'x', count: 'three', extra: true }), so({ name: 'x', count: 3 })],
+      {
+        submit: { jsonSchema: schema },
+      },
+    );
+    expect(r.result).toMatchObject({ subtype: 'success', structured_output: { name: 'x', count: 3 } });
+    expect(lastResult(r.requests[1] as ParsedRequest)).toBe(
+      "Output does not match required schema: root: must have required property 'count', /name: must be string",
+    );
+    expect(lastResult(r.requests[2] as ParsedRequest)).toBe(
+      "Output does not match required schema: root: must NOT have additional properties ('extra' is not allowed), /count: must be integer",
+    );
+
+    const ex = await runCase(
+      'so-exhausted',
+      Array.from({ length: 8 }, () => bad),
+      { submit: { jsonSchema: schema } },
+    );
+    expect(ex.result).toMatchObject({
+      subtype: 'error_max_structured_output_retries',
+      is_error: true,
+      num_turns: 5,
+      terminal_reason: 'structured_output_retry_exhausted',
+      errors: [
+        "Failed to provide valid structured output after 5 attempts \u2014 last StructuredOutput error: Output does not match required schema: root: must have required property 'count', /name: must be string",
+      ],
+    });
+  });
+
+  test('structured output: a text answer is nudged to call the tool, and never ends in success without it', async () => {
+    const nudged = await runCase('so-text', [text('x is 3'), so({ name: 'x', count: 3 })], {
+      submit: { jsonSchema: schema },
+    });
+    expect(nudged.result).toMatchObject({ subtype: 'success', structured_output: { name: 'x', count: 3 } });
+    const nudge = nudged.messages.find((m) => m.type === 'user' && m.isSynthetic);
+    expect(JSON.stringify(nudge)).toContain('[structured-output-enforce] You MUST call the StructuredOutput tool');
+
+    const never = await runCase(
+      'so-never',
+      Array.from({ length: 6 }, () => text('just text')),
+      {
+        submit: { jsonSchema: schema, maxStructuredOutputRetries: 3 },
+      },
+    );
+    expect(never.result).toMatchObject({
+      subtype: 'error_max_structured_output_retries',
+      num_turns: 3,
+      errors: [
+        'Failed to provide valid structured output after 3 attempts \u2014 last StructuredOutput error: the model answered with text instead of calling StructuredOutput',
+      ],
+    });
+    expect(never.result.structured_output).toBeUndefined();
+  });
+
+  test('structured output: attempts count per turn, not per session (claude-agent-sdk-typescript#77)', async () => {
+    let turn = 0;
+    scripts.set('so-session', (req) => {
+      const second = JSON.stringify(req.messages).includes('second turn');
+      const failures = req.messages.filter((m) => JSON.stringify(m).includes('Output does not match')).length;
+      if (!second) turn = 1;
+      else turn = 2;
+      // Each turn: 4 failed calls, then a valid one.
+      const thisTurn = second ? failures - 4 : failures;
+      return thisTurn < 4 ? so({ name: 1 }) : so({ name: `turn ${turn}`, count: 1 });
+    });
+    const engine = env.engine({ cwd: makeRepo({}) });
+    const first = await env.runTurn(engine, '[case:so-session] first turn', { jsonSchema: schema });
+    const second = await env.runTurn(engine, 'second turn', { jsonSchema: schema });
+    await engine.end();
+    expect(first.result).toMatchObject({ subtype: 'success', structured_output: { name: 'turn 1' } });
+    expect(second.result).toMatchObject({ subtype: 'success', structured_output: { name: 'turn 2' } });
+  });
+});
+
+describe('recovery in the loop', () => {
+  test('max_tokens: a cut answer is resumed (Claude Code words), up to 3 times in a row', async () => {
+    const cut = (t: string): StepSpec => ({ content: [{ text: t }], stop_reason: 'max_tokens' });
+    const r = await runCase('cut-once', [cut('Part one of a long'), text('answer, finished.')]);
+    expect(r.result).toMatchObject({ subtype: 'success', result: 'answer, finished.', num_turns: 2 });
+    expect(JSON.stringify(r.requests[1]?.messages.at(-1))).toContain(
+      'Output token limit hit. Resume directly \u2014 no apology, no recap of what you were doing.',
+    );
+    const always = await runCase('cut-always', [cut('a'), cut('b'), cut('c'), cut('d'), text('e')]);
+    expect(always.result).toMatchObject({
+      subtype: 'error_during_execution',
+      num_turns: 4,
+      terminal_reason: 'api_error',
+    });
+    expect(always.result.errors?.[1]).toBe("API Error: Claude's response exceeded the 1024 output token maximum.");
+  });
+
+  test('--fallback-model: repeated overloaded answers switch model; the stream says so; modelUsage has both', async () => {
+    const r = await runCase(
+      'fallback',
+      [
+        call('Bash', { command: 'echo one' }),
+        { errors: [{ status: 529 }, { status: 529 }, { status: 529 }], content: [{ text: 'done by the fallback' }] },
+      ],
+      { submit: { fallbackModel: 'claude-haiku-4-5' } },
+    );
+    expect(r.result).toMatchObject({ subtype: 'success', result: 'done by the fallback' });
+    const notice = r.messages.find((m) => m.type === 'system' && m.subtype === 'model_fallback');
+    expect(notice).toMatchObject({
+      trigger: 'overloaded',
+      original_model: 'claude-sonnet-5-5',
+      fallback_model: 'claude-haiku-4-5',
+      content: 'Switched to claude-haiku-4-5 due to high demand for claude-sonnet-5-5',
+    });
+    expect(Object.keys(r.result.modelUsage).sort()).toEqual(['claude-haiku-4-5', 'claude-sonnet-5-5']);
+    // The first step, its three overloaded attempts, then the same step on the fallback model.
+    expect(r.requests.map((q) => q.model)).toEqual([
+      'claude-sonnet-5-5',
+      'claude-sonnet-5-5',
+      'claude-sonnet-5-5',
+      'claude-sonnet-5-5',
+      'claude-haiku-4-5',
+    ]);
+  });
+
+  test('Bash: cd persists across calls, and leaving the working directory resets the shell', async () => {
+    const r = await runCase(
+      'cd',
+      [
+        call('Bash', { command: 'cd sub && pwd' }),
+        call('Bash', { command: 'pwd' }),
+        call('Bash', { command: 'cd / && pwd' }),
+        call('Bash', { command: 'pwd' }),
+        text('done'),
+      ],
+      { files: { 'sub/f.txt': 'x' } },
+    );
+    const outs = r.requests.slice(1).map((q) => lastResult(q));
+    expect(outs).toEqual([`${r.cwd}/sub`, `${r.cwd}/sub`, `/\nShell cwd was reset to ${r.cwd}`, r.cwd]);
+  });
+
+  test('large results: the model gets a preview and a path it can Read; the store keeps the whole output', async () => {
+    const r = await runCase('large', (req, step) => {
+      if (step === 0) return call('Bash', { command: 'seq 1 20000' });
+      if (step === 1) {
+        const path = /Full output saved to: (\S+)/.exec(lastResult(req))?.[1] ?? 'missing';
+        return call('Read', { file_path: path, offset: 19999, limit: 2 });
+      }
+      return text('done');
+    });
+    const preview = lastResult(r.requests[1] as ParsedRequest);
+    expect(preview).toMatch(
+      /^<persisted-output>\nOutput too large \(106\.3KB\)\. Full output saved to: \S+\n\nPreview \(first 2KB\):\n1\n2\n/,
+    );
+    expect(lastResult(r.requests[2] as ParsedRequest)).toBe('19999\t19999\n20000\t20000');
+  });
+
+  test('read-file state: a file the model read that changed on disk gets a <system-reminder> before the next call', async () => {
+    const r = await runCase('reminder', (req, step) => {
+      if (step === 0) return call('Read', { file_path: '{{cwd}}/a.txt' });
+      if (step === 1) return call('Bash', { command: 'printf "one\\nTWO\\n" > a.txt' });
+      return text('seen');
+    });
+    const last = JSON.stringify(r.requests[2]?.messages.at(-1));
+    expect(last).toContain(`Note: ${r.cwd}/a.txt was modified since you last read it`);
+    expect(last).toContain('     2\\tTWO');
+    expect(
+      r.messages.some((m) => m.type === 'user' && m.isSynthetic && JSON.stringify(m).includes('system-reminder')),
+    ).toBe(true);
+    expect(r.result.subtype).toBe('success');
+  });
+});
+
+describe('compaction', () => {
+  test('compaction: proactive past the threshold; boundary and summary streamed; recent messages kept verbatim', async () => {
+    let calls = 0;
+    const r = await runCase(
+      'auto-compact',
+      () => {
+        calls++;
+        if (calls > 6) return text('finished');
+        // Each answer reports a context of 9,000 tokens: past 50% of a 10,000-token window.
+        return {
+          content: [{ tool_use: { name: 'Bash', input: { command: `echo step ${calls}` } } }],
+          usage: { input_tokens: 9000 },
+        };
+      },
+      { submit: { compaction: { autoCompactRatio: 0.5, contextWindowTokens: 10_000, preserveTokens: 2_000 } } },
+    );
+    expect(r.result).toMatchObject({ subtype: 'success', result: 'finished', num_turns: 7 });
+    const boundaries = r.messages.filter((m) => m.type === 'system' && m.subtype === 'compact_boundary');
+    expect(boundaries).toHaveLength(6); // before every call after the first
+    expect(boundaries[0]).toMatchObject({ compact_metadata: { trigger: 'auto' } });
+    // pre_tokens: the context of the last call (its input, cache and output tokens).
+    expect((boundaries[0] as { compact_metadata: { pre_tokens: number } }).compact_metadata.pre_tokens).toBeGreaterThan(
+      9000,
+    );
+    // The call after a compaction starts with the summary, then the last step verbatim.
+    const after = r.requests[1] as ParsedRequest;
+    expect(JSON.stringify(after.messages[0])).toContain('SUMMARY of [case:auto-compact]');
+    expect(after.messages[1]?.role).toBe('assistant');
+    expect(JSON.stringify(after.messages[1])).toContain('echo step 1');
+  });
+
+  test('/compact with instructions summarizes now (no other model call); /clear starts a fresh conversation', async () => {
+    scripts.set('cmd', (req) => text(`answer with ${req.messages.length} messages`));
+    const engine = env.engine({ cwd: makeRepo({}) });
+    await env.runTurn(engine, '[case:cmd] hello');
+    const compacted = await env.runTurn(engine, '/compact keep the greetings');
+    expect(compacted.result).toMatchObject({ subtype: 'success', num_turns: 0, result: '' });
+    expect(compacted.messages.map((m) => (m.type === 'system' ? m.subtype : m.type))).toEqual([
+      'init',
+      'compact_boundary',
+      'user',
+      'result',
+    ]);
+    expect(compacted.messages[1]).toMatchObject({ compact_metadata: { trigger: 'manual' } });
+    const summaryCall = env.fake.requests().filter((q) => q.script === 'responder').length;
+    expect(summaryCall).toBeGreaterThan(0);
+    const next = await env.runTurn(engine, 'go on');
+    expect(next.result.result).toBe('answer with 3 messages'); // the summary, the answer kept verbatim, the prompt
+    const cleared = await env.runTurn(engine, '/clear');
+    expect(cleared.result).toMatchObject({ subtype: 'success', num_turns: 0 });
+    const fresh = await env.runTurn(engine, '[case:cmd] fresh start');
+    expect(fresh.result.result).toBe('answer with 1 messages');
+    await engine.end();
+  });
+});
