@@ -5,19 +5,12 @@
  * {@link FIRST_LINE_CHARS}; the rest of the prompt stays in the transcript store.
  */
 import { homedir } from 'node:os';
+import { LABEL_CHARS, firstLine } from '../common/summary';
 
 /** Longest prompt line kept in the memo and the summary, in characters. */
-export const FIRST_LINE_CHARS = 80;
+export const FIRST_LINE_CHARS = LABEL_CHARS;
 
-/** The first non-empty line of `text`, cut to `max` characters (with `…`). */
-export function firstLine(text: string, max = FIRST_LINE_CHARS): string {
-  const line =
-    text
-      .split('\n')
-      .find((l) => l.trim() !== '')
-      ?.trim() ?? '';
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
+export { firstLine };
 
 /** The memo of a session workflow (field names are part of the listing format). */
 export interface SessionMemo {

@@ -210,6 +210,10 @@ export interface TurnProgress {
   done: boolean;
   /** What the turn is doing now, e.g. `callModel`, `runTool Bash`, `idle`. */
   activity: string;
+  /** The same for people: `model call 3`, `Bash: npm test` (a short first line, src/common/summary.ts). */
+  activityLabel?: string;
+  /** When the current activity started (ISO time). */
+  activitySince?: string;
   /** Uuid of the assistant line of the model call in flight (its stream events' channel), or null. */
   modelCall?: string | null;
   numTurns: number;

@@ -176,7 +176,7 @@ const DevServerSchema = z.strictObject({
     .default(null),
   ip: nonEmptyString('127.0.0.1'),
   port: port(0),
-  uiPort: port(0),
+  uiPort: port(8233),
   ui: z.boolean({ error: 'expected true or false' }).default(false),
   dbFilename: z
     .string({ error: 'expected a file name or null' })
@@ -360,7 +360,10 @@ export interface DevServerConfig {
   ip: string;
   /** gRPC port; 0 = a free port. @default 0 */
   port: number;
-  /** Web UI port; 0 = a free port. Used only when `ui` is true. @default 0 */
+  /**
+   * Web UI port (used when the UI is served: `agent-runner server` and the background server
+   * serve it); when it is taken, a free port is used instead. 0 = always a free port. @default 8233
+   */
   uiPort: number;
   /** Serve the Web UI. @default false */
   ui: boolean;

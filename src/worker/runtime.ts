@@ -185,7 +185,10 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
           dbFilename: config.devServer.dbFilename,
           ip: config.devServer.ip,
           port: config.devServer.port || opts.preferredPort || 0,
-          uiPort: config.devServer.uiPort,
+          uiPort:
+            (opts.ui ?? config.devServer.ui)
+              ? await uiPortFor(config.devServer.uiPort, config.devServer.ip, opts.notice ?? log)
+              : 0,
           ui: opts.ui ?? config.devServer.ui,
           namespace: config.temporal.namespace,
           searchAttributes: { ...SEARCH_ATTRIBUTES },
@@ -258,4 +261,17 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
       await store.close().catch(() => undefined);
     },
   };
+}
+
+/** The Web UI port to ask for: the configured one (8233 by default) when it is free, else 0 (a free one). */
+async function uiPortFor(port: number, ip: string, log: (line: string) => void): Promise<number> {
+  if (port === 0) return 0;
+  const net = await import('node:net');
+  const free = await new Promise<boolean>((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen({ port, host: ip, exclusive: true }, () => s.close(() => resolve(true)));
+  });
+  if (!free) log(`the Web UI port ${port} is taken; the Web UI gets a free port`);
+  return free ? port : 0;
 }

@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
 import type { ActivityTimeouts } from '../common/turn';
 import { activityTimeouts } from './timeouts';
@@ -7,14 +7,33 @@ import { activityTimeouts } from './timeouts';
 export type TurnActivities = Pick<
   Activities,
   'callModel' | 'compactContext' | 'runTool' | 'recordTranscript' | 'loadContext'
->;
+> & {
+  /**
+   * The same `runTool` and `recordTranscript` as local activities: run by the worker that runs
+   * the workflow task, without a round trip through the server's task queues. For short,
+   * bounded, idempotent calls only (Read, Glob, Grep; transcript lines), see {@link LOCAL_TOOLS}.
+   */
+  local: Pick<Activities, 'runTool' | 'recordTranscript'>;
+};
+
+/**
+ * Tools a turn runs as local activities: read-only and bounded (and re-runnable: a local
+ * activity whose worker dies runs again with the workflow task). Everything that writes, runs
+ * commands or can take long (Bash, Edit, Write, …) stays a normal activity with heartbeats.
+ */
+export const LOCAL_TOOLS: ReadonlySet<string> = new Set(['Read', 'Glob', 'Grep']);
+
+/** Patch id of local activities (histories from before them replay with normal activities). */
+export const LOCAL_ACTIVITIES_PATCH = 'local-activities';
 
 /**
  * Activity stubs of one turn. Model calls (and the compaction's summarizing call) stream with
  * heartbeats and retry with backoff up to `modelMaxAttempts`; their non-retryable failures are
  * marked so by the activity itself (so the type list does not travel in every retry policy).
  * Tool runs and transcript writes heartbeat every second and retry up to 20 times. Loading a
- * new session's context (a few files and git commands) has a minute and 5 attempts.
+ * new session's context (a few files and git commands) has a minute and 5 attempts. Local
+ * activities get 30 s per attempt and 3 attempts; a call that still fails then goes to the
+ * normal activity (see `ToolRuns`).
  */
 export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActivities {
   const t = activityTimeouts(timeouts);
@@ -37,11 +56,16 @@ export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActi
     startToCloseTimeout: '1 minute',
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5 },
   });
+  const local = proxyLocalActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '2s', maximumAttempts: 3 },
+  });
   return {
     loadContext: setup.loadContext,
     callModel: model.callModel,
     compactContext: model.compactContext,
     runTool: tools.runTool,
     recordTranscript: tools.recordTranscript,
+    local: { runTool: local.runTool, recordTranscript: local.recordTranscript },
   };
 }

@@ -1,4 +1,11 @@
-import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  TimeoutFailure,
+  isCancellation,
+  proxyActivities,
+} from '@temporalio/workflow';
+import { summarized } from './activity-summary';
 import type { Activities } from '../activities/types';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import type { ActivityTimeouts } from '../common/turn';
@@ -79,7 +86,15 @@ export class WorkspaceFollower {
 
   /** Finds or makes the workspace on a live worker (shared queue); null when it is not followed. */
   async prepare(): Promise<void> {
-    this.ref = await this.prepareAct({ sessionId: this.sessionId, cwd: this.originCwd, current: this.ref });
+    this.ref = await summarized(
+      this.prepareAct,
+      this.ref ? 'move the workspace to a live worker' : 'prepare the workspace',
+      {
+        sessionId: this.sessionId,
+        cwd: this.originCwd,
+        current: this.ref,
+      },
+    );
   }
 
   /**
@@ -88,12 +103,12 @@ export class WorkspaceFollower {
    * a non-idempotent call that had started reports an unknown outcome) goes there.
    * @throws WorkspaceStop when the snapshot after the call is over the limit.
    */
-  async runTool(input: RunToolInput, shared: Activities['runTool']): Promise<RunToolSummary> {
+  async runTool(input: RunToolInput, shared: Activities['runTool'], label?: string): Promise<RunToolSummary> {
     for (;;) {
       const ref = this.ref;
-      if (!ref || input.skipReason !== undefined) return shared({ ...input, cwd: this.cwd });
+      if (!ref || input.skipReason !== undefined) return summarized(shared, label, { ...input, cwd: this.cwd });
       try {
-        const summary = await this.onHost(ref)({
+        const summary = await summarized(this.onHost(ref), label, {
           ...input,
           cwd: ref.path,
           workspace: { repoRoot: ref.repoRoot, baseCommit: ref.baseCommit, formerPaths: ref.formerPaths },
@@ -111,6 +126,34 @@ export class WorkspaceFollower {
         }
         throw err;
       }
+    }
+  }
+
+  /**
+   * Runs a short read-only tool call as a local activity (in the worker running this workflow
+   * task); when that worker is not the workspace's host, or the local attempts fail, the call
+   * goes the normal way ({@link runTool}). Same uuids both ways: the result line is written once.
+   */
+  async runToolLocal(
+    input: RunToolInput,
+    local: Activities['runTool'],
+    shared: Activities['runTool'],
+    summary?: string,
+  ): Promise<RunToolSummary> {
+    const ref = this.ref;
+    const localInput: RunToolInput = ref
+      ? {
+          ...input,
+          cwd: ref.path,
+          workspace: { repoRoot: ref.repoRoot, baseCommit: ref.baseCommit, formerPaths: ref.formerPaths },
+          expectHostQueue: ref.hostQueue,
+        }
+      : { ...input, cwd: this.cwd };
+    try {
+      return await summarized(local, summary, localInput);
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      return this.runTool(input, shared, summary);
     }
   }
 

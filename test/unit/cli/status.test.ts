@@ -1,4 +1,4 @@
-import { formatSessionStatus } from '../../../src/cli/commands/status';
+import { describeActivity, formatSessionStatus } from '../../../src/cli/commands/status';
 import type { SessionStatusReport } from '../../../src/client/session-control';
 import { emptyUsage } from '../../../src/common/usage';
 
@@ -38,5 +38,27 @@ describe('agent-runner status', () => {
       expect(json.turns).toBe(busy ? 3 : 2);
     }
     expect(formatSessionStatus(report(true, 2))).toMatch(/turns\s+3 \(1 running\)/);
+  });
+
+  test('status: a running tool is shown with its command and how long it has run', () => {
+    const r = report(true, 0);
+    const now = Date.parse('2026-01-01T00:01:00Z');
+    r.turn = {
+      turnWorkflowId: 'agent-session-s-turn-1',
+      events: [],
+      done: false,
+      activity: 'runTool Bash',
+      activityLabel: 'Bash: npm test',
+      activitySince: '2026-01-01T00:00:48Z',
+      numTurns: 2,
+      costUsd: 0.01,
+      usage: emptyUsage(),
+      limits: {},
+    };
+    expect(formatSessionStatus(r, now)).toMatch(/ {2}activity\s+Bash: npm test \(12 s\)/);
+    expect(describeActivity({ activity: 'runTool Bash', activitySince: '2026-01-01T00:00:00Z' }, now + 125_000)).toBe(
+      'runTool Bash (3 min 5 s)',
+    );
+    expect(describeActivity({ activity: 'callModel' })).toBe('callModel');
   });
 });

@@ -11,7 +11,7 @@ import {
 describe('session metadata', () => {
   const m = { prompt: '\n  fix the failing test  \nthen more details\nsecret body', cwd: '/home/u/repo', model: 'm-1' };
 
-  test('metadata: only the first non-empty line of the prompt, cut to 80 characters', () => {
+  test('metadata: only the first non-empty line of the prompt, cut to FIRST_LINE_CHARS', () => {
     expect(firstLine(m.prompt)).toBe('fix the failing test');
     const long = firstLine('y'.repeat(500));
     expect(long).toHaveLength(FIRST_LINE_CHARS);

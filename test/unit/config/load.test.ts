@@ -71,7 +71,7 @@ describe('config defaults', () => {
       cliPath: null,
       ip: '127.0.0.1',
       port: 0,
-      uiPort: 0,
+      uiPort: 8233,
       ui: false,
       dbFilename: 'temporal.db',
       startTimeoutMs: 60000,
