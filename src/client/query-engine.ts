@@ -30,7 +30,6 @@ import { loadUserMemory } from '../context/memory-files';
 import { claudeConfigDir } from '../settings/load';
 import { storeContextOptions } from './context-options';
 import { PartialMessages } from './partial-messages';
-import { storeJsonSchema } from './json-schema';
 
 /**
  * Options of one submitted turn: turn options, plus `jsonSchema` (structured output), which is
@@ -223,6 +222,7 @@ export class QueryEngine {
   private async turnOptions(options: SubmitOptions | undefined): Promise<Partial<TurnOptions> | undefined> {
     if (options?.jsonSchema === undefined) return options;
     const { jsonSchema, ...rest } = options;
+    const { storeJsonSchema } = await import('./json-schema'); // ajv loads only for a schema
     const jsonSchemaKey = await storeJsonSchema(this.opts.store, this.sessionId, jsonSchema);
     return { ...rest, jsonSchemaKey };
   }

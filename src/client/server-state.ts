@@ -6,7 +6,6 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { Connection } from '@temporalio/client';
 import { z } from 'zod';
 
 /** What `<dataDir>/server.json` records about a running shared dev server. */
@@ -89,13 +88,20 @@ export function readServerState(dataDir: string): ServerState | null {
 
 /**
  * The recorded shared server if it is still alive: null when there is no (valid) state file, its
- * pid is dead, or its address does not answer a health check within `timeoutMs`. Does not delete
- * a stale file (see {@link clearServerState}).
+ * dev server's or owner's pid is dead, or its address does not accept a TCP connection within
+ * `timeoutMs`. (The file is written once the server answers, so a live process listening there is
+ * that server; a full health check would cost every command a gRPC channel of its own.) Does not
+ * delete a stale file (see {@link clearServerState}).
  */
 export async function readLiveServerState(dataDir: string, timeoutMs = 2000): Promise<ServerState | null> {
   const state = readServerState(dataDir);
   if (!state || !isPidAlive(state.pid) || (state.ownerPid !== undefined && !isPidAlive(state.ownerPid))) return null;
-  return (await serverAnswers(state.address, timeoutMs)) ? state : null;
+  try {
+    await tcpProbe(state.address, timeoutMs);
+    return state;
+  } catch {
+    return null;
+  }
 }
 
 /** Path of the file whose modification time says when a client last used the shared server. */
@@ -140,6 +146,7 @@ export async function serverAnswers(address: string, timeoutMs: number): Promise
   } catch {
     return false;
   }
+  const { Connection } = await import('@temporalio/client'); // loaded only when asked
   const connection = Connection.lazy({ address, connectTimeout: Math.max(1, deadline - Date.now()) });
   try {
     const health = await connection.withDeadline(deadline, () => connection.healthService.check({}));

@@ -8,7 +8,6 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
-import { Connection } from '@temporalio/client';
 import { serverAnswers, tcpProbe } from '../client/server-state';
 import { devServerEnvironment } from '../env/child-env';
 
@@ -584,6 +583,7 @@ async function waitUntilReady(
   }
 
   // 2. The server answers and the namespaces exist.
+  const { Connection } = await import('@temporalio/client');
   const connection = Connection.lazy({ address, connectTimeout: Math.max(1, deadline - Date.now()) });
   try {
     delay = 50;

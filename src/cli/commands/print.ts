@@ -18,7 +18,6 @@ import type { ServerModeFlags } from '../server-mode';
 import { serverModeOptions } from '../server-mode';
 import { checkMemoryFiles } from '../memory-check';
 import { forkSession } from '../../client/fork-session';
-import { readJsonSchemaOption, storeJsonSchema } from '../../client/json-schema';
 import { positiveInt } from '../turn-options';
 
 export { INPUT_FORMATS, type InputFormat } from '../output';
@@ -118,7 +117,10 @@ export async function runPrint(
     warn: (l) => io.stderr(`agent-runner: ${l}`),
   });
   // Checked before anything runs: a bad schema is a usage error (exit 2).
-  const jsonSchema = flags.jsonSchema !== undefined ? readJsonSchemaOption(flags.jsonSchema, cwd) : undefined;
+  // The JSON Schema validator (ajv) loads only when a schema is given.
+  const jsonSchemaModule = flags.jsonSchema !== undefined ? await import('../../client/json-schema') : undefined;
+  const jsonSchema =
+    flags.jsonSchema !== undefined ? jsonSchemaModule?.readJsonSchemaOption(flags.jsonSchema, cwd) : undefined;
   const retries = positiveInt('MAX_STRUCTURED_OUTPUT_RETRIES', process.env['MAX_STRUCTURED_OUTPUT_RETRIES']);
   if (retries !== undefined) options.maxStructuredOutputRetries = retries;
   const streamInput = flags.inputFormat === 'stream-json';
@@ -189,7 +191,9 @@ export async function runPrint(
       );
     }
     const sessionId = await pickSessionId(rt, flags, cwd);
-    if (jsonSchema) options.jsonSchemaKey = await storeJsonSchema(rt.store, sessionId, jsonSchema);
+    if (jsonSchema && jsonSchemaModule) {
+      options.jsonSchemaKey = await jsonSchemaModule.storeJsonSchema(rt.store, sessionId, jsonSchema);
+    }
     engine = new QueryEngine({
       client: rt.client,
       store: rt.store,
