@@ -13,10 +13,21 @@ import { measureRecovery } from './recovery';
 import type { Measurement } from './stats';
 import { measureStepOverhead } from './step-overhead';
 import { measureServerTuning } from './server-tuning';
+import { measureCli } from './cli';
 import { measureStores } from './stores';
 import { measureCompaction } from './compaction';
 
-const ALL = ['overhead', 'tuning', 'history', 'concurrency', 'recovery', 'cache', 'stores', 'compaction'] as const;
+const ALL = [
+  'cli',
+  'overhead',
+  'tuning',
+  'history',
+  'concurrency',
+  'recovery',
+  'cache',
+  'stores',
+  'compaction',
+] as const;
 type Name = (typeof ALL)[number];
 
 interface Args {
@@ -55,6 +66,7 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${m.table}\n`);
   };
   try {
+    await run('cli', () => measureCli({ rounds: args.quick ? 3 : 5 }));
     await run('overhead', () =>
       measureStepOverhead({ address, steps: args.quick ? 20 : 50, turns: args.quick ? 2 : 3 }),
     );

@@ -42,7 +42,7 @@ export async function measureServerTuning(opts: ServerTuningOptions): Promise<Me
   const t = rows.get('tuned') as Row;
   const table = renderTable(
     `Server tuning: median ms per step (1 model call + 1 Read), SQLite file, ${opts.steps} steps x ${opts.turns} turns`,
-    ['server', 'runner', 'Temporal floor', 'in-process loop'],
+    ['server', 'runner', 'floor (model + local Read)', 'in-process loop'],
     [
       [
         'Temporal CLI defaults (poll 20/s, rollback journal)',

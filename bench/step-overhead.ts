@@ -1,7 +1,9 @@
 /**
- * Step overhead: wall time per agent step (one model call + one tool call) with a zero-latency
- * local model, for (a) the runner (dev server + in-process worker), (b) the same loop without
- * Temporal and (c) a workflow of two no-op activities per step (Temporal's floor).
+ * Step overhead: wall time per agent step (one model call + one Read) with a zero-latency local
+ * model, for (a) the runner (dev server + in-process worker), (b) the same loop without Temporal,
+ * (c) Temporal's floor of the runner's shape (a no-op normal activity for the model call and a
+ * no-op local activity for the Read), and (d) the floor of the shape before local activities
+ * (two no-op normal activities).
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -69,9 +71,10 @@ export async function measureStepOverhead(opts: StepOverheadOptions): Promise<Me
   });
   const floorRun = floorWorker.run();
 
-  const ours: Variant = { name: 'runner (Temporal + activities)', samples: [] };
+  const ours: Variant = { name: 'runner (model activity + local Read)', samples: [] };
   const plain: Variant = { name: 'in-process loop (no Temporal)', samples: [] };
-  const floor: Variant = { name: 'Temporal floor (2 no-op activities)', samples: [] };
+  const floor: Variant = { name: 'Temporal floor, same shape (normal + local)', samples: [] };
+  const floor2: Variant = { name: 'Temporal floor, 2 normal activities (before)', samples: [] };
   try {
     const oneRunnerTurn = async (prompt: string): Promise<number[]> => {
       const { engine } = await runner.runTurn(repo, prompt, options);
@@ -82,9 +85,9 @@ export async function measureStepOverhead(opts: StepOverheadOptions): Promise<Me
       await runInProcessTurn(acts, { sessionId, cwd: repo, prompt, options });
       return deltas(arrivals.get(sessionId) ?? []);
     };
-    const oneFloorTurn = async (steps: number): Promise<number[]> => {
+    const oneFloorTurn = async (steps: number, type = 'floorLocalWorkflow'): Promise<number[]> => {
       floorTimes.length = 0;
-      await runner.client.workflow.execute('floorWorkflow', {
+      await runner.client.workflow.execute(type, {
         taskQueue: floorQueue,
         workflowId: `bench-floor-${randomUUID()}`,
         args: [steps],
@@ -95,12 +98,14 @@ export async function measureStepOverhead(opts: StepOverheadOptions): Promise<Me
     await oneRunnerTurn('warm up');
     await onePlainTurn('warm up');
     await oneFloorTurn(3);
+    await oneFloorTurn(3, 'floorWorkflow');
     // Round-robin, so that drift of the machine hits every variant alike.
     for (let t = 0; t < opts.turns; t++) {
       progress(`step overhead: turn ${t + 1}/${opts.turns} (${opts.steps} steps per variant)`);
       ours.samples.push(...(await oneRunnerTurn('go')));
       plain.samples.push(...(await onePlainTurn('go')));
       floor.samples.push(...(await oneFloorTurn(opts.steps)));
+      floor2.samples.push(...(await oneFloorTurn(opts.steps, 'floorWorkflow')));
     }
   } finally {
     floorWorker.shutdown();
@@ -117,11 +122,13 @@ export async function measureStepOverhead(opts: StepOverheadOptions): Promise<Me
   const a = stats(ours);
   const b = stats(plain);
   const c = stats(floor);
+  const c2 = stats(floor2);
   const ratios = {
     oursOverInProcessMedian: round(a.medianMs / b.medianMs),
     oursOverFloorMedian: round(a.medianMs / c.medianMs),
     oursOverInProcessP95: round(a.p95Ms / b.p95Ms),
     oursOverFloorP95: round(a.p95Ms / c.p95Ms),
+    oursOverTwoNormalFloorMedian: round(a.medianMs / c2.medianMs),
   };
   const table = renderTable(
     `Step overhead: wall time per step (1 model call + 1 Read), zero-latency fake model, ${opts.steps} steps x ${opts.turns} turns`,
@@ -130,13 +137,14 @@ export async function measureStepOverhead(opts: StepOverheadOptions): Promise<Me
       [ours.name, a.medianMs.toFixed(2), a.p95Ms.toFixed(2), String(a.samples)],
       [plain.name, b.medianMs.toFixed(2), b.p95Ms.toFixed(2), String(b.samples)],
       [floor.name, c.medianMs.toFixed(2), c.p95Ms.toFixed(2), String(c.samples)],
+      [floor2.name, c2.medianMs.toFixed(2), c2.p95Ms.toFixed(2), String(c2.samples)],
       ['ratio runner / in-process', `${ratios.oursOverInProcessMedian}x`, `${ratios.oursOverInProcessP95}x`, ''],
-      ['ratio runner / floor', `${ratios.oursOverFloorMedian}x`, `${ratios.oursOverFloorP95}x`, ''],
+      ['ratio runner / floor (same shape)', `${ratios.oursOverFloorMedian}x`, `${ratios.oursOverFloorP95}x`, ''],
     ],
   );
   return {
     name: 'stepOverhead',
     table,
-    json: { steps: opts.steps, turns: opts.turns, runner: a, inProcess: b, floor: c, ratios },
+    json: { steps: opts.steps, turns: opts.turns, runner: a, inProcess: b, floor: c, floorTwoNormal: c2, ratios },
   };
 }

@@ -10,6 +10,7 @@
 # - Idempotent: when `.temporal/bin/temporal --version` already reports the pinned version,
 #   it does nothing (and prints nothing with --quiet).
 # - When TEMPORAL_CLI_PATH names an executable, that binary will be used and nothing is installed.
+# - TEMPORAL_CLI_INSTALL_DIR=DIR installs into DIR instead of <repo>/.temporal.
 set -euo pipefail
 
 TEMPORAL_CLI_VERSION="1.9.1"
@@ -35,7 +36,9 @@ say() {
 }
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-temporal_dir="${repo_root}/.temporal"
+# TEMPORAL_CLI_INSTALL_DIR: install there instead (the runner fetches the CLI on first use into
+# <dataDir>/temporal-cli when it runs outside a checkout).
+temporal_dir="${TEMPORAL_CLI_INSTALL_DIR:-${repo_root}/.temporal}"
 bin_dir="${temporal_dir}/bin"
 link="${bin_dir}/temporal"
 pip_dir="${temporal_dir}/pip"

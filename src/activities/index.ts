@@ -109,6 +109,7 @@ export function createActivities(deps: ActivityDeps): Activities {
           : {}),
         // Tool processes get the worker's environment minus the runner's secrets (src/env/child-env.ts).
         childEnv: new ChildEnvironments(deps.config),
+        ...(ws ? { hostQueue: ws.hostQueue } : {}),
       }),
     ),
     prepareWorkspace: withStorageErrors(ws ? createPrepareWorkspace(deps.store, ws) : async () => null),

@@ -55,6 +55,8 @@ export interface RunToolDeps {
   resolvePermission?: typeof resolveToolPermission;
   /** Environments of the processes tools start. @default new ChildEnvironments() (default secret names) */
   childEnv?: ChildEnvironments;
+  /** This worker's host queue (workspaces followed), checked against `expectHostQueue`. */
+  hostQueue?: string;
 }
 
 let sharedChildEnv: ChildEnvironments | undefined;
@@ -157,6 +159,14 @@ function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolea
 export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToolSummary> {
   return async function runTool(input: RunToolInput): Promise<RunToolSummary> {
     const { store } = deps;
+    if (input.expectHostQueue !== undefined && input.expectHostQueue !== deps.hostQueue) {
+      // A local activity on a worker of another host: the workflow sends the call to the host.
+      throw ApplicationFailure.create({
+        type: WorkspaceErrorType.NotOnHost,
+        message: `the workspace is on ${input.expectHostQueue}, not on this worker (${deps.hostQueue ?? 'no host queue'})`,
+        nonRetryable: true,
+      });
+    }
     const existing =
       (await store.get(input.sessionId, input.resultUuid)) ??
       findToolResult(await store.load(input.sessionId), input.toolUseId, input.parentUuid);
@@ -244,19 +254,22 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       out = { content: UNKNOWN_OUTCOME_TEXT, isError: true, outcome: 'unknown' };
     } else {
       const ctx = Context.current();
+      // A local activity cannot heartbeat (the core does not know it): its worker's workflow task
+      // is what keeps it alive, and its timeout bounds it.
+      const heartbeat = ctx.info.isLocal ? () => undefined : () => ctx.heartbeat();
       const toolCtx: ToolContext = {
         cwd: input.cwd,
         ...(shellCwd !== undefined ? { shellCwd } : {}),
         signal: ctx.cancellationSignal,
         // The workflow passes the state it holds for this call's own `file_path`.
         readState: () => input.readState ?? undefined,
-        heartbeat: () => ctx.heartbeat(),
+        heartbeat,
         ...(deps.settings ? { settings: deps.settings } : {}),
         ...(permission.readDenied ? { readDenied: permission.readDenied } : {}),
         env: toolEnv,
       };
       // Often: a cancellation (an interrupt) arrives with a heartbeat's answer.
-      const beat = setInterval(() => ctx.heartbeat(), TOOL_HEARTBEAT_MS);
+      const beat = setInterval(heartbeat, TOOL_HEARTBEAT_MS);
       try {
         // A large result of this session that the call names is written again if this host lacks it.
         await materializeLargeResults(store, input.sessionId, toolInput);

@@ -15,6 +15,7 @@ import type { InterruptFlags } from './commands/interrupt';
 import type { LimitsFlags } from './commands/limits';
 import type { PoolCreateFlags } from './commands/pool';
 import type { ApprovalsAnswerFlags, ApprovalsListFlags } from './commands/approvals';
+import type { AttachFlags } from './commands/attach';
 import type { StoreCopyFlags, StoreMigrateFlags } from './commands/store';
 import type { WorkspaceExportFlags } from './commands/workspace';
 
@@ -68,8 +69,9 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .description(
       'Run an LLM coding agent whose every turn is a durable Temporal workflow.\n' +
         'Drop-in for `claude -p`: same flags, same stream-json messages, same exit semantics.\n' +
-        'With no server configured, -p starts an embedded Temporal dev server and worker,\n' +
-        'persisted under the data directory (~/.agent-runner, or AGENT_RUNNER_DATA_DIR).',
+        'With no server configured or running, the first -p starts a shared Temporal dev server\n' +
+        'and worker in the background (stopped after 10 idle minutes); later and parallel runs\n' +
+        'use it. Its data lives under ~/.agent-runner (or AGENT_RUNNER_DATA_DIR).',
     )
     .version(RUNNER_VERSION)
     .argument('[prompt]', 'the task; read from stdin when absent (with -p)')
@@ -158,6 +160,11 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--budget-pool <id>', 'report spend to this shared budget pool (see `agent-runner pool`)')
     .option('--verbose', 'print progress (tool calls, results, server start) on stderr')
     .option(
+      '--no-daemon',
+      'with no server running, run a private embedded server in this process instead of starting the shared ' +
+        'background one (env AGENT_RUNNER_NO_DAEMON=1)',
+    )
+    .option(
       '--config <file>',
       'config file (default: ./temporal.yaml if present, else built-in defaults; env AGENT_RUNNER_CONFIG)',
     )
@@ -169,15 +176,16 @@ Exit codes: 0 success; 1 error result (max turns, budget, model or tool failure)
 configured server (nothing was run).
 
 Environment: ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL (read by the worker: with a shared
-\`agent-runner server\` or a configured cluster, the worker's values apply), TEMPORAL_ADDRESS,
+server or a configured cluster, the values it was started with apply), TEMPORAL_ADDRESS,
 TEMPORAL_NAMESPACE, AGENT_RUNNER_TASK_QUEUE, AGENT_RUNNER_DATA_DIR, AGENT_RUNNER_MODEL,
-TEMPORAL_CLI_PATH, AGENT_RUNNER_CONFIG, AGENT_RUNNER_STORE_URL.
+TEMPORAL_CLI_PATH, AGENT_RUNNER_CONFIG, AGENT_RUNNER_STORE_URL, AGENT_RUNNER_NO_DAEMON.
 
 Examples:
   agent-runner -p "fix the failing test" --permission-mode acceptEdits --allowedTools Bash
   git diff | agent-runner -p --output-format json
   agent-runner -p --resume <session-id> "now update the changelog"
-  agent-runner server          # shared dev server + worker; -p runs then use it`,
+  agent-runner server status   # the shared server: address, Web UI, running turns
+  agent-runner server stop     # stop it (the next -p starts it again)`,
     )
     .action(async (prompt: string | undefined, flags: PrintFlags) => {
       const { runPrint } = await import('./commands/print');
@@ -192,12 +200,46 @@ Examples:
       setExit(await runWorker(await config(program), err));
     });
   program
+    .command('attach')
+    .description("print a session's latest turn, running or finished: its stream (as it goes on) and its result")
+    .argument('<session>', 'session id')
+    .addOption(
+      new Option('--output-format <format>', 'text: final answer; json: the result; stream-json: every message')
+        .choices(OUTPUT_FORMATS)
+        .default('text'),
+    )
+    .option('--turn <n>', 'the n-th turn of the session instead of the latest')
+    .action(async (session: string, _o: unknown, cmd: Command) => {
+      const { runAttach } = await import('./commands/attach');
+      const flags = cmd.optsWithGlobals<AttachFlags>();
+      setExit(await runAttach(await config(program), session, flags, { stdout: out, stderr: err }));
+    });
+  const server = program
     .command('server')
-    .description('run the embedded Temporal dev server plus a worker in the foreground, printing the Web UI address')
+    .description(
+      'run the shared Temporal dev server plus a worker in the foreground (Web UI address printed); ' +
+        '`server status` / `server stop` for the one of this data directory',
+    )
     .option('--no-ui', 'do not serve the Temporal Web UI')
-    .action(async (opts: { ui: boolean }) => {
+    .addOption(new Option('--background', 'run as the background server a run starts (stops when idle)').hideHelp())
+    .action(async (opts: { ui: boolean; background?: boolean }) => {
       const { runServer } = await import('./commands/worker');
-      setExit(await runServer(await config(program), err, opts.ui));
+      setExit(await runServer(await config(program), err, opts));
+    });
+  server
+    .command('status')
+    .description('is a shared server running for this data directory? where, since when, how many turns (exit 1: none)')
+    .option('--json', 'print the status as JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const { runServerStatus } = await import('./commands/server');
+      setExit(await runServerStatus(await config(program), opts, { stdout: out, stderr: err }));
+    });
+  server
+    .command('stop')
+    .description('stop the shared server of this data directory (running turns continue when a server runs again)')
+    .action(async () => {
+      const { runServerStop } = await import('./commands/server');
+      setExit(await runServerStop(await config(program), { stdout: out, stderr: err }));
     });
   program
     .command('batch')
@@ -208,6 +250,7 @@ Examples:
     .option('--batch-id <id>', "batch id (default: from the file's absolute path and content hash)")
     .option('--task-max-budget-usd <usd>', "budget of each task (a task's own maxBudgetUsd wins)")
     .option('--worker', 'also run a worker in this process (default: only with the embedded server)')
+    .option('--retry-failed', 'run again (as new sessions) only the tasks whose latest run ended in an error result')
     .option('--progress <mode>', 'auto | bar | lines | none (default: auto: a bar on a terminal, lines otherwise)')
     .option('--progress-interval <s>', 'seconds between progress lines in lines mode (default: 10)')
     .addHelpText(
@@ -236,7 +279,7 @@ See docs/batch.md.`,
     });
   program
     .command('list')
-    .description('list sessions with their batch, task, status and cost (Temporal search attributes)')
+    .description('list sessions: status, cost, model, cwd and the first line of the prompt (batch and task too)')
     .option('--batch <id>', 'only the sessions of this batch')
     .option('--status <status>', 'only sessions with this status (running, success, error_max_turns, …)')
     .option('--query <query>', 'extra Temporal visibility query, e.g. "StartTime > \'2026-01-01T00:00:00Z\'"')
@@ -244,7 +287,7 @@ See docs/batch.md.`,
     .option('--json', 'one JSON object per line instead of a table')
     .action(async (opts: ListFlags) => {
       const { runList } = await import('./commands/list');
-      setExit(await runList(await config(program), opts, { stdout: out }));
+      setExit(await runList(await config(program), opts, { stdout: out, stderr: err }));
     });
   addControlCommands(program, setExit);
   addApprovalCommands(program, setExit);
@@ -342,6 +385,26 @@ function addControlCommands(program: Command, setExit: (code: number) => void): 
     .action(async (id: string, _o: PoolCreateFlags, cmd: Command) => {
       const { runPoolCreate } = await import('./commands/pool');
       setExit(await runPoolCreate(await config(program), id, cmd.optsWithGlobals<PoolCreateFlags>(), io));
+    });
+  pool
+    .command('list')
+    .description('every budget pool: status (open, exhausted, completed), limit, spend and members')
+    .option('--json', 'one JSON object per line')
+    .action(async (_o: { json?: boolean }, cmd: Command) => {
+      const { runPoolList } = await import('./commands/pool');
+      setExit(await runPoolList(await config(program), cmd.optsWithGlobals<{ json?: boolean }>(), io));
+    });
+  pool
+    .command('close')
+    .description('close a pool: its workflow ends with its final spend (refused while turns are in it, unless --force)')
+    .argument('<id>', 'pool id')
+    .option('--force', 'close it even with running turns in it (they go on without its limit)')
+    .option('--json', 'print the final state as JSON')
+    .action(async (id: string, _o: unknown, cmd: Command) => {
+      const { runPoolClose } = await import('./commands/pool');
+      setExit(
+        await runPoolClose(await config(program), id, cmd.optsWithGlobals<{ force?: boolean; json?: boolean }>(), io),
+      );
     });
   pool
     .command('show')

@@ -85,7 +85,14 @@ function formatSeconds(ms: number): string {
 /** One line for a finished task: `✓ fix-readme success · 3 turns · $0.0123 · 4.2 s`. */
 export function formatTaskLine(task: BatchTask, r: BatchResult, source: TaskSource): string {
   const mark = r.is_error ? '✗' : '✓';
-  const how = source === 'finished-earlier' ? ' (finished earlier)' : source === 'attached' ? ' (re-attached)' : '';
+  const how =
+    source === 'finished-earlier'
+      ? ' (finished earlier, not run again)'
+      : source === 'attached'
+        ? ' (re-attached)'
+        : source === 'retried'
+          ? ' (retried)'
+          : '';
   const err = r.is_error ? firstError(r) : '';
   return (
     `${mark} ${task.id} ${r.subtype} · ${r.num_turns} turn${r.num_turns === 1 ? '' : 's'} · $${r.total_cost_usd.toFixed(4)} · ` +
@@ -138,8 +145,10 @@ export class BatchProgress {
     if (e.type === 'task_running') {
       this.counts.running++;
       if (e.source === 'attached') this.line(`↻ ${e.task.id}: re-attached to its running turn`);
+      if (e.source === 'retried') this.line(`↻ ${e.task.id}: failed in an earlier run; retrying as a new session`);
     } else {
-      if (e.source === 'started' || e.source === 'attached') this.counts.running = Math.max(0, this.counts.running - 1);
+      if (e.source === 'started' || e.source === 'attached' || e.source === 'retried')
+        this.counts.running = Math.max(0, this.counts.running - 1);
       if (e.result.is_error) this.counts.failed++;
       else this.counts.succeeded++;
       this.counts.costUsd += e.result.total_cost_usd;

@@ -1,9 +1,28 @@
 /** How long `-p` without a prompt waits for the first byte on stdin (ms). Env: AGENT_RUNNER_STDIN_TIMEOUT_MS. */
 export const DEFAULT_STDIN_TIMEOUT_MS = 10_000;
 
-/** Thrown when no prompt is given and stdin has none to offer. */
+/** Thrown when no prompt is given and stdin has none to offer, or the prompt is empty or only whitespace. */
 export class NoPromptError extends Error {
   override readonly name = 'NoPromptError';
+}
+
+/**
+ * The prompt of `-p`, checked before anything starts: an empty or whitespace-only prompt (argument
+ * or stdin) is refused as `claude -p` refuses it, with its words.
+ * @throws NoPromptError
+ */
+export function checkPrompt(prompt: string): string {
+  if (prompt === '') {
+    throw new NoPromptError(
+      'no prompt: input must be provided either through stdin or as a prompt argument when using --print',
+    );
+  }
+  if (prompt.trim() === '') {
+    throw new NoPromptError(
+      'no prompt: input contained only whitespace; provide a prompt with text through stdin or as a prompt argument when using --print',
+    );
+  }
+  return prompt;
 }
 
 /**
@@ -36,10 +55,12 @@ export async function readPromptFromStdin(
     };
     const onEnd = (): void => {
       cleanup();
-      const text = Buffer.concat(chunks).toString('utf8').trim();
-      if (!text)
-        reject(new NoPromptError('no prompt: stdin was empty; pass the prompt as an argument or pipe it on stdin'));
-      else resolve(text);
+      const raw = Buffer.concat(chunks).toString('utf8');
+      try {
+        resolve(checkPrompt(raw).trim());
+      } catch (e) {
+        reject(e);
+      }
     };
     const onError = (err: Error): void => {
       cleanup();

@@ -224,6 +224,16 @@ export function taskSessionId(batchId: string, taskId: string): string {
   return uuidV5(`agent-runner/batch/${batchId}/task/${taskId}`);
 }
 
+/**
+ * Session id of a task's `attempt`: attempt 0 is {@link taskSessionId}; attempt k ≥ 1 is a retry
+ * of a failed task (`--retry-failed`), a fresh session of its own.
+ */
+export function taskAttemptSessionId(batchId: string, taskId: string, attempt: number): string {
+  return attempt === 0
+    ? taskSessionId(batchId, taskId)
+    : uuidV5(`agent-runner/batch/${batchId}/task/${taskId}/retry/${attempt}`);
+}
+
 /** Uuid of a task's prompt line (deterministic: a re-submitted prompt is the same line). */
 export function taskPromptUuid(sessionId: string): string {
   return uuidV5(`agent-runner/session/${sessionId}/prompt/1`);
@@ -254,11 +264,13 @@ export type TaskSource =
   /** Had finished before this run; reported from its turn workflow's result. */
   | 'finished-earlier'
   /** Not run: the batch budget was spent before it could start. */
-  | 'skipped';
+  | 'skipped'
+  /** Had failed in an earlier run; started again as a new attempt (`retryFailed`). */
+  | 'retried';
 
 /** Progress events of {@link runBatch}. */
 export type BatchEvent =
-  | { type: 'task_running'; task: BatchTask; sessionId: string; source: 'started' | 'attached' }
+  | { type: 'task_running'; task: BatchTask; sessionId: string; source: 'started' | 'attached' | 'retried' }
   | { type: 'task_done'; task: BatchTask; sessionId: string; source: TaskSource; result: BatchResult };
 
 /** The batch's shared budget (a budget pool; see `src/client/budget-pool.ts`). */
@@ -269,6 +281,8 @@ export interface BatchBudget {
   limitUsd: number;
   /** True once the pool is spent: tasks not started yet are skipped. */
   exhausted(): Promise<boolean>;
+  /** What the pool has counted so far (USD). */
+  spent(): Promise<{ spentUsd: number; limitUsd: number }>;
 }
 
 /** Options of {@link runBatch}. */
@@ -289,6 +303,8 @@ export interface RunBatchOptions {
   signal?: AbortSignal;
   /** Idle time after which a task's session workflow completes (ms). @default 60000 */
   sessionIdleTimeoutMs?: number;
+  /** Start a new attempt of each task whose latest attempt ended in an error result. @default false */
+  retryFailed?: boolean;
 }
 
 /** What {@link runBatch} returns. */
@@ -313,8 +329,10 @@ export function taskTurnOptions(defaults: TurnOptions, task: BatchTask, budget?:
 
 /**
  * Runs (or resumes) a batch: at most `concurrency` tasks at once, in file order. Each task is the
- * session `taskSessionId(batchId, task.id)` with one turn, `agent-session-<id>-turn-1`:
- * - that turn workflow exists and is closed → its result is reported (`finished-earlier`);
+ * session `taskSessionId(batchId, task.id)` with one turn, `agent-session-<id>-turn-1` (or, after
+ * `retryFailed` runs, the latest of its attempts `taskAttemptSessionId(batchId, task.id, k)`):
+ * - that turn workflow exists and is closed → its result is reported (`finished-earlier`); with
+ *   `retryFailed` and an error result, a new attempt is started instead (`retried`);
  * - it is running → followed to its end (`attached`);
  * - it does not exist → submitted with update-with-start under a fixed update id, so a
  *   concurrent or repeated submit is de-duplicated by the server (`started`).
@@ -381,36 +399,54 @@ interface TaskRun {
 
 async function runTask(opts: RunBatchOptions, task: BatchTask, emit: (e: BatchEvent) => void): Promise<TaskRun> {
   const { client, batchId } = opts;
-  const sessionId = taskSessionId(batchId, task.id);
   /** After an abort the run has moved on: make no new Temporal calls (none may outlive the connection). */
   const guard = (): void => {
     if (opts.signal?.aborted) throw new BatchAbortedError();
   };
-  const firstTurnId = turnWorkflowId(sessionId, 1);
+  // The task's latest attempt (attempts after the first exist only after --retry-failed runs).
+  let attempt = 0;
+  let sessionId = taskSessionId(batchId, task.id);
+  let status: string | null = null;
   const tag = (r: SDKResultMessage): BatchResult => ({
     ...r,
     task_id: task.id,
     batch_id: batchId,
     ...(task.metadata ? { metadata: task.metadata } : {}),
   });
+  let retrying = false;
   try {
     // 1. Is the task's turn already there (an earlier run of this batch started it)?
-    const status = await turnStatus(client, firstTurnId);
+    status = await turnStatus(client, turnWorkflowId(sessionId, 1));
+    while (status !== null) {
+      guard();
+      const next = taskAttemptSessionId(batchId, task.id, attempt + 1);
+      const nextStatus = await turnStatus(client, turnWorkflowId(next, 1));
+      if (nextStatus === null) break;
+      attempt++;
+      sessionId = next;
+      status = nextStatus;
+    }
     guard();
     if (status !== null) {
+      const turnId = turnWorkflowId(sessionId, 1);
       const source: TaskSource = status === 'RUNNING' ? 'attached' : 'finished-earlier';
       if (source === 'attached') emit({ type: 'task_running', task, sessionId, source });
-      const result = tag(await turnResult(opts, sessionId, firstTurnId));
+      const result = tag(await turnResult(opts, sessionId, turnId));
       guard();
       await endSession(client, sessionId);
-      return { sessionId, source, result };
+      if (!(opts.retryFailed && source === 'finished-earlier' && result.is_error)) {
+        return { sessionId, source, result };
+      }
+      attempt++;
+      sessionId = taskAttemptSessionId(batchId, task.id, attempt);
+      retrying = true;
     }
     // 2. No turn workflow, but a transcript: it ran once and its workflow is gone (retention).
     if (await opts.store.exists(sessionId)) {
       guard();
       const result = tag(
         syntheticResult(sessionId, 'error_during_execution', [
-          `task ${task.id} ran before (session ${sessionId} has a transcript) but its turn workflow ${firstTurnId} is no longer in Temporal; not running it again`,
+          `task ${task.id} ran before (session ${sessionId} has a transcript) but its turn workflow ${turnWorkflowId(sessionId, 1)} is no longer in Temporal; not running it again`,
         ]),
       );
       return { sessionId, source: 'finished-earlier', result };
@@ -445,11 +481,12 @@ async function runTask(opts: RunBatchOptions, task: BatchTask, emit: (e: BatchEv
       updateId: taskSubmitUpdateId(sessionId),
     });
     guard();
-    emit({ type: 'task_running', task, sessionId, source: 'started' });
+    const source = retrying ? 'retried' : 'started';
+    emit({ type: 'task_running', task, sessionId, source });
     const result = tag(await turnResult(opts, sessionId, started.turnWorkflowId));
     guard();
     await endSession(client, sessionId);
-    return { sessionId, source: 'started', result };
+    return { sessionId, source, result };
   } catch (err) {
     if (err instanceof BatchAbortedError || opts.signal?.aborted) throw new BatchAbortedError();
     const msg = err instanceof Error ? err.message : String(err);

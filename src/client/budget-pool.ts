@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { BudgetPoolInput } from '../common/budget-pool';
 import { budgetPoolWorkflowId, poolIdOfWorkflowId } from '../workflows/ids';
-import { poolStateQuery, setPoolLimitSignal } from '../workflows/messages';
+import { closePoolUpdate, poolStateQuery, setPoolLimitSignal } from '../workflows/messages';
 import type { PoolStateView } from '../workflows/messages';
 
 /** Thrown by the helpers below when no budget pool workflow with that id exists. */
@@ -124,6 +124,86 @@ export async function setBudgetPoolLimit(client: Client, poolId: string, usd: nu
     await client.workflow.getHandle(budgetPoolWorkflowId(id)).signal(setPoolLimitSignal, { limitUsd: usd });
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw new BudgetPoolNotFoundError(id);
+    throw err;
+  }
+}
+
+/** One budget pool as `agent-runner pool list` shows it. */
+export interface BudgetPoolRow {
+  poolId: string;
+  /** `open`, `exhausted` (running), or the closed workflow's status in lower case (`completed`, `terminated`, …). */
+  status: string;
+  /** Limit, spend (USD) and members: from the running pool, or the closed pool's final state; null when unknown. */
+  limitUsd: number | null;
+  spentUsd: number | null;
+  members: number | null;
+  startTime: Date;
+  closeTime: Date | null;
+}
+
+/**
+ * Budget pools (running first, then closed, most recent first within each), with their state:
+ * queried from running pools (a worker answers), read from the result of closed ones.
+ */
+export async function listBudgetPools(client: Client, limit = 100): Promise<BudgetPoolRow[]> {
+  const rows: BudgetPoolRow[] = [];
+  const query = `WorkflowType = 'budgetPoolWorkflow' AND ExecutionStatus != 'ContinuedAsNew'`;
+  for await (const wf of client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
+    const poolId = poolIdOfWorkflowId(wf.workflowId);
+    const running = wf.status.name === 'RUNNING';
+    let state: PoolStateView | null = null;
+    try {
+      state = running
+        ? await client.workflow.getHandle(wf.workflowId).query(poolStateQuery)
+        : wf.status.name === 'COMPLETED'
+          ? (((await client.workflow.getHandle(wf.workflowId, wf.runId).result()) as PoolStateView | undefined) ?? null)
+          : null;
+    } catch {
+      state = null;
+    }
+    rows.push({
+      poolId,
+      status: running ? (state?.exhausted ? 'exhausted' : 'open') : wf.status.name.toLowerCase(),
+      limitUsd: state?.limitUsd ?? null,
+      spentUsd: state?.spentUsd ?? null,
+      members: state?.members ?? null,
+      startTime: wf.startTime,
+      closeTime: wf.closeTime ?? null,
+    });
+    if (rows.length >= limit) break;
+  }
+  return rows.sort((a, b) => Number(b.closeTime === null) - Number(a.closeTime === null));
+}
+
+/** Thrown by {@link closeBudgetPool} when turns are still in the pool and `force` is not set. */
+export class BudgetPoolBusyError extends Error {
+  override readonly name = 'BudgetPoolBusyError';
+}
+
+/**
+ * Closes a running budget pool: its workflow completes with its final state, which is returned.
+ * @throws BudgetPoolNotFoundError when no such pool is running
+ * @throws BudgetPoolBusyError when turns are in the pool and `force` is not set
+ */
+export async function closeBudgetPool(
+  client: Client,
+  poolId: string,
+  opts: { force?: boolean } = {},
+): Promise<PoolStateView> {
+  const id = poolIdOfWorkflowId(poolId);
+  const handle = client.workflow.getHandle(budgetPoolWorkflowId(id));
+  if (!(await isRunning(client, budgetPoolWorkflowId(id)))) throw new BudgetPoolNotFoundError(id);
+  try {
+    const state = await handle.executeUpdate(closePoolUpdate, { args: [{ force: opts.force === true }] });
+    await handle.result().catch(() => undefined);
+    return state;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new BudgetPoolNotFoundError(id);
+    if (err instanceof WorkflowUpdateFailedError) {
+      throw new BudgetPoolBusyError(
+        `budget pool "${id}": ${err.cause instanceof Error ? err.cause.message : err.message}`,
+      );
+    }
     throw err;
   }
 }

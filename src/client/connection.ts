@@ -46,8 +46,8 @@ export class NoServerError extends Error {
     super(
       `${command} needs a running Temporal server, and there is none to reach: ` +
         `temporal.address (TEMPORAL_ADDRESS) is not set and no \`agent-runner server\` is running for ${dataDir}.\n` +
-        'Start one with `agent-runner server` (then run turns with `agent-runner -p` in another terminal: ' +
-        'they use it), or set temporal.address to a Temporal server that runs `agent-runner worker`.' +
+        'A run (`agent-runner -p`) starts the shared background server; or start one with `agent-runner server`, ' +
+        'or set temporal.address to a Temporal server that runs `agent-runner worker`.' +
         (holderPid !== null
           ? `\nProcess ${holderPid} runs a private embedded server for its own turn; ` +
             'it cannot be reached from another process (press Ctrl-C in its terminal to interrupt it).'

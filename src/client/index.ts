@@ -1,7 +1,7 @@
 /**
- * Client-only entry point (`durable-agent-runner/client`): start, follow and steer turns on a
+ * Client-only entry point (`@durable-agent-runner/agent-runner/client`): start, follow and steer turns on a
  * running server. Loads no native worker, workflow bundler, dev-server launcher or Anthropic SDK;
- * a process that runs work imports `durable-agent-runner/worker` (or the root entry) instead.
+ * a process that runs work imports `@durable-agent-runner/agent-runner/worker` (or the root entry) instead.
  */
 export { QueryEngine } from './query-engine';
 export type { QueryEngineOptions, StreamPosition } from './query-engine';

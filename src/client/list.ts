@@ -1,5 +1,6 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { quoteQueryValue, SA } from '../common/search-attributes';
+import { readSessionMemo } from './session-metadata';
 
 /** One session workflow as `agent-runner list` shows it. */
 export interface SessionRow {
@@ -15,6 +16,12 @@ export interface SessionRow {
   workflowStatus: string;
   startTime: Date;
   closeTime: Date | null;
+  /** First line of the session's first prompt (its memo), null for sessions started without one. */
+  prompt: string | null;
+  /** Working directory (memo). */
+  cwd: string | null;
+  /** Model the session started with (memo). */
+  model: string | null;
 }
 
 /** Filters of {@link listSessions}. */
@@ -54,6 +61,7 @@ export async function listSessions(client: Client, opts: ListSessionsOptions = {
 
 function toRow(wf: WorkflowExecutionInfo): SessionRow {
   const sa = wf.typedSearchAttributes;
+  const memo = readSessionMemo(wf.memo);
   const sessionId =
     sa.get(SA.sessionId) ??
     (wf.workflowId.startsWith(SESSION_PREFIX) ? wf.workflowId.slice(SESSION_PREFIX.length) : wf.workflowId);
@@ -67,5 +75,8 @@ function toRow(wf: WorkflowExecutionInfo): SessionRow {
     workflowStatus: wf.status.name,
     startTime: wf.startTime,
     closeTime: wf.closeTime ?? null,
+    prompt: memo.prompt ?? null,
+    cwd: memo.cwd ?? null,
+    model: memo.model ?? null,
   };
 }

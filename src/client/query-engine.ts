@@ -26,12 +26,14 @@ import { loadMcpTools } from '../mcp/store';
 import { assistantText, entryToSdkMessages, initMessage, resultMessage } from './sdk-message';
 import { storePrompt } from './prompt-ref';
 import { promptCommandOf } from '../engine/compaction';
+import type { OutageOptions } from './outage';
+import { firstLine, sessionDetails, sessionMemo, sessionSummary } from './session-metadata';
+import { OutageWaiter, isServerUnreachable } from './outage';
 import type { MemoryFile } from '../common/context';
 import { loadUserMemory } from '../context/memory-files';
 import { claudeConfigDir } from '../settings/load';
 import { storeContextOptions } from './context-options';
 import { PartialMessages } from './partial-messages';
-import { storeJsonSchema } from './json-schema';
 
 /**
  * Options of one submitted turn: turn options, plus `jsonSchema` (structured output), which is
@@ -64,6 +66,11 @@ export interface QueryEngineOptions {
    * them; the start is then retried without, once per client. @default {}
    */
   searchAttributes?: { batchId?: string; taskId?: string } | false;
+  /**
+   * Waiting through a Temporal outage: how long to keep waiting for an unreachable server while
+   * starting or following a turn, and where notices go. @default 600000 ms, no notices
+   */
+  outage?: OutageOptions;
   /**
    * Claude config directory whose `CLAUDE.md` is the user's own memory, sent to new sessions
    * (unless `settingSources` leaves out `user`); `false` reads none.
@@ -107,9 +114,10 @@ export class EmptyPromptError extends Error {
  * messages while it runs: `system/init`, then `assistant` and `user` (tool results) messages as
  * each is recorded, then one `result`. A caller that lost its stream resumes with `follow()`.
  *
- * Errors: Temporal connection errors propagate; an empty prompt throws {@link EmptyPromptError}
- * before anything starts; a prompt larger than the store's content limit throws
- * `ContentTooLargeError`. Model and tool failures do not throw: they end in an error result.
+ * Errors: an unreachable server is waited for (see {@link QueryEngineOptions.outage}), then
+ * `TemporalOutageError`; an empty prompt throws {@link EmptyPromptError} before anything starts;
+ * a prompt larger than the store's content limit throws `ContentTooLargeError`. Model and tool
+ * failures do not throw: they end in an error result.
  */
 export class QueryEngine {
   readonly sessionId: string;
@@ -161,12 +169,23 @@ export class QueryEngine {
     const command = promptCommandOf(prompt);
     const sa = this.opts.searchAttributes ?? {};
     const withAttributes = sa !== false && !noSearchAttributes.has(client);
+    const metadata = {
+      prompt,
+      cwd: this.opts.cwd,
+      model: options?.model ?? this.opts.defaults.model,
+      ...(sa !== false && sa.batchId !== undefined ? { batchId: sa.batchId } : {}),
+      ...(sa !== false && sa.taskId !== undefined ? { taskId: sa.taskId } : {}),
+    };
     const submit = (attributes: boolean): Promise<SubmitResponse> => {
       const startOp = new WithStartWorkflowOperation('sessionWorkflow', {
         workflowId: this.workflowId,
         taskQueue: this.opts.taskQueue,
         args: [input],
         workflowIdConflictPolicy: 'USE_EXISTING',
+        // Read by `agent-runner list` and the Web UI: the prompt's first line only.
+        memo: { ...sessionMemo(metadata) },
+        staticSummary: sessionSummary(metadata),
+        staticDetails: sessionDetails(metadata),
         ...(attributes && sa !== false
           ? { typedSearchAttributes: sessionStartSearchAttributes({ sessionId: this.sessionId, ...sa }) }
           : {}),
@@ -176,6 +195,7 @@ export class QueryEngine {
           {
             prompt: promptRef,
             ...(command ? { command } : {}),
+            promptLine: firstLine(prompt),
             ...(promptUuid ? { promptUuid } : {}),
             ...(options ? { options } : {}),
           },
@@ -184,14 +204,25 @@ export class QueryEngine {
         ...(extra.updateId ? { updateId: extra.updateId } : {}),
       });
     };
-    if (!withAttributes) return submit(false);
+    // One update id for every try, so that a start retried through an outage runs once.
+    const updateId = extra.updateId ?? randomUUID();
+    extra = { ...extra, updateId };
+    const waiter = new OutageWaiter(this.outageOptions());
+    if (!withAttributes) return waiter.run(() => submit(false));
     try {
-      return await submit(true);
+      return await waiter.run(() => submit(true));
     } catch (err) {
       if (!isUnknownSearchAttributeError(err)) throw err;
       noSearchAttributes.add(client);
-      return submit(false);
+      return waiter.run(() => submit(false));
     }
+  }
+
+  private outageOptions(): OutageOptions {
+    return {
+      hint: `The session goes on; \`agent-runner attach ${this.sessionId}\` prints the turn once Temporal is back.`,
+      ...this.opts.outage,
+    };
   }
 
   private userMemory: Promise<readonly MemoryFile[]> | undefined;
@@ -216,6 +247,7 @@ export class QueryEngine {
   private async turnOptions(options: SubmitOptions | undefined): Promise<Partial<TurnOptions> | undefined> {
     if (options?.jsonSchema === undefined) return options;
     const { jsonSchema, ...rest } = options;
+    const { storeJsonSchema } = await import('./json-schema'); // ajv loads only for a schema
     const jsonSchemaKey = await storeJsonSchema(this.opts.store, this.sessionId, jsonSchema);
     return { ...rest, jsonSchemaKey };
   }
@@ -299,14 +331,20 @@ export class QueryEngine {
     this.position = { turnWorkflowId: pos.turnWorkflowId, offset };
     let outcome: TurnOutcome | undefined;
     let failure: unknown;
-    const result = handle.result().then(
-      (o) => {
-        outcome = o;
-      },
-      (err: unknown) => {
-        failure = err ?? new Error('turn failed');
-      },
-    );
+    // The result's long poll fails during an outage: wait for the server and poll again.
+    const waiter = new OutageWaiter(this.outageOptions());
+    let lost: unknown;
+    const watchResult = (): Promise<void> =>
+      handle.result().then(
+        (o) => {
+          outcome = o;
+        },
+        (err: unknown) => {
+          if (isServerUnreachable(err)) lost = err;
+          else failure = err ?? new Error('turn failed');
+        },
+      );
+    let result = watchResult();
     const poll = this.opts.pollIntervalMs ?? 100;
     const followStarted = Date.now();
     for (;;) {
@@ -319,8 +357,12 @@ export class QueryEngine {
         try {
           progress = await handle.query(turnProgressQuery);
           events = progress.events;
-        } catch {
-          events = []; // not started yet, or no worker right now: try again
+          if (lost === undefined) waiter.recovered();
+        } catch (err) {
+          // Not started yet, or no worker right now: try again. An unreachable server counts
+          // toward the outage limit.
+          if (isServerUnreachable(err)) waiter.failed(err);
+          events = [];
         }
         modelCall = progress?.modelCall ?? null;
       }
@@ -346,6 +388,13 @@ export class QueryEngine {
         if (!(failure instanceof WorkflowFailedError)) throw failure;
         outcome = failedTurnOutcome(failure, Date.now() - followStarted);
         break;
+      }
+      if (lost !== undefined) {
+        waiter.failed(lost);
+        lost = undefined;
+        await sleep(1000);
+        result = watchResult();
+        continue;
       }
       await Promise.race([result, sleep(poll)]);
     }

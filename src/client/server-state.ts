@@ -6,7 +6,6 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { Connection } from '@temporalio/client';
 import { z } from 'zod';
 
 /** What `<dataDir>/server.json` records about a running shared dev server. */
@@ -17,6 +16,26 @@ export interface ServerState {
   pid: number;
   /** Web UI URL, or null when headless. */
   uiUrl: string | null;
+  /** The `agent-runner server` process that runs the dev server and the worker, when recorded. */
+  ownerPid?: number;
+  /** `foreground` (`agent-runner server`) or `background` (started by a run). */
+  mode?: 'foreground' | 'background';
+  /** Idle time after which a background server stops, in ms. */
+  idleTimeoutMs?: number;
+  /** What the worker's model client was started with (see {@link WorkerEnvFingerprint}). */
+  workerEnv?: WorkerEnvFingerprint;
+  /** ISO time the server was recorded. */
+  startedAt?: string;
+}
+
+/**
+ * The settings of a shared server's worker that a client cannot change: its model endpoint and
+ * key (a hash, never the key), so that a client started with others can say so.
+ */
+export interface WorkerEnvFingerprint {
+  baseUrl: string | null;
+  /** First 12 hex digits of the SHA-256 of the API key; null when none is set. */
+  apiKeySha: string | null;
 }
 
 const ServerStateFileSchema = z.object({
@@ -24,6 +43,10 @@ const ServerStateFileSchema = z.object({
   address: z.string().min(1),
   pid: z.number().int().positive(),
   uiUrl: z.string().nullable(),
+  ownerPid: z.number().int().positive().optional(),
+  mode: z.enum(['foreground', 'background']).optional(),
+  idleTimeoutMs: z.number().int().nonnegative().optional(),
+  workerEnv: z.object({ baseUrl: z.string().nullable(), apiKeySha: z.string().nullable() }).optional(),
   startedAt: z.string().optional(),
 });
 
@@ -40,13 +63,7 @@ export function writeServerState(dataDir: string, state: ServerState): void {
   fs.mkdirSync(dataDir, { recursive: true });
   const file = serverStatePath(dataDir);
   const tmp = `${file}.${process.pid}.tmp`;
-  const body = {
-    v: SERVER_STATE_VERSION,
-    address: state.address,
-    pid: state.pid,
-    uiUrl: state.uiUrl,
-    startedAt: new Date().toISOString(),
-  };
+  const body = { v: SERVER_STATE_VERSION, ...state, startedAt: state.startedAt ?? new Date().toISOString() };
   fs.writeFileSync(tmp, `${JSON.stringify(body, null, 2)}\n`);
   fs.renameSync(tmp, file);
 }
@@ -56,7 +73,17 @@ export function readServerState(dataDir: string): ServerState | null {
   try {
     const result = ServerStateFileSchema.safeParse(JSON.parse(fs.readFileSync(serverStatePath(dataDir), 'utf8')));
     if (!result.success) return null;
-    return { address: result.data.address, pid: result.data.pid, uiUrl: result.data.uiUrl };
+    const d = result.data;
+    return {
+      address: d.address,
+      pid: d.pid,
+      uiUrl: d.uiUrl,
+      ...(d.ownerPid !== undefined ? { ownerPid: d.ownerPid } : {}),
+      ...(d.mode !== undefined ? { mode: d.mode } : {}),
+      ...(d.idleTimeoutMs !== undefined ? { idleTimeoutMs: d.idleTimeoutMs } : {}),
+      ...(d.workerEnv !== undefined ? { workerEnv: d.workerEnv } : {}),
+      ...(d.startedAt !== undefined ? { startedAt: d.startedAt } : {}),
+    };
   } catch {
     return null;
   }
@@ -64,13 +91,39 @@ export function readServerState(dataDir: string): ServerState | null {
 
 /**
  * The recorded shared server if it is still alive: null when there is no (valid) state file, its
- * pid is dead, or its address does not answer a health check within `timeoutMs`. Does not delete
- * a stale file (see {@link clearServerState}).
+ * dev server's or owner's pid is dead, or its address does not accept a TCP connection within
+ * `timeoutMs`. (The file is written once the server answers, so a live process listening there is
+ * that server; a full health check would cost every command a gRPC channel of its own.) Does not
+ * delete a stale file (see {@link clearServerState}).
  */
 export async function readLiveServerState(dataDir: string, timeoutMs = 2000): Promise<ServerState | null> {
   const state = readServerState(dataDir);
-  if (!state || !isPidAlive(state.pid)) return null;
-  return (await serverAnswers(state.address, timeoutMs)) ? state : null;
+  if (!state || !isPidAlive(state.pid) || (state.ownerPid !== undefined && !isPidAlive(state.ownerPid))) return null;
+  try {
+    await tcpProbe(state.address, timeoutMs);
+    return state;
+  } catch {
+    return null;
+  }
+}
+
+/** Path of the file whose modification time says when a client last used the shared server. */
+export function serverTouchPath(dataDir: string): string {
+  return path.join(dataDir, 'server.touch');
+}
+
+/** Records that a client uses the shared server now (a background server stops only when idle). */
+export function touchServer(dataDir: string): void {
+  try {
+    const now = new Date();
+    fs.utimesSync(serverTouchPath(dataDir), now, now);
+  } catch {
+    try {
+      fs.writeFileSync(serverTouchPath(dataDir), '');
+    } catch {
+      // a read-only data directory: the idle timeout then counts from the last turn
+    }
+  }
 }
 
 /** Removes `<dataDir>/server.json` (no error when it is missing). */
@@ -96,6 +149,7 @@ export async function serverAnswers(address: string, timeoutMs: number): Promise
   } catch {
     return false;
   }
+  const { Connection } = await import('@temporalio/client'); // loaded only when asked
   const connection = Connection.lazy({ address, connectTimeout: Math.max(1, deadline - Date.now()) });
   try {
     const health = await connection.withDeadline(deadline, () => connection.healthService.check({}));

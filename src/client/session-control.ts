@@ -25,6 +25,11 @@ export interface SessionStatusReport {
   session: SessionStatusView;
   /** Workflow status of the session (`RUNNING`, `COMPLETED`, …). */
   workflowStatus: string;
+  /**
+   * Turns of the session so far, the running one included: what `status` shows as `turns`
+   * (`session.turnCount` counts finished turns only).
+   */
+  turns: number;
   /** Progress of the running turn (turn count, usage, cost, activity, limits), or null when idle. */
   turn: (TurnProgress & { turnWorkflowId: string }) | null;
 }
@@ -56,7 +61,7 @@ export async function sessionStatus(client: Client, sessionId: string): Promise<
       turn = null; // ended between the two queries
     }
   }
-  return { session, workflowStatus, turn };
+  return { session, workflowStatus, turns: session.turnCount + (session.busy ? 1 : 0), turn };
 }
 
 async function signalRunningSession(

@@ -49,6 +49,11 @@ export interface SubmitRequest {
   prompt: ContentRef;
   /** Set by the client when the prompt is a runner command (`/compact`, `/clear`). */
   command?: PromptCommand;
+  /**
+   * The prompt's first line, cut to `LABEL_CHARS` (60): a small summary for the turn's Web UI
+   * summary. Never the prompt itself.
+   */
+  promptLine?: string;
   /** Uuid for the prompt line (lets a retrying client de-duplicate). */
   promptUuid?: string;
   options?: Partial<TurnOptions>;

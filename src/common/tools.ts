@@ -36,6 +36,11 @@ export interface ToolUseSummary {
   name: string;
   /** Absolute path of `file_path` in the input, when there is one (for read-file state). */
   filePath?: string;
+  /**
+   * A one-line label for the Web UI and `status` (`Bash: npm test`, `Edit src/x.ts`): at most
+   * 80 characters of the command's, path's or pattern's first line (src/common/summary.ts).
+   */
+  label?: string;
 }
 
 /** Permission decision for one tool call, made in the workflow as far as the tool name allows. */
@@ -96,6 +101,12 @@ export interface RunToolInput {
    * repository root are mapped to `repoRoot`.
    */
   workspace?: { repoRoot: string; baseCommit: string; formerPaths: string[] };
+  /**
+   * Set when the call runs as a local activity for a workspace that lives on one host: the host
+   * queue of that host. A worker of another host refuses it (`Workspace.NotOnHost`), and the
+   * workflow sends the call to the host's queue instead.
+   */
+  expectHostQueue?: string;
 }
 
 /** Output of the `runTool` activity. */

@@ -149,6 +149,8 @@ export interface TurnInput {
   prompt?: string;
   /** Set when the prompt (by ref) is a runner command (`/compact`, `/clear`): which one. */
   command?: PromptCommand;
+  /** The prompt's first line, cut to `LABEL_CHARS` (a small summary for the Web UI; see `SubmitRequest`). */
+  promptLine?: string;
   /** Uuid of the prompt's transcript line. */
   promptUuid: string;
   /** Leaf of the conversation before this turn (null for the first turn). */
@@ -251,6 +253,10 @@ export interface TurnProgress {
   done: boolean;
   /** What the turn is doing now, e.g. `callModel`, `runTool Bash`, `idle`. */
   activity: string;
+  /** The same for people: `model call 3`, `Bash: npm test` (a short first line, src/common/summary.ts). */
+  activityLabel?: string;
+  /** When the current activity started (ISO time). */
+  activitySince?: string;
   /** Uuid of the assistant line of the model call in flight (its stream events' channel), or null. */
   modelCall?: string | null;
   numTurns: number;

@@ -66,4 +66,6 @@ export const WorkspaceErrorType = {
   RootNotWritable: 'Workspace.RootNotWritable',
   /** The workspace cannot be materialized (no origin, git failed). */
   Unavailable: 'Workspace.Unavailable',
+  /** A local activity ran on a worker that is not the workspace's host: the workflow sends the call to the host. */
+  NotOnHost: 'Workspace.NotOnHost',
 } as const;

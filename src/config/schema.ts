@@ -165,6 +165,7 @@ const TemporalSchema = z.strictObject({
   taskQueue: nonEmptyString('agent-runner'),
   tls: TlsSchema.prefault({}),
   apiKeyEnv: envVarName('TEMPORAL_API_KEY'),
+  outageTimeoutMs: nonNegativeInt(600_000),
 });
 
 const DevServerSchema = z.strictObject({
@@ -175,7 +176,7 @@ const DevServerSchema = z.strictObject({
     .default(null),
   ip: nonEmptyString('127.0.0.1'),
   port: port(0),
-  uiPort: port(0),
+  uiPort: port(8233),
   ui: z.boolean({ error: 'expected true or false' }).default(false),
   dbFilename: z
     .string({ error: 'expected a file name or null' })
@@ -186,6 +187,7 @@ const DevServerSchema = z.strictObject({
   logLevel: z
     .enum(DEV_SERVER_LOG_LEVELS, { error: `expected one of ${DEV_SERVER_LOG_LEVELS.join(', ')}` })
     .default('warn'),
+  idleTimeoutMs: nonNegativeInt(600_000),
   dynamicConfig: z.record(z.string().min(1), z.unknown(), { error: 'expected a map of key: value' }).default({}),
   sqlitePragmas: z
     .record(z.string().regex(/^[a-z_]+$/, { error: 'expected a pragma name' }), z.string(), {
@@ -340,6 +342,11 @@ export interface TemporalConfig {
    * unless `tls.enabled` is false. @default "TEMPORAL_API_KEY"
    */
   apiKeyEnv: string;
+  /**
+   * How long a client (`-p`, `attach`) keeps waiting for an unreachable server while it starts or
+   * follows a turn, in milliseconds, before it gives up (the turn goes on). @default 600000
+   */
+  outageTimeoutMs: number;
 }
 
 /** The embedded dev server (`temporal server start-dev`), used when `temporal.address` is null. */
@@ -354,7 +361,10 @@ export interface DevServerConfig {
   ip: string;
   /** gRPC port; 0 = a free port. @default 0 */
   port: number;
-  /** Web UI port; 0 = a free port. Used only when `ui` is true. @default 0 */
+  /**
+   * Web UI port (used when the UI is served: `agent-runner server` and the background server
+   * serve it); when it is taken, a free port is used instead. 0 = always a free port. @default 8233
+   */
   uiPort: number;
   /** Serve the Web UI. @default false */
   ui: boolean;
@@ -364,6 +374,11 @@ export interface DevServerConfig {
   startTimeoutMs: number;
   /** Server log level. @default "warn" */
   logLevel: DevServerLogLevel;
+  /**
+   * How long the background server (started by a run that found no server) stays up with no
+   * running turn and no client, in milliseconds; 0 = until `agent-runner server stop`. @default 600000
+   */
+  idleTimeoutMs: number;
   /**
    * Extra dynamic config (`--dynamic-config-value KEY=JSON`), over the tuning every dev server gets
    * (`history.transferProcessorMaxPollRPS: 1000`; docs/performance.md, "Server tuning"). @default {}

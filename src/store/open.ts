@@ -5,7 +5,6 @@
 import * as path from 'node:path';
 import type { StoreConfig } from '../config/schema';
 import { JsonlTranscriptStore } from './jsonl-store';
-import { PostgresTranscriptStore } from './postgres/postgres-store';
 import { InvalidStoreUrlError, isPostgresUrl, maskUrl } from './postgres/url';
 import type { TranscriptStore } from './transcript-store';
 
@@ -60,6 +59,8 @@ export async function openStore(
       ...(onWarning ? { onWarning } : {}),
     });
   }
+  // Loaded only for a PostgreSQL store: a JSONL user never loads the driver.
+  const { PostgresTranscriptStore } = await import('./postgres/postgres-store');
   return PostgresTranscriptStore.open(loc.url, {
     schema: opts.schema ?? 'check',
     poolSize: store.poolSize,

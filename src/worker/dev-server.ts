@@ -8,16 +8,16 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
-import { Connection } from '@temporalio/client';
-import { tcpProbe } from '../client/server-state';
+import { serverAnswers, tcpProbe } from '../client/server-state';
 import { devServerEnvironment } from '../env/child-env';
 
 // ---------------------------------------------------------------------------------------------
 // Finding the CLI
 // ---------------------------------------------------------------------------------------------
 
-/** Name of this package, used to find the project root. */
-const PACKAGE_NAME = 'durable-agent-runner';
+/** Names of this package (published, and the checkout's former one), used to find the project root. */
+const PACKAGE_NAMES: readonly string[] = ['@durable-agent-runner/agent-runner', 'durable-agent-runner'];
+const PACKAGE_NAME = PACKAGE_NAMES[0] as string;
 
 /** Env var naming the Temporal CLI binary. */
 export const TEMPORAL_CLI_PATH_ENV = 'TEMPORAL_CLI_PATH';
@@ -48,6 +48,8 @@ export interface FindTemporalCliOptions {
   env?: NodeJS.ProcessEnv;
   /** Root of the project holding `.temporal/bin/temporal`. @default the package root of this file */
   projectRoot?: string;
+  /** More places to look last (e.g. the copy fetched on first use under the data directory). */
+  extraPaths?: readonly string[];
 }
 
 /**
@@ -90,19 +92,23 @@ export function findTemporalCli(opts: FindTemporalCliOptions = {}): string {
   } else {
     searched.push(`.temporal/bin/${exe}: no ${PACKAGE_NAME} package root found above ${__dirname}`);
   }
+  for (const extra of opts.extraPaths ?? []) {
+    if (isExecutableFile(extra)) return extra;
+    searched.push(`${extra} (${describeUnusable(extra)})`);
+  }
   throw new TemporalCliNotFoundError(searched);
 }
 
 /**
  * The root of this package: the nearest directory at or above `from` whose package.json is named
- * `durable-agent-runner`; null when there is none.
+ * `@durable-agent-runner/agent-runner` (or the checkout's former name `durable-agent-runner`); null when there is none.
  */
 export function findProjectRoot(from: string = __dirname): string | null {
   let dir = path.resolve(from);
   for (;;) {
     try {
       const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown };
-      if (pkg.name === PACKAGE_NAME) return dir;
+      if (typeof pkg.name === 'string' && PACKAGE_NAMES.includes(pkg.name)) return dir;
     } catch {
       // no package.json here, or not JSON: keep walking up
     }
@@ -226,6 +232,8 @@ export interface DevServer {
   dbPath: string | null;
   /** SIGTERM, then SIGKILL after 10 s; resolves once the process has exited. Idempotent. */
   stop(): Promise<void>;
+  /** True when this process did not start it but adopted it from a dead predecessor. */
+  adopted?: boolean;
 }
 
 /**
@@ -332,7 +340,15 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
       fs.closeSync(fd);
     }
   } else {
-    child = spawn(opts.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv });
+    // The server dies with this process, even with `kill -9` of it: a parent-death signal where
+    // util-linux's setpriv exists (it sets PR_SET_PDEATHSIG, then execs the CLI: same pid).
+    const setpriv = parentDeathWrapper(childEnv);
+    child = setpriv
+      ? spawn(setpriv, ['--pdeathsig', 'KILL', '--', opts.cliPath, ...args], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: childEnv,
+        })
+      : spawn(opts.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv });
     for (const stream of [child.stdout, child.stderr]) {
       if (stream) readline.createInterface({ input: stream, crlfDelay: Infinity }).on('line', onLine);
     }
@@ -419,6 +435,83 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
   };
 }
 
+/** `setpriv` (util-linux) on PATH on Linux, else null: it can give a child a parent-death signal. */
+export function parentDeathWrapper(env: NodeJS.ProcessEnv = process.env): string | null {
+  if (process.platform !== 'linux') return null;
+  return searchPath('setpriv', env) ?? (isExecutableFile('/usr/bin/setpriv') ? '/usr/bin/setpriv' : null);
+}
+
+/** Whether `pid` is a `temporal server start-dev` on `dbPath` (Linux /proc; elsewhere: whether it lives). */
+function isDevServerOn(pid: number, dbPath: string | null): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  if (process.platform !== 'linux') return true;
+  try {
+    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return false;
+    return argv.includes('start-dev') && (dbPath === null || argv.includes(dbPath));
+  } catch {
+    return false;
+  }
+}
+
+/** Sends `signal` to `pid`, then waits up to `ms` for it to be gone; true when it is. */
+async function signalAndWait(pid: number, signal: NodeJS.Signals, ms: number, dbPath: string | null): Promise<boolean> {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    return true;
+  }
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (!isDevServerOn(pid, dbPath)) return true;
+    await sleep(50);
+  }
+  return !isDevServerOn(pid, dbPath);
+}
+
+/**
+ * Stops a dev server this process did not start (an orphan): SIGTERM, then SIGKILL after 10 s.
+ * Does nothing when `pid` is not (or no longer) a dev server on `dbPath`.
+ * @returns true when it is gone
+ */
+export async function stopDevServerProcess(pid: number, dbPath: string | null): Promise<boolean> {
+  if (!isDevServerOn(pid, dbPath)) return true;
+  if (await signalAndWait(pid, 'SIGTERM', STOP_GRACE_MS, dbPath)) return true;
+  return signalAndWait(pid, 'SIGKILL', 5000, dbPath);
+}
+
+/**
+ * What to do with a dev server a dead lock holder left running on `dbPath` (an orphan): when it
+ * still answers at its address it is adopted (returned as a {@link DevServer} this process now
+ * stops); when it does not, it is stopped (SIGTERM, then SIGKILL) and null is returned. Null too
+ * when there is no such process (gone, or its pid now belongs to another program).
+ */
+export async function adoptOrStopOrphan(
+  orphan: { pid: number; address: string | null; uiUrl: string | null },
+  dbPath: string | null,
+): Promise<DevServer | null> {
+  if (!isDevServerOn(orphan.pid, dbPath)) return null;
+  if (orphan.address !== null && (await serverAnswers(orphan.address, 3000))) {
+    let stopPromise: Promise<void> | undefined;
+    const { pid } = orphan;
+    return {
+      address: orphan.address,
+      uiUrl: orphan.uiUrl,
+      pid,
+      dbPath,
+      adopted: true,
+      stop: () => (stopPromise ??= stopDevServerProcess(pid, dbPath).then(() => undefined)),
+    };
+  }
+  await stopDevServerProcess(orphan.pid, dbPath);
+  return null;
+}
+
 /** Picks distinct free ports on `ip` (for each `0`); keeps given ports, and `-1` stays `-1`. */
 async function freePorts(ip: string, wanted: number[]): Promise<number[]> {
   const servers: net.Server[] = [];
@@ -490,6 +583,7 @@ async function waitUntilReady(
   }
 
   // 2. The server answers and the namespaces exist.
+  const { Connection } = await import('@temporalio/client');
   const connection = Connection.lazy({ address, connectTimeout: Math.max(1, deadline - Date.now()) });
   try {
     delay = 50;

@@ -1,5 +1,5 @@
 /**
- * Worker entry point (`durable-agent-runner/worker`): everything that runs work in this process:
+ * Worker entry point (`@durable-agent-runner/agent-runner/worker`): everything that runs work in this process:
  * the worker factory, the activities, the embedded Temporal dev server launcher, and
  * {@link openRuntime} (connect, or start an embedded server, plus an in-process worker).
  */

@@ -1,5 +1,6 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { LogLevel } from '@temporalio/worker';
+import { formatLogEntry } from './log-format';
 
 let installed = false;
 
@@ -26,7 +27,7 @@ export function installRuntimeLogging(level: LogLevel = 'WARN', opts: { forwardC
       logger: new DefaultLogger(level, ({ level: l, message, meta }) => {
         // Expected for the activity-only worker of a host queue (workspace routing): not news.
         if (message === 'No workflows registered, not polling for workflow tasks') return;
-        process.stderr.write(`${new Date().toISOString()} [${l}] ${message}${formatMeta(meta)}\n`);
+        process.stderr.write(`${new Date().toISOString()} [${l}] ${formatLogEntry(message, meta)}\n`);
       }),
       ...(opts.forwardCoreLogs
         ? { telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } } }
@@ -35,15 +36,5 @@ export function installRuntimeLogging(level: LogLevel = 'WARN', opts: { forwardC
     });
   } catch {
     // Already installed (e.g. by a test harness): keep that one.
-  }
-}
-
-/** Log metadata as compact JSON (errors as their message; never throws). */
-function formatMeta(meta: Record<string, unknown> | undefined): string {
-  if (!meta || Object.keys(meta).length === 0) return '';
-  try {
-    return ` ${JSON.stringify(meta, (_k, v: unknown) => (v instanceof Error ? `${v.name}: ${v.message}` : typeof v === 'bigint' ? String(v) : v))}`;
-  } catch {
-    return '';
   }
 }

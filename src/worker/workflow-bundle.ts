@@ -14,6 +14,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { BundleOptions, WorkflowBundle } from '@temporalio/worker';
+import { packageRoot } from './package-root';
+
+export { packageRoot };
 
 /** Version of the manifest format; a different one makes the prebuilt bundle stale. */
 const MANIFEST_VERSION = 1;
@@ -21,17 +24,6 @@ const MANIFEST_VERSION = 1;
 /** `<dist>/workflow-bundle/` next to the compiled `src/` of this package. */
 export function prebuiltBundleDir(root: string = packageRoot()): string {
   return path.join(root, 'dist', 'workflow-bundle');
-}
-
-/** The nearest directory at or above this module that has a package.json (the package root). */
-export function packageRoot(from: string = __dirname): string {
-  let dir = path.resolve(from);
-  for (;;) {
-    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error(`no package.json above ${from}`);
-    dir = parent;
-  }
 }
 
 interface Manifest {

@@ -1,9 +1,17 @@
-import { condition, continueAsNew, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { BudgetPoolInput } from '../common/budget-pool';
 import { DEFAULT_POOL_SIGNALS_PER_RUN } from '../common/budget-pool';
 import { PoolLedger, newPoolSnapshot } from '../engine/budget-pool';
 import type { PoolStatus } from '../engine/budget-pool';
 import {
+  closePoolUpdate,
   joinPoolSignal,
   leavePoolSignal,
   poolStateQuery,
@@ -27,10 +35,11 @@ const SEND_CHUNK = 500;
  * and wait for it before their next model call, so a member starts at most one model call after
  * the pool was exhausted, whatever the signal latency.
  *
- * Query: `poolState`. Runs until terminated; continues as new after `maxSignalsPerRun` signals
- * or when the server suggests it, carrying the compact member map (workflow id → USD).
+ * Query: `poolState`. Runs until closed (`closePool`, answered and returned with the final state)
+ * or terminated; continues as new after `maxSignalsPerRun` signals or when the server suggests
+ * it, carrying the compact member map (workflow id → USD).
  */
-export async function budgetPoolWorkflow(input: BudgetPoolInput): Promise<void> {
+export async function budgetPoolWorkflow(input: BudgetPoolInput): Promise<PoolStateView> {
   const ledger = new PoolLedger(input.state ?? newPoolSnapshot(input.limitUsd));
   const maxSignals = Math.max(1, input.maxSignalsPerRun ?? DEFAULT_POOL_SIGNALS_PER_RUN);
   const runs = (input.runs ?? 0) + 1;
@@ -67,7 +76,25 @@ export async function budgetPoolWorkflow(input: BudgetPoolInput): Promise<void> 
     if (typeof limitUsd !== 'number' || !Number.isFinite(limitUsd) || limitUsd < 0) return;
     if (ledger.setLimit(limitUsd, Date.now()) !== null) broadcast();
   });
-  setHandler(poolStateQuery, (): PoolStateView => {
+  let closing = false;
+  setHandler(
+    closePoolUpdate,
+    (): PoolStateView => {
+      closing = true;
+      return view();
+    },
+    {
+      validator: ({ force }) => {
+        if (!force && ledger.members > 0) {
+          throw new Error(
+            `${ledger.members} running turn(s) are in the pool; close it with force to let them go on without it`,
+          );
+        }
+      },
+    },
+  );
+  setHandler(poolStateQuery, (): PoolStateView => view());
+  function view(): PoolStateView {
     const s = ledger.snapshot();
     return {
       poolId: input.poolId,
@@ -80,7 +107,7 @@ export async function budgetPoolWorkflow(input: BudgetPoolInput): Promise<void> 
       runs,
       signalsThisRun: signals,
     };
-  });
+  }
 
   async function send(id: string, status: PoolStatus): Promise<void> {
     try {
@@ -92,8 +119,12 @@ export async function budgetPoolWorkflow(input: BudgetPoolInput): Promise<void> 
   }
 
   for (;;) {
-    await condition(() => outbox.size > 0 || signals >= maxSignals || workflowInfo().continueAsNewSuggested);
-    if (signals >= maxSignals || workflowInfo().continueAsNewSuggested) {
+    await condition(() => outbox.size > 0 || closing || signals >= maxSignals || workflowInfo().continueAsNewSuggested);
+    if (closing && outbox.size === 0) {
+      await condition(allHandlersFinished);
+      return view();
+    }
+    if (!closing && (signals >= maxSignals || workflowInfo().continueAsNewSuggested)) {
       // Handlers are synchronous, so every received signal is already counted in the ledger.
       const pending: Record<string, number | null> = {};
       for (const [id, ack] of outbox) pending[id] = ack;

@@ -75,6 +75,12 @@ export interface PoolStateView {
 }
 /** Query on a budget pool: its state. */
 export const poolStateQuery = defineQuery<PoolStateView>('poolState');
+/**
+ * Update on a budget pool: close it; the pool workflow completes with its final state (also the
+ * update's answer). Refused while turns are in the pool unless `force` (they then go on without
+ * the pool's limit).
+ */
+export const closePoolUpdate = defineUpdate<PoolStateView, [{ force?: boolean }]>('closePool');
 
 /** Answer of the session's `status` query: what `agent-runner status` shows when no turn runs. */
 export interface SessionStatusView {

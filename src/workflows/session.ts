@@ -3,6 +3,7 @@ import {
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -33,6 +34,8 @@ import { approvalStatusSignal } from './approval-messages';
 import { WAITING_FOR_APPROVAL_STATUS } from '../common/approvals';
 import { turnWorkflow } from './turn';
 import { AGENT_STATUS_RUNNING, SA } from '../common/search-attributes';
+import type { SearchAttributePair } from '@temporalio/common';
+import { LABEL_CHARS, firstLine } from '../common/summary';
 
 const { loadSession } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
@@ -91,6 +94,14 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
       validator: (req: SubmitRequest) => {
         if (!isContentRef(req?.prompt) || req.prompt.bytes === 0) {
           throw new Error('submitMessage: prompt must be a non-empty prompt stored by reference (storePrompt)');
+        }
+        if (
+          req.promptLine !== undefined &&
+          (typeof req.promptLine !== 'string' || req.promptLine.length > 4 * LABEL_CHARS)
+        ) {
+          throw new Error(
+            `submitMessage: promptLine is a summary of at most ${LABEL_CHARS} characters, not the prompt`,
+          );
         }
         if (ended) throw new Error('submitMessage: the session is ending');
       },
@@ -166,6 +177,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
       // Sessions started by versions before prompt refs queued the text itself.
       ...(typeof next.req.prompt === 'string' ? { prompt: next.req.prompt } : { promptRef: next.req.prompt }),
       ...(next.req.command ? { command: next.req.command } : {}),
+      ...(next.req.promptLine !== undefined ? { promptLine: firstLine(next.req.promptLine) } : {}),
       promptUuid,
       parentUuid: state.leafUuid,
       options: mergeOptions(defaults, next.req.options),
@@ -177,7 +189,11 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
     if (workflowInfo().typedSearchAttributes.get(SA.status) !== AGENT_STATUS_RUNNING) {
       setStatusAttributes(AGENT_STATUS_RUNNING, state.totalCostUsd);
     }
-    const handle = await startChild(turnWorkflow, { workflowId: childId, args: [turnInput] });
+    const handle = await startChild(turnWorkflow, {
+      workflowId: childId,
+      args: [turnInput],
+      ...(patched(TURN_METADATA_PATCH) ? turnMetadata(turnInput) : {}),
+    });
     currentTurn = childId;
     started.set(next.id, { turnWorkflowId: childId, turnNumber, promptUuid });
     let outcome: TurnOutcome | null = null;
@@ -201,6 +217,44 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
   }
   await condition(allHandlersFinished);
   return state;
+}
+
+/** Patch id of the turn workflows' summary, details and search attributes. */
+const TURN_METADATA_PATCH = 'turn-metadata';
+
+/**
+ * What a turn workflow shows in the Web UI and to visibility queries: a summary (`turn 3: first
+ * line of the prompt`, with `[batch/task]` for a batch task), details (session, cwd, model), and,
+ * on servers that have the runner's search attributes, `AgentSessionId` (plus batch and task) and
+ * `AgentStatus: running` (the turn sets its result subtype when it ends).
+ */
+function turnMetadata(t: TurnInput): {
+  staticSummary: string;
+  staticDetails: string;
+  typedSearchAttributes?: SearchAttributePair[];
+} {
+  const sa = workflowInfo().typedSearchAttributes;
+  const batchId = sa.get(SA.batchId);
+  const taskId = sa.get(SA.taskId);
+  const tag = batchId !== undefined ? `[${batchId}${taskId !== undefined ? `/${taskId}` : ''}] ` : '';
+  const details = [
+    `**session** \`${t.sessionId}\``,
+    `**cwd** \`${t.cwd}\``,
+    `**model** \`${t.options.model}\``,
+    ...(batchId !== undefined ? [`**batch** \`${batchId}\``] : []),
+    ...(taskId !== undefined ? [`**task** \`${taskId}\``] : []),
+  ];
+  const pairs: SearchAttributePair[] = [
+    { key: SA.sessionId, value: t.sessionId },
+    { key: SA.status, value: AGENT_STATUS_RUNNING },
+    ...(batchId !== undefined ? [{ key: SA.batchId, value: batchId }] : []),
+    ...(taskId !== undefined ? [{ key: SA.taskId, value: taskId }] : []),
+  ];
+  return {
+    staticSummary: firstLine(`${tag}turn ${t.turnNumber}: ${firstLine(t.promptLine ?? t.prompt ?? '')}`),
+    staticDetails: details.join('  \n'),
+    ...(sa.get(SA.sessionId) !== undefined ? { typedSearchAttributes: pairs } : {}),
+  };
 }
 
 /**

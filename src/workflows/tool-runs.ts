@@ -1,4 +1,4 @@
-import { uuid4 } from '@temporalio/workflow';
+import { patched, uuid4 } from '@temporalio/workflow';
 import { isMcpToolName } from '../common/mcp';
 import type { RunToolInput, RunToolSummary, ToolPermission, ToolUseSummary } from '../common/tools';
 import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
@@ -10,6 +10,7 @@ import type { HookRuns, HookStop } from './hook-runs';
 import type { Interrupts } from './interrupts';
 import { uninterruptible } from './interrupts';
 import type { TurnActivities } from './turn-activities';
+import { LOCAL_ACTIVITIES_PATCH, LOCAL_TOOLS } from './turn-activities';
 import type { TurnState } from './turn-state';
 import type { WorkspaceFollower } from './workspace';
 
@@ -39,9 +40,20 @@ export class ToolRuns {
   /** Set when a hook ends the turn (a configuration error, or `continue: false`). */
   hookStop: HookStop = null;
 
-  /** Runs one call where its workspace is (the shared queue when the workspace is not followed). */
-  private run(input: RunToolInput): Promise<RunToolSummary> {
-    return this.workspace.runTool(input, this.acts.runTool);
+  /**
+   * Runs one call where its workspace is (the shared queue when the workspace is not followed);
+   * a read-only bounded call (Read, Glob, Grep) as a local activity first.
+   */
+  private run(input: RunToolInput, use?: ToolUseSummary): Promise<RunToolSummary> {
+    const label = use?.label ?? input.toolName;
+    if (input.skipReason === undefined && LOCAL_TOOLS.has(input.toolName) && patched(LOCAL_ACTIVITIES_PATCH)) {
+      return this.workspace.runToolLocal(input, this.acts.local.runTool, this.acts.runTool, label);
+    }
+    return this.workspace.runTool(
+      input,
+      this.acts.runTool,
+      input.skipReason === undefined ? label : `${label} (not run)`,
+    );
   }
 
   /**
@@ -175,11 +187,16 @@ export class ToolRuns {
     const pending = [...uses];
     for (const batch of partitionToolUses(uses)) {
       if (this.interrupts.requested()) break;
-      this.state.activity = `runTool ${batch.map((u) => u.name).join(',')}`;
+      this.state.startActivity(
+        `runTool ${batch.map((u) => u.name).join(',')}`,
+        batch.map((u) => u.label ?? u.name).join(' · '),
+      );
       const planned = batch.map((use) => this.plan(use));
       const inputs: RunToolInput[] = [];
       for (const run of planned) inputs.push(await this.prepare(run, assistantUuid));
-      const results = await this.interrupts.run(() => Promise.all(inputs.map((i) => this.run(i))));
+      const results = await this.interrupts.run(() =>
+        Promise.all(inputs.map((input, i) => this.run(input, planned[i]?.use))),
+      );
       if (!results) {
         // Interrupted mid-batch. Calls of the batch that finished wrote their results with the
         // planned uuid and parent; each other one gets an interrupt note under *its* planned uuid
@@ -187,7 +204,7 @@ export class ToolRuns {
         // calls finished in. (A cancelled call that still finishes later finds its uuid taken.)
         const note = `Interrupted: ${this.interrupts.reason ?? 'the turn was interrupted'}. The tool may not have finished.`;
         for (const run of planned) {
-          const r = await uninterruptible(() => this.run(this.runInput(run, assistantUuid, note)));
+          const r = await uninterruptible(() => this.run(this.runInput(run, assistantUuid, note), run.use));
           this.recordResult(r, pending);
         }
         break;
@@ -222,7 +239,7 @@ export class ToolRuns {
   async skipAll(assistantUuid: string, uses: readonly ToolUseSummary[], reason: string): Promise<void> {
     for (const use of uses) {
       const run = this.plan(use);
-      const r = await uninterruptible(() => this.run(this.runInput(run, assistantUuid, reason)));
+      const r = await uninterruptible(() => this.run(this.runInput(run, assistantUuid, reason), use));
       this.state.recordToolResult(r, use);
       this.state.setLeaf(r.resultUuid);
     }

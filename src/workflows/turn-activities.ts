@@ -1,10 +1,21 @@
-import { ActivityCancellationType, patched, proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
 import type { ActivityTimeouts } from '../common/turn';
 import { activityTimeouts } from './timeouts';
 
 /** Patch id: cancelled tool runs are awaited until they have stopped. */
 const WAIT_FOR_CANCELLED_TOOLS = 'wait-for-cancelled-tools';
+
+/**
+ * How a tool run is cancelled: waited for until its activity has stopped (its command killed).
+ * Histories of turns started before this option existed replay with the old behaviour (TRY_CANCEL).
+ * For every tool proxy, the shared queue's and a workspace host's alike.
+ */
+export function toolCancellationType(): ActivityCancellationType {
+  return patched(WAIT_FOR_CANCELLED_TOOLS)
+    ? ActivityCancellationType.WAIT_CANCELLATION_COMPLETED
+    : ActivityCancellationType.TRY_CANCEL;
+}
 
 /** The activities a turn calls, with their timeouts and retry policies. */
 export type TurnActivities = Pick<
@@ -17,7 +28,24 @@ export type TurnActivities = Pick<
   | 'loadContext'
   | 'connectMcpServers'
   | 'runHooks'
->;
+> & {
+  /**
+   * The same `runTool` and `recordTranscript` as local activities: run by the worker that runs
+   * the workflow task, without a round trip through the server's task queues. For short,
+   * bounded, idempotent calls only (Read, Glob, Grep; transcript lines), see {@link LOCAL_TOOLS}.
+   */
+  local: Pick<Activities, 'runTool' | 'recordTranscript'>;
+};
+
+/**
+ * Tools a turn runs as local activities: read-only and bounded (and re-runnable: a local
+ * activity whose worker dies runs again with the workflow task). Everything that writes, runs
+ * commands or can take long (Bash, Edit, Write, …) stays a normal activity with heartbeats.
+ */
+export const LOCAL_TOOLS: ReadonlySet<string> = new Set(['Read', 'Glob', 'Grep']);
+
+/** Patch id of local activities (histories from before them replay with normal activities). */
+export const LOCAL_ACTIVITIES_PATCH = 'local-activities';
 
 /**
  * Activity stubs of one turn. Model calls (and the compaction's summarizing call) stream with
@@ -26,7 +54,9 @@ export type TurnActivities = Pick<
  * Tool runs and transcript writes heartbeat every second and retry up to 20 times. A cancelled
  * tool run (an interrupt) is waited for until its activity has stopped (its command killed), so
  * that a turn never ends while a command it started still runs. Loading a new session's context
- * (a few files and git commands) has a minute and 5 attempts.
+ * (a few files and git commands) has a minute and 5 attempts. Local activities get 30 s per
+ * attempt and 3 attempts; a call that still fails then goes to the normal activity (see
+ * `ToolRuns`).
  */
 export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActivities {
   const t = activityTimeouts(timeouts);
@@ -42,9 +72,7 @@ export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActi
   });
   const tools = proxyActivities<Activities>({
     // Histories of turns started before this option existed replay with the old behaviour.
-    cancellationType: patched(WAIT_FOR_CANCELLED_TOOLS)
-      ? ActivityCancellationType.WAIT_CANCELLATION_COMPLETED
-      : ActivityCancellationType.TRY_CANCEL,
+    cancellationType: toolCancellationType(),
     startToCloseTimeout: t.toolStartToCloseMs,
     heartbeatTimeout: t.toolHeartbeatMs,
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 20 },
@@ -52,6 +80,10 @@ export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActi
   const setup = proxyActivities<Activities>({
     startToCloseTimeout: '1 minute',
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5 },
+  });
+  const local = proxyLocalActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '2s', maximumAttempts: 3 },
   });
   return {
     loadContext: setup.loadContext,
@@ -62,5 +94,6 @@ export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActi
     recordPrompt: tools.recordPrompt,
     connectMcpServers: tools.connectMcpServers,
     runHooks: tools.runHooks,
+    local: { runTool: local.runTool, recordTranscript: local.recordTranscript },
   };
 }

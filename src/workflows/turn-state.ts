@@ -30,8 +30,30 @@ export type TurnStateData = Omit<TurnCarry, 'pool' | 'poolSync'>;
  */
 export class TurnState {
   readonly data: TurnStateData;
+  private current = 'starting';
+  /** A one-line label of what the turn is doing now (`Bash: npm test`), or null. */
+  activityLabel: string | null = null;
+  /** When the current activity started (workflow time, ms). */
+  activitySinceMs = Date.now();
+  /** Called whenever the current activity changes (the turn updates its Web UI details). */
+  onActivity: (() => void) | null = null;
+
   /** What the turn is doing now (`callModel`, `runTool Bash`, …), for the progress query. */
-  activity = 'starting';
+  get activity(): string {
+    return this.current;
+  }
+
+  set activity(activity: string) {
+    this.startActivity(activity, null);
+  }
+
+  /** Starts an activity of the turn, with a label for people watching (`model call 3`, `Bash: npm test`). */
+  startActivity(activity: string, label: string | null): void {
+    this.current = activity;
+    this.activityLabel = label;
+    this.activitySinceMs = Date.now();
+    this.onActivity?.();
+  }
   /** True once the turn has its outcome. */
   done = false;
   /** Assistant uuid of the model call in flight, for the progress query (not carried). */

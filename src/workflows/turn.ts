@@ -2,11 +2,18 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  isCancellation,
   patched,
+  setCurrentDetails,
   setHandler,
+  upsertSearchAttributes,
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
+import { SA } from '../common/search-attributes';
+import { modelCallLabel } from '../common/summary';
+import { summarized } from './activity-summary';
+import { LOCAL_ACTIVITIES_PATCH } from './turn-activities';
 import type { CallModelSummary } from '../common/model';
 import { ModelErrorType } from '../common/model';
 import { STRUCTURED_OUTPUT_NUDGE } from '../common/structured-output';
@@ -38,6 +45,9 @@ import { turnActivities } from './turn-activities';
 import type { TurnActivities } from './turn-activities';
 import { TurnState } from './turn-state';
 import { WORKSPACE_PATCH, WorkspaceFollower, WorkspaceStop } from './workspace';
+
+/** Patch id of `AgentStatus` / `AgentCostUsd` set on the turn workflow itself when it ends. */
+const TURN_STATUS_PATCH = 'turn-status-attributes';
 
 /** Patch id of the `loadContext` step at a new session's first turn. */
 const SESSION_CONTEXT_PATCH = 'session-context';
@@ -74,6 +84,7 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   const outcome = await turn.run();
   // Not reached on continue-as-new (run() throws it): the next run is still a member.
   await turn.member.leave();
+  turn.finish(outcome);
   return outcome;
 }
 
@@ -91,9 +102,12 @@ class Turn {
   private readonly approvals: Approvals;
   private readonly workspace: WorkspaceFollower;
   private stepsThisRun = 0;
+  /** What the last model call came to (`model call 3 → tool_use Edit`), for the Web UI. */
+  private lastCall: string | null = null;
 
   constructor(private readonly input: TurnInput) {
     this.state = new TurnState(input);
+    this.state.onActivity = () => this.updateDetails();
     this.member = new PoolMember(input.options.budgetPoolId, input.carry);
     this.acts = turnActivities(input.options.timeouts);
     this.workspace = new WorkspaceFollower(input.sessionId, input.cwd, input.options.timeouts, this.state.data);
@@ -152,12 +166,12 @@ class Turn {
    */
   private async start(): Promise<TurnOutcome | null> {
     const { input } = this;
-    this.state.activity = 'recordTranscript';
+    this.state.startActivity('recordTranscript', 'record the prompt');
     const { promptRef } = input;
     if (promptRef) {
       // The prompt travels by reference: history holds its ref, never its text.
       await uninterruptible(() =>
-        this.acts.recordPrompt({
+        summarized(this.acts.recordPrompt, 'transcript: prompt', {
           sessionId: input.sessionId,
           uuid: input.promptUuid,
           parentUuid: input.parentUuid,
@@ -212,7 +226,7 @@ class Turn {
     const uuid = uuid4();
     try {
       const loaded = await uninterruptible(() =>
-        this.acts.loadContext({
+        summarized(this.acts.loadContext, 'load the session context (memory files, git status)', {
           sessionId,
           cwd: this.workspace.cwd,
           uuid,
@@ -286,7 +300,8 @@ class Turn {
     const { sessionId, options } = this.input;
     const cwd = this.workspace.cwd;
     const assistantUuid = uuid4();
-    this.state.activity = 'callModel';
+    const n = this.state.data.numTurns + 1;
+    this.state.startActivity('callModel', `model call ${n}`);
     this.state.modelCall = assistantUuid;
     const model = this.state.model;
     // With a fallback left, overloaded answers fail the call early so that the turn can switch.
@@ -294,7 +309,7 @@ class Turn {
     let call: CallModelSummary | undefined;
     try {
       call = await this.interrupts.run(() =>
-        this.acts.callModel({
+        summarized(this.acts.callModel, `model call ${n}`, {
           sessionId,
           cwd,
           assistantUuid,
@@ -319,6 +334,12 @@ class Turn {
     }
     if (!call) return { kind: 'stop', outcome: this.interrupted('aborted_streaming') };
     this.state.recordModelCall(assistantUuid, call);
+    this.lastCall = modelCallLabel(
+      n,
+      call.toolUses.map((u) => u.name),
+      call.stopReason,
+    );
+    this.updateDetails();
     if (call.costUsd !== null) await this.member.reportSpend(call.costUsd);
     return { kind: 'response', assistantUuid, call };
   }
@@ -370,10 +391,10 @@ class Turn {
     const { sessionId, turnId, options } = this.input;
     const cwd = this.workspace.cwd;
     await this.hooks.preCompact(trigger);
-    this.state.activity = 'compactContext';
+    this.state.startActivity('compactContext', `compact the context (${trigger})`);
     const preserveTokens = options.compaction?.preserveTokens;
     const compacted = await uninterruptible(() =>
-      this.acts.compactContext({
+      summarized(this.acts.compactContext, `compact the context (${trigger})`, {
         sessionId,
         turnId,
         cwd,
@@ -447,7 +468,7 @@ class Turn {
       ...fields,
     } as TranscriptEntry;
     this.state.activity = 'recordTranscript';
-    await uninterruptible(() => this.acts.recordTranscript([entry]));
+    await uninterruptible(() => this.record(`transcript: ${String(fields['subtype'] ?? 'system')} line`, [entry]));
     if (stream) this.state.appendLine(uuid, 'system');
     else this.state.setLeaf(uuid);
   }
@@ -564,7 +585,7 @@ class Turn {
       isMeta: true,
     };
     this.state.activity = 'recordTranscript';
-    await uninterruptible(() => this.acts.recordTranscript([entry]));
+    await uninterruptible(() => this.record('transcript: note to the model', [entry]));
     this.state.appendLine(uuid, 'user');
   }
 
@@ -580,12 +601,62 @@ class Turn {
     return this.state.outcome('error_during_execution', terminalReason, [`[interrupted] ${reason}`]);
   }
 
+  /**
+   * Writes transcript lines: as a local activity (short, idempotent by uuid), falling back to the
+   * normal activity when the local attempts fail; histories from before local activities replay
+   * with the normal one.
+   */
+  private async record(summary: string, entries: TranscriptEntry[]): Promise<void> {
+    if (patched(LOCAL_ACTIVITIES_PATCH)) {
+      try {
+        await summarized(this.acts.local.recordTranscript, summary, entries);
+        return;
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+      }
+    }
+    await summarized(this.acts.recordTranscript, summary, entries);
+  }
+
+  /** The Web UI's current details of the turn: what it does now, since when, what it has spent. */
+  private updateDetails(): void {
+    const s = this.state;
+    const d = s.data;
+    const since = new Date(s.activitySinceMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const now = s.done ? `**done**` : `**now** ${s.activityLabel ?? s.activity} (since ${since})`;
+    const cost = s.cost();
+    const lines = [
+      now,
+      `**model calls** ${d.numTurns} · **cost** ${cost.known ? `$${cost.usd.toFixed(4)}` : 'unknown'}`,
+    ];
+    if (this.lastCall) lines.push(`**last** ${this.lastCall}`);
+    setCurrentDetails(lines.join('  \n'));
+  }
+
+  /**
+   * At the end: the turn's own `AgentStatus` (its result subtype) and `AgentCostUsd`, so that a
+   * turn that ended in an error result can be found as such (the workflow itself completes: its
+   * result is the outcome). Only on turns started with the runner's search attributes, which
+   * proves the server has them registered.
+   */
+  finish(outcome: TurnOutcome): void {
+    this.updateDetails();
+    if (workflowInfo().typedSearchAttributes.get(SA.sessionId) === undefined) return;
+    if (!patched(TURN_STATUS_PATCH)) return;
+    upsertSearchAttributes([
+      { key: SA.status, value: outcome.subtype },
+      { key: SA.costUsd, value: Math.round(outcome.costUsd * 1e6) / 1e6 },
+    ]);
+  }
+
   private progress(): TurnProgress {
     const d = this.state.data;
     return {
       events: [...d.events],
       done: this.state.done,
       activity: this.state.activity,
+      ...(this.state.activityLabel !== null ? { activityLabel: this.state.activityLabel } : {}),
+      activitySince: new Date(this.state.activitySinceMs).toISOString(),
       modelCall: this.state.modelCall,
       numTurns: d.numTurns,
       costUsd: this.state.cost().usd,

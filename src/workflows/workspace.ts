@@ -1,9 +1,17 @@
-import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  TimeoutFailure,
+  isCancellation,
+  proxyActivities,
+} from '@temporalio/workflow';
+import { summarized } from './activity-summary';
 import type { Activities } from '../activities/types';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import type { ActivityTimeouts } from '../common/turn';
 import { WorkspaceErrorType, mapFormerPath, type WorkspaceRef } from '../common/workspace';
 import { activityTimeouts } from './timeouts';
+import { toolCancellationType } from './turn-activities';
 
 /** Patch id of workspace following (turns recorded before it replay without it). */
 export const WORKSPACE_PATCH = 'workspace-follows-turn-v1';
@@ -82,7 +90,15 @@ export class WorkspaceFollower {
 
   /** Finds or makes the workspace on a live worker (shared queue); null when it is not followed. */
   async prepare(): Promise<void> {
-    this.ref = await this.prepareAct({ sessionId: this.sessionId, cwd: this.originCwd, current: this.ref });
+    this.ref = await summarized(
+      this.prepareAct,
+      this.ref ? 'move the workspace to a live worker' : 'prepare the workspace',
+      {
+        sessionId: this.sessionId,
+        cwd: this.originCwd,
+        current: this.ref,
+      },
+    );
   }
 
   /**
@@ -91,12 +107,12 @@ export class WorkspaceFollower {
    * a non-idempotent call that had started reports an unknown outcome) goes there.
    * @throws WorkspaceStop when the snapshot after the call is over the limit.
    */
-  async runTool(input: RunToolInput, shared: Activities['runTool']): Promise<RunToolSummary> {
+  async runTool(input: RunToolInput, shared: Activities['runTool'], label?: string): Promise<RunToolSummary> {
     for (;;) {
       const ref = this.ref;
-      if (!ref || input.skipReason !== undefined) return shared({ ...input, cwd: this.cwd });
+      if (!ref || input.skipReason !== undefined) return summarized(shared, label, { ...input, cwd: this.cwd });
       try {
-        const summary = await this.onHost(ref).runTool({
+        const summary = await summarized(this.onHost(ref).runTool, label, {
           ...input,
           cwd: ref.path,
           workspace: { repoRoot: ref.repoRoot, baseCommit: ref.baseCommit, formerPaths: ref.formerPaths },
@@ -139,6 +155,34 @@ export class WorkspaceFollower {
     }
   }
 
+  /**
+   * Runs a short read-only tool call as a local activity (in the worker running this workflow
+   * task); when that worker is not the workspace's host, or the local attempts fail, the call
+   * goes the normal way ({@link runTool}). Same uuids both ways: the result line is written once.
+   */
+  async runToolLocal(
+    input: RunToolInput,
+    local: Activities['runTool'],
+    shared: Activities['runTool'],
+    summary?: string,
+  ): Promise<RunToolSummary> {
+    const ref = this.ref;
+    const localInput: RunToolInput = ref
+      ? {
+          ...input,
+          cwd: ref.path,
+          workspace: { repoRoot: ref.repoRoot, baseCommit: ref.baseCommit, formerPaths: ref.formerPaths },
+          expectHostQueue: ref.hostQueue,
+        }
+      : { ...input, cwd: this.cwd };
+    try {
+      return await summarized(local, summary, localInput);
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      return this.runTool(input, shared, summary);
+    }
+  }
+
   /** One recovery for all the calls that found the same host gone. */
   private async recover(gone: WorkspaceRef): Promise<void> {
     if (this.ref !== gone) return; // another call already moved it
@@ -154,6 +198,7 @@ export class WorkspaceFollower {
       const t = activityTimeouts(this.timeouts);
       const proxies = proxyActivities<Activities>({
         taskQueue: ref.hostQueue,
+        cancellationType: toolCancellationType(),
         scheduleToStartTimeout: ref.hostTimeoutMs ?? DEFAULT_HOST_TIMEOUT_MS,
         startToCloseTimeout: t.toolStartToCloseMs,
         heartbeatTimeout: t.toolHeartbeatMs,

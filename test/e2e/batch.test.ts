@@ -329,8 +329,65 @@ describe('agent-runner batch', () => {
     expect(calls).toBeLessThanOrEqual(Math.ceil(1 / 0.21) + 2);
     expect(spent).toBeLessThanOrEqual(1 + 2 * 0.21 + 1e-9);
     expect(spent).toBeGreaterThanOrEqual(1 - 1e-9);
+    // Calls cost $0.21 each, so the pool's last call crosses $1: the batch says by how much.
+    expect(r.stderr).toMatch(/the batch spent \$\d+\.\d{4} of its \$1 budget: \$\d+\.\d{4} \(\d+\.\d%\) over/);
     console.log(
       `batch budget: $1 limit, ${calls} model calls, $${spent.toFixed(4)} spent, ${skipped.length} tasks not started`,
     );
+  });
+
+  test('batch: re-running an unchanged file says loudly that nothing ran and how to run again; --retry-failed re-runs only the failed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dar-batch-rerun-'));
+    const fixed = join(dir, 'fixed');
+    env = await startRunnerEnv({
+      responder: (req) => {
+        const id = /task (\S+):/.exec(firstUserText(req))?.[1] ?? 'unknown';
+        if (id === 'bad' && !existsSync(fixed)) {
+          return { content: [{ tool_use: { name: 'Bash', input: { command: 'echo again' } } }] };
+        }
+        return { content: [{ text: `done ${id}` }] };
+      },
+    });
+    const repo = makeRepo({});
+    const file = writeTasks(dir, [
+      { id: 'good', prompt: 'task good: answer', cwd: repo },
+      { id: 'bad', prompt: 'task bad: answer', cwd: repo, maxTurns: 1, allowedTools: ['Bash'] },
+    ]);
+    const run = async (extra: string[] = []) => {
+      const out = join(dir, `results-${Date.now()}.jsonl`);
+      const r = await startCli(
+        ['batch', file, '--out', out, '--progress', 'lines', ...extra],
+        cliEnv(env as RunnerEnv),
+        dir,
+      ).done;
+      return { ...r, results: new Map(readResults(out).map((x) => [x.task_id, x])) };
+    };
+
+    const first = await run();
+    expect(first.code).toBe(1);
+    expect(first.results.get('bad')?.subtype).toBe('error_max_turns');
+    expect(first.stderr).not.toContain('earlier run');
+
+    const again = await run();
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('NOTHING RAN. All 2 tasks had finished in an earlier run of this batch');
+    expect(again.stderr).toMatch(/to run every task again as a new batch: +agent-runner batch \S+ --batch-id /);
+    expect(again.stderr).toMatch(/to run again only the 1 that failed: +agent-runner batch \S+ --retry-failed/);
+    expect(again.stderr).toContain('(finished earlier, not run again)');
+
+    writeFileSync(fixed, '');
+    const retry = await run(['--retry-failed']);
+    expect(retry.code).toBe(0);
+    expect(retry.results.get('bad')).toMatchObject({ subtype: 'success', result: 'done bad' });
+    expect(retry.results.get('bad')?.session_id).not.toBe(first.results.get('bad')?.session_id);
+    expect(retry.results.get('good')?.session_id).toBe(first.results.get('good')?.session_id);
+    expect(retry.stderr).toContain('bad: failed in an earlier run; retrying as a new session');
+    expect(retry.stderr).toContain('1 of 2 tasks had finished in an earlier run of this batch and were not run again');
+
+    const settled = await run();
+    expect(settled.code).toBe(0);
+    expect(settled.results.get('bad')?.session_id).toBe(retry.results.get('bad')?.session_id);
+    expect(settled.stderr).toContain('NOTHING RAN');
+    expect(settled.stderr).not.toContain('--retry-failed');
   });
 });

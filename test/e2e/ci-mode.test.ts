@@ -131,7 +131,7 @@ describe('CI mode (-p --output-format json without a TTY)', () => {
     const r = await runCi(base(), ciEnv, stdin);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('stdin was empty');
+    expect(r.stderr).toContain('input must be provided either through stdin or as a prompt argument');
     expect(r.ms).toBeLessThan(15_000);
   });
 

@@ -22,6 +22,7 @@ describe('agent-runner -p and signals (embedded server)', () => {
       const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: 'test' };
       delete env['TEMPORAL_ADDRESS'];
       env['AGENT_RUNNER_DATA_DIR'] = mkdtempSync(join(tmpdir(), 'dar-sig-'));
+      env['AGENT_RUNNER_NO_DAEMON'] = '1'; // this test is about the private embedded server
       const child = spawn(
         process.execPath,
         [BIN, '-p', 'run it', '--cwd', repo, '--output-format', 'stream-json', '--dangerously-skip-permissions'],

@@ -37,7 +37,7 @@ async function runAndTrace(args: string[], env: NodeJS.ProcessEnv) {
 const has = (mods: string[], re: RegExp): string[] => mods.filter((m) => re.test(m));
 const TEMPORAL = /node_modules\/@temporalio\//;
 const WORKER_SIDE =
-  /node_modules\/(@temporalio\/worker|@temporalio\/core-bridge|webpack|@anthropic-ai\/sdk)\/|dist\/src\/(worker\/(worker|dev-server|workflow-bundle|logging)|activities\/)/;
+  /node_modules\/(@temporalio\/worker|@temporalio\/core-bridge|webpack|@anthropic-ai\/sdk|pg)\/|dist\/src\/(worker\/(worker|dev-server|workflow-bundle|logging)|activities\/)/;
 
 describe('agent-runner start-up', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'dar-startup-'));
@@ -76,6 +76,22 @@ describe('agent-runner start-up', () => {
     expect(r.stderr).toContain('AGENT_RUNNER_DATA_DIR');
     expect(r.stderr).not.toMatch(/ENOTDIR|at .*\.js:\d+/);
     expect(readdirSync(parent)).toEqual(['file']);
+  });
+
+  test('-p with an empty or whitespace-only prompt (argument or stdin): exit 2 as claude -p refuses it, nothing started', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'dar-empty-'));
+    const env = { ...baseEnv(fresh), ANTHROPIC_API_KEY: 'k' };
+    for (const [args, input, says] of [
+      [['-p', ''], undefined, 'input must be provided either through stdin or as a prompt argument'],
+      [['-p', ' \n\t '], undefined, 'input contained only whitespace'],
+      [['-p'], '', 'input must be provided either through stdin or as a prompt argument'],
+      [['-p'], '   \n', 'input contained only whitespace'],
+    ] as Array<[string[], string | undefined, string]>) {
+      const r = await runCli(args, { env, cwd: tmpdir(), ...(input !== undefined ? { input } : {}) });
+      expect({ args, input, code: r.code, stdout: r.stdout }).toEqual({ args, input, code: 2, stdout: '' });
+      expect(r.stderr).toContain(says);
+    }
+    expect(readdirSync(fresh)).toEqual([]);
   });
 
   test('-p with no model API key and no server: exit 2 before a dev server starts', async () => {

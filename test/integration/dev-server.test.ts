@@ -6,13 +6,13 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as ts from 'typescript';
 import { Client, Connection } from '@temporalio/client';
 import {
   DevServerStartError,
   TemporalCliNotFoundError,
   clearServerState,
   findTemporalCli,
+  parentDeathWrapper,
   readLiveServerState,
   serverStatePath,
   startDevServer,
@@ -154,7 +154,11 @@ describe('dev server', () => {
     expect(await readLiveServerState(tmp)).toBeNull();
     writeServerState(tmp, { address: server.address, pid: server.pid, uiUrl: null });
     expect(JSON.parse(fs.readFileSync(serverStatePath(tmp), 'utf8'))).toMatchObject({ v: 1, pid: server.pid });
-    await expect(readLiveServerState(tmp)).resolves.toEqual({ address: server.address, pid: server.pid, uiUrl: null });
+    await expect(readLiveServerState(tmp)).resolves.toMatchObject({
+      address: server.address,
+      pid: server.pid,
+      uiUrl: null,
+    });
     await server.stop();
     await expect(readLiveServerState(tmp)).resolves.toBeNull();
     clearServerState(tmp);
@@ -258,38 +262,40 @@ describe('dev server errors', () => {
 });
 
 /**
- * Runs dev-server.ts in a separate Node process (transpiled on the fly), which starts a server,
- * prints its pid and ends normally (the server must not keep it alive).
+ * Runs the built dev-server.js (`npm run build`) in a separate Node process, which starts a server,
+ * prints its pid and then ends normally (the server must not keep it alive), or with `hold`, waits
+ * to be killed.
  */
-async function runInChildProcess(keepAlive: boolean, dataDir: string): Promise<{ pid: number; address: string }> {
-  const outDir = path.join(dataDir, 'js');
-  fs.mkdirSync(outDir, { recursive: true });
-  const source = fs.readFileSync(path.join(REPO_ROOT, 'src/worker/dev-server.ts'), 'utf8');
-  const js = ts.transpileModule(source, {
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
-  }).outputText;
-  fs.writeFileSync(path.join(outDir, 'dev-server.js'), js);
+async function runInChildProcess(
+  keepAlive: boolean,
+  dataDir: string,
+  hold = false,
+): Promise<{ pid: number; address: string; child: ReturnType<typeof spawn> }> {
+  const built = path.join(REPO_ROOT, 'dist', 'src', 'worker', 'dev-server.js');
+  if (!fs.existsSync(built)) throw new Error(`${built} is missing: run npm run build`);
   const script = `
-    const ds = require(${JSON.stringify(path.join(outDir, 'dev-server.js'))});
+    const ds = require(${JSON.stringify(built)});
     ds.startDevServer({ cliPath: ${JSON.stringify(cliPath)}, dataDir: ${JSON.stringify(dataDir)}, dbFilename: null, keepAlive: ${keepAlive} })
       .then((s) => {
         ds.writeServerState(${JSON.stringify(dataDir)}, { address: s.address, pid: s.pid, uiUrl: s.uiUrl });
         console.log(JSON.stringify({ pid: s.pid, address: s.address }));
-        // No stop() and no process.exit(): the process ends when its work is done.
+        ${hold ? 'setInterval(() => {}, 1000);' : '// No stop() and no process.exit(): the process ends when its work is done.'}
       })
       .catch((e) => { console.error(e); process.exit(1); });
   `;
-  const child = spawn(process.execPath, ['-e', script], {
-    env: { ...process.env, NODE_PATH: path.join(REPO_ROOT, 'node_modules') },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let errOut = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (errOut += d.toString()));
-  const code = await new Promise<number | null>((r) => child.on('exit', r));
-  if (code !== 0) throw new Error(`child failed (${code}): ${errOut}`);
-  return JSON.parse(out.trim()) as { pid: number; address: string };
+  if (hold) {
+    const ok = await waitFor(() => out.includes('\n'), 60_000);
+    if (!ok) throw new Error(`child did not start a server: ${errOut}`);
+  } else {
+    const code = await new Promise<number | null>((r) => child.on('exit', r));
+    if (code !== 0) throw new Error(`child failed (${code}): ${errOut}`);
+  }
+  return { ...(JSON.parse(out.trim()) as { pid: number; address: string }), child };
 }
 
 describe('dev server lifetime', () => {
@@ -299,11 +305,19 @@ describe('dev server lifetime', () => {
     await expect(readLiveServerState(tmp)).resolves.toBeNull();
   });
 
+  test('dev-server: the server dies with a parent killed by SIGKILL (parent-death signal through setpriv)', async () => {
+    if (parentDeathWrapper() === null) return; // not Linux, or no util-linux setpriv: the lock adopts orphans instead
+    const { pid, child } = await runInChildProcess(false, tmp, true);
+    expect(isAlive(pid)).toBe(true);
+    child.kill('SIGKILL');
+    expect(await waitFor(() => !isAlive(pid), 5_000)).toBe(true);
+  });
+
   test('dev-server: with keepAlive the server outlives its parent and is found through the state file', async () => {
     const { pid, address } = await runInChildProcess(true, tmp);
     try {
       expect(isAlive(pid)).toBe(true);
-      await expect(readLiveServerState(tmp)).resolves.toEqual({ address, pid, uiUrl: null });
+      await expect(readLiveServerState(tmp)).resolves.toMatchObject({ address, pid, uiUrl: null });
       await withClient(address, 'default', async (client) => {
         await expect(client.workflow.count()).resolves.toEqual(expect.objectContaining({ count: 0 }));
       });

@@ -194,7 +194,7 @@ describe('signals and queries on a running turn', () => {
 
     const cli = captureIo();
     expect(await runStatus(cliConfig(env), engine.sessionId, {}, cli)).toBe(0);
-    expect(cli.out[0]).toMatch(/activity\s+runTool Bash/);
+    expect(cli.out[0]).toMatch(/activity\s+Bash: sleep [\d.]+ && touch finished\.txt \(\d+ s\)/);
     expect(cli.out[0]).toMatch(/model calls\s+1/);
     expect(cli.out[0]).toMatch(/limits\s+max budget \$5\.0000/);
     const json = captureIo();

@@ -1,4 +1,5 @@
 import { resolveToolPath } from '../tools/file-state';
+import { toolUseLabel } from '../../common/summary';
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { CallModelInput, CallModelSummary } from '../../common/model';
@@ -160,6 +161,7 @@ function summarize(
         id: String(b['id']),
         name: String(b['name']),
         ...(typeof fp === 'string' && fp.length > 0 && fp.length < 4096 ? { filePath: resolveToolPath(cwd, fp) } : {}),
+        label: toolUseLabel(String(b['name']), input, cwd),
       };
     });
   const billed = lineTotals(entry, deps.priceFor);

@@ -27,6 +27,10 @@ export async function createBatchBudget(rt: Runtime, batchId: string, limitUsd: 
       const s = await withRetry(() => budgetPoolState(rt.client, pool.poolId));
       return s.exhausted;
     },
+    async spent() {
+      const s = await withRetry(() => budgetPoolState(rt.client, pool.poolId));
+      return { spentUsd: s.spentUsd, limitUsd: s.limitUsd };
+    },
   };
 }
 

@@ -1,10 +1,12 @@
 import { closeSync, existsSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../../config';
-import type { BatchBudget, BatchEvent, BatchResult } from '../../client/batch';
+import type { BatchBudget, BatchEvent, BatchResult, TaskSource } from '../../client/batch';
 import { defaultBatchId, parseTaskFile, runBatch } from '../../client/batch';
 import { openRuntime } from '../../worker/runtime';
 import type { Runtime } from '../../worker/runtime';
+import type { ServerModeFlags } from '../server-mode';
+import { serverModeOptions } from '../server-mode';
 import { EXIT } from '../output';
 import { BatchProgress, summaryTable } from '../progress';
 import type { TurnFlags } from '../turn-options';
@@ -15,13 +17,14 @@ import { settingsOverrides } from '../settings-options';
 import { createBatchBudget } from './batch-budget';
 
 /** Flags of `agent-runner batch` (its own plus the turn flags shared with `-p`). */
-export interface BatchFlags extends TurnFlags, SettingsFlags {
+export interface BatchFlags extends TurnFlags, SettingsFlags, ServerModeFlags {
   concurrency?: string;
   out?: string;
   batchId?: string;
   cwd?: string;
   taskMaxBudgetUsd?: string;
   worker?: boolean;
+  retryFailed?: boolean;
   progress?: string;
   progressInterval?: string;
   verbose?: boolean;
@@ -120,8 +123,9 @@ export async function runBatchCommand(config: Config, file: string, flags: Batch
   const log = (l: string): void => io.stderr(l);
   const rt: Runtime = await openRuntime({
     config,
-    ...(flags.worker ? { worker: true } : {}),
+    ...(flags.worker ? { worker: true } : serverModeOptions(flags)),
     log: flags.verbose ? log : () => undefined,
+    notice: log,
   });
   const abort = new AbortController();
   let interrupts = 0;
@@ -160,6 +164,7 @@ export async function runBatchCommand(config: Config, file: string, flags: Batch
       intervalMs: intervalS * 1000,
     });
     const p = progress;
+    const sources = new Map<string, TaskSource>();
     const summary = await runBatch({
       client: rt.client,
       store: rt.store,
@@ -169,9 +174,13 @@ export async function runBatchCommand(config: Config, file: string, flags: Batch
       defaults,
       concurrency,
       ...(budget ? { budget } : {}),
+      ...(flags.retryFailed ? { retryFailed: true } : {}),
       signal: abort.signal,
       onEvent: (e: BatchEvent) => {
-        if (e.type === 'task_done') writeResult(e.result);
+        if (e.type === 'task_done') {
+          writeResult(e.result);
+          sources.set(e.task.id, e.source);
+        }
         p.onEvent(e);
       },
     });
@@ -184,6 +193,13 @@ export async function runBatchCommand(config: Config, file: string, flags: Batch
         progress.elapsedMs(),
       ),
     );
+    for (const line of rerunNotice(batchId, file, parsed.tasks.length, sources, summary.results, flags)) {
+      io.stderr(line);
+    }
+    if (budget) {
+      const line = await overshootNotice(batchId, budget);
+      if (line) io.stderr(line);
+    }
     if (summary.interrupted) {
       io.stderr(
         `agent-runner batch: interrupted with ${summary.unfinished.length} task(s) unfinished; ` +
@@ -199,4 +215,59 @@ export async function runBatchCommand(config: Config, file: string, flags: Batch
     if (outFd !== null) closeSync(outFd);
     await rt.close();
   }
+}
+
+/**
+ * What to say after a run in which some tasks were not run because an earlier run of the same
+ * batch had finished them (the batch id comes from the file's path and content): loudly when
+ * nothing ran at all (a nightly job re-running an unchanged file), with how to start a new run.
+ */
+export function rerunNotice(
+  batchId: string,
+  file: string,
+  total: number,
+  sources: ReadonlyMap<string, TaskSource>,
+  results: readonly BatchResult[],
+  flags: Pick<BatchFlags, 'batchId' | 'retryFailed'>,
+): string[] {
+  const earlier = [...sources.values()].filter((s) => s === 'finished-earlier').length;
+  if (earlier === 0) return [];
+  const failedEarlier = results.filter((r) => r.is_error && sources.get(r.task_id) === 'finished-earlier').length;
+  const how = [
+    `  to run every task again as a new batch:  agent-runner batch ${file} --batch-id ${batchId}-2 (any new id)`,
+    ...(failedEarlier > 0 && !flags.retryFailed
+      ? [`  to run again only the ${failedEarlier} that failed:  agent-runner batch ${file} --retry-failed`]
+      : []),
+  ];
+  if (earlier === total) {
+    return [
+      `agent-runner batch ${batchId}: NOTHING RAN. All ${total} tasks had finished in an earlier run of this batch ` +
+        `(${flags.batchId ? 'the same --batch-id' : 'same file and content, so the same batch id'}); ` +
+        'their results above are the earlier ones.',
+      ...how,
+    ];
+  }
+  return [
+    `agent-runner batch ${batchId}: ${earlier} of ${total} tasks had finished in an earlier run of this batch and ` +
+      'were not run again (their earlier results are reported).',
+    ...how,
+  ];
+}
+
+/** A line saying by how much the batch's spend went over its budget, or null when it did not. */
+export async function overshootNotice(batchId: string, budget: BatchBudget): Promise<string | null> {
+  let spent: { spentUsd: number; limitUsd: number };
+  try {
+    spent = await budget.spent();
+  } catch {
+    return null;
+  }
+  const over = spent.spentUsd - spent.limitUsd;
+  if (over <= 1e-9) return null;
+  const pct = spent.limitUsd > 0 ? ` (${((over / spent.limitUsd) * 100).toFixed(1)}%)` : '';
+  return (
+    `agent-runner batch ${batchId}: the batch spent $${spent.spentUsd.toFixed(4)} of its $${spent.limitUsd} budget: ` +
+    `$${over.toFixed(4)}${pct} over. Each task running when the budget ran out finished the model call that ` +
+    'crossed it (its tokens were already spent); see docs/limits.md.'
+  );
 }

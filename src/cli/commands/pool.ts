@@ -1,14 +1,23 @@
 import type { Config } from '../../config';
-import { budgetPoolState, ensureBudgetPool } from '../../client/budget-pool';
+import type { BudgetPoolRow } from '../../client/budget-pool';
+import {
+  BudgetPoolBusyError,
+  budgetPoolState,
+  closeBudgetPool,
+  ensureBudgetPool,
+  listBudgetPools,
+} from '../../client/budget-pool';
 import type { PoolStateView } from '../../workflows/messages';
 import { budgetPoolWorkflowId } from '../../workflows/ids';
 import type { ControlIo } from '../control';
 import { int, kvTable, limitValue, openControlRuntime, usd } from '../control';
 import { UsageError } from '../turn-options';
 import { withControlErrors } from './control-errors';
+import type { ServerModeFlags } from '../server-mode';
+import { serverModeOptions } from '../server-mode';
 
 /** Flags of `agent-runner pool create`. */
-export interface PoolCreateFlags {
+export interface PoolCreateFlags extends ServerModeFlags {
   maxBudgetUsd?: string;
   json?: boolean;
 }
@@ -62,7 +71,8 @@ export async function poolStateWithRetry(
 
 /**
  * `agent-runner pool create <id> --max-budget-usd X`: starts a shared budget pool (no-op when it
- * is already running: its limit is then left as is; change it with `agent-runner limits`).
+ * is already running: its limit is then left as is; change it with `agent-runner limits`). With no
+ * server running it starts the background server (as a run does), unless `--no-daemon`.
  */
 export async function runPoolCreate(
   config: Config,
@@ -73,7 +83,10 @@ export async function runPoolCreate(
   const limit = limitValue('--max-budget-usd', flags.maxBudgetUsd, false);
   if (limit === undefined || limit === null) throw new UsageError('pool create needs --max-budget-usd <usd>');
   return withControlErrors(io, async () => {
-    const rt = await openControlRuntime(config, 'pool create');
+    const mode = serverModeOptions(flags);
+    const rt = mode.daemon
+      ? await (await import('../../worker/runtime')).openRuntime({ config, ...mode, worker: false, quiet: true })
+      : await openControlRuntime(config, 'pool create');
     try {
       let pool;
       try {
@@ -113,6 +126,97 @@ export async function runPoolShow(
     try {
       const state = await budgetPoolState(rt.client, poolId);
       io.stdout(flags.json ? JSON.stringify(poolJson(state)) : formatPool(state));
+      return 0;
+    } finally {
+      await rt.close();
+    }
+  });
+}
+
+/** `agent-runner pool list`: every budget pool, its status, limit, spend and members. */
+export async function runPoolList(config: Config, flags: { json?: boolean }, io: ControlIo): Promise<number> {
+  return withControlErrors(io, async () => {
+    const rt = await openControlRuntime(config, 'pool list');
+    try {
+      const rows = await listBudgetPools(rt.client);
+      if (flags.json) {
+        for (const r of rows) {
+          io.stdout(
+            JSON.stringify({
+              pool_id: r.poolId,
+              status: r.status,
+              limit_usd: r.limitUsd,
+              spent_usd: r.spentUsd,
+              members: r.members,
+              start_time: r.startTime.toISOString(),
+              close_time: r.closeTime ? r.closeTime.toISOString() : null,
+            }),
+          );
+        }
+      } else {
+        io.stdout(formatPoolList(rows));
+      }
+      return 0;
+    } finally {
+      await rt.close();
+    }
+  });
+}
+
+/** The `agent-runner pool list` table. */
+export function formatPoolList(rows: BudgetPoolRow[]): string {
+  if (rows.length === 0)
+    return 'no budget pools (create one with: agent-runner pool create <id> --max-budget-usd <usd>)';
+  const header = ['POOL', 'STATUS', 'LIMIT', 'SPENT', 'MEMBERS', 'STARTED'];
+  const body = rows.map((r) => [
+    r.poolId,
+    r.status,
+    usd(r.limitUsd),
+    usd(r.spentUsd),
+    r.members === null ? '-' : String(r.members),
+    r.startTime.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  ]);
+  const all = [header, ...body];
+  const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? '').length)));
+  return all
+    .map((row) =>
+      row
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+/**
+ * `agent-runner pool close <id>`: closes a pool (its workflow completes with its final spend).
+ * Refused (exit 1) while turns are in it, unless `--force`.
+ */
+export async function runPoolClose(
+  config: Config,
+  poolId: string,
+  flags: { force?: boolean; json?: boolean },
+  io: ControlIo,
+): Promise<number> {
+  return withControlErrors(io, async () => {
+    const rt = await openControlRuntime(config, 'pool close');
+    try {
+      let state: PoolStateView;
+      try {
+        state = await closeBudgetPool(rt.client, poolId, { force: flags.force === true });
+      } catch (e) {
+        if (e instanceof BudgetPoolBusyError) {
+          io.stderr(`agent-runner: ${e.message}`);
+          return 1;
+        }
+        throw e;
+      }
+      io.stdout(
+        flags.json
+          ? JSON.stringify({ closed: true, ...poolJson(state) })
+          : `budget pool "${state.poolId}" closed: spent ${usd(state.spentUsd)} of ${usd(state.limitUsd)}` +
+              (state.members > 0 ? ` (${state.members} running turn(s) go on without it)` : ''),
+      );
       return 0;
     } finally {
       await rt.close();

@@ -14,7 +14,7 @@ import { UsageError, positiveNumber, turnOptionsFrom } from '../turn-options';
 import { unenforceableBudget } from '../budget-prices';
 import { applySettings } from '../settings-options';
 import type { LoadedSettings } from '../../settings';
-import { readPromptFromStdin } from '../stdin';
+import { checkPrompt, readPromptFromStdin } from '../stdin';
 import { readLines, runStreamJsonInput } from '../stream-json-input';
 import type { McpFlags } from '../mcp-options';
 import { mcpConfigFromFlags } from '../mcp-options';
@@ -23,15 +23,16 @@ import { hooksFromSettings, turnHooks } from '../hook-options';
 import { storeHooksConfig } from '../../hooks/activity';
 import { answerApproval, listApprovals } from '../../client/approvals';
 import type { ApprovalSettings } from '../../common/approvals';
+import type { ServerModeFlags } from '../server-mode';
+import { serverModeOptions } from '../server-mode';
 import { checkMemoryFiles } from '../memory-check';
 import { forkSession } from '../../client/fork-session';
-import { readJsonSchemaOption, storeJsonSchema } from '../../client/json-schema';
 import { positiveInt } from '../turn-options';
 
 export { INPUT_FORMATS, type InputFormat } from '../output';
 
 /** Flags of `agent-runner -p`. */
-export interface PrintFlags extends TurnFlags, McpFlags {
+export interface PrintFlags extends TurnFlags, McpFlags, ServerModeFlags {
   outputFormat: OutputFormat;
   /** `stream-json`: user messages and control requests as JSON lines on stdin (the Agent SDK's protocol). */
   inputFormat?: InputFormat;
@@ -137,7 +138,10 @@ export async function runPrint(
     },
   });
   // Checked before anything runs: a bad schema is a usage error (exit 2).
-  const jsonSchema = flags.jsonSchema !== undefined ? readJsonSchemaOption(flags.jsonSchema, cwd) : undefined;
+  // The JSON Schema validator (ajv) loads only when a schema is given.
+  const jsonSchemaModule = flags.jsonSchema !== undefined ? await import('../../client/json-schema') : undefined;
+  const jsonSchema =
+    flags.jsonSchema !== undefined ? jsonSchemaModule?.readJsonSchemaOption(flags.jsonSchema, cwd) : undefined;
   const retries = positiveInt('MAX_STRUCTURED_OUTPUT_RETRIES', process.env['MAX_STRUCTURED_OUTPUT_RETRIES']);
   if (retries !== undefined) options.maxStructuredOutputRetries = retries;
   const mcpConfig = mcpConfigFromFlags(flags, cwd);
@@ -173,9 +177,15 @@ export async function runPrint(
   if (typeof flags.resume !== 'string' && !flags.continue) {
     await checkMemoryFiles(cwd, options.settingSources, io.stderr);
   }
-  const prompt = streamInput ? '' : (promptArg ?? (await readPromptFromStdin()));
+  const prompt = streamInput ? '' : checkPrompt(promptArg ?? (await readPromptFromStdin()));
   const log = flags.verbose || flags.outputFormat === 'text' ? (l: string) => io.stderr(l) : () => undefined;
-  const rt = await openRuntime({ config, log: flags.verbose ? log : () => undefined, quiet: flags.verbose !== true });
+  const rt = await openRuntime({
+    config,
+    ...serverModeOptions(flags),
+    log: flags.verbose ? log : () => undefined,
+    notice: (l) => io.stderr(l),
+    quiet: flags.verbose !== true,
+  });
   let result: SDKResultMessage | undefined;
   let noPrompt = false;
   let interrupts = 0;
@@ -206,7 +216,9 @@ export async function runPrint(
       );
     }
     const sessionId = await pickSessionId(rt, flags, cwd);
-    if (jsonSchema) options.jsonSchemaKey = await storeJsonSchema(rt.store, sessionId, jsonSchema);
+    if (jsonSchema && jsonSchemaModule) {
+      options.jsonSchemaKey = await jsonSchemaModule.storeJsonSchema(rt.store, sessionId, jsonSchema);
+    }
     if (mcpConfig)
       options = { ...options, mcp: { configRef: await storeMcpConfig(rt.store, sessionId, mcpConfig, cwd) } };
     if (hooks)
@@ -219,6 +231,11 @@ export async function runPrint(
       defaults: options,
       sessionId,
       apiKeySource: process.env[config.model.apiKeyEnv] ? 'user' : 'none',
+      outage: {
+        timeoutMs: config.temporal.outageTimeoutMs,
+        notice: (l) => io.stderr(l),
+        onUnreachable: () => rt.recover(),
+      },
       onWarning: (w) => io.stderr(`agent-runner: ${w}`),
       includePartialMessages: flags.includePartialMessages === true && flags.outputFormat === 'stream-json',
       replayUserMessages: flags.replayUserMessages === true,

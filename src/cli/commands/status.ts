@@ -25,8 +25,19 @@ function formatUsage(u: Usage): string {
   return `in ${int(u.input_tokens)} · out ${int(u.output_tokens)} · cache write ${int(u.cache_creation_input_tokens)} · cache read ${int(u.cache_read_input_tokens)}`;
 }
 
+/** What a running turn does, for people: `Bash: npm test (12 s)`, or the bare activity name of older turns. */
+export function describeActivity(
+  t: { activity: string; activityLabel?: string; activitySince?: string },
+  now: number = Date.now(),
+): string {
+  const what = t.activityLabel ?? t.activity;
+  if (t.activitySince === undefined || t.activity === 'done') return what;
+  const s = Math.max(0, Math.round((now - Date.parse(t.activitySince)) / 1000));
+  return `${what} (${s < 120 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`})`;
+}
+
 /** The human-readable `agent-runner status` table. */
-export function formatSessionStatus(r: SessionStatusReport): string {
+export function formatSessionStatus(r: SessionStatusReport, now: number = Date.now()): string {
   const s = r.session;
   const rows: Array<[string, string]> = [
     ['session', s.sessionId],
@@ -34,7 +45,7 @@ export function formatSessionStatus(r: SessionStatusReport): string {
       'workflow',
       `${r.workflowStatus}${s.busy ? ', running a turn' : ', idle'}${s.queued ? `, ${s.queued} queued` : ''}`,
     ],
-    ['turns', String(s.turnCount + (s.busy ? 1 : 0))],
+    ['turns', `${r.turns}${s.busy ? ' (1 running)' : ''}`],
     ['cost', `${usd(s.totalCostUsd)}${s.costKnown ? '' : ' (some cost unknown)'} in finished turns`],
     ['usage', formatUsage(s.usage)],
     ['limits', `${formatLimits(s.limits)} (for new turns)`],
@@ -44,7 +55,7 @@ export function formatSessionStatus(r: SessionStatusReport): string {
     const t = r.turn;
     rows.push(
       ['current turn', t.turnWorkflowId],
-      ['  activity', t.activity],
+      ['  activity', describeActivity(t, now)],
       ['  model calls', String(t.numTurns)],
       ['  cost', usd(t.costUsd)],
       ['  usage', formatUsage(t.usage)],

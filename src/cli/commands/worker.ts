@@ -1,5 +1,6 @@
 import type { Config } from '../../config';
 import { openRuntime } from '../../worker/runtime';
+import type { Runtime } from '../../worker/runtime';
 import { UsageError } from '../turn-options';
 
 /**
@@ -17,41 +18,116 @@ export async function runWorker(config: Config, log: (l: string) => void): Promi
   log(
     `worker polling task queue "${rt.taskQueue}" at ${rt.address} (namespace ${config.temporal.namespace}); Ctrl-C to stop`,
   );
-  await waitForStop(log);
+  await waitForStop(log, new AbortController().signal);
   await rt.close();
   return 0;
+}
+
+/** Options of {@link runServer}. */
+export interface ServerFlags {
+  ui: boolean;
+  /** Run as the background server (started by a run; stops when idle). */
+  background?: boolean;
 }
 
 /**
  * `agent-runner server`: the embedded dev server (persisted under the data directory) plus a
- * worker, in the foreground. Other `agent-runner` commands on this machine use it.
+ * worker, in the foreground; other `agent-runner` commands on this machine use it. With
+ * `--background` (how a run starts the shared background server): output to `<dataDir>/server.log`,
+ * and it stops by itself after `devServer.idleTimeoutMs` with no running turn and no client, or
+ * when its data directory is removed.
  */
-export async function runServer(config: Config, log: (l: string) => void, ui: boolean): Promise<number> {
-  const { writeServerState, clearServerState } = await import('../../worker/dev-server');
-  const rt = await openRuntime({ config, worker: true, forceEmbedded: true, log, ui });
+export async function runServer(config: Config, log: (l: string) => void, flags: ServerFlags): Promise<number> {
+  const { writeServerState, clearServerState, readServerState } = await import('../../client/server-state');
+  const { EmbeddedServerBusyError } = await import('../../worker/server-lock');
+  const background = flags.background === true;
+  const stamp = (l: string): void => log(background ? `${new Date().toISOString()} ${l}` : l);
+  const previous = readServerState(config.dataDir);
+  const previousPort = previous ? Number(previous.address.slice(previous.address.lastIndexOf(':') + 1)) : 0;
+  let rt: Runtime;
+  try {
+    rt = await openRuntime({
+      config,
+      worker: true,
+      forceEmbedded: true,
+      lockMode: background ? 'background' : 'foreground',
+      ...(previousPort > 0 && (await portIsFree(config.devServer.ip, previousPort))
+        ? { preferredPort: previousPort }
+        : {}),
+      log: stamp,
+      ui: flags.ui,
+    });
+  } catch (e) {
+    if (background && e instanceof EmbeddedServerBusyError && e.mode !== 'private') {
+      stamp(`another server process (pid ${e.pid}, ${e.mode ?? 'starting'}) holds ${config.dataDir}; exiting`);
+      return 0;
+    }
+    throw e;
+  }
   if (!rt.devServer) throw new Error('the embedded server did not start');
-  writeServerState(config.dataDir, { address: rt.address, pid: rt.devServer.pid, uiUrl: rt.devServer.uiUrl });
-  log(
+  const { workerEnvFingerprint } = await import('../../worker/background');
+  writeServerState(config.dataDir, {
+    address: rt.address,
+    pid: rt.devServer.pid,
+    uiUrl: rt.devServer.uiUrl,
+    ownerPid: process.pid,
+    mode: background ? 'background' : 'foreground',
+    ...(background ? { idleTimeoutMs: config.devServer.idleTimeoutMs } : {}),
+    workerEnv: workerEnvFingerprint(config, process.env),
+  });
+  stamp(
     `agent-runner server ready: Temporal at ${rt.address}${rt.devServer.uiUrl ? `, Web UI ${rt.devServer.uiUrl}` : ''}`,
   );
-  log(`data directory ${config.dataDir}; Ctrl-C to stop`);
-  await waitForStop(log);
-  clearServerState(config.dataDir);
+  const stop = new AbortController();
+  if (background) {
+    stamp(`data directory ${config.dataDir}; stops after ${config.devServer.idleTimeoutMs} ms idle`);
+    const { watchIdle } = await import('../../worker/background');
+    void watchIdle(
+      { client: rt.client, dataDir: config.dataDir, idleTimeoutMs: config.devServer.idleTimeoutMs, log: stamp },
+      stop.signal,
+    ).then((why) => {
+      if (why !== 'aborted') {
+        stamp(`${why}: shutting down`);
+        stop.abort();
+      }
+    });
+  } else {
+    stamp(`data directory ${config.dataDir}; Ctrl-C to stop`);
+  }
+  await waitForStop(stamp, stop.signal);
+  stop.abort();
+  if (readServerState(config.dataDir)?.ownerPid === process.pid) clearServerState(config.dataDir);
   await rt.close();
+  stamp('stopped');
   return 0;
 }
 
-function waitForStop(log: (l: string) => void): Promise<void> {
+async function portIsFree(ip: string, port: number): Promise<boolean> {
+  const net = await import('node:net');
   return new Promise((resolve) => {
-    const stop = (sig: string): void => {
-      log(`${sig}: shutting down`);
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen({ port, host: ip, exclusive: true }, () => s.close(() => resolve(true)));
+  });
+}
+
+/** Resolves on SIGINT, SIGTERM or `signal`'s abort. */
+function waitForStop(log: (l: string) => void, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
       process.off('SIGINT', onInt);
       process.off('SIGTERM', onTerm);
       resolve();
+    };
+    const stop = (sig: string): void => {
+      log(`${sig}: shutting down`);
+      done();
     };
     const onInt = (): void => stop('SIGINT');
     const onTerm = (): void => stop('SIGTERM');
     process.on('SIGINT', onInt);
     process.on('SIGTERM', onTerm);
+    if (signal.aborted) done();
+    else signal.addEventListener('abort', done);
   });
 }

@@ -107,6 +107,9 @@ describe('batch progress output', () => {
     expect(lines[5]).toBe(
       '3 tasks: 1 succeeded, 1 failed, 1 unfinished, 1 malformed line skipped · $0.0300 · 2.0 s · 1.00 tasks/s',
     );
-    expect(formatTaskLine(task('x'), result('x', true, 0), 'finished-earlier')).toContain('(finished earlier)');
+    expect(formatTaskLine(task('x'), result('x', true, 0), 'finished-earlier')).toContain(
+      '(finished earlier, not run again)',
+    );
+    expect(formatTaskLine(task('x'), result('x', true, 0), 'retried')).toContain('(retried)');
   });
 });

@@ -73,7 +73,7 @@ describe('control commands', () => {
       ['status', 'abc'],
       ['interrupt', 'abc'],
       ['limits', 'abc', '--max-budget-usd', '2'],
-      ['pool', 'create', 'p1', '--max-budget-usd', '5'],
+      ['pool', 'create', 'p1', '--max-budget-usd', '5', '--no-daemon'],
       ['pool', 'show', 'p1'],
     ]) {
       const r = await run(args);

@@ -104,6 +104,7 @@ describe('batch task file', () => {
         poolWorkflowId: 'agent-budget-pool-b',
         limitUsd: 1,
         exhausted: async () => false,
+        spent: async () => ({ spentUsd: 0, limitUsd: 1 }),
       }),
     ).toEqual({
       model: 'x',

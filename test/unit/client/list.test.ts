@@ -16,20 +16,26 @@ describe('session list and search attributes', () => {
     expect(quoteQueryValue('a\\b')).toBe(`'a\\\\b'`);
   });
 
-  test('list: the table has one row per session and dashes for missing attributes', () => {
+  const row = {
+    workflowId: 'agent-session-s1',
+    sessionId: 's1',
+    batchId: 'b',
+    taskId: 't',
+    agentStatus: 'success',
+    costUsd: 0.01234,
+    workflowStatus: 'COMPLETED',
+    startTime: new Date('2026-01-02T03:04:05.678Z'),
+    closeTime: null,
+    prompt: 'fix the failing test in src/parser.ts',
+    cwd: '/srv/repo',
+    model: 'claude-sonnet-5-5',
+  };
+
+  test('list: one row per session: status, cost, model, cwd, start and the prompt line; dashes for what is missing', () => {
     const t = formatSessionTable([
+      row,
       {
-        workflowId: 'agent-session-s1',
-        sessionId: 's1',
-        batchId: 'b',
-        taskId: 't',
-        agentStatus: 'success',
-        costUsd: 0.01234,
-        workflowStatus: 'COMPLETED',
-        startTime: new Date('2026-01-02T03:04:05.678Z'),
-        closeTime: null,
-      },
-      {
+        ...row,
         workflowId: 'agent-session-s2',
         sessionId: 's2',
         batchId: null,
@@ -38,13 +44,24 @@ describe('session list and search attributes', () => {
         costUsd: null,
         workflowStatus: 'RUNNING',
         startTime: new Date('2026-01-02T03:04:05Z'),
-        closeTime: null,
+        prompt: null,
+        cwd: null,
+        model: null,
       },
     ]).split('\n');
-    expect(t[0]).toMatch(/^SESSION\s+BATCH\s+TASK\s+STATUS\s+COST\s+WORKFLOW\s+STARTED$/);
-    expect(t[1]).toMatch(/^s1\s+b\s+t\s+success\s+\$0\.0123\s+COMPLETED\s+2026-01-02T03:04:05Z$/);
-    expect(t[2]).toMatch(/^s2\s+-\s+-\s+-\s+-\s+RUNNING/);
+    expect(t[0]).toMatch(/^SESSION\s+BATCH\s+TASK\s+STATUS\s+COST\s+MODEL\s+CWD\s+STARTED\s+PROMPT$/);
+    expect(t[1]).toMatch(
+      /^s1\s+b\s+t\s+success\s+\$0\.0123\s+claude-sonnet-5-5\s+\/srv\/repo\s+2026-01-02T03:04:05Z\s+fix the failing test in src\/parser\.ts$/,
+    );
+    expect(t[2]).toMatch(/^s2\s+-\s+-\s+running\s+-\s+-\s+-\s+2026-01-02T03:04:05Z\s+-$/);
     expect(formatSessionTable([])).toBe('no sessions found');
+  });
+
+  test('list: without batches there are no batch columns, and the prompt is cut to the terminal width', () => {
+    const t = formatSessionTable([{ ...row, batchId: null, taskId: null, prompt: 'x'.repeat(300) }], 120).split('\n');
+    expect(t[0]).toMatch(/^SESSION\s+STATUS\s+COST/);
+    expect(t[1]?.length).toBe(120);
+    expect(t[1]?.endsWith('…')).toBe(true);
   });
 
   test('search attributes: start attributes, and recognising a server that has none registered', () => {

@@ -65,16 +65,18 @@ describe('config defaults', () => {
       taskQueue: 'agent-runner',
       tls: { enabled: null, serverCaCertPath: null, clientCertPath: null, clientKeyPath: null },
       apiKeyEnv: 'TEMPORAL_API_KEY',
+      outageTimeoutMs: 600000,
     });
     expect(c.devServer).toEqual({
       cliPath: null,
       ip: '127.0.0.1',
       port: 0,
-      uiPort: 0,
+      uiPort: 8233,
       ui: false,
       dbFilename: 'temporal.db',
       startTimeoutMs: 60000,
       logLevel: 'warn',
+      idleTimeoutMs: 600000,
       dynamicConfig: {},
       sqlitePragmas: {},
     });

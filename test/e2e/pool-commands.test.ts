@@ -1,0 +1,84 @@
+/** `agent-runner pool list` and `pool close` against a configured server with a worker. */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureBudgetPool } from '../../src/client/budget-pool';
+import { budgetPoolWorkflowId } from '../../src/workflows/ids';
+import { installRuntimeLogging } from '../../src/worker/logging';
+import { runCli } from '../helpers/cli';
+import { makeRepo, startRunnerEnv, testTurnOptions, type RunnerEnv } from '../helpers/runner-env';
+
+installRuntimeLogging('ERROR');
+jest.setTimeout(300_000);
+
+async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (cond()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return cond();
+}
+
+describe('pool list and pool close', () => {
+  let env: RunnerEnv;
+  afterAll(async () => env?.close());
+
+  test('pool: list shows open pools with limit and spend; close ends one (refused while a turn is in it, unless --force)', async () => {
+    env = await startRunnerEnv({
+      responder: () => ({ content: [{ tool_use: { name: 'Bash', input: { command: 'touch started && sleep 20' } } }] }),
+    });
+    const cliEnv = { ...env.workerEnv, TEMPORAL_ADDRESS: process.env['TEST_TEMPORAL_ADDRESS'] };
+    const cli = (args: string[]) => runCli(args, { env: cliEnv });
+    const a = `a-${Date.now()}`;
+    const b = `b-${Date.now()}`;
+    expect((await cli(['pool', 'create', a, '--max-budget-usd', '2'])).code).toBe(0);
+    expect((await cli(['pool', 'create', b, '--max-budget-usd', '3'])).code).toBe(0);
+
+    const list = await cli(['pool', 'list', '--json']);
+    expect(list.code).toBe(0);
+    const rows = list.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rows.find((r) => r['pool_id'] === a)).toMatchObject({
+      status: 'open',
+      limit_usd: 2,
+      spent_usd: 0,
+      members: 0,
+    });
+    expect(rows.find((r) => r['pool_id'] === b)).toMatchObject({ status: 'open', limit_usd: 3 });
+    const table = await cli(['pool', 'list']);
+    expect(table.stdout).toMatch(new RegExp(`^${a}\\s+open\\s+\\$2\\.0000\\s+\\$0\\.0000\\s+0\\s`, 'm'));
+
+    const closed = await cli(['pool', 'close', a]);
+    expect({ code: closed.code, out: closed.stdout }).toMatchObject({ code: 0 });
+    expect(closed.stdout).toContain(`budget pool "${a}" closed: spent $0.0000 of $2.0000`);
+    const after = await cli(['pool', 'list', '--json']);
+    const rowsAfter = after.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rowsAfter.find((r) => r['pool_id'] === a)).toMatchObject({
+      status: 'completed',
+      limit_usd: 2,
+      spent_usd: 0,
+    });
+    const again = await cli(['pool', 'close', a]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`no budget pool "${a}"`);
+
+    // A turn in pool b: close is refused, --force closes it.
+    await ensureBudgetPool(env.client, { taskQueue: env.taskQueue, poolId: b, limitUsd: 3 });
+    const repo = makeRepo({});
+    const engine = env.engine({ cwd: repo });
+    await engine.start('work', testTurnOptions({ budgetPoolId: budgetPoolWorkflowId(b) }));
+    expect(await waitFor(() => existsSync(join(repo, 'started')), 60_000)).toBe(true);
+    const busy = await cli(['pool', 'close', b]);
+    expect(busy.code).toBe(1);
+    expect(busy.stderr).toContain('1 running turn(s) are in the pool');
+    const forced = await cli(['pool', 'close', b, '--force']);
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('1 running turn(s) go on without it');
+    await engine.interrupt('test over');
+  });
+});
