@@ -94,7 +94,7 @@ describe('callModel: one attempt’s outcome wins', () => {
     const deps = await setup(perAttemptIds(1200));
     const ctx = attempt(1, 300);
     const summary = await createCallModel(deps(ctx))(input('a1', 'prompt'));
-    expect(summary.toolUses).toEqual([{ id: 'toolu_s0_a1', name: 'Bash' }]);
+    expect(summary.toolUses).toEqual([{ id: 'toolu_s0_a1', name: 'Bash', label: 'Bash: ls' }]);
     // The first event came after 1.2 s; a heartbeat every 100 ms (a third of the timeout) before it.
     expect(ctx.beats.length).toBeGreaterThanOrEqual(8);
     const gaps = ctx.beats.slice(1).map((t, i) => t - ctx.beats[i]!);
