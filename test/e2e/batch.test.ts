@@ -218,7 +218,7 @@ describe('agent-runner batch', () => {
     const results = readResults(join(dir, 'results-2.jsonl'));
     expect(results).toHaveLength(n);
     expect(results.every((x) => x.subtype === 'success')).toBe(true);
-    const earlier = (second.stderr.match(/\(finished earlier\)/g) ?? []).length;
+    const earlier = (second.stderr.match(/\(finished earlier, not run again\)/g) ?? []).length;
     const attached = (second.stderr.match(/\(re-attached\)/g) ?? []).length;
     expect(earlier).toBeGreaterThanOrEqual(before);
     expect(earlier + attached).toBeLessThan(n); // something was left to start
