@@ -113,7 +113,7 @@ describe('search attributes', () => {
     expect(listed.find((r) => r['task_id'] === 'err')).toMatchObject({ status: 'error_max_turns', batch_id: batchId });
     const table: string[] = [];
     await runList(env.config, { batch: batchId, status: 'error_max_turns' }, { stdout: (s) => table.push(s) });
-    expect(table.join('\n')).toMatch(/^SESSION\s+BATCH\s+TASK\s+STATUS\s+COST\s+WORKFLOW\s+STARTED\n/);
+    expect(table.join('\n')).toMatch(/^SESSION\s+BATCH\s+TASK\s+STATUS\s+COST\s+MODEL\s+CWD\s+STARTED\s+PROMPT\n/);
     expect(table.join('\n')).toContain(errEngine.sessionId);
     expect(table.join('\n')).not.toContain(okEngine.sessionId);
 
