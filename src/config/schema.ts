@@ -202,6 +202,7 @@ const WorkerSchema = z.strictObject({
   maxConcurrentWorkflowTaskExecutions: positiveInt(40),
   maxCachedWorkflows: positiveInt(500),
   shutdownGraceTimeMs: nonNegativeInt(5000),
+  shutdownForceTimeMs: positiveInt(15000),
   stickyQueueTimeoutMs: positiveInt(5000),
   heartbeatThrottleMs: positiveInt(250),
 });
@@ -404,6 +405,12 @@ export interface WorkerConfig {
   maxCachedWorkflows: number;
   /** Time activities get to finish on shutdown before they are cancelled, in milliseconds. @default 5000 */
   shutdownGraceTimeMs: number;
+  /**
+   * Time after the grace time that cancelled activities get to stop before the worker stops
+   * anyway (its run then fails), in milliseconds: a tool that ignores its cancellation cannot keep
+   * a stopping worker alive for ever. @default 15000
+   */
+  shutdownForceTimeMs: number;
   /**
    * How long a workflow task waits for the worker that cached the workflow before any worker may
    * take it (Temporal's sticky queue schedule-to-start timeout), in milliseconds. It bounds how
