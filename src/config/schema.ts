@@ -5,6 +5,7 @@
  * Everything here is pure (no I/O); `load.ts` reads the file and the environment.
  */
 import { z } from 'zod';
+import { resolveModelAlias } from './model-aliases';
 
 // ---------------------------------------------------------------------------------------------
 // Field helpers: each carries the message a user sees after "<field path>: ".
@@ -206,7 +207,8 @@ const WorkerSchema = z.strictObject({
 });
 
 const ModelSchema = z.strictObject({
-  name: nonEmptyString('claude-sonnet-5-5'),
+  /** A model id, or a Claude Code alias (`sonnet`, `opus`, `haiku`) resolved to one. */
+  name: nonEmptyString('claude-sonnet-5-5').transform(resolveModelAlias),
   maxTokens: positiveInt(8192),
   baseUrl: z
     .url({ error: 'expected an http(s) URL or null', protocol: /^https?$/ })
