@@ -217,9 +217,10 @@ interface LineRun {
  * added per line: `path:`/`path-`), or '' for a single file.
  */
 function contentRuns(file: string, fm: FileMatches, before: number, after: number, showNumbers: boolean): LineRun[] {
-  const isMatch = new Set(fm.matchLines);
+  const isMatch = new Uint8Array(fm.lines.length);
+  for (const m of fm.matchLines) isMatch[m] = 1;
   const format = (i: number): string => {
-    const sep = isMatch.has(i) ? ':' : '-';
+    const sep = isMatch[i] === 1 ? ':' : '-';
     const text = truncateLine(fm.lines[i] ?? '', GREP_MAX_LINE_CHARS);
     const head = file === '' ? '' : `${file}${sep}`;
     return showNumbers ? `${head}${i + 1}${sep}${text}` : `${head}${text}`;
