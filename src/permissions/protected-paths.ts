@@ -14,7 +14,7 @@
  *   `.claude.json`, `.gitmodules`, `.gitconfig`, `.ripgreprc` and the shell start-up files;
  *   also everything under the Claude config directory of the home (`~/.claude`).
  *
- * The list is Claude Code's (2.1.328, checked by the `protected-paths-accept-edits` conformance
+ * The list is Claude Code's (2.1.328, checked by the `protected-paths` conformance
  * scenario). `.gitattributes` is not protected: it can only select filter and diff drivers that
  * git config defines, and config is protected (the runner's own git runs none, see src/env/git-env.ts).
  *

@@ -340,7 +340,7 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
     ],
   },
   {
-    name: 'protected-paths-accept-edits',
+    name: 'protected-paths',
     title: 'acceptEdits with Write allowed: writes into .git and to agent config files ask (headless: denied)',
     git: true,
     steps: [
