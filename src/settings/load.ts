@@ -252,7 +252,14 @@ function merge(sources: LoadedSource[], cwd: string, trusted: boolean, home: str
     } else add(out.permissions.allow, p?.allow, s.root);
     add(out.permissions.deny, p?.deny, s.root);
     add(out.permissions.ask, p?.ask, s.root);
-    if (p?.defaultMode !== undefined) out.permissions.defaultMode = p.defaultMode;
+    if (projectScoped && p?.defaultMode === 'bypassPermissions') {
+      // As Claude Code: a repository cannot switch permission checks off for whoever runs in it
+      // (trusted or not); only the user's own settings or the command line can.
+      out.warnings.push(
+        `Ignoring permissions.defaultMode "bypassPermissions" from ${s.path}: project settings cannot turn permission checks off. ` +
+          `Pass --permission-mode bypassPermissions (or --dangerously-skip-permissions) to do so.`,
+      );
+    } else if (p?.defaultMode !== undefined) out.permissions.defaultMode = p.defaultMode;
     for (const d of p?.additionalDirectories ?? []) {
       const abs = d === '~' || d.startsWith('~/') ? path.join(home, d.slice(1)) : path.resolve(s.root, d);
       if (!existsSync(abs) || !statSync(abs).isDirectory()) {

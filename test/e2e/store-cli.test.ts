@@ -125,7 +125,7 @@ describe('a run on the PostgreSQL store', () => {
     env = await startRunnerEnv({
       worker: false,
       scenario: {
-        steps: [{ content: [{ text: 'first' }] }, { expect: { messagesCount: 3 }, content: [{ text: 'second' }] }],
+        steps: [{ content: [{ text: 'first' }] }, { expect: { messagesCount: 4 }, content: [{ text: 'second' }] }],
       },
     });
     const url = fresh();
@@ -156,7 +156,7 @@ describe('a run on the PostgreSQL store', () => {
     const rows = await sql<{ n: string }>(`SELECT count(*) AS n FROM ${schema}.entries WHERE session_id = $1`, [
       first.session_id,
     ]);
-    expect(Number(rows[0]!.n)).toBe(4); // two prompts, two answers
+    expect(Number(rows[0]!.n)).toBe(5); // the session context, two prompts, two answers
     expect(fs.existsSync(path.join(dataDir, 'sessions'))).toBe(false);
     expect(postgresAdminUrl()).toBeTruthy();
   });

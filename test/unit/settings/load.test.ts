@@ -73,6 +73,20 @@ describe('settings files', () => {
       /Ignoring 1 permissions.allow entries from .*settings.json: this workspace has not been trusted/,
     );
   });
+  test("loadSettings: a project cannot turn permission checks off (bypassPermissions), trusted or not; other modes and the user's own settings can", () => {
+    write(join(cwd, '.claude', 'settings.json'), { permissions: { defaultMode: 'bypassPermissions' } });
+    const s = load();
+    expect(s.permissions.defaultMode).toBeUndefined();
+    expect(s.warnings.join('\n')).toMatch(/Ignoring permissions.defaultMode "bypassPermissions" from .*settings.json/);
+    write(join(cwd, '.claude', 'settings.local.json'), { permissions: { defaultMode: 'bypassPermissions' } });
+    expect(load().permissions.defaultMode).toBeUndefined();
+    write(join(cwd, '.claude', 'settings.json'), { permissions: { defaultMode: 'acceptEdits' } });
+    write(join(cwd, '.claude', 'settings.local.json'), {});
+    expect(load().permissions.defaultMode).toBe('acceptEdits');
+    write(join(home, '.claude', 'settings.json'), { permissions: { defaultMode: 'bypassPermissions' } });
+    write(join(cwd, '.claude', 'settings.json'), {});
+    expect(load().permissions.defaultMode).toBe('bypassPermissions');
+  });
   test('loadSettings: additionalDirectories are resolved against the project', () => {
     mkdirSync(join(cwd, 'lib'));
     write(join(cwd, '.claude', 'settings.json'), { permissions: { additionalDirectories: ['lib', 'missing'] } });
