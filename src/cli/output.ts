@@ -80,3 +80,18 @@ export function textOutput(result: SDKResultMessage): { stdout: string; stderr: 
   const errors = (result.errors ?? []).filter((e) => !e.startsWith('[ede_diagnostic]'));
   return { stdout: '', stderr: `Error: ${result.subtype}${errors.length ? `: ${errors.join('; ')}` : ''}` };
 }
+
+/**
+ * The stderr notice of a turn whose workspace moved to another host (the host that held it was
+ * gone, or its tree was deleted): where it was, where the turn ran, and how to get the tree. Null
+ * when the workspace did not move during the turn.
+ */
+export function workspaceMoveNotice(result: SDKResultMessage): string | null {
+  const ws = result.workspace;
+  if (!ws?.moved_from) return null;
+  return (
+    `agent-runner: the workspace of session ${result.session_id} was not found at ` +
+    `${ws.moved_from.host}:${ws.moved_from.path}; this turn ran in a copy rebuilt from its last snapshot ` +
+    `at ${ws.host}:${ws.path} (agent-runner workspace export ${result.session_id} --to DIR copies it out)`
+  );
+}

@@ -5,6 +5,7 @@
  * form (path patterns absolute), so the workflow and the activities need no settings roots.
  */
 import { createHash } from 'node:crypto';
+import { resolveModelAlias } from '../config/model-aliases';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { TurnOptions } from '../common/turn';
@@ -101,7 +102,7 @@ export function applySettings(base: TurnOptions, flags: SettingsFlags, opts: App
   delete rest.disallowedTools;
   return {
     ...rest,
-    ...(flags.model === undefined && loaded.model !== undefined ? { model: loaded.model } : {}),
+    ...(flags.model === undefined && loaded.model !== undefined ? { model: resolveModelAlias(loaded.model) } : {}),
     ...(!modeGiven && loaded.permissions.defaultMode !== undefined
       ? { permissionMode: loaded.permissions.defaultMode }
       : {}),

@@ -8,6 +8,7 @@
  * any other is answered with an error.
  */
 import { createInterface } from 'node:readline';
+import { resolveModelAlias } from '../config/model-aliases';
 import type { SDKMessage, SDKResultMessage } from '../common/sdk-messages';
 import type { PendingApproval } from '../common/approvals';
 import type { ApprovalDecision } from '../client/approvals';
@@ -186,7 +187,7 @@ export async function runStreamJsonInput(
       }
       case 'set_model': {
         const model = request['model'];
-        const next = typeof model === 'string' && model !== 'default' ? model : defaultModel;
+        const next = typeof model === 'string' && model !== 'default' ? resolveModelAlias(model) : defaultModel;
         const refused = deps.unenforceableBudget?.(next, options) ?? null;
         if (refused !== null) return { ok: false, error: `set_model refused: ${refused}` };
         options = { ...options, model: next };

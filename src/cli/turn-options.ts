@@ -9,6 +9,7 @@ import { PERMISSION_MODES } from '../engine/permissions';
 import { POOL_ID_PATTERN } from '../client/budget-pool';
 import { budgetPoolWorkflowId } from '../workflows/ids';
 import { unenforceableBudget } from './budget-prices';
+import { resolveModelAlias } from '../config/model-aliases';
 import { parseSettingSources } from '../settings/load';
 
 /** Thrown for a bad flag value; the CLI prints it and exits 2. */
@@ -139,10 +140,11 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
         `--tools: unknown tool(s) ${unknown.join(', ')}; available: ${BUILTIN_TOOL_NAMES.join(', ')}`,
       );
   }
-  const model = flags.model ?? config.model.name;
+  const model = resolveModelAlias(flags.model ?? config.model.name);
+  const fallbackModel = flags.fallbackModel !== undefined ? resolveModelAlias(flags.fallbackModel) : undefined;
   if (flags.fallbackModel !== undefined) {
     if (flags.fallbackModel.trim() === '') throw new UsageError('--fallback-model must not be empty');
-    if (flags.fallbackModel === model) {
+    if (fallbackModel === model) {
       throw new UsageError(`--fallback-model must differ from the model (both are "${model}")`);
     }
   }
@@ -171,7 +173,7 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
     budget === undefined
       ? null
       : (unenforceableBudget(config, model, budget) ??
-        (flags.fallbackModel !== undefined ? unenforceableBudget(config, flags.fallbackModel, budget) : null));
+        (fallbackModel !== undefined ? unenforceableBudget(config, fallbackModel, budget) : null));
   if (refused !== null) throw new UsageError(refused);
   return {
     model,
@@ -189,7 +191,7 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
     ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
     ...(settingSources !== undefined ? { settingSources } : {}),
     ...(flags.budgetPool !== undefined ? { budgetPoolId: poolWorkflowIdFlag(flags.budgetPool) } : {}),
-    ...(flags.fallbackModel !== undefined ? { fallbackModel: flags.fallbackModel } : {}),
+    ...(fallbackModel !== undefined ? { fallbackModel } : {}),
     compaction: {
       autoCompactRatio: config.compaction.autoCompactRatio,
       preserveTokens: config.compaction.preserveTokens,

@@ -6,6 +6,7 @@
  * The CLI front door is `agent-runner batch` (src/cli/commands/batch.ts); see docs/batch.md.
  */
 import { splitToolList } from '../common/tool-list';
+import { resolveModelAlias } from '../config/model-aliases';
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { existsSync, statSync } from 'node:fs';
@@ -183,7 +184,7 @@ export function parseTaskFile(text: string, baseDir: string, defaultCwd: string)
       prompt: t.prompt,
       cwd,
       options: {
-        ...(t.model !== undefined ? { model: t.model } : {}),
+        ...(t.model !== undefined ? { model: resolveModelAlias(t.model) } : {}),
         ...(Object.keys(limits).length ? { limits } : {}),
         ...(t.permissionMode !== undefined ? { permissionMode: t.permissionMode } : {}),
         ...(t.allowedTools !== undefined ? { allowedTools: t.allowedTools } : {}),

@@ -52,11 +52,25 @@ export async function listSessions(client: Client, opts: ListSessionsOptions = {
   const limit = opts.limit ?? 200;
   const rows: SessionRow[] = [];
   if (limit <= 0) return rows;
+  // A session resumed after its workflow closed runs again under the same workflow id: one row
+  // per session, with the latest run's status and cost, and the first run's start and prompt.
+  const byId = new Map<string, SessionRow>();
   for await (const wf of client.workflow.list({ query: sessionListQuery(opts), pageSize: Math.min(limit, 1000) })) {
-    rows.push(toRow(wf));
-    if (rows.length >= limit) break;
+    const row = toRow(wf);
+    const seen = byId.get(row.workflowId);
+    if (!seen) {
+      if (byId.size >= limit) break;
+      byId.set(row.workflowId, row);
+      rows.push(row);
+    } else Object.assign(seen, mergeRuns(seen, row));
   }
   return rows;
+}
+
+/** One row for two runs of a session workflow. */
+export function mergeRuns(a: SessionRow, b: SessionRow): SessionRow {
+  const [first, latest] = a.startTime.getTime() <= b.startTime.getTime() ? [a, b] : [b, a];
+  return { ...latest, startTime: first.startTime, prompt: first.prompt ?? latest.prompt };
 }
 
 function toRow(wf: WorkflowExecutionInfo): SessionRow {

@@ -271,5 +271,6 @@ export function workspaceInfo(ref: WorkspaceRef): SDKWorkspaceInfo {
       ? { commit: ref.lastSnapshot.commit, tool_use_id: ref.lastSnapshot.toolUseId, bytes: ref.lastSnapshot.bytes }
       : null,
     moves: ref.moves,
+    ...(ref.movedFrom ? { moved_from: { host: ref.movedFrom.host, path: ref.movedFrom.path } } : {}),
   };
 }

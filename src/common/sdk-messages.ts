@@ -157,6 +157,11 @@ export interface SDKWorkspaceInfo {
   /** Snapshot commit and the tool call it followed; null before the first change. */
   last_snapshot: { commit: string; tool_use_id: string; bytes: number } | null;
   moves: number;
+  /**
+   * Present when the workspace moved to another host during this turn (the host that held it
+   * was gone): where it was. The tree here was rebuilt from the last snapshot.
+   */
+  moved_from?: { host: string; path: string };
 }
 
 /** `system`/`status`: with partial messages, sent before each model request (`requesting`). */

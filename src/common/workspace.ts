@@ -30,6 +30,11 @@ export interface WorkspaceRef {
   formerPaths: string[];
   /** How many times the workspace moved to another host. */
   moves: number;
+  /**
+   * Set when the workspace moved to another host during the turn that returned this ref (at its
+   * start or mid-turn): where it was before. Cleared at the next turn that does not move it.
+   */
+  movedFrom?: { host: string; path: string };
   /** How long a tool call waits for this host before it counts as gone (its `workspace.hostTimeoutMs`), ms. */
   hostTimeoutMs?: number;
 }
@@ -56,6 +61,17 @@ export const BUNDLE_KEY = 'workspace/base.bundle';
 /** Content key of the snapshot after a tool call. */
 export function snapshotKey(toolUseId: string): string {
   return `workspace/snapshot/${toolUseId}`;
+}
+
+/** Snapshot id of the user's own changes found at the start of a turn (the commit names it). */
+export function changesSnapshotId(commit: string): string {
+  return `changes-${commit}`;
+}
+
+/** The ref of a `changes-<commit>` snapshot from its id and size; null for other ids. */
+export function changesSnapshotRef(id: string, bytes: number): SnapshotRef | null {
+  const m = /^changes-([0-9a-f]{40,64})$/.exec(id);
+  return m ? { toolUseId: id, commit: m[1]!, bytes } : null;
 }
 
 /** Error types of workspace failures (ApplicationFailure `type`). */

@@ -5,6 +5,7 @@
  * Everything here is pure (no I/O); `load.ts` reads the file and the environment.
  */
 import { z } from 'zod';
+import { resolveModelAlias } from './model-aliases';
 
 // ---------------------------------------------------------------------------------------------
 // Field helpers: each carries the message a user sees after "<field path>: ".
@@ -201,12 +202,14 @@ const WorkerSchema = z.strictObject({
   maxConcurrentWorkflowTaskExecutions: positiveInt(40),
   maxCachedWorkflows: positiveInt(500),
   shutdownGraceTimeMs: nonNegativeInt(5000),
+  shutdownForceTimeMs: positiveInt(15000),
   stickyQueueTimeoutMs: positiveInt(5000),
   heartbeatThrottleMs: positiveInt(250),
 });
 
 const ModelSchema = z.strictObject({
-  name: nonEmptyString('claude-sonnet-5-5'),
+  /** A model id, or a Claude Code alias (`sonnet`, `opus`, `haiku`) resolved to one. */
+  name: nonEmptyString('claude-sonnet-5-5').transform(resolveModelAlias),
   maxTokens: positiveInt(8192),
   baseUrl: z
     .url({ error: 'expected an http(s) URL or null', protocol: /^https?$/ })
@@ -402,6 +405,12 @@ export interface WorkerConfig {
   maxCachedWorkflows: number;
   /** Time activities get to finish on shutdown before they are cancelled, in milliseconds. @default 5000 */
   shutdownGraceTimeMs: number;
+  /**
+   * Time after the grace time that cancelled activities get to stop before the worker stops
+   * anyway (its run then fails), in milliseconds: a tool that ignores its cancellation cannot keep
+   * a stopping worker alive for ever. @default 15000
+   */
+  shutdownForceTimeMs: number;
   /**
    * How long a workflow task waits for the worker that cached the workflow before any worker may
    * take it (Temporal's sticky queue schedule-to-start timeout), in milliseconds. It bounds how

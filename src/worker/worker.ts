@@ -73,6 +73,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTaskExecutions,
     maxCachedWorkflows: config.worker.maxCachedWorkflows,
     shutdownGraceTime: config.worker.shutdownGraceTimeMs,
+    shutdownForceTime: config.worker.shutdownForceTimeMs,
     stickyQueueScheduleToStartTimeout: opts.stickyQueueScheduleToStartTimeoutMs ?? config.worker.stickyQueueTimeoutMs,
     maxHeartbeatThrottleInterval: config.worker.heartbeatThrottleMs,
     ...(opts.identity ? { identity: opts.identity } : {}),
@@ -96,6 +97,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     activities,
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivityTaskExecutions,
     shutdownGraceTime: config.worker.shutdownGraceTimeMs,
+    shutdownForceTime: config.worker.shutdownForceTimeMs,
     ...(opts.identity ? { identity: `${opts.identity}/host` } : {}),
   });
   return closeMcp(withHostWorker(main, host));

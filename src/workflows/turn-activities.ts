@@ -32,9 +32,9 @@ export type TurnActivities = Pick<
   /**
    * The same `runTool` and `recordTranscript` as local activities: run by the worker that runs
    * the workflow task, without a round trip through the server's task queues. For short,
-   * bounded, idempotent calls only (Read, Glob, Grep; transcript lines), see {@link LOCAL_TOOLS}.
+   * bounded, idempotent calls only (Read, Glob, Grep; transcript lines and the prompt's line), see {@link LOCAL_TOOLS}.
    */
-  local: Pick<Activities, 'runTool' | 'recordTranscript'>;
+  local: Pick<Activities, 'runTool' | 'recordTranscript' | 'recordPrompt'>;
 };
 
 /**
@@ -94,6 +94,6 @@ export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActi
     recordPrompt: tools.recordPrompt,
     connectMcpServers: tools.connectMcpServers,
     runHooks: tools.runHooks,
-    local: { runTool: local.runTool, recordTranscript: local.recordTranscript },
+    local: { runTool: local.runTool, recordTranscript: local.recordTranscript, recordPrompt: local.recordPrompt },
   };
 }

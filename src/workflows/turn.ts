@@ -170,16 +170,17 @@ class Turn {
     const { promptRef } = input;
     if (promptRef) {
       // The prompt travels by reference: history holds its ref, never its text.
+      const line = {
+        sessionId: input.sessionId,
+        uuid: input.promptUuid,
+        parentUuid: input.parentUuid,
+        turnId: input.turnId,
+        cwd: input.cwd,
+        timestamp: this.now(),
+        prompt: promptRef,
+      };
       await uninterruptible(() =>
-        summarized(this.acts.recordPrompt, 'transcript: prompt', {
-          sessionId: input.sessionId,
-          uuid: input.promptUuid,
-          parentUuid: input.parentUuid,
-          turnId: input.turnId,
-          cwd: input.cwd,
-          timestamp: this.now(),
-          prompt: promptRef,
-        }),
+        this.viaLocal('transcript: prompt', this.acts.local.recordPrompt, this.acts.recordPrompt, line),
       );
     } else {
       // A turn started by a version that passed the prompt itself (replayed as it ran).
@@ -606,16 +607,26 @@ class Turn {
    * normal activity when the local attempts fail; histories from before local activities replay
    * with the normal one.
    */
-  private async record(summary: string, entries: TranscriptEntry[]): Promise<void> {
+  private record(summary: string, entries: TranscriptEntry[]): Promise<void> {
+    return this.viaLocal(summary, this.acts.local.recordTranscript, this.acts.recordTranscript, entries);
+  }
+
+  /** A short idempotent write as a local activity first, then as the normal activity. */
+  private async viaLocal<A, R>(
+    summary: string,
+    local: (arg: A) => Promise<R>,
+    normal: (arg: A) => Promise<R>,
+    arg: A,
+  ): Promise<void> {
     if (patched(LOCAL_ACTIVITIES_PATCH)) {
       try {
-        await summarized(this.acts.local.recordTranscript, summary, entries);
+        await summarized(local, summary, arg);
         return;
       } catch (err) {
         if (isCancellation(err)) throw err;
       }
     }
-    await summarized(this.acts.recordTranscript, summary, entries);
+    await summarized(normal, summary, arg);
   }
 
   /** The Web UI's current details of the turn: what it does now, since when, what it has spent. */

@@ -18,10 +18,10 @@ const scripts: Array<{ name: string; steps: StepSpec[] }> = [
       // 100 MB as 6.25 M short lines, then 100 MB as one line with no newline.
       { content: [{ tool_use: { name: 'Bash', input: { command: `yes 0123456789abcde | head -c ${100 * MB}` } } }] },
       {
-        expect: { lastToolResultContains: 'characters truncated', lastToolResultIsError: false },
+        expect: { lastToolResultContains: 'Output too large', lastToolResultIsError: false },
         content: [{ tool_use: { name: 'Bash', input: { command: `head -c ${100 * MB} /dev/zero | tr '\\0' y` } } }],
       },
-      { expect: { lastToolResultContains: 'characters truncated' }, content: [{ text: 'big output seen' }] },
+      { expect: { lastToolResultContains: 'Output too large' }, content: [{ text: 'big output seen' }] },
     ],
   },
   {
@@ -123,7 +123,7 @@ describe('faults: hostile tool calls and tool outputs', () => {
     return { result, report, maxLineBytes };
   }
 
-  test('tool faults: 100 MB of Bash output (many lines, then one line) is cut to its head and tail', async () => {
+  test('tool faults: 100 MB of Bash output (many lines, then one line) is cut, saved to a file and shown as a preview', async () => {
     const { result, report, maxLineBytes } = await run('bash-100mb');
     expect(result).toMatchObject({ subtype: 'success', result: 'big output seen' });
     expect(report).toMatchObject({ toolUses: 2, toolResults: 2 });

@@ -75,7 +75,7 @@ describe('turn legibility', () => {
     const local = localActivities(events);
     expect(local).toEqual(
       expect.arrayContaining([
-        { type: 'recordTranscript', summary: 'transcript: prompt' },
+        { type: 'recordPrompt', summary: 'transcript: prompt' },
         { type: 'runTool', summary: 'Read src/a.ts' },
         { type: 'runTool', summary: 'Grep "TODO" in src' },
       ]),

@@ -3,7 +3,13 @@
  * the origin's base commit plus the last snapshot on the transcript.
  */
 import * as fs from 'node:fs';
-import { INITIAL_SNAPSHOT_KEY, ORIGIN_KEY, type SnapshotRef } from '../../common/workspace';
+import {
+  INITIAL_SNAPSHOT_KEY,
+  ORIGIN_KEY,
+  changesSnapshotRef,
+  snapshotKey,
+  type SnapshotRef,
+} from '../../common/workspace';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { materialize, type Origin } from './snapshot';
 
@@ -12,15 +18,30 @@ export class WorkspaceExportError extends Error {
   override readonly name = 'WorkspaceExportError';
 }
 
-/** The last snapshot of a session: the last tool result line (in write order) that has one, else the initial one. */
+/**
+ * The last snapshot of a session: the newest stored one (store time) whose ref is known: a tool
+ * call's (its result line carries the ref), the user's changes seen at the start of a turn
+ * (`changes-<commit>`), or the uncommitted changes the session started with.
+ */
 export async function lastSnapshot(store: TranscriptStore, sessionId: string): Promise<SnapshotRef | null> {
-  const lines = await store.load(sessionId);
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const snap = ((lines[i] as Record<string, unknown>)['toolRun'] as { snapshot?: SnapshotRef } | undefined)?.snapshot;
-    if (snap) return snap;
+  const known = new Map<string, SnapshotRef>();
+  for (const line of await store.load(sessionId)) {
+    const snap = ((line as Record<string, unknown>)['toolRun'] as { snapshot?: SnapshotRef } | undefined)?.snapshot;
+    if (snap) known.set(snap.toolUseId, snap);
   }
   const initial = await store.getContent(sessionId, INITIAL_SNAPSHOT_KEY);
-  return initial ? (JSON.parse(initial.toString('utf8')) as SnapshotRef) : null;
+  if (initial) {
+    const ref = JSON.parse(initial.toString('utf8')) as SnapshotRef;
+    known.set(ref.toolUseId, ref);
+  }
+  const stored = await store.listContent(sessionId, snapshotKey(''));
+  let best: { ref: SnapshotRef; at: string } | null = null;
+  for (const info of stored) {
+    const id = info.key.slice(snapshotKey('').length);
+    const ref = known.get(id) ?? changesSnapshotRef(id, info.size);
+    if (ref && (!best || info.createdAt >= best.at)) best = { ref, at: info.createdAt };
+  }
+  return best?.ref ?? null;
 }
 
 /**

@@ -12,12 +12,15 @@ import type { WorkspaceConfig } from '../../config';
 import {
   INITIAL_SNAPSHOT_KEY,
   ORIGIN_KEY,
+  changesSnapshotId,
   WorkspaceErrorType,
   mapFormerPath,
   type SnapshotRef,
   type WorkspaceRef,
 } from '../../common/workspace';
 import type { TranscriptStore } from '../../store/transcript-store';
+import { lastSnapshot } from './export';
+import { git } from './git';
 import {
   materialize,
   recordOrigin,
@@ -74,7 +77,22 @@ export function checkWorkspaceRoot(root: string): void {
   }
 }
 
-/** Creates `prepareWorkspace` for this worker. */
+/**
+ * Creates `prepareWorkspace` for this worker. Where the turn runs (docs/deploy.md, "Where a turn
+ * runs"):
+ *
+ * 1. The first turn of a session records the origin in place (uncommitted changes are the first
+ *    snapshot).
+ * 2. The tree where the session left it, still on this host: in place, as the user left it (their
+ *    own edits between turns included: they become a snapshot, so a later move carries them).
+ * 3. A resumed session (its workflow rebuilt from the store, so where the tree was is not known):
+ *    the client's directory when it is in a repository that has the session's base commit, in
+ *    place, whatever its state; another directory on the origin host runs the turn there, not
+ *    followed (as `claude -p --resume` runs in its cwd).
+ * 4. Otherwise the host that held the tree is gone: the last snapshot is re-materialized under
+ *    this worker's root (a move: `moves` + 1, `movedFrom` set), unless the client's directory is
+ *    here and holds exactly that snapshot.
+ */
 export function createPrepareWorkspace(
   store: TranscriptStore,
   me: WorkspaceHost,
@@ -83,17 +101,11 @@ export function createPrepareWorkspace(
     if (!me.config.follow) return null;
     const stored = await store.getContent(sessionId, ORIGIN_KEY);
     let origin: Origin | null = stored ? (JSON.parse(stored.toString('utf8')) as Origin) : null;
-    const expected = current?.lastSnapshot ?? null;
 
-    // Same worker, tree still there: nothing to do.
-    if (current && current.hostQueue === me.hostQueue && fs.existsSync(current.path)) return current;
-
-    // Adopt a tree in place when it is here and holds exactly the expected state.
-    const candidate = current?.path ?? cwd;
-    const repo = await repoOf(candidate);
     if (!origin) {
+      const repo = await repoOf(cwd);
       if (!repo) return null; // not a git work tree with a commit: not followed
-      const recorded = await recordOrigin(store, sessionId, candidate, repo);
+      const recorded = await recordOrigin(store, sessionId, cwd, repo);
       const put = await store.putContent(sessionId, ORIGIN_KEY, JSON.stringify(recorded));
       origin = put.created
         ? recorded
@@ -112,34 +124,109 @@ export function createPrepareWorkspace(
               maxBytes: me.config.maxSnapshotBytes,
             });
       if (initial) await store.putContent(sessionId, INITIAL_SNAPSHOT_KEY, JSON.stringify(initial));
-      return here(me, candidate, repo.root, origin.baseCommit, initial, current);
+      return here(me, cwd, repo.root, origin.baseCommit, initial, current);
     }
-    if (repo && (await holds(repo.root, origin.baseCommit, expected, sessionId))) {
-      return here(me, candidate, repo.root, origin.baseCommit, expected, current);
+    const base = origin.baseCommit;
+    const onOriginHost = origin.host === me.host;
+
+    if (current) {
+      // The tree where the session left it, on this host: in place, never moved.
+      const left = current.host === me.host ? await sessionRepo(current.path, base) : null;
+      if (left) {
+        if (current.hostQueue === me.hostQueue && left.root === current.repoRoot && !current.movedFrom) return current;
+        const snapshot = await userChanges(store, me, sessionId, left.root, base, current.lastSnapshot);
+        return here(me, current.path, left.root, base, snapshot, current);
+      }
+      // Its host is gone: the client's directory only when it holds exactly the last snapshot.
+      const repo = await sessionRepo(cwd, base);
+      if (repo && (await holds(repo.root, base, current.lastSnapshot, sessionId))) {
+        return here(me, cwd, repo.root, base, current.lastSnapshot, current);
+      }
+      return move(store, me, sessionId, origin, current.lastSnapshot, current);
     }
 
-    // Re-materialize under this worker's own root.
-    const dir = path.join(me.config.root ?? path.join(os.tmpdir(), 'agent-runner-workspaces'), sessionId);
-    try {
-      checkWorkspaceRoot(path.dirname(dir));
-    } catch (err) {
-      throw ApplicationFailure.create({
-        type: WorkspaceErrorType.RootNotWritable,
-        message: (err as Error).message,
-        nonRetryable: false,
-      });
+    // A resumed session: the client's directory, as the user has it, when it is the session's repository.
+    const expected = await lastSnapshot(store, sessionId);
+    const repo = await sessionRepo(cwd, base);
+    if (repo && (onOriginHost || (await holds(repo.root, base, expected, sessionId)))) {
+      const snapshot = await userChanges(store, me, sessionId, repo.root, base, expected);
+      return here(me, cwd, repo.root, base, snapshot, null);
     }
-    try {
-      await materialize({ store, sessionId, origin, snapshot: expected, dir });
-    } catch (err) {
-      throw ApplicationFailure.create({
-        type: WorkspaceErrorType.Unavailable,
-        message: `cannot rebuild the workspace of session ${sessionId} at ${dir}: ${(err as Error).message}`,
-      });
-    }
-    const moved = here(me, path.join(dir, origin.cwdRel), dir, origin.baseCommit, expected, current);
-    return { ...moved, moves: (current?.moves ?? 0) + 1 };
+    // Another directory on the origin host: the turn runs there, not followed.
+    if (onOriginHost && fs.existsSync(cwd)) return null;
+    return move(store, me, sessionId, origin, expected, null);
   };
+}
+
+/** The repository around `dir` when it is a work tree that has the commit `base`; null otherwise. */
+async function sessionRepo(dir: string, base: string): Promise<{ root: string } | null> {
+  const repo = await repoOf(dir);
+  if (!repo) return null;
+  const found = await git(['cat-file', '-e', `${base}^{commit}`], { cwd: repo.root, okCodes: [1, 128] });
+  return found.code === 0 ? { root: repo.root } : null;
+}
+
+/**
+ * The snapshot of the tree at `root` as it is now: `expected` when the tree still holds it, else
+ * a new snapshot of what the user changed since (`changes-<commit>`, content-addressed, so a
+ * retried attempt stores nothing new); null when the tree is the base and nothing was expected.
+ */
+async function userChanges(
+  store: TranscriptStore,
+  me: WorkspaceHost,
+  sessionId: string,
+  root: string,
+  base: string,
+  expected: SnapshotRef | null,
+): Promise<SnapshotRef | null> {
+  const tree = await workingTree(root, base, sessionId);
+  if (expected && tree === (await treeOf(root, expected.commit).catch(() => null))) return expected;
+  if (!expected && tree === (await treeOf(root, base))) return null;
+  const commit = await snapshotCommit(root, base, tree);
+  if (expected?.commit === commit) return expected;
+  return storeSnapshot({
+    store,
+    sessionId,
+    toolUseId: changesSnapshotId(commit),
+    root,
+    base,
+    maxBytes: me.config.maxSnapshotBytes,
+  });
+}
+
+/**
+ * Re-materializes the workspace under this worker's own root from the origin and `snapshot`:
+ * the host that held it is gone. The ref says so (`moves` + 1, `movedFrom`).
+ */
+async function move(
+  store: TranscriptStore,
+  me: WorkspaceHost,
+  sessionId: string,
+  origin: Origin,
+  snapshot: SnapshotRef | null,
+  current: WorkspaceRef | null,
+): Promise<WorkspaceRef> {
+  const dir = path.join(me.config.root ?? path.join(os.tmpdir(), 'agent-runner-workspaces'), sessionId);
+  try {
+    checkWorkspaceRoot(path.dirname(dir));
+  } catch (err) {
+    throw ApplicationFailure.create({
+      type: WorkspaceErrorType.RootNotWritable,
+      message: (err as Error).message,
+      nonRetryable: false,
+    });
+  }
+  try {
+    await materialize({ store, sessionId, origin, snapshot, dir });
+  } catch (err) {
+    throw ApplicationFailure.create({
+      type: WorkspaceErrorType.Unavailable,
+      message: `cannot rebuild the workspace of session ${sessionId} at ${dir}: ${(err as Error).message}`,
+    });
+  }
+  const from = current ?? { host: origin.host, path: path.join(origin.repoRoot, origin.cwdRel) };
+  const moved = here(me, path.join(dir, origin.cwdRel), dir, origin.baseCommit, snapshot, current);
+  return { ...moved, moves: (current?.moves ?? 0) + 1, movedFrom: { host: from.host, path: from.path } };
 }
 
 function here(

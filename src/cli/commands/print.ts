@@ -8,7 +8,7 @@ import { openRuntime } from '../../worker/runtime';
 import { budgetPoolExists } from '../../client/budget-pool';
 import type { Runtime } from '../../worker/runtime';
 import type { InputFormat, OutputFormat } from '../output';
-import { EXIT, describeMessage, exitCodeFor, textOutput } from '../output';
+import { EXIT, describeMessage, exitCodeFor, textOutput, workspaceMoveNotice } from '../output';
 import type { TurnFlags } from '../turn-options';
 import { UsageError, positiveNumber, turnOptionsFrom } from '../turn-options';
 import { unenforceableBudget } from '../budget-prices';
@@ -283,6 +283,8 @@ export async function runPrint(
     process.off('SIGTERM', onSigterm);
     await rt.close();
   }
+  const moved = result ? workspaceMoveNotice(result) : null;
+  if (moved) io.stderr(moved);
   if (result && flags.outputFormat === 'json') io.stdout(JSON.stringify(result));
   if (result && flags.outputFormat === 'text') {
     const out = textOutput(result);

@@ -29,6 +29,18 @@ describe('CLI turn options', () => {
       permissionMode: 'acceptEdits',
     });
   });
+  test('turnOptionsFrom: Claude Code model aliases (sonnet, opus, haiku) name the ids claude -p sends; full ids stay as given', () => {
+    expect(turnOptionsFrom(config, { model: 'sonnet' }).model).toBe('claude-sonnet-5-5');
+    expect(turnOptionsFrom(config, { model: 'Opus' }).model).toBe('claude-opus-5-5');
+    expect(turnOptionsFrom(config, { model: 'opus', fallbackModel: 'sonnet' }).fallbackModel).toBe('claude-sonnet-5-5');
+    expect(() => turnOptionsFrom(config, { model: 'claude-sonnet-5-5', fallbackModel: 'sonnet' })).toThrow(
+      '--fallback-model must differ',
+    );
+    expect(turnOptionsFrom(config, { model: 'my-proxy-model' }).model).toBe('my-proxy-model');
+    expect(loadConfig({ env: { AGENT_RUNNER_MODEL: 'haiku' } }).model.name).toBe('claude-haiku-5-5');
+    // A budget on an alias is checked against the id's price, not refused as an unknown "sonnet".
+    expect(turnOptionsFrom(config, { model: 'sonnet', maxBudgetUsd: '1' }).limits.maxBudgetUsd).toBe(1);
+  });
   test('turnOptionsFrom: bad values are usage errors naming the flag', () => {
     expect(() => turnOptionsFrom(config, { maxTurns: '0' })).toThrow(UsageError);
     expect(() => turnOptionsFrom(config, { maxBudgetUsd: 'lots' })).toThrow('--max-budget-usd');

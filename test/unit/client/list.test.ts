@@ -1,4 +1,4 @@
-import { sessionListQuery } from '../../../src/client/list';
+import { mergeRuns, sessionListQuery } from '../../../src/client/list';
 import { formatSessionTable } from '../../../src/cli/commands/list';
 import {
   isUnknownSearchAttributeError,
@@ -87,5 +87,18 @@ describe('session list and search attributes', () => {
       ),
     ).toBe(true);
     expect(isUnknownSearchAttributeError(new Error('workflow already started'))).toBe(false);
+  });
+  test("list: a session resumed after its workflow closed is one row: the latest run's status and cost, the first run's start and prompt", () => {
+    const first = { ...row, agentStatus: 'error_max_turns', costUsd: 0.5, startTime: new Date('2026-01-01T00:00:00Z') };
+    const latest = {
+      ...row,
+      agentStatus: 'success',
+      costUsd: 0.9,
+      prompt: 'continue',
+      startTime: new Date('2026-01-02T00:00:00Z'),
+    };
+    const merged = { ...latest, startTime: first.startTime, prompt: first.prompt };
+    expect(mergeRuns(first, latest)).toEqual(merged);
+    expect(mergeRuns(latest, first)).toEqual(merged);
   });
 });
