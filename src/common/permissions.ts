@@ -30,6 +30,8 @@ export interface PermissionDecision {
    * message (Claude Code's way for a Read, Edit or Write of a file a deny rule covers).
    */
   silent?: boolean;
+  /** True when `message` already names the path it is about (a Bash command passes it on as is). */
+  namesPath?: boolean;
 }
 
 /**

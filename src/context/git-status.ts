@@ -3,18 +3,19 @@
  * main branch, short status and recent commits of the working directory's repository.
  */
 import { execFile } from 'node:child_process';
+import { safeGitEnvironment } from '../env/git-env';
 
 /** Characters of `git status --short` kept in the snapshot. */
 export const MAX_GIT_STATUS_CHARS = 2000;
 /** How long one git command may take (ms). */
 const GIT_TIMEOUT_MS = 5000;
 
-function git(cwd: string, args: string[]): Promise<string | null> {
+function git(cwd: string, env: NodeJS.ProcessEnv, args: string[]): Promise<string | null> {
   return new Promise((resolve) => {
     execFile(
       'git',
       ['--no-optional-locks', ...args],
-      { cwd, timeout: GIT_TIMEOUT_MS, maxBuffer: 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } },
+      { cwd, timeout: GIT_TIMEOUT_MS, maxBuffer: 1024 * 1024, env },
       (err, stdout) => resolve(err ? null : stdout.trim()),
     );
   });
@@ -25,14 +26,16 @@ function git(cwd: string, args: string[]): Promise<string | null> {
  * Unborn branches (no commit yet) and detached heads are described as such.
  */
 export async function gitStatusSnapshot(cwd: string): Promise<string | null> {
-  if ((await git(cwd, ['rev-parse', '--is-inside-work-tree'])) !== 'true') return null;
+  // The runner's own git: no secrets, nothing from the repository's config runs (git-env.ts).
+  const env = await safeGitEnvironment(cwd);
+  if ((await git(cwd, env, ['rev-parse', '--is-inside-work-tree'])) !== 'true') return null;
   const [branch, head, originHead, status, log, user] = await Promise.all([
-    git(cwd, ['branch', '--show-current']),
-    git(cwd, ['rev-parse', '--short', 'HEAD']),
-    git(cwd, ['symbolic-ref', '--short', 'refs/remotes/origin/HEAD']),
-    git(cwd, ['status', '--short']),
-    git(cwd, ['log', '--oneline', '-n', '5']),
-    git(cwd, ['config', 'user.name']),
+    git(cwd, env, ['branch', '--show-current']),
+    git(cwd, env, ['rev-parse', '--short', 'HEAD']),
+    git(cwd, env, ['symbolic-ref', '--short', 'refs/remotes/origin/HEAD']),
+    git(cwd, env, ['status', '--short']),
+    git(cwd, env, ['log', '--oneline', '-n', '5']),
+    git(cwd, env, ['config', 'user.name']),
   ]);
   const current = branch || (head ? `(detached at ${head})` : '(unknown)');
   const main = originHead ? originHead.replace(/^origin\//, '') : 'main';

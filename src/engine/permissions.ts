@@ -43,6 +43,9 @@ export function ruleContent(rule: string): string | null {
   return c === '' ? null : c;
 }
 
+/** Built-in tools that write files (their targets are checked against the protected paths). */
+const FILE_WRITING_TOOLS: ReadonlySet<string> = new Set(['Bash', 'Edit', 'Write', 'NotebookEdit']);
+
 function wholeTool(rules: readonly string[] | undefined, tool: string): boolean {
   return (rules ?? []).some((r) => ruleName(r) === tool && ruleContent(r) === null);
 }
@@ -114,7 +117,10 @@ export function decidePermission(policy: PermissionPolicy, toolName: string): To
   }
   const rules = scopedRulesFor(policy, toolName);
   const scopedLimits = rules.deny.length + rules.ask.length > 0;
-  if (!scopedLimits && (policy.mode === 'bypassPermissions' || wholeTool(policy.allowedTools, toolName))) {
+  // A tool that writes files may target a protected path (.git, .claude…), which no allow rule
+  // opens: only the activity, which sees the input, can tell (src/permissions/protected-paths.ts).
+  const allowedWhole = wholeTool(policy.allowedTools, toolName) && !FILE_WRITING_TOOLS.has(toolName);
+  if (!scopedLimits && (policy.mode === 'bypassPermissions' || allowedWhole)) {
     return { behavior: 'allow' };
   }
   return {

@@ -111,3 +111,47 @@ export class ChildEnvironments {
     return devServerEnvironment(this.base);
   }
 }
+
+/**
+ * Variables the runner's own git commands get from the runner's environment (when set): what git
+ * needs to find itself, the user's git config, ssh and proxies. Nothing else, so no key of the
+ * runner (nor one a config names) reaches git or a program it might start.
+ */
+export const GIT_ENV_NAMES: readonly string[] = [
+  ...DEV_SERVER_ENV_NAMES,
+  'XDG_CONFIG_HOME',
+  'SSH_AUTH_SOCK',
+  'GIT_SSH',
+  'GIT_SSH_COMMAND',
+  'GIT_SSH_VARIANT',
+  'GIT_EXEC_PATH',
+  'GIT_CONFIG_GLOBAL',
+  'GIT_CONFIG_SYSTEM',
+  'GIT_CONFIG_NOSYSTEM',
+  'GIT_SSL_CAINFO',
+  'GIT_SSL_CAPATH',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'all_proxy',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'ALL_PROXY',
+];
+
+/**
+ * Environment of the runner's own git commands (workspace snapshots, the git status context):
+ * only {@link GIT_ENV_NAMES} and the `LC_*` variables of `base`, plus no prompts and no pager.
+ * The config that keeps git from running repository-configured programs is added by
+ * src/env/git-env.ts.
+ */
+export function gitEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(base)) {
+    if (v !== undefined && (GIT_ENV_NAMES.includes(k) || k.startsWith('LC_'))) env[k] = v;
+  }
+  return { ...env, GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat' };
+}

@@ -143,7 +143,9 @@ export async function decideBash(command: string, ctx: BashContext): Promise<Per
       }
     }
   }
-  // 5. Every command allowed, every path allowed.
+  // 5. Every command allowed, every path allowed; a protected path is named first.
+  const guarded = pathDecisions.find((d) => d.decision.behavior !== 'allow' && d.decision.namesPath === true);
+  if (guarded) return fallback(ctx, guarded.decision);
   const notAllowedPath = pathDecisions.find((d) => d.decision.behavior !== 'allow');
   for (const c of a.commands) {
     const byRule = p.allowAll || p.allow.some((pattern) => matchesCertainly(c.text, pattern));
@@ -254,7 +256,7 @@ async function decidePaths(a: ScriptAnalysis, ctx: BashContext, p: Patterns): Pr
       ) {
         decision = { behavior: 'allow', reasonType: 'rule', message: '' };
       }
-      if (decision.behavior !== 'allow') {
+      if (decision.behavior !== 'allow' && decision.namesPath !== true) {
         decision = {
           ...decision,
           message: `${what} ${abs}: ${decision.reason ?? decision.message}`,

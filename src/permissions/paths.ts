@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import type { PermissionDecision, ScopedRules } from '../common/permissions';
 import type { PermissionMode } from '../engine/permissions';
 import { canonicalPathPattern, pathMatches, pathPatternReachesInto } from './path-rules';
+import { protectedPath, protectedPathMessage } from './protected-paths';
 import { isInsideDir, realPathOf } from './real-path';
 import { EDIT_RULE_TOOLS, READ_RULE_TOOLS, parseRule } from './rules';
 
@@ -92,7 +93,9 @@ export function workingDirectories(ctx: PathContext): Promise<string[]> {
 
 /**
  * Decides one file access: deny rules (on the path as written and as resolved), then ask rules,
- * then allow rules (on the resolved path), then the mode and the working directories (resolved).
+ * then, for a write, the protected paths (asked about in every mode but `bypassPermissions`, see
+ * protected-paths.ts), then allow rules (on the resolved path), then the mode and the working
+ * directories (resolved).
  */
 export async function decidePath(a: PathAccess, ctx: PathContext): Promise<PermissionDecision> {
   const literal = path.resolve(a.absPath);
@@ -127,6 +130,10 @@ export async function decidePath(a: PathAccess, ctx: PathContext): Promise<Permi
       message: `Claude requested permissions to ${verb} ${literal}, which the rule ${asked.rule} says to ask about, and no one can be asked in this run.`,
     };
   }
+  if (a.access === 'write' && ctx.mode !== 'bypassPermissions') {
+    const guarded = await protectedWrite(a, literal, real, ctx);
+    if (guarded) return guarded;
+  }
   const allowed = findRule(ctx.rules.allow, tools, ctx, [real], a.tool !== undefined ? { wholeTool: a.tool } : {});
   if (allowed) return { behavior: 'allow', reasonType: 'rule', rule: allowed.rule, message: '' };
   if (ctx.mode === 'bypassPermissions') return { behavior: 'allow', reasonType: 'mode', message: '' };
@@ -153,6 +160,28 @@ export async function decidePath(a: PathAccess, ctx: PathContext): Promise<Permi
       (behavior === 'ask'
         ? ` Allow it with a permission rule (e.g. --allowedTools "${a.access === 'read' ? 'Read' : 'Edit'}(${ruleHint(literal, ctx.cwd)})") or --add-dir.`
         : ''),
+  };
+}
+
+/** The decision for a write to a protected path (see protected-paths.ts), or null when the path is not protected. */
+async function protectedWrite(
+  a: PathAccess,
+  literal: string,
+  real: string,
+  ctx: PathContext,
+): Promise<PermissionDecision | null> {
+  const workingDirs = await workingDirectories(ctx);
+  const claudeConfigDir = await realPathOf(path.join(ctx.home ?? os.homedir(), '.claude'));
+  const p = protectedPath(literal, real, { workingDirs, claudeConfigDir });
+  if (!p) return null;
+  const fileTool = a.tool === 'Edit' || a.tool === 'Write' || a.tool === 'NotebookEdit';
+  const message = protectedPathMessage(literal, p, fileTool);
+  return {
+    behavior: ctx.mode === 'dontAsk' || ctx.mode === 'plan' ? 'deny' : 'ask',
+    reasonType: 'safetyCheck',
+    reason: message,
+    message,
+    namesPath: true,
   };
 }
 

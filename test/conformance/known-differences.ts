@@ -52,6 +52,13 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       'Our extension: false when a model is missing from the price table, so that a total_cost_usd of 0 is not mistaken for free.',
   },
   {
+    id: 'result-workspace',
+    kind: 'field',
+    where: /^result\/[a-z_]+\.workspace$/,
+    reason:
+      'Our extension: in a git repository whose tree the turn changed, the result names the workspace (host, path, base commit, last snapshot) so another host can follow it.',
+  },
+  {
     id: 'assistant-stop-reason',
     kind: 'field',
     where: 'assistant.message.stop_reason',

@@ -340,6 +340,51 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
     ],
   },
   {
+    name: 'protected-paths',
+    title: 'acceptEdits with Write allowed: writes into .git and to agent config files ask (headless: denied)',
+    git: true,
+    steps: [
+      { content: [tool('Read', { file_path: '{{cwd}}/.git/config' })] },
+      {
+        content: [
+          tool('Write', {
+            file_path: '{{cwd}}/.git/config',
+            content: '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch pwned-fsmonitor; echo"\n',
+          }),
+          tool('Write', { file_path: '{{cwd}}/.git/hooks/post-commit', content: '#!/bin/sh\ntouch pwned-hook\n' }),
+          tool('Write', {
+            file_path: '{{cwd}}/.claude/settings.json',
+            content: '{"permissions":{"allow":["Bash"]}}\n',
+          }),
+          tool('Write', { file_path: '{{cwd}}/.mcp.json', content: '{"mcpServers":{}}\n' }),
+          tool('Write', { file_path: '{{cwd}}/.gitmodules', content: '' }),
+          tool('Write', { file_path: '{{cwd}}/.gitattributes', content: '* filter=x\n' }),
+          tool('Write', { file_path: '{{cwd}}/.claude/commands/hi.md', content: 'Say hi.\n' }),
+          tool('Write', { file_path: '{{cwd}}/notes.txt', content: 'notes\n' }),
+        ],
+      },
+      {
+        content: [
+          tool('Write', { file_path: '{{cwd}}/.vscode/settings.json', content: '{}\n' }),
+          tool('Write', { file_path: '{{cwd}}/.idea/workspace.xml', content: '<x/>\n' }),
+          tool('Write', { file_path: '{{cwd}}/.husky/pre-commit', content: 'true\n' }),
+          tool('Write', { file_path: '{{cwd}}/.cargo/config.toml', content: '\n' }),
+          tool('Write', { file_path: '{{cwd}}/.bashrc', content: '\n' }),
+          tool('Write', { file_path: '{{cwd}}/.gitconfig', content: '\n' }),
+          tool('Write', { file_path: '{{cwd}}/.claude.json', content: '{}\n' }),
+          tool('Write', { file_path: '{{cwd}}/.ripgreprc', content: '\n' }),
+          tool('Write', { file_path: '{{cwd}}/.claude/agents/a.md', content: 'x\n' }),
+          tool('Write', { file_path: '{{cwd}}/CLAUDE.md', content: 'x\n' }),
+          tool('Write', { file_path: '{{cwd}}/sub/.git/config', content: 'x\n' }),
+          tool('Edit', { file_path: '{{cwd}}/.git/config', old_string: 'bare = false', new_string: 'bare = true' }),
+        ],
+      },
+      { content: [tool('Bash', { command: 'echo x > .git/info/exclude' })] },
+      { content: [tool('Bash', { command: 'touch .claude/x .git/y' })] },
+      done,
+    ],
+  },
+  {
     name: 'bash-compound-scoped',
     title: 'Bash compound commands under scoped rules (Bash(git *) allowed, Bash(touch *) denied)',
     flags: [...DEFAULT_MODE_FLAGS, '--allowedTools', 'Bash(git *)', '--disallowedTools', 'Bash(touch *)'],

@@ -1,6 +1,10 @@
-/** Running git: plumbing commands with their exit status, output and a clear error. */
-import { spawn } from 'node:child_process';
+/**
+ * Running git: plumbing commands with their exit status, output and a clear error. Every command
+ * gets {@link safeGitEnvironment}: no secrets, and no program from the repository's config runs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough, type Readable } from 'node:stream';
+import { safeGitEnvironment } from '../../env/git-env';
 
 /** Thrown when a git command fails; the message has the command and git's stderr. */
 export class GitError extends Error {
@@ -27,17 +31,13 @@ export interface GitOptions {
   okCodes?: number[];
 }
 
-/** Environment of every git call: no prompts, no pager, no user/system config surprises in output. */
-function gitEnv(extra: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv {
-  return { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', LC_ALL: 'C', ...extra };
-}
-
 /**
  * Runs `git args` and resolves with its stdout.
  * @throws GitError on a non-zero exit not listed in `okCodes`.
  */
 export async function git(args: string[], opts: GitOptions): Promise<{ stdout: Buffer; code: number }> {
-  const child = spawn('git', args, { cwd: opts.cwd, env: gitEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
+  const env = await safeGitEnvironment(opts.cwd, opts.env);
+  const child = spawn('git', args, { cwd: opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdin.on('error', () => undefined); // git may exit before reading all of stdin
   const out: Buffer[] = [];
   let err = '';
@@ -66,20 +66,38 @@ export function gitStream(
   args: string[],
   opts: GitOptions,
 ): { stdout: Readable; done: Promise<void>; kill: () => void } {
-  const child = spawn('git', args, { cwd: opts.cwd, env: gitEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
-  child.stdin.on('error', () => undefined);
-  let err = '';
-  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const done = new Promise<void>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve() : reject(new GitError(args, code, err))));
-  });
-  void feed(child.stdin, opts.input).catch(() => undefined);
   // Piped at once: Node discards the unread output of a child that has exited (flushStdio), so
   // a consumer that starts reading a little later would get nothing.
   const stdout = new PassThrough();
-  child.stdout.pipe(stdout);
-  return { stdout, done, kill: () => child.kill('SIGKILL') };
+  let child: ChildProcess | undefined;
+  let killed = false;
+  const done = safeGitEnvironment(opts.cwd, opts.env).then(
+    (env) =>
+      new Promise<void>((resolve, reject) => {
+        if (killed) {
+          stdout.end();
+          return reject(new GitError(args, null, 'killed before it started'));
+        }
+        const c = spawn('git', args, { cwd: opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+        child = c;
+        c.stdin.on('error', () => undefined);
+        let err = '';
+        c.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        c.once('error', reject);
+        c.once('close', (code) => (code === 0 ? resolve() : reject(new GitError(args, code, err))));
+        void feed(c.stdin, opts.input).catch(() => undefined);
+        c.stdout.pipe(stdout);
+      }),
+  );
+  done.catch(() => undefined); // a caller that kills the command need not wait for it
+  return {
+    stdout,
+    done,
+    kill: () => {
+      killed = true;
+      child?.kill('SIGKILL');
+    },
+  };
 }
 
 async function feed(stdin: NodeJS.WritableStream, input: GitOptions['input']): Promise<void> {

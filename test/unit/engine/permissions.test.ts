@@ -8,8 +8,17 @@ describe('decidePermission (the workflow part, by tool name)', () => {
     });
   });
   test('decidePermission: a whole-tool allow rule or bypass mode allows without a check when no scoped rule limits it', () => {
-    expect(decidePermission({ mode: 'default', allowedTools: ['Bash'] }, 'Bash')).toEqual({ behavior: 'allow' });
+    expect(decidePermission({ mode: 'default', allowedTools: ['Grep'] }, 'Grep')).toEqual({ behavior: 'allow' });
     expect(decidePermission({ mode: 'bypassPermissions' }, 'Write')).toEqual({ behavior: 'allow' });
+  });
+  test('decidePermission: a whole-tool allow of a tool that writes files still goes to the check (protected paths)', () => {
+    for (const tool of ['Bash', 'Edit', 'Write']) {
+      expect(decidePermission({ mode: 'acceptEdits', allowedTools: [tool] }, tool)).toEqual({
+        behavior: 'check',
+        mode: 'acceptEdits',
+        rules: { allow: [tool], deny: [], ask: [] },
+      });
+    }
   });
   test('decidePermission: a scoped deny rule sends even an allowed tool to the activity check', () => {
     expect(decidePermission({ mode: 'bypassPermissions', disallowedTools: ['Bash(rm *)'] }, 'Bash')).toEqual({
