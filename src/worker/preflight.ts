@@ -47,7 +47,8 @@ export function fileSystemReason(e: unknown): string | null {
 export function checkDataDir(dataDir: string): void {
   const probe = path.join(dataDir, `.write-check-${process.pid}`);
   try {
-    fs.mkdirSync(dataDir, { recursive: true });
+    // Created private (0700): it holds transcripts, prompts and tool output.
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     fs.writeFileSync(probe, '');
     fs.rmSync(probe, { force: true });
   } catch (e) {
