@@ -9,34 +9,16 @@ import { join } from 'node:path';
 import { startFakeModelServer, type FakeModelServer } from '../../src/fake-model';
 import { readServerState } from '../../src/client/server-state';
 import { runCli } from '../helpers/cli';
+import { isProcessAlive, waitUntil } from '../helpers/processes';
 
 jest.setTimeout(600_000);
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return cond();
-}
 
 /** Live `temporal server start-dev` processes on the data directory's database. */
 function devServersOn(dataDir: string): number[] {
   const out = spawnSync('pgrep', ['-f', `start-dev.*--db-filename ${join(dataDir, 'temporal.db')}`], {
     encoding: 'utf8',
   }).stdout;
-  return out.split('\n').filter(Boolean).map(Number).filter(alive);
+  return out.split('\n').filter(Boolean).map(Number).filter(isProcessAlive);
 }
 
 describe('background server', () => {
@@ -95,7 +77,7 @@ describe('background server', () => {
     const before = readServerState(dataDir);
     if (!before?.ownerPid) throw new Error('no background server recorded');
     process.kill(before.ownerPid, 'SIGKILL');
-    expect(await waitFor(() => !alive(before.pid), 10_000)).toBe(true);
+    expect(await waitUntil(() => !isProcessAlive(before.pid), 10_000)).toBe(true);
     const r = await p('say hello again');
     expect(r.code).toBe(0);
     const after = readServerState(dataDir);
@@ -131,7 +113,7 @@ describe('background server', () => {
     const stop = await runCli(['server', 'stop'], { env, cwd: tmpdir() });
     expect(stop.code).toBe(0);
     expect(stop.stdout).toContain('stopped');
-    expect(state?.ownerPid !== undefined && alive(state.ownerPid)).toBe(false);
+    expect(state?.ownerPid !== undefined && isProcessAlive(state.ownerPid)).toBe(false);
     expect(devServersOn(dataDir)).toEqual([]);
     const status = await runCli(['server', 'status'], { env, cwd: tmpdir() });
     expect(status.code).toBe(1);

@@ -15,18 +15,10 @@ import { findTemporalCli, startDevServer, type DevServer } from '../../src/worke
 import { BIN, runCli, type CliRun } from '../helpers/cli';
 import { makeRepo, startRunnerEnv, type RunnerEnv } from '../helpers/runner-env';
 import { installRuntimeLogging } from '../../src/worker/logging';
+import { waitUntil } from '../helpers/processes';
 
 installRuntimeLogging('ERROR');
 jest.setTimeout(600_000);
-
-async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return cond();
-}
 
 /** Starts the CLI without waiting; `done` resolves with its outcome. */
 function startCli(args: string[], env: NodeJS.ProcessEnv) {
@@ -81,7 +73,7 @@ describe('client through outages, and attach', () => {
     const env = daemonEnv(fake);
     const repo = makeRepo({});
     const run = startCli(['-p', 'go', '--cwd', repo, '--output-format', 'json', '--dangerously-skip-permissions'], env);
-    expect(await waitFor(() => existsSync(join(repo, 'started')), 120_000)).toBe(true);
+    expect(await waitUntil(() => existsSync(join(repo, 'started')), 120_000)).toBe(true);
     const state = readServerState(env['AGENT_RUNNER_DATA_DIR'] as string);
     if (!state?.ownerPid) throw new Error('no background server recorded');
     process.kill(state.ownerPid, 'SIGKILL');
@@ -115,7 +107,7 @@ describe('client through outages, and attach', () => {
       ],
       env,
     );
-    expect(await waitFor(() => existsSync(join(repo, 'started')), 120_000)).toBe(true);
+    expect(await waitUntil(() => existsSync(join(repo, 'started')), 120_000)).toBe(true);
     run.child.kill('SIGKILL');
     await run.done;
 
@@ -187,7 +179,7 @@ describe('client through outages, and attach', () => {
         ],
         { ...env.workerEnv, TEMPORAL_ADDRESS: server.address },
       );
-      expect(await waitFor(() => existsSync(join(repo, 'started')), 120_000)).toBe(true);
+      expect(await waitUntil(() => existsSync(join(repo, 'started')), 120_000)).toBe(true);
       process.kill(server.pid, 'SIGKILL');
       const started = Date.now();
       const r = await run.done;

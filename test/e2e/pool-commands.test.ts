@@ -6,18 +6,10 @@ import { budgetPoolWorkflowId } from '../../src/workflows/ids';
 import { installRuntimeLogging } from '../../src/worker/logging';
 import { runCli } from '../helpers/cli';
 import { makeRepo, startRunnerEnv, testTurnOptions, type RunnerEnv } from '../helpers/runner-env';
+import { waitUntil } from '../helpers/processes';
 
 installRuntimeLogging('ERROR');
 jest.setTimeout(300_000);
-
-async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return cond();
-}
 
 describe('pool list and pool close', () => {
   let env: RunnerEnv;
@@ -72,7 +64,7 @@ describe('pool list and pool close', () => {
     const repo = makeRepo({});
     const engine = env.engine({ cwd: repo });
     await engine.start('work', testTurnOptions({ budgetPoolId: budgetPoolWorkflowId(b) }));
-    expect(await waitFor(() => existsSync(join(repo, 'started')), 60_000)).toBe(true);
+    expect(await waitUntil(() => existsSync(join(repo, 'started')), 60_000)).toBe(true);
     const busy = await cli(['pool', 'close', b]);
     expect(busy.code).toBe(1);
     expect(busy.stderr).toContain('1 running turn(s) are in the pool');

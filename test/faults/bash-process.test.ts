@@ -7,23 +7,13 @@ import { makeRepo, startRunnerEnv } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
 import { collect, expectIntactTranscript, startChildWorker, waitFor } from './helpers/fault-env';
 import type { ChildWorker } from './helpers/fault-env';
+import { isProcessAlive } from '../helpers/processes';
 
 installRuntimeLogging('WARN');
 
 /** Two sleeps in the command's process group (one in the background); their pids go to `pids`. */
 const COMMAND = 'sleep 30 & echo $! > pids; sleep 30 & echo $! >> pids; wait';
 const REPEATS = 5;
-
-/** True while `pid` runs: a zombie (dead, not yet reaped by its new parent) counts as gone. */
-function alive(pid: number): boolean {
-  try {
-    // /proc/<pid>/stat: "pid (comm) state …"; the comm may hold spaces or parentheses.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 async function pidsOf(repo: string): Promise<number[]> {
   const file = join(repo, 'pids');
@@ -36,7 +26,7 @@ async function pidsOf(repo: string): Promise<number[]> {
 
 /** Milliseconds until every pid is gone (polled every 10 ms), or Infinity after `limitMs`. */
 async function msUntilGone(pids: number[], since: number, limitMs = 10_000): Promise<number> {
-  while (pids.some(alive)) {
+  while (pids.some(isProcessAlive)) {
     if (Date.now() - since > limitMs) return Infinity;
     await sleep(10);
   }

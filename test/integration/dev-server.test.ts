@@ -19,6 +19,7 @@ import {
   writeServerState,
   type DevServer,
 } from '../../src/worker/dev-server';
+import { isProcessAlive } from '../helpers/processes';
 
 jest.setTimeout(120_000);
 
@@ -42,21 +43,6 @@ async function start(opts: Partial<Parameters<typeof startDevServer>[0]> = {}): 
   const server = await startDevServer({ cliPath, dataDir: tmp, ...opts });
   started.push(server);
   return server;
-}
-
-/** True while `pid` runs (a zombie left for an init that does not reap counts as dead). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return true;
-  }
 }
 
 async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
@@ -92,7 +78,7 @@ describe('dev server', () => {
     expect(first.uiUrl).toBeNull();
     expect(first.dbPath).toBe(path.join(tmp, 'db', 'temporal.db'));
     expect(fs.existsSync(first.dbPath!)).toBe(true);
-    expect(isAlive(first.pid)).toBe(true);
+    expect(isProcessAlive(first.pid)).toBe(true);
 
     await withClient(first.address, 'agents', async (client) => {
       await client.workflow.start('noSuchWorkflow', {
@@ -109,7 +95,7 @@ describe('dev server', () => {
     });
 
     await first.stop();
-    expect(isAlive(first.pid)).toBe(false);
+    expect(isProcessAlive(first.pid)).toBe(false);
 
     // Same db file: the workflow of the first server is still there.
     const second = await start({
@@ -129,7 +115,7 @@ describe('dev server', () => {
     const server = await start({ dbFilename: null });
     expect(server.dbPath).toBeNull();
     await server.stop();
-    expect(isAlive(server.pid)).toBe(false);
+    expect(isProcessAlive(server.pid)).toBe(false);
     await expect(server.stop()).resolves.toBeUndefined();
     writeServerState(tmp, { address: server.address, pid: process.pid, uiUrl: null });
     // The pid is alive (our own) but the address does not answer.
@@ -257,7 +243,7 @@ describe('dev server errors', () => {
     expect((err as Error).message).toMatch(/did not answer at 127\.0\.0\.1:\d+ within 1500 ms/);
     expect((err as Error).message).toContain('hanging');
     const pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
-    expect(isAlive(pid)).toBe(false);
+    expect(isProcessAlive(pid)).toBe(false);
   });
 });
 
@@ -301,22 +287,22 @@ async function runInChildProcess(
 describe('dev server lifetime', () => {
   test('dev-server: the server does not outlive a parent that exits normally', async () => {
     const { pid } = await runInChildProcess(false, tmp);
-    expect(await waitFor(() => !isAlive(pid), 10_000)).toBe(true);
+    expect(await waitFor(() => !isProcessAlive(pid), 10_000)).toBe(true);
     await expect(readLiveServerState(tmp)).resolves.toBeNull();
   });
 
   test('dev-server: the server dies with a parent killed by SIGKILL (parent-death signal through setpriv)', async () => {
     if (parentDeathWrapper() === null) return; // not Linux, or no util-linux setpriv: the lock adopts orphans instead
     const { pid, child } = await runInChildProcess(false, tmp, true);
-    expect(isAlive(pid)).toBe(true);
+    expect(isProcessAlive(pid)).toBe(true);
     child.kill('SIGKILL');
-    expect(await waitFor(() => !isAlive(pid), 5_000)).toBe(true);
+    expect(await waitFor(() => !isProcessAlive(pid), 5_000)).toBe(true);
   });
 
   test('dev-server: with keepAlive the server outlives its parent and is found through the state file', async () => {
     const { pid, address } = await runInChildProcess(true, tmp);
     try {
-      expect(isAlive(pid)).toBe(true);
+      expect(isProcessAlive(pid)).toBe(true);
       await expect(readLiveServerState(tmp)).resolves.toMatchObject({ address, pid, uiUrl: null });
       await withClient(address, 'default', async (client) => {
         await expect(client.workflow.count()).resolves.toEqual(expect.objectContaining({ count: 0 }));
@@ -326,6 +312,6 @@ describe('dev server lifetime', () => {
     } finally {
       process.kill(pid, 'SIGKILL');
     }
-    expect(await waitFor(() => !isAlive(pid), 10_000)).toBe(true);
+    expect(await waitFor(() => !isProcessAlive(pid), 10_000)).toBe(true);
   });
 });

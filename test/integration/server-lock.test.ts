@@ -10,35 +10,17 @@ import { loadConfig } from '../../src/config';
 import { adoptOrStopOrphan, findTemporalCli } from '../../src/worker/dev-server';
 import { openRuntime } from '../../src/worker/runtime';
 import { acquireServerLock, EmbeddedServerBusyError, readServerLock } from '../../src/worker/server-lock';
+import { isProcessAlive, waitUntil } from '../helpers/processes';
 
 jest.setTimeout(180_000);
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
 const BUILT = (m: string): string => path.join(REPO_ROOT, 'dist', 'src', 'worker', `${m}.js`);
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return cond();
-}
-
 /** Pids of `temporal server start-dev` processes on `dbPath`. */
 function devServersOn(dbPath: string): number[] {
   const out = spawnSync('pgrep', ['-f', `start-dev.*--db-filename ${dbPath}`], { encoding: 'utf8' }).stdout;
-  return out.split('\n').filter(Boolean).map(Number).filter(alive);
+  return out.split('\n').filter(Boolean).map(Number).filter(isProcessAlive);
 }
 
 /** Runs `script` (with `lock` = the built server-lock module, `ds` = dev-server) in a child that prints one line and holds. */
@@ -59,7 +41,7 @@ async function holder(script: string): Promise<{ child: ReturnType<typeof spawn>
   let err = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-  if (!(await waitFor(() => out.includes('\n'), 60_000))) throw new Error(`holder did not start: ${err}`);
+  if (!(await waitUntil(() => out.includes('\n'), 60_000))) throw new Error(`holder did not start: ${err}`);
   return { child, line: out.trim() };
 }
 
@@ -94,7 +76,7 @@ describe('server lock', () => {
     await expect(acquireServerLock(dataDir, 'private')).rejects.toBeInstanceOf(EmbeddedServerBusyError);
     const pid = child.pid as number;
     child.kill('SIGKILL');
-    await waitFor(() => !alive(pid), 5000);
+    await waitUntil(() => !isProcessAlive(pid), 5000);
     const lock = await acquireServerLock(dataDir, 'private');
     try {
       expect(lock.previous).toMatchObject({ ownerPid: pid, mode: 'background', devServerPid: pid });
@@ -114,7 +96,7 @@ describe('server lock', () => {
     );
     const orphan = JSON.parse(line) as { pid: number; address: string };
     child.kill('SIGKILL');
-    await waitFor(() => !alive(child.pid as number), 5000);
+    await waitUntil(() => !isProcessAlive(child.pid as number), 5000);
     expect(devServersOn(dbPath)).toEqual([orphan.pid]);
 
     const config = loadConfig({ env: { AGENT_RUNNER_DATA_DIR: dataDir }, cwd: dataDir });
@@ -133,7 +115,7 @@ describe('server lock', () => {
     } finally {
       await rt.close();
     }
-    expect(await waitFor(() => !alive(orphan.pid), 15_000)).toBe(true);
+    expect(await waitUntil(() => !isProcessAlive(orphan.pid), 15_000)).toBe(true);
   });
 
   test('orphan: one that does not answer is stopped, and a process that only reuses its pid is left alone', async () => {
@@ -148,15 +130,15 @@ describe('server lock', () => {
     );
     const other = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     try {
-      await waitFor(() => alive(fake.pid as number) && alive(other.pid as number), 5000);
+      await waitUntil(() => isProcessAlive(fake.pid as number) && isProcessAlive(other.pid as number), 5000);
       await expect(
         adoptOrStopOrphan({ pid: other.pid as number, address: '127.0.0.1:1', uiUrl: null }, dbPath),
       ).resolves.toBeNull();
-      expect(alive(other.pid as number)).toBe(true);
+      expect(isProcessAlive(other.pid as number)).toBe(true);
       await expect(
         adoptOrStopOrphan({ pid: fake.pid as number, address: '127.0.0.1:1', uiUrl: null }, dbPath),
       ).resolves.toBeNull();
-      expect(await waitFor(() => !alive(fake.pid as number), 5000)).toBe(true);
+      expect(await waitUntil(() => !isProcessAlive(fake.pid as number), 5000)).toBe(true);
     } finally {
       fake.kill('SIGKILL');
       other.kill('SIGKILL');

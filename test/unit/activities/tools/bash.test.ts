@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { formatTimeout } from '../../../../src/activities/tools/bash';
 import { makeSession, text, type TestSession } from './helpers';
+import { isProcessAlive } from '../../../helpers/processes';
 
 let s: TestSession;
 beforeEach(async () => {
@@ -10,24 +10,13 @@ afterEach(async () => {
   await s.cleanup();
 });
 
-/** True when `pid` is a live (non-zombie) process. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2).charAt(0);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
-
 async function waitUntilGone(pid: number, ms = 3000): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
-    if (!alive(pid)) return true;
+    if (!isProcessAlive(pid)) return true;
     await new Promise((r) => setTimeout(r, 50));
   }
-  return !alive(pid);
+  return !isProcessAlive(pid);
 }
 
 function firstPid(out: { structured?: unknown }): number {
@@ -128,7 +117,7 @@ describe('Bash', () => {
     const out = await s.run('Bash', { command: 'sleep 5 & echo $!' });
     expect(Date.now() - started).toBeLessThan(2000);
     const pid = firstPid(out);
-    expect(alive(pid)).toBe(true); // left running: only timeouts and aborts kill the group
+    expect(isProcessAlive(pid)).toBe(true); // left running: only timeouts and aborts kill the group
     process.kill(pid, 'SIGKILL');
   });
 
