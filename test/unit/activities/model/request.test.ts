@@ -179,7 +179,7 @@ describe('request builder: stored context', () => {
   const bash = (id: string): TranscriptEntry => line('assistant', [{ type: 'tool_use', id, name: 'Bash', input: {} }]);
   const bashResult = (id: string, shellCwd?: string): TranscriptEntry => ({
     ...line('user', [{ type: 'tool_result', tool_use_id: id, content: 'out' }]),
-    ...(shellCwd !== undefined ? { toolRun: { shellCwd } } : {}),
+    ...(shellCwd !== undefined ? { toolRun: { tool: 'Bash', outcome: 'ok' as const, shellCwd } } : {}),
   });
   const texts = (msgs: ReturnType<typeof buildMessages>): string[] =>
     msgs
@@ -248,7 +248,10 @@ describe('request builder: stored context', () => {
     const chain: TranscriptEntry[] = [line('user', 'do it'), contextLine()];
     for (let i = 0; i < 6; i++) {
       chain.push(line('assistant', [{ type: 'tool_use', id: `x${i}`, name: 'Read', input: {} }]));
-      chain.push({ ...nested(`/w/repo/d${i % 2}/CLAUDE.md`, 't1', `x${i}`), toolRun: { shellCwd: `d${i % 3}` } });
+      chain.push({
+        ...nested(`/w/repo/d${i % 2}/CLAUDE.md`, 't1', `x${i}`),
+        toolRun: { tool: 'Bash', outcome: 'ok', shellCwd: `d${i % 3}` },
+      });
     }
     const strip = (msgs: ReturnType<typeof buildMessages>): string =>
       JSON.stringify(msgs).replace(/,"cache_control":\{"type":"ephemeral"\}/g, '');
