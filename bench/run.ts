@@ -40,6 +40,15 @@ function parseArgs(argv: readonly string[]): Args {
   const args: Args = { json: false, quick: false, only: [...ALL] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
+    if (a === '--help' || a === '-h') {
+      process.stdout.write(
+        `usage: node dist/bench/run.js [--json] [--quick] [--only ${ALL.join(',')}]\n` +
+          'Runs the benchmarks on a Temporal dev server of its own; tables on stdout, progress on stderr.\n' +
+          '--json: the last stdout line is every figure as one JSON object. --quick: smaller sizes.\n' +
+          'What each figure means and the last run: docs/performance.md.\n',
+      );
+      process.exit(0);
+    }
     if (a === '--json') args.json = true;
     else if (a === '--quick') args.quick = true;
     else if (a === '--only') {

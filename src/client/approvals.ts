@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { ApprovalAnswer, PendingApproval } from '../common/approvals';
-import { sessionOfApproval } from '../common/approvals';
+import { sessionOfApproval, WAITING_FOR_APPROVAL_STATUS } from '../common/approvals';
+import { AGENT_STATUS_RUNNING, SA } from '../common/search-attributes';
 import type { ContentBlock } from '../common/transcript';
 import { sidecarEntry } from '../store/sidecar';
 import type { TranscriptStore } from '../store/transcript-store';
@@ -36,9 +37,25 @@ export async function sessionApprovals(client: Client, sessionId: string): Promi
   }
 }
 
+/** Sessions asked at the same time by {@link listApprovals}. */
+const LIST_CONCURRENCY = 16;
+
+/**
+ * Whether a running session listed by visibility may have a turn waiting for an approval: yes
+ * unless its `AgentStatus` says it is idle (the last turn's result subtype). A session without
+ * the attribute (a server without the runner's search attributes) may. Set from the session's
+ * start (`running`), so a turn that has just asked and not yet told its session counts.
+ */
+function mayWait(status: unknown): boolean {
+  return status === undefined || status === AGENT_STATUS_RUNNING || status === WAITING_FOR_APPROVAL_STATUS;
+}
+
 /**
  * Every pending approval on the server (or of one session): running session workflows are
- * found by visibility (no custom search attribute needed) and asked through queries.
+ * found by visibility and asked through queries, all but the idle ones (by `AgentStatus`, when
+ * the server has it), several at a time. A query to a session whose worker is gone waits for the
+ * server's query timeout (tens of seconds): asked one by one, a few such sessions (left by runs
+ * whose workers died) would hold the list for minutes.
  */
 export async function listApprovals(
   client: Client,
@@ -50,20 +67,21 @@ export async function listApprovals(
   else {
     const query = `WorkflowType = 'sessionWorkflow' AND ExecutionStatus = 'Running'`;
     for await (const wf of client.workflow.list({ query, pageSize: 200 })) {
+      if (!mayWait(wf.typedSearchAttributes.get(SA.status))) continue;
       sessions.push(wf.workflowId.replace(/^agent-session-/, ''));
       if (sessions.length >= (opts.limit ?? 1000)) break;
     }
   }
-  const out: ApprovalView[] = [];
-  for (const s of sessions) {
-    let pending: PendingApproval[] = [];
-    try {
-      pending = await sessionApprovals(client, s);
-    } catch {
-      continue; // ended meanwhile, or not answering
+  const pendingOf: PendingApproval[][] = new Array<PendingApproval[]>(sessions.length);
+  let next = 0;
+  const askNext = async (): Promise<void> => {
+    for (let i = next++; i < sessions.length; i = next++) {
+      pendingOf[i] = await sessionApprovals(client, sessions[i]!).catch(() => []); // ended, or not answering
     }
-    for (const p of pending) out.push({ ...p, input: store ? await inputOf(store, p) : undefined });
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(LIST_CONCURRENCY, sessions.length) }, askNext));
+  const out: ApprovalView[] = [];
+  for (const p of pendingOf.flat()) out.push({ ...p, input: store ? await inputOf(store, p) : undefined });
   return out;
 }
 

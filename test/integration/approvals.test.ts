@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { listApprovals } from '../../src/client/approvals';
 import type { SDKMessage } from '../../src/common/sdk-messages';
+import { SA } from '../../src/common/search-attributes';
 import { sessionWorkflowId } from '../../src/workflows/ids';
 import { BIN, runCli } from '../helpers/cli';
 import type { RunnerEnv } from '../helpers/runner-env';
@@ -154,4 +155,33 @@ test('approvals: a waiting turn holds no activity slot, and its timeout denies t
   const toolResult = messages.find((m) => m.type === 'user' && JSON.stringify(m).includes('in time'));
   expect(toolResult).toBeDefined();
   expect(() => readFileSync(join(repo, 'waited.txt'))).toThrow();
+});
+
+test('approvals: listing asks no idle session, so sessions whose workers are gone do not hold it', async () => {
+  // Idle sessions left running on the server by a process whose worker is gone (as every test
+  // and every finished `-p` leaves them until their idle timeout is processed).
+  const old = await startRunnerEnv({ scenario: { steps: [done] } });
+  const repo = makeRepo({});
+  const orphaned: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const engine = old.engine({ cwd: repo });
+    await old.runTurn(engine, 'hello');
+    orphaned.push(engine.sessionId);
+  }
+  // Their worker gone only once they show as idle (the session sets AgentStatus after the turn).
+  await waitFor('idle sessions', async () => {
+    for (const id of orphaned) {
+      const d = await old.client.workflow.getHandle(sessionWorkflowId(id)).describe();
+      if (d.typedSearchAttributes.get(SA.status) !== 'success') return undefined;
+    }
+    return true;
+  });
+  await old.close();
+  env = await startRunnerEnv({ worker: false, scenario: { steps: [done] } });
+  const started = Date.now();
+  const list = await listApprovals(env.client, env.store);
+  // A query to a session without a worker waits for the server's query timeout (about 30 s
+  // each, measured on the dev server): asking these three one by one took 88 s.
+  expect(Date.now() - started).toBeLessThan(20_000);
+  expect(list.filter((a) => orphaned.includes(a.sessionId))).toEqual([]);
 });
