@@ -512,6 +512,15 @@ export async function main(argv: string[]): Promise<number> {
       );
       return EXIT.error;
     }
+    if (fsReason !== null) {
+      // A write on an open file (no path in the error): the data directory is where it goes.
+      err(
+        `agent-runner: a write to the data directory failed: ${fsReason} (${(e as NodeJS.ErrnoException).code}). ` +
+          'Free space or make it writable (AGENT_RUNNER_DATA_DIR, or dataDir in temporal.yaml), then run again; ' +
+          'a session that started resumes with --resume.',
+      );
+      return EXIT.error;
+    }
     err(`agent-runner: ${e instanceof Error ? e.message : String(e)}`);
     return EXIT.error;
   }

@@ -41,6 +41,14 @@ export async function sessionApprovals(client: Client, sessionId: string): Promi
 const LIST_CONCURRENCY = 16;
 
 /**
+ * How long {@link listApprovals} waits for a session whose `AgentStatus` is `running` (not
+ * `waiting_for_approval`), in ms: a live worker answers a query in milliseconds; one whose worker
+ * is gone holds it for the server's query timeout (about 30 s). A session that says it waits is
+ * always waited for.
+ */
+export const RUNNING_SESSION_QUERY_MS = 5000;
+
+/**
  * Whether a running session listed by visibility may have a turn waiting for an approval: yes
  * unless its `AgentStatus` says it is idle (the last turn's result subtype). A session without
  * the attribute (a server without the runner's search attributes) may. Set from the session's
@@ -60,24 +68,39 @@ function mayWait(status: unknown): boolean {
 export async function listApprovals(
   client: Client,
   store: TranscriptStore | null,
-  opts: { sessionId?: string; limit?: number } = {},
+  opts: {
+    sessionId?: string;
+    limit?: number;
+    /** Called for each `running` session that did not answer within {@link RUNNING_SESSION_QUERY_MS}. */
+    onUnanswered?: (sessionId: string) => void;
+  } = {},
 ): Promise<ApprovalView[]> {
-  const sessions: string[] = [];
-  if (opts.sessionId) sessions.push(opts.sessionId);
+  const sessions: Array<{ id: string; bounded: boolean }> = [];
+  if (opts.sessionId) sessions.push({ id: opts.sessionId, bounded: false });
   else {
     const query = `WorkflowType = 'sessionWorkflow' AND ExecutionStatus = 'Running'`;
     for await (const wf of client.workflow.list({ query, pageSize: 200 })) {
-      if (!mayWait(wf.typedSearchAttributes.get(SA.status))) continue;
-      sessions.push(wf.workflowId.replace(/^agent-session-/, ''));
+      const status = wf.typedSearchAttributes.get(SA.status);
+      if (!mayWait(status)) continue;
+      sessions.push({ id: wf.workflowId.replace(/^agent-session-/, ''), bounded: status === AGENT_STATUS_RUNNING });
       if (sessions.length >= (opts.limit ?? 1000)) break;
     }
   }
   const pendingOf: PendingApproval[][] = new Array<PendingApproval[]>(sessions.length);
   let next = 0;
-  const askNext = async (): Promise<void> => {
-    for (let i = next++; i < sessions.length; i = next++) {
-      pendingOf[i] = await sessionApprovals(client, sessions[i]!).catch(() => []); // ended, or not answering
+  const ask = async ({ id, bounded }: { id: string; bounded: boolean }): Promise<PendingApproval[]> => {
+    if (!bounded) return sessionApprovals(client, id).catch(() => []); // ended, or not answering
+    try {
+      return await client.connection.withDeadline(Date.now() + RUNNING_SESSION_QUERY_MS, () =>
+        sessionApprovals(client, id),
+      );
+    } catch {
+      opts.onUnanswered?.(id);
+      return [];
     }
+  };
+  const askNext = async (): Promise<void> => {
+    for (let i = next++; i < sessions.length; i = next++) pendingOf[i] = await ask(sessions[i]!);
   };
   await Promise.all(Array.from({ length: Math.min(LIST_CONCURRENCY, sessions.length) }, askNext));
   const out: ApprovalView[] = [];

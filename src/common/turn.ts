@@ -205,8 +205,17 @@ export interface TurnCarry {
   outputRecoveries?: number;
   /** Context tokens of the turn's compactions so far (a `taskBudget` loses them). */
   compactedContextTokens?: number;
-  /** Context of the last model call (input, cache and output tokens) and its window, for auto-compaction. */
-  lastContext?: { tokens: number; window: number };
+  /**
+   * Context of the last model call (input, cache and output tokens) and its window, for
+   * auto-compaction; `afterCompaction` when that call came right after a compaction.
+   */
+  lastContext?: { tokens: number; window: number; afterCompaction?: boolean };
+  /**
+   * Set when a compaction did not bring the next call under the auto-compact threshold (what the
+   * compaction keeps is itself too large): proactive auto-compaction is off for the rest of the
+   * turn, since another would not help either; a prompt the API refuses is still compacted.
+   */
+  autoCompactIneffective?: boolean;
   /** True from a compaction until the next model call completes (a prompt still too long then is not compacted again). */
   compactedSinceCall?: boolean;
   /** Where the workspace is (null: not followed). */

@@ -13,8 +13,15 @@ export interface SseEvent {
   data: string;
 }
 
-/** Maximum characters per `text_delta` / `thinking_delta`. */
+/** Maximum characters per `text_delta` / `thinking_delta` of a short block. */
 const TEXT_CHUNK_CHARS = 24;
+/**
+ * Most deltas of one block: a longer block gets longer chunks. A real response of `max_tokens`
+ * (at most 128k tokens) has a few tens of thousands of deltas; a scripted answer or tool input of
+ * megabytes in 24-character chunks would be hundreds of thousands of events, and the time goes
+ * into sending and parsing them rather than into what a test checks.
+ */
+const MAX_DELTAS_PER_BLOCK = 1024;
 
 /** An event whose data is the JSON of `payload`. */
 export function sseEvent(event: string, payload: unknown): SseEvent {
@@ -26,20 +33,36 @@ export function formatSse(e: SseEvent): string {
   return `event: ${e.event}\ndata: ${e.data}\n\n`;
 }
 
-/** Splits text into chunks of at most `size` code points (no chunk for empty text). */
+/** True when the UTF-16 unit at `i` is the low half of a surrogate pair (a cut there splits a code point). */
+function insidePair(text: string, i: number): boolean {
+  const lo = text.charCodeAt(i);
+  const hi = text.charCodeAt(i - 1);
+  return lo >= 0xdc00 && lo <= 0xdfff && hi >= 0xd800 && hi <= 0xdbff;
+}
+
+/**
+ * Splits text into chunks of about `size` characters (UTF-16 units), never inside a code point
+ * (no chunk for empty text). At most {@link MAX_DELTAS_PER_BLOCK} chunks: longer text gets
+ * longer chunks.
+ */
 export function splitText(text: string, size = TEXT_CHUNK_CHARS): string[] {
-  const chars = Array.from(text);
+  const step = Math.max(1, size, Math.ceil(text.length / MAX_DELTAS_PER_BLOCK));
   const out: string[] = [];
-  for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(''));
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + step);
+    if (end < text.length && insidePair(text, end)) end += 1;
+    out.push(text.slice(start, end));
+    start = end;
+  }
   return out;
 }
 
-/** Splits tool-input JSON into `partial_json` chunks: at least 2 when it has 2+ characters. */
+/** Splits tool-input JSON into `partial_json` chunks: at least 2 when it has 2+ code points. */
 export function splitJson(json: string): string[] {
-  const chars = Array.from(json);
-  if (chars.length < 2) return chars.length === 0 ? [] : [json];
-  const pieces = Math.max(2, Math.ceil(chars.length / 32));
-  return splitText(json, Math.ceil(chars.length / pieces));
+  if (json.length === 0) return [];
+  const pieces = Math.max(2, Math.ceil(json.length / 32));
+  return splitText(json, Math.ceil(json.length / pieces));
 }
 
 /** A `ping` event. */

@@ -147,7 +147,11 @@ export class TurnState {
       for (const f of call.fileReminder.files) this.setReadState(f.path, f.state);
     }
     d.numTurns++;
-    d.lastContext = { tokens: contextTokensOf(call.usage), window: call.contextWindow };
+    d.lastContext = {
+      tokens: contextTokensOf(call.usage),
+      window: call.contextWindow,
+      ...(d.compactedSinceCall ? { afterCompaction: true } : {}),
+    };
     d.compactedSinceCall = false;
     if (call.stopReason !== 'max_tokens') d.outputRecoveries = 0;
     d.stopReason = call.stopReason;

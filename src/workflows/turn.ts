@@ -92,6 +92,9 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
  * A running turn: its state (one object, carried through continue-as-new), its budget pool
  * membership, its interrupts, and one method per step of the loop.
  */
+/** Patch id: a compaction that did not bring the context under the threshold is not repeated. */
+const NO_REPEATED_AUTO_COMPACT_PATCH = 'no-repeated-auto-compact';
+
 class Turn {
   readonly state: TurnState;
   readonly member: PoolMember;
@@ -291,8 +294,14 @@ class Turn {
       return this.state.outcome(verdict.subtype, reason, verdict.errors);
     }
     // The seeds' auto-compact: the last call's context has reached the threshold of the window.
-    const last = this.state.data.lastContext;
-    if (last && shouldAutoCompact(last.tokens, last.window, this.input.options.compaction)) await this.compact('auto');
+    const d = this.state.data;
+    const last = d.lastContext;
+    if (last && shouldAutoCompact(last.tokens, last.window, this.input.options.compaction)) {
+      // A compaction right before this call did not bring it under the threshold: compacting
+      // again and again would cost a summary call per step and gain nothing.
+      if (last.afterCompaction && patched(NO_REPEATED_AUTO_COMPACT_PATCH)) d.autoCompactIneffective = true;
+      if (!d.autoCompactIneffective) await this.compact('auto');
+    }
     return null;
   }
 

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { listApprovals } from '../../src/client/approvals';
+import { RUNNING_SESSION_QUERY_MS, listApprovals } from '../../src/client/approvals';
 import type { SDKMessage } from '../../src/common/sdk-messages';
 import { SA } from '../../src/common/search-attributes';
 import { sessionWorkflowId } from '../../src/workflows/ids';
@@ -184,4 +184,23 @@ test('approvals: listing asks no idle session, so sessions whose workers are gon
   // each, measured on the dev server): asking these three one by one took 88 s.
   expect(Date.now() - started).toBeLessThan(20_000);
   expect(list.filter((a) => orphaned.includes(a.sessionId))).toEqual([]);
+});
+
+test('approvals: a session left running by a dead worker holds the listing at most a few seconds, and is named', async () => {
+  env = await startRunnerEnv({ worker: false, scenario: { steps: [bash('touch started && sleep 120'), done] } });
+  const e = env;
+  const repo = makeRepo({});
+  const worker = await startWorkerProcess(e.workerEnv);
+  const engine = e.engine({ cwd: repo });
+  const turn = engine.start('run it', testTurnOptions());
+  await waitFor('the command to start', async () => (readFileSync(join(repo, 'started')) ? true : undefined));
+  await worker.kill9();
+  await turn.catch(() => undefined);
+  const unanswered: string[] = [];
+  const started = Date.now();
+  const list = await listApprovals(e.client, e.store, { onUnanswered: (id) => unanswered.push(id) });
+  // Its AgentStatus still says `running`: asked with a deadline, not the server's 30 s query timeout.
+  expect(Date.now() - started).toBeLessThan(RUNNING_SESSION_QUERY_MS + 10_000);
+  expect(unanswered).toContain(engine.sessionId);
+  expect(list.filter((a) => a.sessionId === engine.sessionId)).toEqual([]);
 });

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { temporal } from '@temporalio/proto';
 import type { Responder } from '../../src/fake-model';
-import { makeRepo, startRunnerEnv } from '../helpers/runner-env';
+import { makeRepo, startRunnerEnv, testTurnOptions } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
 
 /**
@@ -67,7 +67,11 @@ describe('workflow history holds no content', () => {
     env = await startRunnerEnv({ responder });
     const repo = makeRepo({});
     writeFileSync(join(repo, 'big.txt'), bigText);
-    const engine = env.engine({ cwd: repo });
+    // No proactive compaction: the fake model answers a 1.4M-token context (the real API refuses
+    // it), the runner would compact after every 5 MB step, and the responder, which counts the
+    // assistant messages it is sent, would start its script over after each summary: an endless
+    // turn (a transcript of 1.5 GB in 3 minutes).
+    const engine = env.engine({ cwd: repo, defaults: testTurnOptions({ compaction: { autoCompactRatio: 0 } }) });
     const first = await env.runTurn(engine, `first: ${bigText}`);
     expect(first.result).toMatchObject({ subtype: 'success', num_turns: 5 });
     const second = await env.runTurn(engine, `second: ${bigText}`);

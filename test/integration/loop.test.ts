@@ -267,17 +267,23 @@ describe('compaction', () => {
       () => {
         calls++;
         if (calls > 6) return text('finished');
-        // Each answer reports a context of 9,000 tokens: past 50% of a 10,000-token window.
+        // Odd calls report 9,000 tokens of a 10,000-token window (past the 50% threshold: the next
+        // call is preceded by a compaction), even ones 1,000 (what a compaction leaves).
+        const justCompacted = calls % 2 === 0;
         return {
           content: [{ tool_use: { name: 'Bash', input: { command: `echo step ${calls}` } } }],
-          usage: { input_tokens: 9000 },
+          usage: {
+            input_tokens: justCompacted ? 1000 : 9000,
+            cache_read_input_tokens: 0,
+            cache_creation_input_tokens: 0,
+          },
         };
       },
       { submit: { compaction: { autoCompactRatio: 0.5, contextWindowTokens: 10_000, preserveTokens: 2_000 } } },
     );
     expect(r.result).toMatchObject({ subtype: 'success', result: 'finished', num_turns: 7 });
     const boundaries = r.messages.filter((m) => m.type === 'system' && m.subtype === 'compact_boundary');
-    expect(boundaries).toHaveLength(6); // before every call after the first
+    expect(boundaries).toHaveLength(3); // before calls 2, 4 and 6: each time the context is past the threshold
     expect(boundaries[0]).toMatchObject({ compact_metadata: { trigger: 'auto' } });
     // pre_tokens: the context of the last call (its input, cache and output tokens).
     expect((boundaries[0] as { compact_metadata: { pre_tokens: number } }).compact_metadata.pre_tokens).toBeGreaterThan(
@@ -291,6 +297,26 @@ describe('compaction', () => {
     expect(JSON.stringify(after.messages[1])).toContain('Primary working directory');
     expect(after.messages[2]?.role).toBe('assistant');
     expect(JSON.stringify(after.messages[2])).toContain('echo step 1');
+  });
+
+  test('compaction: one that leaves the context past the threshold (what it keeps is too large) is not repeated every step', async () => {
+    let calls = 0;
+    const r = await runCase(
+      'no-repeat',
+      () => {
+        calls++;
+        if (calls > 5) return text('finished');
+        // Every call, also right after the compaction, reports 9,000 tokens of a 10,000-token window.
+        return {
+          content: [{ tool_use: { name: 'Bash', input: { command: `echo step ${calls}` } } }],
+          usage: { input_tokens: 9000 },
+        };
+      },
+      { submit: { compaction: { autoCompactRatio: 0.5, contextWindowTokens: 10_000, preserveTokens: 2_000 } } },
+    );
+    expect(r.result).toMatchObject({ subtype: 'success', result: 'finished', num_turns: 6 });
+    const boundaries = r.messages.filter((m) => m.type === 'system' && m.subtype === 'compact_boundary');
+    expect(boundaries).toHaveLength(1);
   });
 
   test('/compact with instructions summarizes now (no other model call); /clear starts a fresh conversation', async () => {

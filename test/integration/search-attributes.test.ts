@@ -123,7 +123,7 @@ describe('search attributes', () => {
       '--address',
       temporalAddress(),
       '--query',
-      `AgentBatchId = '${batchId}' AND AgentStatus = 'success'`,
+      `WorkflowType = 'sessionWorkflow' AND AgentBatchId = '${batchId}' AND AgentStatus = 'success'`,
       '-o',
       'json',
     ]);

@@ -203,33 +203,53 @@ function onlyMatchingLines(prefix: string, fm: FileMatches, re: RegExp, showNumb
 }
 
 /**
- * Output lines for one file in content mode (with context and `--` between groups). `prefix` is
- * the shown path and its separator is added per line (`path:`/`path-`), or '' for a single file.
+ * A run of output lines, formatted only when shown: a search can match millions of lines of which
+ * `head_limit` are shown, and building every line first costs seconds and memory.
  */
-function contentLines(file: string, fm: FileMatches, before: number, after: number, showNumbers: boolean): string[][] {
-  const isMatch = new Set(fm.matchLines);
-  const groups: string[][] = [];
-  let group: string[] = [];
-  let lastShown = -2;
-  const show = (i: number): void => {
-    if (i <= lastShown) return;
-    if (lastShown >= 0 && i > lastShown + 1 && group.length > 0) {
-      groups.push(group);
-      group = [];
-    }
-    const sep = isMatch.has(i) ? ':' : '-';
+interface LineRun {
+  length: number;
+  line(k: number): string;
+}
+
+/**
+ * Output runs for one file in content mode: one per group of matches with their context (groups
+ * are separated by `--` when context is asked for). `file` is the shown path (its separator is
+ * added per line: `path:`/`path-`), or '' for a single file.
+ */
+function contentRuns(file: string, fm: FileMatches, before: number, after: number, showNumbers: boolean): LineRun[] {
+  const isMatch = new Uint8Array(fm.lines.length);
+  for (const m of fm.matchLines) isMatch[m] = 1;
+  const format = (i: number): string => {
+    const sep = isMatch[i] === 1 ? ':' : '-';
     const text = truncateLine(fm.lines[i] ?? '', GREP_MAX_LINE_CHARS);
     const head = file === '' ? '' : `${file}${sep}`;
-    group.push(showNumbers ? `${head}${i + 1}${sep}${text}` : `${head}${text}`);
-    lastShown = i;
+    return showNumbers ? `${head}${i + 1}${sep}${text}` : `${head}${text}`;
   };
+  // Line ranges [from, to]: a match's context that touches or overlaps the previous one joins it.
+  const ranges: Array<[number, number]> = [];
   for (const m of fm.matchLines) {
     const from = Math.max(0, m - before);
     const to = Math.min(fm.lines.length - 1, m + after);
-    for (let i = from; i <= to; i++) show(i);
+    const last = ranges[ranges.length - 1];
+    if (last && from <= last[1] + 1) last[1] = Math.max(last[1], to);
+    else ranges.push([from, to]);
   }
-  if (group.length > 0) groups.push(group);
-  return groups;
+  return ranges.map(([from, to]) => ({ length: to - from + 1, line: (k) => format(from + k) }));
+}
+
+/** The lines of `runs` in [offset, offset + limit) (limit 0: to the end), and how many there are in all. */
+function pageRuns(runs: LineRun[], offset: number, limit: number): { shown: string[]; total: number; cut: boolean } {
+  let total = 0;
+  for (const r of runs) total += r.length;
+  const end = limit === 0 ? total : Math.min(total, offset + limit);
+  const shown: string[] = [];
+  let pos = 0;
+  for (const r of runs) {
+    if (pos >= end) break;
+    for (let k = Math.max(0, offset - pos); k < r.length && pos + k < end; k++) shown.push(r.line(k));
+    pos += r.length;
+  }
+  return { shown, total, cut: limit !== 0 && total - offset > limit };
 }
 
 /** Applies offset and head limit; says whether anything was cut after the window. */
@@ -295,7 +315,7 @@ async function runGrep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> 
 
   const matchedFiles: string[] = [];
   const countLines: string[] = [];
-  const groups: string[][] = [];
+  const groups: LineRun[] = [];
   let totalMatches = 0;
   let skippedLarge = 0;
   for (const entry of candidates) {
@@ -321,8 +341,12 @@ async function runGrep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> 
     if (mode === 'content') {
       // Like ripgrep, a search of one file shows no path.
       const prefix = singleFile ? '' : shown;
-      if (onlyMatching) groups.push(onlyMatchingLines(prefix === '' ? '' : `${prefix}:`, fm, re, showNumbers));
-      else groups.push(...contentLines(prefix, fm, before, after, showNumbers));
+      if (onlyMatching) {
+        const lines = onlyMatchingLines(prefix === '' ? '' : `${prefix}:`, fm, re, showNumbers);
+        groups.push({ length: lines.length, line: (k) => lines[k] ?? '' });
+      } else {
+        for (const run of contentRuns(prefix, fm, before, after, showNumbers)) groups.push(run);
+      }
     }
   }
 
@@ -366,16 +390,13 @@ async function runGrep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> 
   // content
   structured.numFiles = 0;
   const useSeparators = !onlyMatching && (before > 0 || after > 0);
-  const outLines: string[] = [];
-  groups.forEach((g, i) => {
-    if (useSeparators && i > 0) outLines.push('--');
-    outLines.push(...g);
-  });
-  const { shown, cut } = page(outLines, offset, limit);
+  const separator: LineRun = { length: 1, line: () => '--' };
+  const runs = useSeparators ? groups.flatMap((g, i) => (i > 0 ? [separator, g] : [g])) : groups;
+  const { shown, total, cut } = pageRuns(runs, offset, limit);
   structured.content = shown.join('\n');
   structured.numLines = shown.length;
-  structured.totalLines = outLines.length;
-  if (outLines.length === 0) return finish('No matches found');
+  structured.totalLines = total;
+  if (total === 0) return finish('No matches found');
   const note = paging(cut);
   const body = shown.length > 0 ? shown.join('\n') : '';
   return finish(note ? `${body}\n\n[Showing results with pagination = ${note}]` : body);

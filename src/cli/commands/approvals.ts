@@ -5,7 +5,7 @@
  */
 import type { Config } from '../../config';
 import type { ApprovalDecision, ApprovalView } from '../../client/approvals';
-import { ApprovalNotFoundError, answerApproval, listApprovals } from '../../client/approvals';
+import { ApprovalNotFoundError, RUNNING_SESSION_QUERY_MS, answerApproval, listApprovals } from '../../client/approvals';
 import type { ControlIo } from '../control';
 import { kvTable, openControlRuntime } from '../control';
 import { EXIT } from '../output';
@@ -52,7 +52,17 @@ export async function runApprovalsList(config: Config, flags: ApprovalsListFlags
   return withControlErrors(io, async () => {
     const rt = await openControlRuntime(config, 'approvals list');
     try {
-      const list = await listApprovals(rt.client, rt.store, flags.session ? { sessionId: flags.session } : {});
+      const unanswered: string[] = [];
+      const list = await listApprovals(rt.client, rt.store, {
+        ...(flags.session ? { sessionId: flags.session } : {}),
+        onUnanswered: (id) => unanswered.push(id),
+      });
+      if (unanswered.length > 0) {
+        io.stderr(
+          `agent-runner approvals: ${unanswered.length} running session(s) did not answer within ${RUNNING_SESSION_QUERY_MS / 1000} s ` +
+            `(no worker is running them now; their approvals, if any, show once a worker picks them up): ${unanswered.join(', ')}`,
+        );
+      }
       if (flags.json) for (const a of list) io.stdout(JSON.stringify(a));
       else io.stdout(formatApprovals(list));
       return EXIT.success;

@@ -1,6 +1,6 @@
 import type { ParsedRequest } from '../../../src/fake-model';
 import { checkToolPairing, conversationKey, workingDirectory } from '../../../src/fake-model/request';
-import { splitJson } from '../../../src/fake-model/sse';
+import { splitJson, splitText } from '../../../src/fake-model/sse';
 
 function req(partial: Partial<ParsedRequest>): ParsedRequest {
   return { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], ...partial };
@@ -54,4 +54,17 @@ test('fake model: tool input JSON is split into several partial_json chunks', ()
   expect(chunks.join('')).toBe(json);
   expect(splitJson('{}')).toEqual(['{', '}']);
   expect(splitJson('')).toEqual([]);
+});
+
+test('fake model: text is split into short deltas, a long block into at most 1024, never inside a code point', () => {
+  expect(splitText('a'.repeat(50))).toEqual(['a'.repeat(24), 'a'.repeat(24), 'aa']);
+  const long = 'x'.repeat(5_000_000);
+  const chunks = splitText(long);
+  expect(chunks.length).toBeLessThanOrEqual(1024);
+  expect(chunks.join('')).toBe(long);
+  const emoji = '😀'.repeat(30);
+  const parts = splitText(emoji);
+  expect(parts.join('')).toBe(emoji);
+  expect(parts.every((p) => !/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/.test(p))).toBe(true);
+  expect(splitJson(JSON.stringify({ content: long })).length).toBeLessThanOrEqual(1024);
 });

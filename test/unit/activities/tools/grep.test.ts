@@ -127,4 +127,24 @@ describe('Grep limits', () => {
     const all = await s.run('Grep', { pattern: 'hit', output_mode: 'content', path: 'many.txt', head_limit: 0 });
     expect(text(all).split('\n')).toHaveLength(300);
   });
+
+  test('Grep: content mode over hundreds of thousands of matching lines pages them (totalLines counts all)', async () => {
+    // Two files of 200 000 matching lines each: more than a spread (`push(...lines)`) can take.
+    await s.write('big/one.txt', 'hit\n'.repeat(200_000));
+    await s.write('big/two.txt', 'hit\n'.repeat(200_000));
+    const out = await s.run('Grep', {
+      pattern: 'hit',
+      output_mode: 'content',
+      path: 'big',
+      offset: 199_999,
+      head_limit: 2,
+    });
+    expect(out.outcome).toBe('ok');
+    expect(text(out)).toBe(
+      'big/one.txt:200000:hit\nbig/two.txt:1:hit\n\n[Showing results with pagination = limit: 2, offset: 199999]',
+    );
+    expect(out.structured).toMatchObject({ numLines: 2, totalLines: 400_000 });
+    const context = await s.run('Grep', { pattern: 'hit', output_mode: 'content', path: 'big', '-A': 1 });
+    expect(context.structured).toMatchObject({ numLines: 250, totalLines: 400_001 });
+  });
 });
