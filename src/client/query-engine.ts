@@ -348,10 +348,13 @@ export class QueryEngine {
     const poll = this.opts.pollIntervalMs ?? 100;
     const followStarted = Date.now();
     for (;;) {
-      const finished = outcome !== undefined || failure !== undefined;
+      // The outcome as this pass began: one that arrives during the pass (while lines are read)
+      // is streamed by the next pass, whose events include the lines recorded since the query.
+      const ended = outcome;
+      const finished = ended !== undefined || failure !== undefined;
       let events: string[] = [];
       let modelCall: string | null = null;
-      if (outcome) events = outcome.events;
+      if (ended) events = ended.events;
       else if (!finished) {
         let progress: TurnProgress | undefined;
         try {
@@ -380,7 +383,10 @@ export class QueryEngine {
       // Then the stream events of the call in flight (after the lines recorded before it).
       const partial = this.partialMessages();
       if (partial && modelCall) yield* await partial.poll(modelCall);
-      if (outcome) break;
+      if (ended) {
+        outcome = ended;
+        break;
+      }
       if (failure !== undefined) {
         // The turn workflow itself failed (a non-retryable activity failure such as an unwritable
         // transcript store, or a termination): end with an error result saying why, as for any

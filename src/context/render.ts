@@ -56,6 +56,14 @@ export function renderEnvironment(env: EnvironmentSnapshot): string {
     .concat(`\n\nYou are powered by the model ${env.model}.`, `\n\nToday's date is ${env.date}.`);
 }
 
+/**
+ * The note after a Bash call that moved the shell to another directory, as the text of a
+ * `system` message (Claude Code 2.1.328 sends it after that call's tool results).
+ */
+export function renderEnvironmentUpdate(dir: string, was: string): string {
+  return `# Environment update\n - Primary working directory: ${dir} (was ${was})`;
+}
+
 /** Where a rendered attachment goes: beside the user's text, or into a `system` message. */
 export interface RenderedAttachment {
   role: 'user' | 'system';

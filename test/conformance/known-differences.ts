@@ -147,6 +147,14 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   },
   {
     id: 'structured-output-never-success-without-output',
+    kind: 'context',
+    where: /^request [2-9]$/,
+    scenarios: ['json-schema-text-only'],
+    reason:
+      'Follows from it: the requests after the first nudge (each with the earlier answers and nudges) are the further attempts Claude Code does not make; requests 0 and 1 are compared as usual.',
+  },
+  {
+    id: 'structured-output-never-success-without-output',
     kind: 'result',
     where: /^result\.(subtype|is_error|result|errors|terminal_reason)$/,
     scenarios: ['json-schema-text-only'],

@@ -390,7 +390,12 @@ export async function runScenario(s: ConformanceScenario, opts: RunOptions): Pro
         ...(resumed ? { resumed } : {}),
         paths: { repo, home },
       };
-      if (process.env['CONFORMANCE_KEEP']) cpSync(repo, join(root, `repo-after-${side}`), { recursive: true });
+      if (process.env['CONFORMANCE_KEEP']) {
+        cpSync(repo, join(root, `repo-after-${side}`), { recursive: true });
+        // The model requests and the stdout of the side, to inspect by hand.
+        writeFileSync(join(root, `requests-${side}.json`), JSON.stringify(out[side].requests, null, 2));
+        writeFileSync(join(root, `stdout-${side}.jsonl`), r.stdout);
+      }
     }
   } finally {
     // CONFORMANCE_KEEP=1 keeps the folder (both repositories, HOMEs, the runner's data) to inspect.

@@ -1,7 +1,9 @@
+import * as path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ContextAttachment } from '../../common/context';
 import type { TranscriptEntry } from '../../common/transcript';
-import { renderAttachment } from '../../context/render';
+import { renderAttachment, renderEnvironmentUpdate } from '../../context/render';
+import { recordedShellCwd } from '../shell-cwd';
 
 type MessageParam = Anthropic.MessageParam;
 type Block = Anthropic.ContentBlockParam;
@@ -44,6 +46,9 @@ interface Draft {
  *   rendered as Claude Code does: memory files and git status as text blocks ahead of the
  *   prompt, nested memory after the tool results, the environment as a `system` message; a
  *   nested memory file is rendered once per turn (the first line carrying it wins);
+ * - when a Bash call leaves the shell in another directory than the one before (`toolRun.shellCwd`,
+ *   relative to the environment's working directory), an `# Environment update` system message
+ *   follows that batch's tool results, as in Claude Code;
  * - in a user message, tool_result blocks come first, then attached context, then the rest;
  * - the last block of the last message gets a `cache_control` breakpoint so that the next call
  *   of the session reads this whole prefix from the prompt cache.
@@ -51,12 +56,19 @@ interface Draft {
 export function buildMessages(chain: readonly TranscriptEntry[]): MessageParam[] {
   const out: Draft[] = [];
   const nestedSeen = new Set<string>();
+  const shell = new ShellMoves();
   const push = (role: Role, blocks: Ranked[]): void => {
     if (blocks.length === 0) return;
+    if (role !== 'user') flushMove();
     const last = out[out.length - 1];
     if (last && last.role === role) last.blocks.push(...blocks);
     else out.push({ role, blocks });
   };
+  // Declared as a function so that `push` can call it (it pushes a system message itself).
+  function flushMove(): void {
+    const text = shell.takeUpdate();
+    if (text !== undefined) push('system', [{ block: { type: 'text', text }, rank: RANK.context }]);
+  }
   const attach = (entry: TranscriptEntry): void => {
     for (const raw of entry.attachments ?? []) {
       const a = raw as unknown as ContextAttachment;
@@ -65,6 +77,7 @@ export function buildMessages(chain: readonly TranscriptEntry[]): MessageParam[]
         if (nestedSeen.has(key)) continue;
         nestedSeen.add(key);
       }
+      if (a.type === 'environment') shell.root = a.environment.workingDirectory;
       const r = renderAttachment(a);
       push(r.role, [{ block: { type: 'text', text: r.text }, rank: RANK.context }]);
     }
@@ -80,7 +93,9 @@ export function buildMessages(chain: readonly TranscriptEntry[]): MessageParam[]
       .map((block) => ({ block, rank: block.type === 'tool_result' ? RANK.tool_result : RANK.other }));
     push(entry.message.role, blocks);
     attach(entry);
+    shell.record(entry);
   }
+  flushMove();
   const messages = out.map((d) => ({
     role: d.role,
     content: (d.role === 'user' ? [...d.blocks].sort((x, y) => x.rank - y.rank) : d.blocks).map((r) => r.block),
@@ -92,6 +107,31 @@ export function buildMessages(chain: readonly TranscriptEntry[]): MessageParam[]
     lastMsg.content[lastMsg.content.length - 1] = { ...lastBlock, cache_control: CACHE } as Block;
   }
   return messages as MessageParam[];
+}
+
+/**
+ * The shell's directory along a chain: each Bash result records where it left the shell
+ * (relative to the working directory, `''` for the directory itself); a change since the last
+ * note becomes one `# Environment update` (the absolute paths need the environment's directory).
+ */
+class ShellMoves {
+  /** The working directory named by the environment attachment. */
+  root: string | undefined;
+  private noted = '';
+  private current = '';
+
+  record(entry: TranscriptEntry): void {
+    const rel = recordedShellCwd(entry);
+    if (rel !== undefined) this.current = rel;
+  }
+
+  /** The note for a move since the last one, if any (and marks it noted). */
+  takeUpdate(): string | undefined {
+    if (this.current === this.noted || this.root === undefined) return undefined;
+    const was = path.join(this.root, this.noted);
+    this.noted = this.current;
+    return renderEnvironmentUpdate(path.join(this.root, this.current), was);
+  }
 }
 
 /** System prompt as text blocks, the last one a cache breakpoint (caches tools + system). */

@@ -176,11 +176,82 @@ describe('request builder: stored context', () => {
     ]);
   });
 
+  const bash = (id: string): TranscriptEntry => line('assistant', [{ type: 'tool_use', id, name: 'Bash', input: {} }]);
+  const bashResult = (id: string, shellCwd?: string): TranscriptEntry => ({
+    ...line('user', [{ type: 'tool_result', tool_use_id: id, content: 'out' }]),
+    ...(shellCwd !== undefined ? { toolRun: { tool: 'Bash', outcome: 'ok' as const, shellCwd } } : {}),
+  });
+  const texts = (msgs: ReturnType<typeof buildMessages>): string[] =>
+    msgs
+      .filter((m) => m.role === ('system' as never))
+      .map((m) => (m.content as Array<{ text: string }>)[0]?.text ?? '')
+      .slice(1);
+
+  test('buildMessages: a Bash call that moves the shell is followed by an environment update, once per move', () => {
+    const msgs = buildMessages([
+      line('user', 'do it'),
+      contextLine(),
+      bash('a'),
+      bashResult('a', 'sub'),
+      bash('b'),
+      // Stays in sub/: nothing new to say.
+      bashResult('b', 'sub'),
+      bash('c'),
+      // Left the working directory: reset to it.
+      bashResult('c', ''),
+      bash('d'),
+      bashResult('d'),
+    ]);
+    expect(kinds(msgs)).toEqual([
+      'user: memory, gitStatus, text(do it)',
+      'system: environment',
+      'assistant: tool_use',
+      'user: tool_result',
+      'system: environment',
+      'assistant: tool_use',
+      'user: tool_result',
+      'assistant: tool_use',
+      'user: tool_result',
+      'system: environment',
+      'assistant: tool_use',
+      'user: tool_result',
+    ]);
+    expect(texts(msgs)).toEqual([
+      '# Environment update\n - Primary working directory: /w/repo/sub (was /w/repo)',
+      '# Environment update\n - Primary working directory: /w/repo (was /w/repo/sub)',
+    ]);
+  });
+
+  test('buildMessages: the environment update of a batch follows all its tool results and ends a request', () => {
+    const msgs = buildMessages([
+      line('user', 'do it'),
+      contextLine(),
+      line('assistant', [
+        { type: 'tool_use', id: 'a', name: 'Bash', input: {} },
+        { type: 'tool_use', id: 'b', name: 'Read', input: {} },
+      ]),
+      bashResult('a', 'sub/deep'),
+      line('user', [{ type: 'tool_result', tool_use_id: 'b', content: 'x' }]),
+    ]);
+    expect(kinds(msgs).slice(2)).toEqual([
+      'assistant: tool_use, tool_use',
+      'user: tool_result, tool_result',
+      'system: environment',
+    ]);
+    expect(texts(msgs)).toEqual(['# Environment update\n - Primary working directory: /w/repo/sub/deep (was /w/repo)']);
+    expect((msgs.at(-1)?.content as Array<{ cache_control?: unknown }>)[0]?.cache_control).toEqual({
+      type: 'ephemeral',
+    });
+  });
+
   test('buildMessages: the prefix of a request is the previous request (cache-stable rendering)', () => {
     const chain: TranscriptEntry[] = [line('user', 'do it'), contextLine()];
     for (let i = 0; i < 6; i++) {
       chain.push(line('assistant', [{ type: 'tool_use', id: `x${i}`, name: 'Read', input: {} }]));
-      chain.push(nested(`/w/repo/d${i % 2}/CLAUDE.md`, 't1', `x${i}`));
+      chain.push({
+        ...nested(`/w/repo/d${i % 2}/CLAUDE.md`, 't1', `x${i}`),
+        toolRun: { tool: 'Bash', outcome: 'ok', shellCwd: `d${i % 3}` },
+      });
     }
     const strip = (msgs: ReturnType<typeof buildMessages>): string =>
       JSON.stringify(msgs).replace(/,"cache_control":\{"type":"ephemeral"\}/g, '');
