@@ -388,7 +388,9 @@ function addControlCommands(program: Command, setExit: (code: number) => void): 
     });
   pool
     .command('list')
-    .description('every budget pool: status (open, exhausted, completed), limit, spend and members')
+    .description(
+      'every budget pool: status (open, exhausted, completed; unknown when no worker answered within 5 s), limit, spend and members',
+    )
     .option('--json', 'one JSON object per line')
     .action(async (_o: { json?: boolean }, cmd: Command) => {
       const { runPoolList } = await import('./commands/pool');

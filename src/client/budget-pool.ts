@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { BudgetPoolInput } from '../common/budget-pool';
 import { budgetPoolWorkflowId, poolIdOfWorkflowId } from '../workflows/ids';
@@ -131,7 +131,10 @@ export async function setBudgetPoolLimit(client: Client, poolId: string, usd: nu
 /** One budget pool as `agent-runner pool list` shows it. */
 export interface BudgetPoolRow {
   poolId: string;
-  /** `open`, `exhausted` (running), or the closed workflow's status in lower case (`completed`, `terminated`, …). */
+  /**
+   * `open`, `exhausted` (running), `unknown` (running, but no worker answered within
+   * {@link POOL_QUERY_MS}), or the closed workflow's status in lower case (`completed`, `terminated`, …).
+   */
   status: string;
   /** Limit, spend (USD) and members: from the running pool, or the closed pool's final state; null when unknown. */
   limitUsd: number | null;
@@ -142,36 +145,67 @@ export interface BudgetPoolRow {
 }
 
 /**
+ * How long `pool list` waits for a running pool to answer its state query, in ms: a pool whose
+ * task queue has no worker any more would hold the listing for the server's query timeout (about
+ * 30 s) each. Such a pool is listed with status `unknown` (no worker answered).
+ */
+export const POOL_QUERY_MS = 5000;
+
+/** Pools asked at the same time by {@link listBudgetPools}. */
+const POOL_QUERY_CONCURRENCY = 16;
+
+/**
  * Budget pools (running first, then closed, most recent first within each), with their state:
- * queried from running pools (a worker answers), read from the result of closed ones.
+ * queried from running pools (a worker answers within {@link POOL_QUERY_MS}, else `unknown`), read
+ * from the result of closed ones; several at a time.
  */
 export async function listBudgetPools(client: Client, limit = 100): Promise<BudgetPoolRow[]> {
-  const rows: BudgetPoolRow[] = [];
+  const found: WorkflowExecutionInfo[] = [];
   const query = `WorkflowType = 'budgetPoolWorkflow' AND ExecutionStatus != 'ContinuedAsNew'`;
   for await (const wf of client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
-    const poolId = poolIdOfWorkflowId(wf.workflowId);
-    const running = wf.status.name === 'RUNNING';
-    let state: PoolStateView | null = null;
+    found.push(wf);
+    if (found.length >= limit) break;
+  }
+  const stateOf = async (wf: WorkflowExecutionInfo): Promise<{ state: PoolStateView | null; answered: boolean }> => {
     try {
-      state = running
-        ? await client.workflow.getHandle(wf.workflowId).query(poolStateQuery)
-        : wf.status.name === 'COMPLETED'
-          ? (((await client.workflow.getHandle(wf.workflowId, wf.runId).result()) as PoolStateView | undefined) ?? null)
-          : null;
+      if (wf.status.name === 'RUNNING') {
+        const state = await client.connection.withDeadline(Date.now() + POOL_QUERY_MS, () =>
+          client.workflow.getHandle(wf.workflowId).query(poolStateQuery),
+        );
+        return { state, answered: true };
+      }
+      if (wf.status.name !== 'COMPLETED') return { state: null, answered: true };
+      const result = (await client.workflow.getHandle(wf.workflowId, wf.runId).result()) as PoolStateView | undefined;
+      return { state: result ?? null, answered: true };
     } catch {
-      state = null;
+      return { state: null, answered: false };
     }
-    rows.push({
-      poolId,
-      status: running ? (state?.exhausted ? 'exhausted' : 'open') : wf.status.name.toLowerCase(),
+  };
+  const states = new Array<{ state: PoolStateView | null; answered: boolean }>(found.length);
+  let next = 0;
+  const askNext = async (): Promise<void> => {
+    for (let i = next++; i < found.length; i = next++) states[i] = await stateOf(found[i]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(POOL_QUERY_CONCURRENCY, found.length) }, askNext));
+  const rows = found.map((wf, i): BudgetPoolRow => {
+    const { state, answered } = states[i]!;
+    const running = wf.status.name === 'RUNNING';
+    return {
+      poolId: poolIdOfWorkflowId(wf.workflowId),
+      status: running
+        ? !answered
+          ? 'unknown'
+          : state?.exhausted
+            ? 'exhausted'
+            : 'open'
+        : wf.status.name.toLowerCase(),
       limitUsd: state?.limitUsd ?? null,
       spentUsd: state?.spentUsd ?? null,
       members: state?.members ?? null,
       startTime: wf.startTime,
       closeTime: wf.closeTime ?? null,
-    });
-    if (rows.length >= limit) break;
-  }
+    };
+  });
   return rows.sort((a, b) => Number(b.closeTime === null) - Number(a.closeTime === null));
 }
 

@@ -1,7 +1,7 @@
 /** `agent-runner pool list` and `pool close` against a configured server with a worker. */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureBudgetPool } from '../../src/client/budget-pool';
+import { POOL_QUERY_MS, ensureBudgetPool } from '../../src/client/budget-pool';
 import { budgetPoolWorkflowId } from '../../src/workflows/ids';
 import { installRuntimeLogging } from '../../src/worker/logging';
 import { runCli } from '../helpers/cli';
@@ -20,14 +20,27 @@ describe('pool list and pool close', () => {
       responder: () => ({ content: [{ tool_use: { name: 'Bash', input: { command: 'touch started && sleep 20' } } }] }),
     });
     const cliEnv = { ...env.workerEnv, TEMPORAL_ADDRESS: process.env['TEST_TEMPORAL_ADDRESS'] };
-    const cli = (args: string[]) => runCli(args, { env: cliEnv });
+    // Each step's time goes to stderr, so that a slow step is named in a CI log.
+    const t0 = Date.now();
+    const step = (what: string): void => void process.stderr.write(`pool-commands: ${what} at ${Date.now() - t0} ms\n`);
+    const cli = async (args: string[]) => {
+      const r = await runCli(args, { env: cliEnv });
+      step(`agent-runner ${args.join(' ')} → exit ${r.code}`);
+      return r;
+    };
     const a = `a-${Date.now()}`;
     const b = `b-${Date.now()}`;
+    // A pool whose task queue has no worker (as a finished batch's pool on a shared server): its
+    // state query would wait for the server's query timeout; the listing does not.
+    const orphan = `orphan-${Date.now()}`;
+    await ensureBudgetPool(env.client, { taskQueue: `${env.taskQueue}-gone`, poolId: orphan, limitUsd: 1 });
     expect((await cli(['pool', 'create', a, '--max-budget-usd', '2'])).code).toBe(0);
     expect((await cli(['pool', 'create', b, '--max-budget-usd', '3'])).code).toBe(0);
 
+    const listed = Date.now();
     const list = await cli(['pool', 'list', '--json']);
     expect(list.code).toBe(0);
+    expect(Date.now() - listed).toBeLessThan(POOL_QUERY_MS + 10_000);
     const rows = list.stdout
       .trim()
       .split('\n')
@@ -39,6 +52,7 @@ describe('pool list and pool close', () => {
       members: 0,
     });
     expect(rows.find((r) => r['pool_id'] === b)).toMatchObject({ status: 'open', limit_usd: 3 });
+    expect(rows.find((r) => r['pool_id'] === orphan)).toMatchObject({ status: 'unknown', limit_usd: null });
     const table = await cli(['pool', 'list']);
     expect(table.stdout).toMatch(new RegExp(`^${a}\\s+open\\s+\\$2\\.0000\\s+\\$0\\.0000\\s+0\\s`, 'm'));
 
@@ -61,10 +75,13 @@ describe('pool list and pool close', () => {
 
     // A turn in pool b: close is refused, --force closes it.
     await ensureBudgetPool(env.client, { taskQueue: env.taskQueue, poolId: b, limitUsd: 3 });
+    step('ensureBudgetPool');
     const repo = makeRepo({});
     const engine = env.engine({ cwd: repo });
     await engine.start('work', testTurnOptions({ budgetPoolId: budgetPoolWorkflowId(b) }));
+    step('engine.start');
     expect(await waitUntil(() => existsSync(join(repo, 'started')), 60_000)).toBe(true);
+    step('the command started');
     const busy = await cli(['pool', 'close', b]);
     expect(busy.code).toBe(1);
     expect(busy.stderr).toContain('1 running turn(s) are in the pool');
@@ -72,5 +89,6 @@ describe('pool list and pool close', () => {
     expect(forced.code).toBe(0);
     expect(forced.stdout).toContain('1 running turn(s) go on without it');
     await engine.interrupt('test over');
+    step('interrupted');
   });
 });
