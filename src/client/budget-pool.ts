@@ -4,6 +4,7 @@ import type { BudgetPoolInput } from '../common/budget-pool';
 import { budgetPoolWorkflowId, poolIdOfWorkflowId } from '../workflows/ids';
 import { closePoolUpdate, poolStateQuery, setPoolLimitSignal } from '../workflows/messages';
 import type { PoolStateView } from '../workflows/messages';
+import { queryWithDeadline } from './query-deadline';
 
 /** Thrown by the helpers below when no budget pool workflow with that id exists. */
 export class BudgetPoolNotFoundError extends Error {
@@ -100,11 +101,13 @@ export async function budgetPoolExists(client: Client, poolId: string): Promise<
 /**
  * State of a budget pool: limit and spend (USD), members, exhausted. Answered by a worker.
  * @throws BudgetPoolNotFoundError when the pool does not exist
+ * @throws NoWorkerAnsweredError when no worker answered within `CONTROL_QUERY_MS`
  */
 export async function budgetPoolState(client: Client, poolId: string): Promise<PoolStateView> {
   const id = poolIdOfWorkflowId(poolId);
   try {
-    return await client.workflow.getHandle(budgetPoolWorkflowId(id)).query(poolStateQuery);
+    const wid = budgetPoolWorkflowId(id);
+    return await queryWithDeadline(client, wid, () => client.workflow.getHandle(wid).query(poolStateQuery));
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw new BudgetPoolNotFoundError(id);
     throw err;

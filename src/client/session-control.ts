@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { TurnProgress } from '../common/turn';
 import { sessionWorkflowId } from '../workflows/ids';
+import { queryWithDeadline } from './query-deadline';
 import { interruptSignal, sessionStatusQuery, setLimitsSignal, turnProgressQuery } from '../workflows/messages';
 import type { LimitPatch, SessionStatusView } from '../workflows/messages';
 
@@ -48,10 +49,12 @@ async function describeSession(client: Client, sessionId: string): Promise<strin
  * Status of a session and of its running turn. Queries are answered by a worker, so one must be
  * polling the session's task queue.
  * @throws SessionNotFoundError when the session workflow does not exist
+ * @throws NoWorkerAnsweredError when no worker answered within `CONTROL_QUERY_MS`
  */
 export async function sessionStatus(client: Client, sessionId: string): Promise<SessionStatusReport> {
   const workflowStatus = await describeSession(client, sessionId);
-  const session = await client.workflow.getHandle(sessionWorkflowId(sessionId)).query(sessionStatusQuery);
+  const id = sessionWorkflowId(sessionId);
+  const session = await queryWithDeadline(client, id, () => client.workflow.getHandle(id).query(sessionStatusQuery));
   let turn: SessionStatusReport['turn'] = null;
   if (session.currentTurnWorkflowId) {
     try {

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { POOL_QUERY_MS, ensureBudgetPool } from '../../src/client/budget-pool';
 import { budgetPoolWorkflowId } from '../../src/workflows/ids';
+import { CONTROL_QUERY_MS } from '../../src/client/query-deadline';
 import { installRuntimeLogging } from '../../src/worker/logging';
 import { runCli } from '../helpers/cli';
 import { makeRepo, startRunnerEnv, testTurnOptions, type RunnerEnv } from '../helpers/runner-env';
@@ -53,6 +54,12 @@ describe('pool list and pool close', () => {
     });
     expect(rows.find((r) => r['pool_id'] === b)).toMatchObject({ status: 'open', limit_usd: 3 });
     expect(rows.find((r) => r['pool_id'] === orphan)).toMatchObject({ status: 'unknown', limit_usd: null });
+    // Asked about by name, it is a clear error after a bounded wait, not the server's query timeout.
+    const shown = Date.now();
+    const orphanShow = await cli(['pool', 'show', orphan]);
+    expect(Date.now() - shown).toBeLessThan(CONTROL_QUERY_MS + 10_000);
+    expect(orphanShow.code).toBe(1);
+    expect(orphanShow.stderr).toContain(`no worker answered for ${budgetPoolWorkflowId(orphan)}`);
     const table = await cli(['pool', 'list']);
     expect(table.stdout).toMatch(new RegExp(`^${a}\\s+open\\s+\\$2\\.0000\\s+\\$0\\.0000\\s+0\\s`, 'm'));
 
