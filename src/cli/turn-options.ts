@@ -6,16 +6,15 @@ import type { TurnOptions } from '../common/turn';
 import { BUILTIN_TOOL_NAMES } from '../common/tools';
 import type { PermissionMode } from '../engine/permissions';
 import { PERMISSION_MODES } from '../engine/permissions';
-import { POOL_ID_PATTERN } from '../client/budget-pool';
+import { POOL_ID_PATTERN } from '../common/budget-pool';
 import { budgetPoolWorkflowId } from '../workflows/ids';
 import { unenforceableBudget } from './budget-prices';
 import { resolveModelAlias } from '../config/model-aliases';
 import { parseSettingSources } from '../settings/load';
 
-/** Thrown for a bad flag value; the CLI prints it and exits 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+import { UsageError } from './usage-error';
+
+export { UsageError } from './usage-error';
 
 /** Largest system prompt file read (bytes): beyond it the model's context would be the limit anyway. */
 export const MAX_PROMPT_FILE_BYTES = 8 * 1024 * 1024;

@@ -17,8 +17,9 @@ export class BudgetPoolNotFoundError extends Error {
   }
 }
 
-/** Pool ids: letters, digits and `._:-`, 1–200 characters (they become part of a workflow id). */
-export const POOL_ID_PATTERN = /^[A-Za-z0-9._:-]{1,200}$/;
+import { POOL_ID_PATTERN } from '../common/budget-pool';
+
+export { POOL_ID_PATTERN } from '../common/budget-pool';
 
 function checkPoolId(poolId: string): void {
   if (!POOL_ID_PATTERN.test(poolId)) {

@@ -4,7 +4,7 @@
  * bundler or dev-server code (the worker layer's `openRuntime` adds those).
  */
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config';
 import { openConfiguredStore } from '../store/open';
 import type { TranscriptStore } from '../store/transcript-store';
@@ -106,6 +106,8 @@ export async function connectTemporalClient(
   target: { address: string; mode: ClientRuntime['mode'] },
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ connection: Connection; client: Client }> {
+  // Loaded here, not at import: a server process starts its dev server before it needs a client.
+  const { Client, Connection } = await import('@temporalio/client');
   let connection: Connection;
   try {
     connection = await Connection.connect(targetConnectionOptions(config, target, env));

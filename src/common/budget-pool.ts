@@ -1,5 +1,8 @@
 import type { PoolSnapshot } from '../engine/budget-pool';
 
+/** Pool ids: letters, digits and `._:-`, 1–200 characters (they become part of a workflow id). */
+export const POOL_ID_PATTERN = /^[A-Za-z0-9._:-]{1,200}$/;
+
 /** Signals a budget pool handles per run before it continues as new, unless the server suggests it sooner. */
 export const DEFAULT_POOL_SIGNALS_PER_RUN = 2000;
 

@@ -189,6 +189,7 @@ const DevServerSchema = z.strictObject({
     .enum(DEV_SERVER_LOG_LEVELS, { error: `expected one of ${DEV_SERVER_LOG_LEVELS.join(', ')}` })
     .default('warn'),
   idleTimeoutMs: nonNegativeInt(600_000),
+  spareClients: nonNegativeInt(1),
   dynamicConfig: z.record(z.string().min(1), z.unknown(), { error: 'expected a map of key: value' }).default({}),
   sqlitePragmas: z
     .record(z.string().regex(/^[a-z_]+$/, { error: 'expected a pragma name' }), z.string(), {
@@ -382,6 +383,12 @@ export interface DevServerConfig {
    * running turn and no client, in milliseconds; 0 = until `agent-runner server stop`. @default 600000
    */
   idleTimeoutMs: number;
+  /**
+   * Spare client processes a shared server keeps loaded, each taking one later `agent-runner -p`
+   * on this machine so that it skips loading the client code (about 400 ms; see
+   * `src/worker/spare-pool.ts`); 0 = none. @default 1
+   */
+  spareClients: number;
   /**
    * Extra dynamic config (`--dynamic-config-value KEY=JSON`), over the tuning every dev server gets
    * (`history.transferProcessorMaxPollRPS: 1000`; docs/performance.md, "Server tuning"). @default {}

@@ -3,7 +3,6 @@
  * this worker, list their tools, store the list) and the execution of one `mcp__…` tool call
  * (through the worker's {@link McpClientPool}), which `runTool` dispatches to.
  */
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ConnectMcpInput, ConnectMcpSummary, McpServerState } from '../common/mcp';
 import { mcpToolName } from '../common/mcp';
@@ -181,7 +180,6 @@ export function createMcpToolExecutor(deps: McpDeps): McpToolExecutor {
         return { content, isError: false, structured: content, outcome: 'ok' };
       } catch (e) {
         if (e instanceof McpServerDiedError || e instanceof McpServerStartError) return errorOutput(e.message);
-        if (e instanceof McpError) return errorOutput(e.message);
         return errorOutput(e instanceof Error ? e.message : String(e));
       }
     },

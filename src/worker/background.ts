@@ -4,10 +4,8 @@
  * an idle time with no running turn and no client. This module holds both halves: starting it from
  * a client ({@link ensureBackgroundServer}, light: no worker code) and its idle watch.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { ServerState, WorkerEnvFingerprint } from '../client/server-state';
@@ -15,10 +13,9 @@ import { isPidAlive, readLiveServerState, serverTouchPath } from '../client/serv
 import { binPath } from './package-root';
 import { EmbeddedServerBusyError, serverLockHolder } from './server-lock';
 
-/** Where the background server writes its output: `<dataDir>/server.log`. */
-export function backgroundLogPath(dataDir: string): string {
-  return path.join(dataDir, 'server.log');
-}
+import { backgroundLogPath, earlySpawnFor, spawnBackgroundServer } from './background-spawn';
+
+export { backgroundLogPath } from './background-spawn';
 
 /** The worker settings a client compares with a shared server's (the API key only as a hash). */
 export function workerEnvFingerprint(config: Config, env: NodeJS.ProcessEnv): WorkerEnvFingerprint {
@@ -126,7 +123,8 @@ export async function ensureBackgroundServer(opts: EnsureBackgroundServerOptions
   const dataDir = config.dataDir;
   const timeoutMs = opts.timeoutMs ?? config.devServer.startTimeoutMs + 30_000;
   const deadline = Date.now() + timeoutMs;
-  let child: { exited: boolean; code: number | null } | null = null;
+  // The server `bin/agent-runner` already spawned for this run (it boots while this loads).
+  let child: { exited: boolean; code: number | null } | null = earlySpawnFor(dataDir);
   let logged = false;
   for (;;) {
     const live = await readLiveServerState(dataDir, 1000);
@@ -141,7 +139,12 @@ export async function ensureBackgroundServer(opts: EnsureBackgroundServerOptions
         );
       }
       if (child === null) {
-        child = spawnBackgroundServer(opts);
+        child = spawnBackgroundServer({
+          dataDir,
+          configPath: opts.configPath,
+          env: opts.env,
+          binPath: opts.binPath ?? binPath(),
+        });
       }
     }
     if (!logged) {
@@ -157,39 +160,6 @@ export async function ensureBackgroundServer(opts: EnsureBackgroundServerOptions
   }
 }
 
-function spawnBackgroundServer(opts: EnsureBackgroundServerOptions): { exited: boolean; code: number | null } {
-  const { config } = opts;
-  fs.mkdirSync(config.dataDir, { recursive: true });
-  const args = [
-    opts.binPath ?? binPath(),
-    'server',
-    '--background',
-    ...(opts.configPath ? ['--config', opts.configPath] : []),
-  ];
-  const fd = fs.openSync(backgroundLogPath(config.dataDir), 'a');
-  const state = { exited: false, code: null as number | null };
-  try {
-    const child = spawn(process.execPath, args, {
-      cwd: config.dataDir,
-      detached: true,
-      stdio: ['ignore', fd, fd],
-      env: { ...opts.env, AGENT_RUNNER_DATA_DIR: config.dataDir },
-    });
-    child.once('exit', (code) => {
-      state.exited = true;
-      state.code = code;
-    });
-    child.once('error', () => {
-      state.exited = true;
-      state.code = -1;
-    });
-    child.unref();
-  } finally {
-    fs.closeSync(fd);
-  }
-  return state;
-}
-
 function logTail(file: string, lines = 20): string {
   try {
     const text = fs.readFileSync(file, 'utf8');
@@ -200,12 +170,26 @@ function logTail(file: string, lines = 20): string {
   }
 }
 
+function touchedSince(dataDir: string, since: number): boolean {
+  try {
+    return fs.statSync(serverTouchPath(dataDir)).mtimeMs >= since - 1000;
+  } catch {
+    return false;
+  }
+}
+
 /** Options of {@link watchIdle}. */
 export interface WatchIdleOptions {
   client: Client;
   dataDir: string;
   /** Stop after this long with no running turn and no client touch, in ms; 0 = never for idleness. */
   idleTimeoutMs: number;
+  /**
+   * The client process that spawned this server before loading its own code (env
+   * `AGENT_RUNNER_SPAWNED_BY`): when it is gone and no client has used the server, the server
+   * stops at once (that run ended early, a usage error say).
+   */
+  spawnedBy?: number;
   /** How often to count running turns, in ms (the data directory is looked at every second). @default min(30 s, idleTimeoutMs / 4), at least 250 ms */
   intervalMs?: number;
   log: (line: string) => void;
@@ -219,10 +203,12 @@ export interface WatchIdleOptions {
 export async function watchIdle(
   opts: WatchIdleOptions,
   signal: AbortSignal,
-): Promise<'idle' | 'data dir removed' | 'aborted'> {
+): Promise<'idle' | 'data dir removed' | 'unused by the run that started it' | 'aborted'> {
   const interval = opts.intervalMs ?? Math.max(250, Math.min(30_000, Math.floor(opts.idleTimeoutMs / 4)));
   const tick = Math.min(1000, interval);
-  let lastBusy = Date.now();
+  const started = Date.now();
+  let spawnedBy = opts.spawnedBy;
+  let lastBusy = started;
   let lastCount = 0;
   while (!signal.aborted) {
     await new Promise<void>((resolve) => {
@@ -238,6 +224,10 @@ export async function watchIdle(
     });
     if (signal.aborted) break;
     if (!fs.existsSync(opts.dataDir)) return 'data dir removed';
+    if (spawnedBy !== undefined && !isPidAlive(spawnedBy)) {
+      if (touchedSince(opts.dataDir, started)) spawnedBy = undefined;
+      else return 'unused by the run that started it';
+    }
     if (opts.idleTimeoutMs === 0 || Date.now() - lastCount < interval) continue;
     lastCount = Date.now();
     try {

@@ -72,6 +72,12 @@ export interface OpenRuntimeOptions {
   /** Log only errors of the Temporal SDK (activity retries are warnings) unless AGENT_RUNNER_LOG_LEVEL says otherwise. */
   quiet?: boolean;
   /**
+   * Called once an embedded dev server this process started answers, before the worker is
+   * created: `agent-runner server` records itself there, so that clients start their turns while
+   * the worker loads (their workflow tasks wait on the task queue).
+   */
+  onDevServerReady?: (devServer: DevServer) => void;
+  /**
    * Before starting a dev server or worker, check that the data directory is writable and (for a
    * worker) that the model API key is set. @default true
    */
@@ -144,12 +150,6 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
       });
       found = { address: state.address, mode: 'shared' };
     }
-    if (runWorker || !found) {
-      const { installRuntimeLogging, runtimeLogLevel } = await import('./logging');
-      installRuntimeLogging(runtimeLogLevel(env, opts.quiet ? 'ERROR' : 'WARN'), {
-        forwardCoreLogs: opts.forwardCoreLogs ?? true,
-      });
-    }
     if (found) {
       ({ mode, address } = found);
       if (mode === 'shared') {
@@ -179,7 +179,9 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
       }
       if (!devServer) {
         log(`starting the embedded Temporal dev server (${cliPath})`);
-        devServer = await startDevServer({
+        let spawned: () => void = () => undefined;
+        const spawn = new Promise<void>((resolve) => (spawned = resolve));
+        const starting = startDevServer({
           cliPath,
           dataDir: config.dataDir,
           dbFilename: config.devServer.dbFilename,
@@ -197,11 +199,25 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
           sqlitePragmas: config.devServer.sqlitePragmas,
           startTimeoutMs: config.devServer.startTimeoutMs,
           ...(opts.keepAlive ? { keepAlive: true } : {}),
+          onSpawn: () => spawned(),
         });
+        // While the server boots (its own process), load the client and worker code here (about
+        // 1 s of module loading that would otherwise follow the boot).
+        await Promise.race([spawn, starting.then(noop, noop)]);
+        await loadModules(runWorker);
+        devServer = await starting;
       }
       lock.setDevServer(devServer);
       address = devServer.address;
       log(`Temporal dev server at ${address}${devServer.uiUrl ? `, Web UI ${devServer.uiUrl}` : ''}`);
+      opts.onDevServerReady?.(devServer);
+    }
+    if (runWorker || mode === 'embedded') {
+      // After the dev server's start: loading @temporalio/worker overlaps its boot.
+      const { installRuntimeLogging, runtimeLogLevel } = await import('./logging');
+      installRuntimeLogging(runtimeLogLevel(env, opts.quiet ? 'ERROR' : 'WARN'), {
+        forwardCoreLogs: opts.forwardCoreLogs ?? true,
+      });
     }
     ({ connection, client } = await connectTemporalClient(config, { address, mode }, env));
     if (runWorker) {
@@ -261,6 +277,16 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
       await store.close().catch(() => undefined);
     },
   };
+}
+
+function noop(): void {}
+
+/** Loads the Temporal client and, for a worker, the native worker and the activities (with the Anthropic SDK). */
+async function loadModules(worker: boolean): Promise<void> {
+  await import('@temporalio/client');
+  if (!worker) return;
+  await import('@temporalio/worker');
+  await import('./worker');
 }
 
 /** The Web UI port to ask for: the configured one (8233 by default) when it is free, else 0 (a free one). */

@@ -3,9 +3,7 @@ import { resolve } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
 import type { Config } from '../../config';
 import type { SDKMessage, SDKResultMessage } from '../../common/sdk-messages';
-import { QueryEngine } from '../../client/query-engine';
-import { openRuntime } from '../../worker/runtime';
-import { budgetPoolExists } from '../../client/budget-pool';
+import type { QueryEngine } from '../../client/query-engine';
 import type { Runtime } from '../../worker/runtime';
 import type { InputFormat, OutputFormat } from '../output';
 import { EXIT, describeMessage, exitCodeFor, textOutput, workspaceMoveNotice } from '../output';
@@ -15,18 +13,13 @@ import { unenforceableBudget } from '../budget-prices';
 import { applySettings } from '../settings-options';
 import type { LoadedSettings } from '../../settings';
 import { checkPrompt, readPromptFromStdin } from '../stdin';
-import { readLines, runStreamJsonInput } from '../stream-json-input';
 import type { McpFlags } from '../mcp-options';
 import { mcpConfigFromFlags } from '../mcp-options';
-import { storeMcpConfig } from '../../mcp/store';
 import { hooksFromSettings, turnHooks } from '../hook-options';
-import { storeHooksConfig } from '../../hooks/activity';
-import { answerApproval, listApprovals } from '../../client/approvals';
 import type { ApprovalSettings } from '../../common/approvals';
 import type { ServerModeFlags } from '../server-mode';
 import { serverModeOptions } from '../server-mode';
 import { checkMemoryFiles } from '../memory-check';
-import { forkSession } from '../../client/fork-session';
 import { positiveInt } from '../turn-options';
 
 export { INPUT_FORMATS, type InputFormat } from '../output';
@@ -82,7 +75,10 @@ async function pickSessionId(rt: Runtime, flags: PrintFlags, cwd: string): Promi
   if (earlier !== null && !flags.forkSession) return earlier;
   const id = await newSessionId(rt, flags);
   // --fork-session: the new session starts as a copy of the earlier one, which stays as it was.
-  if (earlier !== null) await forkSession(rt.store, earlier, id);
+  if (earlier !== null) {
+    const { forkSession } = await import('../../client/fork-session');
+    await forkSession(rt.store, earlier, id);
+  }
   return id;
 }
 
@@ -178,10 +174,25 @@ export async function runPrint(
     await checkMemoryFiles(cwd, options.settingSources, io.stderr);
   }
   const prompt = streamInput ? '' : checkPrompt(promptArg ?? (await readPromptFromStdin()));
+  // Everything is checked: when this run will start the background server, start it now, so that
+  // it boots while the client code below loads (about 400 ms).
+  const mode = serverModeOptions(flags);
+  if (mode.daemon) {
+    const { startBackgroundServerEarly } = await import('../early-server');
+    await startBackgroundServerEarly(config, mode.configPath, process.env);
+  }
+  const [{ QueryEngine }, { openRuntime }, { budgetPoolExists }, { storeMcpConfig }, { storeHooksConfig }] =
+    await Promise.all([
+      import('../../client/query-engine'),
+      import('../../worker/runtime'),
+      import('../../client/budget-pool'),
+      import('../../mcp/store'),
+      import('../../hooks/activity'),
+    ]);
   const log = flags.verbose || flags.outputFormat === 'text' ? (l: string) => io.stderr(l) : () => undefined;
   const rt = await openRuntime({
     config,
-    ...serverModeOptions(flags),
+    ...mode,
     log: flags.verbose ? log : () => undefined,
     notice: (l) => io.stderr(l),
     quiet: flags.verbose !== true,
@@ -241,6 +252,8 @@ export async function runPrint(
       replayUserMessages: flags.replayUserMessages === true,
     });
     if (streamInput) {
+      const { readLines, runStreamJsonInput } = await import('../stream-json-input');
+      const { answerApproval, listApprovals } = await import('../../client/approvals');
       result = await runStreamJsonInput(readLines(io.stdin ?? process.stdin), {
         engine,
         options,
@@ -322,19 +335,21 @@ function watchApprovals(rt: Runtime, sessionId: string, io: PrintIo): () => Prom
     polling = polling.then(() => poll());
   }, 500);
   const poll = (): Promise<void> =>
-    listApprovals(rt.client, rt.store, { sessionId }).then(
-      (list) => {
-        for (const a of list) {
-          if (seen.has(a.approvalId)) continue;
-          seen.add(a.approvalId);
-          io.stderr(
-            `agent-runner: waiting for approval ${a.approvalId}: ${a.toolName} ${JSON.stringify(a.input ?? {}).slice(0, 200)}\n` +
-              `  answer with: agent-runner approvals approve ${a.approvalId}   (or: approvals deny ${a.approvalId} --message "…")`,
-          );
-        }
-      },
-      () => undefined,
-    );
+    import('../../client/approvals')
+      .then(({ listApprovals }) => listApprovals(rt.client, rt.store, { sessionId }))
+      .then(
+        (list) => {
+          for (const a of list) {
+            if (seen.has(a.approvalId)) continue;
+            seen.add(a.approvalId);
+            io.stderr(
+              `agent-runner: waiting for approval ${a.approvalId}: ${a.toolName} ${JSON.stringify(a.input ?? {}).slice(0, 200)}\n` +
+                `  answer with: agent-runner approvals approve ${a.approvalId}   (or: approvals deny ${a.approvalId} --message "…")`,
+            );
+          }
+        },
+        () => undefined,
+      );
   return async () => {
     clearInterval(timer);
     await polling;

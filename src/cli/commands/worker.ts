@@ -1,7 +1,8 @@
 import type { Config } from '../../config';
 import { openRuntime } from '../../worker/runtime';
 import type { Runtime } from '../../worker/runtime';
-import { UsageError } from '../turn-options';
+import { UsageError } from '../usage-error';
+import type { SparePool } from '../../worker/spare-pool';
 
 /**
  * `agent-runner worker`: runs a worker for a configured server (`temporal.address` or a running
@@ -23,6 +24,9 @@ export async function runWorker(config: Config, log: (l: string) => void): Promi
   return 0;
 }
 
+/** How long a background server serves the run that started it before loading spare clients, in ms. */
+const SPARE_DELAY_MS = 3000;
+
 /** Options of {@link runServer}. */
 export interface ServerFlags {
   ui: boolean;
@@ -41,9 +45,26 @@ export async function runServer(config: Config, log: (l: string) => void, flags:
   const { writeServerState, clearServerState, readServerState } = await import('../../client/server-state');
   const { EmbeddedServerBusyError } = await import('../../worker/server-lock');
   const background = flags.background === true;
+  // The run that spawned this server before loading its code (bin/agent-runner).
+  const spawnedBy = Number(process.env['AGENT_RUNNER_SPAWNED_BY']) || undefined;
+  delete process.env['AGENT_RUNNER_SPAWNED_BY'];
   const stamp = (l: string): void => log(background ? `${new Date().toISOString()} ${l}` : l);
   const previous = readServerState(config.dataDir);
   const previousPort = previous ? Number(previous.address.slice(previous.address.lastIndexOf(':') + 1)) : 0;
+  const { workerEnvFingerprint } = await import('../../worker/background');
+  // Recorded as soon as the dev server answers: clients start their turns while the worker loads
+  // (their workflow tasks wait on the task queue until it polls).
+  const record = (devServer: NonNullable<Runtime['devServer']>): void => {
+    writeServerState(config.dataDir, {
+      address: devServer.address,
+      pid: devServer.pid,
+      uiUrl: devServer.uiUrl,
+      ownerPid: process.pid,
+      mode: background ? 'background' : 'foreground',
+      ...(background ? { idleTimeoutMs: config.devServer.idleTimeoutMs } : {}),
+      workerEnv: workerEnvFingerprint(config, process.env),
+    });
+  };
   let rt: Runtime;
   try {
     rt = await openRuntime({
@@ -56,8 +77,10 @@ export async function runServer(config: Config, log: (l: string) => void, flags:
         : {}),
       log: stamp,
       ui: flags.ui,
+      onDevServerReady: record,
     });
   } catch (e) {
+    if (readServerState(config.dataDir)?.ownerPid === process.pid) clearServerState(config.dataDir);
     if (background && e instanceof EmbeddedServerBusyError && e.mode !== 'private') {
       stamp(`another server process (pid ${e.pid}, ${e.mode ?? 'starting'}) holds ${config.dataDir}; exiting`);
       return 0;
@@ -65,25 +88,37 @@ export async function runServer(config: Config, log: (l: string) => void, flags:
     throw e;
   }
   if (!rt.devServer) throw new Error('the embedded server did not start');
-  const { workerEnvFingerprint } = await import('../../worker/background');
-  writeServerState(config.dataDir, {
-    address: rt.address,
-    pid: rt.devServer.pid,
-    uiUrl: rt.devServer.uiUrl,
-    ownerPid: process.pid,
-    mode: background ? 'background' : 'foreground',
-    ...(background ? { idleTimeoutMs: config.devServer.idleTimeoutMs } : {}),
-    workerEnv: workerEnvFingerprint(config, process.env),
-  });
+  if (readServerState(config.dataDir)?.ownerPid !== process.pid) record(rt.devServer);
   stamp(
     `agent-runner server ready: Temporal at ${rt.address}${rt.devServer.uiUrl ? `, Web UI ${rt.devServer.uiUrl}` : ''}`,
   );
+  let spares: SparePool | null = null;
+  if (config.devServer.spareClients > 0) {
+    const { startSparePool } = await import('../../worker/spare-pool');
+    try {
+      spares = await startSparePool({
+        dataDir: config.dataDir,
+        size: config.devServer.spareClients,
+        log: stamp,
+        // A background server was started by a run whose first turn comes now.
+        delayMs: background ? SPARE_DELAY_MS : 0,
+      });
+    } catch (e) {
+      stamp(`no spare clients: ${e instanceof Error ? e.message : String(e)} (runs load their own code)`);
+    }
+  }
   const stop = new AbortController();
   if (background) {
     stamp(`data directory ${config.dataDir}; stops after ${config.devServer.idleTimeoutMs} ms idle`);
     const { watchIdle } = await import('../../worker/background');
     void watchIdle(
-      { client: rt.client, dataDir: config.dataDir, idleTimeoutMs: config.devServer.idleTimeoutMs, log: stamp },
+      {
+        client: rt.client,
+        dataDir: config.dataDir,
+        idleTimeoutMs: config.devServer.idleTimeoutMs,
+        log: stamp,
+        ...(spawnedBy ? { spawnedBy } : {}),
+      },
       stop.signal,
     ).then((why) => {
       if (why !== 'aborted') {
@@ -96,6 +131,7 @@ export async function runServer(config: Config, log: (l: string) => void, flags:
   }
   await waitForStop(stamp, stop.signal);
   stop.abort();
+  await spares?.close();
   if (readServerState(config.dataDir)?.ownerPid === process.pid) clearServerState(config.dataDir);
   await rt.close();
   stamp('stopped');

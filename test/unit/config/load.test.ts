@@ -77,6 +77,7 @@ describe('config defaults', () => {
       startTimeoutMs: 60000,
       logLevel: 'warn',
       idleTimeoutMs: 600000,
+      spareClients: 1,
       dynamicConfig: {},
       sqlitePragmas: {},
     });
