@@ -363,17 +363,18 @@ export class JsonlTranscriptStore implements TranscriptStore {
   /** Writes `fresh` (none of them stored yet) as one append + fsync; the caller holds the session lock. */
   private async writeLines(sessionId: string, cache: SessionCache, fresh: TranscriptEntry[]): Promise<void> {
     const file = transcriptPath(this.dataDir, sessionId);
-    await fs.promises.mkdir(this.dir, { recursive: true });
     const body = fresh.map((e) => `${JSON.stringify(e)}\n`).join('');
     let created = false;
-    const handle = await fs.promises.open(file, 'a+');
+    const handle = await openForAppend(file, this.dir);
     let before: fs.Stats;
     let after: fs.Stats;
     let prefix = '';
     try {
       before = await handle.stat();
       created = before.size === 0;
-      if (before.size > 0) {
+      // The cache has read the file up to its end, which is then just after a newline.
+      const endsAtNewline = cache.dev === before.dev && cache.ino === before.ino && cache.offset === before.size;
+      if (before.size > 0 && !endsAtNewline) {
         // A torn last line (crash mid-write): start a fresh line instead of gluing onto it.
         const last = Buffer.alloc(1);
         await handle.read(last, 0, 1, before.size - 1);
@@ -422,6 +423,11 @@ export class JsonlTranscriptStore implements TranscriptStore {
     }
     let handle: fs.promises.FileHandle;
     try {
+      if (cache) {
+        // The usual case, nothing new: one stat by path instead of open + fstat + close.
+        const seen = await fs.promises.stat(file);
+        if (seen.dev === cache.dev && seen.ino === cache.ino && seen.size === cache.offset) return cache;
+      }
       handle = await fs.promises.open(file, 'r');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
@@ -578,6 +584,17 @@ async function writeAll(handle: fs.promises.FileHandle, data: Buffer, sizeBefore
       if (now?.size === sizeBefore + written) await handle.truncate(sizeBefore).catch(() => undefined);
     }
     throw err;
+  }
+}
+
+/** Opens a transcript for appending; its directory is made only when it is missing. */
+async function openForAppend(file: string, dir: string): Promise<fs.promises.FileHandle> {
+  try {
+    return await fs.promises.open(file, 'a+');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    await fs.promises.mkdir(dir, { recursive: true });
+    return fs.promises.open(file, 'a+');
   }
 }
 
