@@ -285,9 +285,12 @@ class Turn {
       await continueAsNew<typeof turnWorkflow>({ ...this.input, carry: this.state.carry(this.member) });
     }
     this.stepsThisRun++;
-    if (this.member.awaitingAck()) this.state.activity = 'waitBudgetPool';
-    await this.member.awaitAck((wait) => this.interrupts.run(wait));
-    if (this.interrupts.requested()) return this.interrupted('aborted_tools');
+    if (this.member.awaitingAck()) {
+      // Only in a budget pool (no await otherwise: every promise costs the workflow thread a stack trace).
+      this.state.activity = 'waitBudgetPool';
+      await this.member.awaitAck((wait) => this.interrupts.run(wait));
+      if (this.interrupts.requested()) return this.interrupted('aborted_tools');
+    }
     const verdict = checkLimits(this.state.data.limits, this.state.limitState(this.member));
     if (verdict.stop) {
       const reason = verdict.subtype === 'error_max_turns' ? 'max_turns' : 'budget_exhausted';
@@ -350,7 +353,7 @@ class Turn {
       call.stopReason,
     );
     this.updateDetails();
-    if (call.costUsd !== null) await this.member.reportSpend(call.costUsd);
+    if (call.costUsd !== null && this.member.poolId !== undefined) await this.member.reportSpend(call.costUsd);
     return { kind: 'response', assistantUuid, call };
   }
 

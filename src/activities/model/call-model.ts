@@ -215,7 +215,8 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     const heartbeat = (): void => {
       if (!silent) actx.heartbeat(progress);
     };
-    heartbeat();
+    // The first beat after one interval (a third of the timeout at most), not at once: a call that
+    // ends sooner costs the server no heartbeat write, and the timeout counts from the start anyway.
     const beat = setInterval(
       heartbeat,
       Math.max(50, Math.min(MAX_HEARTBEAT_INTERVAL_MS, (actx.heartbeatTimeoutMs ?? Infinity) / 3)),
