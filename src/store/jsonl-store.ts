@@ -72,6 +72,8 @@ interface SessionCache {
 }
 
 const NEWLINE = 0x0a;
+/** Call directories whose model-attempt usage records are kept in memory. */
+const MAX_CACHED_ATTEMPT_DIRS = 1024;
 const READ_CHUNK = 4 * 1024 * 1024;
 const TORN_RECHECKS = 3;
 const TORN_RECHECK_MS = 20;
@@ -88,6 +90,8 @@ export class JsonlTranscriptStore implements TranscriptStore {
   private readonly maxCached: number;
   private readonly caches = new Map<string, SessionCache>();
   private readonly locks = new Map<string, Promise<void>>();
+  /** Model-attempt usage records read so far, by call directory and file name. */
+  private readonly attemptRecords = new Map<string, Map<string, ModelAttemptUsage>>();
   private readonly content: JsonlContentFiles;
   /** Stream events of model calls, as files beside the transcripts (`<dataDir>/stream-events/`). */
   readonly streamEvents: StreamEventChannel;
@@ -247,6 +251,7 @@ export class JsonlTranscriptStore implements TranscriptStore {
     try {
       await writeDurable(tmp, `${JSON.stringify({ v: TRANSCRIPT_SCHEMA_VERSION, ...parsed.data })}\n`);
       await fs.promises.rename(tmp, file);
+      this.attemptRecords.get(dir)?.delete(path.basename(file)); // replaced: read it again
     } catch (err) {
       await fs.promises.unlink(tmp).catch(() => undefined);
       throw err;
@@ -254,7 +259,12 @@ export class JsonlTranscriptStore implements TranscriptStore {
     await syncDir(dir);
   }
 
-  /** A record that cannot be parsed is skipped with a warning. */
+  /**
+   * A record that cannot be parsed is skipped with a warning. A record file is written by its own
+   * attempt only (renamed into place whole), so records read before are taken from memory: each
+   * call costs a directory listing, not a read per record (a record this store replaces is read
+   * again).
+   */
   async modelAttemptUsage(sessionId: string, callUuid?: string): Promise<ModelAttemptUsage[]> {
     checkId('session id', sessionId);
     const root = path.join(this.dir, `${sessionId}.attempts`);
@@ -262,16 +272,20 @@ export class JsonlTranscriptStore implements TranscriptStore {
     const out: ModelAttemptUsage[] = [];
     for (const call of calls) {
       const dir = this.attemptDir(sessionId, call);
+      const known = this.attemptRecords.get(dir);
+      const seen = new Map<string, ModelAttemptUsage>();
       for (const name of await readDirOrEmpty(dir)) {
         if (!/^\d+-(start|end)\.json$/.test(name)) continue;
         const file = path.join(dir, name);
-        const record = parseAttemptUsage(await readOrUndefined(file));
+        const record = known?.get(name) ?? parseAttemptUsage(await readOrUndefined(file));
         if (record === undefined || record.callUuid !== call) {
           this.warn(`${file}: skipped a model-attempt usage record that is not valid`);
           continue;
         }
+        seen.set(name, record);
         out.push(record);
       }
+      this.rememberAttempts(dir, seen);
     }
     const phase = (r: ModelAttemptUsage): number => (r.phase === 'start' ? 0 : 1);
     return out.sort((a, b) => a.callUuid.localeCompare(b.callUuid) || a.attempt - b.attempt || phase(a) - phase(b));
@@ -322,6 +336,18 @@ export class JsonlTranscriptStore implements TranscriptStore {
   async close(): Promise<void> {}
 
   // -------------------------------------------------------------------------------------------
+
+  /** Keeps the records read from one call's directory (most recently used last, bounded). */
+  private rememberAttempts(dir: string, records: Map<string, ModelAttemptUsage>): void {
+    this.attemptRecords.delete(dir);
+    if (records.size === 0) return;
+    this.attemptRecords.set(dir, records);
+    while (this.attemptRecords.size > MAX_CACHED_ATTEMPT_DIRS) {
+      const oldest = this.attemptRecords.keys().next().value;
+      if (oldest === undefined) break;
+      this.attemptRecords.delete(oldest);
+    }
+  }
 
   private attemptDir(sessionId: string, callUuid: string): string {
     checkId('session id', sessionId);
