@@ -2,7 +2,7 @@
  * The benchmarks: `node dist/bench/run.js [--json] [--quick] [--only NAME,...]` after
  * `npm run build`. Prints one table per measurement on stdout (progress on stderr); with `--json`,
  * the last stdout line is one JSON object with every figure. Names: overhead, tuning, history,
- * concurrency, recovery, cache, stores, compaction. See docs/performance.md.
+ * concurrency, recovery, cache, stores, compaction, firstturn. See docs/performance.md.
  */
 import * as os from 'node:os';
 import { measureConcurrency } from './concurrency';
@@ -16,6 +16,7 @@ import { measureServerTuning } from './server-tuning';
 import { measureCli } from './cli';
 import { measureStores } from './stores';
 import { measureCompaction } from './compaction';
+import { measureFirstTurn } from './first-turn';
 
 const ALL = [
   'cli',
@@ -27,6 +28,7 @@ const ALL = [
   'cache',
   'stores',
   'compaction',
+  'firstturn',
 ] as const;
 type Name = (typeof ALL)[number];
 
@@ -94,6 +96,7 @@ async function main(): Promise<void> {
     );
     await run('cache', () => measurePromptCache({ address, calls: 20 }));
     await run('compaction', () => measureCompaction({ address, steps: args.quick ? 100 : 300, windowTokens: 20_000 }));
+    await run('firstturn', () => measureFirstTurn({ address, turns: args.quick ? 3 : 7 }));
     await run('stores', () =>
       measureStores({
         address,

@@ -10,13 +10,14 @@ import type { ModelFaultHooks } from './model/call-model';
 import { createCompactContext } from './model/compact';
 import { createRunTool } from './run-tool';
 import { ChildEnvironments } from '../env/child-env';
+import { withGitConfigScan } from '../env/git-env';
 import { BUILTIN_TOOLS, toolsForModel } from './tools/registry';
 import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordPrompt, createRecordTranscript } from './transcript';
 import { createLoadContext } from './context';
 import { withStorageErrors } from './store-errors';
 import { withHeartbeats } from './heartbeats';
-import { createPrepareWorkspace, type WorkspaceHost } from './workspace/prepare';
+import { createPrepareWorkspace, type PrepareWorkspaceInput, type WorkspaceHost } from './workspace/prepare';
 import { storeSnapshot } from './workspace/snapshot';
 import type { Activities } from './types';
 import { isMcpToolName } from '../common/mcp';
@@ -104,7 +105,9 @@ export function createActivities(deps: ActivityDeps): Activities {
         ...(ws
           ? {
               snapshot: (i: { sessionId: string; toolUseId: string; root: string; base: string }) =>
-                storeSnapshot({ store: deps.store, ...i, maxBytes: ws.config.maxSnapshotBytes }),
+                withGitConfigScan(() =>
+                  storeSnapshot({ store: deps.store, ...i, maxBytes: ws.config.maxSnapshotBytes }),
+                ),
             }
           : {}),
         // Tool processes get the worker's environment minus the runner's secrets (src/env/child-env.ts).
@@ -112,12 +115,24 @@ export function createActivities(deps: ActivityDeps): Activities {
         ...(ws ? { hostQueue: ws.hostQueue } : {}),
       }),
     ),
-    prepareWorkspace: withStorageErrors(ws ? createPrepareWorkspace(deps.store, ws) : async () => null),
+    // Git work lists a repository's config once per activity (src/env/git-env.ts).
+    prepareWorkspace: withStorageErrors(ws ? gitScanOnce(createPrepareWorkspace(deps.store, ws)) : notFollowed),
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),
     recordPrompt: withStorageErrors(createRecordPrompt(deps.store)),
     loadSession: createLoadSession(deps.store, priceFor),
     connectMcpServers: withStorageErrors(withHeartbeats(createConnectMcpServers(mcp))),
     runHooks: withStorageErrors(createRunHooks({ store: deps.store, ...(deps.env ? { env: deps.env } : {}) })),
-    loadContext: withStorageErrors(createLoadContext(deps.store)),
+    loadContext: withStorageErrors(gitScanOnce(createLoadContext(deps.store))),
   };
+}
+
+/** `prepareWorkspace` of a worker that does not follow workspaces. */
+async function notFollowed(input: PrepareWorkspaceInput): Promise<null> {
+  void input;
+  return null;
+}
+
+/** `fn` with its git commands listing the repository's config once per call. */
+function gitScanOnce<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return (...args) => withGitConfigScan(() => fn(...args));
 }

@@ -20,9 +20,12 @@
  * - `safe.directory=*` (honoured in command scope): a repository owned by another user (a mounted
  *   volume) is read as well; it is safe because nothing from its config runs.
  *
- * Config listed after this check (a background command rewriting `.git/config` at that moment)
- * could slip through one command; such a command already runs code, and git gets no secret.
+ * The drivers are listed once per directory and activity ({@link withGitConfigScan}), not before
+ * every command. Config written after the listing (a background command rewriting `.git/config`
+ * during the activity) could slip through the rest of that activity's commands; such a command
+ * already runs code, and git gets no secret.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { execFile } from 'node:child_process';
 import { gitEnvironment } from './child-env';
 
@@ -106,9 +109,23 @@ export function neutralizedDrivers(keys: readonly string[]): Array<[string, stri
   return out;
 }
 
+/** Driver keys listed so far in the running scan scope, by directory. */
+const scans = new AsyncLocalStorage<Map<string, Promise<string[]>>>();
+
+/**
+ * Runs `fn` (one activity's git work) listing each directory's drivers once: every runner git
+ * command inside it reuses the keys the first command in the same directory listed. Nested
+ * calls share the outer scope. Outside a scope every command lists them itself.
+ */
+export function withGitConfigScan<T>(fn: () => Promise<T>): Promise<T> {
+  return scans.getStore() ? fn() : scans.run(new Map(), fn);
+}
+
 /**
  * The environment for a runner git command in `cwd`: {@link gitEnvironment} of `base`, the
  * {@link GIT_SAFE_CONFIG}, the repository's drivers emptied, then `extra` (e.g. `GIT_INDEX_FILE`).
+ * Inside {@link withGitConfigScan} (and with the process environment as `base`) the drivers of
+ * a directory are listed once.
  */
 export async function safeGitEnvironment(
   cwd: string,
@@ -116,6 +133,11 @@ export async function safeGitEnvironment(
   base: NodeJS.ProcessEnv = process.env,
 ): Promise<NodeJS.ProcessEnv> {
   const env = withCommandConfig({ ...gitEnvironment(base), LC_ALL: 'C' }, GIT_SAFE_CONFIG);
-  const keys = await repositoryDriverKeys(cwd, env);
-  return { ...withCommandConfig(env, neutralizedDrivers(keys)), ...extra };
+  const listed = base === process.env ? scans.getStore() : undefined;
+  let keys = listed?.get(cwd);
+  if (!keys) {
+    keys = repositoryDriverKeys(cwd, env);
+    listed?.set(cwd, keys);
+  }
+  return { ...withCommandConfig(env, neutralizedDrivers(await keys)), ...extra };
 }

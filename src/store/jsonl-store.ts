@@ -72,6 +72,8 @@ interface SessionCache {
 }
 
 const NEWLINE = 0x0a;
+/** Call directories whose model-attempt usage records are kept in memory. */
+const MAX_CACHED_ATTEMPT_DIRS = 1024;
 const READ_CHUNK = 4 * 1024 * 1024;
 const TORN_RECHECKS = 3;
 const TORN_RECHECK_MS = 20;
@@ -88,6 +90,8 @@ export class JsonlTranscriptStore implements TranscriptStore {
   private readonly maxCached: number;
   private readonly caches = new Map<string, SessionCache>();
   private readonly locks = new Map<string, Promise<void>>();
+  /** Model-attempt usage records read so far, by call directory and file name. */
+  private readonly attemptRecords = new Map<string, Map<string, ModelAttemptUsage>>();
   private readonly content: JsonlContentFiles;
   /** Stream events of model calls, as files beside the transcripts (`<dataDir>/stream-events/`). */
   readonly streamEvents: StreamEventChannel;
@@ -247,6 +251,7 @@ export class JsonlTranscriptStore implements TranscriptStore {
     try {
       await writeDurable(tmp, `${JSON.stringify({ v: TRANSCRIPT_SCHEMA_VERSION, ...parsed.data })}\n`);
       await fs.promises.rename(tmp, file);
+      this.attemptRecords.get(dir)?.delete(path.basename(file)); // replaced: read it again
     } catch (err) {
       await fs.promises.unlink(tmp).catch(() => undefined);
       throw err;
@@ -254,7 +259,12 @@ export class JsonlTranscriptStore implements TranscriptStore {
     await syncDir(dir);
   }
 
-  /** A record that cannot be parsed is skipped with a warning. */
+  /**
+   * A record that cannot be parsed is skipped with a warning. A record file is written by its own
+   * attempt only (renamed into place whole), so records read before are taken from memory: each
+   * call costs a directory listing, not a read per record (a record this store replaces is read
+   * again).
+   */
   async modelAttemptUsage(sessionId: string, callUuid?: string): Promise<ModelAttemptUsage[]> {
     checkId('session id', sessionId);
     const root = path.join(this.dir, `${sessionId}.attempts`);
@@ -262,16 +272,20 @@ export class JsonlTranscriptStore implements TranscriptStore {
     const out: ModelAttemptUsage[] = [];
     for (const call of calls) {
       const dir = this.attemptDir(sessionId, call);
+      const known = this.attemptRecords.get(dir);
+      const seen = new Map<string, ModelAttemptUsage>();
       for (const name of await readDirOrEmpty(dir)) {
         if (!/^\d+-(start|end)\.json$/.test(name)) continue;
         const file = path.join(dir, name);
-        const record = parseAttemptUsage(await readOrUndefined(file));
+        const record = known?.get(name) ?? parseAttemptUsage(await readOrUndefined(file));
         if (record === undefined || record.callUuid !== call) {
           this.warn(`${file}: skipped a model-attempt usage record that is not valid`);
           continue;
         }
+        seen.set(name, record);
         out.push(record);
       }
+      this.rememberAttempts(dir, seen);
     }
     const phase = (r: ModelAttemptUsage): number => (r.phase === 'start' ? 0 : 1);
     return out.sort((a, b) => a.callUuid.localeCompare(b.callUuid) || a.attempt - b.attempt || phase(a) - phase(b));
@@ -323,6 +337,18 @@ export class JsonlTranscriptStore implements TranscriptStore {
 
   // -------------------------------------------------------------------------------------------
 
+  /** Keeps the records read from one call's directory (most recently used last, bounded). */
+  private rememberAttempts(dir: string, records: Map<string, ModelAttemptUsage>): void {
+    this.attemptRecords.delete(dir);
+    if (records.size === 0) return;
+    this.attemptRecords.set(dir, records);
+    while (this.attemptRecords.size > MAX_CACHED_ATTEMPT_DIRS) {
+      const oldest = this.attemptRecords.keys().next().value;
+      if (oldest === undefined) break;
+      this.attemptRecords.delete(oldest);
+    }
+  }
+
   private attemptDir(sessionId: string, callUuid: string): string {
     checkId('session id', sessionId);
     checkId('call uuid', callUuid);
@@ -363,17 +389,18 @@ export class JsonlTranscriptStore implements TranscriptStore {
   /** Writes `fresh` (none of them stored yet) as one append + fsync; the caller holds the session lock. */
   private async writeLines(sessionId: string, cache: SessionCache, fresh: TranscriptEntry[]): Promise<void> {
     const file = transcriptPath(this.dataDir, sessionId);
-    await fs.promises.mkdir(this.dir, { recursive: true });
     const body = fresh.map((e) => `${JSON.stringify(e)}\n`).join('');
     let created = false;
-    const handle = await fs.promises.open(file, 'a+');
+    const handle = await openForAppend(file, this.dir);
     let before: fs.Stats;
     let after: fs.Stats;
     let prefix = '';
     try {
       before = await handle.stat();
       created = before.size === 0;
-      if (before.size > 0) {
+      // The cache has read the file up to its end, which is then just after a newline.
+      const endsAtNewline = cache.dev === before.dev && cache.ino === before.ino && cache.offset === before.size;
+      if (before.size > 0 && !endsAtNewline) {
         // A torn last line (crash mid-write): start a fresh line instead of gluing onto it.
         const last = Buffer.alloc(1);
         await handle.read(last, 0, 1, before.size - 1);
@@ -422,6 +449,11 @@ export class JsonlTranscriptStore implements TranscriptStore {
     }
     let handle: fs.promises.FileHandle;
     try {
+      if (cache) {
+        // The usual case, nothing new: one stat by path instead of open + fstat + close.
+        const seen = await fs.promises.stat(file);
+        if (seen.dev === cache.dev && seen.ino === cache.ino && seen.size === cache.offset) return cache;
+      }
       handle = await fs.promises.open(file, 'r');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
@@ -578,6 +610,17 @@ async function writeAll(handle: fs.promises.FileHandle, data: Buffer, sizeBefore
       if (now?.size === sizeBefore + written) await handle.truncate(sizeBefore).catch(() => undefined);
     }
     throw err;
+  }
+}
+
+/** Opens a transcript for appending; its directory is made only when it is missing. */
+async function openForAppend(file: string, dir: string): Promise<fs.promises.FileHandle> {
+  try {
+    return await fs.promises.open(file, 'a+');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    await fs.promises.mkdir(dir, { recursive: true });
+    return fs.promises.open(file, 'a+');
   }
 }
 

@@ -65,6 +65,11 @@ export class ToolRuns {
     return decidePermission(permissionPolicyOf(this.input.options), use.name);
   }
 
+  /** True when a call's input may change before it runs: a PreToolUse hook, or approvals that may ask. */
+  private needsPreparing(use: ToolUseSummary): boolean {
+    return this.hooks.applies('PreToolUse', use.name) || this.input.options.approvals !== undefined;
+  }
+
   /**
    * The `runTool` input of one call: its permission and the read-file state of its file (read
    * when the call's batch starts, so an Edit sees the Read before it), or, with `skipReason`,
@@ -193,7 +198,12 @@ export class ToolRuns {
       );
       const planned = batch.map((use) => this.plan(use));
       const inputs: RunToolInput[] = [];
-      for (const run of planned) inputs.push(await this.prepare(run, assistantUuid));
+      for (const run of planned) {
+        // Without hooks or approvals the input is known at once (no await, no promise per call).
+        inputs.push(
+          this.needsPreparing(run.use) ? await this.prepare(run, assistantUuid) : this.runInput(run, assistantUuid),
+        );
+      }
       const results = await this.interrupts.run(() =>
         Promise.all(inputs.map((input, i) => this.run(input, planned[i]?.use))),
       );
@@ -220,7 +230,7 @@ export class ToolRuns {
       for (const r of results) this.recordResult(r, pending);
       for (const [i, r] of results.entries()) {
         const run = planned[i];
-        if (!run || r.outcome !== 'ok' || this.hookStop) continue;
+        if (!run || r.outcome !== 'ok' || this.hookStop || !this.hooks.applies('PostToolUse', run.use.name)) continue;
         this.hookStop ??= await this.hooks.postToolUse(run.use, assistantUuid, r.resultUuid);
       }
       if (this.hookStop) break;

@@ -52,6 +52,12 @@ const TURN_STATUS_PATCH = 'turn-status-attributes';
 /** Patch id of the `loadContext` step at a new session's first turn. */
 const SESSION_CONTEXT_PATCH = 'session-context';
 
+/**
+ * Patch id: a new session's context is loaded while its workspace is prepared (both activities
+ * scheduled in one workflow task), not after it. Histories from before replay sequentially.
+ */
+const PARALLEL_SETUP_PATCH = 'parallel-session-setup';
+
 /** Model calls per workflow run before a long turn continues as new. */
 const DEFAULT_MAX_STEPS_PER_RUN = 200;
 
@@ -203,19 +209,44 @@ class Turn {
         ]),
       );
     }
+    let contextLoaded = false;
     if (patched(WORKSPACE_PATCH)) {
       // Where the working tree is: recorded (origin, base, first snapshot) on its host, or
       // re-materialized on a live worker when the previous turn's host is gone.
       this.state.activity = 'prepareWorkspace';
-      await uninterruptible(() => this.workspace.prepare());
+      if (input.parentUuid === null && patched(PARALLEL_SETUP_PATCH) && patched(SESSION_CONTEXT_PATCH)) {
+        const failed = await this.prepareWithContext(input.promptUuid);
+        if (failed) return failed;
+        contextLoaded = true;
+      } else {
+        await uninterruptible(() => this.workspace.prepare());
+      }
     }
     // Histories from before the session context replay without the step (patched marker).
-    if (input.parentUuid === null && patched(SESSION_CONTEXT_PATCH)) {
+    if (!contextLoaded && input.parentUuid === null && patched(SESSION_CONTEXT_PATCH)) {
       const failed = await this.loadContext(input.promptUuid);
       if (failed) return failed;
     }
     await this.member.join();
     return null;
+  }
+
+  /**
+   * A new session's first turn: the workspace is prepared and the context loaded at once (each
+   * runs about a dozen git commands). The context is read in the client's directory, where the
+   * workspace of a first turn is (recorded in place); in the rare case that it is not (the
+   * session's origin was recorded by an earlier run and its host is gone, so the tree was
+   * re-materialized elsewhere), the context is loaded again there, and the first line stays
+   * off the chain.
+   */
+  private async prepareWithContext(promptUuid: string): Promise<TurnOutcome | null> {
+    const cwd = this.workspace.cwd;
+    const [, failed] = await Promise.all([
+      uninterruptible(() => this.workspace.prepare()),
+      this.loadContext(promptUuid),
+    ]);
+    if (failed || this.workspace.cwd === cwd) return failed;
+    return this.loadContext(promptUuid);
   }
 
   /**
@@ -285,9 +316,12 @@ class Turn {
       await continueAsNew<typeof turnWorkflow>({ ...this.input, carry: this.state.carry(this.member) });
     }
     this.stepsThisRun++;
-    if (this.member.awaitingAck()) this.state.activity = 'waitBudgetPool';
-    await this.member.awaitAck((wait) => this.interrupts.run(wait));
-    if (this.interrupts.requested()) return this.interrupted('aborted_tools');
+    if (this.member.awaitingAck()) {
+      // Only in a budget pool (no await otherwise: every promise costs the workflow thread a stack trace).
+      this.state.activity = 'waitBudgetPool';
+      await this.member.awaitAck((wait) => this.interrupts.run(wait));
+      if (this.interrupts.requested()) return this.interrupted('aborted_tools');
+    }
     const verdict = checkLimits(this.state.data.limits, this.state.limitState(this.member));
     if (verdict.stop) {
       const reason = verdict.subtype === 'error_max_turns' ? 'max_turns' : 'budget_exhausted';
@@ -350,7 +384,7 @@ class Turn {
       call.stopReason,
     );
     this.updateDetails();
-    if (call.costUsd !== null) await this.member.reportSpend(call.costUsd);
+    if (call.costUsd !== null && this.member.poolId !== undefined) await this.member.reportSpend(call.costUsd);
     return { kind: 'response', assistantUuid, call };
   }
 

@@ -130,6 +130,33 @@ describe('session context on a real dev server', () => {
     }
   });
 
+  test('context: a new session’s workspace is prepared and its context loaded at once, in one workflow task', async () => {
+    await start();
+    const repo = makeRepo({ 'CLAUDE.md': ROOT_MEMORY, 'a.txt': 'a\n' });
+    const git = (...args: string[]): void => {
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: repo });
+    };
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-qm', 'init');
+    steps = [{ content: [{ text: 'done' }] }];
+    const engine = env.engine({ cwd: repo });
+    const { result } = await env.runTurn(engine, 'hi');
+    expect(result).toMatchObject({ subtype: 'success', result: 'done' });
+    expect(layout(requests[0]!)).toEqual(['user: memory, gitStatus, text', 'system: environment']);
+    const history = await env.client.workflow.getHandle(`${engine.workflowId}-turn-1`).fetchHistory();
+    const kinds = (history.events ?? []).map((e) =>
+      e.activityTaskScheduledEventAttributes
+        ? `scheduled ${e.activityTaskScheduledEventAttributes.activityType?.name ?? ''}`
+        : e.activityTaskCompletedEventAttributes
+          ? 'completed'
+          : null,
+    );
+    const setup = kinds.filter((k): k is string => k !== null).slice(0, 4);
+    expect(setup.slice(0, 2).sort()).toEqual(['scheduled loadContext', 'scheduled prepareWorkspace']);
+    expect(setup.slice(2)).toEqual(['completed', 'completed']);
+  });
+
   test('context: a memory import cycle ends the turn with a setup error naming the files', async () => {
     await start();
     const repo = makeRepo({ 'CLAUDE.md': '@a.md', 'a.md': '@b.md', 'b.md': '@a.md' });

@@ -215,7 +215,8 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     const heartbeat = (): void => {
       if (!silent) actx.heartbeat(progress);
     };
-    heartbeat();
+    // The first beat after one interval (a third of the timeout at most), not at once: a call that
+    // ends sooner costs the server no heartbeat write, and the timeout counts from the start anyway.
     const beat = setInterval(
       heartbeat,
       Math.max(50, Math.min(MAX_HEARTBEAT_INTERVAL_MS, (actx.heartbeatTimeoutMs ?? Infinity) / 3)),
@@ -281,18 +282,27 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     const started = Date.now();
     let requestId: string | null = null;
     let startUsage: Usage | null = null;
-    let billable: ModelAttemptUsage[] | undefined;
     let stored: TranscriptEntry | undefined;
-    const usageRecord = (msg: Readonly<AssembledMessage>, phase: 'start' | 'end', usage: Usage): Promise<void> =>
-      deps.store.putModelAttemptUsage(input.sessionId, {
-        callUuid: input.assistantUuid,
-        attempt: actx.attempt,
-        phase,
-        requestId,
-        messageId: msg.id,
-        model: msg.model,
-        usage,
-      });
+    const attemptUsage = (
+      msg: Readonly<AssembledMessage>,
+      phase: 'start' | 'end',
+      usage: Usage,
+    ): ModelAttemptUsage => ({
+      callUuid: input.assistantUuid,
+      attempt: actx.attempt,
+      phase,
+      requestId,
+      messageId: msg.id,
+      model: msg.model,
+      usage,
+    });
+    // Collected while the request is under way, not between the response and its line. A record
+    // written after this (an older attempt still alive) is listed by a later call's line.
+    const billable = billableRecords(deps.store, input.sessionId, input.assistantUuid, context.chain);
+    billable.catch(() => undefined); // awaited by `record`; a failed request never reads it
+    /** This attempt's `start` record: in the store for a crash before the line, in the line itself. */
+    let startRecord: ModelAttemptUsage | undefined;
+    let startWrite: Promise<void> | undefined;
     /**
      * Records the complete response: the line, listing what the call was billed (first writer
      * wins). This attempt's final usage is in the line; it is stored on its own only when another
@@ -301,18 +311,10 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
      */
     const record = async (msg: Readonly<AssembledMessage>): Promise<TranscriptEntry> => {
       const endUsage = startUsage ? usageSince(startUsage, msg.usage) : msg.usage;
-      const end = {
-        callUuid: input.assistantUuid,
-        attempt: actx.attempt,
-        phase: 'end' as const,
-        requestId,
-        messageId: msg.id,
-        model: msg.model,
-        usage: endUsage,
-      };
-      const records =
-        billable ?? (await billableRecords(deps.store, input.sessionId, input.assistantUuid, context.chain));
-      const billing = toBilling([...records, end]);
+      const end = attemptUsage(msg, 'end', endUsage);
+      const records = await billable;
+      // Listed once even when the store already holds it (units are unique).
+      const billing = toBilling([...records, ...(startRecord ? [startRecord] : []), end]);
       const { invalidToolInputs, ...message } = msg;
       const entry: TranscriptEntry = {
         v: TRANSCRIPT_SCHEMA_VERSION,
@@ -329,7 +331,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         billing,
       };
       const result = await deps.store.append(entry);
-      if (!result.written) await usageRecord(msg, 'end', endUsage);
+      if (!result.written) await deps.store.putModelAttemptUsage(input.sessionId, end);
       progress.recorded = true;
       return result.entry;
     };
@@ -347,9 +349,11 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         },
         onStart: async (msg) => {
           startUsage = { ...msg.usage };
-          await usageRecord(msg, 'start', startUsage);
-          // Collected now, while the model generates, not between the response and its line.
-          billable = await billableRecords(deps.store, input.sessionId, input.assistantUuid, context.chain);
+          startRecord = attemptUsage(msg, 'start', startUsage);
+          // Durable while the model generates (not awaited here): it matters only if this attempt
+          // dies before its line is written, and the line lists it itself.
+          startWrite = deps.store.putModelAttemptUsage(input.sessionId, startRecord);
+          startWrite.catch(() => undefined); // awaited below
         },
         onComplete: async (msg) => {
           stored = await record(msg);
@@ -358,7 +362,10 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       await tap?.close();
       // A stream without `message_delta` but with `message_stop` is complete too.
       stored ??= await record(assembled);
+      await startWrite;
     } catch (err) {
+      // A failure reports what was billed: the start record must be in the store first.
+      await startWrite?.catch(() => undefined);
       if (storageFailure(err) || actx.signal.aborted) throw err;
       throw await describeCallFailure(failFastForFallback(classifyModelError(err), input, actx.attempt), {
         store: deps.store,

@@ -55,16 +55,32 @@ export function inputJsonSchema(tool: AnyToolDefinition): ModelToolSpec['input_s
   return { ...schema, type: 'object' };
 }
 
+/** Specs by tool name: a schema is converted once per process (it never changes). */
+const specCache = new Map<string, ModelToolSpec>();
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
 /**
  * The `tools` array for a Messages API request: the named built-in tools, in the given
- * order. Throws on a name that is not a built-in tool (a configuration error).
+ * order. Each tool's spec is built once per process and shared (frozen: callers must not
+ * change it). Throws on a name that is not a built-in tool (a configuration error).
  */
 export function toolsForModel(names: readonly string[]): ModelToolSpec[] {
   return names.map((name) => {
+    const cached = specCache.get(name);
+    if (cached) return cached;
     const tool = BUILTIN_TOOLS.get(name);
     if (!tool) {
       throw new Error(`Unknown built-in tool: ${name} (known: ${[...BUILTIN_TOOLS.keys()].join(', ')})`);
     }
-    return { name: tool.name, description: tool.description, input_schema: inputJsonSchema(tool) };
+    const spec = deepFreeze({ name: tool.name, description: tool.description, input_schema: inputJsonSchema(tool) });
+    specCache.set(name, spec);
+    return spec;
   });
 }

@@ -390,6 +390,28 @@ describe('JsonlTranscriptStore sessions and markers', () => {
     );
   });
 
+  test('store: model-attempt usage read again lists new and removed records, and a record this store replaced', async () => {
+    const rec = (attempt: number, phase: 'start' | 'end', n: number) => ({
+      callUuid: 'c1',
+      attempt,
+      phase,
+      requestId: null,
+      messageId: `msg_${attempt}`,
+      model: 'm',
+      usage: { input_tokens: n, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    });
+    const listed = async (): Promise<string[]> =>
+      (await store.modelAttemptUsage(SESSION, 'c1')).map((r) => `${r.attempt}-${r.phase}:${r.usage.input_tokens}`);
+    await store.putModelAttemptUsage(SESSION, rec(1, 'start', 10));
+    expect(await listed()).toEqual(['1-start:10']);
+    // Another process's record appears; a replaced one is read anew.
+    await new JsonlTranscriptStore(dataDir).putModelAttemptUsage(SESSION, rec(2, 'start', 20));
+    await store.putModelAttemptUsage(SESSION, rec(1, 'start', 11));
+    expect(await listed()).toEqual(['1-start:11', '2-start:20']);
+    fs.rmSync(path.join(dataDir, 'sessions', `${SESSION}.attempts`, 'c1', '1-start.json'));
+    expect(await listed()).toEqual(['2-start:20']);
+  });
+
   test('store: session and tool-use ids that could escape the directory are rejected', async () => {
     for (const bad of ['../evil', 'a/b', 'a\\b', '..', '', 'x\0y']) {
       expect(() => transcriptPath(dataDir, bad)).toThrow(InvalidTranscriptIdError);

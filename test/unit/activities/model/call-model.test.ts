@@ -192,6 +192,43 @@ describe('callModel: every attempt the API billed is counted once', () => {
     expect(loaded.usage).toEqual(made);
   });
 
+  test('callModel: the line lists the attempt’s start record while its write is still under way, and returns once it is stored', async () => {
+    const deps = await setup(perAttemptIds(0));
+    // A slow disk for usage records: the line must not wait for the start record, nor lose it.
+    let releaseStart!: () => void;
+    const startHeld = new Promise<void>((r) => (releaseStart = r));
+    const put = store.putModelAttemptUsage.bind(store);
+    const order: string[] = [];
+    const slowStore = Object.create(store) as JsonlTranscriptStore;
+    slowStore.putModelAttemptUsage = async (sessionId, record) => {
+      if (record.phase === 'start') await startHeld;
+      await put(sessionId, record);
+      order.push(`usage ${record.phase}`);
+    };
+    const append = store.append.bind(store);
+    slowStore.append = async (entry) => {
+      const r = await append(entry);
+      order.push(`line ${entry.uuid}`);
+      return r;
+    };
+    let returned = false;
+    const call = createCallModel({ ...deps(attempt(1)), store: slowStore })(input('a1', 'prompt')).then((s) => {
+      returned = true;
+      return s;
+    });
+    while (!order.includes('line a1')) await new Promise((r) => setTimeout(r, 10));
+    const line = await store.get(SESSION, 'a1');
+    expect(line?.billing?.units).toEqual(['a1/1/start', 'a1/1/end']);
+    expect(returned).toBe(false);
+    releaseStart();
+    const summary = await call;
+    expect(order).toEqual(['line a1', 'usage start']);
+    expect(await store.modelAttemptUsage(SESSION, 'a1')).toHaveLength(1);
+    expect(summary.usage).toEqual(billedUsage(fake!.requests()));
+    // Listed by the line and stored: still counted once.
+    expect((await createLoadSession(store, () => PRICE)(SESSION)).usage).toEqual(billedUsage(fake!.requests()));
+  });
+
   test('loadSession: attempts that no line reported (a call that never completed) are counted', async () => {
     const deps = await setup(() => ({ content: [{ text: 'x'.repeat(200) }], errors: [{ cut_after_events: 4 }] }));
     await expect(createCallModel(deps(attempt(1)))(input('a1', 'prompt'))).rejects.toThrow();
