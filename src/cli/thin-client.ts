@@ -16,16 +16,21 @@ import { SPARE_PROTOCOL_VERSION, frameLine, frameReader, spareSocketPath } from 
 
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
+/** Commands that only talk to a running server: quick, and on a spare even quicker. */
+const CONTROL_COMMANDS = new Set(['status', 'list', 'interrupt', 'limits', 'approvals', 'pool']);
+
 /**
  * Whether a command line may run on a spare: a `-p`/`--print` run that uses the shared server
- * (not `--no-daemon`, not env `AGENT_RUNNER_NO_DAEMON`), and not `--help` or `--version`.
+ * (not `--no-daemon`, not env `AGENT_RUNNER_NO_DAEMON`), or a control command (`status`, `list`,
+ * `interrupt`, `limits`, `approvals`, `pool`); never `--help` or `--version`.
  */
 export function spareEligible(argv: readonly string[], env: NodeJS.ProcessEnv): boolean {
   const args = argv.slice(2);
   const end = args.indexOf('--');
   const flags = end >= 0 ? args.slice(0, end) : args;
-  if (!flags.includes('-p') && !flags.includes('--print')) return false;
   if (flags.some((a) => ['--no-daemon', '--help', '-h', '--version', '-V'].includes(a))) return false;
+  if (CONTROL_COMMANDS.has(args[0] ?? '')) return true;
+  if (!flags.includes('-p') && !flags.includes('--print')) return false;
   const off = env['AGENT_RUNNER_NO_DAEMON'];
   return off === undefined || off === '' || off === '0' || off.toLowerCase() === 'false';
 }

@@ -94,6 +94,12 @@ describe('spare client processes', () => {
     const second = await p(['-p', 'again'], repo);
     expect(second.code).toBe(0);
     expect(Number(SPARE_LINE.exec(second.stderr)?.[1])).toBe(pid);
+    // Control commands run on it too.
+    const sessionId = (JSON.parse(second.stdout) as { session_id: string }).session_id;
+    const status = await runCli(['status', sessionId, '--json'], { env, cwd: repo });
+    expect(status.code).toBe(0);
+    expect(Number(SPARE_LINE.exec(status.stderr)?.[1])).toBe(pid);
+    expect(JSON.parse(status.stdout)).toMatchObject({ session: { sessionId, turnCount: 1 } });
   });
 
   test("spare clients: the caller's environment, stdin and exit codes are the run's", async () => {

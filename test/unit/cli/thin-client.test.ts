@@ -11,9 +11,18 @@ describe('thin client', () => {
     expect(spareEligible(argv('-p', 'hi'), { AGENT_RUNNER_NO_DAEMON: '0' })).toBe(true);
   });
 
+  test('spareEligible: control commands that only talk to a running server', () => {
+    for (const c of ['status', 'list', 'interrupt', 'limits', 'approvals', 'pool']) {
+      expect(spareEligible(argv(c, 'x'), {})).toBe(true);
+    }
+    expect(spareEligible(argv('status', '--help'), {})).toBe(false);
+  });
+
   test('spareEligible: not other commands, --help, --version, --no-daemon or AGENT_RUNNER_NO_DAEMON', () => {
-    expect(spareEligible(argv('status', 'x'), {})).toBe(false);
     expect(spareEligible(argv('server'), {})).toBe(false);
+    expect(spareEligible(argv('server', 'stop'), {})).toBe(false);
+    expect(spareEligible(argv('batch', 'tasks.jsonl'), {})).toBe(false);
+    expect(spareEligible(argv('worker'), {})).toBe(false);
     expect(spareEligible(argv('-p', 'hi', '--help'), {})).toBe(false);
     expect(spareEligible(argv('-p', '--version'), {})).toBe(false);
     expect(spareEligible(argv('-p', 'hi', '--no-daemon'), {})).toBe(false);
