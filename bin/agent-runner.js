@@ -12,12 +12,10 @@ const runHere = () => require(entry).runBinary(process.argv);
 // A `-p` run first offers itself to a spare client process of the shared server, which has the
 // client code loaded already (src/cli/thin-client.ts); when none takes it, it runs here.
 const thin = require(path.join(dist, 'thin-client.js'));
-thin
-  .runOnSpare(process.argv)
-  .then(
-    (code) => {
-      if (code === null) return runHere();
-      process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
-    },
-    () => runHere(),
-  );
+thin.runOnSpare(process.argv).then(
+  (code) => {
+    if (code === null) return runHere();
+    process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+  },
+  () => runHere(),
+);
