@@ -13,9 +13,20 @@ const runHere = () => require(entry).runBinary(process.argv);
 // client code loaded already (src/cli/thin-client.ts); when none takes it, it runs here.
 const thin = require(path.join(dist, 'thin-client.js'));
 thin.runOnSpare(process.argv).then(
-  (code) => {
-    if (code === null) return runHere();
-    process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+  (outcome) => {
+    if (outcome === null) return runHere();
+    if (outcome.closedOutput) process.exit(outcome.code);
+    setTimeout(() => process.exit(outcome.code), 10000).unref(); // a reader that never reads again
+    process.stdout.write('', () =>
+      process.stderr.write('', () => {
+        // Ended by a signal it had no handler for: end the same way.
+        if (outcome.signal) {
+          process.removeAllListeners(outcome.signal);
+          process.kill(process.pid, outcome.signal);
+        }
+        process.exit(outcome.code);
+      }),
+    );
   },
   () => runHere(),
 );

@@ -157,7 +157,9 @@ function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolea
  * attempt that loses the race (a superseded attempt still alive) returns the stored result.
  */
 export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToolSummary> {
-  return async function runTool(input: RunToolInput): Promise<RunToolSummary> {
+  return async function runTool(given: RunToolInput): Promise<RunToolSummary> {
+    // An absent parent is the assistant line (see RunToolInput.parentUuid).
+    const input = { ...given, parentUuid: given.parentUuid ?? given.assistantUuid };
     const { store } = deps;
     if (input.expectHostQueue !== undefined && input.expectHostQueue !== deps.hostQueue) {
       // A local activity on a worker of another host: the workflow sends the call to the host.

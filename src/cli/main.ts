@@ -538,13 +538,27 @@ export function runBinary(argv: string[]): void {
   main(argv).then(
     (c) => {
       code = c;
-      process.exit(c);
+      exitWhenFlushed(c);
     },
     (e: unknown) => {
       err(String(e instanceof Error && e.stack ? e.stack : e));
-      process.exit(EXIT.error);
+      exitWhenFlushed(EXIT.error);
     },
   );
 }
+
+/**
+ * Exits with `code` once stdout and stderr have handed everything written to them to the OS. A
+ * pipe's writes may be queued (a reader slower than us, a full 64 KiB pipe buffer); `process.exit`
+ * at once would drop the rest of the output.
+ */
+export function exitWhenFlushed(code: number): void {
+  // A reader that never reads again must not hold the process forever.
+  setTimeout(() => process.exit(code), FLUSH_TIMEOUT_MS).unref();
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}
+
+/** Longest wait for stdout and stderr to drain at exit, in ms. */
+const FLUSH_TIMEOUT_MS = 10_000;
 
 if (require.main === module) runBinary(process.argv);

@@ -31,6 +31,41 @@ function packageRootOf(dir: string): string {
   }
 }
 
+/** The newest modification time and the number of the compiled files under `dir`. */
+function buildStamp(dir: string): string {
+  let newest = 0;
+  let count = 0;
+  const walk = (d: string): void => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.js')) {
+        count++;
+        newest = Math.max(newest, fs.statSync(p).mtimeMs);
+      }
+    }
+  };
+  try {
+    walk(dir);
+  } catch {
+    return 'unreadable';
+  }
+  return `${count}@${newest}`;
+}
+
+const DIST = path.join(__dirname, '..');
+let loadedBuild: string | null = null;
+
+/**
+ * Why this spare's code is not the installed code any more (a rebuild or an upgrade since it
+ * loaded), or null. A stale spare declines and exits; the server loads a fresh one.
+ */
+function staleBuild(): string | null {
+  if (loadedBuild === null || buildStamp(DIST) === loadedBuild) return null;
+  setImmediate(() => process.exit(0));
+  return 'the installed code changed since this spare loaded';
+}
+
 /** Why this spare cannot run `h`, or null when it can. */
 export function declineReason(h: RunHeader, root: string): string | null {
   if (h.v !== SPARE_PROTOCOL_VERSION) return `protocol ${String(h.v)}, not ${SPARE_PROTOCOL_VERSION}`;
@@ -83,6 +118,9 @@ export function leftovers(before: Baseline, after: Baseline): string | null {
 /** How many 10 ms waits a finished run's timers get to run out before the spare gives up on reuse. */
 const SETTLE_TRIES = 150;
 
+/** How long a connection may take to send its header and then `go`, in ms. */
+const HEADER_TIMEOUT_MS = 5000;
+
 /** Most runs one spare takes before it is replaced (bounds what a long life may accumulate). */
 const MAX_RUNS = 100;
 
@@ -130,39 +168,54 @@ function runOn(socket: Socket, root: string, done: (reusable: boolean) => void):
     };
     setTimeout(() => setImmediate(() => check(SETTLE_TRIES)), 10);
   };
-  const finish = (code: number, crashed = false): void => {
-    if (ended) return;
+  const finish = (code: number, crashed = false, signal?: keyof typeof SIGNAL_EXIT): void => {
+    if (ended || exitSent) return;
     tainted ||= crashed;
     exitSent = true;
-    send({ t: 'exit', code });
+    send({ t: 'exit', code, ...(signal ? { signal } : {}) });
     socket.end(() => end(true));
     flushTimer = setTimeout(() => end(true), 2000).unref();
   };
+  const decline = (why: string): void => {
+    if (ended) return;
+    clearTimeout(headerTimer);
+    ended = true;
+    if (why) socket.end(frameLine({ t: 'decline', why }));
+    else socket.destroy();
+    done(true);
+  };
+  // A connection that sends no header (or no `go`) in time is dropped; the spare waits again.
+  const headerTimer = setTimeout(() => {
+    if (!started) decline('');
+  }, HEADER_TIMEOUT_MS);
+  let accepted = false;
+  let started = false;
   const push = frameReader(
     (f) => {
       const frame = f as { t?: string; b?: string; s?: keyof typeof SIGNAL_EXIT };
       if (header === null) {
         if (frame.t !== 'run') {
-          ended = true;
-          socket.destroy();
-          done(true);
+          decline('');
           return;
         }
         header = f as RunHeader;
-        const why = declineReason(header, root);
+        const why = declineReason(header, root) ?? staleBuild();
         if (why !== null) {
-          send({ t: 'decline', why });
-          socket.end();
-          ended = true;
-          done(true);
+          decline(why);
           return;
         }
+        accepted = true;
+        send({ t: 'start', pid: process.pid });
+      } else if (frame.t === 'go' && accepted && !started) {
+        clearTimeout(headerTimer);
+        started = true;
         process.send?.({ type: 'taken' } satisfies SpareIpcMessage);
         const became = become(header, send, finish);
         stdin = became.stdin;
         restore = became.restore;
-        send({ t: 'start', pid: process.pid });
         start(header, finish);
+      } else if (!started) {
+        decline('');
       } else if (frame.t === 'in' && typeof frame.b === 'string') {
         stdin?.push(Buffer.from(frame.b, 'base64'));
       } else if (frame.t === 'eof') {
@@ -170,23 +223,23 @@ function runOn(socket: Socket, root: string, done: (reusable: boolean) => void):
       } else if (frame.t === 'sig' && frame.s !== undefined && frame.s in SIGNAL_EXIT) {
         tainted = true; // a signal handler may leave anything behind
         if (process.listenerCount(frame.s) > 0) process.emit(frame.s, frame.s);
-        else finish(SIGNAL_EXIT[frame.s]);
+        else finish(SIGNAL_EXIT[frame.s], false, frame.s);
       }
     },
     () => {
-      if (header === null) {
-        ended = true;
-        socket.destroy();
-        done(true);
-      } else end(false);
+      if (!started) decline('');
+      else end(false);
     },
   );
   socket.on('data', push);
   socket.on('error', () => undefined);
   // The client is gone (killed, or its terminal closed): as when a client process dies, the turn
-  // goes on in Temporal; this process has nobody to report to, and its run is cut short.
+  // goes on in Temporal; this process has nobody to report to, and its run is cut short. Gone
+  // before `go`: nothing ran; wait for the next.
   socket.on('close', () => {
-    if (header !== null && !ended) end(exitSent);
+    if (ended) return;
+    if (!started) decline('');
+    else end(exitSent);
   });
   socket.resume();
 }
@@ -198,6 +251,13 @@ function become(
   finish: (code: number, crashed?: boolean) => void,
 ): { stdin: Readable & { isTTY?: boolean }; restore: () => void } {
   const undo: Array<() => void> = [];
+  // Between runs the spare holds no caller's directory (a busy mount) or environment (secrets).
+  const home = process.cwd();
+  const env = { ...process.env } as Record<string, string>;
+  undo.push(() => {
+    process.chdir(home);
+    replaceEnv(env);
+  });
   process.chdir(h.cwd);
   replaceEnv(h.env);
   process.umask(h.umask);
@@ -272,6 +332,7 @@ function start(h: RunHeader, finish: (code: number, crashed?: boolean) => void):
  */
 export function runSpare(): void {
   const root = packageRootOf(__dirname);
+  loadedBuild = buildStamp(DIST);
   let busy = false;
   let runs = 0;
   process.on('message', (msg: SpareIpcMessage, handle?: unknown) => {

@@ -16,6 +16,8 @@ import { SPARE_PROTOCOL_VERSION, frameLine, frameReader, spareSocketPath } from 
 
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
+const LONG_RUNNING = new Set(['server', 'worker', 'batch', 'store', 'workspace']);
+
 /** Commands that only talk to a running server: quick, and on a spare even quicker. */
 const CONTROL_COMMANDS = new Set(['status', 'list', 'interrupt', 'limits', 'approvals', 'pool']);
 
@@ -29,6 +31,8 @@ export function spareEligible(argv: readonly string[], env: NodeJS.ProcessEnv): 
   const end = args.indexOf('--');
   const flags = end >= 0 ? args.slice(0, end) : args;
   if (flags.some((a) => ['--no-daemon', '--help', '-h', '--version', '-V'].includes(a))) return false;
+  // Never a command that runs on (a server, a worker, a batch); a prompt with such a word runs here.
+  if (flags.some((a) => LONG_RUNNING.has(a))) return false;
   if (CONTROL_COMMANDS.has(args[0] ?? '')) return true;
   if (!flags.includes('-p') && !flags.includes('--print')) return false;
   const off = env['AGENT_RUNNER_NO_DAEMON'];
@@ -53,8 +57,14 @@ export function spareDataDir(env: NodeJS.ProcessEnv, cwd: string): string {
  */
 export function ownSocket(p: string): boolean {
   try {
+    const uid = process.getuid?.();
     const st = fs.lstatSync(p);
-    return st.isSocket() && (process.getuid === undefined || st.uid === process.getuid());
+    if (!st.isSocket() || (uid !== undefined && st.uid !== uid)) return false;
+    // Nobody else may replace it between this check and the connect: the directory is this
+    // user's and not writable by others, or sticky (others cannot rename or remove our entries).
+    const dir = fs.statSync(path.dirname(p));
+    const othersMayWrite = (dir.mode & 0o022) !== 0 && (dir.mode & 0o1000) === 0;
+    return !othersMayWrite && (uid === undefined || dir.uid === uid || (dir.mode & 0o1000) !== 0);
   } catch {
     return false;
   }
@@ -70,54 +80,83 @@ function envRecord(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
+/** How long the client waits for a spare's first answer before it runs the command itself, in ms. */
+const ANSWER_TIMEOUT_MS = 2000;
+
+/** How a run on a spare ended: its exit code, or the signal that ended it (to raise on oneself). */
+export type SpareOutcome = {
+  code: number;
+  signal?: NodeJS.Signals;
+  /** Our stdout or stderr was closed by its reader: nothing more can be written, exit at once. */
+  closedOutput?: boolean;
+};
+
 /**
  * Runs `argv` on a spare client process, when one takes it.
- * @returns the run's exit code (its output already written to this process's stdout and stderr),
- *   or null when no spare took it (the caller then runs the command itself)
+ * @returns how the run ended (its output already written to this process's stdout and stderr),
+ *   or null when no spare took it (the caller then runs the command itself); never rejects
  */
-export function runOnSpare(argv: readonly string[]): Promise<number | null> {
-  if (!spareEligible(argv, process.env)) return Promise.resolve(null);
-  const socketPath = spareSocketPath(spareDataDir(process.env, process.cwd()));
-  if (socketPath === null || !ownSocket(socketPath)) return Promise.resolve(null);
+export function runOnSpare(argv: readonly string[]): Promise<SpareOutcome | null> {
+  let cwd: string;
+  let socketPath: string | null;
+  try {
+    if (!spareEligible(argv, process.env)) return Promise.resolve(null);
+    cwd = process.cwd(); // throws when the directory was removed: the command itself reports it
+    socketPath = spareSocketPath(spareDataDir(process.env, cwd));
+    if (socketPath === null || !ownSocket(socketPath)) return Promise.resolve(null);
+  } catch {
+    return Promise.resolve(null);
+  }
+  const path_ = socketPath;
   return new Promise((resolve) => {
     let started = false;
     let settled = false;
     let readingStdin = false;
-    const socket = net.createConnection(socketPath);
+    const socket = net.createConnection(path_);
     const send = (f: ClientFrame): void => {
       if (!socket.destroyed) socket.write(frameLine(f));
     };
     const forward: Array<[NodeJS.Signals, () => void]> = FORWARDED_SIGNALS.map((s) => [s, () => send({ t: 'sig', s })]);
-    const settle = (code: number | null): void => {
+    // No answer in time (a stopped or wedged spare): run it here; the spare has not started it.
+    const answerTimer = setTimeout(() => settle(null), ANSWER_TIMEOUT_MS);
+    // A reader that closed our output early (`| head`): end quietly, as a run in its own process.
+    const onPipeError = (e: NodeJS.ErrnoException): void => {
+      if (e.code === 'EPIPE') settle({ code: 0, closedOutput: true });
+    };
+    const settle = (outcome: SpareOutcome | null): void => {
       if (settled) return;
       settled = true;
+      clearTimeout(answerTimer);
       for (const [s, f] of forward) process.off(s, f);
       if (readingStdin) process.stdin.pause();
       socket.destroy();
-      resolve(code);
+      resolve(outcome);
     };
     socket.on('error', () => {
       if (started) process.stderr.write('agent-runner: lost the connection to the process running this command\n');
-      settle(started ? 1 : null);
+      settle(started ? { code: 1 } : null);
     });
     socket.on('close', () => {
       if (started && !settled) process.stderr.write('agent-runner: the process running this command ended early\n');
-      settle(started ? 1 : null);
+      settle(started ? { code: 1 } : null);
     });
     socket.on(
       'data',
       frameReader(
         (f) => {
-          const frame = f as { t?: string; b?: string; code?: number };
+          const frame = f as { t?: string; b?: string; code?: number; signal?: NodeJS.Signals; pid?: number };
           switch (frame.t) {
             case 'start':
+              if (settled) break;
+              clearTimeout(answerTimer);
               started = true;
               if ((process.env['AGENT_RUNNER_DEBUG'] ?? '').split(',').includes('spare')) {
-                process.stderr.write(
-                  `agent-runner: debug: running in spare client process ${String((f as { pid?: number }).pid)}\n`,
-                );
+                process.stderr.write(`agent-runner: debug: running in spare client process ${String(frame.pid)}\n`);
               }
               for (const [s, fn] of forward) process.on(s, fn);
+              process.stdout.on('error', onPipeError);
+              process.stderr.on('error', onPipeError);
+              send({ t: 'go' });
               break;
             case 'decline':
               settle(null);
@@ -135,11 +174,14 @@ export function runOnSpare(argv: readonly string[]): Promise<number | null> {
               process.stdin.resume();
               break;
             case 'exit':
-              settle(typeof frame.code === 'number' ? frame.code : 1);
+              settle({
+                code: typeof frame.code === 'number' ? frame.code : 1,
+                ...(frame.signal ? { signal: frame.signal } : {}),
+              });
               break;
           }
         },
-        () => settle(started ? 1 : null),
+        () => settle(started ? { code: 1 } : null),
       ),
     );
     socket.on('connect', () => {
@@ -149,14 +191,10 @@ export function runOnSpare(argv: readonly string[]): Promise<number | null> {
         version: RUNNER_VERSION,
         root: packageRoot(),
         argv: [...argv],
-        cwd: process.cwd(),
+        cwd,
         env: envRecord(process.env),
         umask: process.umask(),
-        tty: {
-          stdin: tty.isatty(0),
-          stdout: tty.isatty(1),
-          stderr: tty.isatty(2),
-        },
+        tty: { stdin: tty.isatty(0), stdout: tty.isatty(1), stderr: tty.isatty(2) },
         columns: tty.isatty(1) ? (process.stdout.columns ?? null) : null,
       };
       send(header);

@@ -6,9 +6,10 @@
  *
  * One connection per run, over the Unix socket `<dataDir>/client.sock` (mode 0600). Both sides
  * write newline-delimited JSON frames ({@link ClientFrame}, {@link SpareFrame}). The client sends a
- * {@link RunHeader} first; the spare answers `start` (it now runs `main(argv)` with the client's
- * cwd, environment, umask and terminal flags, so the run behaves as if it ran in the client) or
- * `decline` (the client runs the command itself). No module here does I/O at import.
+ * {@link RunHeader} first; the spare answers `decline` (the client runs the command itself) or
+ * `start`; the client answers `go` (or, having waited too long, closes and runs it itself), and
+ * only then does the spare run `main(argv)` with the client's cwd, environment, umask and terminal
+ * flags, so the run behaves as if it ran in the client. No module here does I/O at import.
  */
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -55,11 +56,16 @@ export type ClientFrame =
   /** The client's stdin ended. */
   | { t: 'eof' }
   /** A signal the client received (SIGINT, SIGTERM, SIGHUP). */
-  | { t: 'sig'; s: 'SIGINT' | 'SIGTERM' | 'SIGHUP' };
+  | { t: 'sig'; s: 'SIGINT' | 'SIGTERM' | 'SIGHUP' }
+  /**
+   * After `start`: run it. Until the spare has this, the client may still give up (no answer in
+   * time) and run the command itself, so that a command never runs twice.
+   */
+  | { t: 'go' };
 
 /** Frames a spare sends back. */
 export type SpareFrame =
-  /** The spare runs the command (its pid, for diagnostics). */
+  /** The spare will run the command once the client says `go` (its pid, for diagnostics). */
   | { t: 'start'; pid: number }
   /** The spare will not run it (why); the client runs the command itself. */
   | { t: 'decline'; why: string }
@@ -67,8 +73,11 @@ export type SpareFrame =
   | { t: 'stdin' }
   /** Bytes for the client's stdout (`o`) or stderr (`e`), base64. */
   | { t: 'o' | 'e'; b: string }
-  /** The run ended with this exit code. */
-  | { t: 'exit'; code: number };
+  /**
+   * The run ended with this exit code; or it was ended by this signal (forwarded, with no handler
+   * for it), which the client then raises on itself, as a process killed by it ends.
+   */
+  | { t: 'exit'; code: number; signal?: 'SIGINT' | 'SIGTERM' | 'SIGHUP' };
 
 /** Messages between a spare and the server that started it (over their IPC channel). */
 export type SpareIpcMessage =

@@ -73,10 +73,14 @@ export interface RunToolInput {
   toolName: string;
   /** Uuid for the `tool_result` line this run writes (from the workflow, stable across retries). */
   resultUuid: string;
-  parentUuid: string;
+  /**
+   * Parent line of the `tool_result` line; absent when it is `assistantUuid` (the first call of a
+   * response: the usual case, left out to keep a step's history small).
+   */
+  parentUuid?: string;
   permission: ToolPermission;
-  /** Read-file state of the tool's `file_path`, when the session has one. */
-  readState: FileReadState | null;
+  /** Read-file state of the tool's `file_path`, when the session has one (absent or null: none). */
+  readState?: FileReadState | null;
   /** Settings files whose `env` the tool's processes get (Bash only; re-read by the activity). */
   settingsEnv?: SettingsEnvRef;
   /**

@@ -189,7 +189,7 @@ const DevServerSchema = z.strictObject({
     .enum(DEV_SERVER_LOG_LEVELS, { error: `expected one of ${DEV_SERVER_LOG_LEVELS.join(', ')}` })
     .default('warn'),
   idleTimeoutMs: nonNegativeInt(600_000),
-  spareClients: nonNegativeInt(1),
+  spareClients: nonNegativeInt(1).pipe(z.int().max(8, { error: 'expected at most 8' })),
   dynamicConfig: z.record(z.string().min(1), z.unknown(), { error: 'expected a map of key: value' }).default({}),
   sqlitePragmas: z
     .record(z.string().regex(/^[a-z_]+$/, { error: 'expected a pragma name' }), z.string(), {
@@ -386,7 +386,7 @@ export interface DevServerConfig {
   /**
    * Spare client processes a shared server keeps loaded, each taking one later `agent-runner -p`
    * on this machine so that it skips loading the client code (about 400 ms; see
-   * `src/worker/spare-pool.ts`); 0 = none. @default 1
+   * `src/worker/spare-pool.ts`); 0 = none, at most 8. @default 1
    */
   spareClients: number;
   /**

@@ -69,7 +69,14 @@ export function noteEarlySpawn(spawned: SpawnedServer): void {
   earlySpawn = spawned;
 }
 
-/** The background server this process spawned early for `dataDir`, if any. */
-export function earlySpawnFor(dataDir: string): SpawnedServer | null {
-  return earlySpawn !== null && earlySpawn.dataDir === dataDir ? earlySpawn : null;
+/**
+ * The background server this process spawned early for `dataDir`, if any, taken: it serves one
+ * start (a spare client that runs many commands must not see a later command wait for a server an
+ * earlier one spawned).
+ */
+export function takeEarlySpawn(dataDir: string): SpawnedServer | null {
+  const spawned = earlySpawn;
+  if (spawned === null || spawned.dataDir !== dataDir) return null;
+  earlySpawn = null;
+  return spawned;
 }

@@ -13,7 +13,7 @@ import { isPidAlive, readLiveServerState, serverTouchPath } from '../client/serv
 import { binPath } from './package-root';
 import { EmbeddedServerBusyError, serverLockHolder } from './server-lock';
 
-import { backgroundLogPath, earlySpawnFor, spawnBackgroundServer } from './background-spawn';
+import { backgroundLogPath, takeEarlySpawn, spawnBackgroundServer } from './background-spawn';
 
 export { backgroundLogPath } from './background-spawn';
 
@@ -124,7 +124,7 @@ export async function ensureBackgroundServer(opts: EnsureBackgroundServerOptions
   const timeoutMs = opts.timeoutMs ?? config.devServer.startTimeoutMs + 30_000;
   const deadline = Date.now() + timeoutMs;
   // The server `bin/agent-runner` already spawned for this run (it boots while this loads).
-  let child: { exited: boolean; code: number | null } | null = earlySpawnFor(dataDir);
+  let child: { exited: boolean; code: number | null } | null = takeEarlySpawn(dataDir);
   let logged = false;
   for (;;) {
     const live = await readLiveServerState(dataDir, 1000);

@@ -84,6 +84,9 @@ export async function startSparePool(opts: SparePoolOptions): Promise<SparePool 
     if (closing || earlyExits >= MAX_EARLY_EXITS) return;
     const child = fork(entry, [], {
       execArgv: [],
+      // Its own process group: a Ctrl-C in the terminal of a foreground server must not reach the
+      // runs of other terminals.
+      detached: true,
       stdio: ['ignore', opts.logFd ?? 'inherit', opts.logFd ?? 'inherit', 'ipc'],
     });
     const spare: Spare = { child, state: 'loading' };

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import { Worker } from '@temporalio/worker';
 import type { NativeConnection } from '@temporalio/worker';
@@ -9,6 +9,7 @@ import type { TranscriptStore } from '../store/transcript-store';
 import { McpClientPool } from '../mcp/pool';
 import { checkWorkspaceRoot, type WorkspaceHost } from '../activities/workspace/prepare';
 import { workflowBundle } from './workflow-bundle';
+import { RUNNER_VERSION } from '../common/version';
 
 export { workflowBundle };
 
@@ -63,11 +64,13 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     ...(workspace ? { workspace } : {}),
     mcpPool,
   });
+  const bundle = await workflowBundle();
   const main = await Worker.create({
     connection: opts.connection,
     namespace: config.temporal.namespace,
     taskQueue,
-    workflowBundle: await workflowBundle(),
+    workflowBundle: bundle,
+    buildId: shortBuildId(bundle.code),
     activities,
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivityTaskExecutions,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTaskExecutions,
@@ -101,6 +104,17 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     ...(opts.identity ? { identity: `${opts.identity}/host` } : {}),
   });
   return closeMcp(withHostWorker(main, host));
+}
+
+/**
+ * The worker's build id: this package's version and 12 hex digits of the workflow bundle's
+ * SHA-256 (48 bits: unique enough to tell builds apart). The SDK's default (`@temporalio/worker@
+ * <version>+<64 hex digits>`) is written into every workflow task and activity start event: about
+ * 70 bytes more each, 500 more per step (DESIGN.md's budget is 4 KB a step). Informational only:
+ * this worker does not opt into worker versioning.
+ */
+export function shortBuildId(bundleCode: string): string {
+  return `agent-runner@${RUNNER_VERSION}+${createHash('sha256').update(bundleCode).digest('hex').slice(0, 12)}`;
 }
 
 /** Makes `main.run()` run (and `main.shutdown()` stop) the host-queue worker too. */

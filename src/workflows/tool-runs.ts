@@ -153,17 +153,20 @@ export class ToolRuns {
       toolUseId: run.use.id,
       toolName: run.use.name,
       resultUuid: run.resultUuid,
-      parentUuid: run.parentUuid,
+      // Left out when it is the assistant line (the activity reads it so): fewer history bytes per step.
+      ...(run.parentUuid !== assistantUuid ? { parentUuid: run.parentUuid } : {}),
     };
-    if (skipReason !== undefined) return { ...base, permission: { behavior: 'allow' }, readState: null, skipReason };
+    if (skipReason !== undefined) return { ...base, permission: { behavior: 'allow' }, skipReason };
     // With a JSON Schema the turn offers the StructuredOutput tool too; its calls are checked against the schema.
     const structured = run.use.name === STRUCTURED_OUTPUT_TOOL && options.jsonSchemaKey !== undefined;
     return {
       ...base,
       permission: this.permissionOf(run.use),
-      // Keyed by the path as it is now (a path from an earlier host maps to this one).
-      readState: this.state.readStateOf(
-        run.use.filePath === undefined ? undefined : this.workspace.currentPath(run.use.filePath),
+      ...readStateOf(
+        // Keyed by the path as it is now (a path from an earlier host maps to this one).
+        this.state.readStateOf(
+          run.use.filePath === undefined ? undefined : this.workspace.currentPath(run.use.filePath),
+        ),
       ),
       ...(structured ? { jsonSchemaKey: options.jsonSchemaKey } : {}),
       ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
@@ -260,4 +263,9 @@ export class ToolRuns {
     const use = idx >= 0 ? pending.splice(idx, 1)[0] : undefined;
     this.state.recordToolResult(r, use);
   }
+}
+
+/** The `readState` field of a run's input: absent when there is none (fewer history bytes). */
+function readStateOf(state: RunToolInput['readState']): { readState?: NonNullable<RunToolInput['readState']> } {
+  return state ? { readState: state } : {};
 }

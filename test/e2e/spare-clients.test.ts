@@ -4,6 +4,8 @@
  * stdin, stdout, stderr, exit code and signals are the caller's.
  */
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { utimesSync } from 'node:fs';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +34,7 @@ describe('spare client processes', () => {
         if (text.includes('read the file') && ctx.step === 0) {
           return { content: [{ tool_use: { name: 'Read', input: { file_path: '{{cwd}}/note.txt' } } }] };
         }
+        if (text.includes('a long answer')) return { content: [{ text: 'x'.repeat(200_000) }] };
         if (text.includes('sleep a while') && ctx.step === 0) {
           return { content: [{ tool_use: { name: 'Bash', input: { command: 'touch started; sleep 20' } } }] };
         }
@@ -188,5 +191,60 @@ describe('spare client processes', () => {
       await runCli(['server', 'stop'], { env: otherEnv, cwd: tmpdir() });
       rmSync(other, { recursive: true, force: true });
     }
+  });
+
+  test('spare clients: output over a pipe buffer (64 KiB) arrives whole, on a spare and in a process of its own', async () => {
+    const onSpare = await p(['-p', 'a long answer'], tmpdir());
+    expect(onSpare.stderr).toMatch(SPARE_LINE);
+    expect((JSON.parse(onSpare.stdout) as { result: string }).result).toHaveLength(200_000);
+    const own = await p(['-p', 'a long answer'], tmpdir(), {
+      env: {
+        ...env,
+        AGENT_RUNNER_NO_DAEMON: '1',
+        AGENT_RUNNER_DATA_DIR: mkdtempSync(join(tmpdir(), 'dar-spare-own-')),
+      },
+    });
+    expect(own.stderr).not.toMatch(SPARE_LINE);
+    expect((JSON.parse(own.stdout) as { result: string }).result).toHaveLength(200_000);
+  });
+
+  test('spare clients: a connection that never sends its whole header does not hold the spare; SIGHUP with no handler ends the caller by SIGHUP, as in its own process', async () => {
+    await untilSpare();
+    await new Promise<void>((resolve) => {
+      const s = connect(join(dataDir, 'client.sock'), () => s.end('{"t":"run","v":1'));
+      s.on('close', () => resolve());
+      s.on('error', () => resolve());
+    });
+    const next = await untilSpare();
+    expect(next.stderr).toMatch(SPARE_LINE);
+
+    const repo = makeRepo({});
+    const child = spawn(process.execPath, [BIN, '-p', 'sleep a while', '--dangerously-skip-permissions'], {
+      env,
+      cwd: repo,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, signal) => resolve(signal)),
+    );
+    expect(await waitUntil(() => existsSync(join(repo, 'started')), 60_000)).toBe(true);
+    expect(stderr).toMatch(SPARE_LINE);
+    child.kill('SIGHUP');
+    expect(await exited).toBe('SIGHUP');
+  });
+
+  test('spare clients: after a rebuild (the installed code changed), a spare declines and is replaced by one with the new code', async () => {
+    const before = Number(SPARE_LINE.exec((await untilSpare()).stderr)?.[1]);
+    const file = join(__dirname, '..', '..', 'dist', 'src', 'cli', 'output.js');
+    const now = new Date();
+    utimesSync(file, now, now);
+    const declined = await p(['-p', 'after the rebuild'], tmpdir());
+    expect(declined.code).toBe(0);
+    expect(declined.stderr).not.toMatch(SPARE_LINE);
+    expect(await waitUntil(() => !isProcessAlive(before), 10_000)).toBe(true);
+    const after = await untilSpare();
+    expect(Number(SPARE_LINE.exec(after.stderr)?.[1])).not.toBe(before);
   });
 });

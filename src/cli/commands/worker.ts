@@ -49,8 +49,11 @@ export async function runServer(config: Config, log: (l: string) => void, flags:
   const spawnedBy = Number(process.env['AGENT_RUNNER_SPAWNED_BY']) || undefined;
   delete process.env['AGENT_RUNNER_SPAWNED_BY'];
   const stamp = (l: string): void => log(background ? `${new Date().toISOString()} ${l}` : l);
-  const previous = readServerState(config.dataDir);
-  const previousPort = previous ? Number(previous.address.slice(previous.address.lastIndexOf(':') + 1)) : 0;
+  // The last address, from server.json or (after `server stop`, which removes it) the lock record:
+  // clients waiting through the restart reconnect to the same address.
+  const { readServerLock } = await import('../../worker/server-lock');
+  const previousAddress = readServerState(config.dataDir)?.address ?? readServerLock(config.dataDir)?.address ?? null;
+  const previousPort = previousAddress ? Number(previousAddress.slice(previousAddress.lastIndexOf(':') + 1)) : 0;
   const { workerEnvFingerprint } = await import('../../worker/background');
   // Recorded as soon as the dev server answers: clients start their turns while the worker loads
   // (their workflow tasks wait on the task queue until it polls).

@@ -27,6 +27,9 @@ describe('thin client', () => {
     expect(spareEligible(argv('-p', '--version'), {})).toBe(false);
     expect(spareEligible(argv('-p', 'hi', '--no-daemon'), {})).toBe(false);
     expect(spareEligible(argv('-p', 'hi'), { AGENT_RUNNER_NO_DAEMON: '1' })).toBe(false);
+    // Never a command that runs on, wherever -p stands.
+    expect(spareEligible(argv('-p', 'server', 'stop'), {})).toBe(false);
+    expect(spareEligible(argv('batch', '-p'), {})).toBe(false);
     // After `--`, `-p` is an argument, not the flag.
     expect(spareEligible(argv('batch', '--', '-p'), {})).toBe(false);
   });
@@ -53,6 +56,13 @@ describe('thin client: which socket it trusts', () => {
       writeFileSync(join(dir, 'file'), '');
       expect(ownSocket(join(dir, 'file'))).toBe(false);
       expect(ownSocket(join(dir, 'missing'))).toBe(false);
+      // A directory others may write (not sticky): someone could swap the socket; not trusted.
+      const { chmodSync } = await import('node:fs');
+      chmodSync(dir, 0o777);
+      expect(ownSocket(sock)).toBe(false);
+      chmodSync(dir, 0o1777);
+      expect(ownSocket(sock)).toBe(true);
+      chmodSync(dir, 0o700);
       if (process.getuid?.() === 0) {
         chownSync(sock, 65534, 65534); // as root, hand it to nobody: no longer ours
         expect(ownSocket(sock)).toBe(false);
