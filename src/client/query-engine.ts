@@ -93,6 +93,12 @@ export interface QueryEngineOptions {
 /** Clients whose server refused the runner's search attributes (they are not sent again). */
 const noSearchAttributes = new WeakSet<Client>();
 
+/**
+ * How long {@link QueryEngine.state} waits for the session workflow to fold in a turn whose
+ * result this engine has yielded (ms). A session task takes a few ms; 5 s covers a busy worker.
+ */
+const SESSION_APPLY_WAIT_MS = 5_000;
+
 /** Where a caller is in a turn's stream; pass it to {@link QueryEngine.follow} to continue. */
 export interface StreamPosition {
   turnWorkflowId: string;
@@ -124,6 +130,8 @@ export class QueryEngine {
   private readonly opts: QueryEngineOptions;
   /** Position in the turn being streamed (updated as messages are yielded). */
   position: StreamPosition | null = null;
+  /** The turn workflow whose `result` this engine yielded last (for read-your-writes state). */
+  private resultYieldedFor: string | undefined;
 
   constructor(opts: QueryEngineOptions) {
     this.sessionId = opts.sessionId ?? randomUUID();
@@ -406,6 +414,7 @@ export class QueryEngine {
     }
     const finalText = outcome.lastAssistantUuid ? assistantText(await this.readEntry(outcome.lastAssistantUuid)) : '';
     const structured = outcome.structuredOutputUuid ? await this.readEntry(outcome.structuredOutputUuid) : undefined;
+    this.resultYieldedFor = pos.turnWorkflowId;
     yield resultMessage(outcome, {
       sessionId: this.sessionId,
       uuid: randomUUID(),
@@ -454,9 +463,24 @@ export class QueryEngine {
     return undefined;
   }
 
-  /** Session state (usage and cost totals, denials, read files, turn count). */
+  /**
+   * Session state (usage and cost totals, denials, read files, turn count).
+   *
+   * Reads its own writes: once this engine has yielded a turn's `result`, the state returned
+   * includes that turn. The result comes from the turn workflow, and the session workflow folds it
+   * into its totals in its next workflow task, a few ms later; until then the query is retried
+   * every 20 ms, for at most `SESSION_APPLY_WAIT_MS` (after which the state as it is returns).
+   */
   async state(): Promise<SessionState & { busy: boolean; currentTurnWorkflowId: string | null }> {
-    return this.sessionHandle().query(sessionStateQuery);
+    const handle = this.sessionHandle();
+    const turn = this.resultYieldedFor;
+    const deadline = Date.now() + SESSION_APPLY_WAIT_MS;
+    for (;;) {
+      const s = await handle.query(sessionStateQuery);
+      const pending = turn !== undefined && s.lastTurnWorkflowId !== turn && s.currentTurnWorkflowId === turn;
+      if (!pending || Date.now() >= deadline) return s;
+      await sleep(20);
+    }
   }
 
   /** Interrupts the running turn: it ends with a clean result (every tool_use answered). */

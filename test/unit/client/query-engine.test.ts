@@ -77,3 +77,72 @@ describe('QueryEngine.follow', () => {
     ]);
   });
 });
+
+describe('QueryEngine.state', () => {
+  /** An engine whose session answers `sessionStates` in order (the last one repeats). */
+  function engineWithSession(sessionStates: Array<Record<string, unknown>>): {
+    engine: QueryEngine;
+    queries: () => number;
+  } {
+    let queries = 0;
+    const turnHandle = {
+      query: () => Promise.resolve({ events: [], done: true, modelCall: null }),
+      result: () => Promise.resolve(outcome([])),
+    };
+    const sessionHandle = {
+      query: () => Promise.resolve(sessionStates[Math.min(queries++, sessionStates.length - 1)]),
+    };
+    const client = {
+      workflow: { getHandle: (id: string) => (id.startsWith('turn') ? turnHandle : sessionHandle) },
+    } as unknown as Client;
+    const store = { get: () => Promise.resolve(undefined) } as unknown as TranscriptStore;
+    const engine = new QueryEngine({
+      client,
+      store,
+      taskQueue: 'q',
+      cwd: '/tmp',
+      defaults: {} as never,
+      sessionId: 's1',
+      pollIntervalMs: 5,
+    });
+    return { engine, queries: () => queries };
+  }
+  const before = {
+    turnCount: 0,
+    totalCostUsd: 0,
+    lastTurnWorkflowId: null,
+    currentTurnWorkflowId: 'turn-1',
+    busy: true,
+  };
+  const after = {
+    turnCount: 1,
+    totalCostUsd: 0.5,
+    lastTurnWorkflowId: 'turn-1',
+    currentTurnWorkflowId: null,
+    busy: false,
+  };
+
+  test('state: after the engine yielded a turn result, state includes that turn even while the session has not folded it in yet', async () => {
+    const { engine, queries } = engineWithSession([before, before, before, after]);
+    for await (const m of engine.follow({ turnWorkflowId: 'turn-1', offset: 0 })) void m;
+    const s = await engine.state();
+    expect(s).toMatchObject({ turnCount: 1, totalCostUsd: 0.5, lastTurnWorkflowId: 'turn-1' });
+    expect(queries()).toBe(4);
+  });
+
+  test('state: during a turn (no result yielded yet) state answers at once with the running turn', async () => {
+    const { engine, queries } = engineWithSession([before, after]);
+    const s = await engine.state();
+    expect(s).toMatchObject({ turnCount: 0, currentTurnWorkflowId: 'turn-1' });
+    expect(queries()).toBe(1);
+  });
+
+  test('state: a later turn started elsewhere does not make state wait', async () => {
+    const { engine, queries } = engineWithSession([
+      { ...after, lastTurnWorkflowId: 'turn-0', currentTurnWorkflowId: 'turn-2' },
+    ]);
+    for await (const m of engine.follow({ turnWorkflowId: 'turn-1', offset: 0 })) void m;
+    await engine.state();
+    expect(queries()).toBe(1);
+  });
+});
