@@ -70,6 +70,16 @@ export function ownSocket(p: string): boolean {
   }
 }
 
+/**
+ * What a caller whose spare died mid-command is told besides that: a `-p` run's turn runs in the
+ * server's worker, not in the spare, so it goes on and can be found and followed.
+ */
+export function lostRunHint(argv: readonly string[]): string {
+  return argv.includes('-p') || argv.includes('--print')
+    ? '; a turn it started goes on in the server: `agent-runner list` shows it, `agent-runner attach <session>` follows it'
+    : '';
+}
+
 function packageRoot(): string {
   return fs.realpathSync(path.join(__dirname, '..', '..', '..'));
 }
@@ -137,7 +147,8 @@ export function runOnSpare(argv: readonly string[]): Promise<SpareOutcome | null
       settle(started ? { code: 1 } : null);
     });
     socket.on('close', () => {
-      if (started && !settled) process.stderr.write('agent-runner: the process running this command ended early\n');
+      if (started && !settled)
+        process.stderr.write(`agent-runner: the process running this command ended early${lostRunHint(argv)}\n`);
       settle(started ? { code: 1 } : null);
     });
     socket.on(

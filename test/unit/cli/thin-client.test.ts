@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ownSocket, spareDataDir, spareEligible } from '../../../src/cli/thin-client';
+import { lostRunHint, ownSocket, spareDataDir, spareEligible } from '../../../src/cli/thin-client';
 
 const argv = (...args: string[]): string[] => ['node', 'agent-runner', ...args];
 
@@ -70,5 +70,15 @@ describe('thin client: which socket it trusts', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('thin client: a spare that dies mid-command', () => {
+  test('lostRunHint: a -p run is told its turn goes on in the server and how to find it; a control command is not', () => {
+    expect(lostRunHint(['-p', 'fix the tests'])).toMatch(
+      /goes on in the server.*agent-runner list.*agent-runner attach <session>/,
+    );
+    expect(lostRunHint(['--print', 'x'])).toMatch(/agent-runner attach/);
+    expect(lostRunHint(['status', 'abc'])).toBe('');
   });
 });
