@@ -132,6 +132,16 @@ export class QueryEngine {
   position: StreamPosition | null = null;
   /** The turn workflow whose `result` this engine yielded last (for read-your-writes state). */
   private resultYieldedFor: string | undefined;
+  /** How many `submitMessage`/`follow` streams of this engine are open. */
+  private openStreams = 0;
+
+  /**
+   * True while a `submitMessage()` or `follow()` stream of this engine is open (from the call
+   * until its `result` is yielded or the caller stops iterating); false between turns.
+   */
+  get streaming(): boolean {
+    return this.openStreams > 0;
+  }
 
   constructor(opts: QueryEngineOptions) {
     this.sessionId = opts.sessionId ?? randomUUID();
@@ -265,6 +275,18 @@ export class QueryEngine {
    * are recorded, and the `result`. With `options.jsonSchema` the turn returns structured output.
    */
   async *submitMessage(prompt: string, submitOptions?: SubmitOptions): AsyncGenerator<SDKMessage, void, undefined> {
+    this.openStreams++;
+    try {
+      yield* this.submitAndFollow(prompt, submitOptions);
+    } finally {
+      this.openStreams--;
+    }
+  }
+
+  private async *submitAndFollow(
+    prompt: string,
+    submitOptions?: SubmitOptions,
+  ): AsyncGenerator<SDKMessage, void, undefined> {
     const promptUuid = randomUUID();
     const options = await this.turnOptions(submitOptions);
     const turnOptions = this.opts.includePartialMessages ? { ...options, includePartialMessages: true } : options;
@@ -334,6 +356,15 @@ export class QueryEngine {
    * running or finished turn, from any process that can reach Temporal and the store.
    */
   async *follow(pos: StreamPosition): AsyncGenerator<SDKMessage, void, undefined> {
+    this.openStreams++;
+    try {
+      yield* this.followTurn(pos);
+    } finally {
+      this.openStreams--;
+    }
+  }
+
+  private async *followTurn(pos: StreamPosition): AsyncGenerator<SDKMessage, void, undefined> {
     const handle = this.opts.client.workflow.getHandle<() => Promise<TurnOutcome>>(pos.turnWorkflowId);
     let offset = pos.offset;
     this.position = { turnWorkflowId: pos.turnWorkflowId, offset };

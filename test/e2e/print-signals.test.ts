@@ -52,4 +52,52 @@ describe('agent-runner -p and signals (embedded server)', () => {
     },
     90_000,
   );
+
+  test.each(['SIGINT', 'SIGTERM'] as const)(
+    'signals: %s while --input-format stream-json waits for its next message ends the run at once (exit 130 / 143), the finished turn printed',
+    async (signal) => {
+      fake = await startFakeModelServer({ scenario: { steps: [{ content: [{ text: 'first answer' }] }] } });
+      const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: 'test' };
+      delete env['TEMPORAL_ADDRESS'];
+      env['AGENT_RUNNER_DATA_DIR'] = mkdtempSync(join(tmpdir(), 'dar-sig-'));
+      env['AGENT_RUNNER_NO_DAEMON'] = '1';
+      const child = spawn(
+        process.execPath,
+        [
+          BIN,
+          '-p',
+          '--cwd',
+          makeRepo({}),
+          '--input-format',
+          'stream-json',
+          '--output-format',
+          'stream-json',
+          '--verbose',
+        ],
+        { env, stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      child.stdin.write(`${JSON.stringify({ type: 'user', message: { role: 'user', content: 'hello' } })}\n`);
+      // stdin stays open: the run waits for the next message once the first turn has its result.
+      const deadline = Date.now() + 60_000;
+      while (!stdout.includes('"type":"result"')) {
+        if (Date.now() > deadline) throw new Error(`no result:\n${stderr}`);
+        await sleep(100);
+      }
+      await sleep(300);
+      const signalled = Date.now();
+      child.kill(signal);
+      const code = await Promise.race([exited, sleep(20_000).then(() => 'hung' as const)]);
+      if (code === 'hung') child.kill('SIGKILL');
+      expect(code).toBe(signal === 'SIGINT' ? 130 : 143);
+      expect(Date.now() - signalled).toBeLessThan(15_000);
+      const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
+      expect(result).toMatchObject({ type: 'result', subtype: 'success', result: 'first answer' });
+    },
+    90_000,
+  );
 });

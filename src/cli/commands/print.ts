@@ -202,11 +202,12 @@ export async function runPrint(
   let interrupts = 0;
   let engine: QueryEngine | undefined;
   // SIGINT (Ctrl-C) and SIGTERM (a CI runner or the Agent SDK stopping us) both interrupt the turn
-  // cleanly first; the result still prints. A second signal stops at once (the embedded server and
-  // worker are still shut down).
+  // cleanly first; the result still prints. A second signal, or one while no turn runs (before the
+  // first, or `--input-format stream-json` waiting for its next message), stops at once (the
+  // embedded server and worker are still shut down).
   const onSignal = (signal: NodeJS.Signals): void => {
     interrupts++;
-    if (interrupts > 1 || !engine) {
+    if (interrupts > 1 || !engine?.streaming) {
       void rt.close().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
       return;
     }
