@@ -89,6 +89,27 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'stream events',
+    sql: (s) => `
+      -- The side channel of --include-partial-messages (PostgresStreamEventChannel): best effort,
+      -- so UNLOGGED (no WAL; emptied after a server crash). One row per event of a model call,
+      -- seq counting from 1 within the call; a last row with done and no event ends the stream.
+      CREATE UNLOGGED TABLE ${s}.stream_events (
+        session_id text COLLATE "C" NOT NULL,
+        call_id text COLLATE "C" NOT NULL,
+        seq integer NOT NULL,
+        event json,
+        done boolean NOT NULL DEFAULT false,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (session_id, call_id, seq),
+        CHECK (done = (event IS NULL))
+      );
+      -- Ended calls of any session, for the TTL sweep.
+      CREATE INDEX stream_events_done ON ${s}.stream_events (created_at) WHERE done;
+    `,
+  },
 ];
 
 /** The schema version this code expects: the last migration's. */

@@ -27,6 +27,7 @@ import {
 } from '../transcript-store';
 import { StoreConnectionError, StoreSchemaError, StoreServerVersionError, driverMessage } from './errors';
 import { SCHEMA_VERSION, migrate, schemaVersion, type MigrateResult } from './migrations';
+import { PostgresStreamEventChannel } from './stream-events';
 import { parsePostgresUrl, type PostgresUrl } from './url';
 
 /** Options of {@link PostgresTranscriptStore.open}. */
@@ -84,6 +85,8 @@ export class PostgresTranscriptStore implements TranscriptStore {
   private readonly loaded = new Map<string, { seq: string; entries: TranscriptEntry[] }>();
   private cacheBytes = 0;
   private closed = false;
+  /** The `--include-partial-messages` side channel, in the same database (`stream_events`). */
+  readonly streamEvents: PostgresStreamEventChannel;
 
   private constructor(
     private readonly pool: Pool,
@@ -94,6 +97,7 @@ export class PostgresTranscriptStore implements TranscriptStore {
     this.s = escapeIdentifier(url.schema);
     this.maxContentBytes = opts.maxContentBytes ?? DEFAULT_MAX_CONTENT_BYTES;
     this.cacheLimit = opts.cacheBytes ?? 64 * 1024 * 1024;
+    this.streamEvents = new PostgresStreamEventChannel(pool, this.s);
   }
 
   /**
