@@ -160,4 +160,72 @@ describe('a run on the PostgreSQL store', () => {
     expect(fs.existsSync(path.join(dataDir, 'sessions'))).toBe(false);
     expect(postgresAdminUrl()).toBeTruthy();
   });
+
+  test('store: --include-partial-messages streams the same stream_event messages on PostgreSQL as on JSONL', async () => {
+    env = await startRunnerEnv({
+      worker: false,
+      scenario: {
+        steps: [
+          {
+            chunk_delay_ms: 5,
+            content: [
+              { text: 'Let me look at the file first.' },
+              { tool_use: { name: 'Read', input: { file_path: '{{cwd}}/a.txt' } } },
+            ],
+          },
+          { chunk_delay_ms: 5, content: [{ text: 'It starts with one.' }] },
+        ],
+      },
+    });
+    const args = ['-p', 'read a.txt', '--output-format', 'stream-json', '--verbose', '--include-partial-messages'];
+    const base = {
+      ...env.workerEnv,
+      TEMPORAL_ADDRESS: process.env['TEST_TEMPORAL_ADDRESS'],
+    };
+    /** The messages of one run as `type/subtype` or `stream_event/<event type>[/<delta type>]`, and the streamed text. */
+    const run = async (cliEnv: NodeJS.ProcessEnv): Promise<{ labels: string[]; text: string }> => {
+      worker = await startWorkerProcess(cliEnv);
+      try {
+        const r = await runCli([...args, '--cwd', makeRepo({ 'a.txt': 'one\ntwo\n' })], { env: cliEnv });
+        expect(r.stderr).toBe('');
+        expect(r.code).toBe(0);
+        const msgs = r.stdout
+          .trim()
+          .split('\n')
+          .map(
+            (l) =>
+              JSON.parse(l) as {
+                type: string;
+                subtype?: string;
+                event?: { type: string; delta?: { type: string; text?: string } };
+              },
+          );
+        return {
+          labels: msgs.map((m) =>
+            m.type === 'stream_event'
+              ? ['stream_event', m.event?.type, m.event?.delta?.type].filter(Boolean).join('/')
+              : `${m.type}/${m.subtype ?? ''}`,
+          ),
+          text: msgs.map((m) => (m.event?.delta?.type === 'text_delta' ? (m.event.delta.text ?? '') : '')).join(''),
+        };
+      } finally {
+        await worker.stop();
+        worker = undefined;
+      }
+    };
+    const jsonl = await run(base);
+    const url = fresh();
+    const pgDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pg-run-'));
+    const pg = await run({ ...base, AGENT_RUNNER_STORE_URL: url, AGENT_RUNNER_DATA_DIR: pgDataDir });
+    expect(jsonl.labels.filter((l) => l.startsWith('stream_event/message_start'))).toHaveLength(2);
+    expect(jsonl.text).toBe('Let me look at the file first.It starts with one.');
+    expect(pg.labels).toEqual(jsonl.labels);
+    expect(pg.text).toBe(jsonl.text);
+    // The events went through the database, not through files.
+    const schema = new URL(url).searchParams.get('schema');
+    const rows = await sql<{ n: string }>(`SELECT count(*) AS n FROM ${schema}.stream_events WHERE done`);
+    expect(Number(rows[0]!.n)).toBe(2);
+    expect(fs.existsSync(path.join(pgDataDir, 'stream-events'))).toBe(false);
+    expect(fs.existsSync(path.join(env.dataDir, 'stream-events'))).toBe(true);
+  });
 });
