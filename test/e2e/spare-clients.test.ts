@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startFakeModelServer, type FakeModelServer } from '../../src/fake-model';
 import { readServerState } from '../../src/client/server-state';
-import { BIN, runCli } from '../helpers/cli';
+import { BIN, runCli, startCli } from '../helpers/cli';
 import { isProcessAlive, waitUntil } from '../helpers/processes';
 import { makeRepo } from '../helpers/runner-env';
 
@@ -128,42 +128,26 @@ describe('spare client processes', () => {
 
   test('spare clients: SIGINT reaches the run (the turn is interrupted, its result printed); kill -9 of the caller ends the spare, and the next run gets a new one', async () => {
     const repo = makeRepo({});
-    const child = spawn(
-      process.execPath,
-      [BIN, '-p', 'sleep a while', '--output-format', 'json', '--dangerously-skip-permissions'],
-      {
-        env,
-        cwd: repo,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const run = startCli(['-p', 'sleep a while', '--output-format', 'json', '--dangerously-skip-permissions'], {
+      env,
+      cwd: repo,
+    });
     expect(await waitUntil(() => existsSync(join(repo, 'started')), 60_000)).toBe(true);
-    child.kill('SIGINT');
-    expect(await exited).toBe(1);
-    expect(stderr).toMatch(SPARE_LINE);
-    const result = JSON.parse(stdout) as { subtype: string; errors: string[] };
+    run.child.kill('SIGINT');
+    expect((await run.exited).code).toBe(1);
+    expect(run.stderr()).toMatch(SPARE_LINE);
+    const result = JSON.parse(run.stdout()) as { subtype: string; errors: string[] };
     expect(result.subtype).toBe('error_during_execution');
     expect(result.errors[0]).toContain('[interrupted]');
 
     // kill -9 of a caller mid-run: its spare goes with it; a new spare takes the next run.
     await untilSpare(); // the interrupted run's spare was replaced (a signal may leave anything behind)
     const repo2 = makeRepo({});
-    const victim = spawn(process.execPath, [BIN, '-p', 'sleep a while', '--dangerously-skip-permissions'], {
-      env,
-      cwd: repo2,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let victimErr = '';
-    victim.stderr.on('data', (c: Buffer) => (victimErr += c.toString()));
+    const victim = startCli(['-p', 'sleep a while', '--dangerously-skip-permissions'], { env, cwd: repo2 });
     expect(await waitUntil(() => existsSync(join(repo2, 'started')), 60_000)).toBe(true);
-    const spare = Number(SPARE_LINE.exec(victimErr)?.[1]);
+    const spare = Number(SPARE_LINE.exec(victim.stderr())?.[1]);
     expect(isProcessAlive(spare)).toBe(true);
-    victim.kill('SIGKILL');
+    victim.child.kill('SIGKILL');
     expect(await waitUntil(() => !isProcessAlive(spare), 10_000)).toBe(true);
     const next = await untilSpare();
     expect(next.code).toBe(0);
@@ -219,20 +203,11 @@ describe('spare client processes', () => {
     expect(next.stderr).toMatch(SPARE_LINE);
 
     const repo = makeRepo({});
-    const child = spawn(process.execPath, [BIN, '-p', 'sleep a while', '--dangerously-skip-permissions'], {
-      env,
-      cwd: repo,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-      child.on('exit', (_code, signal) => resolve(signal)),
-    );
+    const run = startCli(['-p', 'sleep a while', '--dangerously-skip-permissions'], { env, cwd: repo });
     expect(await waitUntil(() => existsSync(join(repo, 'started')), 60_000)).toBe(true);
-    expect(stderr).toMatch(SPARE_LINE);
-    child.kill('SIGHUP');
-    expect(await exited).toBe('SIGHUP');
+    expect(run.stderr()).toMatch(SPARE_LINE);
+    run.child.kill('SIGHUP');
+    expect((await run.exited).signal).toBe('SIGHUP');
   });
 
   test('spare clients: after a rebuild (the installed code changed), a spare declines and is replaced by one with the new code', async () => {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
 export const BIN = join(__dirname, '..', '..', 'bin', 'agent-runner.js');
@@ -35,4 +35,37 @@ export function runCli(
     if (opts.input !== undefined) child.stdin.end(opts.input);
     else child.stdin.end();
   });
+}
+
+/** A running `agent-runner` started by {@link startCli}. */
+export interface StartedCli {
+  child: ChildProcess;
+  /** Output so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves when the process exits: its code, or the signal that ended it. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Starts the built `agent-runner` with args and collects its output, for tests that act on the
+ * process while it runs (signals, kills). stdin is ignored unless `stdin: 'pipe'`.
+ */
+export function startCli(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; stdin?: 'pipe' | 'ignore' } = {},
+): StartedCli {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: opts.env ?? process.env,
+    cwd: opts.cwd ?? process.cwd(),
+    stdio: [opts.stdin ?? 'ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, stdout: () => stdout, stderr: () => stderr, exited };
 }

@@ -36,6 +36,19 @@ function outcome(events: string[]): TurnOutcome {
   } as TurnOutcome;
 }
 
+/** An engine on stub Temporal and store objects, polling every 5 ms. */
+function engineOn(client: Client, store: TranscriptStore): QueryEngine {
+  return new QueryEngine({
+    client,
+    store,
+    taskQueue: 'q',
+    cwd: '/tmp',
+    defaults: {} as never,
+    sessionId: 's1',
+    pollIntervalMs: 5,
+  });
+}
+
 describe('QueryEngine.follow', () => {
   test('follow: a turn that ends while the lines of its last progress are read still streams every line', async () => {
     const lines = new Map([
@@ -56,15 +69,7 @@ describe('QueryEngine.follow', () => {
       result: () => result,
     };
     const client = { workflow: { getHandle: () => handle } } as unknown as Client;
-    const engine = new QueryEngine({
-      client,
-      store,
-      taskQueue: 'q',
-      cwd: '/tmp',
-      defaults: {} as never,
-      sessionId: 's1',
-      pollIntervalMs: 5,
-    });
+    const engine = engineOn(client, store);
     const out: Array<{ type: string; text?: string }> = [];
     for await (const m of engine.follow({ turnWorkflowId: 'turn-1', offset: 0 })) {
       const content = m.type === 'assistant' ? (m.message['content'] as Array<{ text: string }>) : [];
@@ -96,15 +101,7 @@ describe('QueryEngine.state', () => {
       workflow: { getHandle: (id: string) => (id.startsWith('turn') ? turnHandle : sessionHandle) },
     } as unknown as Client;
     const store = { get: () => Promise.resolve(undefined) } as unknown as TranscriptStore;
-    const engine = new QueryEngine({
-      client,
-      store,
-      taskQueue: 'q',
-      cwd: '/tmp',
-      defaults: {} as never,
-      sessionId: 's1',
-      pollIntervalMs: 5,
-    });
+    const engine = engineOn(client, store);
     return { engine, queries: () => queries };
   }
   const before = {
