@@ -476,6 +476,18 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
     resume: { args: ['--fork-session'], prompt: 'Now say something else.' },
     steps: [{ content: [text('First answer.')] }, { content: [text('Answer in the fork.')] }],
   },
+  {
+    name: 'resume',
+    title:
+      '--resume: the next turn continues the same session, the earlier turn (its tool call and result) in its request',
+    git: true,
+    resume: { args: [], prompt: 'And the second line?' },
+    steps: [
+      { content: [tool('Read', { file_path: '{{cwd}}/a.txt', limit: 1 })] },
+      { content: [text('It starts with one.')] },
+      { content: [text('The second line is two.')] },
+    ],
+  },
   ...LOOP_SCENARIOS,
   {
     name: 'hook-pretooluse-exit2',
