@@ -359,8 +359,7 @@ export async function runScenario(s: ConformanceScenario, opts: RunOptions): Pro
           '-p',
           s.resume.prompt,
           ...(s.flags ?? COMMON_FLAGS),
-          '--resume',
-          firstSessionId,
+          ...(s.resume.continue ? ['--continue'] : ['--resume', firstSessionId]),
           ...s.resume.args,
         ];
         const [cmd2, argv2] =

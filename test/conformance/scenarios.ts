@@ -27,8 +27,11 @@ export interface ConformanceScenario {
   git?: boolean;
   /** Send the prompt as a stream-json user message on stdin (`--input-format stream-json`). */
   streamInput?: boolean;
-  /** A second run after the first, with `--resume <first session id>` and these flags and prompt. */
-  resume?: { args: string[]; prompt: string };
+  /**
+   * A second run after the first, with `--resume <first session id>` (or `--continue` when
+   * `continue` is set) and these flags and prompt.
+   */
+  resume?: { args: string[]; prompt: string; continue?: boolean };
   /** Text both CLIs must end their system prompt with (an appended system prompt). */
   systemTail?: string;
 }
@@ -487,6 +490,13 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
       { content: [text('It starts with one.')] },
       { content: [text('The second line is two.')] },
     ],
+  },
+  {
+    name: 'continue',
+    title: '--continue: the next turn continues the most recent session of the directory',
+    git: true,
+    resume: { args: [], prompt: 'And the second line?', continue: true },
+    steps: [{ content: [text('The first line is one.')] }, { content: [text('The second line is two.')] }],
   },
   ...LOOP_SCENARIOS,
   {
