@@ -8,17 +8,37 @@
  * session to another host whose checkout lives at another path (see `persistedShellCwd`).
  */
 import { randomUUID } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
+import { constants as fsConstants, existsSync, promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { statOrUndefined } from './file-state';
 import type { ToolContext, ToolOutput } from './types';
 
-/** Environment variable naming the file the shell writes its last directory to. */
-export const SHELL_CWD_FILE_ENV = 'AGENT_RUNNER_CWD_FILE';
+/**
+ * The `pwd` program (coreutils), named by its path: a name with a slash is never looked up as a
+ * function, builtin, alias or in PATH, so nothing the command defines or assigns can stand in for
+ * it. The builtin is the fallback where no such file exists.
+ */
+const PWD_PROGRAM = ['/bin/pwd', '/usr/bin/pwd'].find((p) => existsSync(p)) ?? 'builtin pwd';
 
-/** Script lines that make bash write its directory to the file when it exits. */
-export const SHELL_CWD_TRAP = `trap 'pwd -P >| "$${SHELL_CWD_FILE_ENV}" 2>/dev/null' EXIT`;
+/** `s` as one single-quoted bash word. */
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The script line that makes bash write its directory to `file` when it exits.
+ *
+ * The command runs in the same shell after this line, so the trap depends on nothing the command
+ * can change: the file is a quoted literal (no variable: `AGENT_RUNNER_CWD_FILE=/x` or a new IFS
+ * cannot move the write), and the directory comes from the `pwd` program by its path (a function
+ * named `pwd` or `builtin`, an alias or PATH cannot replace it). `>|` writes despite `set -C`.
+ * A command that removes or replaces the trap only loses the tracking (see {@link shellEnd}); what
+ * the file holds is checked there, so a forged directory cannot escape the working directory either.
+ */
+export function shellCwdTrap(file: string): string {
+  return `trap -- ${shellQuote(`${PWD_PROGRAM} -P >| ${shellQuote(file)} 2>/dev/null`)} EXIT`;
+}
 
 /** Claude Code's note when a command left the working directory and the shell was moved back. */
 export function shellResetNote(cwd: string): string {
@@ -52,22 +72,46 @@ export interface ShellEnd {
   resetNote?: string;
 }
 
+/** Longest directory the shell-cwd file may hold, bytes (PATH_MAX). */
+const SHELL_CWD_MAX_BYTES = 4096;
+
+/**
+ * The text of the shell-cwd file, or undefined when it is not a regular file (the command may have
+ * put a symlink, a FIFO or a directory there: none is followed, none blocks).
+ */
+async function readShellCwdFile(file: string): Promise<string | undefined> {
+  const handle = await fsp
+    .open(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK)
+    .catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    if (!(await handle.stat()).isFile()) return undefined;
+    const buf = Buffer.alloc(SHELL_CWD_MAX_BYTES + 1);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    if (bytesRead > SHELL_CWD_MAX_BYTES) return undefined;
+    return buf.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * Reads (and removes) the file the shell wrote on exit. A directory outside the session's
- * working directory resets the shell to it (with Claude Code's note).
+ * working directory resets the shell to it (with Claude Code's note). The directory is resolved
+ * again here (the command can write anything to the file): one that is gone or leads outside the
+ * working directory through a symlink counts as outside.
  */
 export async function shellEnd(ctx: ToolContext, file: string): Promise<ShellEnd> {
-  let written: string;
+  let written: string | undefined;
   try {
-    written = (await fsp.readFile(file, 'utf8')).trim();
-  } catch {
-    return {};
+    written = (await readShellCwdFile(file))?.replace(/\n$/, '');
   } finally {
     await fsp.rm(file, { force: true }).catch(() => undefined);
   }
-  if (written === '' || !path.isAbsolute(written)) return {};
+  if (written === undefined || written === '' || written.includes('\n') || !path.isAbsolute(written)) return {};
+  const real = await fsp.realpath(written).catch(() => undefined);
   const root = await fsp.realpath(ctx.cwd).catch(() => ctx.cwd);
-  const rel = path.relative(root, written);
+  const rel = real === undefined ? '..' : path.relative(root, real);
   if (rel === '') return { shellCwd: '' };
   if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) {
     return { shellCwd: '', resetNote: shellResetNote(ctx.cwd) };
