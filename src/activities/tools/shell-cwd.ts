@@ -15,11 +15,11 @@ import { statOrUndefined } from './file-state';
 import type { ToolContext, ToolOutput } from './types';
 
 /**
- * The `pwd` program (coreutils), named by its path: a name with a slash is never looked up as a
- * function, builtin, alias or in PATH, so nothing the command defines or assigns can stand in for
- * it. The builtin is the fallback where no such file exists.
+ * The `pwd` program (coreutils), named by its path: a name with a slash is never an alias, a
+ * builtin or looked up in PATH (the trap removes a function of that name first). The builtin is
+ * the fallback where no such file exists.
  */
-const PWD_PROGRAM = ['/bin/pwd', '/usr/bin/pwd'].find((p) => existsSync(p)) ?? 'builtin pwd';
+const PWD_PROGRAM = ['/bin/pwd', '/usr/bin/pwd'].find((p) => existsSync(p)) ?? 'pwd';
 
 /** `s` as one single-quoted bash word. */
 export function shellQuote(s: string): string {
@@ -30,14 +30,18 @@ export function shellQuote(s: string): string {
  * The script line that makes bash write its directory to `file` when it exits.
  *
  * The command runs in the same shell after this line, so the trap depends on nothing the command
- * can change: the file is a quoted literal (no variable: `AGENT_RUNNER_CWD_FILE=/x` or a new IFS
- * cannot move the write), and the directory comes from the `pwd` program by its path (a function
- * named `pwd` or `builtin`, an alias or PATH cannot replace it). `>|` writes despite `set -C`.
- * A command that removes or replaces the trap only loses the tracking (see {@link shellEnd}); what
- * the file holds is checked there, so a forged directory cannot escape the working directory either.
+ * can change. The file is a quoted literal: no variable (`AGENT_RUNNER_CWD_FILE=/x`, IFS) can move
+ * the write, and `>|` writes despite `set -C`. The directory comes from the `pwd` program by its
+ * path, called in a subshell after `POSIXLY_CORRECT=y` (an assignment, which nothing can replace)
+ * puts bash in POSIX mode, where the special builtin `unset` is found before any function: it
+ * removes a function named like the program, so no function, alias, `enable -n` or PATH stands in
+ * for it (`\unset` is quoted against aliases). If the command made that impossible
+ * (`readonly POSIXLY_CORRECT`) or removed the trap, nothing is written and the directory is not
+ * carried over; what the file holds is checked again by {@link shellEnd}.
  */
 export function shellCwdTrap(file: string): string {
-  return `trap -- ${shellQuote(`${PWD_PROGRAM} -P >| ${shellQuote(file)} 2>/dev/null`)} EXIT`;
+  const action = `(POSIXLY_CORRECT=y && \\unset -f ${PWD_PROGRAM} && ${PWD_PROGRAM} -P >| ${shellQuote(file)}) 2>/dev/null`;
+  return `trap -- ${shellQuote(action)} EXIT`;
 }
 
 /** Claude Code's note when a command left the working directory and the shell was moved back. */

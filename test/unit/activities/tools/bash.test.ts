@@ -199,6 +199,10 @@ describe('Bash wrapper against the shell state a command changes', () => {
       () => 'pwd() { echo /; }; builtin() { echo /; }; command() { echo /; }',
     ],
     ['PATH, IFS, noglob and noclobber', () => 'PATH=/nonexistent; IFS=/; set -f -C'],
+    [
+      'functions named after the pwd program, and unset',
+      () => '/bin/pwd() { echo /; }; /usr/bin/pwd() { echo /; }; unset() { echo /; }',
+    ],
     ['aliases expanded', () => 'shopt -s expand_aliases; alias pwd="echo /"; alias builtin="echo /"'],
     ['the builtin pwd disabled', () => 'enable -n pwd'],
     [
@@ -223,6 +227,13 @@ describe('Bash wrapper against the shell state a command changes', () => {
     } finally {
       rmSync(outsideDir, { recursive: true, force: true });
     }
+  });
+
+  test('Bash: a command that makes the trap impossible loses only the directory tracking', async () => {
+    await s.write('sub/f.txt', 'x');
+    s.ctx.shellCwd = s.p('sub');
+    const out = await s.run('Bash', { command: 'readonly POSIXLY_CORRECT; cd ..; echo done; exit 3' });
+    expect({ output: text(out), shellCwd: out.shellCwd }).toEqual({ output: 'Exit code 3\ndone', shellCwd: undefined });
   });
 
   test('Bash: the runner passes no variable of its own to the command', async () => {
