@@ -17,7 +17,7 @@ import { commandTooLong } from './bash-limits';
 import { CappedOutput } from './capped-output';
 import { statOrUndefined } from './file-state';
 import { errorOutput, plainErrorOutput } from './format';
-import { newShellCwdFile, SHELL_CWD_FILE_ENV, SHELL_CWD_TRAP, shellEnd, shellStart, withShellCwd } from './shell-cwd';
+import { newShellCwdFile, shellCwdTrap, shellEnd, shellStart, withShellCwd } from './shell-cwd';
 import type { ToolContext, ToolDefinition, ToolOutput } from './types';
 
 /** Timeout when the input gives none, ms. */
@@ -188,12 +188,12 @@ async function runCommand(input: BashInput, ctx: ToolContext, cwdFile: string): 
     // The EXIT trap writes the directory the command leaves the shell in (for the next call).
     // Both on the command's first line, so that bash numbers the command's lines from 1 in its
     // messages, as Claude Code's shell does (`/bin/bash: line 1: cd: …`).
-    const [file, args] = commandLine(`exec 2>&1; ${SHELL_CWD_TRAP}; ${input.command}`);
+    const [file, args] = commandLine(`exec 2>&1; ${shellCwdTrap(cwdFile)}; ${input.command}`);
     const child = spawn(file, args, {
       cwd: ctx.cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'ignore'],
-      env: { ...(ctx.env ?? toolEnvironment()), [SHELL_CWD_FILE_ENV]: cwdFile },
+      env: ctx.env ?? toolEnvironment(),
     });
 
     const signalGroup = (sig: NodeJS.Signals): void => {

@@ -8,17 +8,41 @@
  * session to another host whose checkout lives at another path (see `persistedShellCwd`).
  */
 import { randomUUID } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
+import { constants as fsConstants, existsSync, promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { statOrUndefined } from './file-state';
 import type { ToolContext, ToolOutput } from './types';
 
-/** Environment variable naming the file the shell writes its last directory to. */
-export const SHELL_CWD_FILE_ENV = 'AGENT_RUNNER_CWD_FILE';
+/**
+ * The `pwd` program (coreutils), named by its path: a name with a slash is never an alias, a
+ * builtin or looked up in PATH (the trap removes a function of that name first). The builtin is
+ * the fallback where no such file exists.
+ */
+const PWD_PROGRAM = ['/bin/pwd', '/usr/bin/pwd'].find((p) => existsSync(p)) ?? 'pwd';
 
-/** Script lines that make bash write its directory to the file when it exits. */
-export const SHELL_CWD_TRAP = `trap 'pwd -P >| "$${SHELL_CWD_FILE_ENV}" 2>/dev/null' EXIT`;
+/** `s` as one single-quoted bash word. */
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The script line that makes bash write its directory to `file` when it exits.
+ *
+ * The command runs in the same shell after this line, so the trap depends on nothing the command
+ * can change. The file is a quoted literal: no variable (`AGENT_RUNNER_CWD_FILE=/x`, IFS) can move
+ * the write, and `>|` writes despite `set -C`. The directory comes from the `pwd` program by its
+ * path, called in a subshell after `POSIXLY_CORRECT=y` (an assignment, which nothing can replace)
+ * puts bash in POSIX mode, where the special builtin `unset` is found before any function: it
+ * removes a function named like the program, so no function, alias, `enable -n` or PATH stands in
+ * for it (`\unset` is quoted against aliases). If the command made that impossible
+ * (`readonly POSIXLY_CORRECT`) or removed the trap, nothing is written and the directory is not
+ * carried over; what the file holds is checked again by {@link shellEnd}.
+ */
+export function shellCwdTrap(file: string): string {
+  const action = `(POSIXLY_CORRECT=y && \\unset -f ${PWD_PROGRAM} && ${PWD_PROGRAM} -P >| ${shellQuote(file)}) 2>/dev/null`;
+  return `trap -- ${shellQuote(action)} EXIT`;
+}
 
 /** Claude Code's note when a command left the working directory and the shell was moved back. */
 export function shellResetNote(cwd: string): string {
@@ -52,22 +76,46 @@ export interface ShellEnd {
   resetNote?: string;
 }
 
+/** Longest directory the shell-cwd file may hold, bytes (PATH_MAX). */
+const SHELL_CWD_MAX_BYTES = 4096;
+
+/**
+ * The text of the shell-cwd file, or undefined when it is not a regular file (the command may have
+ * put a symlink, a FIFO or a directory there: none is followed, none blocks).
+ */
+async function readShellCwdFile(file: string): Promise<string | undefined> {
+  const handle = await fsp
+    .open(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK)
+    .catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    if (!(await handle.stat()).isFile()) return undefined;
+    const buf = Buffer.alloc(SHELL_CWD_MAX_BYTES + 1);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    if (bytesRead > SHELL_CWD_MAX_BYTES) return undefined;
+    return buf.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * Reads (and removes) the file the shell wrote on exit. A directory outside the session's
- * working directory resets the shell to it (with Claude Code's note).
+ * working directory resets the shell to it (with Claude Code's note). The directory is resolved
+ * again here (the command can write anything to the file): one that is gone or leads outside the
+ * working directory through a symlink counts as outside.
  */
 export async function shellEnd(ctx: ToolContext, file: string): Promise<ShellEnd> {
-  let written: string;
+  let written: string | undefined;
   try {
-    written = (await fsp.readFile(file, 'utf8')).trim();
-  } catch {
-    return {};
+    written = (await readShellCwdFile(file))?.replace(/\n$/, '');
   } finally {
     await fsp.rm(file, { force: true }).catch(() => undefined);
   }
-  if (written === '' || !path.isAbsolute(written)) return {};
+  if (written === undefined || written === '' || written.includes('\n') || !path.isAbsolute(written)) return {};
+  const real = await fsp.realpath(written).catch(() => undefined);
   const root = await fsp.realpath(ctx.cwd).catch(() => ctx.cwd);
-  const rel = path.relative(root, written);
+  const rel = real === undefined ? '..' : path.relative(root, real);
   if (rel === '') return { shellCwd: '' };
   if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) {
     return { shellCwd: '', resetNote: shellResetNote(ctx.cwd) };

@@ -50,9 +50,46 @@ export interface ScriptFacts {
   assigned: Array<{ name: string; offset: number }>;
 }
 
-/** Variables whose assignment changes how the shell finds, splits or runs later commands. */
-const STEERING_VARIABLE =
-  /^(PATH|IFS|BASH_ENV|ENV|CDPATH|HOME|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|GLOBIGNORE|BASH_XTRACEFD|EXECIGNORE|LD_\w*|DYLD_\w*|BASH_FUNC_\w*)$/;
+/**
+ * Variables whose assignment changes how the shell finds, splits or runs later commands, or what
+ * the programs it starts do (whether or not they are exported yet): the prefix form
+ * (`PATH=x cmd`), a bare assignment (`PATH=x; cmd`), a loop variable and `declare`/`unset` of them
+ * are all asked about. `AGENT_RUNNER_*` names are the runner's own.
+ */
+const STEERING_VARIABLE = new RegExp(
+  '^(' +
+    [
+      // bash itself
+      'PATH|IFS|BASH_ENV|ENV|CDPATH|HOME|PWD|OLDPWD|SHELLOPTS|BASHOPTS|POSIXLY_CORRECT|BASH_COMPAT',
+      'PS4|PROMPT_COMMAND|GLOBIGNORE|BASH_XTRACEFD|EXECIGNORE|BASH_ALIASES|BASH_CMDS|BASH_LOADABLES_PATH',
+      'BASH_FUNC_\\w*',
+      // the dynamic loader, git, the runner
+      'LD_\\w*|DYLD_\\w*|GIT_\\w*|AGENT_RUNNER_\\w*',
+      // programs that run code or commands a variable names
+      'NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|PERLLIB|RUBYOPT|RUBYLIB',
+      'JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|PAGER|MANPAGER|EDITOR|VISUAL|SSH_ASKPASS|SUDO_ASKPASS|LESSOPEN|LESSCLOSE',
+    ].join('|') +
+    ')$',
+);
+
+/**
+ * Names a function must not take (nor a path such as `/bin/pwd`): bash's reserved words and builtins. A function named `cd`,
+ * `pwd`, `builtin`, `command` or `trap` replaces the shell's own for the rest of the script (and
+ * for whatever else runs in that shell), so what such a name does can't be read from the command.
+ */
+const SHELL_OWN_NAME = new Set(
+  [
+    // reserved words
+    'if then else elif fi case esac for select while until do done in function time coproc { } ! [[ ]]',
+    // builtins (bash 5.2, `compgen -b`)
+    '. : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs',
+    'disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local',
+    'logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend',
+    'test times trap true type typeset ulimit umask unalias unset wait',
+  ]
+    .join(' ')
+    .split(' '),
+);
 
 /** Leaves of arithmetic that are literal (no variable, so no recursive evaluation). */
 const ARITHMETIC_LITERAL =
@@ -209,6 +246,14 @@ export class ScriptWalker {
   private functionDefinition(node: SyntaxNode): void {
     const name = node.childForFieldName('name');
     if (name) this.facts.functions.add(name.text);
+    if (name && SHELL_OWN_NAME.has(name.text)) {
+      this.complex(name, `the command defines a function named \`${name.text}\`, which replaces the shell's own`);
+    } else if (name && name.text.includes('/')) {
+      this.complex(
+        name,
+        `the command defines a function named \`${name.text}\`, which replaces the program at that path`,
+      );
+    }
     for (const c of node.namedChildren) {
       if (!c || c === name || c.equals(name as SyntaxNode)) continue;
       if (c.type.endsWith('_redirect')) this.redirect(c);

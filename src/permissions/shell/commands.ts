@@ -434,6 +434,11 @@ export function unwrapCommand(found: FoundCommand, functions: ReadonlySet<string
       out.commands.push(checked(env, argv, found, 'builtin'));
       return out;
     }
+    if (name === 'wait' && args.some((a) => a.dynamic || /^-[a-zA-Z]*p/.test(a.value))) {
+      // `wait -p NAME` assigns NAME, like `read` and `getopts`.
+      out.commands.push(checked(env, argv, found, 'other'));
+      return out;
+    }
     if (HARMLESS_BUILTINS.has(head.value) && env.length === 0) {
       out.commands.push(checked(env, argv, found, 'builtin'));
       return out;

@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { formatTimeout } from '../../../../src/activities/tools/bash';
 import { makeSession, text, type TestSession } from './helpers';
 import { isProcessAlive } from '../../../helpers/processes';
@@ -182,5 +185,59 @@ describe('Bash working directory between calls', () => {
     const out = await s.run('Bash', { command: 'pwd' });
     expect(text(out)).toBe(`${s.dir}\nShell cwd was reset to ${s.dir}`);
     expect(out.shellCwd).toBe('');
+  });
+});
+
+describe('Bash wrapper against the shell state a command changes', () => {
+  // The command runs in the shell that runs the wrapper's EXIT trap. Whatever it assigns or
+  // defines, the trap writes only its own file, and the directory still carries over.
+  const hostile: ReadonlyArray<readonly [string, (victim: string) => string]> = [
+    ['the runner variable, bare', (v) => `AGENT_RUNNER_CWD_FILE=${v}`],
+    ['the runner variable, exported', (v) => `export AGENT_RUNNER_CWD_FILE=${v}`],
+    [
+      'functions named pwd, builtin and command',
+      () => 'pwd() { echo /; }; builtin() { echo /; }; command() { echo /; }',
+    ],
+    ['PATH, IFS, noglob and noclobber', () => 'PATH=/nonexistent; IFS=/; set -f -C'],
+    [
+      'functions named after the pwd program, and unset',
+      () => '/bin/pwd() { echo /; }; /usr/bin/pwd() { echo /; }; unset() { echo /; }',
+    ],
+    ['aliases expanded', () => 'shopt -s expand_aliases; alias pwd="echo /"; alias builtin="echo /"'],
+    ['the builtin pwd disabled', () => 'enable -n pwd'],
+    [
+      'HOME, CDPATH, BASH_ENV, ENV, PROMPT_COMMAND',
+      (v) => `HOME=/; CDPATH=/; BASH_ENV=${v}; ENV=${v}; PROMPT_COMMAND="echo x >${v}"`,
+    ],
+    ['SHELLOPTS, GLOBIGNORE and POSIX mode', () => 'GLOBIGNORE="*"; set -o posix; POSIXLY_CORRECT=1'],
+  ];
+
+  test.each(hostile)('Bash: %s cannot move the wrapper write, and cd still carries over', async (_what, setup) => {
+    await s.write('sub/f.txt', 'x');
+    const inside = await s.write('victim.txt', 'keep');
+    const outsideDir = mkdtempSync(join(tmpdir(), 'bash-victim-'));
+    const outside = join(outsideDir, 'victim.txt');
+    writeFileSync(outside, 'keep');
+    try {
+      for (const victim of [inside, outside]) {
+        const out = await s.run('Bash', { command: `${setup(victim)}; cd sub; echo done` });
+        expect({ output: text(out), shellCwd: out.shellCwd }).toEqual({ output: 'done', shellCwd: 'sub' });
+        expect(readFileSync(victim, 'utf8')).toBe('keep');
+      }
+    } finally {
+      rmSync(outsideDir, { recursive: true, force: true });
+    }
+  });
+
+  test('Bash: a command that makes the trap impossible loses only the directory tracking', async () => {
+    await s.write('sub/f.txt', 'x');
+    s.ctx.shellCwd = s.p('sub');
+    const out = await s.run('Bash', { command: 'readonly POSIXLY_CORRECT; cd ..; echo done; exit 3' });
+    expect({ output: text(out), shellCwd: out.shellCwd }).toEqual({ output: 'Exit code 3\ndone', shellCwd: undefined });
+  });
+
+  test('Bash: the runner passes no variable of its own to the command', async () => {
+    const out = await s.run('Bash', { command: 'env | grep -c "^AGENT_RUNNER_" || true' });
+    expect(text(out)).toBe('0');
   });
 });
