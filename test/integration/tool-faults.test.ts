@@ -1,0 +1,101 @@
+/**
+ * A tool call that can never succeed (a NUL byte in a path, pattern or command; a name too long
+ * for the file system) is answered with an is_error tool_result and the turn carries on, at
+ * once: no activity attempt is retried (before, such a call held the turn for 20 attempts,
+ * minutes, then failed it). Real dev server, real SDK against the local model server.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ParsedRequest, StepSpec } from '../../src/fake-model';
+import { toolResultBlocks, toolResultText } from '../../src/fake-model/request';
+import { makeRepo, startRunnerEnv } from '../helpers/runner-env';
+import type { RunnerEnv } from '../helpers/runner-env';
+
+jest.setTimeout(120_000);
+
+let env: RunnerEnv;
+let finalRequest: ParsedRequest | undefined;
+let cwd = '';
+
+/** Each call, with the error text the model must get for it. */
+const calls = (dir: string): Array<{ name: string; input: Record<string, unknown>; error: string }> => [
+  {
+    name: 'Write',
+    input: { file_path: `${dir}/a\u0000b`, content: 'x' },
+    error: '<tool_use_error>Write file_path cannot contain null bytes</tool_use_error>',
+  },
+  {
+    name: 'Edit',
+    input: { file_path: `${dir}/a.txt\u0000`, old_string: 'one', new_string: 'uno' },
+    error: '<tool_use_error>Edit file_path cannot contain null bytes</tool_use_error>',
+  },
+  {
+    name: 'Bash',
+    input: { command: `touch ${dir}/ran\u0000` },
+    error: '<tool_use_error>Bash command cannot contain null bytes</tool_use_error>',
+  },
+  {
+    name: 'Read',
+    input: { file_path: `${dir}/a\u0000.txt` },
+    error: '<tool_use_error>Read file_path cannot contain null bytes</tool_use_error>',
+  },
+  {
+    name: 'Glob',
+    input: { pattern: '*.txt\u0000' },
+    error: '<tool_use_error>Glob pattern cannot contain null bytes</tool_use_error>',
+  },
+  {
+    name: 'Grep',
+    input: { pattern: 'one', path: `${dir}\u0000` },
+    error: '<tool_use_error>Grep path cannot contain null bytes</tool_use_error>',
+  },
+];
+
+beforeAll(async () => {
+  env = await startRunnerEnv({
+    responder: (req, ctx): StepSpec => {
+      if (ctx.step === 0) {
+        return {
+          content: [
+            ...calls(cwd).map((c) => ({ tool_use: { name: c.name, input: c.input } })),
+            // Not a NUL: the permission check's realpath throws ENAMETOOLONG (an unforeseen exception).
+            { tool_use: { name: 'Read', input: { file_path: `${cwd}/${'x'.repeat(300)}/f.txt` } } },
+          ],
+        };
+      }
+      finalRequest = JSON.parse(JSON.stringify(req)) as ParsedRequest;
+      return { content: [{ text: 'done' }] };
+    },
+  });
+});
+afterAll(async () => env?.close());
+
+test('tool faults: NUL bytes in every tool and a name too long get is_error results and the turn succeeds at once', async () => {
+  cwd = makeRepo({ 'a.txt': 'one\ntwo\n' });
+  const engine = env.engine({ cwd });
+  const { result } = await env.runTurn(engine, 'do it', {
+    permissionMode: 'default',
+    allowedTools: ['Write', 'Edit', 'Bash'],
+  });
+  await engine.end();
+
+  expect(result).toMatchObject({ subtype: 'success', is_error: false, result: 'done', num_turns: 2 });
+  const blocks = toolResultBlocks(finalRequest!);
+  expect(blocks).toHaveLength(7);
+  for (const block of blocks) expect(block['is_error']).toBe(true);
+  expect(blocks.slice(0, 6).map(toolResultText)).toEqual(calls(cwd).map((c) => c.error));
+  expect(toolResultText(blocks[6]!)).toMatch(/^<tool_use_error>Error: .*ENAMETOOLONG.*<\/tool_use_error>$/);
+  // Nothing ran.
+  expect(existsSync(join(cwd, 'ran'))).toBe(false);
+
+  // No tool activity failed or was retried: every attempt was the first.
+  const history = await env.client.workflow.getHandle(`${engine.workflowId}-turn-1`).fetchHistory();
+  const events = history.events ?? [];
+  expect(events.filter((e) => e.activityTaskFailedEventAttributes)).toEqual([]);
+  const attempts = events.flatMap((e) =>
+    e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt ?? 1] : [],
+  );
+  expect(attempts.every((a) => a === 1)).toBe(true);
+  // Retries start at 1 s and double: a retried call would take seconds, 20 of them minutes.
+  expect(result.duration_ms).toBeLessThan(20_000);
+});
