@@ -2,7 +2,7 @@ import { CancelledFailure, Context } from '@temporalio/activity';
 import { isMcpToolName } from '../common/mcp';
 import { updatedInputOf } from '../hooks/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { RunToolInput, RunToolSummary } from '../common/tools';
+import { ToolErrorType, type RunToolInput, type RunToolSummary } from '../common/tools';
 import { MAX_STRUCTURED_OUTPUT_ERROR_CHARS, STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import { WorkspaceErrorType, type SnapshotRef } from '../common/workspace';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
@@ -364,7 +364,18 @@ function runToolOnce(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToo
             nonRetryable: true,
           });
         }
-        throw err;
+        if (isTransientToolError(err)) throw err;
+        // The repository's own state (a broken .git/config): the same on every attempt. The tool
+        // did run; the model is told so (the turn gives it this as the call's is_error result).
+        throw ApplicationFailure.create({
+          type: ToolErrorType.Fault,
+          message: toolFaultMessage(
+            new Error(
+              `${input.toolName} ran, but the workspace could not be recorded after it: ${err instanceof Error ? err.message : String(err)}`,
+            ),
+          ),
+          nonRetryable: true,
+        });
       }
     }
 

@@ -4,7 +4,8 @@
  * once: no activity attempt is retried (before, such a call held the turn for 20 attempts,
  * minutes, then failed it). Real dev server, real SDK against the local model server.
  */
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ParsedRequest, StepSpec } from '../../src/fake-model';
 import { toolResultBlocks, toolResultText } from '../../src/fake-model/request';
@@ -51,20 +52,37 @@ const calls = (dir: string): Array<{ name: string; input: Record<string, unknown
   },
 ];
 
-beforeAll(async () => {
-  env = await startRunnerEnv({
-    responder: (req, ctx): StepSpec => {
-      if (ctx.step === 0) {
-        return {
+/** The model's answers per case (named in the prompt), and the request after its last tool call. */
+const scripts: Record<string, (step: number) => StepSpec> = {
+  nul: (step) =>
+    step === 0
+      ? {
           content: [
             ...calls(cwd).map((c) => ({ tool_use: { name: c.name, input: c.input } })),
             // Not a NUL: the permission check's realpath throws ENAMETOOLONG (an unforeseen exception).
             { tool_use: { name: 'Read', input: { file_path: `${cwd}/${'x'.repeat(300)}/f.txt` } } },
           ],
-        };
-      }
-      finalRequest = JSON.parse(JSON.stringify(req)) as ParsedRequest;
-      return { content: [{ text: 'done' }] };
+        }
+      : { content: [{ text: 'done' }] },
+  'broken-git': (step) =>
+    [
+      // The workspace is followed (a git repository): after this call, the runner's snapshot fails.
+      {
+        content: [{ tool_use: { name: 'Bash', input: { command: "printf '[core\\nbroken = = =\\n' > .git/config" } } }],
+      },
+      { content: [{ tool_use: { name: 'Write', input: { file_path: `${cwd}/b.txt`, content: 'b\n' } } }] },
+      { content: [{ text: 'done' }] },
+    ][step] ?? { content: [{ text: 'too many steps' }] },
+};
+
+beforeAll(async () => {
+  env = await startRunnerEnv({
+    responder: (req, ctx): StepSpec => {
+      const name = /\[case:([\w-]+)\]/.exec(JSON.stringify(req.messages[0]))?.[1] ?? '';
+      const step = scripts[name]?.(ctx.step);
+      if (!step) throw new Error(`no script for ${name}`);
+      if ('text' in (step.content?.[0] ?? {})) finalRequest = JSON.parse(JSON.stringify(req)) as ParsedRequest;
+      return step;
     },
   });
 });
@@ -73,7 +91,7 @@ afterAll(async () => env?.close());
 test('tool faults: NUL bytes in every tool and a name too long get is_error results and the turn succeeds at once', async () => {
   cwd = makeRepo({ 'a.txt': 'one\ntwo\n' });
   const engine = env.engine({ cwd });
-  const { result } = await env.runTurn(engine, 'do it', {
+  const { result } = await env.runTurn(engine, '[case:nul] do it', {
     permissionMode: 'default',
     allowedTools: ['Write', 'Edit', 'Bash'],
   });
@@ -97,5 +115,33 @@ test('tool faults: NUL bytes in every tool and a name too long get is_error resu
   );
   expect(attempts.every((a) => a === 1)).toBe(true);
   // Retries start at 1 s and double: a retried call would take seconds, 20 of them minutes.
+  expect(result.duration_ms).toBeLessThan(20_000);
+});
+
+test("tool faults: a git failure from the repository's own broken state is an is_error result, not 20 retries", async () => {
+  cwd = makeRepo({ 'a.txt': 'one\n' });
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'init', '-q', '-b', 'main'], { cwd });
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'add', '-A'], { cwd });
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'base'], { cwd });
+  const engine = env.engine({ cwd });
+  const { result } = await env.runTurn(engine, '[case:broken-git] do it');
+  await engine.end();
+
+  expect(result).toMatchObject({ subtype: 'success', is_error: false, result: 'done', num_turns: 3 });
+  const blocks = toolResultBlocks(finalRequest!);
+  expect(blocks).toHaveLength(2);
+  for (const block of blocks) expect(block['is_error']).toBe(true);
+  expect(toolResultText(blocks[0]!)).toMatch(
+    /^<tool_use_error>Error: Bash ran, but the workspace could not be recorded after it: git .*config/,
+  );
+  // The tools did run: the model is told so.
+  expect(readFileSync(join(cwd, 'b.txt'), 'utf8')).toBe('b\n');
+
+  const history = await env.client.workflow.getHandle(`${engine.workflowId}-turn-1`).fetchHistory();
+  const events = history.events ?? [];
+  const attempts = events.flatMap((e) =>
+    e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt ?? 1] : [],
+  );
+  expect(attempts.every((a) => a === 1)).toBe(true);
   expect(result.duration_ms).toBeLessThan(20_000);
 });
