@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import type { ParsedRequest, StepSpec } from '../../src/fake-model';
 import { toolResultBlocks, toolResultText } from '../../src/fake-model/request';
 import { makeRepo, startRunnerEnv } from '../helpers/runner-env';
+import type { SDKResultMessage } from '../../src/common/sdk-messages';
+import { transcriptPath } from '../../src/store/jsonl-store';
+import { sessionStateQuery } from '../../src/workflows/messages';
 import type { RunnerEnv } from '../helpers/runner-env';
 
 jest.setTimeout(120_000);
@@ -17,6 +20,7 @@ jest.setTimeout(120_000);
 let env: RunnerEnv;
 let finalRequest: ParsedRequest | undefined;
 let cwd = '';
+let storeFile = '';
 
 /** Each call, with the error text the model must get for it. */
 const calls = (dir: string): Array<{ name: string; input: Record<string, unknown>; error: string }> => [
@@ -64,6 +68,14 @@ const scripts: Record<string, (step: number) => StepSpec> = {
           ],
         }
       : { content: [{ text: 'done' }] },
+  // Two calls the rules deny, then a command that makes the session file immutable (chattr +i:
+  // not even root writes it), so its own result line cannot be written.
+  'store-fails': (step) =>
+    step < 2
+      ? { content: [{ tool_use: { name: 'Bash', input: { command: `touch denied${step}` } } }] }
+      : step === 2
+        ? { content: [{ tool_use: { name: 'Bash', input: { command: `chattr +i ${storeFile}` } } }] }
+        : { content: [{ text: 'never asked' }] },
   'broken-git': (step) =>
     [
       // The workspace is followed (a git repository): after this call, the runner's snapshot fails.
@@ -144,4 +156,36 @@ test("tool faults: a git failure from the repository's own broken state is an is
   );
   expect(attempts.every((a) => a === 1)).toBe(true);
   expect(result.duration_ms).toBeLessThan(20_000);
+});
+
+test('failed turn: a turn that fails as a workflow reports the spend, model calls and denials it recorded', async () => {
+  cwd = makeRepo({ 'a.txt': 'one\n' });
+  const engine = env.engine({ cwd });
+  const file = transcriptPath(env.dataDir, engine.sessionId);
+  storeFile = file;
+  try {
+    const { result } = await env.runTurn(engine, '[case:store-fails] do it', {
+      permissionMode: 'default',
+      allowedTools: ['Bash(chattr *)'],
+    });
+    expect(result).toMatchObject({ subtype: 'error_during_execution', is_error: true });
+    expect((result as { errors?: string[] }).errors?.join('\n')).toContain('Transcript store error');
+    const r = result as SDKResultMessage & { total_cost_usd_known?: boolean };
+    expect(r.num_turns).toBe(3);
+    expect(r.usage.output_tokens).toBeGreaterThan(0);
+    expect(r.total_cost_usd).toBeGreaterThan(0);
+    expect(r.total_cost_usd_known).not.toBe(false);
+    expect(Object.keys(r.modelUsage)).toEqual(['claude-sonnet-5-5']);
+    expect(r.permission_denials.map((d) => d.tool_input)).toEqual([
+      { command: 'touch denied0' },
+      { command: 'touch denied1' },
+    ]);
+    // The session counts the failed turn's spend too (list/status): at least what the result says.
+    const state = await env.client.workflow.getHandle(engine.workflowId).query(sessionStateQuery);
+    expect(state.totalCostUsd).toBeGreaterThanOrEqual(r.total_cost_usd);
+    expect(state.usage.output_tokens).toBeGreaterThanOrEqual(r.usage.output_tokens);
+  } finally {
+    execFileSync('chattr', ['-i', file]);
+    await engine.end();
+  }
 });
