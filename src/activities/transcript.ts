@@ -1,3 +1,4 @@
+import { contextWindowOf } from '../common/model-limits';
 import type { StoredSessionSummary } from '../common/session';
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
@@ -107,7 +108,7 @@ export function createLoadSession(
     const add = (model: string, u: Usage, maxOutputTokens: number): void => {
       usage = addUsage(usage, u);
       modelUsage = addModelUsage(modelUsage, model, u, costOfUsage(u, priceFor(model)), {
-        contextWindow: 200_000,
+        contextWindow: contextWindowOf(model),
         maxOutputTokens,
       });
     };

@@ -67,10 +67,11 @@ export function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command('agent-runner');
   program
     .description(
-      'Run an LLM coding agent whose every turn is a durable Temporal workflow.\n' +
-        'Drop-in for `claude -p`: same flags, same stream-json messages, same exit semantics.\n' +
-        'With no server configured or running, the first -p starts a shared Temporal dev server\n' +
-        'and worker in the background (stopped after 10 idle minutes); later and parallel runs\n' +
+      // Paragraphs without manual line breaks: commander wraps them to the terminal's width.
+      'Run an LLM coding agent whose every turn is a durable Temporal workflow. ' +
+        'Drop-in for `claude -p`: same flags, same stream-json messages, same exit semantics.\n\n' +
+        'With no server configured or running, the first -p starts a shared Temporal dev server ' +
+        'and worker in the background (stopped after 10 idle minutes); later and parallel runs ' +
         'use it. Its data lives under ~/.agent-runner (or AGENT_RUNNER_DATA_DIR).',
     )
     .version(RUNNER_VERSION)

@@ -74,11 +74,21 @@ export function exitCodeFor(result: SDKResultMessage | undefined): number {
  */
 const SETUP_STOPS = new Set(['workspace_snapshot_too_large']);
 
-/** What text mode prints on stdout (result text) or stderr (errors). */
+/**
+ * What text mode prints: the result text, or for an error result an `Error: …` line, both on
+ * stdout as `claude -p` does (a script's `out=$(…)` gets either). The two limits use Claude Code's
+ * words (`Error: Reached max turns (N)`, `Error: Exceeded USD budget (X)`, checked against 2.1.328);
+ * other errors name the subtype and the errors. `stderr` stays empty (kept for callers).
+ */
 export function textOutput(result: SDKResultMessage): { stdout: string; stderr: string } {
   if (!result.is_error) return { stdout: result.result ?? '', stderr: '' };
   const errors = (result.errors ?? []).filter((e) => !e.startsWith('[ede_diagnostic]'));
-  return { stdout: '', stderr: `Error: ${result.subtype}${errors.length ? `: ${errors.join('; ')}` : ''}` };
+  const limit = (re: RegExp): string | undefined => errors.map((e) => re.exec(e)?.[1]).find((v) => v !== undefined);
+  const turns = result.subtype === 'error_max_turns' ? limit(/maximum number of turns \((\d+)\)/) : undefined;
+  if (turns !== undefined) return { stdout: `Error: Reached max turns (${turns})`, stderr: '' };
+  const usd = result.subtype === 'error_max_budget_usd' ? limit(/maximum budget \(\$([^)]+)\)/) : undefined;
+  if (usd !== undefined) return { stdout: `Error: Exceeded USD budget (${usd})`, stderr: '' };
+  return { stdout: `Error: ${result.subtype}${errors.length ? `: ${errors.join('; ')}` : ''}`, stderr: '' };
 }
 
 /**

@@ -127,6 +127,8 @@ function promptOption(v: unknown): string | undefined {
  * written as they come), control requests are answered at once, also while a turn runs. Returns
  * the last turn's result once stdin has ended and every turn has finished (undefined if there
  * was no user message).
+ * @throws Error when a line is not a stream-json message (no later line is read, and no turn that
+ *   has not started runs), or the error that ended a turn.
  */
 export async function runStreamJsonInput(
   lines: AsyncIterable<string>,
@@ -296,7 +298,12 @@ export async function runStreamJsonInput(
     if (raw.trim() === '') continue;
     const line = parseStreamInputLine(raw);
     if (line.kind === 'invalid') {
-      warn(`agent-runner: ignoring a stdin line: ${line.error}`);
+      // As Claude Code: a line that is not a message ends the run with an error (exit 1). Turns
+      // not started yet are not run; one that runs finishes (and prints its result) first.
+      failure ??= {
+        error: new Error(`error parsing a stream-json input line (${raw.length} characters): ${line.error}`),
+      };
+      break;
     } else if (line.kind === 'control_response') {
       const p = onControlResponse(line).finally(() => pending.delete(p));
       pending.add(p);

@@ -477,7 +477,7 @@ export interface CompactionConfig {
    * the API refuses as too long is still compacted). @default 0.8
    */
   autoCompactRatio: number;
-  /** Context window to compare with, in tokens; null = the model's (200000). @default null */
+  /** Context window to compare with, in tokens; null = the model's (1,000,000 for the 5.x Opus and Sonnet, 200,000 for older ones; see src/common/model-limits.ts). @default null */
   contextWindowTokens: number | null;
   /** Tokens of the most recent messages kept verbatim after the summary. @default 20000 */
   preserveTokens: number;

@@ -161,6 +161,14 @@ export class MemoryReader {
         );
         continue;
       }
+      // Through a link, the file read is where the link leads: it must be inside a root too.
+      const realTarget = await realpath(target).catch(() => null);
+      if (realTarget !== null && !(await this.realRoots()).some((root) => isInside(realTarget, root))) {
+        this.warnings.push(
+          `memory file ${path}: import @${imp} not followed: ${target} is a link to ${realTarget}, outside ${this.importRoots.join(' and ')}`,
+        );
+        continue;
+      }
       if (next.length >= this.limits.maxImportDepth) {
         this.warnings.push(
           `memory file ${path}: import @${imp} not followed: imports nest at most ${this.limits.maxImportDepth} files deep`,
@@ -169,6 +177,14 @@ export class MemoryReader {
       }
       await this.add(target, type, next);
     }
+  }
+
+  private realRootsOnce: Promise<string[]> | undefined;
+
+  /** The import roots with their links resolved (a root that does not exist stays as it is). */
+  private realRoots(): Promise<string[]> {
+    this.realRootsOnce ??= Promise.all(this.importRoots.map((r) => realpath(r).catch(() => r)));
+    return this.realRootsOnce;
   }
 
   /** What was read. */

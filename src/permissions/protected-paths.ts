@@ -11,8 +11,11 @@
  *   file (`gitdir: …`) points to. Its `config` and `hooks/` name programs git runs.
  * - **configuration of the agent and of tools that run programs**: directories `.claude` (settings,
  *   hooks, commands, agents), `.vscode`, `.idea`, `.husky`, `.cargo`, and files `.mcp.json`,
- *   `.claude.json`, `.gitmodules`, `.gitconfig`, `.ripgreprc` and the shell start-up files;
- *   also everything under the Claude config directory of the home (`~/.claude`).
+ *   `.claude.json`, `.gitmodules`, `.gitconfig`, `.config/git/config`, `.ripgreprc`, the shell
+ *   start-up files (bash, zsh, `.profile`), direnv's `.envrc`, package managers' run commands
+ *   (`.npmrc`, `.yarnrc`, `.yarnrc.yml`, `.bunfig.toml`) and git hook managers' configuration
+ *   (`.pre-commit-config.yaml`, `lefthook.yml`); also everything under the Claude config directory
+ *   of the home (`~/.claude`).
  *
  * The list is Claude Code's (2.1.328, checked by the `protected-paths` conformance
  * scenario). `.gitattributes` is not protected: it can only select filter and diff drivers that
@@ -41,7 +44,23 @@ export const PROTECTED_FILES: readonly string[] = [
   '.ripgreprc',
   '.mcp.json',
   '.claude.json',
+  '.zshenv',
+  '.zlogin',
+  '.zlogout',
+  '.bash_login',
+  '.bash_logout',
+  '.envrc',
+  '.npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.bunfig.toml',
+  '.pre-commit-config.yaml',
+  'lefthook.yml',
+  '.lefthook.yml',
 ];
+
+/** Files protected by their last path components (`/`-separated), wherever they are. */
+export const PROTECTED_FILE_PATHS: readonly string[] = ['.config/git/config'];
 
 /** Why a path is protected. */
 export interface ProtectedPath {
@@ -73,6 +92,9 @@ function byName(p: string, workingDirs: readonly string[]): ProtectedPath | null
       return { kind: name === '.git' ? 'gitDirectory' : name === '.claude' ? 'agentConfig' : 'sensitiveFile', root };
     if (i === parts.length - 1 && FILES.has(name)) return { kind: 'sensitiveFile', root };
   }
+  // By their last components anywhere in the path (the working directory may be inside `.config`).
+  const full = p.split(path.sep).join('/').toLowerCase();
+  for (const f of PROTECTED_FILE_PATHS) if (full.endsWith(`/${f}`)) return { kind: 'sensitiveFile', root: p };
   return null;
 }
 

@@ -1,3 +1,4 @@
+import { contextWindowOf } from '../common/model-limits';
 import {
   allHandlersFinished,
   condition,
@@ -399,7 +400,7 @@ class Turn {
     if (failure.billed) {
       const { model, usage, costUsd } = failure.billed;
       this.state.addSpend(model, usage, costUsd, {
-        contextWindow: 200_000,
+        contextWindow: contextWindowOf(model),
         maxOutputTokens: this.input.options.maxTokens,
       });
       if (costUsd !== null) await this.member.reportSpend(costUsd);
@@ -454,7 +455,7 @@ class Turn {
     );
     if (compacted.costUsd !== null || compacted.usage.input_tokens > 0) {
       this.state.addSpend(compacted.model, compacted.usage, compacted.costUsd, {
-        contextWindow: 200_000,
+        contextWindow: contextWindowOf(compacted.model),
         maxOutputTokens: options.maxTokens,
       });
     }

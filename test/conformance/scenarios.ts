@@ -382,6 +382,27 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
           tool('Edit', { file_path: '{{cwd}}/.git/config', old_string: 'bare = false', new_string: 'bare = true' }),
         ],
       },
+      {
+        content: [
+          // Protected by Claude Code 2.1.328 (as "a sensitive file"), then four names it lets through.
+          ...[
+            '.envrc',
+            '.zshenv',
+            '.zlogin',
+            '.bash_login',
+            '.npmrc',
+            '.yarnrc.yml',
+            '.bunfig.toml',
+            'lefthook.yml',
+            '.config/git/config',
+            '.netrc',
+            '.editorconfig',
+            '.ssh/config',
+            '.env',
+          ].map((f) => tool('Write', { file_path: `{{cwd}}/${f}`, content: 'x\n' })),
+          tool('Write', { file_path: '{{cwd}}/.pre-commit-config.yaml', content: 'repos: []\n' }),
+        ],
+      },
       { content: [tool('Bash', { command: 'echo x > .git/info/exclude' })] },
       { content: [tool('Bash', { command: 'touch .claude/x .git/y' })] },
       done,

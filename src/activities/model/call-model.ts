@@ -1,3 +1,4 @@
+import { contextWindowOf } from '../../common/model-limits';
 import { resolveToolPath } from '../tools/file-state';
 import { toolUseLabel } from '../../common/summary';
 import type Anthropic from '@anthropic-ai/sdk';
@@ -38,7 +39,7 @@ export interface ModelDeps {
   toolsForModel(names: string[]): Anthropic.Tool[];
   /** Tool definitions of a turn's stored MCP tool list (by ref). */
   mcpToolsForModel?(sessionId: string, ref: string): Promise<Anthropic.Tool[]>;
-  /** Context window of a model (tokens). @default 200000 */
+  /** Context window of a model (tokens). @default {@link contextWindowOf} (Claude Code's figures) */
   contextWindowFor?(model: string): number;
   /** The running activity's context. @default {@link activityAttemptContext} */
   attemptContext?(): AttemptContext;
@@ -171,7 +172,7 @@ function summarize(
     usage: billed.usage,
     costUsd: billed.costUsd,
     billedAttempts: billed.attempts,
-    contextWindow: deps.contextWindowFor?.(model) ?? 200_000,
+    contextWindow: deps.contextWindowFor?.(model) ?? contextWindowOf(model),
     maxOutputTokens: entry.maxTokens ?? 0,
     toolUses,
     contentTypes: content.map((b) => String(b['type'])),

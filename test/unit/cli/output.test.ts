@@ -1,5 +1,5 @@
 import type { SDKResultMessage } from '../../../src/common/sdk-messages';
-import { workspaceMoveNotice } from '../../../src/cli/output';
+import { textOutput, workspaceMoveNotice } from '../../../src/cli/output';
 
 function result(workspace: SDKResultMessage['workspace']): SDKResultMessage {
   return {
@@ -29,5 +29,33 @@ describe('workspaceMoveNotice', () => {
   test('workspaceMoveNotice: nothing when the workspace stayed (even after earlier moves) or is not followed', () => {
     expect(workspaceMoveNotice(result(ws))).toBeNull();
     expect(workspaceMoveNotice(result(undefined))).toBeNull();
+  });
+});
+
+describe('textOutput (text mode)', () => {
+  const errorResult = (subtype: string, errors: string[]): SDKResultMessage =>
+    ({ type: 'result', subtype, is_error: true, session_id: 's', errors }) as unknown as SDKResultMessage;
+
+  test('textOutput: an answer is printed on stdout as it is', () => {
+    const ok = { type: 'result', subtype: 'success', is_error: false, result: 'Done.' } as SDKResultMessage;
+    expect(textOutput(ok)).toEqual({ stdout: 'Done.', stderr: '' });
+  });
+
+  test("textOutput: the limits print Claude Code's words on stdout (Reached max turns, Exceeded USD budget)", () => {
+    expect(textOutput(errorResult('error_max_turns', ['Reached maximum number of turns (3)']))).toEqual({
+      stdout: 'Error: Reached max turns (3)',
+      stderr: '',
+    });
+    expect(
+      textOutput(errorResult('error_max_budget_usd', ['Reached maximum budget ($1e-7): spent $0.000012'])),
+    ).toEqual({ stdout: 'Error: Exceeded USD budget (1e-7)', stderr: '' });
+  });
+
+  test('textOutput: another error names its subtype and errors on stdout, without the diagnostic', () => {
+    const r = errorResult('error_during_execution', ['[ede_diagnostic] x', 'API Error 401: invalid x-api-key']);
+    expect(textOutput(r)).toEqual({
+      stdout: 'Error: error_during_execution: API Error 401: invalid x-api-key',
+      stderr: '',
+    });
   });
 });

@@ -132,6 +132,28 @@ describe('stream-json input', () => {
     expect(last?.result).toBe('two');
   });
 
+  test('runStreamJsonInput: a line that is not a message ends the run with an error after the running turn; later lines are not run', async () => {
+    const engine = fakeEngine();
+    const out: unknown[] = [];
+    const f = feed();
+    const done = runStreamJsonInput(f.lines, {
+      engine,
+      options: OPTIONS,
+      write: (m) => out.push(m),
+      warn: () => undefined,
+    });
+    f.push(user('one'));
+    await tick();
+    f.push('not json at all');
+    f.push(user('two'));
+    f.end();
+    await tick();
+    engine.gate.open();
+    await expect(done).rejects.toThrow(/^error parsing a stream-json input line \(15 characters\): not JSON/);
+    expect(engine.turns.map((t) => t.prompt)).toEqual(['one']);
+    expect(out.map((m) => (m as SDKResultMessage).result)).toEqual(['one']);
+  });
+
   test('runStreamJsonInput: initialize is answered and its system prompt applies to the turns', async () => {
     const engine = fakeEngine();
     engine.gate.open();
@@ -265,7 +287,7 @@ describe('stream-json input', () => {
     expect(response.response.error).toContain('set_model refused: model "unpriced" has no price');
   });
 
-  test('runStreamJsonInput: bad lines and empty messages are warned about and skipped', async () => {
+  test('runStreamJsonInput: empty messages are warned about and skipped, blank lines skipped', async () => {
     const engine = fakeEngine();
     engine.gate.open();
     const warnings: string[] = [];
@@ -276,13 +298,12 @@ describe('stream-json input', () => {
       write: () => undefined,
       warn: (l) => warnings.push(l),
     });
-    f.push('{oops');
     f.push(user(''));
     f.push('');
     f.end();
     expect(await done).toBeUndefined();
     expect(engine.turns).toHaveLength(0);
-    expect(warnings).toHaveLength(2);
+    expect(warnings).toEqual(['agent-runner: ignoring a user message with no text']);
   });
 
   test('runStreamJsonInput: a turn that throws ends the session with that error', async () => {

@@ -115,6 +115,26 @@ describe('project memory', () => {
     expect(load.warnings.every((l) => l.includes('not followed') && l.includes(`outside ${repo}`))).toBe(true);
   });
 
+  test('loadProjectMemory: an import through a link (file or directory) inside the repository that leads outside it is not followed', async () => {
+    w('outside.md', 'secret');
+    mkdirSync(join(root, 'elsewhere'));
+    w('elsewhere/notes.md', 'far notes');
+    symlinkSync(join(root, 'outside.md'), join(repo, 'inner.md'));
+    symlinkSync(join(root, 'elsewhere'), join(repo, 'docs'));
+    w('repo/inside.md', 'inside');
+    symlinkSync(join(repo, 'inside.md'), join(repo, 'alias.md'));
+    w('repo/CLAUDE.md', '@inner.md @docs/notes.md @alias.md');
+    const load = await loadProjectMemory({ cwd: repo, root: repo, sources: all });
+    expect(summary(load.files)).toEqual(['Project repo/CLAUDE.md', 'Project repo/alias.md']);
+    expect(load.files.map((f) => f.content).join('\n')).not.toMatch(/secret|far notes/);
+    expect(load.warnings).toEqual([
+      expect.stringContaining(
+        `import @inner.md not followed: ${join(repo, 'inner.md')} is a link to ${join(root, 'outside.md')}`,
+      ),
+      expect.stringContaining(`import @docs/notes.md not followed`),
+    ]);
+  });
+
   test('loadProjectMemory: a 10 MB CLAUDE.md is cut to the limit with a note and a warning, never read whole', async () => {
     const big = w('repo/CLAUDE.md', `BEGIN\n${'memory line\n'.repeat(1_000_000)}END\n`);
     const load = await loadProjectMemory({ cwd: repo, root: repo, sources: all });

@@ -73,6 +73,11 @@ describe('protected paths: writes that widen what runs later are asked about', (
     ['.vscode/settings.json', () => join(cwd, '.vscode', 'settings.json')],
     ['.husky/pre-commit', () => join(cwd, 'sub', '.husky', 'pre-commit')],
     ['.bashrc', () => join(cwd, '.bashrc')],
+    ['.zshenv (a shell start-up file)', () => join(cwd, '.zshenv')],
+    [".envrc (direnv's)", () => join(cwd, 'sub', '.envrc')],
+    ['.npmrc (a package manager runs commands it names)', () => join(cwd, '.npmrc')],
+    ['.pre-commit-config.yaml (a git hook manager)', () => join(cwd, '.pre-commit-config.yaml')],
+    ['.config/git/config (git config by XDG path)', () => join(cwd, '.config', 'git', 'config')],
   ];
   for (const [name, file] of table) {
     test(`protected paths: ${name} is asked about in acceptEdits, even with Write and Edit(**) allowed`, async () => {
