@@ -2,7 +2,7 @@ import { CancelledFailure, Context } from '@temporalio/activity';
 import { isMcpToolName } from '../common/mcp';
 import { updatedInputOf } from '../hooks/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { RunToolInput, RunToolSummary } from '../common/tools';
+import { ToolErrorType, type RunToolInput, type RunToolSummary } from '../common/tools';
 import { MAX_STRUCTURED_OUTPUT_ERROR_CHARS, STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import { WorkspaceErrorType, type SnapshotRef } from '../common/workspace';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
@@ -20,6 +20,10 @@ import type { ResolvedPermission } from './tool-permission';
 import { resolveToolPermission } from './tool-permission';
 import { ChildEnvironments } from '../env/child-env';
 import { readSettingsEnv } from '../settings/env';
+import { inputFaultOf, inputFaultOutput } from './tools/input-faults';
+import { classifyToolError, isTransientToolError, toolFaultMessage } from './tool-faults';
+import { storageFailure } from './store-errors';
+import { toolUseError } from './tools/format';
 
 /** What `runTool` needs from the worker. */
 export interface RunToolDeps {
@@ -157,6 +161,25 @@ function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolea
  * attempt that loses the race (a superseded attempt still alive) returns the stored result.
  */
 export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToolSummary> {
+  const run = runToolOnce(deps);
+  // An error retrying cannot fix leaves at once as a non-retryable `Tool.Fault` (the turn answers
+  // the call with an is_error result); transient errors and the store's own failures as they are.
+  return async function runTool(given: RunToolInput): Promise<RunToolSummary> {
+    try {
+      return await run(given);
+    } catch (err) {
+      throw storageFailure(err) ? err : classifyToolError(err);
+    }
+  };
+}
+
+/** A fault of the call (see tool-faults.ts) as its tool_result: the run goes on to record it. */
+function faultOutput(err: unknown): ToolOutput & { outcome: 'error' } {
+  const message = toolFaultMessage(err);
+  return { content: toolUseError(message), isError: true, structured: message, outcome: 'error' };
+}
+
+function runToolOnce(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToolSummary> {
   return async function runTool(given: RunToolInput): Promise<RunToolSummary> {
     // An absent parent is the assistant line (see RunToolInput.parentUuid).
     const input = { ...given, parentUuid: given.parentUuid ?? given.assistantUuid };
@@ -197,20 +220,32 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
     );
     // Bash starts where the session's previous command left the shell (`cd` persists); its
     // relative paths are judged from there.
+    // An input the system calls would reject (a NUL byte in a path) is answered before anything runs.
+    const inputFault =
+      block && invalidJson === undefined && input.skipReason === undefined
+        ? inputFaultOf(input.toolName, toolInput)
+        : undefined;
+    // An exception of the permission check or the tool run that retrying cannot fix.
+    let fault: (ToolOutput & { outcome: 'error' }) | undefined;
+    const asFault = (err: unknown): undefined => {
+      if (isTransientToolError(err)) throw err;
+      fault = faultOutput(err);
+      return undefined;
+    };
     const shellCwd =
-      input.toolName === 'Bash' && block
+      input.toolName === 'Bash' && block && inputFault === undefined
         ? await persistedShellCwd(store, input.sessionId, input.parentUuid, input.cwd).catch(() => undefined)
         : undefined;
     // Rules on paths and commands are decided here, where the input and the files are known.
     const permission: ResolvedPermission =
-      input.skipReason !== undefined || !block || invalidJson !== undefined
+      input.skipReason !== undefined || !block || invalidJson !== undefined || inputFault !== undefined
         ? { behavior: 'allow' }
-        : await (deps.resolvePermission ?? resolveToolPermission)(input.permission, {
+        : ((await (deps.resolvePermission ?? resolveToolPermission)(input.permission, {
             toolName: input.toolName,
             input: toolInput,
             cwd: shellCwd ?? input.cwd,
             exportedNames: new Set(Object.keys(toolEnv)),
-          });
+          }).catch(asFault)) ?? { behavior: 'allow' });
     if (permission.behavior === 'deny' && permission.ask && input.askable && input.skipReason === undefined) {
       // Someone can decide: nothing is written; the workflow waits for the answer and runs it again.
       return {
@@ -238,6 +273,10 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
       };
     } else if (invalidJson !== undefined) {
       out = invalidJsonOutput(input.toolName, invalidJson);
+    } else if (inputFault !== undefined) {
+      out = inputFaultOutput(inputFault);
+    } else if (fault) {
+      out = fault;
     } else if (permission.behavior === 'deny') {
       out = {
         content: permission.message,
@@ -286,6 +325,10 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
           toolName: input.toolName,
           ...(deps.settings?.largeResultChars !== undefined ? { thresholdChars: deps.settings.largeResultChars } : {}),
         }));
+      } catch (err) {
+        if (ctx.cancellationSignal.aborted) throw err;
+        asFault(err);
+        out = fault ?? faultOutput(err);
       } finally {
         clearInterval(beat);
       }
@@ -321,7 +364,18 @@ export function createRunTool(deps: RunToolDeps): (input: RunToolInput) => Promi
             nonRetryable: true,
           });
         }
-        throw err;
+        if (isTransientToolError(err)) throw err;
+        // The repository's own state (a broken .git/config): the same on every attempt. The tool
+        // did run; the model is told so (the turn gives it this as the call's is_error result).
+        throw ApplicationFailure.create({
+          type: ToolErrorType.Fault,
+          message: toolFaultMessage(
+            new Error(
+              `${input.toolName} ran, but the workspace could not be recorded after it: ${err instanceof Error ? err.message : String(err)}`,
+            ),
+          ),
+          nonRetryable: true,
+        });
       }
     }
 

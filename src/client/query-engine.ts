@@ -6,7 +6,7 @@ import { WithStartWorkflowOperation, WorkflowFailedError } from '@temporalio/cli
 import { ApplicationFailure } from '@temporalio/common';
 import type { SessionInput, SessionState, SubmitResponse } from '../common/session';
 import type { SDKMessage, SDKSystemInitMessage, SDKUserMessage } from '../common/sdk-messages';
-import type { TurnOptions, TurnOutcome, TurnProgress } from '../common/turn';
+import type { TurnOptions, TurnOutcome, TurnProgress, TurnSpend } from '../common/turn';
 import { WORKFLOW_STATE_VERSION } from '../common/turn';
 import { emptyUsage } from '../common/usage';
 import type { TranscriptStore } from '../store/transcript-store';
@@ -18,6 +18,7 @@ import {
   setLimitsSignal,
   submitMessageUpdate,
   turnProgressQuery,
+  turnSpendQuery,
 } from '../workflows/messages';
 import { sessionWorkflowId } from '../workflows/ids';
 import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../common/search-attributes';
@@ -431,7 +432,7 @@ export class QueryEngine {
         // transcript store, or a termination): end with an error result saying why, as for any
         // failed turn. Other errors (the connection) propagate.
         if (!(failure instanceof WorkflowFailedError)) throw failure;
-        outcome = failedTurnOutcome(failure, Date.now() - followStarted);
+        outcome = failedTurnOutcome(failure, Date.now() - followStarted, await spendOf(handle));
         break;
       }
       if (lost !== undefined) {
@@ -554,13 +555,31 @@ export class QueryEngine {
   }
 }
 
+/** How long the client waits for a failed turn's `spend` (a worker replays the turn to answer), ms. */
+const SPEND_QUERY_TIMEOUT_MS = 10_000;
+
+/** What a failed turn spent (query `spend`), or undefined when no worker answers in time. */
+async function spendOf(handle: WorkflowHandle): Promise<TurnSpend | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), SPEND_QUERY_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([handle.query(turnSpendQuery).catch(() => undefined), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * The outcome reported for a turn workflow that failed instead of returning one: an
  * `error_during_execution` whose error names the cause (e.g. `Transcript store error:
- * ENOSPC: no space left on device, write (TranscriptError.Storage)`). Usage of the failed turn is
- * not known here; the session re-reads its leaf from the store.
+ * ENOSPC: no space left on device, write (TranscriptError.Storage)`). Usage, cost, model calls
+ * and permission denials are what the turn recorded before it failed (its `spend` query); when
+ * no worker answers that query they are zero and the cost is unknown. The session re-reads its
+ * leaf and totals from the store.
  */
-function failedTurnOutcome(err: WorkflowFailedError, durationMs: number): TurnOutcome {
+function failedTurnOutcome(err: WorkflowFailedError, durationMs: number, spend?: TurnSpend): TurnOutcome {
   // The first ApplicationFailure on the cause chain is what an activity (or the workflow) threw.
   let cause: unknown = err;
   while (!(cause instanceof ApplicationFailure) && cause instanceof Error && cause.cause instanceof Error) {
@@ -575,17 +594,17 @@ function failedTurnOutcome(err: WorkflowFailedError, durationMs: number): TurnOu
     subtype: 'error_during_execution',
     isError: true,
     terminalReason: 'model_error',
-    numTurns: 0,
+    numTurns: spend?.numTurns ?? 0,
     durationMs,
-    durationApiMs: 0,
-    usage: emptyUsage(),
-    modelUsage: {},
-    costUsd: 0,
-    costKnown: false,
+    durationApiMs: spend?.durationApiMs ?? 0,
+    usage: spend?.usage ?? emptyUsage(),
+    modelUsage: spend?.modelUsage ?? {},
+    costUsd: spend?.costUsd ?? 0,
+    costKnown: spend?.costKnown ?? false,
     stopReason: null,
     lastAssistantUuid: null,
     errors: [text],
-    permissionDenials: [],
+    permissionDenials: spend?.permissionDenials ?? [],
     leafUuid: '',
     events: [],
     readFileState: {},

@@ -141,3 +141,16 @@ export interface RunToolSummary {
   /** The workspace snapshot taken after the call (tools that can change files). */
   snapshot?: SnapshotRef;
 }
+
+/** Error types of tool-run failures (ApplicationFailure `type`). */
+export const ToolErrorType = {
+  /**
+   * A fault that retrying cannot fix (invalid input the OS rejects, the repository's own broken
+   * state, an unforeseen exception): `runTool` fails at once, without retries, and the turn gives
+   * the model an `is_error` tool_result with the message instead (see `ToolRuns`).
+   */
+  Fault: 'Tool.Fault',
+} as const;
+
+/** Characters of a {@link ToolErrorType.Fault} message kept (it travels in workflow history). */
+export const MAX_TOOL_FAULT_CHARS = 300;

@@ -256,6 +256,15 @@ export interface TurnOutcome {
 }
 
 /** Answer of the turn's `progress` query: what a streaming client needs. */
+/**
+ * What a turn has spent and recorded so far (query `spend`): the figures of its outcome, also for
+ * a turn workflow that failed (the client reports them in the failed turn's result).
+ */
+export type TurnSpend = Pick<
+  TurnOutcome,
+  'numTurns' | 'durationApiMs' | 'usage' | 'modelUsage' | 'costUsd' | 'costKnown' | 'permissionDenials'
+>;
+
 export interface TurnProgress {
   /** Transcript uuids written so far, in order. */
   events: string[];

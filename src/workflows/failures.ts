@@ -1,5 +1,6 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import { ModelErrorType } from '../common/model';
+import { ToolErrorType } from '../common/tools';
 import type { ModelErrorDetails } from '../common/model';
 
 /** A failed model call after Temporal's retries, as the turn workflow sees it. */
@@ -45,4 +46,13 @@ export function failureText(f: ModelFailure): string {
 /** `terminal_reason` of a turn ended by a model failure. */
 export function failureTerminalReason(f: ModelFailure): 'prompt_too_long' | 'api_error' {
   return f.type === ModelErrorType.PromptTooLong ? 'prompt_too_long' : 'api_error';
+}
+
+/**
+ * The message of a tool run that failed with a fault retrying cannot fix (`Tool.Fault`, see
+ * src/activities/tool-faults.ts), or undefined for any other error.
+ */
+export function toolFaultOf(err: unknown): string | undefined {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  return cause instanceof ApplicationFailure && cause.type === ToolErrorType.Fault ? cause.message : undefined;
 }

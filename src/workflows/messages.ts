@@ -1,7 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { WorkspaceRef } from '../common/workspace';
 import type { SessionState, SubmitRequest, SubmitResponse } from '../common/session';
-import type { TurnProgress } from '../common/turn';
+import type { TurnProgress, TurnSpend } from '../common/turn';
 import type { TurnLimits } from '../engine/limits';
 import type { PoolStatus } from '../engine/budget-pool';
 
@@ -19,6 +19,8 @@ export const endSessionSignal = defineSignal('endSession');
 
 /** Query on a turn: progress for streaming clients and `agent-runner status`. */
 export const turnProgressQuery = defineQuery<TurnProgress>('progress');
+/** Query on a turn (running, finished or failed): what it has spent so far (tokens, USD, calls, denials). */
+export const turnSpendQuery = defineQuery<TurnSpend>('spend');
 /** Signal to a turn (or a session, which forwards it): change limits. */
 export const setLimitsSignal = defineSignal<[LimitPatch]>('setLimits');
 /** Signal to a turn (or a session, which forwards it): stop cleanly. */

@@ -321,13 +321,35 @@ function applyOutcome(state: SessionState, o: TurnOutcome, turnId: string): Sess
   };
 }
 
-/** A turn that failed as a workflow (a bug, a termination): re-read the leaf from the store. */
+/** Patch id: a failed turn's spend is counted (the session's totals re-read from the store). */
+const FAILED_TURN_TOTALS_PATCH = 'failed-turn-totals';
+
+/**
+ * A turn that failed as a workflow (a bug, a termination): re-read the leaf and the session's
+ * totals from the store, which has the billing of every model call attempt the turn made (as
+ * {@link stateFromStore} rebuilds a session), so its spend is not lost.
+ */
 async function afterFailedTurn(state: SessionState, turnId: string): Promise<SessionState> {
   const stored = await loadSession(state.sessionId);
+  const totals = patched(FAILED_TURN_TOTALS_PATCH) ? storedTotals(state, stored) : {};
   return {
     ...state,
+    ...totals,
     leafUuid: stored.leafUuid ?? state.leafUuid,
     turnCount: state.turnCount + 1,
     lastTurnWorkflowId: turnId,
   };
+}
+
+/**
+ * Usage and cost from the store's totals; never below what the session counted (a store that
+ * lost lines, or a session whose totals came from elsewhere, keeps its counts).
+ */
+function storedTotals(
+  state: SessionState,
+  stored: { usage: SessionState['usage']; modelUsage: SessionState['modelUsage'] },
+): Pick<SessionState, 'usage' | 'modelUsage' | 'totalCostUsd' | 'costKnown'> | Record<string, never> {
+  const cost = totalCost(stored.modelUsage);
+  if (cost.usd < state.totalCostUsd || stored.usage.output_tokens < state.usage.output_tokens) return {};
+  return { usage: stored.usage, modelUsage: stored.modelUsage, totalCostUsd: cost.usd, costKnown: cost.known };
 }

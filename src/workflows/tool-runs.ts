@@ -13,6 +13,10 @@ import type { TurnActivities } from './turn-activities';
 import { LOCAL_ACTIVITIES_PATCH, LOCAL_TOOLS } from './turn-activities';
 import type { TurnState } from './turn-state';
 import type { WorkspaceFollower } from './workspace';
+import { toolFaultOf } from './failures';
+
+/** Patch id: a tool run that failed with a fault retrying cannot fix gets an is_error result. */
+const TOOL_FAULT_RESULTS_PATCH = 'tool-fault-results';
 
 /** A tool call with the transcript position of its result, planned before it runs. */
 interface PlannedRun {
@@ -44,7 +48,31 @@ export class ToolRuns {
    * Runs one call where its workspace is (the shared queue when the workspace is not followed);
    * a read-only bounded call (Read, Glob, Grep) as a local activity first.
    */
-  private run(input: RunToolInput, use?: ToolUseSummary): Promise<RunToolSummary> {
+  private async run(input: RunToolInput, use?: ToolUseSummary): Promise<RunToolSummary> {
+    try {
+      return await this.runWhereTheWorkspaceIs(input, use);
+    } catch (err) {
+      // A fault (`Tool.Fault`: invalid input the system rejects, a broken repository, a bug) was
+      // not retried: the model gets it as the call's is_error result and the turn goes on.
+      const fault = toolFaultOf(err);
+      if (fault === undefined || input.skipReason !== undefined || !patched(TOOL_FAULT_RESULTS_PATCH)) throw err;
+      const { sessionId, cwd, assistantUuid, toolUseId, toolName, resultUuid, parentUuid } = input;
+      const skipped: RunToolInput = {
+        sessionId,
+        cwd,
+        assistantUuid,
+        toolUseId,
+        toolName,
+        resultUuid,
+        ...(parentUuid !== undefined ? { parentUuid } : {}),
+        permission: { behavior: 'allow' },
+        skipReason: fault,
+      };
+      return this.runWhereTheWorkspaceIs(skipped, use);
+    }
+  }
+
+  private runWhereTheWorkspaceIs(input: RunToolInput, use?: ToolUseSummary): Promise<RunToolSummary> {
     const label = use?.label ?? input.toolName;
     if (input.skipReason === undefined && LOCAL_TOOLS.has(input.toolName) && patched(LOCAL_ACTIVITIES_PATCH)) {
       return this.workspace.runToolLocal(input, this.acts.local.runTool, this.acts.runTool, label);

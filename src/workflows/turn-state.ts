@@ -1,7 +1,7 @@
 import type { CallModelSummary, CompactSummary } from '../common/model';
 import type { ResultSubtype } from '../common/sdk-messages';
 import type { FileReadState, RunToolSummary, ToolUseSummary } from '../common/tools';
-import type { TurnCarry, TurnInput, TurnOutcome } from '../common/turn';
+import type { TurnCarry, TurnInput, TurnOutcome, TurnSpend } from '../common/turn';
 import type { Usage } from '../common/usage';
 import { addUsage, emptyUsage } from '../common/usage';
 import { addModelUsage, totalCost } from '../engine/cost';
@@ -256,6 +256,21 @@ export class TurnState {
   }
 
   /** The turn's outcome; marks the state done. */
+  /** What the turn has spent and recorded so far (no side effect: answers the `spend` query). */
+  spend(): TurnSpend {
+    const d = this.data;
+    const cost = this.cost();
+    return {
+      numTurns: d.numTurns,
+      durationApiMs: d.durationApiMs,
+      usage: d.usage,
+      modelUsage: d.modelUsage,
+      costUsd: cost.usd,
+      costKnown: cost.known,
+      permissionDenials: d.denials,
+    };
+  }
+
   outcome(
     subtype: ResultSubtype,
     terminalReason: string,

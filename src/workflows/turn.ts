@@ -39,7 +39,7 @@ import type { ModelFailure } from './failures';
 import { Approvals } from './approvals';
 import { HookRuns } from './hook-runs';
 import { Interrupts, uninterruptible } from './interrupts';
-import { interruptSignal, poolStatusSignal, setLimitsSignal, turnProgressQuery } from './messages';
+import { interruptSignal, poolStatusSignal, setLimitsSignal, turnProgressQuery, turnSpendQuery } from './messages';
 import { PoolMember } from './pool-member';
 import { ToolRuns } from './tool-runs';
 import { turnActivities } from './turn-activities';
@@ -133,6 +133,7 @@ class Turn {
       this.approvals,
     );
     setHandler(turnProgressQuery, () => this.progress());
+    setHandler(turnSpendQuery, () => this.state.spend());
     setHandler(setLimitsSignal, (patch) => {
       this.state.data.limits = applyLimitPatch(this.state.data.limits, patch);
     });

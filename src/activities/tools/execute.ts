@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import { toolUseError } from './format';
 import { BUILTIN_TOOLS, type AnyToolDefinition } from './registry';
+import { inputFaultOf, inputFaultOutput } from './input-faults';
 import type { ToolContext, ToolOutput } from './types';
 
 /** Result of {@link executeTool}: the tool output plus how the run went. */
@@ -74,6 +75,7 @@ export function validationErrorDetail(issues: readonly z.core.$ZodIssue[]): stri
  * Runs the built-in tool `name` on `rawInput`. Never throws:
  * - unknown tool → `outcome: 'invalid'`, `<tool_use_error>Error: No such tool available: NAME</tool_use_error>`;
  * - input failing the tool's schema (unknown keys included) → `outcome: 'invalid'`, an `InputValidationError`;
+ * - a NUL byte in a path, pattern or command (see input-faults.ts) → `outcome: 'invalid'`;
  * - the tool throwing → `outcome: 'error'` with the error message;
  * - otherwise `outcome` is `'error'` when the tool reported `isError`, else `'ok'`.
  *
@@ -103,6 +105,8 @@ export async function executeTool(
       outcome: 'invalid',
     };
   }
+  const fault = inputFaultOf(name, parsed.data);
+  if (fault !== undefined) return inputFaultOutput(fault);
   try {
     const out = await tool.run(parsed.data, ctx);
     return { ...out, outcome: out.isError ? 'error' : 'ok' };
