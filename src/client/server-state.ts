@@ -126,6 +126,34 @@ export function touchServer(dataDir: string): void {
   }
 }
 
+/** `<dataDir>/server.last`: the address of the last server, kept after it stops. */
+export function lastAddressPath(dataDir: string): string {
+  return path.join(dataDir, 'server.last');
+}
+
+/**
+ * The address of the last server of `dataDir` (`host:port`), kept when the server stops (unlike
+ * `server.json` and the lock record), so that a restarted server takes the same port and clients
+ * waiting through the restart find it where they left it; null when none was recorded.
+ */
+export function readLastAddress(dataDir: string): string | null {
+  try {
+    const text = fs.readFileSync(lastAddressPath(dataDir), 'utf8').trim();
+    return /^[\w.:[\]-]+:\d+$/.test(text) ? text : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Records the current server's address in {@link lastAddressPath} (best effort). */
+export function writeLastAddress(dataDir: string, address: string): void {
+  try {
+    fs.writeFileSync(lastAddressPath(dataDir), `${address}\n`);
+  } catch {
+    // best effort: a restart then picks a free port
+  }
+}
+
 /** Removes `<dataDir>/server.json` (no error when it is missing). */
 export function clearServerState(dataDir: string): void {
   fs.rmSync(serverStatePath(dataDir), { force: true });

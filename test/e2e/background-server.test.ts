@@ -108,7 +108,7 @@ describe('background server', () => {
     }
   });
 
-  test('background server: server stop ends it; status then says none runs (exit 1); --no-daemon leaves nothing behind', async () => {
+  test('background server: server stop ends it; status then says none runs (exit 1); --no-daemon leaves nothing behind; the next server takes the same address', async () => {
     const state = readServerState(dataDir);
     const stop = await runCli(['server', 'stop'], { env, cwd: tmpdir() });
     expect(stop.code).toBe(0);
@@ -127,5 +127,11 @@ describe('background server', () => {
     expect(r.code).toBe(0);
     expect(devServersOn(dataDir)).toEqual([]);
     expect((await runCli(['server', 'status'], { env, cwd: tmpdir() })).code).toBe(1);
+
+    // The next run starts a server on the address of the stopped one (server.last survives the
+    // stop), so a client that waited through the stop finds it where it was.
+    const again = await p('after a stop');
+    expect(again.code).toBe(0);
+    expect(readServerState(dataDir)?.address).toBe(state?.address);
   });
 });

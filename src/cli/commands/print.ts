@@ -22,6 +22,9 @@ import { serverModeOptions } from '../server-mode';
 import { checkMemoryFiles } from '../memory-check';
 import { positiveInt } from '../turn-options';
 
+/** How long a signal's interrupt may take to reach the server before the run quits anyway (ms). */
+const INTERRUPT_DELIVERY_MS = 5_000;
+
 export { INPUT_FORMATS, type InputFormat } from '../output';
 
 /** Flags of `agent-runner -p`. */
@@ -212,7 +215,28 @@ export async function runPrint(
       return;
     }
     io.stderr(`${signal}: interrupting the turn (again to quit at once)…`);
-    void engine.interrupt(`Interrupted by ${signal === 'SIGINT' ? 'user (Ctrl-C)' : 'SIGTERM'}`).catch(() => undefined);
+    const exitCode = signal === 'SIGINT' ? 130 : 143;
+    const current = engine;
+    // The interrupt is a signal to the session: when the server cannot take it (it is down or
+    // restarting) within INTERRUPT_DELIVERY_MS, stop waiting and quit, saying where the turn is.
+    let timer: NodeJS.Timeout | undefined;
+    const undelivered = new Promise<'undelivered'>((resolve) => {
+      timer = setTimeout(() => resolve('undelivered'), INTERRUPT_DELIVERY_MS);
+    });
+    void Promise.race([
+      current.interrupt(`Interrupted by ${signal === 'SIGINT' ? 'user (Ctrl-C)' : 'SIGTERM'}`).then(
+        () => 'delivered' as const,
+        () => 'undelivered' as const,
+      ),
+      undelivered,
+    ]).then((outcome) => {
+      clearTimeout(timer);
+      if (outcome === 'delivered') return;
+      io.stderr(
+        `agent-runner: the server did not take the interrupt; quitting. The turn may go on: \`agent-runner attach ${current.sessionId}\` follows it.`,
+      );
+      void rt.close().finally(() => process.exit(exitCode));
+    });
   };
   const onSigint = (): void => onSignal('SIGINT');
   const onSigterm = (): void => onSignal('SIGTERM');

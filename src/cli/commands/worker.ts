@@ -42,22 +42,29 @@ export interface ServerFlags {
  * when its data directory is removed.
  */
 export async function runServer(config: Config, log: (l: string) => void, flags: ServerFlags): Promise<number> {
-  const { writeServerState, clearServerState, readServerState } = await import('../../client/server-state');
+  const { writeServerState, clearServerState, readServerState, readLastAddress, writeLastAddress } =
+    await import('../../client/server-state');
   const { EmbeddedServerBusyError } = await import('../../worker/server-lock');
   const background = flags.background === true;
   // The run that spawned this server before loading its code (bin/agent-runner).
   const spawnedBy = Number(process.env['AGENT_RUNNER_SPAWNED_BY']) || undefined;
   delete process.env['AGENT_RUNNER_SPAWNED_BY'];
   const stamp = (l: string): void => log(background ? `${new Date().toISOString()} ${l}` : l);
-  // The last address, from server.json or (after `server stop`, which removes it) the lock record:
-  // clients waiting through the restart reconnect to the same address.
+  // The last address, from server.json, the lock record (after a crash) or server.last (after
+  // `server stop`, which removes the other two): clients waiting through the restart reconnect to
+  // the same address.
   const { readServerLock } = await import('../../worker/server-lock');
-  const previousAddress = readServerState(config.dataDir)?.address ?? readServerLock(config.dataDir)?.address ?? null;
+  const previousAddress =
+    readServerState(config.dataDir)?.address ??
+    readServerLock(config.dataDir)?.address ??
+    readLastAddress(config.dataDir) ??
+    null;
   const previousPort = previousAddress ? Number(previousAddress.slice(previousAddress.lastIndexOf(':') + 1)) : 0;
   const { workerEnvFingerprint } = await import('../../worker/background');
   // Recorded as soon as the dev server answers: clients start their turns while the worker loads
   // (their workflow tasks wait on the task queue until it polls).
   const record = (devServer: NonNullable<Runtime['devServer']>): void => {
+    writeLastAddress(config.dataDir, devServer.address);
     writeServerState(config.dataDir, {
       address: devServer.address,
       pid: devServer.pid,
