@@ -444,6 +444,25 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
     ],
   },
   {
+    name: 'nul-bytes',
+    title: 'A NUL byte in a path or pattern of each file tool, control characters in a Bash command: error results, and the turn goes on',
+    steps: [
+      {
+        content: [
+          tool('Write', { file_path: '{{cwd}}/a\u0000b', content: 'x' }),
+          tool('Read', { file_path: '{{cwd}}/a\u0000.txt' }),
+          tool('Edit', { file_path: '{{cwd}}/a\u0000.txt', old_string: 'one', new_string: 'two' }),
+          tool('Glob', { pattern: '*\u0000' }),
+          tool('Grep', { pattern: 'x', path: '{{cwd}}/a\u0000' }),
+          ...['\u0000', '\u0001', '\u001b[31m', '\u007f', '\r', '\t', '\u0085', '\u200b', '\u202e'].map((c) =>
+            tool('Bash', { command: `echo a${c}b`, description: 'Echo' }),
+          ),
+        ],
+      },
+      done,
+    ],
+  },
+  {
     name: 'memory-and-context',
     title:
       "CLAUDE.md at the root (with an import), .claude/CLAUDE.md, CLAUDE.local.md, the user's, in a git repository; nested CLAUDE.md of subdirectories the model reads",

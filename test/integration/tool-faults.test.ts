@@ -27,32 +27,47 @@ const calls = (dir: string): Array<{ name: string; input: Record<string, unknown
   {
     name: 'Write',
     input: { file_path: `${dir}/a\u0000b`, content: 'x' },
-    error: '<tool_use_error>Write file_path cannot contain null bytes</tool_use_error>',
+    error:
+      '<tool_use_error>Write file_path cannot contain null bytes (\\0). Remove the null byte and try again.</tool_use_error>',
   },
   {
     name: 'Edit',
     input: { file_path: `${dir}/a.txt\u0000`, old_string: 'one', new_string: 'uno' },
-    error: '<tool_use_error>Edit file_path cannot contain null bytes</tool_use_error>',
+    error:
+      '<tool_use_error>Edit file_path cannot contain null bytes (\\0). Remove the null byte and try again.</tool_use_error>',
   },
   {
     name: 'Bash',
     input: { command: `touch ${dir}/ran\u0000` },
-    error: '<tool_use_error>Bash command cannot contain null bytes</tool_use_error>',
+    error: `<tool_use_error>InputValidationError: ${JSON.stringify(
+      [
+        {
+          code: 'custom',
+          path: ['command'],
+          message: 'command contains control characters that would be hidden in the approval dialog',
+        },
+      ],
+      null,
+      2,
+    )}</tool_use_error>`,
   },
   {
     name: 'Read',
     input: { file_path: `${dir}/a\u0000.txt` },
-    error: '<tool_use_error>Read file_path cannot contain null bytes</tool_use_error>',
+    error:
+      '<tool_use_error>Read file_path cannot contain null bytes (\\0). Remove the null byte and try again.</tool_use_error>',
   },
   {
     name: 'Glob',
     input: { pattern: '*.txt\u0000' },
-    error: '<tool_use_error>Glob pattern cannot contain null bytes</tool_use_error>',
+    error:
+      '<tool_use_error>Glob pattern cannot contain null bytes (\\0). Remove the null byte and try again.</tool_use_error>',
   },
   {
     name: 'Grep',
     input: { pattern: 'one', path: `${dir}\u0000` },
-    error: '<tool_use_error>Grep path cannot contain null bytes</tool_use_error>',
+    error:
+      '<tool_use_error>Grep path cannot contain null bytes (\\0). Remove the null byte and try again.</tool_use_error>',
   },
 ];
 

@@ -7,6 +7,7 @@
  * command; util-linux `setpriv --pdeathsig` makes the kernel signal the supervisor when the
  * worker process dies (even by kill -9), and the supervisor then kills the whole group.
  */
+import { BASH_CONTROL_CHARS_MESSAGE, HIDDEN_CONTROL_CHARS } from './input-faults';
 import { spawn } from 'node:child_process';
 import { accessSync, constants as fsConstants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -86,7 +87,11 @@ const PIPE_CLOSE_GRACE_MS = 250;
  * (this runner has none), so `run_in_background` is an unexpected parameter.
  */
 export const BashInputSchema = z.strictObject({
-  command: z.string().describe('The shell command to run (with bash -c).'),
+  command: z
+    .string()
+    // Also checked before the permission check (input-faults.ts); here for direct callers.
+    .refine((c) => !HIDDEN_CONTROL_CHARS.test(c), { message: BASH_CONTROL_CHARS_MESSAGE })
+    .describe('The shell command to run (with bash -c).'),
   timeout: z
     .number()
     .positive()

@@ -40,7 +40,9 @@ export function shellQuote(s: string): string {
  * carried over; what the file holds is checked again by {@link shellEnd}.
  */
 export function shellCwdTrap(file: string): string {
-  const action = `(POSIXLY_CORRECT=y && \\unset -f ${PWD_PROGRAM} && ${PWD_PROGRAM} -P >| ${shellQuote(file)}) 2>/dev/null`;
+  // The braces' redirection also silences bash's own "Terminated" notice for the subshell when a
+  // timeout's signal ends it (bash prints it on its stderr, inside the redirection).
+  const action = `{ (POSIXLY_CORRECT=y && \\unset -f ${PWD_PROGRAM} && ${PWD_PROGRAM} -P >| ${shellQuote(file)}); } 2>/dev/null`;
   return `trap -- ${shellQuote(action)} EXIT`;
 }
 

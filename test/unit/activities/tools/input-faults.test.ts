@@ -27,15 +27,15 @@ function inputWithNul(tool: string, field: string, dir: string): Record<string, 
 }
 
 describe('inputFaultOf', () => {
-  test('inputFaultOf: every built-in tool has its path, pattern and command fields checked', () => {
-    expect(Object.keys(NUL_CHECKED_FIELDS).sort()).toEqual([...BUILTIN_TOOL_NAMES].sort());
+  test('inputFaultOf: every built-in tool has its path and pattern fields checked (Bash its command, below)', () => {
+    expect(Object.keys(NUL_CHECKED_FIELDS).sort()).toEqual([...BUILTIN_TOOL_NAMES].filter((t) => t !== 'Bash').sort());
   });
 
   test('inputFaultOf: a NUL byte in a checked field names the tool and the field', () => {
     for (const [tool, fields] of Object.entries(NUL_CHECKED_FIELDS)) {
       for (const field of fields) {
         expect(inputFaultOf(tool, inputWithNul(tool, field, '/tmp'))).toBe(
-          `${tool} ${field} cannot contain null bytes`,
+          `${tool} ${field} cannot contain null bytes (\\0). Remove the null byte and try again.`,
         );
       }
     }
@@ -58,15 +58,31 @@ describe('executeTool: NUL bytes', () => {
     for (const [tool, fields] of Object.entries(NUL_CHECKED_FIELDS)) {
       for (const field of fields) {
         const input = inputWithNul(tool, field, s.dir);
-        if (tool === 'Bash') input.command = `touch ${s.p('ran')}\u0000`;
         const out = await executeTool(tool, input, s.ctx);
         expect(out.isError).toBe(true);
         expect(out.outcome).toBe('invalid');
-        expect(text(out)).toBe(`<tool_use_error>${tool} ${field} cannot contain null bytes</tool_use_error>`);
+        expect(text(out)).toBe(
+          `<tool_use_error>${tool} ${field} cannot contain null bytes (\\0). Remove the null byte and try again.</tool_use_error>`,
+        );
       }
     }
     const fs = await import('node:fs');
     expect(fs.existsSync(s.p('ran'))).toBe(false);
     expect(fs.existsSync(s.p('f.txt'))).toBe(false);
+  });
+});
+
+describe('executeTool: control characters in a Bash command', () => {
+  test("executeTool: Claude Code's hidden control characters (C0 but tab and newline, DEL, C1) are refused before anything runs; tab and other Unicode pass", async () => {
+    const fs = await import('node:fs');
+    for (const c of ['\u0000', '\u0001', '\u001b', '\r', '\u007f', '\u0085']) {
+      const out = await executeTool('Bash', { command: `touch ${s.p('ran')}${c}` }, s.ctx);
+      expect(out.outcome).toBe('invalid');
+      expect(text(out)).toContain('command contains control characters that would be hidden in the approval dialog');
+    }
+    expect(fs.existsSync(s.p('ran'))).toBe(false);
+    const tab = await executeTool('Bash', { command: `touch\t${s.p('ran')} # \u200b` }, s.ctx);
+    expect(tab.isError).toBe(false);
+    expect(fs.existsSync(s.p('ran'))).toBe(true);
   });
 });
