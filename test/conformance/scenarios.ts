@@ -445,7 +445,8 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
   },
   {
     name: 'nul-bytes',
-    title: 'A NUL byte in a path or pattern of each file tool, control characters in a Bash command: error results, and the turn goes on',
+    title:
+      'A NUL byte in a path or pattern of each file tool, control characters in a Bash command: error results, and the turn goes on',
     steps: [
       {
         content: [
