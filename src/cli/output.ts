@@ -75,20 +75,26 @@ export function exitCodeFor(result: SDKResultMessage | undefined): number {
 const SETUP_STOPS = new Set(['workspace_snapshot_too_large']);
 
 /**
- * What text mode prints: the result text, or for an error result an `Error: …` line, both on
- * stdout as `claude -p` does (a script's `out=$(…)` gets either). The two limits use Claude Code's
- * words (`Error: Reached max turns (N)`, `Error: Exceeded USD budget (X)`, checked against 2.1.328);
- * other errors name the subtype and the errors. `stderr` stays empty (kept for callers).
+ * What text mode prints: the result text, or for an error result an `Error: …` line. A task's
+ * error (exit 1) goes to stdout as `claude -p` prints it (a script's `out=$(…)` gets it), the two
+ * limits in Claude Code's words (`Error: Reached max turns (N)`, `Error: Exceeded USD budget
+ * (X)`, checked against 2.1.328); other errors name the subtype and the errors. A setup error
+ * (exit 2: an MCP server that does not start, a hook misconfigured) goes to stderr, as usage
+ * errors do.
  */
 export function textOutput(result: SDKResultMessage): { stdout: string; stderr: string } {
   if (!result.is_error) return { stdout: result.result ?? '', stderr: '' };
   const errors = (result.errors ?? []).filter((e) => !e.startsWith('[ede_diagnostic]'));
   const limit = (re: RegExp): string | undefined => errors.map((e) => re.exec(e)?.[1]).find((v) => v !== undefined);
   const turns = result.subtype === 'error_max_turns' ? limit(/maximum number of turns \((\d+)\)/) : undefined;
-  if (turns !== undefined) return { stdout: `Error: Reached max turns (${turns})`, stderr: '' };
   const usd = result.subtype === 'error_max_budget_usd' ? limit(/maximum budget \(\$([^)]+)\)/) : undefined;
-  if (usd !== undefined) return { stdout: `Error: Exceeded USD budget (${usd})`, stderr: '' };
-  return { stdout: `Error: ${result.subtype}${errors.length ? `: ${errors.join('; ')}` : ''}`, stderr: '' };
+  const line =
+    turns !== undefined
+      ? `Error: Reached max turns (${turns})`
+      : usd !== undefined
+        ? `Error: Exceeded USD budget (${usd})`
+        : `Error: ${result.subtype}${errors.length ? `: ${errors.join('; ')}` : ''}`;
+  return exitCodeFor(result) === EXIT.usage ? { stdout: '', stderr: line } : { stdout: line, stderr: '' };
 }
 
 /**

@@ -59,3 +59,20 @@ describe('textOutput (text mode)', () => {
     });
   });
 });
+
+describe('textOutput: setup errors', () => {
+  test('textOutput: a setup error (exit 2: an MCP server that did not start) goes to stderr, as usage errors do', () => {
+    const r = {
+      type: 'result',
+      subtype: 'error_during_execution',
+      is_error: true,
+      terminal_reason: 'turn_setup_failed',
+      errors: ['--mcp-config (inline JSON): mcpServers.broken: MCP server "broken" failed to start'],
+    } as unknown as SDKResultMessage;
+    expect(textOutput(r)).toEqual({
+      stdout: '',
+      stderr:
+        'Error: error_during_execution: --mcp-config (inline JSON): mcpServers.broken: MCP server "broken" failed to start',
+    });
+  });
+});
