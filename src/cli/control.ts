@@ -1,6 +1,6 @@
 import type { Config } from '../config';
-import { connectClient, NoServerError } from '../client/connection';
-import type { ClientRuntime } from '../client/connection';
+import { connectClient, NoServerError } from '../connection/connect';
+import type { ClientRuntime } from '../connection/connect';
 import { embeddedServerHolder } from '../worker/server-lock';
 import { UsageError } from './turn-options';
 

@@ -13,8 +13,13 @@ export {
   NoServerError,
   openTranscriptStore,
   TemporalUnreachableError,
-} from './connection';
-export type { ClientRuntime, ConnectClientOptions, ServerTarget, TemporalConnectionOptions } from './connection';
+} from '../connection/connect';
+export type {
+  ClientRuntime,
+  ConnectClientOptions,
+  ServerTarget,
+  TemporalConnectionOptions,
+} from '../connection/connect';
 export { readLiveServerState } from './server-state';
 export type { ServerState } from './server-state';
 export {

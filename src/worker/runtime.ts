@@ -9,17 +9,17 @@ import type { Connection } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import { SEARCH_ATTRIBUTES } from '../common/search-attributes';
-import type { ClientRuntime, ServerTarget } from '../client/connection';
+import type { ClientRuntime, ServerTarget } from '../connection/connect';
 import { readServerState, touchServer } from '../client/server-state';
 import { resolveConfigPath } from '../config/load';
-import { connectTemporalClient, findServer, openTranscriptStore, targetConnectionOptions } from '../client/connection';
+import { connectTemporalClient, findServer, openTranscriptStore, targetConnectionOptions } from '../connection/connect';
 import type { DevServer } from './dev-server';
 import type { ServerLock, ServerLockMode } from './server-lock';
 import { acquireServerLock } from './server-lock';
 import { checkDataDir, checkModelKey } from './preflight';
 
 export { runtimeLogLevel } from './log-level';
-export { TemporalUnreachableError, connectionOptions, sessionsDir } from '../client/connection';
+export { TemporalUnreachableError, connectionOptions, sessionsDir } from '../connection/connect';
 
 /** How a process reaches Temporal, and what it started to do so. */
 export interface Runtime extends ClientRuntime {

@@ -5,7 +5,7 @@ import {
   TemporalConnectionConfigError,
   describeConnection,
   temporalConnectionOptions,
-} from '../../../src/client/temporal-connection';
+} from '../../../src/connection/temporal-connection';
 import { makeTestPki, type TestPki } from '../../helpers/tls';
 
 let pki: TestPki;
