@@ -8,15 +8,15 @@
 export { QueryEngine } from './client/query-engine';
 export type { QueryEngineOptions, StreamPosition } from './client/query-engine';
 export { ask } from './client/ask';
-export { openRuntime } from './worker/runtime';
-export type { Runtime, OpenRuntimeOptions } from './worker/runtime';
+export { openRuntime } from './host/runtime';
+export type { Runtime, OpenRuntimeOptions } from './host/runtime';
 export { connectClient, findServer, NoServerError, TemporalUnreachableError } from './connection/connect';
 export type { ClientRuntime, ConnectClientOptions } from './connection/connect';
 export { createActivities } from './activities';
 export type { Activities, ActivityDeps } from './activities';
 export { createRunnerWorker, workflowBundle } from './worker/worker';
 export type { RunnerWorkerOptions } from './worker/worker';
-export { startDevServer, findTemporalCli } from './worker/dev-server';
+export { startDevServer, findTemporalCli } from './host/dev-server';
 export { loadConfig, ConfigError } from './config';
 export type { Config } from './config';
 export { JsonlTranscriptStore } from './store/jsonl-store';

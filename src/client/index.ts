@@ -20,8 +20,8 @@ export type {
   ServerTarget,
   TemporalConnectionOptions,
 } from '../connection/connect';
-export { readLiveServerState } from './server-state';
-export type { ServerState } from './server-state';
+export { readLiveServerState } from '../host/server-state';
+export type { ServerState } from '../host/server-state';
 export {
   BudgetPoolNotFoundError,
   budgetPoolExists,

@@ -8,7 +8,7 @@ import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config';
 import { openConfiguredStore } from '../store/open';
 import type { TranscriptStore } from '../store/transcript-store';
-import { readLiveServerState } from '../client/server-state';
+import { readLiveServerState } from '../host/server-state';
 import { temporalConnectionOptions, type TemporalConnectionOptions } from './temporal-connection';
 
 /** A connection to Temporal plus the transcript store: what a client needs to run and steer turns. */

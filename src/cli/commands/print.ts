@@ -4,7 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import type { Config } from '../../config';
 import type { SDKMessage, SDKResultMessage } from '../../common/sdk-messages';
 import type { QueryEngine } from '../../client/query-engine';
-import type { Runtime } from '../../worker/runtime';
+import type { Runtime } from '../../host/runtime';
 import type { InputFormat, OutputFormat } from '../output';
 import { EXIT, describeMessage, exitCodeFor, textOutput, workspaceMoveNotice } from '../output';
 import type { TurnFlags } from '../turn-options';
@@ -181,13 +181,13 @@ export async function runPrint(
   // it boots while the client code below loads (about 400 ms).
   const mode = serverModeOptions(flags);
   if (mode.daemon) {
-    const { startBackgroundServerEarly } = await import('../early-server');
+    const { startBackgroundServerEarly } = await import('../../host/early-server');
     await startBackgroundServerEarly(config, mode.configPath, process.env);
   }
   const [{ QueryEngine }, { openRuntime }, { budgetPoolExists }, { storeMcpConfig }, { storeHooksConfig }] =
     await Promise.all([
       import('../../client/query-engine'),
-      import('../../worker/runtime'),
+      import('../../host/runtime'),
       import('../../client/budget-pool'),
       import('../../mcp/store'),
       import('../../hooks/activity'),

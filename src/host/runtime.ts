@@ -10,7 +10,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import { SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import type { ClientRuntime, ServerTarget } from '../connection/connect';
-import { readServerState, touchServer } from '../client/server-state';
+import { readServerState, touchServer } from './server-state';
 import { resolveConfigPath } from '../config/load';
 import { connectTemporalClient, findServer, openTranscriptStore, targetConnectionOptions } from '../connection/connect';
 import type { DevServer } from './dev-server';
@@ -18,7 +18,7 @@ import type { ServerLock, ServerLockMode } from './server-lock';
 import { acquireServerLock } from './server-lock';
 import { checkDataDir, checkModelKey } from './preflight';
 
-export { runtimeLogLevel } from './log-level';
+export { runtimeLogLevel } from '../worker/log-level';
 export { TemporalUnreachableError, connectionOptions, sessionsDir } from '../connection/connect';
 
 /** How a process reaches Temporal, and what it started to do so. */
@@ -214,7 +214,7 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
     }
     if (runWorker || mode === 'embedded') {
       // After the dev server's start: loading @temporalio/worker overlaps its boot.
-      const { installRuntimeLogging, runtimeLogLevel } = await import('./logging');
+      const { installRuntimeLogging, runtimeLogLevel } = await import('../worker/logging');
       installRuntimeLogging(runtimeLogLevel(env, opts.quiet ? 'ERROR' : 'WARN'), {
         forwardCoreLogs: opts.forwardCoreLogs ?? true,
       });
@@ -222,7 +222,7 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
     ({ connection, client } = await connectTemporalClient(config, { address, mode }, env));
     if (runWorker) {
       const { NativeConnection } = await import('@temporalio/worker');
-      const { createRunnerWorker } = await import('./worker');
+      const { createRunnerWorker } = await import('../worker/worker');
       nativeConnection = await NativeConnection.connect(targetConnectionOptions(config, { address, mode }, env));
       worker = await createRunnerWorker({ connection: nativeConnection, config, store, env });
       workerRun = worker.run();
@@ -286,7 +286,7 @@ async function loadModules(worker: boolean): Promise<void> {
   await import('@temporalio/client');
   if (!worker) return;
   await import('@temporalio/worker');
-  await import('./worker');
+  await import('../worker/worker');
 }
 
 /** The Web UI port to ask for: the configured one (8233 by default) when it is free, else 0 (a free one). */

@@ -15,7 +15,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync,
 import * as net from 'node:net';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { isPidAlive } from '../client/server-state';
+import { isPidAlive } from './server-state';
 
 /** Who holds the lock: a `-p --no-daemon` run, `agent-runner server`, or the background server. */
 export type ServerLockMode = 'private' | 'foreground' | 'background';

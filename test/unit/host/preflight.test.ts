@@ -1,7 +1,7 @@
 import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DataDirError, checkDataDir } from '../../../src/worker/preflight';
+import { DataDirError, checkDataDir } from '../../../src/host/preflight';
 
 describe('preflight: the data directory', () => {
   test('checkDataDir: a new data directory is created private (0700): it holds transcripts and prompts', () => {

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { lostRunHint, ownSocket, spareDataDir, spareEligible } from '../../../src/cli/thin-client';
+import { lostRunHint, ownSocket, spareDataDir, spareEligible } from '../../../src/host/thin-client';
 
 const argv = (...args: string[]): string[] => ['node', 'agent-runner', ...args];
 

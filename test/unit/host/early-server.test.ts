@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startBackgroundServerEarly } from '../../../src/cli/early-server';
+import { startBackgroundServerEarly } from '../../../src/host/early-server';
 import { loadConfig } from '../../../src/config';
 
 describe('startBackgroundServerEarly', () => {

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
-import { serverAnswers, tcpProbe } from '../client/server-state';
+import { serverAnswers, tcpProbe } from './server-state';
 import { devServerEnvironment } from '../env/child-env';
 
 // ---------------------------------------------------------------------------------------------
@@ -674,5 +674,5 @@ function trackForExit(child: ChildProcess): void {
 }
 
 // Shared-server state file: see src/client/server-state.ts (re-exported for existing importers).
-export type { ServerState } from '../client/server-state';
-export { clearServerState, readLiveServerState, serverStatePath, writeServerState } from '../client/server-state';
+export type { ServerState } from './server-state';
+export { clearServerState, readLiveServerState, serverStatePath, writeServerState } from './server-state';

@@ -12,8 +12,8 @@ import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import type { SpareIpcMessage } from '../client/spare-protocol';
-import { frameLine, spareSocketPath } from '../client/spare-protocol';
+import type { SpareIpcMessage } from './spare-protocol';
+import { frameLine, spareSocketPath } from './spare-protocol';
 
 /** Options of {@link startSparePool}. */
 export interface SparePoolOptions {
@@ -24,7 +24,7 @@ export interface SparePoolOptions {
   log: (line: string) => void;
   /** Where spares write before they take a run (the server's log). @default inherit */
   logFd?: number;
-  /** The spare entry script. @default `dist/src/cli/spare-client.js` */
+  /** The spare entry script. @default `dist/src/host/spare-client.js` */
   entry?: string;
   /**
    * Wait this long before loading the first spares, in ms: a server started by a run serves that
@@ -75,7 +75,7 @@ export async function startSparePool(opts: SparePoolOptions): Promise<SparePool 
     opts.log(`no spare clients: the socket path under ${opts.dataDir} is too long for a Unix socket`);
     return null;
   }
-  const entry = opts.entry ?? path.join(__dirname, '..', 'cli', 'spare-client.js');
+  const entry = opts.entry ?? path.join(__dirname, 'spare-client.js');
   const spares = new Set<Spare>();
   let closing = false;
   let earlyExits = 0;

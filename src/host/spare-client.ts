@@ -13,14 +13,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { RUNNER_VERSION } from '../common/version';
-import type { RunHeader } from '../client/spare-protocol';
-import { SPARE_PROTOCOL_VERSION, frameLine, frameReader } from '../client/spare-protocol';
-import type { SpareFrame, SpareIpcMessage } from '../client/spare-protocol';
-import { main } from './main';
+import type { RunHeader } from './spare-protocol';
+import { SPARE_PROTOCOL_VERSION, frameLine, frameReader } from './spare-protocol';
+import type { SpareFrame, SpareIpcMessage } from './spare-protocol';
+import { main } from '../cli/main';
 // What a `-p` run loads, loaded now: the point of a spare.
-import './commands/print';
+import '../cli/commands/print';
 import '../config';
-import '../worker/background';
+import './background';
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 

@@ -1,4 +1,4 @@
-import { frameLine, frameReader, MAX_SOCKET_PATH, spareSocketPath } from '../../../src/client/spare-protocol';
+import { frameLine, frameReader, MAX_SOCKET_PATH, spareSocketPath } from '../../../src/host/spare-protocol';
 
 describe('spare protocol', () => {
   test('spareSocketPath: <dataDir>/client.sock, or null when too long for a Unix socket', () => {

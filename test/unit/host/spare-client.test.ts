@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
-import { declineReason, leftovers } from '../../../src/cli/spare-client';
-import type { RunHeader } from '../../../src/client/spare-protocol';
-import { SPARE_PROTOCOL_VERSION } from '../../../src/client/spare-protocol';
+import { declineReason, leftovers } from '../../../src/host/spare-client';
+import type { RunHeader } from '../../../src/host/spare-protocol';
+import { SPARE_PROTOCOL_VERSION } from '../../../src/host/spare-protocol';
 import { RUNNER_VERSION } from '../../../src/common/version';
 
 const header = (over: Partial<RunHeader> = {}): RunHeader => ({

@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
-import type { ServerState, WorkerEnvFingerprint } from '../client/server-state';
-import { isPidAlive, readLiveServerState, serverTouchPath } from '../client/server-state';
+import type { ServerState, WorkerEnvFingerprint } from './server-state';
+import { isPidAlive, readLiveServerState, serverTouchPath } from './server-state';
 import { binPath } from './package-root';
 import { EmbeddedServerBusyError, serverLockHolder } from './server-lock';
 

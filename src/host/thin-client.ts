@@ -11,8 +11,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as tty from 'node:tty';
 import { RUNNER_VERSION } from '../common/version';
-import type { ClientFrame, RunHeader } from '../client/spare-protocol';
-import { SPARE_PROTOCOL_VERSION, frameLine, frameReader, spareSocketPath } from '../client/spare-protocol';
+import type { ClientFrame, RunHeader } from './spare-protocol';
+import { SPARE_PROTOCOL_VERSION, frameLine, frameReader, spareSocketPath } from './spare-protocol';
 
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 

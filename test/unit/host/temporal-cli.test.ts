@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../../src/config';
-import { TemporalCliNotFoundError } from '../../../src/worker/dev-server';
-import { ensureTemporalCli, fetchedCliPath } from '../../../src/worker/temporal-cli';
+import { TemporalCliNotFoundError } from '../../../src/host/dev-server';
+import { ensureTemporalCli, fetchedCliPath } from '../../../src/host/temporal-cli';
 
 /** An install script that records each run and writes an executable `bin/temporal` into TEMPORAL_CLI_INSTALL_DIR. */
 function fakeInstaller(dir: string, opts: { fail?: boolean } = {}): { script: string; runs: () => number } {

@@ -6,11 +6,11 @@
  * another. The server stops at once if the run ends without using it.
  */
 import type { Config } from '../config';
-import { readServerState } from '../client/server-state';
-import { binPath } from '../worker/package-root';
-import { checkDataDir, checkModelKey } from '../worker/preflight';
-import { serverLockHolder } from '../worker/server-lock';
-import { noteEarlySpawn, spawnBackgroundServer } from '../worker/background-spawn';
+import { readServerState } from './server-state';
+import { binPath } from './package-root';
+import { checkDataDir, checkModelKey } from './preflight';
+import { serverLockHolder } from './server-lock';
+import { noteEarlySpawn, spawnBackgroundServer } from './background-spawn';
 
 /**
  * Spawns the background server of `config.dataDir` when the run is sure to need a new one: no
@@ -27,7 +27,7 @@ export async function startBackgroundServerEarly(
   if (config.temporal.address) return false;
   if (readServerState(config.dataDir) !== null || serverLockHolder(config.dataDir) !== null) return false;
   // The launcher module loads only here: a run against a running server never needs it.
-  const { findTemporalCli } = await import('../worker/dev-server');
+  const { findTemporalCli } = await import('./dev-server');
   try {
     checkDataDir(config.dataDir);
     checkModelKey(config, env);

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Config } from '../config';
-import { isPidAlive } from '../client/server-state';
+import { isPidAlive } from './server-state';
 import { TemporalCliNotFoundError, findProjectRoot, findTemporalCli } from './dev-server';
 import { packageRoot } from './package-root';
 
