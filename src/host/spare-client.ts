@@ -1,5 +1,5 @@
 /**
- * A spare client process: started by a shared server (`src/worker/spare-pool.ts`) with the client
+ * A spare client process: started by a shared server (`src/host/spare-pool.ts`) with the client
  * code already loaded, it waits for one run handed over by `bin/agent-runner` through the server's
  * socket, then becomes that run: the client's argv, cwd, environment, umask and terminal flags,
  * its stdout and stderr sent back as frames, its stdin read on demand, its signals forwarded. It
@@ -16,11 +16,11 @@ import { RUNNER_VERSION } from '../common/version';
 import type { RunHeader } from './spare-protocol';
 import { SPARE_PROTOCOL_VERSION, frameLine, frameReader } from './spare-protocol';
 import type { SpareFrame, SpareIpcMessage } from './spare-protocol';
-import { main } from '../cli/main';
-// What a `-p` run loads, loaded now: the point of a spare.
-import '../cli/commands/print';
-import '../config';
-import './background';
+
+/** What a spare runs: the CLI's `main(argv)`, given to {@link runSpare} by `src/cli/spare-entry.ts`. */
+export type SpareMain = (argv: string[]) => Promise<number>;
+
+let main: SpareMain = () => Promise.reject(new Error('runSpare() was not called'));
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 
@@ -330,7 +330,8 @@ function start(h: RunHeader, finish: (code: number, crashed?: boolean) => void):
  * a run that left the process as it found it, wait for the next (up to {@link MAX_RUNS}),
  * otherwise exit (the server starts another spare).
  */
-export function runSpare(): void {
+export function runSpare(run: SpareMain): void {
+  main = run;
   const root = packageRootOf(__dirname);
   loadedBuild = buildStamp(DIST);
   let busy = false;
@@ -354,5 +355,3 @@ export function runSpare(): void {
   });
   process.send?.({ type: 'ready' } satisfies SpareIpcMessage);
 }
-
-if (require.main === module) runSpare();

@@ -1,11 +1,12 @@
 /**
  * Spare client processes of a shared server (`agent-runner server`, foreground or background):
- * node processes that have loaded the client code (`src/cli/spare-client.ts`) and wait. A later
- * `agent-runner -p` on this machine connects to `<dataDir>/client.sock` and this pool hands the
- * connection to a ready spare, which then runs that command as the client itself would (its argv,
- * cwd, environment, streams and signals) and exits with it. The client so skips loading its own
- * code: about 400 ms of a warm run (docs/performance.md). No spare ready → the client is told so
- * at once and runs the command itself, as without a pool.
+ * node processes that have loaded the client code (`src/cli/spare-entry.ts`, which runs
+ * `src/host/spare-client.ts`) and wait. A later `agent-runner -p` on this machine connects to
+ * `<dataDir>/client.sock` and this pool hands the connection to a ready spare, which then runs
+ * that command as the client itself would (its argv, cwd, environment, streams and signals) and
+ * exits with it. The client so skips loading its own code: about 400 ms of a warm run
+ * (docs/performance.md). No spare ready → the client is told so at once and runs the command
+ * itself, as without a pool.
  */
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -24,7 +25,7 @@ export interface SparePoolOptions {
   log: (line: string) => void;
   /** Where spares write before they take a run (the server's log). @default inherit */
   logFd?: number;
-  /** The spare entry script. @default `dist/src/host/spare-client.js` */
+  /** The spare entry script. @default `dist/src/cli/spare-entry.js` */
   entry?: string;
   /**
    * Wait this long before loading the first spares, in ms: a server started by a run serves that
@@ -75,7 +76,7 @@ export async function startSparePool(opts: SparePoolOptions): Promise<SparePool 
     opts.log(`no spare clients: the socket path under ${opts.dataDir} is too long for a Unix socket`);
     return null;
   }
-  const entry = opts.entry ?? path.join(__dirname, 'spare-client.js');
+  const entry = opts.entry ?? path.join(__dirname, '..', 'cli', 'spare-entry.js');
   const spares = new Set<Spare>();
   let closing = false;
   let earlyExits = 0;
