@@ -23,7 +23,7 @@ import type { Activities } from './types';
 import { isMcpToolName } from '../common/mcp';
 import { createConnectMcpServers, createMcpToolExecutor, mcpToolSpecs } from '../mcp/activities';
 import { McpClientPool } from '../mcp/pool';
-import { createRunHooks } from '../hooks/activity';
+import { createRunHooks } from './hooks/run-hooks';
 
 export type { Activities } from './types';
 

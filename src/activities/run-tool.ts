@@ -1,6 +1,6 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { isMcpToolName } from '../common/mcp';
-import { updatedInputOf } from '../hooks/activity';
+import { updatedInputOf } from './hooks/run-hooks';
 import { ApplicationFailure } from '@temporalio/common';
 import { ToolErrorType, type RunToolInput, type RunToolSummary } from '../common/tools';
 import { MAX_STRUCTURED_OUTPUT_ERROR_CHARS, STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';

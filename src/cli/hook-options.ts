@@ -1,5 +1,5 @@
 import type { HooksConfig, TurnHooks } from '../common/hooks';
-import { missingHookCommands } from '../hooks/check';
+import { missingHookCommands } from './hook-check';
 import type { LoadedSettings } from '../settings';
 import { HooksConfigError, mergeHooks, parseHooksSection } from '../settings/hooks';
 import { UsageError } from './turn-options';

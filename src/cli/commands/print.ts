@@ -190,7 +190,7 @@ export async function runPrint(
       import('../../host/runtime'),
       import('../../client/budget-pool'),
       import('../../mcp/store'),
-      import('../../hooks/activity'),
+      import('../../activities/hooks/run-hooks'),
     ]);
   const log = flags.verbose || flags.outputFormat === 'text' ? (l: string) => io.stderr(l) : () => undefined;
   const rt = await openRuntime({

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { missingHookCommands, programOf } from '../../../src/hooks/check';
+import { missingHookCommands, programOf } from '../../../src/cli/hook-check';
 import { HooksConfigError, parseHooksSection } from '../../../src/settings/hooks';
 import { loadSettings } from '../../../src/settings';
 import { hooksFromSettings } from '../../../src/cli/hook-options';

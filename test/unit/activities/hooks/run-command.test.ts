@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runHookCommand } from '../../../src/hooks/run-command';
+import { runHookCommand } from '../../../../src/activities/hooks/run-command';
 
 const cwd = mkdtempSync(join(tmpdir(), 'hook-cmd-'));
 

@@ -8,17 +8,17 @@
  */
 import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import type { HookCommand, HookOutcome, HooksConfig, RunHooksInput } from '../common/hooks';
-import { hookMatcherMatches } from '../common/hooks';
-import type { ContentBlock, TranscriptEntry } from '../common/transcript';
-import { uuidV5 } from '../client/uuid';
-import { isMcpToolName, mcpServerOf } from '../common/mcp';
-import { sidecarEntry } from '../store/sidecar';
-import type { TranscriptStore } from '../store/transcript-store';
+import type { HookCommand, HookOutcome, HooksConfig, RunHooksInput } from '../../common/hooks';
+import { hookMatcherMatches } from '../../common/hooks';
+import type { ContentBlock, TranscriptEntry } from '../../common/transcript';
+import { uuidV5 } from '../../client/uuid';
+import { isMcpToolName, mcpServerOf } from '../../common/mcp';
+import { sidecarEntry } from '../../store/sidecar';
+import type { TranscriptStore } from '../../store/transcript-store';
 import type { CombinedVerdict } from './interpret';
 import { combineVerdicts, interpretHookResult } from './interpret';
 import { runHookCommand } from './run-command';
-import { TRANSCRIPT_SCHEMA_VERSION } from '../common/version';
+import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/version';
 
 /** Subtypes of the sidecar lines written here. */
 export const HOOKS_CONFIG_SUBTYPE = 'hooks_config';

@@ -1,7 +1,7 @@
-import { hookMatcherMatches } from '../../../src/common/hooks';
-import type { HookCommand } from '../../../src/common/hooks';
-import { combineVerdicts, interpretHookResult } from '../../../src/hooks/interpret';
-import type { HookCommandResult } from '../../../src/hooks/run-command';
+import { hookMatcherMatches } from '../../../../src/common/hooks';
+import type { HookCommand } from '../../../../src/common/hooks';
+import { combineVerdicts, interpretHookResult } from '../../../../src/activities/hooks/interpret';
+import type { HookCommandResult } from '../../../../src/activities/hooks/run-command';
 
 const hook: HookCommand = {
   matcher: 'Bash',

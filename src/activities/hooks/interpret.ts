@@ -12,7 +12,7 @@
  * - Exit 127 (the shell's "command not found") and JSON that does not parse are configuration
  *   errors here (Claude Code ignores them): they name the settings file and field.
  */
-import type { HookCommand, HookEvent } from '../common/hooks';
+import type { HookCommand, HookEvent } from '../../common/hooks';
 import type { HookCommandResult } from './run-command';
 
 /** Longest reason or context kept from one hook (characters). */

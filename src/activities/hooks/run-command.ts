@@ -3,7 +3,7 @@
  * directory, with the event's JSON on stdin, `CLAUDE_PROJECT_DIR` set, and a timeout.
  */
 import { spawn } from 'node:child_process';
-import { toolEnvironment } from '../env/child-env';
+import { toolEnvironment } from '../../env/child-env';
 
 /** Default timeout of a hook command (Claude Code's), seconds. */
 export const DEFAULT_HOOK_TIMEOUT_SEC = 60;

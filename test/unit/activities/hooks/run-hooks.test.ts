@@ -7,9 +7,9 @@ import type { Context } from '@temporalio/activity';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HooksConfig, RunHooksInput } from '../../../src/common/hooks';
-import { createRunHooks, storeHooksConfig, updatedInputOf } from '../../../src/hooks/activity';
-import { JsonlTranscriptStore } from '../../../src/store/jsonl-store';
+import type { HooksConfig, RunHooksInput } from '../../../../src/common/hooks';
+import { createRunHooks, storeHooksConfig, updatedInputOf } from '../../../../src/activities/hooks/run-hooks';
+import { JsonlTranscriptStore } from '../../../../src/store/jsonl-store';
 
 const SESSION = '22222222-2222-4222-8222-222222222222';
 
