@@ -21,8 +21,8 @@ import { createPrepareWorkspace, type PrepareWorkspaceInput, type WorkspaceHost 
 import { storeSnapshot } from './workspace/snapshot';
 import type { Activities } from './types';
 import { isMcpToolName } from '../common/mcp';
-import { createConnectMcpServers, createMcpToolExecutor, mcpToolSpecs } from '../mcp/activities';
-import { McpClientPool } from '../mcp/pool';
+import { createConnectMcpServers, createMcpToolExecutor, mcpToolSpecs } from './mcp/activities';
+import { McpClientPool } from './mcp/pool';
 import { createRunHooks } from './hooks/run-hooks';
 
 export type { Activities } from './types';

@@ -23,7 +23,7 @@ import {
 import { sessionWorkflowId } from '../workflows/ids';
 import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../common/search-attributes';
 import type { McpServerState } from '../common/mcp';
-import { loadMcpTools } from '../mcp/store';
+import { loadMcpTools } from '../store/mcp-sidecar';
 import { assistantText, entryToSdkMessages, initMessage, resultMessage } from './sdk-message';
 import { storePrompt } from './prompt-ref';
 import { promptCommandOf } from '../engine/compaction';

@@ -189,7 +189,7 @@ export async function runPrint(
       import('../../client/query-engine'),
       import('../../host/runtime'),
       import('../../client/budget-pool'),
-      import('../../mcp/store'),
+      import('../../store/mcp-sidecar'),
       import('../../activities/hooks/run-hooks'),
     ]);
   const log = flags.verbose || flags.outputFormat === 'text' ? (l: string) => io.stderr(l) : () => undefined;

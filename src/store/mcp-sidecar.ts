@@ -6,10 +6,10 @@
  */
 import type { McpServerState } from '../common/mcp';
 import { uuidV5 } from '../client/uuid';
-import { sidecarEntry } from '../store/sidecar';
-import type { TranscriptStore } from '../store/transcript-store';
-import type { McpConfig } from './config';
-import { configHash } from './config';
+import { sidecarEntry } from './sidecar';
+import type { TranscriptStore } from './transcript-store';
+import type { McpConfig } from '../config-files/mcp-config';
+import { configHash } from '../config-files/mcp-config';
 
 /** One MCP tool as offered to the model. */
 export interface StoredMcpTool {

@@ -4,16 +4,16 @@
  * (through the worker's {@link McpClientPool}), which `runTool` dispatches to.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ConnectMcpInput, ConnectMcpSummary, McpServerState } from '../common/mcp';
-import { mcpToolName } from '../common/mcp';
-import type { ContentBlock } from '../common/transcript';
-import type { TranscriptStore } from '../store/transcript-store';
-import type { ToolContext, ToolOutput } from '../activities/tools/types';
-import type { McpConfig } from './config';
+import type { ConnectMcpInput, ConnectMcpSummary, McpServerState } from '../../common/mcp';
+import { mcpToolName } from '../../common/mcp';
+import type { ContentBlock } from '../../common/transcript';
+import type { TranscriptStore } from '../../store/transcript-store';
+import type { ToolContext, ToolOutput } from '../tools/types';
+import type { McpConfig } from '../../config-files/mcp-config';
 import type { McpClientPool } from './pool';
 import { McpServerDiedError, McpServerStartError } from './pool';
-import type { StoredMcpTool, StoredMcpTools } from './store';
-import { loadMcpConfig, loadMcpTools, storeMcpTools } from './store';
+import type { StoredMcpTool, StoredMcpTools } from '../../store/mcp-sidecar';
+import { loadMcpConfig, loadMcpTools, storeMcpTools } from '../../store/mcp-sidecar';
 
 /** What the MCP activities need from the worker. */
 export interface McpDeps {

@@ -2,9 +2,9 @@
  * Environment of MCP server processes, and `${VAR}` expansion in server configs, on the worker.
  * Server processes get the runner's tool-process environment (src/env/child-env.ts).
  */
-import type { McpServerConfig } from './config';
-import { isRemoteServer } from './config';
-import { toolEnvironment } from '../env/child-env';
+import type { McpServerConfig } from '../../config-files/mcp-config';
+import { isRemoteServer } from '../../config-files/mcp-config';
+import { toolEnvironment } from '../../env/child-env';
 
 /** Thrown when a config names an environment variable the worker does not have (and no default). */
 export class McpEnvError extends Error {

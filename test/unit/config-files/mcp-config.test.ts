@@ -1,8 +1,13 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configHash, McpConfigError, parseMcpConfigValue, parseMcpConfigValues } from '../../../src/mcp/config';
-import { expandServerConfig, expandVars, McpEnvError, mcpServerEnv } from '../../../src/mcp/env';
+import {
+  configHash,
+  McpConfigError,
+  parseMcpConfigValue,
+  parseMcpConfigValues,
+} from '../../../src/config-files/mcp-config';
+import { expandServerConfig, expandVars, McpEnvError, mcpServerEnv } from '../../../src/activities/mcp/env';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-config-'));
 

@@ -10,12 +10,12 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createConnectMcpServers, createMcpToolExecutor } from '../../../src/mcp/activities';
-import type { McpConfig } from '../../../src/mcp/config';
-import { McpClientPool } from '../../../src/mcp/pool';
-import { loadMcpTools, storeMcpConfig } from '../../../src/mcp/store';
-import { JsonlTranscriptStore } from '../../../src/store/jsonl-store';
-import type { ToolContext } from '../../../src/activities/tools/types';
+import { createConnectMcpServers, createMcpToolExecutor } from '../../../../src/activities/mcp/activities';
+import type { McpConfig } from '../../../../src/config-files/mcp-config';
+import { McpClientPool } from '../../../../src/activities/mcp/pool';
+import { loadMcpTools, storeMcpConfig } from '../../../../src/store/mcp-sidecar';
+import { JsonlTranscriptStore } from '../../../../src/store/jsonl-store';
+import type { ToolContext } from '../../../../src/activities/tools/types';
 
 jest.setTimeout(60_000);
 

@@ -9,9 +9,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { RUNNER_VERSION } from '../common/version';
-import type { McpServerConfig } from './config';
-import { configHash, isRemoteServer } from './config';
+import { RUNNER_VERSION } from '../../common/version';
+import type { McpServerConfig } from '../../config-files/mcp-config';
+import { configHash, isRemoteServer } from '../../config-files/mcp-config';
 import { expandServerConfig, mcpServerEnv } from './env';
 
 /** Bytes of a server's stderr kept for error messages (the tail). */
