@@ -14,7 +14,7 @@ import { withGitConfigScan } from '../env/git-env';
 import { BUILTIN_TOOLS, toolsForModel } from './tools/registry';
 import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordPrompt, createRecordTranscript } from './transcript';
-import { createLoadContext } from './context';
+import { createLoadContext } from './context/load-context';
 import { withStorageErrors } from './store-errors';
 import { withHeartbeats } from './heartbeats';
 import { createPrepareWorkspace, type PrepareWorkspaceInput, type WorkspaceHost } from './workspace/prepare';

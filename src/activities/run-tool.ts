@@ -15,7 +15,7 @@ import { keepLargeResult, materializeLargeResults } from './large-result';
 import type { ToolContext, ToolOutput, ToolSettings } from './tools/types';
 import { mapFormerPaths } from './workspace/prepare';
 import { SnapshotTooLargeError } from './workspace/snapshot';
-import { nestedMemoryAttachments } from './nested-memory';
+import { nestedMemoryAttachments } from './context/nested-memory';
 import type { ResolvedPermission } from './tool-permission';
 import { resolveToolPermission } from './tool-permission';
 import { ChildEnvironments } from '../env/child-env';

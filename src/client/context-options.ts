@@ -5,7 +5,7 @@
  */
 import type { MemoryFile } from '../common/context';
 import type { TurnOptions } from '../common/turn';
-import { putContextContent } from '../context/content-keys';
+import { putContextContent } from '../store/context-content';
 import type { TranscriptStore } from '../store/transcript-store';
 
 /**

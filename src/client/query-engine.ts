@@ -31,7 +31,7 @@ import type { OutageOptions } from './outage';
 import { firstLine, sessionDetails, sessionMemo, sessionSummary } from './session-metadata';
 import { OutageWaiter, isServerUnreachable } from './outage';
 import type { MemoryFile } from '../common/context';
-import { loadUserMemory } from '../context/memory-files';
+import { loadUserMemory } from '../config-files/memory-files';
 import { claudeConfigDir } from '../settings/load';
 import { storeContextOptions } from './context-options';
 import { PartialMessages } from './partial-messages';

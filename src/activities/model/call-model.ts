@@ -26,7 +26,7 @@ import { buildMessages, buildSystem } from './request';
 import { assembleStream } from './stream';
 import type { AssembledMessage } from './stream';
 import { layeredSystemPrompt } from './system-prompt';
-import { getContextContent, MissingContextContentError } from '../../context/content-keys';
+import { getContextContent, MissingContextContentError } from '../../store/context-content';
 
 /** What `callModel` needs from the worker. */
 export interface ModelDeps {

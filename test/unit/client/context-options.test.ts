@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { storeContextOptions } from '../../../src/client/context-options';
 import type { MemoryFile } from '../../../src/common/context';
 import type { TurnOptions } from '../../../src/common/turn';
-import { contextContentKey } from '../../../src/context/content-keys';
+import { contextContentKey } from '../../../src/store/context-content';
 import { JsonlTranscriptStore } from '../../../src/store';
 
 let dataDir: string;

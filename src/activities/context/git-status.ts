@@ -3,7 +3,7 @@
  * main branch, short status and recent commits of the working directory's repository.
  */
 import { execFile } from 'node:child_process';
-import { safeGitEnvironment } from '../env/git-env';
+import { safeGitEnvironment } from '../../env/git-env';
 
 /** Characters of `git status --short` kept in the snapshot. */
 export const MAX_GIT_STATUS_CHARS = 2000;

@@ -8,7 +8,7 @@ import {
   loadUserMemory,
   MemoryImportCycleError,
   repositoryRoot,
-} from '../../../src/context/memory-files';
+} from '../../../src/config-files/memory-files';
 
 let root: string;
 let repo: string;

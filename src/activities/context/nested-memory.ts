@@ -5,10 +5,10 @@
  * (the session's context line and this turn's lines), so nothing about it travels through
  * workflow history.
  */
-import type { ContextAttachment, SettingSource } from '../common/context';
-import type { TranscriptEntry } from '../common/transcript';
-import { loadNestedMemory, repositoryRoot } from '../context/memory-files';
-import { resolveToolPath } from './tools/file-state';
+import type { ContextAttachment, SettingSource } from '../../common/context';
+import type { TranscriptEntry } from '../../common/transcript';
+import { loadNestedMemory, repositoryRoot } from '../../config-files/memory-files';
+import { resolveToolPath } from '../tools/file-state';
 
 /** Tools whose file may bring nested memory into the context (as in Claude Code). */
 export const NESTED_MEMORY_TOOLS: ReadonlySet<string> = new Set(['Read', 'Edit', 'Write']);

@@ -1,4 +1,4 @@
-import { importPaths, resolveImport } from '../../../src/context/memory-imports';
+import { importPaths, resolveImport } from '../../../src/config-files/memory-imports';
 
 describe('memory imports', () => {
   test('importPaths: @paths in text, in order, each once', () => {

@@ -1,12 +1,12 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { ContextAttachment, LoadContextInput, LoadContextSummary, MemoryFile } from '../common/context';
-import { ContextErrorType } from '../common/context';
-import { TRANSCRIPT_SCHEMA_VERSION } from '../common/transcript';
-import type { TranscriptEntry } from '../common/transcript';
-import { MemoryImportCycleError } from '../context/memory-files';
-import { loadSessionContext } from '../context/session-context';
-import { getContextContent, MissingContextContentError } from '../context/content-keys';
-import type { TranscriptStore } from '../store/transcript-store';
+import type { ContextAttachment, LoadContextInput, LoadContextSummary, MemoryFile } from '../../common/context';
+import { ContextErrorType } from '../../common/context';
+import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/transcript';
+import type { TranscriptEntry } from '../../common/transcript';
+import { MemoryImportCycleError } from '../../config-files/memory-files';
+import { loadSessionContext } from './session-context';
+import { getContextContent, MissingContextContentError } from '../../store/context-content';
+import type { TranscriptStore } from '../../store/transcript-store';
 
 function summaryOf(entry: TranscriptEntry, replayed: boolean, warnings: number): LoadContextSummary {
   const attachments = (entry.attachments ?? []) as unknown as ContextAttachment[];

@@ -5,7 +5,7 @@
  * twice is a no-op, and a key always means the same text.
  */
 import { createHash } from 'node:crypto';
-import type { TranscriptStore } from '../store/transcript-store';
+import type { TranscriptStore } from './transcript-store';
 
 /** Kinds of context text stored by reference. */
 export type ContextContentKind = 'system-prompt' | 'append-system-prompt' | 'user-memory';

@@ -5,7 +5,7 @@
  * that read the file, and the environment as a `system` message after the first user message.
  * Pure functions of the stored data, so a session's requests render byte-identically.
  */
-import type { ContextAttachment, EnvironmentSnapshot, MemoryFile, MemoryType } from '../common/context';
+import type { ContextAttachment, EnvironmentSnapshot, MemoryFile, MemoryType } from '../../common/context';
 
 /** What each kind of memory file is, as the model is told. */
 const DESCRIPTIONS: Record<MemoryType, string> = {

@@ -5,8 +5,8 @@ import {
   loadedMemoryPaths,
   nestedMemoryAttachments,
   sessionSettingSources,
-} from '../../../src/activities/nested-memory';
-import type { TranscriptEntry } from '../../../src/common/transcript';
+} from '../../../../src/activities/context/nested-memory';
+import type { TranscriptEntry } from '../../../../src/common/transcript';
 
 let repo: string;
 beforeEach(() => {

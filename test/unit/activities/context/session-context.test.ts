@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gitStatusSnapshot, MAX_GIT_STATUS_CHARS } from '../../../src/context/git-status';
-import { MemoryImportCycleError } from '../../../src/context/memory-files';
-import { loadSessionContext, localDate } from '../../../src/context/session-context';
+import { gitStatusSnapshot, MAX_GIT_STATUS_CHARS } from '../../../../src/activities/context/git-status';
+import { MemoryImportCycleError } from '../../../../src/config-files/memory-files';
+import { loadSessionContext, localDate } from '../../../../src/activities/context/session-context';
 
 let dir: string;
 const git = (...args: string[]): void => {

@@ -5,10 +5,10 @@
  * from there, so it stays byte-identical for the whole session (the prompt cache keeps serving it).
  */
 import { release, type } from 'node:os';
-import type { ContextAttachment, EnvironmentSnapshot, MemoryFile, SettingSource } from '../common/context';
+import type { ContextAttachment, EnvironmentSnapshot, MemoryFile, SettingSource } from '../../common/context';
 import { gitStatusSnapshot } from './git-status';
-import type { MemoryLimits } from './memory-files';
-import { loadProjectMemory, repositoryRoot } from './memory-files';
+import type { MemoryLimits } from '../../config-files/memory-files';
+import { loadProjectMemory, repositoryRoot } from '../../config-files/memory-files';
 
 /** Options of {@link loadSessionContext}. */
 export interface SessionContextOptions {
