@@ -9,7 +9,7 @@ import { resolveModelAlias } from '../config/model-aliases';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { TurnOptions } from '../common/turn';
-import { ruleSyntaxError } from '../permissions/rules';
+import { ruleSyntaxError } from '../config-files/permission-rules';
 import { canonicalRule, loadSettings } from '../settings';
 import type { LoadedSettings } from '../settings';
 import { UsageError } from './turn-options';

@@ -1,4 +1,4 @@
-import { BENIGN, HOSTILE, decideRow, makeTableRepo, meets } from '../../../bench/hostile-commands';
+import { BENIGN, HOSTILE, decideRow, makeTableRepo, meets } from '../../../../bench/hostile-commands';
 
 /**
  * Scoped Bash rules against shell syntax: every hostile command (bench/hostile-commands.ts, rules

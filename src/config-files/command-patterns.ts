@@ -12,7 +12,7 @@
  * `git * main` does not allow `git $X main`); for a deny rule the question is whether some value
  * could make the command match, answered exactly (two wildcard patterns intersect).
  */
-import { DYNAMIC } from './shell/words';
+import { DYNAMIC } from './shell-words';
 
 interface Compiled {
   /** Literal pieces between wildcards. */

@@ -5,8 +5,8 @@
  * It does file-system reads (real paths) but nothing else, so any activity can call it.
  */
 import * as os from 'node:os';
-import type { PermissionDecision, ScopedRules } from '../common/permissions';
-import type { PermissionMode } from '../engine/permissions';
+import type { PermissionDecision, ScopedRules } from '../../common/permissions';
+import type { PermissionMode } from '../../engine/permissions';
 import { decideBash } from './bash';
 import type { PathContext } from './paths';
 import { decidePath, resolveUserPath } from './paths';

@@ -5,15 +5,15 @@
  * it runs is asked about (a denial in headless runs), never allowed. A deny rule always wins.
  */
 import * as path from 'node:path';
-import type { PermissionDecision } from '../common/permissions';
-import { matchesCertainly, matchesPossibly } from './command-patterns';
+import type { PermissionDecision } from '../../common/permissions';
+import { matchesCertainly, matchesPossibly } from '../../config-files/command-patterns';
 import type { PathContext } from './paths';
 import { decidePath, resolveUserPath } from './paths';
-import { parseRule } from './rules';
+import { parseRule } from '../../config-files/permission-rules';
 import type { CheckedCommand, ScriptAnalysis } from './shell';
 import { analyzeScript } from './shell';
-import type { Word } from './shell/words';
-import { DYNAMIC } from './shell/words';
+import type { Word } from '../../config-files/shell-words';
+import { DYNAMIC } from '../../config-files/shell-words';
 
 /** Options of {@link decideBash}. */
 export interface BashContext extends PathContext {

@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PermissionDecision, ScopedRules } from '../../../src/common/permissions';
-import type { PermissionMode } from '../../../src/engine/permissions';
-import { decideToolPermission } from '../../../src/permissions/decide';
-import { isGitDirectory } from '../../../src/permissions/protected-paths';
+import type { PermissionDecision, ScopedRules } from '../../../../src/common/permissions';
+import type { PermissionMode } from '../../../../src/engine/permissions';
+import { decideToolPermission } from '../../../../src/activities/permissions/decide';
+import { isGitDirectory } from '../../../../src/activities/permissions/protected-paths';
 
 let root: string;
 let cwd: string;

@@ -4,12 +4,12 @@
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { PermissionDecision, ScopedRules } from '../common/permissions';
-import type { PermissionMode } from '../engine/permissions';
-import { canonicalPathPattern, pathMatches, pathPatternReachesInto } from './path-rules';
+import type { PermissionDecision, ScopedRules } from '../../common/permissions';
+import type { PermissionMode } from '../../engine/permissions';
+import { canonicalPathPattern, pathMatches, pathPatternReachesInto } from '../../config-files/path-rules';
 import { protectedPath, protectedPathMessage } from './protected-paths';
 import { isInsideDir, realPathOf } from './real-path';
-import { EDIT_RULE_TOOLS, READ_RULE_TOOLS, parseRule } from './rules';
+import { EDIT_RULE_TOOLS, READ_RULE_TOOLS, parseRule } from '../../config-files/permission-rules';
 
 /** What the path decisions of one tool call share. */
 export interface PathContext {

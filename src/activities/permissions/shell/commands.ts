@@ -6,8 +6,8 @@
  * whose operands are checked like edits). Pure.
  */
 import type { Complexity, FoundCommand } from './analyze';
-import type { Word } from './words';
-import { DYNAMIC, DYNAMIC_WORD, commandText, staticWord } from './words';
+import type { Word } from '../../../config-files/shell-words';
+import { DYNAMIC, DYNAMIC_WORD, commandText, staticWord } from '../../../config-files/shell-words';
 
 /** How a command is treated. */
 export type CommandKind =

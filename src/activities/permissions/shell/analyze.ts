@@ -9,8 +9,16 @@
  * `case`, function bodies, redirections and their targets all lead to it.
  */
 import type { SyntaxNode } from './parse';
-import type { Word } from './words';
-import { DYNAMIC, DYNAMIC_WORD, ansiCText, concatWords, doubleQuotedText, staticWord, unquotedWord } from './words';
+import type { Word } from '../../../config-files/shell-words';
+import {
+  DYNAMIC,
+  DYNAMIC_WORD,
+  ansiCText,
+  concatWords,
+  doubleQuotedText,
+  staticWord,
+  unquotedWord,
+} from '../../../config-files/shell-words';
 
 /** A simple command found in the script (before wrappers such as `timeout` are looked into). */
 export interface FoundCommand {

@@ -1,12 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ScopedRules } from '../../../src/common/permissions';
-import type { PermissionMode } from '../../../src/engine/permissions';
-import { decideToolPermission } from '../../../src/permissions/decide';
-import { canonicalPathPattern, pathMatches } from '../../../src/permissions/path-rules';
-import { realPathOf } from '../../../src/permissions/real-path';
-import { ruleSyntaxError } from '../../../src/permissions/rules';
+import type { ScopedRules } from '../../../../src/common/permissions';
+import type { PermissionMode } from '../../../../src/engine/permissions';
+import { decideToolPermission } from '../../../../src/activities/permissions/decide';
+import { canonicalPathPattern, pathMatches } from '../../../../src/config-files/path-rules';
+import { realPathOf } from '../../../../src/activities/permissions/real-path';
+import { ruleSyntaxError } from '../../../../src/config-files/permission-rules';
 
 let root: string;
 let cwd: string;
