@@ -19,7 +19,7 @@ import { nestedMemoryAttachments } from './context/nested-memory';
 import type { ResolvedPermission } from './tool-permission';
 import { resolveToolPermission } from './tool-permission';
 import { ChildEnvironments } from '../env/child-env';
-import { readSettingsEnv } from '../settings/env';
+import { readSettingsEnv } from './settings-env';
 import { inputFaultOf, inputFaultOutput } from './tools/input-faults';
 import { classifyToolError, isTransientToolError, toolFaultMessage } from './tool-faults';
 import { storageFailure } from './store-errors';

@@ -1,6 +1,6 @@
 import type { SettingSource } from '../common/context';
 import { SETTING_SOURCES } from '../common/context';
-import { claudeConfigDir } from '../settings/load';
+import { claudeConfigDir } from '../config-files/settings';
 import {
   loadProjectMemory,
   loadUserMemory,

@@ -10,7 +10,7 @@ import { POOL_ID_PATTERN } from '../common/budget-pool';
 import { budgetPoolWorkflowId } from '../workflows/ids';
 import { unenforceableBudget } from './budget-prices';
 import { resolveModelAlias } from '../config/model-aliases';
-import { parseSettingSources } from '../settings/load';
+import { parseSettingSources } from '../config-files/settings';
 
 import { UsageError } from './usage-error';
 

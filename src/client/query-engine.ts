@@ -32,7 +32,7 @@ import { firstLine, sessionDetails, sessionMemo, sessionSummary } from './sessio
 import { OutageWaiter, isServerUnreachable } from './outage';
 import type { MemoryFile } from '../common/context';
 import { loadUserMemory } from '../config-files/memory-files';
-import { claudeConfigDir } from '../settings/load';
+import { claudeConfigDir } from '../config-files/settings';
 import { storeContextOptions } from './context-options';
 import { PartialMessages } from './partial-messages';
 

@@ -11,7 +11,7 @@ import type { TurnFlags } from '../turn-options';
 import { UsageError, positiveNumber, turnOptionsFrom } from '../turn-options';
 import { unenforceableBudget } from '../budget-prices';
 import { applySettings } from '../settings-options';
-import type { LoadedSettings } from '../../settings';
+import type { LoadedSettings } from '../../config-files';
 import { checkPrompt, readPromptFromStdin } from '../stdin';
 import type { McpFlags } from '../mcp-options';
 import { mcpConfigFromFlags } from '../mcp-options';

@@ -19,11 +19,11 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PermissionMode } from '../engine/permissions';
-import { canonicalPathPattern } from '../config-files/path-rules';
-import { PATH_RULE_TOOLS, parseRule, ruleSyntaxError } from '../config-files/permission-rules';
+import { canonicalPathPattern } from './path-rules';
+import { PATH_RULE_TOOLS, parseRule, ruleSyntaxError } from './permission-rules';
 import { SETTING_SOURCES, type SettingSource } from '../common/context';
-import type { SettingsFile } from './schema';
-import { SettingsFileSchema } from './schema';
+import type { SettingsFile } from './settings-schema';
+import { SettingsFileSchema } from './settings-schema';
 
 /** The sources `--setting-sources` names (a wire type: turn options carry them). */
 export { SETTING_SOURCES, type SettingSource } from '../common/context';

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { missingHookCommands, programOf } from '../../../src/cli/hook-check';
-import { HooksConfigError, parseHooksSection } from '../../../src/settings/hooks';
-import { loadSettings } from '../../../src/settings';
+import { HooksConfigError, parseHooksSection } from '../../../src/config-files/hooks';
+import { loadSettings } from '../../../src/config-files';
 import { hooksFromSettings } from '../../../src/cli/hook-options';
 import { UsageError } from '../../../src/cli/turn-options';
 

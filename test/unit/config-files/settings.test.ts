@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SettingsError, loadSettings, parseSettingSources, readSettingsEnv } from '../../../src/settings';
+import { readSettingsEnv } from '../../../src/activities/settings-env';
+import { SettingsError, loadSettings, parseSettingSources } from '../../../src/config-files';
 
 let root: string;
 let home: string;
