@@ -26,8 +26,8 @@ export type { TranscriptStore } from './store/transcript-store';
 export type * from './common/sdk-messages';
 export type { TurnOptions, TurnOutcome } from './common/turn';
 export type { Usage, ModelUsage } from './common/usage';
-export { sessionWorkflowId, turnWorkflowId } from './workflows/ids';
-export { budgetPoolWorkflowId } from './workflows/ids';
+export { sessionWorkflowId, turnWorkflowId } from './common/ids';
+export { budgetPoolWorkflowId } from './common/ids';
 export {
   BudgetPoolNotFoundError,
   budgetPoolExists,

@@ -7,7 +7,7 @@ import { BUILTIN_TOOL_NAMES } from '../common/tools';
 import type { PermissionMode } from '../engine/permissions';
 import { PERMISSION_MODES } from '../engine/permissions';
 import { POOL_ID_PATTERN } from '../common/budget-pool';
-import { budgetPoolWorkflowId } from '../workflows/ids';
+import { budgetPoolWorkflowId } from '../common/ids';
 import { unenforceableBudget } from './budget-prices';
 import { resolveModelAlias } from '../config/model-aliases';
 import { parseSettingSources } from '../config-files/settings';

@@ -22,11 +22,11 @@ import type { TurnOptions, TurnOutcome } from '../common/turn';
 import { emptyUsage } from '../common/usage';
 import { PERMISSION_MODES } from '../engine/permissions';
 import type { TranscriptStore } from '../store/transcript-store';
-import { sessionWorkflowId, turnWorkflowId } from '../workflows/ids';
+import { sessionWorkflowId, turnWorkflowId } from '../common/ids';
 import { endSessionSignal } from '../workflows/messages';
 import { QueryEngine } from './query-engine';
 import { assistantText, resultMessage } from './sdk-message';
-import { uuidV5 } from './uuid';
+import { uuidV5 } from '../store/uuid';
 
 // ---------------------------------------------------------------------------------------------
 // Task file

@@ -43,5 +43,5 @@ export type { TranscriptStore } from '../store/transcript-store';
 export type * from '../common/sdk-messages';
 export type { TurnOptions, TurnOutcome } from '../common/turn';
 export type { Usage, ModelUsage } from '../common/usage';
-export { sessionWorkflowId, turnWorkflowId, budgetPoolWorkflowId } from '../workflows/ids';
+export { sessionWorkflowId, turnWorkflowId, budgetPoolWorkflowId } from '../common/ids';
 export type { LimitPatch, PoolStateView, SessionStatusView } from '../workflows/messages';

@@ -20,7 +20,7 @@ import {
   turnProgressQuery,
   turnSpendQuery,
 } from '../workflows/messages';
-import { sessionWorkflowId } from '../workflows/ids';
+import { sessionWorkflowId } from '../common/ids';
 import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../common/search-attributes';
 import type { McpServerState } from '../common/mcp';
 import { loadMcpTools } from '../store/mcp-sidecar';

@@ -5,7 +5,7 @@
  * uuids so that writing the same content twice is a no-op in every store backend.
  */
 import type { McpServerState } from '../common/mcp';
-import { uuidV5 } from '../client/uuid';
+import { uuidV5 } from './uuid';
 import { sidecarEntry } from './sidecar';
 import type { TranscriptStore } from './transcript-store';
 import type { McpConfig } from '../config-files/mcp-config';

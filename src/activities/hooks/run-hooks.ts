@@ -11,7 +11,7 @@ import { Context } from '@temporalio/activity';
 import type { HookCommand, HookOutcome, HooksConfig, RunHooksInput } from '../../common/hooks';
 import { hookMatcherMatches } from '../../common/hooks';
 import type { ContentBlock, TranscriptEntry } from '../../common/transcript';
-import { uuidV5 } from '../../client/uuid';
+import { uuidV5 } from '../../store/uuid';
 import { isMcpToolName, mcpServerOf } from '../../common/mcp';
 import { sidecarEntry } from '../../store/sidecar';
 import type { TranscriptStore } from '../../store/transcript-store';

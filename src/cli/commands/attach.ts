@@ -5,7 +5,7 @@
 import type { Config } from '../../config';
 import type { SDKResultMessage } from '../../common/sdk-messages';
 import { QueryEngine } from '../../client/query-engine';
-import { turnWorkflowId } from '../../workflows/ids';
+import { turnWorkflowId } from '../../common/ids';
 import { openRuntime } from '../../host/runtime';
 import type { Runtime } from '../../host/runtime';
 import type { OutputFormat } from '../output';

@@ -3,7 +3,7 @@ import { budgetPoolExists, budgetPoolState, setBudgetPoolLimit } from '../../cli
 import { SessionNotFoundError, sessionStatus, setSessionLimits } from '../../client/session-control';
 import type { ClientRuntime as Runtime } from '../../connection/connect';
 import type { LimitPatch } from '../../workflows/messages';
-import { budgetPoolWorkflowId, sessionWorkflowId } from '../../workflows/ids';
+import { budgetPoolWorkflowId, sessionWorkflowId } from '../../common/ids';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { EXIT } from '../output';
 import type { ControlIo } from '../control';

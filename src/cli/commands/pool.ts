@@ -8,7 +8,7 @@ import {
   listBudgetPools,
 } from '../../client/budget-pool';
 import type { PoolStateView } from '../../workflows/messages';
-import { budgetPoolWorkflowId } from '../../workflows/ids';
+import { budgetPoolWorkflowId } from '../../common/ids';
 import type { ControlIo } from '../control';
 import { int, kvTable, limitValue, openControlRuntime, usd } from '../control';
 import { UsageError } from '../turn-options';
