@@ -33,7 +33,7 @@ import { OutageWaiter, isServerUnreachable } from './outage';
 import type { MemoryFile } from '../common/context';
 import { loadUserMemory } from '../config-files/memory-files';
 import { claudeConfigDir } from '../config-files/settings';
-import { storeContextOptions } from './context-options';
+import { storeContextOptions } from './stored-config';
 import { PartialMessages } from './partial-messages';
 
 /**

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { storeContextOptions } from '../../../src/client/context-options';
+import { storeContextOptions } from '../../../src/client/stored-config';
 import type { MemoryFile } from '../../../src/common/context';
 import type { TurnOptions } from '../../../src/common/turn';
 import { contextContentKey } from '../../../src/store/context-content';
