@@ -34,25 +34,9 @@ export interface StoredMcpTools {
   tools: StoredMcpTool[];
 }
 
-/** Subtypes of the sidecar lines written here. */
+/** Subtypes of the sidecar lines written here (the config by the client: src/client/stored-config.ts). */
 export const MCP_CONFIG_SUBTYPE = 'mcp_config';
 export const MCP_TOOLS_SUBTYPE = 'mcp_tools';
-
-/**
- * Stores a session's MCP config (once per distinct config) and returns its ref (the line's uuid),
- * which `TurnOptions.mcp.configRef` carries. `${VAR}` references are stored unexpanded.
- */
-export async function storeMcpConfig(
-  store: TranscriptStore,
-  sessionId: string,
-  config: McpConfig,
-  cwd: string,
-): Promise<string> {
-  const uuid = uuidV5(`${sessionId}/mcp-config/${configHash(config)}`);
-  // `cwd` as on prompt lines: a session whose first line this is is still found by `--continue`.
-  await store.append(sidecarEntry(sessionId, uuid, MCP_CONFIG_SUBTYPE, { mcpConfig: config, cwd }));
-  return uuid;
-}
 
 /** Reads a stored MCP config. @throws Error when the ref is not in the store */
 export async function loadMcpConfig(store: TranscriptStore, sessionId: string, ref: string): Promise<McpConfig> {

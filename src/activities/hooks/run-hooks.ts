@@ -20,22 +20,8 @@ import { combineVerdicts, interpretHookResult } from './interpret';
 import { runHookCommand } from './run-command';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/version';
 
-/** Subtypes of the sidecar lines written here. */
-export const HOOKS_CONFIG_SUBTYPE = 'hooks_config';
+/** Subtype of the sidecar lines written here (the hooks config's: src/client/stored-config.ts). */
 export const HOOK_OUTCOME_SUBTYPE = 'hook_outcome';
-
-/** Stores a session's hooks config; returns its ref. */
-export async function storeHooksConfig(
-  store: TranscriptStore,
-  sessionId: string,
-  hooks: HooksConfig,
-  cwd: string,
-): Promise<string> {
-  const hash = createHash('sha256').update(JSON.stringify(hooks)).digest('hex');
-  const uuid = uuidV5(`${sessionId}/hooks-config/${hash}`);
-  await store.append(sidecarEntry(sessionId, uuid, HOOKS_CONFIG_SUBTYPE, { hooksConfig: hooks, cwd }));
-  return uuid;
-}
 
 /** Uuid of the outcome line of an event. */
 export function hookOutcomeUuid(sessionId: string, eventKey: string): string {

@@ -184,13 +184,12 @@ export async function runPrint(
     const { startBackgroundServerEarly } = await import('../../host/early-server');
     await startBackgroundServerEarly(config, mode.configPath, process.env);
   }
-  const [{ QueryEngine }, { openRuntime }, { budgetPoolExists }, { storeMcpConfig }, { storeHooksConfig }] =
+  const [{ QueryEngine }, { openRuntime }, { budgetPoolExists }, { storeMcpConfig, storeHooksConfig }] =
     await Promise.all([
       import('../../client/query-engine'),
       import('../../host/runtime'),
       import('../../client/budget-pool'),
-      import('../../store/mcp-sidecar'),
-      import('../../activities/hooks/run-hooks'),
+      import('../../client/stored-config'),
     ]);
   const log = flags.verbose || flags.outputFormat === 'text' ? (l: string) => io.stderr(l) : () => undefined;
   const rt = await openRuntime({

@@ -8,7 +8,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HooksConfig, RunHooksInput } from '../../../../src/common/hooks';
-import { createRunHooks, storeHooksConfig, updatedInputOf } from '../../../../src/activities/hooks/run-hooks';
+import { createRunHooks, updatedInputOf } from '../../../../src/activities/hooks/run-hooks';
+import { storeHooksConfig } from '../../../../src/client/stored-config';
 import { JsonlTranscriptStore } from '../../../../src/store/jsonl-store';
 
 const SESSION = '22222222-2222-4222-8222-222222222222';

@@ -13,7 +13,8 @@ import { createInterface } from 'node:readline';
 import { createConnectMcpServers, createMcpToolExecutor } from '../../../../src/activities/mcp/activities';
 import type { McpConfig } from '../../../../src/config-files/mcp-config';
 import { McpClientPool } from '../../../../src/activities/mcp/pool';
-import { loadMcpTools, storeMcpConfig } from '../../../../src/store/mcp-sidecar';
+import { loadMcpTools } from '../../../../src/store/mcp-sidecar';
+import { storeMcpConfig } from '../../../../src/client/stored-config';
 import { JsonlTranscriptStore } from '../../../../src/store/jsonl-store';
 import type { ToolContext } from '../../../../src/activities/tools/types';
 
