@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../config';
 import { findPrice } from '../config';
 import { ModelErrorType } from '../common/model';
-import type { ModelPrice } from '../engine/cost';
+import type { ModelPrice } from '../common/usage';
 import type { TranscriptStore } from '../store/transcript-store';
 import { createCallModel } from './model/call-model';
 import type { ModelFaultHooks } from './model/call-model';

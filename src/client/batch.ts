@@ -20,7 +20,7 @@ import type { ResultSubtype } from '../common/sdk-messages';
 import { BUILTIN_TOOL_NAMES } from '../common/tools';
 import type { TurnOptions, TurnOutcome } from '../common/turn';
 import { emptyUsage } from '../common/usage';
-import { PERMISSION_MODES } from '../engine/permissions';
+import { PERMISSION_MODES } from '../common/permissions';
 import type { TranscriptStore } from '../store/transcript-store';
 import { sessionWorkflowId, turnWorkflowId } from '../common/ids';
 import { endSessionSignal } from '../workflows/messages';

@@ -26,7 +26,7 @@ import type { McpServerState } from '../common/mcp';
 import { loadMcpTools } from '../store/mcp-sidecar';
 import { assistantText, entryToSdkMessages, initMessage, resultMessage } from './sdk-message';
 import { storePrompt } from './prompt-ref';
-import { promptCommandOf } from '../engine/compaction';
+import { promptCommandOf } from '../common/prompt-command';
 import type { OutageOptions } from './outage';
 import { firstLine, sessionDetails, sessionMemo, sessionSummary } from './session-metadata';
 import { OutageWaiter, isServerUnreachable } from './outage';

@@ -1,5 +1,5 @@
 import type { ScopedRules, SettingsEnvRef } from './permissions';
-import type { PermissionMode } from '../engine/permissions';
+import type { PermissionMode } from './permissions';
 
 /**
  * Wire types of tool runs, shared by the turn workflow and the tool activities.

@@ -5,7 +5,7 @@
  * read it. Pure.
  */
 import { z } from 'zod';
-import { PERMISSION_MODES } from '../engine/permissions';
+import { PERMISSION_MODES } from '../common/permissions';
 
 const ruleList = z.array(z.string({ error: 'expected a rule string, e.g. "Bash(git *)"' }), {
   error: 'expected an array of rule strings',

@@ -18,7 +18,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { PermissionMode } from '../engine/permissions';
+import type { PermissionMode } from '../common/permissions';
 import { canonicalPathPattern } from './path-rules';
 import { PATH_RULE_TOOLS, parseRule, ruleSyntaxError } from './permission-rules';
 import { SETTING_SOURCES, type SettingSource } from '../common/context';

@@ -5,6 +5,7 @@
  * Everything here is pure (no I/O); `load.ts` reads the file and the environment.
  */
 import { z } from 'zod';
+import type { ModelPrice } from '../common/usage';
 import { resolveModelAlias } from './model-aliases';
 
 // ---------------------------------------------------------------------------------------------
@@ -48,19 +49,7 @@ const usdPerMTok = z
 // Prices
 // ---------------------------------------------------------------------------------------------
 
-/** Prices of one model, in USD per million tokens. */
-export interface ModelPrice {
-  /** Input tokens that are neither cache reads nor cache writes. */
-  input: number;
-  /** Output tokens. */
-  output: number;
-  /** Input tokens written to the prompt cache with the default 5-minute TTL. */
-  cacheWrite5m: number;
-  /** Input tokens written to the prompt cache with the 1-hour TTL. */
-  cacheWrite1h: number;
-  /** Input tokens read from the prompt cache. */
-  cacheRead: number;
-}
+export type { ModelPrice } from '../common/usage';
 
 /** Table of model prices keyed by model id (a prefix of the ids the API reports). */
 export type PriceTable = Record<string, ModelPrice>;

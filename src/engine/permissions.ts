@@ -2,19 +2,7 @@ import type { ScopedRules } from '../common/permissions';
 import type { ToolPermission } from '../common/tools';
 import { BUILTIN_TOOL_NAMES, READ_ONLY_TOOLS } from '../common/tools';
 import { isMcpToolName, mcpRuleMatches } from '../common/mcp';
-
-/**
- * Permission modes, as Claude Code names them. Headless runs cannot prompt, so a call that
- * would need a prompt is denied (and recorded in `permission_denials`).
- * - `default`: reads inside the working directories run; other calls need an allow rule.
- * - `acceptEdits`: also edits of files inside the working directories (Edit, Write, Bash
- *   redirections and file commands such as `mkdir`, `rm`).
- * - `bypassPermissions`: everything not denied by a rule runs.
- * - `dontAsk`: as `default`, but what would be asked is denied outright.
- * - `plan`: only reads.
- */
-export const PERMISSION_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'] as const;
-export type PermissionMode = (typeof PERMISSION_MODES)[number];
+import type { PermissionMode } from '../common/permissions';
 
 /** The permission rules of a turn: flags and settings files merged (see src/settings). */
 export interface PermissionPolicy {

@@ -6,7 +6,7 @@
  */
 import * as os from 'node:os';
 import type { PermissionDecision, ScopedRules } from '../../common/permissions';
-import type { PermissionMode } from '../../engine/permissions';
+import type { PermissionMode } from '../../common/permissions';
 import { decideBash } from './bash';
 import type { PathContext } from './paths';
 import { decidePath, resolveUserPath } from './paths';

@@ -5,7 +5,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PermissionDecision, ScopedRules } from '../../common/permissions';
-import type { PermissionMode } from '../../engine/permissions';
+import type { PermissionMode } from '../../common/permissions';
 import { canonicalPathPattern, pathMatches, pathPatternReachesInto } from '../../config-files/path-rules';
 import { protectedPath, protectedPathMessage } from './protected-paths';
 import { isInsideDir, realPathOf } from './real-path';

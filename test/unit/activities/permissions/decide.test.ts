@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ScopedRules } from '../../../../src/common/permissions';
-import type { PermissionMode } from '../../../../src/engine/permissions';
+import type { PermissionMode } from '../../../../src/common/permissions';
 import { decideToolPermission } from '../../../../src/activities/permissions/decide';
 import { canonicalPathPattern, pathMatches } from '../../../../src/config-files/path-rules';
 import { realPathOf } from '../../../../src/activities/permissions/real-path';

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PermissionDecision, ScopedRules } from '../../../../src/common/permissions';
-import type { PermissionMode } from '../../../../src/engine/permissions';
+import type { PermissionMode } from '../../../../src/common/permissions';
 import { decideToolPermission } from '../../../../src/activities/permissions/decide';
 import { isGitDirectory } from '../../../../src/activities/permissions/protected-paths';
 
