@@ -34,7 +34,7 @@ export interface RunToolDeps {
     rawInput: unknown,
     ctx: ToolContext,
   ): Promise<ToolOutput & { outcome: 'ok' | 'error' | 'invalid' }>;
-  /** Runs an `mcp__…` tool of the turn's stored MCP tool list; never throws (see `src/mcp/activities.ts`). */
+  /** Runs an `mcp__…` tool of the turn's stored MCP tool list; never throws (see `src/activities/mcp/activities.ts`). */
   executeMcpTool?(
     sessionId: string,
     toolsRef: string,

@@ -5,7 +5,7 @@
  * ```
  * Events supported here: PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart,
  * PreCompact (others are accepted and ignored, with a warning). `timeout` is in seconds. The
- * files are read by the shared settings loader (src/settings/load.ts), which keeps each `hooks`
+ * files are read by the shared settings loader (src/config-files/settings.ts), which keeps each `hooks`
  * section as written; this module gives it its schema.
  */
 import { z } from 'zod';

@@ -31,7 +31,7 @@ export const SettingsFileSchema = z.looseObject({
     })
     .optional(),
   model: z.string({ error: 'expected a model id string' }).min(1, { error: 'expected a model id string' }).optional(),
-  /** Parsed loosely here; its schema lives with the hooks (src/settings/hooks.ts). */
+  /** Parsed loosely here; its schema lives with the hooks (src/config-files/hooks.ts). */
   hooks: z.unknown().optional(),
 });
 

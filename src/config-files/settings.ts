@@ -63,7 +63,7 @@ export interface LoadedSettings {
   /** Files whose `env` makes up {@link env}, lowest first (what a worker re-reads). */
   envFiles: string[];
   model?: string;
-  /** The `hooks` section of each source that has one, lowest precedence first (schema: src/settings/hooks.ts). */
+  /** The `hooks` section of each source that has one, lowest precedence first (schema: src/config-files/hooks.ts). */
   hooks: Array<{ source: LoadedSource['source']; path: string; hooks: unknown }>;
   /** Warnings for stderr (e.g. ignored allow rules of an untrusted project). */
   warnings: string[];

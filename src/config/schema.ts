@@ -295,7 +295,7 @@ export const ConfigSchema = z.strictObject({
  * settings here are file *paths*; PEM *contents* come only from the environment
  * (`TEMPORAL_TLS_CLIENT_CERT_DATA`, `TEMPORAL_TLS_CLIENT_KEY_DATA`,
  * `TEMPORAL_TLS_SERVER_CA_CERT_DATA`), so that no secret sits in this file. A path and data for
- * the same item is an error. See `src/client/temporal-connection.ts`.
+ * the same item is an error. See `src/connection/temporal-connection.ts`.
  */
 export interface TlsConfig {
   /**
@@ -375,7 +375,7 @@ export interface DevServerConfig {
   /**
    * Spare client processes a shared server keeps loaded, each taking one later `agent-runner -p`
    * on this machine so that it skips loading the client code (about 400 ms; see
-   * `src/worker/spare-pool.ts`); 0 = none, at most 8. @default 1
+   * `src/host/spare-pool.ts`); 0 = none, at most 8. @default 1
    */
   spareClients: number;
   /**

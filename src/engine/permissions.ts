@@ -4,7 +4,7 @@ import { BUILTIN_TOOL_NAMES, READ_ONLY_TOOLS } from '../common/tools';
 import { isMcpToolName, mcpRuleMatches } from '../common/mcp';
 import type { PermissionMode } from '../common/permissions';
 
-/** The permission rules of a turn: flags and settings files merged (see src/settings). */
+/** The permission rules of a turn: flags and settings files merged (see src/config-files/settings.ts). */
 export interface PermissionPolicy {
   mode: PermissionMode;
   /** Rules (`Tool` or `Tool(pattern)`) whose calls run without asking. */
@@ -78,7 +78,7 @@ export function scopedRulesFor(policy: PermissionPolicy, tool: string): ScopedRu
  * Decides what the workflow can decide by tool name, and otherwise hands the call to the activity
  * with the rules that matter for it (`check`). Pure: evaluated in the workflow, which never sees
  * tool inputs. Rules on paths and commands, the working-directory boundary and real paths are
- * decided by `decideToolPermission` (src/permissions/decide.ts) in the `runTool` activity.
+ * decided by `decideToolPermission` (src/activities/permissions/decide.ts) in the `runTool` activity.
  */
 export function decidePermission(policy: PermissionPolicy, toolName: string): ToolPermission {
   if (wholeTool(policy.disallowedTools, toolName)) {
@@ -106,7 +106,7 @@ export function decidePermission(policy: PermissionPolicy, toolName: string): To
   const rules = scopedRulesFor(policy, toolName);
   const scopedLimits = rules.deny.length + rules.ask.length > 0;
   // A tool that writes files may target a protected path (.git, .claude…), which no allow rule
-  // opens: only the activity, which sees the input, can tell (src/permissions/protected-paths.ts).
+  // opens: only the activity, which sees the input, can tell (src/activities/permissions/protected-paths.ts).
   const allowedWhole = wholeTool(policy.allowedTools, toolName) && !FILE_WRITING_TOOLS.has(toolName);
   if (!scopedLimits && (policy.mode === 'bypassPermissions' || allowedWhole)) {
     return { behavior: 'allow' };

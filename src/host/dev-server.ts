@@ -673,6 +673,6 @@ function trackForExit(child: ChildProcess): void {
   });
 }
 
-// Shared-server state file: see src/client/server-state.ts (re-exported for existing importers).
+// Shared-server state file: see src/host/server-state.ts (re-exported for existing importers).
 export type { ServerState } from './server-state';
 export { clearServerState, readLiveServerState, serverStatePath, writeServerState } from './server-state';

@@ -1,7 +1,7 @@
 /**
  * Process wiring for commands that may run work: connect to the configured or shared server, or
  * start an embedded Temporal dev server, and run a worker in this process when asked. Clients that
- * only start and steer turns use `src/client/connection.ts` instead and load none of this.
+ * only start and steer turns use `src/connection/connect.ts` instead and load none of this.
  */
 import * as path from 'node:path';
 import type { NativeConnection, Worker } from '@temporalio/worker';

@@ -1,6 +1,6 @@
 /**
  * The spare-client protocol: how a `bin/agent-runner` process hands its run to a spare client
- * process that a shared server keeps loaded (see `src/worker/spare-pool.ts`), so that a warm run
+ * process that a shared server keeps loaded (see `src/host/spare-pool.ts`), so that a warm run
  * skips loading the client code (about 400 ms: the Temporal client, its protobuf root, zod, the
  * config and MCP modules).
  *

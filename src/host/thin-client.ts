@@ -1,6 +1,6 @@
 /**
  * The first thing `bin/agent-runner` tries for `-p`: hand the run to a spare client process of the
- * shared server (`src/worker/spare-pool.ts`, `src/cli/spare-client.ts`) instead of loading the
+ * shared server (`src/host/spare-pool.ts`, `src/host/spare-client.ts`) instead of loading the
  * client code here. Only Node built-ins and the protocol load before that answer: when no spare
  * takes the run (no server, none ready, another version), the caller runs the command itself,
  * exactly as before, having lost a millisecond or two.

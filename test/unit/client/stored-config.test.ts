@@ -10,7 +10,7 @@ import { JsonlTranscriptStore } from '../../../src/store';
 let dataDir: string;
 let store: JsonlTranscriptStore;
 beforeEach(() => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'context-options-'));
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stored-config-'));
   store = new JsonlTranscriptStore(dataDir);
 });
 afterEach(() => fs.rmSync(dataDir, { recursive: true, force: true }));
