@@ -20,7 +20,7 @@ import type { ToolContext } from '../../../../src/activities/tools/types';
 
 jest.setTimeout(60_000);
 
-const SERVER = join(__dirname, '..', '..', 'fixtures', 'mcp', 'fixture-server.js');
+const SERVER = join(__dirname, '..', '..', '..', 'fixtures', 'mcp', 'fixture-server.js');
 const SESSION = '11111111-1111-4111-8111-111111111111';
 
 function config(servers: McpConfig['servers']): McpConfig {
