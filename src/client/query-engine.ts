@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { WithStartWorkflowOperation, WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { SessionInput, SessionState, SubmitResponse } from '../common/session';
 import type { SDKMessage, SDKSystemInitMessage, SDKUserMessage } from '../common/sdk-messages';
-import type { TurnOptions, TurnOutcome, TurnProgress, TurnSpend } from '../common/turn';
+import type { TurnOptions, TurnOutcome, TurnProgress } from '../common/turn';
+import type { TranscriptEntry } from '../common/transcript';
 import { WORKFLOW_STATE_VERSION } from '../common/turn';
-import { emptyUsage } from '../common/usage';
 import type { TranscriptStore } from '../store/transcript-store';
 import type { LimitPatch } from '../workflows/messages';
 import {
@@ -18,13 +17,13 @@ import {
   setLimitsSignal,
   submitMessageUpdate,
   turnProgressQuery,
-  turnSpendQuery,
 } from '../workflows/messages';
 import { sessionWorkflowId } from '../common/ids';
 import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../common/search-attributes';
 import type { McpServerState } from '../common/mcp';
 import { loadMcpTools } from '../store/mcp-sidecar';
-import { assistantText, entryToSdkMessages, initMessage, resultMessage } from './sdk-message';
+import { entryToSdkMessages, initMessage } from './sdk-message';
+import { outcomeOfFailure, readTurnLine, turnResultMessage } from './turn-result';
 import { storePrompt } from './prompt-ref';
 import { promptCommandOf } from '../common/prompt-command';
 import type { OutageOptions } from './outage';
@@ -33,7 +32,7 @@ import { OutageWaiter, isServerUnreachable } from './outage';
 import type { MemoryFile } from '../common/context';
 import { loadUserMemory } from '../config-files/memory-files';
 import { claudeConfigDir } from '../config-files/settings';
-import { storeContextOptions } from './stored-config';
+import { ContextContentWriter, storeContextOptions } from './stored-config';
 import { PartialMessages } from './partial-messages';
 
 /**
@@ -148,6 +147,7 @@ export class QueryEngine {
     this.sessionId = opts.sessionId ?? randomUUID();
     // Permission rules compare absolute paths against the working directory.
     this.opts = { ...opts, cwd: resolve(opts.cwd) };
+    this.contextContent = new ContextContentWriter(opts.store, this.sessionId);
   }
 
   /** Workflow id of this session. */
@@ -171,7 +171,15 @@ export class QueryEngine {
   ): Promise<SubmitResponse> {
     // A structured-output schema, system prompt parts and the user's memory go to the store; the
     // options carry their keys.
-    const defaults = await this.storeContext(this.opts.defaults);
+    if (!this.storedDefaults) {
+      const stored = this.storeContext(this.opts.defaults);
+      this.storedDefaults = stored;
+      // A failed write is tried again by the next start.
+      stored.catch(() => {
+        if (this.storedDefaults === stored) this.storedDefaults = undefined;
+      });
+    }
+    const defaults = await this.storedDefaults;
     const withSchema = await this.turnOptions(submitOptions);
     const options = withSchema ? await this.storeContext(withSchema) : undefined;
     const input: SessionInput = {
@@ -246,8 +254,13 @@ export class QueryEngine {
 
   private userMemory: Promise<readonly MemoryFile[]> | undefined;
 
+  /** The session's context texts, each written once by this engine (defaults and submissions share them). */
+  private readonly contextContent: ContextContentWriter;
+  /** The defaults with their context stored (once per engine). */
+  private storedDefaults: Promise<TurnOptions> | undefined;
+
   private storeContext<T extends Partial<TurnOptions>>(options: T): Promise<T> {
-    return storeContextOptions(this.opts.store, this.sessionId, options, () => {
+    return storeContextOptions(this.contextContent, options, () => {
       this.userMemory ??= this.loadUserMemory();
       return this.userMemory;
     });
@@ -431,8 +444,7 @@ export class QueryEngine {
         // The turn workflow itself failed (a non-retryable activity failure such as an unwritable
         // transcript store, or a termination): end with an error result saying why, as for any
         // failed turn. Other errors (the connection) propagate.
-        if (!(failure instanceof WorkflowFailedError)) throw failure;
-        outcome = failedTurnOutcome(failure, Date.now() - followStarted, await spendOf(handle));
+        outcome = await outcomeOfFailure(handle, failure, followStarted);
         break;
       }
       if (lost !== undefined) {
@@ -444,15 +456,9 @@ export class QueryEngine {
       }
       await Promise.race([result, sleep(poll)]);
     }
-    const finalText = outcome.lastAssistantUuid ? assistantText(await this.readEntry(outcome.lastAssistantUuid)) : '';
-    const structured = outcome.structuredOutputUuid ? await this.readEntry(outcome.structuredOutputUuid) : undefined;
+    const message = await turnResultMessage(this.opts.store, this.sessionId, outcome, randomUUID());
     this.resultYieldedFor = pos.turnWorkflowId;
-    yield resultMessage(outcome, {
-      sessionId: this.sessionId,
-      uuid: randomUUID(),
-      finalText,
-      ...(structured?.['structuredOutput'] !== undefined ? { structuredOutput: structured['structuredOutput'] } : {}),
-    });
+    yield message;
   }
 
   /**
@@ -482,17 +488,8 @@ export class QueryEngine {
     return undefined;
   }
 
-  private async readEntry(
-    uuid: string,
-  ): Promise<ReturnType<TranscriptStore['get']> extends Promise<infer T> ? T : never> {
-    // A line is durable before the workflow records its uuid, so one read normally finds it;
-    // retry briefly in case the store is eventually consistent.
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const e = await this.opts.store.get(this.sessionId, uuid);
-      if (e) return e;
-      await sleep(50);
-    }
-    return undefined;
+  private readEntry(uuid: string): Promise<TranscriptEntry | undefined> {
+    return readTurnLine(this.opts.store, this.sessionId, uuid);
   }
 
   /**
@@ -553,61 +550,4 @@ export class QueryEngine {
       clearTimeout(timer);
     }
   }
-}
-
-/** How long the client waits for a failed turn's `spend` (a worker replays the turn to answer), ms. */
-const SPEND_QUERY_TIMEOUT_MS = 10_000;
-
-/** What a failed turn spent (query `spend`), or undefined when no worker answers in time. */
-async function spendOf(handle: WorkflowHandle): Promise<TurnSpend | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), SPEND_QUERY_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([handle.query(turnSpendQuery).catch(() => undefined), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * The outcome reported for a turn workflow that failed instead of returning one: an
- * `error_during_execution` whose error names the cause (e.g. `Transcript store error:
- * ENOSPC: no space left on device, write (TranscriptError.Storage)`). Usage, cost, model calls
- * and permission denials are what the turn recorded before it failed (its `spend` query); when
- * no worker answers that query they are zero and the cost is unknown. The session re-reads its
- * leaf and totals from the store.
- */
-function failedTurnOutcome(err: WorkflowFailedError, durationMs: number, spend?: TurnSpend): TurnOutcome {
-  // The first ApplicationFailure on the cause chain is what an activity (or the workflow) threw.
-  let cause: unknown = err;
-  while (!(cause instanceof ApplicationFailure) && cause instanceof Error && cause.cause instanceof Error) {
-    cause = cause.cause;
-  }
-  const type = cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined;
-  const message = cause instanceof Error ? cause.message : String(cause);
-  const text = type?.startsWith('TranscriptError')
-    ? `Transcript store error: ${message} (${type})`
-    : `The turn failed: ${message}${type ? ` (${type})` : ''}`;
-  return {
-    subtype: 'error_during_execution',
-    isError: true,
-    terminalReason: 'model_error',
-    numTurns: spend?.numTurns ?? 0,
-    durationMs,
-    durationApiMs: spend?.durationApiMs ?? 0,
-    usage: spend?.usage ?? emptyUsage(),
-    modelUsage: spend?.modelUsage ?? {},
-    costUsd: spend?.costUsd ?? 0,
-    costKnown: spend?.costKnown ?? false,
-    stopReason: null,
-    lastAssistantUuid: null,
-    errors: [text],
-    permissionDenials: spend?.permissionDenials ?? [],
-    leafUuid: '',
-    events: [],
-    readFileState: {},
-    apiErrorStatus: null,
-  };
 }
