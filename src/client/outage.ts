@@ -5,6 +5,7 @@
  */
 import { ServiceError, isGrpcServiceError } from '@temporalio/client';
 import { retry } from '../connection/retry';
+import { AgentRunnerError } from '../common/errors';
 
 /** gRPC status codes that mean "the server is not reachable right now" (CANCELLED, UNKNOWN, DEADLINE_EXCEEDED, UNAVAILABLE). */
 const UNREACHABLE_CODES = new Set([1, 2, 4, 14]);
@@ -25,8 +26,9 @@ export function isServerUnreachable(err: unknown): boolean {
 }
 
 /** Thrown when the server stays unreachable longer than the client's outage limit. */
-export class TemporalOutageError extends Error {
+export class TemporalOutageError extends AgentRunnerError {
   override readonly name = 'TemporalOutageError';
+  readonly kind = 'runtime';
 }
 
 /** Options of {@link OutageWaiter}. */

@@ -34,6 +34,7 @@ import { loadUserMemory } from '../config-files/memory-files';
 import { claudeConfigDir } from '../config-files/settings';
 import { ContextContentWriter, storeContextOptions } from './stored-config';
 import { PartialMessages } from './partial-messages';
+import { AgentRunnerError } from '../common/errors';
 
 /**
  * Options of one submitted turn: turn options, plus `jsonSchema` (structured output), which is
@@ -107,8 +108,9 @@ export interface StreamPosition {
 }
 
 /** Thrown by {@link QueryEngine.start} (and `submitMessage`) for an empty or blank prompt; nothing is started. */
-export class EmptyPromptError extends Error {
+export class EmptyPromptError extends AgentRunnerError {
   override readonly name = 'EmptyPromptError';
+  readonly kind = 'usage';
   constructor() {
     super('the prompt is empty: give a non-empty prompt');
   }

@@ -10,6 +10,7 @@ import { openConfiguredStore } from '../store/open';
 import type { TranscriptStore } from '../store/transcript-store';
 import { readLiveServerState } from '../host/server-state';
 import { temporalConnectionOptions, type TemporalConnectionOptions } from './temporal-connection';
+import { AgentRunnerError } from '../common/errors';
 
 /** A connection to Temporal plus the transcript store: what a client needs to run and steer turns. */
 export interface ClientRuntime {
@@ -31,8 +32,9 @@ export interface ServerTarget {
 }
 
 /** Thrown when a configured (or recorded) Temporal server cannot be reached. */
-export class TemporalUnreachableError extends Error {
+export class TemporalUnreachableError extends AgentRunnerError {
   override readonly name = 'TemporalUnreachableError';
+  readonly kind = 'usage';
 }
 
 /**
@@ -40,8 +42,9 @@ export class TemporalUnreachableError extends Error {
  * running `agent-runner server`. (An embedded server started just for a control command would be
  * empty of running work, or collide with the one a `-p` run holds, so none is started.)
  */
-export class NoServerError extends Error {
+export class NoServerError extends AgentRunnerError {
   override readonly name = 'NoServerError';
+  readonly kind = 'runtime';
   constructor(command: string, dataDir: string, holderPid: number | null) {
     super(
       `${command} needs a running Temporal server, and there is none to reach: ` +

@@ -14,6 +14,7 @@ import { binPath } from './package-root';
 import { EmbeddedServerBusyError, serverLockHolder } from './server-lock';
 
 import { backgroundLogPath, takeEarlySpawn, spawnBackgroundServer } from './background-spawn';
+import { AgentRunnerError } from '../common/errors';
 
 export { backgroundLogPath } from './background-spawn';
 
@@ -94,8 +95,9 @@ export async function stopMismatchedIdleServer(
  * Thrown by {@link ensureBackgroundServer} when the background server it started exited or did
  * not come up in time; the message ends with the last lines of `<dataDir>/server.log`.
  */
-export class BackgroundServerStartError extends Error {
+export class BackgroundServerStartError extends AgentRunnerError {
   override readonly name = 'BackgroundServerStartError';
+  readonly kind = 'runtime';
 }
 
 /** Options of {@link ensureBackgroundServer}. */

@@ -11,6 +11,7 @@ import * as readline from 'node:readline';
 import { serverAnswers, tcpProbe } from './server-state';
 import { devServerEnvironment } from '../env/child-env';
 import { retry } from '../connection/retry';
+import { AgentRunnerError } from '../common/errors';
 
 // ---------------------------------------------------------------------------------------------
 // Finding the CLI
@@ -27,8 +28,9 @@ export const TEMPORAL_CLI_PATH_ENV = 'TEMPORAL_CLI_PATH';
  * Thrown by {@link findTemporalCli} when no usable Temporal CLI is found, and by
  * {@link startDevServer} when its `cliPath` is not an executable file.
  */
-export class TemporalCliNotFoundError extends Error {
+export class TemporalCliNotFoundError extends AgentRunnerError {
   override readonly name = 'TemporalCliNotFoundError';
+  readonly kind = 'usage';
   constructor(
     /** Each place looked at, with why it was not usable. */
     readonly searched: readonly string[],
@@ -246,8 +248,9 @@ export interface DevServer {
  * Thrown by {@link startDevServer} when the server exits before it answers or does not answer in
  * time. The message ends with the server's last log lines.
  */
-export class DevServerStartError extends Error {
+export class DevServerStartError extends AgentRunnerError {
   override readonly name = 'DevServerStartError';
+  readonly kind = 'runtime';
   constructor(
     message: string,
     /** The last lines (up to 200) the server printed. */

@@ -6,21 +6,24 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Config } from '../config';
+import { AgentRunnerError } from '../common/errors';
 
 /**
  * Thrown by {@link checkDataDir} when the data directory cannot be created or written (read-only
  * file system, no permission, no space, a file in the way). The CLI prints it and exits 2.
  */
-export class DataDirError extends Error {
+export class DataDirError extends AgentRunnerError {
   override readonly name = 'DataDirError';
+  readonly kind = 'usage';
 }
 
 /**
  * Thrown by {@link checkModelKey} when a process that will run a worker has no model API key
  * (the worker calls the model with it). The CLI prints it and exits 2.
  */
-export class ModelKeyMissingError extends Error {
+export class ModelKeyMissingError extends AgentRunnerError {
   override readonly name = 'ModelKeyMissingError';
+  readonly kind = 'usage';
 }
 
 const FS_REASONS: Record<string, string> = {
