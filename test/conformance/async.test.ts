@@ -1,0 +1,60 @@
+/**
+ * Claude Code's asynchronous tools (subagents, background shells, monitors, wake-ups, crons),
+ * scenario by scenario (test/conformance/async/scenarios-*.ts):
+ *
+ * - with `CONFORMANCE_RECORD=1`, each runs with the real `claude -p` 2.1.328 and its normalised
+ *   recording is written to test/conformance/recordings/claude-2.1.328/<scenario>/ (then checked);
+ * - otherwise the real CLI runs too and the fresh run must pass the scenario's checks (the
+ *   recording is what builders read and what ours is compared with);
+ * - a scenario that is not `pending` also runs with `agent-runner -p`: its run must pass the same
+ *   checks and match the recording but for the known differences.
+ *
+ * Scenarios marked `slow` (they wait a minute or more in real time) run only with
+ * `CONFORMANCE_SLOW=1`; their recordings are committed. `CONFORMANCE_KEEP=1` keeps each run's
+ * folder. Run: `npx jest test/conformance/async.test.ts [-t <scenario>]`.
+ */
+import { join } from 'node:path';
+import { compareRuns, formatDifferences } from './compare';
+import { ensureClaudeCode } from './install';
+import { knownDifferenceFor } from './known-differences';
+import { ensureRunnerBuilt } from './run';
+import { asSideRun } from './async/compare-recordings';
+import { normaliseRecording } from './async/normalise';
+import { RECORDINGS_DIR, loadRecording, saveRecording } from './async/recording';
+import { runAsync } from './async/run';
+import { ASYNC_SCENARIOS } from './async/scenarios';
+
+jest.setTimeout(15 * 60_000);
+
+const RECORD = process.env['CONFORMANCE_RECORD'] === '1';
+const SLOW = process.env['CONFORMANCE_SLOW'] === '1';
+const KEEP = process.env['CONFORMANCE_KEEP'] === '1';
+
+let claudeBin = '';
+
+beforeAll(() => {
+  claudeBin = ensureClaudeCode((l) => process.stderr.write(`[conformance] ${l}\n`)).claudeBin;
+  if (ASYNC_SCENARIOS.some((s) => !s.pending)) ensureRunnerBuilt();
+});
+
+describe('claude -p 2.1.328 asynchronous tools', () => {
+  for (const s of ASYNC_SCENARIOS) {
+    const run = s.slow && !SLOW ? test.skip : test;
+    run(`${s.name}: ${s.title}${s.pending ? ' (claude only: pending in the runner)' : ''}`, async () => {
+      const raw = await runAsync(s, 'claude', { claudeBin, keep: KEEP });
+      if (KEEP) process.stderr.write(`[conformance] ${s.name}: kept ${raw.paths.root}\n`);
+      const claude = normaliseRecording(raw.recording, raw.paths);
+      if (RECORD) saveRecording(join(RECORDINGS_DIR, s.name), claude);
+      s.check(claude);
+      if (s.pending) return;
+      const oursRaw = await runAsync(s, 'ours', { keep: KEEP });
+      const ours = normaliseRecording(oursRaw.recording, oursRaw.paths);
+      s.check(ours);
+      const recorded = loadRecording(join(RECORDINGS_DIR, s.name));
+      const diffs = compareRuns({ claude: asSideRun(recorded, 'claude'), ours: asSideRun(ours, 'ours') }).filter(
+        (d) => !knownDifferenceFor(d, s.name),
+      );
+      expect(formatDifferences(diffs)).toBe('');
+    });
+  }
+});
