@@ -125,7 +125,10 @@ export class Normaliser {
       .replace(/("date":")\d{4}-\d{2}-\d{2}"/g, '$1<date>"')
       .replace(/(scheduled for )\d{1,2}:\d{2}(:\d{2})? \(in \d+s\)/g, '$1<clock> (in <n>s)')
       .replace(/((?:Next run:|next run|at) )[A-Z][a-z]{2} \d{1,2} \d{1,2}:\d{2}(?:am|pm)/g, '$1<when>')
-      .replace(/(started )\d+s( ago)/g, '$1<n>s$2');
+      .replace(/(started )\d+s( ago)/g, '$1<n>s$2')
+      .replace(/("createdAt": )\d+/g, '$1"<epoch>"')
+      .replace(/("createdByPid": )\d+/g, '$1"<pid>"')
+      .replace(/("createdByProcStart": )"\d+"/g, '$1"<n>"');
   }
 
   /** Calls {@link discover} on every string of a JSON value. */

@@ -1,11 +1,46 @@
 /** Background shells, monitors, wake-ups and crons. */
 import type { StepSpec } from '../../../src/fake-model';
+import { expectSent, notificationsOf, pick, requestAt, resultsOf, streamOf } from './checks';
+import type { Recording } from './recording';
 import type { AsyncScenario } from './scenario';
 import { marker, say, text, tool, usingCaptured } from './scenario';
+import { expectNotificationTurn } from './scenarios-agents';
+import {
+  NOTIFICATION_HEAD,
+  SHELL_TIMEOUT_NOTE,
+  cronText,
+  monitorStarted,
+  monitorText,
+  outputFile,
+  shellLaunched,
+  shellSummary,
+  sleepBlocked,
+  taskNotification,
+  taskStopped,
+  wakeupText,
+} from './texts';
 
-const todo = (): void => undefined;
 const texts = (...ts: string[]): StepSpec[] => ts.map((t) => say(text(t)));
-const bash = (input: Record<string, unknown>) => tool('Bash', input);
+const bash = (input: Record<string, unknown>): ReturnType<typeof tool> => tool('Bash', input);
+
+/** The notification of a finished background command (or monitor), as the model gets it. */
+function shellNotification(
+  id: string,
+  toolUseId: string,
+  status: string,
+  summary: string,
+  extra: { note?: string; event?: string } = {},
+): string {
+  return taskNotification({ taskId: id, toolUseId, outputFile: outputFile(id), status, summary, ...extra });
+}
+
+/** The notifications the model got in the request of main step `step` (all of them, history included). */
+const notified = (rec: Recording, step: number): string[] =>
+  notificationsOf(requestAt(rec, 'main', step), NOTIFICATION_HEAD);
+
+/** The task output file of task `id` as the CLI left it. */
+const outputOf = (rec: Recording, id: string): string | undefined =>
+  rec.meta.taskOutputs[`claude-0/<PROJECT>/<session>/tasks/${id}.output`];
 /** The id a background Bash launch returns. */
 export const SHELL_ID = /with ID: (\S+?)\.?(?:\s|$)/;
 /** The id a Monitor launch returns (`Monitor started (task <id>, …`). */
@@ -26,7 +61,37 @@ export const SHELL_SCENARIOS: readonly AsyncScenario[] = [
       ],
     },
     pending: true,
-    check: todo,
+    check: (rec) => {
+      expectSent(rec, 'toolu_as_main_0_1', shellLaunched('<shell:1>'));
+      const started = streamOf(rec, 'system/task_started')[0];
+      expect(started).toMatchObject({
+        task_id: '<shell:1>',
+        task_type: 'local_bash',
+        is_backgrounded: true,
+        description: 'Build',
+      });
+      expect(started).not.toHaveProperty('prompt');
+      expect(streamOf(rec, 'system/background_tasks_changed')[0]?.['tasks']).toEqual([
+        { task_id: '<shell:1>', run_id: '<run:1>', task_type: 'local_bash', description: 'Build' },
+      ]);
+      expect(pick(streamOf(rec, 'system/task_notification')[0], ['status', 'summary'])).toEqual({
+        status: 'completed',
+        summary: shellSummary.completed('Build'),
+      });
+      expect(notified(rec, 2)).toEqual([
+        shellNotification('<shell:1>', 'toolu_as_main_0_1', 'completed', shellSummary.completed('Build')),
+      ]);
+      // Unlike a background agent, a background command does not hold the turn's result line.
+      const results = resultsOf(rec);
+      expect(results.map((r) => r['result'])).toEqual(['The build is running.', 'The build finished.']);
+      expect(rec.stream.indexOf(results[0]!)).toBeLessThan(
+        rec.stream.indexOf(streamOf(rec, 'system/task_notification')[0]!),
+      );
+      expectNotificationTurn(results[1], 1, '<run:1>');
+      expect(outputOf(rec, '<shell:1>')).toBe('built\n\n[exited with code 0]\n');
+      // The -p process waited for the command (2 s) before exiting.
+      expect(rec.meta.durationMs).toBeGreaterThanOrEqual(2000);
+    },
   },
   {
     name: 'bash-background-read',
@@ -43,7 +108,11 @@ export const SHELL_SCENARIOS: readonly AsyncScenario[] = [
       ],
     },
     pending: true,
-    check: todo,
+    check: (rec) => {
+      expectSent(rec, 'toolu_as_main_1_0', '1\tline1\n2\t');
+      expectSent(rec, 'toolu_as_main_3_0', '1\tline1\n2\tline2\n3\t\n4\t[exited with code 0]\n5\t');
+      expect(resultsOf(rec).map((r) => r['result'])).toEqual(['It has printed line1.', 'It printed both lines.']);
+    },
   },
   {
     name: 'bash-background-stop',
@@ -56,7 +125,21 @@ export const SHELL_SCENARIOS: readonly AsyncScenario[] = [
       ],
     },
     pending: true,
-    check: todo,
+    check: (rec) => {
+      expectSent(rec, 'toolu_as_main_1_0', taskStopped('<shell:1>', 'local_bash', 'sleep 30'));
+      expect(pick(streamOf(rec, 'system/task_updated')[0], ['patch'])).toEqual({
+        patch: { status: 'killed', end_time: '<epoch>' },
+      });
+      expect(pick(streamOf(rec, 'system/task_notification')[0], ['status', 'summary'])).toEqual({
+        status: 'stopped',
+        summary: 'Wait',
+      });
+      // A stopped command does not notify the model: no second turn.
+      expect(resultsOf(rec)).toHaveLength(1);
+      expect(rec.requests.filter((r) => r.route === 'main')).toHaveLength(3);
+      expect(outputOf(rec, '<shell:1>')).toBe('\n[killed]\n');
+      expect(rec.meta.durationMs).toBeLessThan(10_000);
+    },
   },
   {
     name: 'bash-background-timeout',
@@ -68,7 +151,18 @@ export const SHELL_SCENARIOS: readonly AsyncScenario[] = [
       ],
     },
     pending: true,
-    check: todo,
+    check: (rec) => {
+      expect(pick(streamOf(rec, 'system/task_notification')[0], ['status', 'summary'])).toEqual({
+        status: 'stopped',
+        summary: shellSummary.timedOut('Wait'),
+      });
+      expect(notified(rec, 2)).toEqual([
+        shellNotification('<shell:1>', 'toolu_as_main_0_0', 'killed', shellSummary.timedOut('Wait'), {
+          note: SHELL_TIMEOUT_NOTE,
+        }),
+      ]);
+      expect(rec.meta.durationMs).toBeLessThan(10_000);
+    },
   },
   {
     name: 'bash-background-fail',
@@ -80,7 +174,17 @@ export const SHELL_SCENARIOS: readonly AsyncScenario[] = [
       ],
     },
     pending: true,
-    check: todo,
+    check: (rec) => {
+      expect(pick(streamOf(rec, 'system/task_updated')[0], ['patch'])).toEqual({
+        patch: { status: 'failed', end_time: '<epoch>' },
+      });
+      expect(notified(rec, 2)).toEqual([
+        shellNotification('<shell:1>', 'toolu_as_main_0_0', 'failed', shellSummary.failed('Fail', 3)),
+      ]);
+      expect(outputOf(rec, '<shell:1>')).toBe('oops\n\n[exited with code 3]\n');
+      expect(resultsOf(rec).map((r) => r['subtype'])).toEqual(['success', 'success']);
+      expect(rec.meta.exitCode).toBe(0);
+    },
   },
   {
     name: 'bash-sleep-blocked',
@@ -94,7 +198,21 @@ export const SHELL_SCENARIOS: readonly AsyncScenario[] = [
       ],
     },
     pending: true,
-    check: todo,
+    check: (rec) => {
+      expectSent(rec, 'toolu_as_main_0_0', sleepBlocked(30), true);
+      expectSent(rec, 'toolu_as_main_1_0', 'ok');
+      expectSent(rec, 'toolu_as_main_2_0', 'late');
+      // A foreground command that runs long is registered as a (foreground) task after a few seconds.
+      expect(pick(streamOf(rec, 'system/task_started')[0], ['task_type', 'is_backgrounded', 'description'])).toEqual({
+        task_type: 'local_bash',
+        is_backgrounded: false,
+        description: 'Wait five seconds',
+      });
+      expect(pick(streamOf(rec, 'system/task_notification')[0], ['status', 'output_file'])).toEqual({
+        status: 'completed',
+        output_file: '',
+      });
+    },
   },
   {
     name: 'monitor-until',
@@ -113,7 +231,22 @@ export const SHELL_SCENARIOS: readonly AsyncScenario[] = [
       ],
     },
     pending: true,
-    check: todo,
+    check: (rec) => {
+      expectSent(rec, 'toolu_as_main_0_0', shellLaunched('<shell:1>'));
+      expectSent(rec, 'toolu_as_main_0_1', monitorStarted('<shell:2>', '30s'));
+      expect(streamOf(rec, 'system/task_started')[1]).toMatchObject({
+        task_id: '<shell:2>',
+        task_type: 'local_bash',
+        description: 'ready flag',
+      });
+      const last = notified(rec, 2);
+      expect(last).toContain(
+        shellNotification('<shell:2>', 'toolu_as_main_0_1', 'completed', monitorText.ended('ready flag'), {
+          event: 'ready',
+        }),
+      );
+      expect(outputOf(rec, '<shell:2>')).toBe('ready\n\n[exited with code 0]\n');
+    },
   },
   {
     name: 'monitor-events',
@@ -131,23 +264,76 @@ export const SHELL_SCENARIOS: readonly AsyncScenario[] = [
       ],
     },
     pending: true,
-    check: todo,
+    check: (rec) => {
+      expectSent(rec, 'toolu_as_main_0_0', monitorStarted('<shell:1>', '30s'));
+      // One turn per event line (each a notification without status), then one when the stream ends.
+      for (const [step, n] of [
+        [2, 1],
+        [3, 2],
+        [4, 3],
+      ] as const) {
+        expect(notified(rec, step).at(-1)).toBe(
+          taskNotification({ taskId: '<shell:1>', summary: monitorText.event('three events'), event: `event ${n}` }),
+        );
+      }
+      expect(notified(rec, 5).at(-1)).toBe(
+        shellNotification('<shell:1>', 'toolu_as_main_0_0', 'completed', monitorText.ended('three events')),
+      );
+      const results = resultsOf(rec);
+      expect(results).toHaveLength(5);
+      // Event turns carry an origin without runId; the end of the stream carries the run id.
+      expect(results[1]?.['origin']).toEqual({ kind: 'task-notification', producer: 'session-task' });
+      expectNotificationTurn(results[4], 4, '<run:1>');
+      // Events are not in the stream as task messages: only the end is.
+      expect(streamOf(rec, 'system/task_notification')).toHaveLength(1);
+    },
   },
   {
     name: 'monitor-timeout-stop',
-    title: 'Monitor past its timeout_ms, and TaskStop of another monitor',
+    title: 'Monitor past its timeout_ms (one expiry event), and TaskStop of another monitor (no notification)',
     agents: {
       main: [
-        say(
-          tool('Monitor', { description: 'never ends', timeout_ms: 2000, command: 'sleep 30' }),
-          tool('Monitor', { description: 'to be stopped', timeout_ms: 60000, command: 'sleep 30' }),
-        ),
+        say(tool('Monitor', { description: 'never ends', timeout_ms: 2000, command: 'sleep 30' })),
+        say(tool('Monitor', { description: 'to be stopped', timeout_ms: 60000, command: 'sleep 30' })),
         usingCaptured(MONITOR_ID, (id) => say(tool('TaskStop', { task_id: id }))),
         ...texts('Watching.', 'Expired.', 'Extra.', 'Extra 2.'),
       ],
     },
     pending: true,
-    check: todo,
+    check: (rec) => {
+      expectSent(rec, 'toolu_as_main_0_0', monitorStarted('<shell:1>', '2s'));
+      expectSent(rec, 'toolu_as_main_1_0', monitorStarted('<shell:2>', '1m'));
+      expectSent(rec, 'toolu_as_main_2_0', taskStopped('<shell:2>', 'local_bash', 'sleep 30'));
+      // The stopped monitor does not notify the model; the expired one does, once, as an event.
+      expect(notified(rec, 4)).toEqual([
+        taskNotification({
+          taskId: '<shell:1>',
+          summary: monitorText.event('never ends'),
+          event: monitorText.expiredNoEvents('2s'),
+        }),
+      ]);
+      expect(streamOf(rec, 'system/task_notification').map((m) => pick(m, ['summary', 'status']))).toEqual([
+        { summary: 'to be stopped', status: 'stopped' },
+        { summary: 'never ends', status: 'stopped' },
+      ]);
+      expect(rec.meta.durationMs).toBeLessThan(20_000);
+    },
+  },
+  {
+    name: 'monitor-quiet',
+    title: 'Monitor of a command that exits without output: the notification',
+    agents: {
+      main: [
+        say(tool('Monitor', { description: 'quiet one', timeout_ms: 30000, command: 'sleep 1' })),
+        ...texts('Watching.', 'It ended.', 'Extra.'),
+      ],
+    },
+    pending: true,
+    check: (rec) => {
+      expect(notified(rec, 2)).toEqual([
+        shellNotification('<shell:1>', 'toolu_as_main_0_0', 'completed', monitorText.quiet('quiet one', 0)),
+      ]);
+    },
   },
   {
     name: 'schedule-wakeup-stop',
@@ -178,7 +364,15 @@ export const SHELL_SCENARIOS: readonly AsyncScenario[] = [
       wake: texts('Woke up.', 'Extra wake.'),
     },
     pending: true,
-    check: todo,
+    check: (rec) => {
+      expectSent(rec, 'toolu_as_main_0_0', wakeupText.scheduled(60));
+      expectSent(rec, 'toolu_as_main_1_0', wakeupText.scheduled(3600));
+      expectSent(rec, 'toolu_as_main_2_0', wakeupText.promptRequired, true);
+      expectSent(rec, 'toolu_as_main_3_0', wakeupText.stoppedCancelled(1));
+      expect(resultsOf(rec)).toHaveLength(1);
+      expect(rec.requests.some((r) => r.route === 'wake')).toBe(false);
+      expect(rec.meta.durationMs).toBeLessThan(30_000);
+    },
   },
   {
     name: 'schedule-wakeup-60',
@@ -200,7 +394,28 @@ export const SHELL_SCENARIOS: readonly AsyncScenario[] = [
       wake: [say(tool('ScheduleWakeup', { stop: true })), ...texts('Woke up; the build is done.', 'Extra wake.')],
     },
     pending: true,
-    check: todo,
+    check: (rec) => {
+      expectSent(rec, 'toolu_as_main_0_0', wakeupText.scheduled());
+      // -p stays alive for the pending wake-up: its prompt comes back as a plain user message,
+      // on a whole minute at least 60 s later.
+      const woke = rec.requests.find((r) => r.route === 'wake');
+      const armed = rec.requests.find((r) => r.route === 'main' && r.step === 1);
+      expect((woke?.atMs ?? 0) - (armed?.atMs ?? 0)).toBeGreaterThanOrEqual(59_000);
+      expect((woke?.atMs ?? 0) - (armed?.atMs ?? 0)).toBeLessThanOrEqual(121_000);
+      expect(requestAt(rec, 'wake', 0).messages.at(-1)?.content).toEqual([
+        expect.objectContaining({ type: 'text', text: '[as:wake] Check the build.' }),
+      ]);
+      expect(
+        streamOf(rec, 'command_lifecycle').map((m) => pick(m, ['state', 'wakeup_source', 'scheduled_for'])),
+      ).toEqual([{ state: 'started', wakeup_source: 'loop_wakeup', scheduled_for: '<epoch>' }, { state: 'completed' }]);
+      expectSent(rec, 'toolu_as_wake_0_0', wakeupText.stoppedNone);
+      const results = resultsOf(rec);
+      expect(results.map((r) => pick(r, ['result', 'result_index']))).toEqual([
+        { result: 'Waiting a minute.', result_index: 0 },
+        { result: 'Woke up; the build is done.', result_index: 1 },
+      ]);
+      expect(results[1]).not.toHaveProperty('origin');
+    },
   },
   {
     name: 'cron-create-list-delete',
@@ -221,7 +436,15 @@ export const SHELL_SCENARIOS: readonly AsyncScenario[] = [
       cron: texts('Tick.', 'Tick 2.'),
     },
     pending: true,
-    check: todo,
+    check: (rec) => {
+      expectSent(rec, 'toolu_as_main_0_0', cronText.created('<cron:1>', 'Every 5 minutes'));
+      expectSent(rec, 'toolu_as_main_1_0', cronText.listed('<cron:1>', 'Every 5 minutes', '[as:cron] Tick.'));
+      expectSent(rec, 'toolu_as_main_2_0', cronText.cancelled('<cron:1>'));
+      expectSent(rec, 'toolu_as_main_3_0', cronText.none);
+      expectSent(rec, 'toolu_as_main_3_1', cronText.invalid('not a cron'), true);
+      expectSent(rec, 'toolu_as_main_3_2', cronText.unknownId('nope'), true);
+      expectSent(rec, 'toolu_as_main_3_3', cronText.neverMatches('0 0 31 2 *'), true);
+    },
   },
   {
     name: 'cron-pending',
@@ -238,7 +461,14 @@ export const SHELL_SCENARIOS: readonly AsyncScenario[] = [
       ],
     },
     pending: true,
-    check: todo,
+    check: (rec) => {
+      expectSent(rec, 'toolu_as_main_0_0', cronText.created('<cron:1>', 'Every minute'));
+      // A session-only cron does not keep -p alive: the process exits after the turn, the job never fires.
+      expect(rec.requests.some((r) => r.route === 'cron')).toBe(false);
+      expect(resultsOf(rec)).toHaveLength(1);
+      expect(rec.meta.durationMs).toBeLessThan(30_000);
+      expect(rec.meta.exitCode).toBe(0);
+    },
   },
   {
     name: 'cron-durable',
@@ -252,6 +482,28 @@ export const SHELL_SCENARIOS: readonly AsyncScenario[] = [
       cron: texts('Tick.'),
     },
     pending: true,
-    check: todo,
+    check: (rec) => {
+      expectSent(rec, 'toolu_as_main_0_0', cronText.created('<cron:1>', 'Weekdays at 9:07 AM', true));
+      expectSent(
+        rec,
+        'toolu_as_main_1_0',
+        cronText.listed('<cron:1>', 'Weekdays at 9:07 AM', '[as:cron] Morning check.', true),
+      );
+      const file = JSON.parse(rec.meta.files['.claude/scheduled_tasks.json'] ?? '{}') as { tasks?: unknown[] };
+      expect(file.tasks).toEqual([
+        {
+          id: '<cron:1>',
+          cron: '7 9 * * 1-5',
+          prompt: '[as:cron] Morning check.',
+          createdAt: '<epoch>',
+          recurring: true,
+          createdBySessionId: '<session>',
+          createdByPid: '<pid>',
+          createdByProcStart: '<n>',
+          createdInProject: '<REPO>',
+        },
+      ]);
+      expect(rec.meta.durationMs).toBeLessThan(30_000);
+    },
   },
 ];

@@ -168,6 +168,8 @@ export const monitorStarted = (id: string, expires: string): string =>
 export const monitorText = {
   event: (description: string): string => `Monitor event: "${description}"`,
   ended: (description: string): string => `Monitor "${description}" stream ended`,
+  quiet: (description: string, code: number): string =>
+    `Monitor "${description}" ended without producing output (exit ${code})`,
   expiredNoEvents: (after: string): string =>
     `[Monitor expired after ${after} with no events delivered. Re-arm it if you still need the watch — and widen the filter if silence was unexpected.]`,
 };
