@@ -181,7 +181,7 @@ export const AGENT_CONTROL_SCENARIOS: readonly AsyncScenario[] = [
         ...texts('Sent.', 'The helper reported.', 'Extra.'),
       ],
       helper: [
-        slow(2500, say(tool('Bash', { command: 'ls | wc -l', description: 'Count files' }))),
+        slow(5000, say(tool('Bash', { command: 'ls | wc -l', description: 'Count files' }))),
         say(text('1 file, no hidden files.')),
         say(text('Extra helper.')),
       ],

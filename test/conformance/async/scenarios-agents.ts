@@ -274,7 +274,7 @@ export const AGENT_SCENARIOS: readonly AsyncScenario[] = [
         ...texts('The helper is running.', 'The helper counted one file.', 'Extra.'),
       ],
       helper: [
-        slow(1000, say(text('Counting.'), tool('Bash', { command: 'ls | wc -l', description: 'Count files' }))),
+        slow(2000, say(text('Counting.'), tool('Bash', { command: 'ls | wc -l', description: 'Count files' }))),
         say(text('There is 1 file.')),
       ],
     },

@@ -257,7 +257,7 @@ export const SHELL_SCENARIOS: readonly AsyncScenario[] = [
           tool('Monitor', {
             description: 'three events',
             timeout_ms: 30000,
-            command: 'for i in 1 2 3; do echo event $i; sleep 1; done',
+            command: 'for i in 1 2 3; do echo event $i; sleep 2; done',
           }),
         ),
         ...texts('Watching.', 'Event.', 'Event.', 'Event.', 'Ended.', 'Extra.', 'Extra 2.'),
