@@ -5,7 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { compareRuns } from './compare';
 import { CLAUDE_CODE_VERSION } from './install';
+import { asSideRun } from './async/compare-recordings';
 import { RECORDINGS_DIR, loadRecording, recordedScenarios } from './async/recording';
 import { ASYNC_SCENARIOS } from './async/scenarios';
 
@@ -19,6 +21,8 @@ describe('claude -p 2.1.328 recordings of the asynchronous tools', () => {
       const rec = loadRecording(join(RECORDINGS_DIR, s.name));
       expect(rec.meta).toMatchObject({ scenario: s.name, side: 'claude', version: CLAUDE_CODE_VERSION });
       s.check(rec);
+      // What a run of ours will be compared with: the recording against itself shows no difference.
+      expect(compareRuns({ claude: asSideRun(rec, 'claude'), ours: asSideRun(rec, 'ours') })).toEqual([]);
     });
   }
 

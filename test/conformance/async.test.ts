@@ -11,7 +11,7 @@
  *
  * Scenarios marked `slow` (they wait a minute or more in real time) run only with
  * `CONFORMANCE_SLOW=1`; their recordings are committed. `CONFORMANCE_KEEP=1` keeps each run's
- * folder. Run: `npx jest test/conformance/async.test.ts [-t <scenario>]`.
+ * folder; `CONFORMANCE_OURS=1` runs `agent-runner -p` for pending scenarios too. Run: `npx jest test/conformance/async.test.ts [-t <scenario>]`.
  */
 import { join } from 'node:path';
 import { compareRuns, formatDifferences } from './compare';
@@ -20,8 +20,10 @@ import { knownDifferenceFor } from './known-differences';
 import { ensureRunnerBuilt } from './run';
 import { asSideRun } from './async/compare-recordings';
 import { normaliseRecording } from './async/normalise';
+import type { Recording } from './async/recording';
 import { RECORDINGS_DIR, loadRecording, saveRecording } from './async/recording';
 import { runAsync } from './async/run';
+import type { AsyncScenario } from './async/scenario';
 import { ASYNC_SCENARIOS } from './async/scenarios';
 
 jest.setTimeout(15 * 60_000);
@@ -29,13 +31,27 @@ jest.setTimeout(15 * 60_000);
 const RECORD = process.env['CONFORMANCE_RECORD'] === '1';
 const SLOW = process.env['CONFORMANCE_SLOW'] === '1';
 const KEEP = process.env['CONFORMANCE_KEEP'] === '1';
+/** Run `agent-runner -p` for pending scenarios too (while building one): `CONFORMANCE_OURS=1`. */
+const OURS = process.env['CONFORMANCE_OURS'] === '1';
 
 let claudeBin = '';
 
 beforeAll(() => {
   claudeBin = ensureClaudeCode((l) => process.stderr.write(`[conformance] ${l}\n`)).claudeBin;
-  if (ASYNC_SCENARIOS.some((s) => !s.pending)) ensureRunnerBuilt();
+  if (OURS || ASYNC_SCENARIOS.some((s) => !s.pending)) ensureRunnerBuilt();
 });
+
+/** Runs the scenario's checks on a run; a failure names the program, its exit code and stderr tail. */
+function checkRun(s: AsyncScenario, rec: Recording): void {
+  try {
+    s.check(rec);
+  } catch (e) {
+    const tail = rec.meta.stderr.split('\n').slice(-15).join('\n');
+    (e as Error).message =
+      `${rec.meta.side} run of ${s.name} (exit ${String(rec.meta.exitCode)}, ${rec.requests.length} requests, stderr tail:\n${tail}\n):\n${(e as Error).message}`;
+    throw e;
+  }
+}
 
 describe('claude -p 2.1.328 asynchronous tools', () => {
   for (const s of ASYNC_SCENARIOS) {
@@ -45,11 +61,11 @@ describe('claude -p 2.1.328 asynchronous tools', () => {
       if (KEEP) process.stderr.write(`[conformance] ${s.name}: kept ${raw.paths.root}\n`);
       const claude = normaliseRecording(raw.recording, raw.paths);
       if (RECORD) saveRecording(join(RECORDINGS_DIR, s.name), claude);
-      s.check(claude);
-      if (s.pending) return;
+      checkRun(s, claude);
+      if (s.pending && !OURS) return;
       const oursRaw = await runAsync(s, 'ours', { keep: KEEP });
       const ours = normaliseRecording(oursRaw.recording, oursRaw.paths);
-      s.check(ours);
+      checkRun(s, ours);
       const recorded = loadRecording(join(RECORDINGS_DIR, s.name));
       const diffs = compareRuns({ claude: asSideRun(recorded, 'claude'), ours: asSideRun(ours, 'ours') }).filter(
         (d) => !knownDifferenceFor(d, s.name),
