@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import type { MarkedScript, ParsedRequest } from '../../../src/fake-model';
 import { routeByMarker, startFakeModelServer } from '../../../src/fake-model';
-import { findTemporalCli } from '../../../src/worker/dev-server';
+import { findTemporalCli } from '../../../src/host/dev-server';
 import { CLAUDE_CODE_VERSION } from '../install';
 import type { Side, StreamMessage } from '../run';
 import { RUNNER_BIN, baseEnv, createRepo, gitInit, snapshotRepo } from '../run';
