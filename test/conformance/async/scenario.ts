@@ -42,6 +42,8 @@ export interface AsyncScenario {
   pending: boolean;
   /** Waits in real time (a wake-up, a long poll): runs only with `CONFORMANCE_SLOW=1`. */
   slow?: boolean;
+  /** Runs with the real CLI in every test run (a quick proof that the recorder still works), not only with `CONFORMANCE_LIVE=1`. */
+  smoke?: boolean;
   /** Kill the CLI after this long, ms. @default 120000 */
   timeoutMs?: number;
   /**

@@ -279,6 +279,7 @@ export const AGENT_SCENARIOS: readonly AsyncScenario[] = [
       ],
     },
     pending: true,
+    smoke: true,
     check: (rec) => {
       checkBackgroundAgent(rec, {
         toolUseId: 'toolu_as_main_0_1',

@@ -61,6 +61,7 @@ export const SHELL_SCENARIOS: readonly AsyncScenario[] = [
       ],
     },
     pending: true,
+    smoke: true,
     check: (rec) => {
       expectSent(rec, 'toolu_as_main_0_1', shellLaunched('<shell:1>'));
       const started = streamOf(rec, 'system/task_started')[0];

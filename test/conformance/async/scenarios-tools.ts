@@ -88,7 +88,7 @@ const catalogue = (
   name: string,
   title: string,
   check: (rec: Recording) => void,
-  over: Partial<Pick<AsyncScenario, 'flags' | 'args' | 'env' | 'files' | 'agents'>> = {},
+  over: Partial<Pick<AsyncScenario, 'flags' | 'args' | 'env' | 'files' | 'agents' | 'smoke'>> = {},
 ): AsyncScenario => ({ name, title, agents: hello, pending: true, check, ...over });
 
 export const TOOL_SCENARIOS: readonly AsyncScenario[] = [
@@ -121,30 +121,35 @@ export const TOOL_SCENARIOS: readonly AsyncScenario[] = [
     },
     { flags: DEFAULT_FLAGS },
   ),
-  catalogue('tools-async', 'the async tools named in --tools: every schema in full, nothing deferred', (rec) => {
-    const req = requestAt(rec, 'main', 0);
-    for (const [name, want] of Object.entries(ASYNC_TOOL_SCHEMAS)) {
-      const s = schemaOf(rec, name);
-      expect({
-        name,
-        properties: Object.keys(s.properties ?? {}),
-        required: s.required,
-        extra: s.additionalProperties,
-      }).toEqual({
-        name,
-        properties: want.properties,
-        required: want.required,
-        extra: false,
-      });
-    }
-    expect(schemaOf(rec, 'Agent').properties?.['model']?.enum).toEqual(['sonnet', 'opus', 'haiku', 'fable']);
-    expect(schemaOf(rec, 'Agent').properties?.['isolation']?.enum).toEqual(['worktree', 'remote']);
-    expect(toolNames(req)).not.toContain('ToolSearch');
-    expect(contextText(rec)).not.toContain(DEFERRED_HEAD);
-    expect(descriptionOf(rec, 'Bash')).toContain(
-      '`run_in_background` runs the command detached: it keeps running across turns and re-invokes you when it exits.',
-    );
-  }),
+  catalogue(
+    'tools-async',
+    'the async tools named in --tools: every schema in full, nothing deferred',
+    (rec) => {
+      const req = requestAt(rec, 'main', 0);
+      for (const [name, want] of Object.entries(ASYNC_TOOL_SCHEMAS)) {
+        const s = schemaOf(rec, name);
+        expect({
+          name,
+          properties: Object.keys(s.properties ?? {}),
+          required: s.required,
+          extra: s.additionalProperties,
+        }).toEqual({
+          name,
+          properties: want.properties,
+          required: want.required,
+          extra: false,
+        });
+      }
+      expect(schemaOf(rec, 'Agent').properties?.['model']?.enum).toEqual(['sonnet', 'opus', 'haiku', 'fable']);
+      expect(schemaOf(rec, 'Agent').properties?.['isolation']?.enum).toEqual(['worktree', 'remote']);
+      expect(toolNames(req)).not.toContain('ToolSearch');
+      expect(contextText(rec)).not.toContain(DEFERRED_HEAD);
+      expect(descriptionOf(rec, 'Bash')).toContain(
+        '`run_in_background` runs the command detached: it keeps running across turns and re-invokes you when it exits.',
+      );
+    },
+    { smoke: true },
+  ),
   catalogue(
     'tools-background-disabled',
     'CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1: run_in_background leaves Agent and Bash; Monitor stays',
