@@ -52,7 +52,8 @@ const CONTENT_KINDS = [
  * One content block of a scripted response: exactly one of `text`, `tool_use`, `raw_tool_use`,
  * `thinking`, `redacted_thinking` (its opaque `data`), `server_tool_use` (a server tool call such
  * as `web_search`; `input` streamed as `input_json_delta`s, as the API does) or `block` (any block,
- * e.g. a `web_search_tool_result`, sent whole in its `content_block_start`).
+ * e.g. a `web_search_tool_result`, sent whole in its `content_block_start`; a `text` block with
+ * `citations` streams as the API does: `citations_delta`s, then `text_delta`s).
  */
 export const ContentSpecSchema = z
   .strictObject({

@@ -60,6 +60,84 @@ function canonicalQuery(search: string): string {
 /** Outcome of {@link verifySigV4}: ok, or why not (an AWS-style message). */
 export type SigV4Result = { ok: true; auth: SigV4Authorization } | { ok: false; message: string };
 
+function headerValue(headers: IncomingHttpHeaders, name: string): string {
+  const v = headers[name];
+  return Array.isArray(v) ? v.join(',') : (v ?? '');
+}
+
+/**
+ * The SigV4 signature (hex) of a request for a credential scope.
+ *
+ * @param url - the request's path and query as sent (e.g. `/model/x%3A0/invoke`)
+ */
+export function sigV4Signature(
+  req: { method: string; url: string; headers: IncomingHttpHeaders; body: Buffer },
+  scope: { date: string; region: string; service: string; signedHeaders: readonly string[] },
+  secretAccessKey: string,
+): string {
+  const parsed = new URL(req.url, 'http://host');
+  // Non-S3 services: the path as sent is URI-encoded once more (a `%3A` sent becomes `%253A`, a
+  // raw `:` becomes `%3A`), as the AWS SDK's signer does with the request path.
+  const canonicalUri = parsed.pathname
+    .split('/')
+    .map((seg) => uriEncode(seg))
+    .join('/');
+  const canonicalHeaders = scope.signedHeaders
+    .map((h) => `${h}:${headerValue(req.headers, h).trim().replace(/\s+/g, ' ')}\n`)
+    .join('');
+  const payloadHash = headerValue(req.headers, 'x-amz-content-sha256') || sha256Hex(req.body);
+  const canonicalRequest = [
+    req.method.toUpperCase(),
+    canonicalUri,
+    canonicalQuery(parsed.search),
+    canonicalHeaders,
+    scope.signedHeaders.join(';'),
+    payloadHash,
+  ].join('\n');
+  const credentialScope = `${scope.date}/${scope.region}/${scope.service}/aws4_request`;
+  const stringToSign = [
+    'AWS4-HMAC-SHA256',
+    headerValue(req.headers, 'x-amz-date'),
+    credentialScope,
+    sha256Hex(canonicalRequest),
+  ].join('\n');
+  const kDate = hmac(`AWS4${secretAccessKey}`, scope.date);
+  const kSigning = hmac(hmac(hmac(kDate, scope.region), scope.service), 'aws4_request');
+  return createHmac('sha256', kSigning).update(stringToSign).digest('hex');
+}
+
+/**
+ * Signs a request (for tests of a client of a SigV4 endpoint): returns the `authorization`,
+ * `x-amz-date` and `x-amz-content-sha256` headers to add. Signs `host`, the `x-amz-*` headers and
+ * any others named in `signedHeaders`.
+ */
+export function signSigV4(
+  req: { method: string; url: string; headers: IncomingHttpHeaders; body: Buffer },
+  opts: { credentials: AwsCredentials; region: string; service: string; now?: Date; signedHeaders?: string[] },
+): Record<string, string> {
+  const amzDate = (opts.now ?? new Date())
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
+  const added = { 'x-amz-date': amzDate, 'x-amz-content-sha256': sha256Hex(req.body) };
+  const headers = { ...req.headers, ...added };
+  const signedHeaders = [
+    ...new Set(['host', 'x-amz-content-sha256', 'x-amz-date', ...(opts.signedHeaders ?? [])]),
+  ].sort();
+  const date = amzDate.slice(0, 8);
+  const signature = sigV4Signature(
+    { ...req, headers },
+    { date, region: opts.region, service: opts.service, signedHeaders },
+    opts.credentials.secretAccessKey,
+  );
+  return {
+    ...added,
+    authorization:
+      `AWS4-HMAC-SHA256 Credential=${opts.credentials.accessKeyId}/${date}/${opts.region}/${opts.service}/aws4_request, ` +
+      `SignedHeaders=${signedHeaders.join(';')}, Signature=${signature}`,
+  };
+}
+
 /**
  * Checks a request's SigV4 signature against `credentials`.
  *
@@ -74,50 +152,27 @@ export function verifySigV4(
   credentials: AwsCredentials,
 ): SigV4Result {
   const auth = parseSigV4Authorization(typeof headers.authorization === 'string' ? headers.authorization : undefined);
-  if (!auth)
+  if (!auth) {
     return {
       ok: false,
       message: 'Authorization header requires AWS4-HMAC-SHA256 Credential, SignedHeaders and Signature.',
     };
+  }
   if (auth.accessKeyId !== credentials.accessKeyId) {
     return { ok: false, message: 'The security token included in the request is invalid.' };
   }
-  const amzDate = headers['x-amz-date'];
-  if (typeof amzDate !== 'string' || !amzDate.startsWith(auth.date)) {
+  const amzDate = headerValue(headers, 'x-amz-date');
+  if (!amzDate.startsWith(auth.date)) {
     return { ok: false, message: 'X-Amz-Date is missing or does not match the credential scope date.' };
   }
-  const parsed = new URL(url, 'http://host');
-  // Non-S3 services: the path as sent is URI-encoded once more (a `%3A` sent becomes `%253A`, a
-  // raw `:` becomes `%3A`), as the AWS SDK's signer does with the request path.
-  const canonicalUri = parsed.pathname
-    .split('/')
-    .map((seg) => uriEncode(seg))
-    .join('/');
-  const canonicalHeaders = auth.signedHeaders
-    .map((h) => {
-      const v = headers[h];
-      const value = Array.isArray(v) ? v.join(',') : (v ?? '');
-      return `${h}:${String(value).trim().replace(/\s+/g, ' ')}\n`;
-    })
-    .join('');
-  const payloadHash =
-    typeof headers['x-amz-content-sha256'] === 'string' ? headers['x-amz-content-sha256'] : sha256Hex(body);
-  if (payloadHash !== 'UNSIGNED-PAYLOAD' && payloadHash !== sha256Hex(body)) {
+  const payloadHash = headerValue(headers, 'x-amz-content-sha256');
+  if (payloadHash !== '' && payloadHash !== 'UNSIGNED-PAYLOAD' && payloadHash !== sha256Hex(body)) {
     return { ok: false, message: 'The provided x-amz-content-sha256 header does not match what was computed.' };
   }
-  const canonicalRequest = [
-    method.toUpperCase(),
-    canonicalUri,
-    canonicalQuery(parsed.search),
-    canonicalHeaders,
-    auth.signedHeaders.join(';'),
-    payloadHash,
-  ].join('\n');
-  const scope = `${auth.date}/${auth.region}/${auth.service}/aws4_request`;
-  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256Hex(canonicalRequest)].join('\n');
-  const kDate = hmac(`AWS4${credentials.secretAccessKey}`, auth.date);
-  const kSigning = hmac(hmac(hmac(kDate, auth.region), auth.service), 'aws4_request');
-  const expected = createHmac('sha256', kSigning).update(stringToSign).digest();
+  const expected = Buffer.from(
+    sigV4Signature({ method, url, headers, body }, auth, credentials.secretAccessKey),
+    'hex',
+  );
   const given = Buffer.from(auth.signature, 'hex');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     return {

@@ -123,6 +123,19 @@ export function messageEvents(built: BuiltResponse): SseEvent[] {
       delta({ type: 'signature_delta', signature: block.signature });
     } else if (block.type === 'redacted_thinking') {
       events.push(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block }));
+    } else if (block.type === 'whole' && block.block['type'] === 'text') {
+      // A text block with citations streams as the API streams it: an empty start, a
+      // `citations_delta` per citation, then the text.
+      const citations = Array.isArray(block.block['citations']) ? (block.block['citations'] as unknown[]) : [];
+      events.push(
+        sseEvent('content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'text', text: '', ...(citations.length > 0 ? { citations: [] } : {}) },
+        }),
+      );
+      for (const citation of citations) delta({ type: 'citations_delta', citation });
+      for (const text of splitText(String(block.block['text'] ?? ''))) delta({ type: 'text_delta', text });
     } else if (block.type === 'whole') {
       events.push(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block.block }));
     } else {

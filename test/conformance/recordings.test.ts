@@ -11,6 +11,7 @@
  * - `1`: runs the real CLI and writes the recordings (`-t <name>` for some).
  * - `check`: runs the real CLI and fails when a recording changed (beyond token counts and costs).
  */
+import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { compareRuns, formatDifferences } from './compare';
 import { ensureClaudeCode } from './install';
@@ -48,6 +49,9 @@ describe('recordings of claude -p 2.1.328 (issues 22 and 23)', () => {
   for (const s of RECORDING_SCENARIOS) {
     if (MODE === '1' || MODE === 'check') {
       test(`${s.name}: record ${s.title}`, async () => {
+        const missing = (s.requires ?? []).filter((c) => spawnSync('sh', ['-c', `command -v ${c}`]).status !== 0);
+        if (missing.length > 0)
+          throw new Error(`${s.name} needs ${missing.join(', ')} on PATH (e.g. apt-get install poppler-utils)`);
         const capture = await recordScenario(s, 'claude', { claudeBin, sdkEntry });
         const files = fixtureFiles(s, capture);
         if (MODE === '1') writeFixture(s.name, files);

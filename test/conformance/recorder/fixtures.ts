@@ -43,27 +43,67 @@ function describeFiles(files: Readonly<Record<string, FixtureFile>>): Record<str
   return out;
 }
 
-/** Files added or changed by the run (path → text), and removed ones (path → null). */
+/**
+ * Files added or changed by the run (path → normalised text), and removed ones (path → null).
+ * `before` holds the scenario's templates (`{{repo}}`…), so each file afterwards is compared in
+ * its normalised form.
+ */
 function changedFiles(
   before: Readonly<Record<string, FixtureFile>>,
   after: Record<string, string>,
+  n: Normaliser,
 ): Record<string, string | null> {
   const out: Record<string, string | null> = {};
+  const text = (f: FixtureFile): string =>
+    typeof f === 'string' ? f : 'base64' in f ? Buffer.from(f.base64, 'base64').toString('utf8') : f.text;
   for (const [k, v] of Object.entries(after)) {
     const was = before[k];
-    if (typeof was !== 'string' || was !== v) {
-      if (!(was !== undefined && typeof was !== 'string' && v.startsWith('(binary'))) out[k] = v;
-    }
+    const binaryUnchanged = was !== undefined && typeof was !== 'string' && 'base64' in was && v.startsWith('(binary');
+    if (binaryUnchanged) continue;
+    const now = n.text(v);
+    if (was === undefined || now !== text(was)) out[k] = now;
   }
   for (const k of Object.keys(before)) if (!(k in after)) out[k] = null;
   return out;
 }
 
-/** Request parameters of a matrix variant: model, `anthropic-beta`, and the top-level fields but system/tools/messages. */
+/** The names a request's deferred-tools reminder lists, or null when it has none. */
+function deferredNames(body: Record<string, unknown>): string[] | null {
+  const marker = 'The following deferred tools are now available via ToolSearch.';
+  const texts: string[] = [];
+  for (const m of (body['messages'] ?? []) as Array<{ content: unknown }>) {
+    if (typeof m.content === 'string') texts.push(m.content);
+    else if (Array.isArray(m.content)) {
+      for (const b of m.content as Array<Record<string, unknown>>)
+        if (typeof b['text'] === 'string') texts.push(b['text']);
+    }
+  }
+  const text = texts.find((t) => t.includes(marker));
+  if (text === undefined) return null;
+  const lines = text.slice(text.indexOf(marker)).split('\n').slice(1);
+  const end = lines.findIndex((l) => l.trim() === '' || l.startsWith('<'));
+  return lines.slice(0, end < 0 ? undefined : end);
+}
+
+/**
+ * Request parameters of a matrix variant: model, `anthropic-beta`, the top-level fields but
+ * system/tools/messages/metadata, the names of the tools offered (`(defer_loading)` marked) and
+ * the tools the deferred-tools reminder names.
+ */
 function params(run: CapturedRun, n: Normaliser): unknown[] {
   return run.requests.map((r) => {
-    const { system: _s, tools: _t, messages: _m, metadata: _md, ...rest } = r.body;
-    return n.value({ route: r.route, url: r.url, 'anthropic-beta': r.headers['anthropic-beta'] ?? null, ...rest });
+    const { system: _s, tools, messages: _m, metadata: _md, ...rest } = r.body;
+    const toolNames = (tools ?? []).map(
+      (t) => `${String(t.name ?? t['type'])}${t['defer_loading'] === true ? ' (defer_loading)' : ''}`,
+    );
+    return n.value({
+      route: r.route,
+      url: r.url,
+      'anthropic-beta': r.headers['anthropic-beta'] ?? null,
+      ...rest,
+      tools: toolNames,
+      deferredToolsReminder: deferredNames(r.body),
+    });
   });
 }
 
@@ -149,7 +189,7 @@ export function fixtureFiles(s: RecordingScenario, capture: Capture): FixtureFil
     homeFiles: describeFiles(s.homeFiles ?? {}),
     ...runMeta(capture.first, n),
     ...(capture.resumed ? { resumed: runMeta(capture.resumed, n) } : {}),
-    filesChanged: n.value(changedFiles(filesBefore, capture.files)),
+    filesChanged: changedFiles(filesBefore, capture.files, n),
   });
   return out;
 }

@@ -16,7 +16,8 @@
  * | the fake model's message and request ids                 | `msg_01fake{{id}}`, `req_01fake{{id}}` |
  * | the kernel version on the environment line                | `{{os-version}}`                     |
  * | the messaging socket path                                 | `{{socket}}`                         |
- * | timing fields of stream messages (`duration_ms`, `ttft_ms`, …) | `0`                             |
+ * | timing fields of stream messages (`duration_ms`, `ttft_ms`, …), `pid`, `atMs` | `0`             |
+ * | base64 `data` over 4096 characters (PDF pages rendered by pdftoppm) | `(base64, N chars)`       |
  *
  * In requests.json, a request's `system` or `tools` equal to an earlier request's is written as
  * the string `(same as request N)`; the headers `host`, `content-length` and `connection` are left
@@ -25,8 +26,11 @@
 import { release } from 'node:os';
 import type { Capture, CapturedRequest, CapturedRun } from './record';
 
-/** Stream-message fields that hold times in ms (set to 0). */
+/** Fields that hold times in ms or process ids (set to 0). */
 export const TIMING_FIELDS: ReadonlySet<string> = new Set([
+  'pid',
+  'atMs',
+  'durationSeconds',
   'duration_ms',
   'duration_api_ms',
   'ttft_ms',
@@ -34,6 +38,9 @@ export const TIMING_FIELDS: ReadonlySet<string> = new Set([
   'time_to_request_ms',
   'first_content_frame_ms',
 ]);
+
+/** Base64 `data` longer than this (characters) is written as `(base64, N chars)` (rendered PDF pages). */
+const LONG_BASE64 = 4096;
 
 /** Headers not kept in fixtures (they only restate the connection). */
 const DROPPED_HEADERS: ReadonlySet<string> = new Set(['host', 'content-length', 'connection']);
@@ -103,7 +110,10 @@ export class Normaliser {
     if (v !== null && typeof v === 'object') {
       const out: Record<string, unknown> = {};
       for (const [k, x] of Object.entries(v)) {
-        out[this.text(k)] = TIMING_FIELDS.has(k) && typeof x === 'number' ? 0 : this.value(x);
+        if (TIMING_FIELDS.has(k) && typeof x === 'number') out[this.text(k)] = 0;
+        else if (k === 'data' && typeof x === 'string' && x.length > LONG_BASE64 && /^[A-Za-z0-9+/=]+$/.test(x)) {
+          out[k] = `(base64, ${x.length} chars)`;
+        } else out[this.text(k)] = this.value(x);
       }
       return out;
     }

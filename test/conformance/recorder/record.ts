@@ -5,13 +5,24 @@
  * normalise.ts turns it into a fixture.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { startFakeModelServer } from '../../../src/fake-model';
+import { shortHash } from '../../../src/fake-model/request';
 import type { ParsedRequest, StepSpec } from '../../../src/fake-model';
 import { gitInit, RUNNER_BIN, withToolIds } from '../run';
 import type { FixtureFile, RecordingScenario } from './scenario';
@@ -143,14 +154,27 @@ export function readTree(dir: string): Record<string, string> {
 function runProcess(
   cmd: string,
   args: string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; stdin?: string },
+  opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; stdin?: string[]; paced?: boolean },
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    child.stdin.end(opts.stdin ?? '');
+    const lines = [...(opts.stdin ?? [])];
+    // Paced: one line, then the next after each result line; all at once otherwise.
+    if (opts.paced === true) child.stdin.write(lines.shift() ?? '');
+    else child.stdin.end(lines.join(''));
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    let results = 0;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      if (opts.paced !== true) return;
+      const seen = stdout.split('\n').filter((l) => l.startsWith('{"') && l.includes('"type":"result"')).length;
+      for (; results < seen; results++) {
+        const next = lines.shift();
+        if (next === undefined) child.stdin.end();
+        else child.stdin.write(next);
+      }
+    });
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -195,6 +219,29 @@ async function startPages(
   };
 }
 
+/**
+ * A directory of links to every command on `path` but `hidden` (the first of each name wins, as
+ * PATH lookup does); returns the PATH to use instead.
+ */
+function pathWithout(path: string, hidden: readonly string[], dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const seen = new Set(hidden);
+  for (const d of path.split(':')) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(d);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (seen.has(name)) continue;
+      seen.add(name);
+      symlinkSync(join(d, name), join(dir, name));
+    }
+  }
+  return dir;
+}
+
 /** The environment of a run: offline, a throwaway HOME, the fake model as the API. */
 export function recordingEnv(s: RecordingScenario, vars: Vars, side: RecordedSide, root: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
@@ -212,6 +259,7 @@ export function recordingEnv(s: RecordingScenario, vars: Vars, side: RecordedSid
   };
   for (const k of s.unsetEnv ?? []) delete env[k];
   for (const [k, v] of Object.entries(s.env ?? {})) env[k] = fill(v, vars);
+  if (s.hideCommands) env['PATH'] = pathWithout(env['PATH'] ?? '', s.hideCommands, join(root, 'path-without'));
   if (side === 'ours') {
     env['AGENT_RUNNER_DATA_DIR'] = join(root, 'runner-data');
     // The runner finds the project's Temporal CLI itself (TEMPORAL_CLI_PATH, PATH, then .temporal/).
@@ -220,9 +268,8 @@ export function recordingEnv(s: RecordingScenario, vars: Vars, side: RecordedSid
   return env;
 }
 
-function stdinText(lines: readonly unknown[] | undefined, vars: Vars): string | undefined {
-  if (lines === undefined) return undefined;
-  return lines.map((l) => `${fill(JSON.stringify(l), vars)}\n`).join('');
+function stdinLines(lines: readonly unknown[] | undefined, vars: Vars): string[] | undefined {
+  return lines?.map((l) => `${fill(JSON.stringify(l), vars)}\n`);
 }
 
 /**
@@ -235,7 +282,14 @@ export async function recordScenario(
   side: RecordedSide,
   opts: RecorderOptions,
 ): Promise<Capture> {
-  const root = mkdtempSync(join(tmpdir(), 'ccrec-'));
+  // Recording: a fixed directory per scenario, so that paths split across stream chunks are the
+  // same on every run; a run of the runner: a fresh one of the same length.
+  const root =
+    side === 'claude' ? join(tmpdir(), `ccrec-${shortHash(s.name, 6)}`) : mkdtempSync(join(tmpdir(), 'ccrec-'));
+  if (side === 'claude') {
+    rmSync(root, { recursive: true, force: true });
+    mkdirSync(root, { recursive: true });
+  }
   const repo = join(root, 'repo');
   const home = join(root, 'home');
   // Filled once the servers' addresses are known (`{{pages}}`, `{{base}}`, `{{repo}}` in inputs).
@@ -290,8 +344,13 @@ export async function recordScenario(
       const input = stdin ? ['-p', '--input-format', 'stream-json'] : ['-p', fill(prompt ?? 'Do the task.', vars)];
       const args = [...input, ...(s.flags ?? RECORDING_FLAGS), ...extra.map((a) => fill(a, vars))];
       const [cmd, argv] = side === 'claude' ? [opts.claudeBin, args] : [process.execPath, [RUNNER_BIN, ...args]];
-      const text = stdinText(stdin, vars);
-      const r = await runProcess(cmd, argv, { cwd: repo, env: runEnv, timeoutMs, ...(text ? { stdin: text } : {}) });
+      const lines = stdinLines(stdin, vars);
+      const r = await runProcess(cmd, argv, {
+        cwd: repo,
+        env: runEnv,
+        timeoutMs,
+        ...(lines ? { stdin: lines, paced: s.stdinPaced === true } : {}),
+      });
       // Let the `end` handlers of the last bodies run.
       await new Promise((res) => setImmediate(res));
       return { args, exitCode: r.code, stdout: r.stdout, stderr: r.stderr, ...current };
@@ -309,6 +368,9 @@ export async function recordScenario(
       const config = {
         sdkEntry: opts.sdkEntry,
         prompts: s.sdk.prompts.map((p) => fill(p, vars)),
+        ...(s.sdk.canUseTool
+          ? { canUseTool: JSON.parse(fill(JSON.stringify(s.sdk.canUseTool), vars)) as unknown }
+          : {}),
         options: {
           pathToClaudeCodeExecutable: wrapper,
           cwd: repo,

@@ -25,6 +25,11 @@ export interface SdkRun {
   options: Record<string, unknown>;
   /** User messages, sent as streaming input when more than one. */
   prompts: string[];
+  /**
+   * A `canUseTool` callback answering by tool name (sdk-client.mjs): deny with a message, or allow
+   * with a changed input; unlisted tools are allowed unchanged.
+   */
+  canUseTool?: Record<string, { deny?: string; updatedInput?: Record<string, unknown> }>;
 }
 
 /** One recording scenario. */
@@ -44,6 +49,12 @@ export interface RecordingScenario {
   prompt?: string;
   /** stream-json input lines (objects), sent on stdin with `--input-format stream-json`. */
   stdin?: unknown[];
+  /**
+   * Send each stdin line after the previous turn's result (as the Agent SDK does), instead of all
+   * at once. Claude Code 2.1.328 drops a line that is queued while a turn with tool calls runs
+   * (see stream-input-queued-after-tool-turn).
+   */
+  stdinPaced?: boolean;
   /** Flags instead of {@link RECORDING_FLAGS}. */
   flags?: readonly string[];
   /** Flags after the common ones. */
@@ -87,7 +98,11 @@ export interface RecordingScenario {
   }>;
   /** Credentials the fake model's provider routes check (SigV4 keys, the Vertex access token). */
   providerAuth?: ProviderAuthOptions;
-  /** Local HTTP pages served beside the model (path → body), e.g. for WebFetch: `{{pages}}/doc.html`. */
+  /** Commands the recording needs on PATH (e.g. `pdftoppm` of poppler-utils); recording fails without them. */
+  requires?: string[];
+  /** Commands hidden from the CLI's PATH (e.g. `pdftoppm`, to record what happens without poppler). */
+  hideCommands?: string[];
+  /** Local HTTPS pages served beside the model (path → body), e.g. for WebFetch: `{{pages}}/doc.html`. */
   pages?: Record<string, { contentType: string; body: string }>;
 }
 

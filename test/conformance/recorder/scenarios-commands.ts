@@ -59,7 +59,10 @@ const COMMAND_FILES = {
     '---\ndescription: Runs a writing shell line without permission\n---\nResult: !`touch shell-made.txt && echo made`\n',
   '.claude/commands/shell-write-allowed.md':
     '---\ndescription: Runs a writing shell line it allows\nallowed-tools: Bash(touch:*)\n---\nResult: !`touch allowed-made.txt && echo made`\n',
-  '.claude/commands/shell-fails.md': '---\ndescription: A shell line that fails\n---\nResult: !`ls /nonexistent-dir`\n',
+  '.claude/commands/shell-fails.md':
+    '---\ndescription: A shell line that fails\n---\nResult: !`cat no-such-file.txt`\n',
+  '.claude/commands/shell-outside.md':
+    '---\ndescription: A shell line outside the working directory\n---\nResult: !`ls /nonexistent-dir`\n',
 };
 
 const USER_COMMANDS = {
@@ -76,7 +79,7 @@ const SKILL_FILES = {
     '---',
     'name: release-notes',
     'description: Writes release notes from the git log. Use when asked for a changelog or release notes.',
-    'allowed-tools: Bash(git log:*), Read',
+    'allowed-tools: Bash(touch release-notes.txt), Read',
     '---',
     '# Release notes',
     '',
@@ -125,6 +128,46 @@ function pluginFiles(dir: string): Record<string, string> {
       2,
     ),
   };
+}
+
+function mcpConfig(servers: Record<string, number>): string {
+  return JSON.stringify({
+    mcpServers: Object.fromEntries(
+      Object.entries(servers).map(([p, n]) => [
+        p,
+        { command: process.execPath, args: [MANY_TOOLS, '--tools', String(n), '--prefix', p] },
+      ]),
+    ),
+  });
+}
+const FEW_MCP = mcpConfig({ few: 3 });
+const MANY_MCP = mcpConfig({ alpha: 20, beta: 20, gamma: 20 });
+
+/** Tool deferral under each ENABLE_TOOL_SEARCH value, MCP tool count, tool subset and model. */
+function deferralVariants(): NonNullable<RecordingScenario['variants']> {
+  const out: NonNullable<RecordingScenario['variants']> = [];
+  for (const value of [undefined, 'true', 'false', 'auto', 'auto:1', 'auto:50']) {
+    const env = value === undefined ? {} : { ENABLE_TOOL_SEARCH: value };
+    const label = value === undefined ? 'ENABLE_TOOL_SEARCH unset' : `ENABLE_TOOL_SEARCH=${value}`;
+    out.push({ id: `${label}, no MCP`, env });
+    out.push({ id: `${label}, 3 MCP tools`, env, args: ['--mcp-config', FEW_MCP] });
+    out.push({ id: `${label}, 60 MCP tools`, env, args: ['--mcp-config', MANY_MCP] });
+  }
+  out.push(
+    { id: '--tools Read,WebFetch,NotebookEdit', args: ['--tools', 'Read,WebFetch,NotebookEdit'] },
+    {
+      id: '--tools Read,WebFetch,NotebookEdit, 3 MCP tools',
+      args: ['--tools', 'Read,WebFetch,NotebookEdit', '--mcp-config', FEW_MCP],
+    },
+    { id: '--tools "" (none), 3 MCP tools', args: ['--tools', '', '--mcp-config', FEW_MCP] },
+    { id: '--model claude-haiku-4-5', args: ['--model', 'claude-haiku-4-5'] },
+    { id: '--model claude-3-5-haiku-20241022', args: ['--model', 'claude-3-5-haiku-20241022'] },
+    {
+      id: '--disallowedTools ToolSearch, 3 MCP tools',
+      args: ['--disallowedTools', 'ToolSearch', '--mcp-config', FEW_MCP],
+    },
+  );
+  return out;
 }
 
 /** The scenarios of issue 22. */
@@ -186,7 +229,7 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
   },
   {
     name: 'command-unknown-stream',
-    title: 'an unknown /name, then a path-like /text, through stream-json input',
+    title: 'an unknown /name, then a path-like /text, then a known command, through stream-json input',
     issue: 22,
     pending: PENDING_COMMANDS,
     files: COMMAND_FILES,
@@ -195,12 +238,40 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
   },
   {
     name: 'command-shell-permissions',
-    title: '! shell lines: a writing command not allowed, one allowed by allowed-tools, one that fails',
+    title:
+      '! shell lines: a writing command not allowed, one allowed by allowed-tools, one that fails, one outside the cwd',
     issue: 22,
     pending: PENDING_COMMANDS,
     files: COMMAND_FILES,
-    stdin: [user('/shell-write'), user('/shell-write-allowed'), user('/shell-fails')],
-    steps: [done, done, done],
+    stdin: [user('/shell-write'), user('/shell-write-allowed'), user('/shell-fails'), user('/shell-outside')],
+    steps: [done, done, done, done],
+  },
+  {
+    name: 'stream-input-queued-after-tool-turn',
+    title: 'stream-json input written all at once: the line queued behind a turn with a tool call is dropped',
+    issue: 22,
+    pending: PENDING_COMMANDS,
+    stdin: [user('First: text only.'), user('Second: a tool.'), user('Third: never answered.')],
+    steps: [
+      { content: [text('T1.')] },
+      { content: [tool('Bash', { command: 'echo hi', description: 'a read-only command' })] },
+      { content: [text('T2.')] },
+      { content: [text('T3.')] },
+    ],
+  },
+  {
+    name: 'stream-input-paced',
+    title: 'the same stream-json input, each line sent after the previous result (as the Agent SDK does)',
+    issue: 22,
+    pending: PENDING_COMMANDS,
+    stdin: [user('First: text only.'), user('Second: a tool.'), user('Third: answered.')],
+    stdinPaced: true,
+    steps: [
+      { content: [text('T1.')] },
+      { content: [tool('Bash', { command: 'echo hi', description: 'a read-only command' })] },
+      { content: [text('T2.')] },
+      { content: [text('T3.')] },
+    ],
   },
   {
     name: 'command-resume',
@@ -214,13 +285,16 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
   },
   {
     name: 'command-via-skill-tool',
-    title: 'the model invokes commands through the Skill tool (one allowed, one disable-model-invocation)',
+    title:
+      'the model invokes commands through the Skill tool: allowed by Skill(fix-ci), not allowed, disable-model-invocation, unknown',
     issue: 22,
     pending: PENDING_COMMANDS,
     files: COMMAND_FILES,
     homeFiles: USER_COMMANDS,
+    args: ['--allowedTools', 'Skill(fix-ci)'],
     steps: [
       { content: [tool('Skill', { skill: 'fix-ci', args: 'src/math.js flaky' })] },
+      { content: [tool('Skill', { skill: 'plain', args: 'x' })] },
       { content: [tool('Skill', { skill: 'hidden' })] },
       { content: [tool('Skill', { skill: 'no-such-skill' })] },
       done,
@@ -238,16 +312,20 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
   },
   {
     name: 'skill-listed-and-loaded',
-    title: 'skills listed to the model, the Skill tool loads one, its allowed-tools apply',
+    title: 'skills listed to the model, the Skill tool loads them, allowed-tools apply only after the load',
     issue: 22,
     pending: PENDING_SKILLS,
     git: true,
     files: SKILL_FILES,
     homeFiles: USER_SKILLS,
+    // A project skill needs a rule for the Skill tool in default mode (see command-via-skill-tool).
+    args: ['--allowedTools', 'Skill'],
     steps: [
+      { content: [tool('Bash', { command: 'touch release-notes.txt', description: 'before the skill is loaded' })] },
       { content: [text('Loading the skill.'), tool('Skill', { skill: 'release-notes', args: 'v1.2' })] },
-      { content: [tool('Bash', { command: 'git log --oneline', description: 'allowed by the skill' })] },
+      { content: [tool('Bash', { command: 'touch release-notes.txt', description: 'after the skill is loaded' })] },
       { content: [tool('Skill', { skill: 'user-skill' })] },
+      { content: [tool('Skill', { skill: 'no-frontmatter', args: 'a b' })] },
       { content: [tool('Skill', { skill: 'manual-only' })] },
       done,
     ],
@@ -268,12 +346,16 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     issue: 22,
     pending: PENDING_PLUGINS,
     files: { ...RECORDING_FILES, ...pluginFiles('plugins/demo') },
-    args: ['--plugin-dir', '{{repo}}/plugins/demo'],
+    args: ['--plugin-dir', '{{repo}}/plugins/demo', '--allowedTools', 'mcp__plugin_demo_fixture'],
     stdin: [user('/demo:hello world'), user('/hello bare name')],
     steps: [
       {
-        content: [tool('Skill', { skill: 'demo:plug-skill' }), tool('mcp__plugin_demo_fixture__add', { a: 2, b: 3 })],
+        content: [
+          tool('Skill', { skill: 'demo:plug-skill' }),
+          tool('ToolSearch', { query: 'select:mcp__plugin_demo_fixture__add' }),
+        ],
       },
+      { content: [tool('mcp__plugin_demo_fixture__add', { a: 2, b: 3 })] },
       done,
       done,
     ],
@@ -310,7 +392,8 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
   },
   {
     name: 'deferred-tools-toolsearch',
-    title: 'deferred tools: the system reminder, ToolSearch select: and keyword queries, a loaded tool called',
+    title:
+      'deferred tools: the reminder, ToolSearch select:/keyword/+required queries, no match, loaded and unloaded tools called',
     issue: 22,
     pending: PENDING_DEFERRED,
     files: {
@@ -324,11 +407,13 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
         nbformat_minor: 5,
       }),
     },
-    args: ['--permission-mode', 'acceptEdits'],
+    args: ['--permission-mode', 'acceptEdits', '--allowedTools', 'WebFetch'],
     steps: [
       { content: [tool('ToolSearch', { query: 'select:NotebookEdit,CronList' })] },
       { content: [tool('ToolSearch', { query: 'schedule recurring prompt', max_results: 3 })] },
       { content: [tool('ToolSearch', { query: '+notebook cell' })] },
+      { content: [tool('ToolSearch', { query: 'select:NoSuchTool' }), tool('ToolSearch', { query: 'zzzz qqqq' })] },
+      { content: [tool('Read', { file_path: '{{cwd}}/nb.ipynb' })] },
       {
         content: [tool('NotebookEdit', { notebook_path: '{{cwd}}/nb.ipynb', cell_id: 'c1', new_source: 'print(2)' })],
       },
@@ -337,36 +422,11 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     ],
   },
   {
-    name: 'deferred-mcp-small',
-    title: 'MCP tools below the deferral threshold (one server, 3 tools)',
-    issue: 22,
-    pending: PENDING_DEFERRED,
-    args: [
-      '--mcp-config',
-      JSON.stringify({
-        mcpServers: { few: { command: process.execPath, args: [MANY_TOOLS, '--tools', '3', '--prefix', 'few'] } },
-      }),
-    ],
-    steps: [done],
-  },
-  {
     name: 'deferred-mcp-large',
-    title: 'MCP tools past the threshold (3 servers of 20 tools): deferred, then one loaded and called',
+    title: 'MCP tools of 3 servers of 20 tools: deferred, then one loaded and called',
     issue: 22,
     pending: PENDING_DEFERRED,
-    args: [
-      '--mcp-config',
-      JSON.stringify({
-        mcpServers: Object.fromEntries(
-          ['alpha', 'beta', 'gamma'].map((p) => [
-            p,
-            { command: process.execPath, args: [MANY_TOOLS, '--tools', '20', '--prefix', p] },
-          ]),
-        ),
-      }),
-      '--allowedTools',
-      'mcp__beta',
-    ],
+    args: ['--mcp-config', MANY_MCP, '--allowedTools', 'mcp__beta'],
     steps: [
       { content: [tool('ToolSearch', { query: 'select:mcp__beta__beta_7' })] },
       { content: [tool('mcp__beta__beta_7', { value: 'hi' })] },
@@ -379,18 +439,18 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     issue: 22,
     pending: PENDING_DEFERRED,
     env: { ENABLE_TOOL_SEARCH: 'false' },
-    args: [
-      '--mcp-config',
-      JSON.stringify({
-        mcpServers: Object.fromEntries(
-          ['alpha', 'beta', 'gamma'].map((p) => [
-            p,
-            { command: process.execPath, args: [MANY_TOOLS, '--tools', '20', '--prefix', p] },
-          ]),
-        ),
-      }),
-    ],
+    args: ['--mcp-config', MANY_MCP],
     steps: [done],
+  },
+  {
+    name: 'deferral-matrix',
+    title: 'which tools are deferred: ENABLE_TOOL_SEARCH values, MCP tool counts, --tools subsets, models',
+    issue: 22,
+    pending: PENDING_DEFERRED,
+    prompt: 'Say done.',
+    steps: [done],
+    respond: () => done,
+    variants: deferralVariants(),
   },
   {
     name: 'bare',
@@ -403,7 +463,7 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
       'CLAUDE.md': 'Project memory: always answer in French.\n',
       '.claude/settings.json': JSON.stringify({
         hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo hook-ran > hook-ran.txt' }] }] },
-        permissions: { allow: ['Bash(ls:*)'] },
+        permissions: { allow: ['Bash(touch settings-allowed.txt)'] },
       }),
     },
     homeFiles: {
@@ -413,7 +473,46 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
       '.claude.json': JSON.stringify({ projects: { '{{repo}}': { hasTrustDialogAccepted: true } } }),
     },
     args: ['--bare'],
-    stdin: [user('Plain prompt.'), user('/plain after bare')],
-    steps: [{ content: [tool('Bash', { command: 'ls', description: 'allowed by settings unless bare' })] }, done, done],
+    stdin: [user('Plain prompt.'), user('/plain after bare'), user('/release-notes v3')],
+    steps: [
+      {
+        content: [
+          tool('Bash', { command: 'touch settings-allowed.txt', description: 'allowed by the settings unless bare' }),
+        ],
+      },
+      done,
+      done,
+      done,
+    ],
+  },
+  {
+    name: 'not-bare-settings',
+    title: 'the same repository without --bare (settings allow rule, hook, CLAUDE.md, commands, skills)',
+    issue: 22,
+    pending: PENDING_BARE,
+    files: {
+      ...COMMAND_FILES,
+      ...SKILL_FILES,
+      'CLAUDE.md': 'Project memory: always answer in French.\n',
+      '.claude/settings.json': JSON.stringify({
+        hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo hook-ran > hook-ran.txt' }] }] },
+        permissions: { allow: ['Bash(touch settings-allowed.txt)'] },
+      }),
+    },
+    homeFiles: {
+      ...USER_COMMANDS,
+      ...USER_SKILLS,
+      '.claude/CLAUDE.md': 'User memory: be brief.\n',
+      '.claude.json': JSON.stringify({ projects: { '{{repo}}': { hasTrustDialogAccepted: true } } }),
+    },
+    stdin: [user('Plain prompt.')],
+    steps: [
+      {
+        content: [
+          tool('Bash', { command: 'touch settings-allowed.txt', description: 'allowed by the settings unless bare' }),
+        ],
+      },
+      done,
+    ],
   },
 ];

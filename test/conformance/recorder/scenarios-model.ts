@@ -77,6 +77,12 @@ function effortVariants(): NonNullable<RecordingScenario['variants']> {
     { id: `${s} --thinking disabled`, args: ['--model', s, '--thinking', 'disabled'] },
     { id: `${s} --thinking enabled`, args: ['--model', s, '--thinking', 'enabled'] },
     { id: `${s} --thinking adaptive --effort low`, args: ['--model', s, '--thinking', 'adaptive', '--effort', 'low'] },
+    { id: 'claude-haiku-4-5 --thinking disabled', args: ['--model', 'claude-haiku-4-5', '--thinking', 'disabled'] },
+    { id: 'claude-haiku-4-5 --thinking adaptive', args: ['--model', 'claude-haiku-4-5', '--thinking', 'adaptive'] },
+    {
+      id: 'claude-opus-4-5 --effort low --max-thinking-tokens 4096',
+      args: ['--model', 'claude-opus-4-5', '--effort', 'low', '--max-thinking-tokens', '4096'],
+    },
     { id: `${s} --thinking-display summarized`, args: ['--model', s, '--thinking-display', 'summarized'] },
     { id: `${s} --max-thinking-tokens 200000`, args: ['--model', s, '--max-thinking-tokens', '200000'] },
     { id: `${s} MAX_THINKING_TOKENS=8000`, args: ['--model', s], env: { MAX_THINKING_TOKENS: '8000' } },
@@ -250,6 +256,10 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
         sdkOptions: { model: 'claude-haiku-4-5', thinking: { type: 'enabled', budgetTokens: 2048 } },
       },
       { id: "haiku, effort: 'low'", sdkOptions: { model: 'claude-haiku-4-5', effort: 'low' } },
+      {
+        id: "haiku, thinking {type:'disabled'}",
+        sdkOptions: { model: 'claude-haiku-4-5', thinking: { type: 'disabled' } },
+      },
     ],
     steps: [done],
     respond: () => done,
@@ -401,7 +411,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
   },
   {
     name: 'ask-user-question-sdk',
-    title: 'AskUserQuestion through the Agent SDK: canUseTool sees it and answers',
+    title: 'AskUserQuestion through the Agent SDK: canUseTool sees it and answers (updatedInput with answers)',
     issue: 23,
     pending: PENDING_ASK,
     sdk: {
@@ -410,6 +420,24 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
         model: 'claude-sonnet-5-5',
         maxTurns: 3,
         tools: ['Read', 'AskUserQuestion'],
+      },
+      canUseTool: {
+        AskUserQuestion: {
+          updatedInput: {
+            questions: [
+              {
+                question: 'Which database should the service use?',
+                header: 'Database',
+                options: [
+                  { label: 'PostgreSQL', description: 'Relational, already deployed' },
+                  { label: 'SQLite', description: 'A file, no server' },
+                ],
+                multiSelect: false,
+              },
+            ],
+            answers: { 'Which database should the service use?': 'PostgreSQL' },
+          },
+        },
       },
     },
     steps: [
@@ -452,12 +480,29 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     ],
   },
   {
+    name: 'plan-mode-sdk',
+    title: 'plan mode through the Agent SDK with canUseTool: ExitPlanMode offered, approved, then an edit',
+    issue: 23,
+    pending: PENDING_PLAN,
+    sdk: {
+      prompts: ['Plan, then fix.'],
+      options: { model: 'claude-sonnet-5-5', maxTurns: 5, permissionMode: 'plan' },
+      canUseTool: {},
+    },
+    steps: [
+      { content: [tool('ExitPlanMode', { plan: '1. Change `a - b` to `a + b`.' })] },
+      { content: [tool('Edit', { file_path: '{{cwd}}/src/math.js', old_string: 'a - b', new_string: 'a + b' })] },
+      done,
+    ],
+  },
+  {
     name: 'plan-mode-stream',
     title: 'plan mode through stream-json input: two turns, ExitPlanMode in the first',
     issue: 23,
     pending: PENDING_PLAN,
     args: ['--permission-mode', 'plan'],
     stdin: [user('Plan the fix.'), user('Now do it.')],
+    stdinPaced: true,
     steps: [
       { content: [tool('ExitPlanMode', { plan: 'Fix add.' })] },
       done,
@@ -514,16 +559,31 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
   },
   {
     name: 'read-image-pdf',
-    title: 'Read of a PNG, of a PDF whole and with pages, and of a page range out of bounds',
+    title: 'Read of a PNG, of a PDF whole and with pages (poppler installed), and of a page out of range',
     issue: 23,
     pending: PENDING_NOTEBOOK,
     files: { ...RECORDING_FILES, 'red.png': PNG, 'doc.pdf': PDF },
+    requires: ['pdftoppm'],
     args: ['--tools', 'Read'],
     steps: [
       { content: [tool('Read', { file_path: '{{cwd}}/red.png' })] },
       { content: [tool('Read', { file_path: '{{cwd}}/doc.pdf' })] },
       { content: [tool('Read', { file_path: '{{cwd}}/doc.pdf', pages: '2-3' })] },
       { content: [tool('Read', { file_path: '{{cwd}}/doc.pdf', pages: '9' })] },
+      done,
+    ],
+  },
+  {
+    name: 'read-pdf-no-poppler',
+    title: 'Read of PDF pages when poppler (pdftoppm) is not installed',
+    issue: 23,
+    pending: PENDING_NOTEBOOK,
+    files: { ...RECORDING_FILES, 'doc.pdf': PDF },
+    args: ['--tools', 'Read'],
+    hideCommands: ['pdftoppm', 'pdfinfo', 'pdftotext'],
+    steps: [
+      { content: [tool('Read', { file_path: '{{cwd}}/doc.pdf', pages: '2-3' })] },
+      { content: [tool('Read', { file_path: '{{cwd}}/doc.pdf' })] },
       done,
     ],
   },
@@ -608,6 +668,23 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
       ANTHROPIC_VERTEX_PROJECT_ID: 'conf-project',
       CLOUD_ML_REGION: 'global',
       CLAUDE_CODE_SKIP_VERTEX_AUTH: '1',
+    },
+    steps: READ_THEN_DONE,
+  },
+  {
+    name: 'provider-vertex-gateway-token',
+    title: 'Vertex with CLAUDE_CODE_SKIP_VERTEX_AUTH=1 and ANTHROPIC_AUTH_TOKEN (a gateway that takes a bearer)',
+    issue: 23,
+    pending: PENDING_PROVIDERS,
+    flags: [...PROVIDER_FLAGS, '--model', 'claude-sonnet-5-5'],
+    unsetEnv: NO_ANTHROPIC,
+    env: {
+      CLAUDE_CODE_USE_VERTEX: '1',
+      ANTHROPIC_VERTEX_BASE_URL: '{{base}}/v1',
+      ANTHROPIC_VERTEX_PROJECT_ID: 'conf-project',
+      CLOUD_ML_REGION: 'global',
+      CLAUDE_CODE_SKIP_VERTEX_AUTH: '1',
+      ANTHROPIC_AUTH_TOKEN: 'ya29.fake-vertex-token',
     },
     steps: READ_THEN_DONE,
   },
