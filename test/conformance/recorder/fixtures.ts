@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { CLAUDE_CODE_VERSION, REPO_ROOT } from '../install';
 import type { Capture, CapturedRun } from './record';
-import { Normaliser } from './normalise';
+import { Normaliser, sortConcurrent } from './normalise';
 import type { FixtureFile, RecordingScenario } from './scenario';
 import { RECORDING_FILES } from './scenario';
 
@@ -91,7 +91,7 @@ function deferredNames(body: Record<string, unknown>): string[] | null {
  * the tools the deferred-tools reminder names.
  */
 function params(run: CapturedRun, n: Normaliser): unknown[] {
-  return run.requests.map((r) => {
+  return sortConcurrent(run.requests).map((r) => {
     const { system: _s, tools, messages: _m, metadata: _md, ...rest } = r.body;
     const toolNames = (tools ?? []).map(
       (t) => `${String(t.name ?? t['type'])}${t['defer_loading'] === true ? ' (defer_loading)' : ''}`,
@@ -133,14 +133,16 @@ function runMeta(run: CapturedRun, n: Normaliser): Record<string, unknown> {
     otherHttp: n.value(
       run.http
         .filter((h) => !modelCalls.has(h.url) || !h.body.includes('"messages"'))
-        .map((h) => ({ method: h.method, url: h.url, headers: n.headers(h.headers), body: h.body })),
+        .map((h) => ({ method: h.method, url: h.url, headers: n.headers(h.headers), body: h.body }))
+        // Their order is the scheduler's (parallel probes and token fetches).
+        .sort((a, b) => (a.url + a.body < b.url + b.body ? -1 : a.url + a.body > b.url + b.body ? 1 : 0)),
     ),
   };
 }
 
 /** Builds a fixture's files from a capture. */
 export function fixtureFiles(s: RecordingScenario, capture: Capture): FixtureFiles {
-  const n = new Normaliser(capture);
+  const n = new Normaliser(capture, s.normalise ?? []);
   const out: FixtureFiles = {};
   // The stream first, so that UUIDs are numbered in the order the stream shows them.
   out['stream.jsonl'] = n.stream(capture.first.stdout);

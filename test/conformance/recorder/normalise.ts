@@ -16,6 +16,8 @@
  * | the fake model's message and request ids                 | `msg_01fake{{id}}`, `req_01fake{{id}}` |
  * | the kernel version on the environment line                | `{{os-version}}`                     |
  * | the messaging socket path                                 | `{{socket}}`                         |
+ * | the random words of a plan file name                      | `-{{adjective}}-{{noun}}.md`         |
+ * | a scenario's own patterns (`normalise`, e.g. random cell ids) | as the scenario says             |
  * | timing fields of stream messages (`duration_ms`, `ttft_ms`, …), `pid`, `atMs` | `0`             |
  * | base64 `data` over 4096 characters (PDF pages rendered by pdftoppm) | `(base64, N chars)`       |
  *
@@ -39,6 +41,9 @@ export const TIMING_FIELDS: ReadonlySet<string> = new Set([
   'first_content_frame_ms',
 ]);
 
+/** Other keys whose numbers are times: `…_ms`, `…Ms`, `…Seconds`. */
+const TIMING_KEY = /(_ms|Ms|_seconds|Seconds)$/;
+
 /** Base64 `data` longer than this (characters) is written as `(base64, N chars)` (rendered PDF pages). */
 const LONG_BASE64 = 4096;
 
@@ -58,7 +63,15 @@ export class Normaliser {
   private readonly literal: Array<[string, string]>;
   private readonly today = new Date().toISOString().slice(0, 10);
 
-  constructor(capture: Capture) {
+  private readonly extra: { pattern: RegExp; replace: (m: string) => string };
+
+  /** @param extra - a scenario's own replacements (`[regular expression source, replacement]`) */
+  constructor(capture: Capture, extra: ReadonlyArray<readonly [string, string]> = []) {
+    const rules = extra.map(([src, to]) => [new RegExp(src), to] as const);
+    this.extra = {
+      pattern: rules.length === 0 ? /(?!)/g : new RegExp(extra.map(([src]) => `(?:${src})`).join('|'), 'g'),
+      replace: (m) => rules.find(([re]) => re.test(m))?.[1] ?? m,
+    };
     const { root, repo, home, baseUrl, pagesUrl } = capture.paths;
     const sessions = [capture.first, capture.resumed]
       .filter((r): r is CapturedRun => r !== undefined)
@@ -100,7 +113,9 @@ export class Normaliser {
       .replace(/Credential=([A-Z0-9]+)\/\d{8}\//g, 'Credential=$1/{{amz-day}}/')
       .replace(/\b[0-9a-f]{64}\b/g, '{{hex64}}')
       .replace(/\b(msg|req)_01fake[0-9a-f]{20}\b/g, '$1_01fake{{id}}')
-      .replace(/\/tmp\/cc-socks\/\d+\.sock/g, '{{socket}}');
+      .replace(/\/tmp\/cc-socks\/\d+\.sock/g, '{{socket}}')
+      .replace(/(\.claude\/plans\/[a-z0-9-]+?)-[a-z]+-[a-z]+\.md/g, '$1-{{adjective}}-{{noun}}.md')
+      .replace(this.extra.pattern, (m) => this.extra.replace(m));
   }
 
   /** A JSON value with every string normalised (keys too) and timing fields set to 0. */
@@ -110,7 +125,7 @@ export class Normaliser {
     if (v !== null && typeof v === 'object') {
       const out: Record<string, unknown> = {};
       for (const [k, x] of Object.entries(v)) {
-        if (TIMING_FIELDS.has(k) && typeof x === 'number') out[this.text(k)] = 0;
+        if (typeof x === 'number' && (TIMING_FIELDS.has(k) || TIMING_KEY.test(k))) out[this.text(k)] = 0;
         else if (k === 'data' && typeof x === 'string' && x.length > LONG_BASE64 && /^[A-Za-z0-9+/=]+$/.test(x)) {
           out[k] = `(base64, ${x.length} chars)`;
         } else out[this.text(k)] = this.value(x);
@@ -136,10 +151,15 @@ export class Normaliser {
       .join('');
   }
 
-  /** The requests of a run, normalised, with repeated `system` / `tools` written as a reference. */
+  /**
+   * The requests of a run, normalised, with repeated `system` / `tools` written as a reference.
+   * Requests that are not of the main conversation and arrive back to back (parallel WebFetch
+   * summaries, Bedrock and Vertex model probes) are sorted by URL and body, their order being the
+   * scheduler's.
+   */
   requests(reqs: readonly CapturedRequest[]): unknown[] {
     const seen: Array<{ system: string; tools: string }> = [];
-    return reqs.map((r, i) => {
+    return sortConcurrent(reqs).map((r, i) => {
       const body = this.value(r.body) as Record<string, unknown>;
       const system = JSON.stringify(body['system'] ?? null);
       const tools = JSON.stringify(body['tools'] ?? null);
@@ -179,4 +199,23 @@ export function sessionIds(stdout: string): string[] {
     }
   }
   return ids;
+}
+
+/** Sorts each run of consecutive requests that are not of the main conversation by URL, then body. */
+export function sortConcurrent(reqs: readonly CapturedRequest[]): CapturedRequest[] {
+  const out: CapturedRequest[] = [];
+  let run: CapturedRequest[] = [];
+  const key = (r: CapturedRequest): string => `${r.url}\n${JSON.stringify(r.body)}`;
+  const flush = (): void => {
+    out.push(...run.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)));
+    run = [];
+  };
+  for (const r of reqs) {
+    if (r.route === 'main') {
+      flush();
+      out.push(r);
+    } else run.push(r);
+  }
+  flush();
+  return out;
 }

@@ -5,6 +5,7 @@
  * version string, left out).
  */
 import type { ParsedRequest } from '../../../src/fake-model';
+import { canonicalOrder } from '../compare';
 import type { ResumedRun, Side, SideRun, StreamMessage } from '../run';
 import type { FixtureFiles } from './fixtures';
 
@@ -102,11 +103,14 @@ function stable(v: unknown, key = ''): unknown {
 export function stableView(f: FixtureFiles): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [file, text] of Object.entries(f)) {
+    // Streams in canonical order: tool results arrive in completion order.
     out[file] = file.endsWith('.jsonl')
-      ? text
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => stable(JSON.parse(l)))
+      ? canonicalOrder(
+          text
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as StreamMessage),
+        ).map((m) => stable(m))
       : stable(JSON.parse(text));
   }
   return out;

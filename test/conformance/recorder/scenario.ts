@@ -96,6 +96,11 @@ export interface RecordingScenario {
     /** For `sdk` scenarios: options merged into the scenario's `query()` options. */
     sdkOptions?: Record<string, unknown>;
   }>;
+  /**
+   * Extra replacements for volatile values only this scenario has, as `[regular expression source,
+   * placeholder]` (e.g. the random id NotebookEdit gives an inserted cell).
+   */
+  normalise?: Array<[string, string]>;
   /** Credentials the fake model's provider routes check (SigV4 keys, the Vertex access token). */
   providerAuth?: ProviderAuthOptions;
   /** Commands the recording needs on PATH (e.g. `pdftoppm` of poppler-utils); recording fails without them. */

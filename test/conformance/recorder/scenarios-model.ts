@@ -516,6 +516,8 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     issue: 23,
     pending: PENDING_NOTEBOOK,
     files: { ...RECORDING_FILES, 'analysis.ipynb': NOTEBOOK },
+    // NotebookEdit gives an inserted cell a random 8-hex id.
+    normalise: [['\\b(?!00000000)[0-9a-f]{8}\\b', '{{cell-id}}']],
     args: ['--tools', 'Read,NotebookEdit', '--permission-mode', 'acceptEdits'],
     steps: [
       { content: [tool('Read', { file_path: '{{cwd}}/analysis.ipynb' })] },
