@@ -92,7 +92,9 @@ function deferredNames(body: Record<string, unknown>): string[] | null {
  */
 function params(run: CapturedRun, n: Normaliser): unknown[] {
   return sortConcurrent(run.requests).map((r) => {
-    const { system: _s, tools, messages: _m, metadata: _md, ...rest } = r.body;
+    const rest: Record<string, unknown> = { ...r.body };
+    for (const k of ['system', 'tools', 'messages', 'metadata']) delete rest[k];
+    const tools = r.body.tools;
     const toolNames = (tools ?? []).map(
       (t) => `${String(t.name ?? t['type'])}${t['defer_loading'] === true ? ' (defer_loading)' : ''}`,
     );

@@ -490,6 +490,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
       canUseTool: {},
     },
     steps: [
+      { content: [tool('ToolSearch', { query: 'select:ExitPlanMode,EnterPlanMode' })] },
       { content: [tool('ExitPlanMode', { plan: '1. Change `a - b` to `a + b`.' })] },
       { content: [tool('Edit', { file_path: '{{cwd}}/src/math.js', old_string: 'a - b', new_string: 'a + b' })] },
       done,
@@ -623,6 +624,57 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     },
     providerAuth: { aws: AWS },
     steps: READ_THEN_DONE,
+  },
+  {
+    name: 'provider-bedrock-model-unavailable',
+    title: 'Bedrock when the model probe gets 404 (the model is not enabled in the account)',
+    issue: 23,
+    pending: PENDING_PROVIDERS,
+    flags: PROVIDER_FLAGS,
+    unsetEnv: NO_ANTHROPIC,
+    env: {
+      CLAUDE_CODE_USE_BEDROCK: '1',
+      ANTHROPIC_BEDROCK_BASE_URL: '{{base}}',
+      AWS_ACCESS_KEY_ID: AWS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: AWS.secretAccessKey,
+      AWS_REGION: 'us-east-1',
+    },
+    providerAuth: { aws: AWS },
+    steps: READ_THEN_DONE,
+    respond: (req, ctx) =>
+      ctx.url?.includes('claude-opus-5-5') === true
+        ? {
+            errors: Array.from({ length: 1000 }, () => ({
+              status: 404,
+              message: 'Could not resolve the foundation model from the provided model identifier.',
+            })),
+            content: [text('unreachable')],
+          }
+        : undefined,
+  },
+  {
+    name: 'provider-bedrock-no-model',
+    title: 'Bedrock when every model probe gets 404: the turn does not start',
+    issue: 23,
+    pending: PENDING_PROVIDERS,
+    flags: PROVIDER_FLAGS,
+    unsetEnv: NO_ANTHROPIC,
+    env: {
+      CLAUDE_CODE_USE_BEDROCK: '1',
+      ANTHROPIC_BEDROCK_BASE_URL: '{{base}}',
+      AWS_ACCESS_KEY_ID: AWS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: AWS.secretAccessKey,
+      AWS_REGION: 'us-east-1',
+    },
+    providerAuth: { aws: AWS },
+    steps: READ_THEN_DONE,
+    respond: () => ({
+      errors: Array.from({ length: 1000 }, () => ({
+        status: 404,
+        message: 'Could not resolve the foundation model from the provided model identifier.',
+      })),
+      content: [text('unreachable')],
+    }),
   },
   {
     name: 'provider-bedrock-api-key',
