@@ -9,9 +9,9 @@ import { resolveModelAlias } from '../config/model-aliases';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { TurnOptions } from '../common/turn';
-import { ruleSyntaxError } from '../permissions/rules';
-import { canonicalRule, loadSettings } from '../settings';
-import type { LoadedSettings } from '../settings';
+import { ruleSyntaxError } from '../config-files/permission-rules';
+import { canonicalRule, loadSettings } from '../config-files';
+import type { LoadedSettings } from '../config-files';
 import { UsageError } from './turn-options';
 
 /** Flags this step reads. */

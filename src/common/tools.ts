@@ -1,5 +1,5 @@
 import type { ScopedRules, SettingsEnvRef } from './permissions';
-import type { PermissionMode } from '../engine/permissions';
+import type { PermissionMode } from './permissions';
 
 /**
  * Wire types of tool runs, shared by the turn workflow and the tool activities.
@@ -55,7 +55,7 @@ export type ToolPermission =
   | { behavior: 'deny'; message: string; reason?: 'rule' | 'mode' | 'hook' | 'hook_ask' | 'approval'; ask?: boolean }
   /**
    * Decided by the activity against the tool's input and the real files
-   * (`decideToolPermission`, src/permissions/decide.ts): the mode, the rules that matter for
+   * (`decideToolPermission`, src/activities/permissions/decide.ts): the mode, the rules that matter for
    * this tool only (src/engine/permissions.ts `scopedRulesFor`), and the extra working directories.
    */
   | { behavior: 'check'; mode: PermissionMode; rules: ScopedRules; additionalDirectories?: string[] }

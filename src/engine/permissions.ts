@@ -2,21 +2,9 @@ import type { ScopedRules } from '../common/permissions';
 import type { ToolPermission } from '../common/tools';
 import { BUILTIN_TOOL_NAMES, READ_ONLY_TOOLS } from '../common/tools';
 import { isMcpToolName, mcpRuleMatches } from '../common/mcp';
+import type { PermissionMode } from '../common/permissions';
 
-/**
- * Permission modes, as Claude Code names them. Headless runs cannot prompt, so a call that
- * would need a prompt is denied (and recorded in `permission_denials`).
- * - `default`: reads inside the working directories run; other calls need an allow rule.
- * - `acceptEdits`: also edits of files inside the working directories (Edit, Write, Bash
- *   redirections and file commands such as `mkdir`, `rm`).
- * - `bypassPermissions`: everything not denied by a rule runs.
- * - `dontAsk`: as `default`, but what would be asked is denied outright.
- * - `plan`: only reads.
- */
-export const PERMISSION_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'] as const;
-export type PermissionMode = (typeof PERMISSION_MODES)[number];
-
-/** The permission rules of a turn: flags and settings files merged (see src/settings). */
+/** The permission rules of a turn: flags and settings files merged (see src/config-files/settings.ts). */
 export interface PermissionPolicy {
   mode: PermissionMode;
   /** Rules (`Tool` or `Tool(pattern)`) whose calls run without asking. */
@@ -90,7 +78,7 @@ export function scopedRulesFor(policy: PermissionPolicy, tool: string): ScopedRu
  * Decides what the workflow can decide by tool name, and otherwise hands the call to the activity
  * with the rules that matter for it (`check`). Pure: evaluated in the workflow, which never sees
  * tool inputs. Rules on paths and commands, the working-directory boundary and real paths are
- * decided by `decideToolPermission` (src/permissions/decide.ts) in the `runTool` activity.
+ * decided by `decideToolPermission` (src/activities/permissions/decide.ts) in the `runTool` activity.
  */
 export function decidePermission(policy: PermissionPolicy, toolName: string): ToolPermission {
   if (wholeTool(policy.disallowedTools, toolName)) {
@@ -118,7 +106,7 @@ export function decidePermission(policy: PermissionPolicy, toolName: string): To
   const rules = scopedRulesFor(policy, toolName);
   const scopedLimits = rules.deny.length + rules.ask.length > 0;
   // A tool that writes files may target a protected path (.git, .claude…), which no allow rule
-  // opens: only the activity, which sees the input, can tell (src/permissions/protected-paths.ts).
+  // opens: only the activity, which sees the input, can tell (src/activities/permissions/protected-paths.ts).
   const allowedWhole = wholeTool(policy.allowedTools, toolName) && !FILE_WRITING_TOOLS.has(toolName);
   if (!scopedLimits && (policy.mode === 'bypassPermissions' || allowedWhole)) {
     return { behavior: 'allow' };
