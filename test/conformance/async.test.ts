@@ -9,7 +9,7 @@
  * - the other scenarios are covered by async-recordings.test.ts, which checks their recordings.
  *
  * `CONFORMANCE_LIVE=1` runs every scenario with the real CLI (about 80 s); `CONFORMANCE_RECORD=1`
- * also writes each normalised recording to test/conformance/recordings/claude-2.1.328/<scenario>/;
+ * also writes each normalised recording to test/conformance/recordings/async/claude-2.1.328/<scenario>/;
  * `CONFORMANCE_SLOW=1` includes the scenarios that wait a minute or more in real time;
  * `CONFORMANCE_OURS=1` runs `agent-runner -p` for pending scenarios too (while building one);
  * `CONFORMANCE_KEEP=1` keeps each run's folder. Run: `npx jest test/conformance/async.test.ts

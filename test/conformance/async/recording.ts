@@ -1,6 +1,6 @@
 /**
  * A recorded run of an asynchronous-tools scenario, and its files:
- * `recordings/claude-<version>/<scenario>/{requests.json,stream.jsonl,meta.json}`.
+ * `recordings/async/claude-<version>/<scenario>/{requests.json,stream.jsonl,meta.json}`.
  *
  * - `requests.json`: every request body the model server received, in arrival order, with the
  *   conversation it was routed to (`route`, `step`) and when it arrived (`atMs` after the start).
@@ -64,7 +64,14 @@ export interface Recording {
 }
 
 /** Folder of the committed recordings of the pinned Claude Code. */
-export const RECORDINGS_DIR = join(REPO_ROOT, 'test', 'conformance', 'recordings', `claude-${CLAUDE_CODE_VERSION}`);
+export const RECORDINGS_DIR = join(
+  REPO_ROOT,
+  'test',
+  'conformance',
+  'recordings',
+  'async',
+  `claude-${CLAUDE_CODE_VERSION}`,
+);
 
 type Json = Record<string, unknown>;
 

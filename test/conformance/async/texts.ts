@@ -1,6 +1,6 @@
 /**
  * Claude Code 2.1.328's model-facing texts of its asynchronous tools, verbatim (from the
- * recordings in test/conformance/recordings/claude-2.1.328), as templates. Ids and paths are
+ * recordings in test/conformance/recordings/async/claude-2.1.328), as templates. Ids and paths are
  * parameters: in a normalised recording they read `<agent:1>`, `<shell:1>`, `<TMP>/…`. The checks
  * compare with these byte for byte; docs/reference/claude-code-async-tools.md quotes them.
  */
