@@ -15,10 +15,24 @@ export type PermissionBehavior = 'allow' | 'deny' | 'ask';
  */
 export type PermissionReasonType = 'rule' | 'mode' | 'workingDir' | 'safetyCheck' | 'subcommandResults' | 'other';
 
+/**
+ * What a refusal rests on, which decides what a PreToolUse hook's `allow` can lift (see
+ * src/engine/permission-precedence.ts):
+ * - `rule`: a deny or ask rule covers the call, or the call cannot be checked against the deny
+ *   and ask rules that exist (a hook's allow never lifts it);
+ * - `safety`: a check no rule or hook lifts (a protected path, a path that leads out of the
+ *   working directories through a symlink, a symlink loop);
+ * - `mode`: nothing allows the call, and the permission mode asks about it (or, in `dontAsk` and
+ *   `plan`, refuses it); a hook's allow lifts it except in `plan`.
+ */
+export type PermissionBasis = 'rule' | 'safety' | 'mode';
+
 /** The answer for one tool call. */
 export interface PermissionDecision {
   behavior: PermissionBehavior;
   reasonType: PermissionReasonType;
+  /** For `deny` and `ask`: what the refusal rests on (absent: treated as `safety`, which nothing lifts). */
+  basis?: PermissionBasis;
   /** The rule that decided, as written (`Bash(rm *)`, `Read(//etc/**)`), when one did. */
   rule?: string;
   /** One-line reason, e.g. `Path is outside allowed working directories`. */

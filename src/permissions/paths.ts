@@ -112,6 +112,7 @@ export async function decidePath(a: PathAccess, ctx: PathContext): Promise<Permi
     return {
       behavior: 'deny',
       reasonType: 'rule',
+      basis: 'rule',
       rule: denied.rule,
       reason: `${denied.rule} denies ${a.access === 'read' ? 'reading' : 'changing'} ${literal}`,
       // Claude Code's words for a file tool; a path inside a Bash command names the rule.
@@ -126,6 +127,7 @@ export async function decidePath(a: PathAccess, ctx: PathContext): Promise<Permi
     return {
       behavior: 'ask',
       reasonType: 'rule',
+      basis: 'rule',
       rule: asked.rule,
       message: `Claude requested permissions to ${verb} ${literal}, which the rule ${asked.rule} says to ask about, and no one can be asked in this run.`,
     };
@@ -154,6 +156,8 @@ export async function decidePath(a: PathAccess, ctx: PathContext): Promise<Permi
   return {
     behavior,
     reasonType: throughLink ? 'safetyCheck' : inside ? 'mode' : 'workingDir',
+    // A link out of the working directories is a safety check no hook lifts (as in Claude Code).
+    basis: throughLink ? 'safety' : 'mode',
     reason,
     message:
       `Claude requested permissions to ${verb} ${literal}, but you haven't granted it yet. ${reason}.` +
@@ -179,6 +183,7 @@ async function protectedWrite(
   return {
     behavior: ctx.mode === 'dontAsk' || ctx.mode === 'plan' ? 'deny' : 'ask',
     reasonType: 'safetyCheck',
+    basis: 'safety',
     reason: message,
     message,
     namesPath: true,

@@ -552,6 +552,49 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
     steps: [{ content: [tool('Bash', { command: 'echo hi > made.txt', description: 'Make a file' })] }, done],
   },
   {
+    name: 'hook-allow-rules',
+    title:
+      "A PreToolUse hook answering allow to every call keeps deny and ask rules and safety checks; it skips only the mode's question",
+    flags: DEFAULT_MODE_FLAGS,
+    homeFiles: TRUSTED_HOME,
+    git: true,
+    files: {
+      ...DEFAULT_FILES,
+      'README.md': 'readme\n',
+      'secret.txt': 'TOPSECRET\n',
+      '.claude/settings.json': JSON.stringify({
+        permissions: {
+          allow: ['Bash(echo:*)'],
+          deny: ['Bash(rm:*)', 'Read(./secret.txt)'],
+          ask: ['Bash(touch:*)', 'Edit(./asked.txt)'],
+        },
+        ...JSON.parse(
+          hooksSettings({
+            PreToolUse: [
+              {
+                matcher: '',
+                command: `echo '${JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow' } })}'`,
+              },
+            ],
+          }),
+        ),
+      }),
+    },
+    steps: [
+      { content: [tool('Bash', { command: 'rm -f README.md' })] },
+      { content: [tool('Bash', { command: 'git status --short && rm -f a.txt' })] },
+      { content: [tool('Read', { file_path: '{{cwd}}/secret.txt' })] },
+      { content: [tool('Bash', { command: 'touch t.txt' })] },
+      { content: [tool('Write', { file_path: '{{cwd}}/asked.txt', content: 'x' })] },
+      { content: [tool('Write', { file_path: '{{cwd}}/.git/hooks/pre-commit', content: '#!/bin/sh\n' })] },
+      { content: [tool('Write', { file_path: '{{cwd}}/free.txt', content: 'x' })] },
+      { content: [tool('Bash', { command: 'printf x > redir.txt' })] },
+      { content: [tool('Bash', { command: 'node -e "process.exit(0)"' })] },
+      { content: [tool('Bash', { command: 'echo allowed' })] },
+      done,
+    ],
+  },
+  {
     name: 'hook-stop-continue',
     title: 'A Stop hook makes the turn go on for one more step',
     files: {
