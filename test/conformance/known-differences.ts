@@ -98,7 +98,13 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     id: 'permission-denial-wording',
     kind: 'tool-result',
     where: /^toolu_conf_\d+_\d+\.content$/,
-    scenarios: ['permission-dont-ask', 'settings-rules', 'bash-compound-scoped', 'hook-allow-rules'],
+    scenarios: [
+      'permission-dont-ask',
+      'settings-rules',
+      'bash-compound-scoped',
+      'hook-allow-rules',
+      'bash-builtins-asked',
+    ],
     reason:
       "The text of a permission denial is the runner's own (it names the rule or the flag that would allow the call); the denial itself, is_error, the system/permission_denied message and result.permission_denials match.",
   },

@@ -424,6 +424,30 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
     ],
   },
   {
+    name: 'bash-builtins-asked',
+    title:
+      'Bash(echo:*) allowed: builtins that steer the shell, wrappers, functions and & are asked about; sleep and true run',
+    flags: [...DEFAULT_MODE_FLAGS, '--allowedTools', 'Bash(echo:*)'],
+    steps: [
+      ...[
+        'echo out; exit 3',
+        'echo out; set -e',
+        'echo out; wait',
+        'f() { echo in; }; f',
+        'echo out; command -v ls',
+        'echo out; nohup true',
+        'echo out; time true',
+        'echo out; exec true',
+        'sleep 0 &',
+        'echo out; :',
+        'echo out; return 2',
+        'echo out; sleep 0',
+        'echo out; true',
+      ].map((command) => ({ content: [tool('Bash', { command })] })),
+      done,
+    ],
+  },
+  {
     name: 'text-only',
     title: 'A text-only answer',
     steps: [{ content: [text('Just text, no tools.')] }],
