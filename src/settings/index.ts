@@ -9,6 +9,8 @@ export {
   loadSettings,
   parseSettingSources,
 } from './load';
+export type { ProjectTrust } from './trust';
+export { claudeConfigFile, projectRootOf, projectTrust } from './trust';
 export type { SettingsFile } from './schema';
 export { SettingsFileSchema } from './schema';
 export { readSettingsEnv } from './env';

@@ -104,6 +104,8 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       'bash-compound-scoped',
       'hook-allow-rules',
       'bash-builtins-asked',
+      'settings-untrusted',
+      'settings-subdirectory',
     ],
     reason:
       "The text of a permission denial is the runner's own (it names the rule or the flag that would allow the call); the denial itself, is_error, the system/permission_denied message and result.permission_denials match.",
