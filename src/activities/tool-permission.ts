@@ -29,6 +29,8 @@ export type ResolvedPermission =
       behavior: 'allow';
       /** For Glob and Grep: files their results must leave out (denied, or outside the working directories). */
       readDenied?: (absPath: string) => boolean;
+      /** For Write and Edit: the real path the decision was made on (they refuse when it changed). */
+      checkedPath?: string;
     }
   | {
       behavior: 'deny';
@@ -107,7 +109,7 @@ export async function resolveToolPermission(
       readDenied: searchFilter(call, check.mode, check.rules, check.additionalDirectories ?? [], outcome.by === 'hook'),
     };
   }
-  return { behavior: 'allow' };
+  return { behavior: 'allow', ...(decision.resolvedPath !== undefined ? { checkedPath: decision.resolvedPath } : {}) };
 }
 
 /**

@@ -46,6 +46,11 @@ export interface PermissionDecision {
   silent?: boolean;
   /** True when `message` already names the path it is about (a Bash command passes it on as is). */
   namesPath?: boolean;
+  /**
+   * For a file tool's target: the real path the decision was made on (symlinks resolved). Write and
+   * Edit refuse to write when the parent no longer resolves to its directory (TOCTOU).
+   */
+  resolvedPath?: string;
 }
 
 /**

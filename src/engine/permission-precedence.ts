@@ -62,17 +62,11 @@ export function permissionPrecedence(rules: RuleVerdict, mode: PermissionMode, h
 
 /**
  * The rule verdict of a decision made against a call's input (`decideToolPermission`): its
- * behaviour and what it rests on. A refusal without a basis is taken as a safety check, which
- * nothing lifts.
+ * behaviour and what it rests on. A rule's or a safety check's refusal stays a refusal and its
+ * question a question; a refusal without a basis is taken as a safety check.
  */
 export function ruleVerdictOf(decision: { behavior: PermissionBehavior; basis?: PermissionBasis }): RuleVerdict {
   if (decision.behavior === 'allow') return 'allow';
-  switch (decision.basis) {
-    case 'rule':
-      return decision.behavior === 'deny' ? 'deny' : 'ask';
-    case 'mode':
-      return 'unmatched';
-    default:
-      return 'ask';
-  }
+  if (decision.basis === 'mode') return 'unmatched';
+  return decision.behavior === 'deny' ? 'deny' : 'ask';
 }

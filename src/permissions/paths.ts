@@ -2,6 +2,7 @@
  * The permission decision for one file access (a Read, Glob or Grep target, an Edit or Write
  * target, a Bash redirection or a path operand of a Bash command), made on real paths.
  */
+import { lstatSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PermissionDecision, ScopedRules } from '../common/permissions';
@@ -102,10 +103,21 @@ export async function decidePath(a: PathAccess, ctx: PathContext): Promise<Permi
   if (a.access === 'write' && HARMLESS_DEVICES.has(literal)) return allow();
   if (/^\/dev\/fd\/\d+$/.test(literal) || /^\/proc\/self\/fd\/\d+$/.test(literal)) return allow();
   const real = await realPathOf(literal);
+
+  const decision = await decideResolvedPath(a, literal, real, ctx);
+  // What the file tools write is the path decided on (src/activities/tools/safe-write.ts).
+  return a.tool === undefined ? decision : { ...decision, resolvedPath: real };
+}
+
+async function decideResolvedPath(
+  a: PathAccess,
+  literal: string,
+  real: string,
+  ctx: PathContext,
+): Promise<PermissionDecision> {
   const tools = [...(a.access === 'read' ? READ_RULE_TOOLS : EDIT_RULE_TOOLS), ...(a.ruleTools ?? [])];
   const verb = a.access === 'read' ? 'read' : 'write to';
   const both = real === literal ? [literal] : [literal, real];
-
   const denied = findRule(ctx.rules.deny, tools, ctx, both, { recursive: a.recursive === true });
   if (denied) {
     const fileTool = a.tool === 'Read' || a.tool === 'Edit' || a.tool === 'Write' || a.tool === 'NotebookEdit';
@@ -120,6 +132,21 @@ export async function decidePath(a: PathAccess, ctx: PathContext): Promise<Permi
         ? '<tool_use_error>File is in a directory that is denied by your permission settings.</tool_use_error>'
         : `Permission to ${verb} ${literal} has been denied by the permission rule ${denied.rule}.`,
       ...(fileTool ? { silent: true } : {}),
+    };
+  }
+  if (
+    a.access === 'write' &&
+    (a.tool === 'Edit' || a.tool === 'Write' || a.tool === 'NotebookEdit') &&
+    isSymlink(literal)
+  ) {
+    // As Claude Code: a file tool never writes through a link at the file's own name, in any mode.
+    return {
+      behavior: 'deny',
+      reasonType: 'other',
+      basis: 'safety',
+      reason: 'Write target is a symbolic link',
+      message: `Refusing to write ${literal}: it is a symbolic link. Write to the link's target path instead: ${real}.`,
+      namesPath: true,
     };
   }
   const asked = findRule(ctx.rules.ask, tools, ctx, both);
@@ -188,6 +215,14 @@ async function protectedWrite(
     message,
     namesPath: true,
   };
+}
+
+function isSymlink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 function ruleHint(abs: string, cwd: string): string {

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensurePrivateDataDir } from '../store/data-dir';
 import { serverAnswers, tcpProbe } from '../client/server-state';
 import { devServerEnvironment } from '../env/child-env';
 
@@ -297,10 +298,10 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
   const namespace = opts.namespace ?? 'default';
   const startTimeoutMs = opts.startTimeoutMs ?? 60_000;
   const dataDir = path.resolve(opts.dataDir);
-  fs.mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDataDir(dataDir);
   const dbFilename = opts.dbFilename === undefined ? 'temporal.db' : opts.dbFilename;
   const dbPath = dbFilename === null ? null : path.resolve(dataDir, dbFilename);
-  if (dbPath !== null) fs.mkdirSync(path.dirname(dbPath), { recursive: true });
+  if (dbPath !== null) fs.mkdirSync(path.dirname(dbPath), { recursive: true, mode: PRIVATE_DIR_MODE });
 
   const wanted = [opts.port || 0, ui ? opts.uiPort || 0 : -1, 0, 0];
   const [port, uiPort, httpPort, metricsPort] = await freePorts(ip, wanted);
@@ -338,7 +339,7 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
   let logFile: string | null = null;
   if (opts.keepAlive) {
     logFile = path.join(dataDir, 'temporal-server.log');
-    const fd = fs.openSync(logFile, 'a');
+    const fd = fs.openSync(logFile, 'a', PRIVATE_FILE_MODE);
     try {
       child = spawn(opts.cliPath, args, { stdio: ['ignore', fd, fd], env: childEnv, detached: true });
     } finally {

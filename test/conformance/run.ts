@@ -341,6 +341,10 @@ export async function runScenario(s: ConformanceScenario, opts: RunOptions): Pro
   try {
     for (const side of ['claude', 'ours'] as const) {
       createRepo(repo, s.files ?? DEFAULT_FILES);
+      if (s.setup !== undefined) {
+        const r = spawnSync('bash', ['-c', s.setup], { cwd: repo, encoding: 'utf8' });
+        if (r.status !== 0) throw new Error(`setup of ${s.name} failed: ${r.stderr}`);
+      }
       if (s.git) gitInit(repo);
       const home = join(root, `home-${side}`);
       mkdirSync(home, { recursive: true });

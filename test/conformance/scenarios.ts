@@ -25,6 +25,8 @@ export interface ConformanceScenario {
   homeFiles?: Record<string, string>;
   /** Make the repository a git repository with one commit of its files (same hash on both sides). */
   git?: boolean;
+  /** A bash script run in the repository after its files are written (links, modes), before `git`. */
+  setup?: string;
   /** Send the prompt as a stream-json user message on stdin (`--input-format stream-json`). */
   streamInput?: boolean;
   /**
@@ -178,6 +180,22 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
     steps: [
       { content: [tool('Write', { file_path: '{{cwd}}/newdir/n.txt', content: 'hello\n' })] },
       { content: [tool('Write', { file_path: '{{cwd}}/src', content: 'x' })] },
+      done,
+    ],
+  },
+  {
+    name: 'write-through-links',
+    title:
+      'Write and Edit of a symlink are refused; a linked directory inside is written through; a hard link gets a file of its own',
+    files: { ...DEFAULT_FILES, 'orig.txt': 'shared\n' },
+    setup: 'ln -s a.txt link.txt && ln -s src d && ln orig.txt hl.txt',
+    steps: [
+      { content: [tool('Read', { file_path: '{{cwd}}/link.txt' })] },
+      { content: [tool('Write', { file_path: '{{cwd}}/link.txt', content: 'through the link\n' })] },
+      { content: [tool('Edit', { file_path: '{{cwd}}/link.txt', old_string: 'one', new_string: 'ONE' })] },
+      { content: [tool('Write', { file_path: '{{cwd}}/d/new.txt', content: 'in the linked directory\n' })] },
+      { content: [tool('Read', { file_path: '{{cwd}}/hl.txt' })] },
+      { content: [tool('Edit', { file_path: '{{cwd}}/hl.txt', old_string: 'shared', new_string: 'mine' })] },
       done,
     ],
   },

@@ -80,12 +80,12 @@ describe('ruleVerdictOf: a decision against the input as a rule verdict', () => 
     expect(ruleVerdictOf({ behavior: 'deny', basis: 'rule' })).toBe('deny');
     expect(ruleVerdictOf({ behavior: 'ask', basis: 'rule' })).toBe('ask');
     expect(ruleVerdictOf({ behavior: 'ask', basis: 'safety' })).toBe('ask');
-    expect(ruleVerdictOf({ behavior: 'deny', basis: 'safety' })).toBe('ask');
+    expect(ruleVerdictOf({ behavior: 'deny', basis: 'safety' })).toBe('deny');
     expect(ruleVerdictOf({ behavior: 'ask', basis: 'mode' })).toBe('unmatched');
     expect(ruleVerdictOf({ behavior: 'deny', basis: 'mode' })).toBe('unmatched');
   });
   test('ruleVerdictOf: a refusal that does not say what it rests on is a safety check (nothing lifts it)', () => {
-    expect(ruleVerdictOf({ behavior: 'deny' })).toBe('ask');
+    expect(ruleVerdictOf({ behavior: 'deny' })).toBe('deny');
     expect(ruleVerdictOf({ behavior: 'ask' })).toBe('ask');
   });
 });
