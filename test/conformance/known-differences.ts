@@ -139,6 +139,14 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       'Read has no PDF support (pages) and no way past its size limit (allow_large): files over 256 KB are read in windows with offset/limit, which keeps every tool result small enough for the transcript store and the context.',
   },
   {
+    id: 'bash-env-never-sourced',
+    kind: 'repository',
+    where: 'sourced.txt',
+    scenarios: ['settings-env-shell'],
+    reason:
+      "Deliberate, beyond Claude Code: BASH_ENV (and ENV, SHELLOPTS, BASHOPTS, CDPATH, PS4) never reaches the runner's shell. Claude Code 2.1.328 keeps it out of the command's shell too, but sources it once, silently, while it prepares its shell (so a repository's settings env runs a script of the repository).",
+  },
+  {
     id: 'structured-output-never-success-without-output',
     kind: 'exit-code',
     where: 'exit code',
