@@ -13,7 +13,7 @@ import { permissionPrecedence } from './permission-precedence';
  *   redirections and file commands such as `mkdir`, `rm`).
  * - `bypassPermissions`: everything not denied by a rule runs.
  * - `dontAsk`: as `default`, but what would be asked is denied outright.
- * - `plan`: only reads.
+ * - `plan`: no edits; reads, and Bash commands an allow rule covers or that only read, run (as in Claude Code).
  */
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
