@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PermissionDecision } from '../src/common/permissions';
-import { decideToolPermission } from '../src/permissions/decide';
+import { decideToolPermission } from '../src/activities/permissions/decide';
 
 /** What a row must get: `deny` exactly (a deny rule certainly applies), or `block` (deny or ask). */
 export type Expected = 'deny' | 'block' | 'allow';

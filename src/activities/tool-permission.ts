@@ -9,10 +9,10 @@ import * as path from 'node:path';
 import type { PermissionDecision, PermissionReasonType, ScopedRules } from '../common/permissions';
 import type { ToolPermission } from '../common/tools';
 import { permissionPrecedence, ruleVerdictOf } from '../engine/permission-precedence';
-import { decideToolPermission } from '../permissions/decide';
-import { canonicalPathPattern, pathMatches } from '../permissions/path-rules';
-import { isInsideDir } from '../permissions/real-path';
-import { parseRule, pathRuleToolsFor } from '../permissions/rules';
+import { decideToolPermission } from './permissions/decide';
+import { canonicalPathPattern, pathMatches } from '../config-files/path-rules';
+import { isInsideDir } from './permissions/real-path';
+import { parseRule, pathRuleToolsFor } from '../config-files/permission-rules';
 
 /** The call this permission is for. */
 export interface PermissionCall {

@@ -505,7 +505,7 @@ export async function main(argv: string[]): Promise<number> {
       err(`agent-runner: ${e.message}`);
       return EXIT.usage;
     }
-    const { fileSystemReason } = await import('../worker/preflight');
+    const { fileSystemReason } = await import('../host/preflight');
     const fsReason = fileSystemReason(e);
     const fsPath = (e as NodeJS.ErrnoException).path;
     if (fsReason !== null && fsPath !== undefined) {

@@ -10,9 +10,9 @@ import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { TurnOptions } from '../common/turn';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensurePrivateDataDir } from '../store/data-dir';
-import { ruleSyntaxError } from '../permissions/rules';
-import { canonicalRule, loadSettings } from '../settings';
-import type { LoadedSettings } from '../settings';
+import { ruleSyntaxError } from '../config-files/permission-rules';
+import { canonicalRule, loadSettings } from '../config-files';
+import type { LoadedSettings } from '../config-files';
 import { UsageError } from './turn-options';
 
 /** Flags this step reads. */

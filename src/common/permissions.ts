@@ -3,6 +3,19 @@
  * name) and the activities (which decide against the tool's input and the real files).
  */
 
+/**
+ * Permission modes, as Claude Code names them. Headless runs cannot prompt, so a call that
+ * would need a prompt is denied (and recorded in `permission_denials`).
+ * - `default`: reads inside the working directories run; other calls need an allow rule.
+ * - `acceptEdits`: also edits of files inside the working directories (Edit, Write, Bash
+ *   redirections and file commands such as `mkdir`, `rm`).
+ * - `bypassPermissions`: everything not denied by a rule runs.
+ * - `dontAsk`: as `default`, but what would be asked is denied outright.
+ * - `plan`: no edits; reads, and Bash commands an allow rule covers or that only read, run (as in Claude Code).
+ */
+export const PERMISSION_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
 /** What a decision says: run the call, refuse it, or ask a person (headless runs: refuse). */
 export type PermissionBehavior = 'allow' | 'deny' | 'ask';
 

@@ -1,5 +1,5 @@
 import type { ScopedRules, SettingsEnvRef } from './permissions';
-import type { PermissionMode } from '../engine/permissions';
+import type { PermissionMode } from './permissions';
 
 /**
  * Wire types of tool runs, shared by the turn workflow and the tool activities.
@@ -62,7 +62,7 @@ export type ToolPermission =
     }
   /**
    * Decided by the activity against the tool's input and the real files
-   * (`decideToolPermission`, src/permissions/decide.ts): the mode, the rules that matter for
+   * (`decideToolPermission`, src/activities/permissions/decide.ts): the mode, the rules that matter for
    * this tool only (src/engine/permissions.ts `scopedRulesFor`), and the extra working directories.
    */
   | {

@@ -19,7 +19,7 @@
  *    mode asks (`default`, `acceptEdits`) or refuses (`dontAsk`).
  */
 import type { PermissionBasis, PermissionBehavior } from '../common/permissions';
-import type { PermissionMode } from './permissions';
+import type { PermissionMode } from '../common/permissions';
 
 /** What the rules and the safety checks say about one call, before the mode and any hook. */
 export type RuleVerdict =

@@ -4,21 +4,9 @@ import { BUILTIN_TOOL_NAMES, READ_ONLY_TOOLS } from '../common/tools';
 import { isMcpToolName, mcpRuleMatches } from '../common/mcp';
 import type { RuleVerdict } from './permission-precedence';
 import { permissionPrecedence } from './permission-precedence';
+import type { PermissionMode } from '../common/permissions';
 
-/**
- * Permission modes, as Claude Code names them. Headless runs cannot prompt, so a call that
- * would need a prompt is denied (and recorded in `permission_denials`).
- * - `default`: reads inside the working directories run; other calls need an allow rule.
- * - `acceptEdits`: also edits of files inside the working directories (Edit, Write, Bash
- *   redirections and file commands such as `mkdir`, `rm`).
- * - `bypassPermissions`: everything not denied by a rule runs.
- * - `dontAsk`: as `default`, but what would be asked is denied outright.
- * - `plan`: no edits; reads, and Bash commands an allow rule covers or that only read, run (as in Claude Code).
- */
-export const PERMISSION_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'] as const;
-export type PermissionMode = (typeof PERMISSION_MODES)[number];
-
-/** The permission rules of a turn: flags and settings files merged (see src/settings). */
+/** The permission rules of a turn: flags and settings files merged (see src/config-files/settings.ts). */
 export interface PermissionPolicy {
   mode: PermissionMode;
   /** Rules (`Tool` or `Tool(pattern)`) whose calls run without asking. */
@@ -101,7 +89,7 @@ type ByName = { verdict: RuleVerdict; message: string; reason: 'rule' | 'mode' }
  * Decides what the workflow can decide by tool name, and otherwise hands the call to the activity
  * with the rules that matter for it (`check`, carrying the hook's verdict). Pure: evaluated in the
  * workflow, which never sees tool inputs. Rules on paths and commands, the working-directory
- * boundary and real paths are decided by `decideToolPermission` (src/permissions/decide.ts) in the
+ * boundary and real paths are decided by `decideToolPermission` (src/activities/permissions/decide.ts) in the
  * `runTool` activity, which applies the same precedence (src/engine/permission-precedence.ts).
  * @param hook the PreToolUse hooks' verdict. @default none
  */
@@ -167,7 +155,7 @@ function decideByName(policy: PermissionPolicy, toolName: string): ByName {
   const rules = scopedRulesFor(policy, toolName);
   const scopedLimits = rules.deny.length + rules.ask.length > 0;
   // A tool that writes files may target a protected path (.git, .claude…), which no allow rule
-  // opens: only the activity, which sees the input, can tell (src/permissions/protected-paths.ts).
+  // opens: only the activity, which sees the input, can tell (src/activities/permissions/protected-paths.ts).
   const allowedWhole = wholeTool(policy.allowedTools, toolName) && !FILE_WRITING_TOOLS.has(toolName);
   if (!scopedLimits && (policy.mode === 'bypassPermissions' || allowedWhole)) {
     return { verdict: 'allow', message: '', reason: 'rule' };

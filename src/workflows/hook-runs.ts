@@ -16,7 +16,7 @@ export type HookStop = { terminalReason: 'hook_stopped'; errors: string[] } | nu
 export const MAX_STOP_HOOK_BLOCKS = 20;
 
 /**
- * The turn's hooks (Claude Code's contract; see src/hooks/interpret.ts): each event whose
+ * The turn's hooks (Claude Code's contract; see src/activities/hooks/interpret.ts): each event whose
  * matchers apply runs as one `runHooks` activity on a worker, keyed by the event so that a replay
  * or retry never runs its hooks twice. History sees refs and small outcomes; hook input and
  * output (tool input, prompt, context) stay in the store. Events with no hook cost nothing.

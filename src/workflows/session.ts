@@ -29,7 +29,7 @@ import {
   submitMessageUpdate,
 } from './messages';
 import type { LimitPatch, SessionStatusView } from './messages';
-import { turnWorkflowId } from './ids';
+import { turnWorkflowId } from '../common/ids';
 import { approvalStatusSignal } from './approval-messages';
 import { WAITING_FOR_APPROVAL_STATUS } from '../common/approvals';
 import { turnWorkflow } from './turn';

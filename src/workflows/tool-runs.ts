@@ -110,7 +110,7 @@ export class ToolRuns {
   /**
    * The permission of one call, decided in the workflow as far as the tool name allows; anything
    * that depends on the input or the files is a `check` with only the rules that matter for this
-   * tool, decided by the activity (src/permissions/decide.ts).
+   * tool, decided by the activity (src/activities/permissions/decide.ts).
    */
   permissionOf(use: ToolUseSummary): ToolPermission {
     return decidePermission(permissionPolicyOf(this.input.options), use.name);

@@ -24,8 +24,9 @@ import { TRANSCRIPT_SCHEMA_VERSION } from '../common/version';
 import { applyLimitPatch, checkLimits } from '../engine/limits';
 import { edeDiagnostic, isResultSuccessful } from '../engine/success';
 import { checkTokenBudget } from '../engine/token-budget';
-import type { PromptCommand } from '../common/turn';
-import { promptCommandOf, shouldAutoCompact, taskBudgetTokens } from '../engine/compaction';
+import type { PromptCommand } from '../common/prompt-command';
+import { promptCommandOf } from '../common/prompt-command';
+import { shouldAutoCompact, taskBudgetTokens } from '../engine/compaction';
 import { fallbackFor, fallbackNotice, OVERLOADED_ATTEMPTS_BEFORE_FALLBACK } from '../engine/model-fallback';
 import {
   MAX_OUTPUT_TOKENS_RECOVERIES,

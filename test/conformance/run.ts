@@ -19,7 +19,7 @@ import { dirname, join, relative } from 'node:path';
 import { startFakeModelServer } from '../../src/fake-model';
 import type { FakeModelServer, ParsedRequest, StepSpec } from '../../src/fake-model';
 import { firstUserText } from '../../src/fake-model/request';
-import { findTemporalCli } from '../../src/worker/dev-server';
+import { findTemporalCli } from '../../src/host/dev-server';
 import { REPO_ROOT } from './install';
 import type { ConformanceScenario } from './scenarios';
 import { DEFAULT_FILES } from './scenarios';
@@ -66,7 +66,7 @@ export interface SideRun {
   /** The repository afterwards: relative path → content. */
   files: Record<string, string>;
   /** The scenario's `homeAfter` files of HOME afterwards: relative path → content (absent when missing). */
-  homeFiles: Record<string, string>;
+  homeFiles?: Record<string, string>;
   durationMs: number;
   /** The scenario's second run (`resume`), when it has one. */
   resumed?: ResumedRun;

@@ -24,7 +24,7 @@ import * as path from 'node:path';
 import type { FileReadState } from '../../common/tools';
 import { plainErrorOutput } from './format';
 import type { ToolOutput } from './types';
-import { realPathOf } from '../../permissions/real-path';
+import { realPathOf } from '../permissions/real-path';
 
 /** A write refused because the path changed under it or leads through a symlink (the tool's error text). */
 export class WriteRefusedError extends Error {
@@ -47,7 +47,7 @@ export function linkOnPathMessage(abs: string): string {
 /** Options of {@link writeFileThroughHandle}. */
 export interface SafeWriteOptions {
   /**
-   * The real path the permission check resolved for `abs` (src/permissions/paths.ts). When set,
+   * The real path the permission check resolved for `abs` (src/activities/permissions/paths.ts). When set,
    * the write is refused unless the parent directory still resolves to its directory.
    */
   checkedPath?: string;

@@ -8,7 +8,7 @@ import {
   listBudgetPools,
 } from '../../client/budget-pool';
 import type { PoolStateView } from '../../workflows/messages';
-import { budgetPoolWorkflowId } from '../../workflows/ids';
+import { budgetPoolWorkflowId } from '../../common/ids';
 import type { ControlIo } from '../control';
 import { int, kvTable, limitValue, openControlRuntime, usd } from '../control';
 import { UsageError } from '../turn-options';
@@ -85,7 +85,7 @@ export async function runPoolCreate(
   return withControlErrors(io, async () => {
     const mode = serverModeOptions(flags);
     const rt = mode.daemon
-      ? await (await import('../../worker/runtime')).openRuntime({ config, ...mode, worker: false, quiet: true })
+      ? await (await import('../../host/runtime')).openRuntime({ config, ...mode, worker: false, quiet: true })
       : await openControlRuntime(config, 'pool create');
     try {
       let pool;

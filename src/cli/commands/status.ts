@@ -1,7 +1,7 @@
 import type { Config } from '../../config';
 import { sessionStatus } from '../../client/session-control';
 import type { SessionStatusReport } from '../../client/session-control';
-import type { TurnLimits } from '../../engine/limits';
+import type { TurnLimits } from '../../common/limits';
 import type { Usage } from '../../common/usage';
 import type { ControlIo } from '../control';
 import { int, kvTable, openControlRuntime, usd } from '../control';

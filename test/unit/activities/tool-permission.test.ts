@@ -2,7 +2,8 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { resolveToolPermission } from '../../../src/activities/tool-permission';
-import type { HookPermission, PermissionMode, PermissionPolicy } from '../../../src/engine/permissions';
+import type { PermissionMode } from '../../../src/common/permissions';
+import type { HookPermission, PermissionPolicy } from '../../../src/engine/permissions';
 import { decidePermission } from '../../../src/engine/permissions';
 import { makeSession, type TestSession } from './tools/helpers';
 

@@ -5,8 +5,8 @@ import {
   permissionPrecedence,
   ruleVerdictOf,
 } from '../../../src/engine/permission-precedence';
-import { PERMISSION_MODES } from '../../../src/engine/permissions';
-import type { PermissionMode } from '../../../src/engine/permissions';
+import { PERMISSION_MODES } from '../../../src/common/permissions';
+import type { PermissionMode } from '../../../src/common/permissions';
 
 /**
  * Every (rule verdict × mode × hook verdict), as `claude -p` 2.1.328 decides it (recorded with
