@@ -3,6 +3,7 @@ import { isMcpToolName } from '../common/mcp';
 import type { RunToolInput, RunToolSummary, ToolPermission, ToolUseSummary } from '../common/tools';
 import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import type { TurnInput } from '../common/turn';
+import type { HookPermission } from '../engine/permissions';
 import { decidePermission, permissionPolicyOf } from '../engine/permissions';
 import { partitionToolUses } from '../engine/tool-batches';
 import type { Approvals } from './approvals';
@@ -17,6 +18,28 @@ import { toolFaultOf } from './failures';
 
 /** Patch id: a tool run that failed with a fault retrying cannot fix gets an is_error result. */
 const TOOL_FAULT_RESULTS_PATCH = 'tool-fault-results';
+/** Patch id: a PreToolUse hook's verdict is weighed by the order of precedence (deny and ask rules first). */
+export const HOOK_PRECEDENCE_PATCH = 'hook-precedence';
+
+/**
+ * How a hook's verdict was combined with the rules before {@link HOOK_PRECEDENCE_PATCH}, kept so
+ * that histories recorded then replay with the same commands. Its `allow` skipped the activity's
+ * checks (the fault of issue 18); it runs only for those histories.
+ */
+function legacyHookPermission(base: ToolPermission, hook: HookPermission): ToolPermission {
+  switch (hook.decision) {
+    case 'deny':
+      return { behavior: 'deny', message: hook.message, reason: 'hook' };
+    case 'ask':
+      return { behavior: 'deny', message: hook.message, reason: 'hook_ask' };
+    case 'allow':
+      if (base.behavior === 'deny' && base.reason === 'rule') return base;
+      if (base.behavior === 'checkCommand') return { ...base, allow: null };
+      return { behavior: 'allow' };
+    default:
+      return base;
+  }
+}
 
 /** A tool call with the transcript position of its result, planned before it runs. */
 interface PlannedRun {
@@ -112,14 +135,19 @@ export class ToolRuns {
     if (plain.skipReason !== undefined) return plain;
     let prepared = plain;
     if (this.hooks.applies('PreToolUse', run.use.name)) {
-      const hooked = await this.hooks.preToolUse(run.use, assistantUuid, plain.permission);
+      const hooked = await this.hooks.preToolUse(run.use, assistantUuid);
       if (hooked.stop) {
         this.hookStop ??= hooked.stop;
         return this.runInput(run, assistantUuid, `Not run: ${hooked.stop.errors.join('; ')}`);
       }
+      // The hook's verdict yields to deny and ask rules and safety checks (one order of
+      // precedence); histories recorded before it replay with the earlier combination.
+      const permission = patched(HOOK_PRECEDENCE_PATCH)
+        ? decidePermission(permissionPolicyOf(this.input.options), run.use.name, hooked.hook)
+        : legacyHookPermission(plain.permission, hooked.hook);
       prepared = {
         ...plain,
-        permission: hooked.permission,
+        permission,
         ...(hooked.inputRef !== undefined ? { inputRef: hooked.inputRef } : {}),
       };
     }
