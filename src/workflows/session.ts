@@ -3,7 +3,6 @@ import {
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
-  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -36,6 +35,7 @@ import { turnWorkflow } from './turn';
 import { AGENT_STATUS_RUNNING, SA } from '../common/search-attributes';
 import type { SearchAttributePair } from '@temporalio/common';
 import { LABEL_CHARS, firstLine } from '../common/summary';
+import { isPatched } from './patches';
 
 const { loadSession } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
@@ -192,7 +192,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
     const handle = await startChild(turnWorkflow, {
       workflowId: childId,
       args: [turnInput],
-      ...(patched(TURN_METADATA_PATCH) ? turnMetadata(turnInput) : {}),
+      ...(isPatched('turnMetadata') ? turnMetadata(turnInput) : {}),
     });
     currentTurn = childId;
     started.set(next.id, { turnWorkflowId: childId, turnNumber, promptUuid });
@@ -218,9 +218,6 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
   await condition(allHandlersFinished);
   return state;
 }
-
-/** Patch id of the turn workflows' summary, details and search attributes. */
-const TURN_METADATA_PATCH = 'turn-metadata';
 
 /**
  * What a turn workflow shows in the Web UI and to visibility queries: a summary (`turn 3: first
@@ -321,9 +318,6 @@ function applyOutcome(state: SessionState, o: TurnOutcome, turnId: string): Sess
   };
 }
 
-/** Patch id: a failed turn's spend is counted (the session's totals re-read from the store). */
-const FAILED_TURN_TOTALS_PATCH = 'failed-turn-totals';
-
 /**
  * A turn that failed as a workflow (a bug, a termination): re-read the leaf and the session's
  * totals from the store, which has the billing of every model call attempt the turn made (as
@@ -331,7 +325,7 @@ const FAILED_TURN_TOTALS_PATCH = 'failed-turn-totals';
  */
 async function afterFailedTurn(state: SessionState, turnId: string): Promise<SessionState> {
   const stored = await loadSession(state.sessionId);
-  const totals = patched(FAILED_TURN_TOTALS_PATCH) ? storedTotals(state, stored) : {};
+  const totals = isPatched('failedTurnTotals') ? storedTotals(state, stored) : {};
   return {
     ...state,
     ...totals,

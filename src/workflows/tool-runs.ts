@@ -1,4 +1,4 @@
-import { patched, uuid4 } from '@temporalio/workflow';
+import { uuid4 } from '@temporalio/workflow';
 import { isMcpToolName } from '../common/mcp';
 import type { RunToolInput, RunToolSummary, ToolPermission, ToolUseSummary } from '../common/tools';
 import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
@@ -10,13 +10,11 @@ import type { HookRuns, HookStop } from './hook-runs';
 import type { Interrupts } from './interrupts';
 import { uninterruptible } from './interrupts';
 import type { TurnActivities } from './turn-activities';
-import { LOCAL_ACTIVITIES_PATCH, LOCAL_TOOLS } from './turn-activities';
+import { LOCAL_TOOLS } from './turn-activities';
+import { isPatched } from './patches';
 import type { TurnState } from './turn-state';
 import type { WorkspaceFollower } from './workspace';
 import { toolFaultOf } from './failures';
-
-/** Patch id: a tool run that failed with a fault retrying cannot fix gets an is_error result. */
-const TOOL_FAULT_RESULTS_PATCH = 'tool-fault-results';
 
 /** A tool call with the transcript position of its result, planned before it runs. */
 interface PlannedRun {
@@ -55,7 +53,7 @@ export class ToolRuns {
       // A fault (`Tool.Fault`: invalid input the system rejects, a broken repository, a bug) was
       // not retried: the model gets it as the call's is_error result and the turn goes on.
       const fault = toolFaultOf(err);
-      if (fault === undefined || input.skipReason !== undefined || !patched(TOOL_FAULT_RESULTS_PATCH)) throw err;
+      if (fault === undefined || input.skipReason !== undefined || !isPatched('toolFaultResults')) throw err;
       const { sessionId, cwd, assistantUuid, toolUseId, toolName, resultUuid, parentUuid } = input;
       const skipped: RunToolInput = {
         sessionId,
@@ -74,7 +72,7 @@ export class ToolRuns {
 
   private runWhereTheWorkspaceIs(input: RunToolInput, use?: ToolUseSummary): Promise<RunToolSummary> {
     const label = use?.label ?? input.toolName;
-    if (input.skipReason === undefined && LOCAL_TOOLS.has(input.toolName) && patched(LOCAL_ACTIVITIES_PATCH)) {
+    if (input.skipReason === undefined && LOCAL_TOOLS.has(input.toolName) && isPatched('localActivities')) {
       return this.workspace.runToolLocal(input, this.acts.local.runTool, this.acts.runTool, label);
     }
     return this.workspace.runTool(

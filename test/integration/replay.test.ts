@@ -135,7 +135,10 @@ describe('replay', () => {
     await waitFor('turn 4 in Bash', () => bashRuns(turn4));
     await env.client.workflow.getHandle(turn4).terminate('replay test: a turn that fails');
     expect((await failing).result.is_error).toBe(true);
-    expect((await session.query(sessionStateQuery)).turnCount).toBe(4);
+    // The client has the failed turn's result from the turn; the session counts it once it has re-read the store.
+    await waitFor('the session to count turn 4', async () =>
+      (await session.query(sessionStateQuery)).turnCount === 4 ? true : undefined,
+    );
     await engine.end();
     await session.result();
     await replayAndKeep([{ name: 'session-steered', id: engine.workflowId, history: await session.fetchHistory() }]);

@@ -89,6 +89,12 @@ describe('lint guards', () => {
     ['src/engine/x.ts', "import { compileJsonSchema } from '../validation/json-schema';"],
     ['src/common/x.ts', "import { startFakeModelServer } from '../fake-model';"],
     ['src/workflows/x.ts', "import { QueryEngine } from '..';"],
+    // patched() and deprecatePatch() only through the patch table (src/workflows/patches.ts).
+    ['src/workflows/x.ts', "import { patched } from '@temporalio/workflow';"],
+    ['src/workflows/x.ts', "import { condition, deprecatePatch } from '@temporalio/workflow';"],
+    ['src/workflows/x.ts', "import * as wf from '@temporalio/workflow';"],
+    ['src/engine/x.ts', "import { patched } from '@temporalio/workflow';"],
+    ['src/common/x.ts', "import { patched } from '@temporalio/workflow';"],
     // src/common imports nothing else under src/, not even types (no cycle through types either).
     ['src/common/x.ts', "import type { TranscriptStore } from '../store/transcript-store';"],
     ['src/common/x.ts', "import type { PoolStatus } from '../engine/budget-pool';"],
@@ -112,6 +118,7 @@ describe('lint guards', () => {
   const allowed: Array<[string, string]> = [
     ['src/workflows/x.ts', "import type { Activities } from '../activities/types';"],
     ['src/workflows/x.ts', "import { proxyActivities } from '@temporalio/workflow';"],
+    ['src/workflows/patches.ts', "import { patched } from '@temporalio/workflow';"],
     ['src/workflows/x.ts', "import { ApplicationFailure } from '@temporalio/common';"],
     ['src/workflows/x.ts', "import { addUsage } from '../common/usage';"],
     ['src/workflows/x.ts', "import { checkLimits } from '../engine/limits';"],
