@@ -43,7 +43,7 @@ const outcome = (over: Partial<TurnOutcome> = {}): TurnOutcome => ({
   permissionDenials: [],
   leafUuid: 'leaf-1',
   events: ['p', 'a1'],
-  readFileState: { '/repo/a': { content: 'x', timestamp: 1 } },
+  readFileState: { '/repo/a': { mtimeMs: 1, size: 1, sha256: 'x' } },
   apiErrorStatus: null,
   structuredOutputUuid: null,
   ...over,
@@ -90,7 +90,7 @@ describe('SessionLedger', () => {
       promptLine: 'fix it',
       promptUuid: 'p2',
       parentUuid: 'leaf-1',
-      readFileState: { '/repo/a': { content: 'x', timestamp: 1 } },
+      readFileState: { '/repo/a': { mtimeMs: 1, size: 1, sha256: 'x' } },
       sessionWorkflowId: 'agent-session-s',
       options: { model: 'claude-opus-4-1', limits: { maxTurns: 3, maxBudgetUsd: 1 } },
     });
