@@ -8,6 +8,7 @@ import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config';
 import { openConfiguredStore } from '../store/open';
 import type { TranscriptStore } from '../store/transcript-store';
+import { StoreOutage, waitingStore } from '../store/outage';
 import { readLiveServerState } from './server-state';
 import { temporalConnectionOptions, type TemporalConnectionOptions } from './temporal-connection';
 
@@ -100,6 +101,26 @@ export async function openTranscriptStore(
   return openConfiguredStore(config, { schema, log });
 }
 
+/**
+ * The store as a client uses it: a call that cannot reach it waits for it (a notice when the
+ * outage begins, every 30 s, and when it is back), for up to `store.outageTimeoutMs`, then fails
+ * with `StoreUnavailableError` naming the store. The worker's activities wrap the raw store
+ * themselves (their waits are bounded by each attempt's timeout).
+ */
+export function clientStore(
+  config: Pick<Config, 'store'>,
+  store: TranscriptStore,
+  notice?: (line: string) => void,
+): TranscriptStore {
+  return waitingStore(
+    store,
+    new StoreOutage(store.description ?? 'transcript store', {
+      timeoutMs: config.store.outageTimeoutMs,
+      ...(notice ? { notice } : {}),
+    }),
+  );
+}
+
 /** Connects a Temporal client, turning a connect failure into {@link TemporalUnreachableError}. */
 export async function connectTemporalClient(
   config: Config,
@@ -133,6 +154,8 @@ export interface ConnectClientOptions {
   env?: NodeJS.ProcessEnv;
   /** Progress lines (stderr in the CLI). */
   log?: (line: string) => void;
+  /** Lines the user should see even without progress (a store outage). @default log */
+  notice?: (line: string) => void;
   /** Pid of a process running a private embedded server, named in {@link NoServerError}. */
   embeddedHolder?: () => number | null;
 }
@@ -151,7 +174,7 @@ export async function connectClient(opts: ConnectClientOptions): Promise<ClientR
     throw new NoServerError(opts.command ?? 'agent-runner', config.dataDir, opts.embeddedHolder?.() ?? null);
   }
   if (target.mode === 'shared') opts.log?.(`using the agent-runner server at ${target.address}`);
-  const store = await openTranscriptStore(config, opts.log);
+  const store = clientStore(config, await openTranscriptStore(config, opts.log), opts.notice ?? opts.log);
   let connected: { connection: Connection; client: Client };
   try {
     connected = await connectTemporalClient(config, target, env);

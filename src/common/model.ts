@@ -115,6 +115,11 @@ export const ModelErrorType = {
   Transcript: 'TranscriptError',
   /** The transcript store cannot be written (disk full, file size limit, read-only, permissions). */
   TranscriptStorage: 'TranscriptError.Storage',
+  /**
+   * The transcript store cannot be reached (PostgreSQL down or restarting, the network to it):
+   * retryable while the outage is shorter than `store.outageTimeoutMs`, non-retryable after.
+   */
+  TranscriptUnavailable: 'TranscriptError.Unavailable',
 } as const;
 
 /**

@@ -261,6 +261,7 @@ const StoreSchema = z.strictObject({
   maxContentBytes: positiveInt(256 * 1024 * 1024),
   poolSize: positiveInt(10),
   connectTimeoutMs: positiveInt(10_000),
+  outageTimeoutMs: nonNegativeInt(600_000),
 });
 
 const WorkspaceSchema = z.strictObject({
@@ -500,6 +501,13 @@ export interface StoreConfig {
   poolSize: number;
   /** How long to wait for a PostgreSQL connection, in milliseconds. @default 10000 */
   connectTimeoutMs: number;
+  /**
+   * How long workers and clients wait for a store that cannot be reached (PostgreSQL down or
+   * restarting) before the call fails with `TranscriptError.Unavailable`, in milliseconds. A
+   * write waits in place: a model response or tool result already received is kept and written
+   * once the store is back, never made again. 0 = do not wait. @default 600000
+   */
+  outageTimeoutMs: number;
 }
 
 /**

@@ -12,11 +12,21 @@ import { SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import type { ClientRuntime, ServerTarget } from '../client/connection';
 import { readServerState, touchServer } from '../client/server-state';
 import { resolveConfigPath } from '../config/load';
-import { connectTemporalClient, findServer, openTranscriptStore, targetConnectionOptions } from '../client/connection';
+import {
+  clientStore,
+  connectTemporalClient,
+  findServer,
+  openTranscriptStore,
+  targetConnectionOptions,
+} from '../client/connection';
 import type { DevServer } from './dev-server';
 import type { ServerLock, ServerLockMode } from './server-lock';
 import { acquireServerLock } from './server-lock';
 import { checkDataDir, checkModelKey } from './preflight';
+import { untilReachable } from './wait-at-start';
+import { StoreConnectionError } from '../store/postgres/errors';
+import { isStoreUnreachable } from '../store/outage';
+import { TemporalUnreachableError } from '../client/connection';
 
 export { runtimeLogLevel } from './log-level';
 export { TemporalUnreachableError, connectionOptions, sessionsDir } from '../client/connection';
@@ -82,6 +92,12 @@ export interface OpenRuntimeOptions {
    * worker) that the model API key is set. @default true
    */
   preflight?: boolean;
+  /**
+   * Wait (with a notice, without limit) for a configured Temporal server and a PostgreSQL store
+   * that cannot be reached yet, instead of failing: `agent-runner worker`, which starts when they
+   * answer as a running worker carries on when they come back. @default false
+   */
+  waitForServices?: boolean;
 }
 
 /**
@@ -104,10 +120,18 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
   const log = opts.log ?? (() => undefined);
   // Opened first: a store that cannot be reached fails before any server starts. A process that
   // runs a worker brings a PostgreSQL schema up to date; others only check it.
-  const store = await openTranscriptStore(
-    config,
-    log,
-    opts.worker === false || (opts.worker === undefined && config.temporal.address) ? 'check' : 'migrate',
+  const notice = opts.notice ?? log;
+  const waitFor = <T>(what: string, unreachable: (err: unknown) => boolean, fn: () => Promise<T>): Promise<T> =>
+    opts.waitForServices ? untilReachable(fn, { what, unreachable, notice }) : fn();
+  const store = await waitFor(
+    'the PostgreSQL transcript store',
+    (err) => err instanceof StoreConnectionError && isStoreUnreachable(err.cause),
+    () =>
+      openTranscriptStore(
+        config,
+        log,
+        opts.worker === false || (opts.worker === undefined && config.temporal.address) ? 'check' : 'migrate',
+      ),
   );
   let devServer: DevServer | null = null;
   let lock: ServerLock | null = null;
@@ -219,11 +243,20 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
         forwardCoreLogs: opts.forwardCoreLogs ?? true,
       });
     }
-    ({ connection, client } = await connectTemporalClient(config, { address, mode }, env));
+    const target = { address, mode };
+    ({ connection, client } = await waitFor(
+      `Temporal at ${address}`,
+      (err) => err instanceof TemporalUnreachableError,
+      () => connectTemporalClient(config, target, env),
+    ));
     if (runWorker) {
       const { NativeConnection } = await import('@temporalio/worker');
       const { createRunnerWorker } = await import('./worker');
-      nativeConnection = await NativeConnection.connect(targetConnectionOptions(config, { address, mode }, env));
+      nativeConnection = await waitFor(
+        `Temporal at ${address}`,
+        (err) => err instanceof Error && err.name === 'TransportError',
+        () => NativeConnection.connect(targetConnectionOptions(config, target, env)),
+      );
       worker = await createRunnerWorker({ connection: nativeConnection, config, store, env });
       workerRun = worker.run();
     }
@@ -259,7 +292,9 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
   return {
     recover,
     client,
-    store,
+    // The worker has the raw store (its activities wait within each attempt); this process's
+    // own reads and writes wait through an outage with a notice.
+    store: clientStore(config, store, opts.notice ?? log),
     taskQueue: config.temporal.taskQueue,
     address,
     mode,

@@ -16,6 +16,8 @@ import type { StreamEventWriter } from '../../store/stream-events';
 import { TranscriptChainError } from '../../store/transcript-store';
 import type { ModelAttemptUsage } from '../../store/transcript-store';
 import { storageFailure } from '../store-errors';
+import { StoreUnavailableError } from '../../store/outage';
+import { HeldResponses } from './held-responses';
 import { structuredOutputTools } from '../structured-output';
 import { billableRecords, lineTotals, toBilling } from './billing';
 import { describeCallFailure } from './call-failure';
@@ -209,6 +211,8 @@ function usageSince(a: Usage, b: Usage): Usage {
  *   when the context chain is broken; store errors as they are (the caller maps them).
  */
 export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Promise<CallModelSummary> {
+  // Complete responses whose line the store did not take before their attempt ran out of time.
+  const held = new HeldResponses();
   return async function callModel(input: CallModelInput): Promise<CallModelSummary> {
     const actx = (deps.attemptContext ?? activityAttemptContext)();
     const progress: CallModelHeartbeat = { attempt: actx.attempt, events: 0, recorded: false };
@@ -223,6 +227,13 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       Math.max(50, Math.min(MAX_HEARTBEAT_INTERVAL_MS, (actx.heartbeatTimeoutMs ?? Infinity) / 3)),
     );
     try {
+      // A response an earlier attempt on this worker read but could not store: written now (the
+      // store waits), never requested again.
+      const kept = held.take(input.sessionId, input.assistantUuid);
+      if (kept) {
+        const line = await appendHeld(kept);
+        return { ...summarize(line, input.cwd, deps, 0, true), ...(await replayedReminder(deps.store, input, line)) };
+      }
       const existing = await deps.store.get(input.sessionId, input.assistantUuid);
       if (existing) {
         return {
@@ -244,6 +255,16 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       clearInterval(beat);
     }
   };
+
+  /** Appends a held line (kept again when the store is still unreachable); returns the stored line. */
+  async function appendHeld(entry: TranscriptEntry): Promise<TranscriptEntry> {
+    try {
+      return (await deps.store.append(entry)).entry;
+    } catch (err) {
+      if (err instanceof StoreUnavailableError) held.keep(entry);
+      throw err;
+    }
+  }
 
   async function streamCall(
     input: CallModelInput,
@@ -313,7 +334,9 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     const record = async (msg: Readonly<AssembledMessage>): Promise<TranscriptEntry> => {
       const endUsage = startUsage ? usageSince(startUsage, msg.usage) : msg.usage;
       const end = attemptUsage(msg, 'end', endUsage);
-      const records = await billable;
+      // Earlier attempts' records the store could not give are listed by a later line instead
+      // (records of recent calls that no line lists are collected by every call).
+      const records = await billable.catch(() => [] as ModelAttemptUsage[]);
       // Listed once even when the store already holds it (units are unique).
       const billing = toBilling([...records, ...(startRecord ? [startRecord] : []), end]);
       const { invalidToolInputs, ...message } = msg;
@@ -331,7 +354,15 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         ...(Object.keys(invalidToolInputs).length ? { invalidToolInputs } : {}),
         billing,
       };
-      const result = await deps.store.append(entry);
+      let result: Awaited<ReturnType<TranscriptStore['append']>>;
+      try {
+        result = await deps.store.append(entry);
+      } catch (err) {
+        // The store stayed unreachable for as long as this attempt may run: the response is kept
+        // on this worker, and the call's next attempt here writes it instead of calling again.
+        if (err instanceof StoreUnavailableError) held.keep(entry);
+        throw err;
+      }
       if (!result.written) await deps.store.putModelAttemptUsage(input.sessionId, end);
       progress.recorded = true;
       return result.entry;

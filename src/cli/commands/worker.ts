@@ -9,7 +9,8 @@ import type { SparePool } from '../../worker/spare-pool';
  * `agent-runner server`) until SIGINT/SIGTERM, then shuts down gracefully.
  */
 export async function runWorker(config: Config, log: (l: string) => void): Promise<number> {
-  const rt = await openRuntime({ config, worker: true, log });
+  // Temporal or the store down at start: the worker waits for them (as a running worker does).
+  const rt = await openRuntime({ config, worker: true, log, notice: log, waitForServices: true });
   if (rt.mode === 'embedded') {
     await rt.close();
     throw new UsageError(
