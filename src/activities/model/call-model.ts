@@ -20,7 +20,7 @@ import { StoreUnavailableError } from '../../store/outage';
 import { HeldResponses } from './held-responses';
 import { structuredOutputTools } from '../structured-output';
 import { billableRecords, lineTotals, toBilling } from './billing';
-import { describeCallFailure } from './call-failure';
+import { describeCallFailure, unstoredResponseFailure } from './call-failure';
 import { replayedReminder, withFileReminder } from './file-reminders';
 import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
@@ -261,9 +261,19 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     try {
       return (await deps.store.append(entry)).entry;
     } catch (err) {
-      if (err instanceof StoreUnavailableError) held.keep(entry);
-      throw err;
+      throw unstored(err, entry);
     }
+  }
+
+  /**
+   * A complete response whose line the store did not take: kept on this worker for the call's
+   * next attempt, and its billed usage travels with the failure (counted if no attempt follows).
+   */
+  function unstored(err: unknown, entry: TranscriptEntry): unknown {
+    if (!(err instanceof StoreUnavailableError)) return err;
+    held.keep(entry);
+    const failure = storageFailure(err);
+    return failure ? unstoredResponseFailure(failure, entry, deps.priceFor) : err;
   }
 
   async function streamCall(
@@ -360,8 +370,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       } catch (err) {
         // The store stayed unreachable for as long as this attempt may run: the response is kept
         // on this worker, and the call's next attempt here writes it instead of calling again.
-        if (err instanceof StoreUnavailableError) held.keep(entry);
-        throw err;
+        throw unstored(err, entry);
       }
       if (!result.written) await deps.store.putModelAttemptUsage(input.sessionId, end);
       progress.recorded = true;
@@ -398,7 +407,9 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     } catch (err) {
       // A failure reports what was billed: the start record must be in the store first.
       await startWrite?.catch(() => undefined);
-      if (storageFailure(err) || actx.signal.aborted) throw err;
+      // A store error (a complete response the store did not take carries its billing already).
+      const unstoredResponse = err instanceof ApplicationFailure && err.type === ModelErrorType.TranscriptUnavailable;
+      if (storageFailure(err) || actx.signal.aborted || unstoredResponse) throw err;
       throw await describeCallFailure(failFastForFallback(classifyModelError(err), input, actx.attempt), {
         store: deps.store,
         sessionId: input.sessionId,
@@ -406,6 +417,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         priceFor: deps.priceFor,
         chain: context.chain,
         requestChars: JSON.stringify(params).length,
+        ...(startRecord ? { known: [startRecord] } : {}),
       });
     }
     return { entry: stored, durationMs: Date.now() - started, reminder: context.reminder };
