@@ -8,6 +8,7 @@ import type { TranscriptStore } from '../store/transcript-store';
 import { createCallModel } from './model/call-model';
 import type { ModelFaultHooks } from './model/call-model';
 import { createCompactContext } from './model/compact';
+import { streamIdleTimeoutMs } from './model/stream-watchdog';
 import { createRunTool } from './run-tool';
 import { ChildEnvironments } from '../env/child-env';
 import { withGitConfigScan } from '../env/git-env';
@@ -16,7 +17,7 @@ import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordPrompt, createRecordTranscript } from './transcript';
 import { createLoadContext } from './context';
 import { withStorageErrors } from './store-errors';
-import { activityStoreOutage } from './store-wait';
+import { activityStoreOutage, withAttemptStart } from './store-wait';
 import { waitingStore } from '../store/outage';
 import { withHeartbeats } from './heartbeats';
 import { createPrepareWorkspace, type PrepareWorkspaceInput, type WorkspaceHost } from './workspace/prepare';
@@ -95,12 +96,14 @@ export function createActivities(given: ActivityDeps): Activities {
     priceFor,
     toolsForModel: (names: string[]) => toolsForModel(names) as Anthropic.Tool[],
     ...(deps.modelFaults ? { faults: deps.modelFaults } : {}),
+    // Claude Code's stream watchdog (its environment variables win over the config).
+    streamIdleTimeoutMs: streamIdleTimeoutMs(deps.config.model.streamIdleTimeoutMs ?? 0, deps.env ?? process.env),
     mcpToolsForModel: async (sessionId: string, ref: string) =>
       (await mcpToolSpecs(deps.store, sessionId, ref)) as Anthropic.Tool[],
   };
   const ws = deps.workspace;
   // A store that cannot be written fails the activity at once (see storageFailure).
-  return {
+  return timedAttempts({
     callModel: withStorageErrors(createCallModel(modelDeps)),
     compactContext: withStorageErrors(createCompactContext(modelDeps)),
     runTool: withStorageErrors(
@@ -136,7 +139,16 @@ export function createActivities(given: ActivityDeps): Activities {
     connectMcpServers: withStorageErrors(withHeartbeats(createConnectMcpServers(mcp))),
     runHooks: withStorageErrors(createRunHooks({ store: deps.store, ...(deps.env ? { env: deps.env } : {}) })),
     loadContext: withStorageErrors(gitScanOnce(createLoadContext(deps.store))),
-  };
+  });
+}
+
+/** Every activity with its attempt's start recorded (the store's waits end before its timeout). */
+function timedAttempts(acts: Activities): Activities {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(acts)) {
+    out[name] = withAttemptStart(fn as (...args: unknown[]) => Promise<unknown>);
+  }
+  return out as unknown as Activities;
 }
 
 /** `prepareWorkspace` of a worker that does not follow workspaces. */

@@ -23,16 +23,37 @@ function currentContext(): Context | undefined {
 }
 
 /**
+ * When each running attempt started in this process ({@link withAttemptStart}). Start-to-close
+ * counts from the start, not from scheduling (an attempt may wait long in its task queue).
+ */
+const firstSeen = new WeakMap<Context, number>();
+
+/** Wraps an activity so that {@link activityWaitBudgetMs} knows when its attempt started. */
+export function withAttemptStart<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return (...args: A): Promise<R> => {
+    const ctx = currentContext();
+    if (ctx && !firstSeen.has(ctx)) firstSeen.set(ctx, Date.now());
+    return fn(...args);
+  };
+}
+
+/**
  * How much longer the running activity attempt may wait for the store, ms: until shortly before
  * its start-to-close (or schedule-to-close) timeout; 0 in a local activity; Infinity outside an
  * activity.
  */
 export function activityWaitBudgetMs(now: number = Date.now()): number {
-  const info = currentContext()?.info;
-  if (!info) return Infinity;
+  const ctx = currentContext();
+  const info = ctx?.info;
+  if (!ctx || !info) return Infinity;
   if (info.isLocal) return 0;
+  let started = firstSeen.get(ctx);
+  if (started === undefined) {
+    started = now;
+    firstSeen.set(ctx, started);
+  }
   const ends: number[] = [];
-  if (info.startToCloseTimeoutMs > 0) ends.push(info.currentAttemptScheduledTimestampMs + info.startToCloseTimeoutMs);
+  if (info.startToCloseTimeoutMs > 0) ends.push(started + info.startToCloseTimeoutMs);
   if (info.scheduleToCloseTimeoutMs > 0) ends.push(info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs);
   if (ends.length === 0) return Infinity;
   return Math.max(0, Math.min(...ends) - now - ATTEMPT_MARGIN_MS);

@@ -106,6 +106,10 @@ export const ModelErrorType = {
   Server: 'ModelError.Server',
   Connection: 'ModelError.Connection',
   StreamInterrupted: 'ModelError.StreamInterrupted',
+  /** No stream event for the idle limit (`CLAUDE_STREAM_IDLE_TIMEOUT_MS`, `model.streamIdleTimeoutMs`): retried. */
+  StreamIdleTimeout: 'ModelError.StreamIdleTimeout',
+  /** The attempt ended itself just before its start-to-close timeout, the stream still running: retried. */
+  Timeout: 'ModelError.Timeout',
   InvalidRequest: 'ModelError.InvalidRequest',
   PromptTooLong: 'ModelError.PromptTooLong',
   Authentication: 'ModelError.Authentication',

@@ -220,6 +220,7 @@ const ModelSchema = z.strictObject({
   requestTimeoutMs: positiveInt(600_000),
   heartbeatTimeoutMs: positiveInt(30_000),
   maxAttempts: positiveInt(10),
+  streamIdleTimeoutMs: nonNegativeInt(300_000),
 });
 
 const ToolsSchema = z.strictObject({
@@ -449,6 +450,14 @@ export interface ModelConfig {
   heartbeatTimeoutMs: number;
   /** Attempts of one model call, the first included. @default 10 */
   maxAttempts: number;
+  /**
+   * Longest wait for the next event of a response stream (pings count), in milliseconds: a
+   * stream that sends nothing for this long is given up and the call retried, its billed usage
+   * counted (`ModelError.StreamIdleTimeout`); 0 = no limit. `CLAUDE_STREAM_IDLE_TIMEOUT_MS` in the
+   * worker's environment overrides it as Claude Code reads it (at least 300000, at most 1800000),
+   * `CLAUDE_ENABLE_STREAM_WATCHDOG=0` turns it off. @default 300000 (Claude Code's)
+   */
+  streamIdleTimeoutMs: number;
 }
 
 /** Built-in tools (`tools`). */

@@ -26,6 +26,7 @@ import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
 import { buildMessages, buildSystem } from './request';
 import { assembleStream } from './stream';
+import { watchedStream } from './stream-watchdog';
 import type { AssembledMessage } from './stream';
 import { layeredSystemPrompt } from './system-prompt';
 import { getContextContent, MissingContextContentError } from '../../context/content-keys';
@@ -47,6 +48,11 @@ export interface ModelDeps {
   attemptContext?(): AttemptContext;
   /** Fault injection for the fault suite; unset in production. */
   faults?: ModelFaultHooks;
+  /**
+   * Longest wait for the next event of a response stream, ms; 0 or absent = no limit. The worker
+   * sets {@link streamIdleTimeoutMs} (Claude Code's 300000 by default).
+   */
+  streamIdleTimeoutMs?: number;
 }
 
 /**
@@ -103,19 +109,32 @@ export interface AttemptContext {
   turnId: string;
   /** Heartbeat timeout of the activity, ms, when one is set. */
   heartbeatTimeoutMs?: number;
+  /**
+   * Epoch ms by which the attempt ends itself (shortly before its start-to-close timeout), so
+   * that its failure reports what it was billed; absent = none.
+   */
+  deadline?: number;
   /** Aborted when the activity is cancelled (also when this attempt was superseded). */
   signal: AbortSignal;
   /** Records a heartbeat (small details only: they may end up in workflow history). */
   heartbeat(details?: unknown): void;
 }
 
+/** Time an attempt keeps before its start-to-close timeout to end itself with a clear failure, ms. */
+const ATTEMPT_END_MARGIN_MS = 3000;
+
 /** The {@link AttemptContext} of the running activity. */
 export function activityAttemptContext(): AttemptContext {
   const ctx = Context.current();
+  // Start-to-close counts from the attempt's start: about now (the activity has just begun).
+  const { startToCloseTimeoutMs } = ctx.info;
   return {
     attempt: ctx.info.attempt,
     turnId: ctx.info.workflowExecution?.workflowId ?? '',
     ...(ctx.info.heartbeatTimeoutMs ? { heartbeatTimeoutMs: ctx.info.heartbeatTimeoutMs } : {}),
+    ...(startToCloseTimeoutMs > ATTEMPT_END_MARGIN_MS * 2
+      ? { deadline: Date.now() + startToCloseTimeoutMs - ATTEMPT_END_MARGIN_MS }
+      : {}),
     signal: ctx.cancellationSignal,
     heartbeat: (details) => ctx.heartbeat(details),
   };
@@ -376,15 +395,23 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       progress.recorded = true;
       return result.entry;
     };
+    // The watchdog's own abort, beside the activity's cancellation.
+    const giveUp = new AbortController();
     try {
       const { data, request_id } = await deps
         .anthropic()
-        .messages.create(params, { signal: actx.signal })
+        .messages.create(params, { signal: AbortSignal.any([actx.signal, giveUp.signal]) })
         .withResponse();
       requestId = request_id ?? null;
+      // A stream that goes quiet is given up (and the attempt ends before its start-to-close).
+      const watched = watchedStream(data, {
+        idleMs: deps.streamIdleTimeoutMs ?? 0,
+        ...(actx.deadline !== undefined ? { deadline: actx.deadline } : {}),
+        onGiveUp: () => giveUp.abort(),
+      });
       // `--include-partial-messages`: the raw events also go to the store's side channel.
       const tap = input.streamEvents ? deps.store.streamEvents?.open(input.sessionId, input.assistantUuid) : undefined;
-      const assembled = await assembleStream(tap ? publishing(data, tap, started) : data, {
+      const assembled = await assembleStream(tap ? publishing(watched, tap, started) : watched, {
         onEvent: (n) => {
           progress.events = n;
         },
