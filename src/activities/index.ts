@@ -96,6 +96,7 @@ export function createActivities(given: ActivityDeps): Activities {
     priceFor,
     toolsForModel: (names: string[]) => toolsForModel(names) as Anthropic.Tool[],
     ...(deps.modelFaults ? { faults: deps.modelFaults } : {}),
+    ...(deps.workspace ? { hostQueue: deps.workspace.hostQueue } : {}),
     // Claude Code's stream watchdog (its environment variables win over the config).
     streamIdleTimeoutMs: streamIdleTimeoutMs(deps.config.model.streamIdleTimeoutMs ?? 0, deps.env ?? process.env),
     mcpToolsForModel: async (sessionId: string, ref: string) =>

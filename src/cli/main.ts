@@ -36,6 +36,8 @@ const USAGE_ERROR_NAMES = new Set([
   'SettingsError',
   'MemoryImportCycleError',
   'TemporalConnectionConfigError',
+  // A shared server of another agent-runner version that cannot be restarted (src/client/runner-build.ts).
+  'ServerVersionSkewError',
   // Store setup (src/store/setup-errors.ts): unreachable database, schema mismatch, bad URL, unknown session.
   'StoreConnectionError',
   'StoreSchemaError',

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { z } from 'zod';
+import type { RunnerIdentity } from './runner-build';
 
 /** What `<dataDir>/server.json` records about a running shared dev server. */
 export interface ServerState {
@@ -26,6 +27,8 @@ export interface ServerState {
   workerEnv?: WorkerEnvFingerprint;
   /** ISO time the server was recorded. */
   startedAt?: string;
+  /** The agent-runner version and build its worker runs (absent: a version before this was recorded). */
+  runner?: RunnerIdentity;
 }
 
 /**
@@ -48,6 +51,7 @@ const ServerStateFileSchema = z.object({
   idleTimeoutMs: z.number().int().nonnegative().optional(),
   workerEnv: z.object({ baseUrl: z.string().nullable(), apiKeySha: z.string().nullable() }).optional(),
   startedAt: z.string().optional(),
+  runner: z.object({ version: z.string(), build: z.string().nullable() }).optional(),
 });
 
 /** Version (`v`) of the dev-server state file. */
@@ -83,6 +87,7 @@ export function readServerState(dataDir: string): ServerState | null {
       ...(d.idleTimeoutMs !== undefined ? { idleTimeoutMs: d.idleTimeoutMs } : {}),
       ...(d.workerEnv !== undefined ? { workerEnv: d.workerEnv } : {}),
       ...(d.startedAt !== undefined ? { startedAt: d.startedAt } : {}),
+      ...(d.runner !== undefined ? { runner: d.runner } : {}),
     };
   } catch {
     return null;

@@ -25,6 +25,13 @@ export interface CallModelInput {
   /** Content key of the session's stored JSON Schema: the StructuredOutput tool is offered with it. */
   jsonSchemaKey?: string;
   /**
+   * The workspace, when it follows the turn across hosts: the host queue of the worker that holds
+   * it (files the model read are checked for changes only there: another host does not have
+   * them), its repository root, and the roots it had on former hosts (paths earlier lines name
+   * under a former root are under `repoRoot` now). Absent when the workspace is not followed.
+   */
+  workspace?: { hostQueue: string; repoRoot: string; formerRoots?: string[] };
+  /**
    * When set (the turn has a fallback model left), an attempt that gets `overloaded_error` from
    * this attempt number on fails the call without further retries, so that the turn can switch.
    */

@@ -1,16 +1,7 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { packageRoot } from '../client/package-root';
 
-/** The nearest directory at or above `from` that has a package.json: this package's root. */
-export function packageRoot(from: string = __dirname): string {
-  let dir = path.resolve(from);
-  for (;;) {
-    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error(`no package.json above ${from}`);
-    dir = parent;
-  }
-}
+export { packageRoot };
 
 /** The `agent-runner` bin script of this package. */
 export function binPath(): string {

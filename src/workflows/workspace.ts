@@ -88,6 +88,22 @@ export class WorkspaceFollower {
     return ref ? mapFormerPath(p, ref.formerPaths, ref.repoRoot) : p;
   }
 
+  /**
+   * Where the workspace is, for a model call (see `CallModelInput.workspace`): its host queue,
+   * root and former roots; empty when it is not followed.
+   */
+  forModelCall(): { workspace?: { hostQueue: string; repoRoot: string; formerRoots?: string[] } } {
+    const ref = this.ref;
+    if (!ref) return {};
+    return {
+      workspace: {
+        hostQueue: ref.hostQueue,
+        repoRoot: ref.repoRoot,
+        ...(ref.formerPaths.length > 0 ? { formerRoots: ref.formerPaths } : {}),
+      },
+    };
+  }
+
   /** Finds or makes the workspace on a live worker (shared queue); null when it is not followed. */
   async prepare(): Promise<void> {
     this.ref = await summarized(

@@ -310,6 +310,17 @@ describe('workspace follows the turn to another host', () => {
 
     await expectChainOnce(sessionId, await leafOf(sessionId));
     expect(repeatedCompletedCalls(fake.requests())).toEqual([]);
+    // Files read on host A were checked where they are on B: no file the tree still has was
+    // reported to the model as deleted (every reminder of the run is on a line of the session).
+    const deletedNotes = (await store.load(sessionId)).flatMap((l) =>
+      (
+        ((l as Record<string, unknown>)['fileReminder'] as { files?: Array<{ path: string; state: unknown }> })
+          ?.files ?? []
+      )
+        .filter((f) => f.state === null)
+        .map((f) => f.path),
+    );
+    expect(deletedNotes).toEqual([]);
     await b.worker.stop();
   }
 

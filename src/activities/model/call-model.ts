@@ -48,6 +48,8 @@ export interface ModelDeps {
   attemptContext?(): AttemptContext;
   /** Fault injection for the fault suite; unset in production. */
   faults?: ModelFaultHooks;
+  /** This worker's host queue (workspaces followed): a call for a workspace held elsewhere checks no files. */
+  hostQueue?: string;
   /**
    * Longest wait for the next event of a response stream, ms; 0 or absent = no limit. The worker
    * sets {@link streamIdleTimeoutMs} (Claude Code's 300000 by default).
@@ -313,8 +315,19 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       }
       throw err;
     }
-    // Files the model read that changed on disk since get a reminder line before this call.
-    const context = await withFileReminder(deps.store, { ...input, turnId: actx.turnId }, chain);
+    // Files the model read that changed on disk since get a reminder line before this call: checked
+    // on the workspace's host only, where they are now (after a move, under the new root).
+    const ws = input.workspace;
+    const context = await withFileReminder(
+      deps.store,
+      {
+        ...input,
+        turnId: actx.turnId,
+        ...(ws?.formerRoots ? { moved: { repoRoot: ws.repoRoot, formerRoots: ws.formerRoots } } : {}),
+      },
+      chain,
+      { checkFiles: ws === undefined || ws.hostQueue === deps.hostQueue },
+    );
     const params: Anthropic.MessageCreateParamsStreaming = {
       model: input.model,
       max_tokens: input.maxTokens,

@@ -62,6 +62,7 @@ export async function runServer(config: Config, log: (l: string) => void, flags:
     null;
   const previousPort = previousAddress ? Number(previousAddress.slice(previousAddress.lastIndexOf(':') + 1)) : 0;
   const { workerEnvFingerprint } = await import('../../worker/background');
+  const { runnerIdentity } = await import('../../client/runner-build');
   // Recorded as soon as the dev server answers: clients start their turns while the worker loads
   // (their workflow tasks wait on the task queue until it polls).
   const record = (devServer: NonNullable<Runtime['devServer']>): void => {
@@ -74,6 +75,7 @@ export async function runServer(config: Config, log: (l: string) => void, flags:
       mode: background ? 'background' : 'foreground',
       ...(background ? { idleTimeoutMs: config.devServer.idleTimeoutMs } : {}),
       workerEnv: workerEnvFingerprint(config, process.env),
+      runner: runnerIdentity(),
     });
   };
   let rt: Runtime;

@@ -70,7 +70,8 @@ describe('store outage: what counts as an unreachable store', () => {
 });
 
 describe('store outage: waiting for the store', () => {
-  const refused = (): Error => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+  const refused = (): Error =>
+    Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
 
   test('store outage: a call that cannot reach the store is retried until it answers, with a notice when the wait begins and ends', async () => {
     const notices: string[] = [];
@@ -155,7 +156,10 @@ describe('store outage: waitingStore', () => {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   /** A JSONL store whose next `failures` calls of `method` fail as an unreachable store would. */
-  function flaky(method: keyof TranscriptStore, failures: number): { store: JsonlTranscriptStore; calls: () => number } {
+  function flaky(
+    method: keyof TranscriptStore,
+    failures: number,
+  ): { store: JsonlTranscriptStore; calls: () => number } {
     const store = new JsonlTranscriptStore(dir);
     const original = (store[method] as (...a: unknown[]) => Promise<unknown>).bind(store);
     let calls = 0;
@@ -165,7 +169,8 @@ describe('store outage: waitingStore', () => {
     };
     return { store, calls: () => calls };
   }
-  const refused = (): Error => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+  const refused = (): Error =>
+    Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
 
   test('store outage: a write is retried in place and stored once', async () => {
     const { store, calls } = flaky('append', 2);
