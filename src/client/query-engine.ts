@@ -30,6 +30,7 @@ import { promptCommandOf } from '../engine/compaction';
 import type { OutageOptions } from './outage';
 import { firstLine, sessionDetails, sessionMemo, sessionSummary } from './session-metadata';
 import { OutageWaiter, isServerUnreachable } from './outage';
+import { StallWatcher } from './pending-work';
 import type { MemoryFile } from '../common/context';
 import { loadUserMemory } from '../context/memory-files';
 import { claudeConfigDir } from '../settings/load';
@@ -89,6 +90,11 @@ export interface QueryEngineOptions {
   includePartialMessages?: boolean;
   /** Echo each prompt as a `user` message with `isReplay: true` once it is recorded (`--replay-user-messages`). @default false */
   replayUserMessages?: boolean;
+  /**
+   * Where to say what a followed turn waits for when it shows nothing new for a few seconds (an
+   * activity retried and why, a worker gone: see `src/client/pending-work.ts`). @default silent
+   */
+  stallNotice?: (line: string) => void;
 }
 
 /** Clients whose server refused the runner's search attributes (they are not sent again). */
@@ -358,14 +364,22 @@ export class QueryEngine {
    */
   async *follow(pos: StreamPosition): AsyncGenerator<SDKMessage, void, undefined> {
     this.openStreams++;
+    // Says what the turn waits for when it shows nothing for a while (on its own timer).
+    const stalls = this.opts.stallNotice
+      ? new StallWatcher(this.opts.client, pos.turnWorkflowId, this.opts.stallNotice).start()
+      : null;
     try {
-      yield* this.followTurn(pos);
+      yield* this.followTurn(pos, stalls);
     } finally {
+      stalls?.stop();
       this.openStreams--;
     }
   }
 
-  private async *followTurn(pos: StreamPosition): AsyncGenerator<SDKMessage, void, undefined> {
+  private async *followTurn(
+    pos: StreamPosition,
+    stalls: StallWatcher | null,
+  ): AsyncGenerator<SDKMessage, void, undefined> {
     const handle = this.opts.client.workflow.getHandle<() => Promise<TurnOutcome>>(pos.turnWorkflowId);
     let offset = pos.offset;
     this.position = { turnWorkflowId: pos.turnWorkflowId, offset };
@@ -408,7 +422,9 @@ export class QueryEngine {
           events = [];
         }
         modelCall = progress?.modelCall ?? null;
+        if (stalls && progress) stalls.label = progress.activityLabel ?? progress.activity;
       }
+      if (offset < events.length || ended) stalls?.moved();
       for (; offset < events.length; offset++) {
         const uuid = events[offset];
         if (uuid === undefined) continue;

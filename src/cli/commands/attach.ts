@@ -98,6 +98,8 @@ export async function runAttach(config: Config, sessionId: string, flags: Attach
         notice: (l) => io.stderr(l),
         onUnreachable: () => rt.recover(),
       },
+      // A turn that shows nothing new for a few seconds: what it waits for, on stderr.
+      stallNotice: (l) => io.stderr(l),
     });
     let result: SDKResultMessage | undefined;
     for await (const msg of engine.follow({ turnWorkflowId: turnId, offset: 0 })) {
