@@ -708,11 +708,16 @@ class Turn {
 
   private progress(): TurnProgress {
     const d = this.state.data;
+    // While the host of a tool call is gone and the workspace moves, that is what the turn does
+    // (not the call: it is not running anywhere).
+    const label = this.workspace.moving
+      ? `move the workspace to a live worker (the host of ${this.state.activityLabel ?? this.state.activity} is gone)`
+      : this.state.activityLabel;
     return {
       events: [...d.events],
       done: this.state.done,
-      activity: this.state.activity,
-      ...(this.state.activityLabel !== null ? { activityLabel: this.state.activityLabel } : {}),
+      activity: this.workspace.moving ? 'prepareWorkspace' : this.state.activity,
+      ...(label !== null ? { activityLabel: label } : {}),
       activitySince: new Date(this.state.activitySinceMs).toISOString(),
       modelCall: this.state.modelCall,
       numTurns: d.numTurns,

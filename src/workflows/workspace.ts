@@ -65,6 +65,11 @@ export class WorkspaceFollower {
     }).prepareWorkspace;
   }
 
+  /** True while the workspace moves to a live worker because its host is gone. */
+  get moving(): boolean {
+    return this.recovering !== null;
+  }
+
   /** Where the workspace is (null: not followed). */
   get ref(): WorkspaceRef | null {
     return this.holder.workspace ?? null;
