@@ -7,6 +7,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
+import { isServerUnreachable } from './outage';
 
 /** One pending activity of a workflow, as the server sees it. */
 export interface PendingActivityView {
@@ -191,6 +192,11 @@ export class StallWatcher {
   private timer: NodeJS.Timeout | undefined;
   /** The turn's own label of what it does now (`Bash: npm test`), from its last progress. */
   label: string | undefined;
+  /**
+   * Called when the server does not answer: the follower's outage waiter, which says so (and
+   * restarts a background server that died) sooner than a query retried for 20 s would.
+   */
+  onUnreachable: ((err: unknown) => void) | undefined;
 
   constructor(
     private readonly client: Client,
@@ -224,7 +230,8 @@ export class StallWatcher {
     if (this.checking || Date.now() - this.lastMove < STALL_NOTICE_MS) return;
     this.checking = true;
     try {
-      const work = await pendingWork(this.client, this.workflowId);
+      // Bounded: during an outage the call would wait for the server (the outage notices say that).
+      const work = await this.client.withDeadline(Date.now() + 3000, () => pendingWork(this.client, this.workflowId));
       if (!work) return;
       for (const reason of stallReasons(work, Date.now(), this.label)) {
         const key = reason.replace(/\d+/g, '#');
@@ -233,8 +240,17 @@ export class StallWatcher {
         this.said.set(key, Date.now());
         this.notice(`agent-runner: waiting: ${reason}`);
       }
-    } catch {
+    } catch (err) {
       // The server is unreachable: the outage notices say so.
+      if (isServerUnreachable(err)) {
+        const code = (err as { code?: unknown } | null)?.code;
+        try {
+          // A deadline says nothing more than "no answer": say that.
+          this.onUnreachable?.(code === 4 ? new Error('no answer within 3 s', { cause: err }) : err);
+        } catch {
+          // past the outage limit: the follower gives up by itself
+        }
+      }
     } finally {
       this.checking = false;
     }

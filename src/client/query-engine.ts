@@ -387,6 +387,7 @@ export class QueryEngine {
     let failure: unknown;
     // The result's long poll fails during an outage: wait for the server and poll again.
     const waiter = new OutageWaiter(this.outageOptions());
+    if (stalls) stalls.onUnreachable = (err) => waiter.failed(err);
     let lost: unknown;
     const watchResult = (): Promise<void> =>
       handle.result().then(
