@@ -102,6 +102,12 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
 /** Patch id: a compaction that did not bring the context under the threshold is not repeated. */
 const NO_REPEATED_AUTO_COMPACT_PATCH = 'no-repeated-auto-compact';
 
+/**
+ * Patch id: in a budget pool, the tools of a call wait for the pool to count that call before the
+ * budget re-check, so that the call that exhausted the pool does not have its tools run.
+ */
+const POOL_ACK_BEFORE_TOOLS_PATCH = 'pool-ack-before-tools';
+
 class Turn {
   readonly state: TurnState;
   readonly member: PoolMember;
@@ -525,6 +531,16 @@ class Turn {
    * crossed it do not run (each gets a result saying so). Returns the outcome when the turn stops.
    */
   private async runTools(assistantUuid: string, call: CallModelSummary): Promise<TurnOutcome | null> {
+    if (call.toolUses.length > 0 && this.member.awaitingAck() && patched(POOL_ACK_BEFORE_TOOLS_PATCH)) {
+      // The pool learns of this call's spend first: if it crossed the pool's limit, the pool
+      // answers "exhausted" and the tools below do not run (docs/limits.md). Milliseconds, once per step.
+      this.state.activity = 'waitBudgetPool';
+      await this.member.awaitAck((wait) => this.interrupts.run(wait));
+      if (this.interrupts.requested()) {
+        await this.tools.skipAll(assistantUuid, call.toolUses, `Interrupted: ${this.interrupts.reason}`);
+        return this.interrupted('aborted_tools');
+      }
+    }
     const { maxBudgetUsd } = this.state.data.limits;
     const afterCall = checkLimits(
       maxBudgetUsd !== undefined ? { maxBudgetUsd } : {},
