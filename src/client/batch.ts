@@ -5,6 +5,7 @@
  * their turn workflow's result, running ones are re-attached, missing ones are started.
  * The CLI front door is `agent-runner batch` (src/cli/commands/batch.ts); see docs/batch.md.
  */
+import { turnOutcome } from './turn-outcome';
 import { splitToolList } from '../common/tool-list';
 import { resolveModelAlias } from '../config/model-aliases';
 import { createHash } from 'node:crypto';
@@ -512,10 +513,9 @@ async function turnStatus(client: Client, workflowId: string): Promise<string | 
 
 /** Waits for a turn workflow (following continue-as-new) and builds its result message. */
 async function turnResult(opts: RunBatchOptions, sessionId: string, turnId: string): Promise<SDKResultMessage> {
-  const handle = opts.client.workflow.getHandle<() => Promise<TurnOutcome>>(turnId);
   let outcome: TurnOutcome;
   try {
-    outcome = await handle.result();
+    outcome = await turnOutcome(opts.client, turnId);
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
     const cause = (err as { cause?: { message?: string } }).cause?.message;

@@ -31,6 +31,7 @@ import type { OutageOptions } from './outage';
 import { firstLine, sessionDetails, sessionMemo, sessionSummary } from './session-metadata';
 import { OutageWaiter, isServerUnreachable } from './outage';
 import { StallWatcher } from './pending-work';
+import { resultOfFailure } from '../common/agent-result';
 import type { MemoryFile } from '../common/context';
 import { loadUserMemory } from '../context/memory-files';
 import { claudeConfigDir } from '../settings/load';
@@ -395,7 +396,10 @@ export class QueryEngine {
           outcome = o;
         },
         (err: unknown) => {
-          if (isServerUnreachable(err)) lost = err;
+          // An error result fails the turn workflow and carries the outcome (the Web UI shows it as failed).
+          const carried = resultOfFailure<TurnOutcome>(err);
+          if (carried) outcome = carried;
+          else if (isServerUnreachable(err)) lost = err;
           else failure = err ?? new Error('turn failed');
         },
       );

@@ -32,7 +32,8 @@ import type { LimitPatch, SessionStatusView } from './messages';
 import { turnWorkflowId } from './ids';
 import { approvalStatusSignal } from './approval-messages';
 import { WAITING_FOR_APPROVAL_STATUS } from '../common/approvals';
-import { turnWorkflow } from './turn';
+import { ERROR_RESULT_FAILS_PATCH, turnWorkflow } from './turn';
+import { agentResultFailure, resultOfFailure } from '../common/agent-result';
 import { AGENT_STATUS_RUNNING, SA } from '../common/search-attributes';
 import type { SearchAttributePair } from '@temporalio/common';
 import { LABEL_CHARS, firstLine } from '../common/summary';
@@ -158,6 +159,9 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
 
   if (!state) state = await stateFromStore(input);
   let turnsThisRun = 0;
+  // Whether the last turn of this run failed (a run continued as new starts with none: a session
+  // continues as new only after a turn, and its next run ends after its own turns).
+  let lastFailure: string | null = null;
   const idleTimeoutMs = input.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
 
   for (;;) {
@@ -199,9 +203,11 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
     let outcome: TurnOutcome | null = null;
     try {
       outcome = await handle.result();
-    } catch {
-      outcome = null;
+    } catch (err) {
+      // An error result fails the turn workflow and travels in the failure; anything else failed it.
+      outcome = resultOfFailure<TurnOutcome>(err) ?? null;
     }
+    lastFailure = outcome === null ? 'error_during_execution' : outcome.isError ? outcome.subtype : null;
     state = outcome ? applyOutcome(state, outcome, childId) : await afterFailedTurn(state, childId);
     setStatusAttributes(outcome ? outcome.subtype : 'error_during_execution', state.totalCostUsd);
     busy = false;
@@ -216,6 +222,10 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
     }
   }
   await condition(allHandlersFinished);
+  // A session whose last turn failed ends as failed too (the Web UI lists it as Failed).
+  if (lastFailure !== null && patched(ERROR_RESULT_FAILS_PATCH)) {
+    throw agentResultFailure(lastFailure, [`the session's last turn ended with ${lastFailure}`], state);
+  }
   return state;
 }
 

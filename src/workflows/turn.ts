@@ -40,6 +40,7 @@ import { Approvals } from './approvals';
 import { HookRuns } from './hook-runs';
 import { Interrupts, uninterruptible } from './interrupts';
 import { interruptSignal, poolStatusSignal, setLimitsSignal, turnProgressQuery, turnSpendQuery } from './messages';
+import { agentResultFailure } from '../common/agent-result';
 import { PoolMember } from './pool-member';
 import { ToolRuns } from './tool-runs';
 import { turnActivities } from './turn-activities';
@@ -84,7 +85,9 @@ const STRUCTURED_OUTPUT_EXHAUSTED = 'structured_output_retry_exhausted';
  * call, stops (`error_max_budget_usd`) once the pool is exhausted, and leaves at the end.
  *
  * Signals: `setLimits`, `interrupt`, `poolStatus`. Query: `progress`.
- * @returns a TurnOutcome; never throws for model or tool errors (they become error results).
+ * @returns a TurnOutcome for a success; an error result (model or tool errors, limits, an
+ *   interrupt) fails the workflow with an `AgentResult.<subtype>` failure whose details hold the
+ *   TurnOutcome (`resultOfFailure` reads it), so that the Web UI shows the turn as Failed.
  */
 export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   const turn = new Turn(input);
@@ -92,8 +95,15 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   // Not reached on continue-as-new (run() throws it): the next run is still a member.
   await turn.member.leave();
   turn.finish(outcome);
+  // An error result fails the workflow (the Web UI lists it as Failed), carrying the outcome.
+  if (outcome.isError && patched(ERROR_RESULT_FAILS_PATCH)) {
+    throw agentResultFailure(outcome.subtype, outcome.errors, outcome);
+  }
   return outcome;
 }
+
+/** Patch id: a turn (and a session whose last turn) ending in an error result fails as a workflow. */
+export const ERROR_RESULT_FAILS_PATCH = 'error-result-fails-workflow';
 
 /**
  * A running turn: its state (one object, carried through continue-as-new), its budget pool
