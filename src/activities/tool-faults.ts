@@ -7,25 +7,14 @@
  */
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { MAX_TOOL_FAULT_CHARS, ToolErrorType } from '../common/tools';
-import { isStoreUnreachable } from '../store/outage';
+import { NETWORK_ERRNO_CODES, isStoreUnreachable } from '../store/outage';
 
 /**
  * errno codes of a condition that may pass: the network, a busy or exhausted resource, a full
  * disk (someone may free space), an I/O error of a device that may come back.
  */
 const TRANSIENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'EHOSTDOWN',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'ENETRESET',
-  'ENOTCONN',
+  ...NETWORK_ERRNO_CODES,
   'EAGAIN',
   'EBUSY',
   'EINTR',

@@ -42,8 +42,8 @@ export class StoreUnavailableError extends Error {
   }
 }
 
-/** errno codes of a store that cannot be reached right now (the network, the server down or restarting). */
-const UNREACHABLE_CODES = new Set([
+/** errno codes of a peer that cannot be reached right now: the network, the server down or restarting. */
+export const NETWORK_ERRNO_CODES: readonly string[] = [
   'ECONNREFUSED',
   'ECONNRESET',
   'ECONNABORTED',
@@ -56,9 +56,10 @@ const UNREACHABLE_CODES = new Set([
   'ENETRESET',
   'ENOTCONN',
   'EAI_AGAIN',
-  'ENOTFOUND',
-  'ESTALE',
-]);
+];
+
+/** errno codes of a store that cannot be reached right now (also a name that does not resolve, an NFS handle gone). */
+const UNREACHABLE_CODES = new Set([...NETWORK_ERRNO_CODES, 'ENOTFOUND', 'ESTALE']);
 
 /**
  * SQLSTATEs of a PostgreSQL server that is going away, coming back or full: class 08 (connection

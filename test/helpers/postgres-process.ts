@@ -2,21 +2,13 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
+import type { EmbeddedPostgresServer } from '../../src/store/postgres/embedded-server';
 
-/** An embedded PostgreSQL server in a child process, which a test can stop and start again. */
-export interface PostgresProcess {
-  /** Admin URL (`postgres://postgres:…@127.0.0.1:<port>/postgres`). */
-  url: string;
-  port: number;
-  /** Creates a database; returns its URL. */
-  createDatabase(name: string): Promise<string>;
-  /** Stops the server (fast shutdown: sessions are terminated), keeping its data: an outage. */
-  halt(): Promise<void>;
-  /** Starts it again on the same port and data. */
-  restart(): Promise<void>;
-  /** Stops it for good and deletes its data. */
-  stop(): Promise<void>;
-}
+/**
+ * An embedded PostgreSQL server in a child process, which a test can stop and start again: the
+ * same interface as the in-process one.
+ */
+export type PostgresProcess = EmbeddedPostgresServer;
 
 const CHILD = path.join(__dirname, 'postgres-server-child.js');
 

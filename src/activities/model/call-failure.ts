@@ -77,6 +77,11 @@ export async function describeCallFailure(
       ? { promptOverLimit: true }
       : {}),
   };
+  return withDetails(failure, details);
+}
+
+/** `failure` (type, message, retry decision, cause) with `details` as its details. */
+function withDetails(failure: ApplicationFailure, details: ModelErrorDetails): ApplicationFailure {
   return ApplicationFailure.create({
     ...(failure.type ? { type: failure.type } : {}),
     message: failure.message,
@@ -110,13 +115,5 @@ export function unstoredResponseFailure(
       attempts: totals.attempts,
     },
   };
-  return ApplicationFailure.create({
-    ...(failure.type ? { type: failure.type } : {}),
-    message: failure.message,
-    nonRetryable: failure.nonRetryable === true,
-    details: [details],
-    ...(failure.nextRetryDelay !== undefined && failure.nextRetryDelay !== null
-      ? { nextRetryDelay: failure.nextRetryDelay }
-      : {}),
-  });
+  return withDetails(failure, details);
 }
