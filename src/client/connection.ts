@@ -129,9 +129,12 @@ export async function connectTemporalClient(
 ): Promise<{ connection: Connection; client: Client }> {
   // Loaded here, not at import: a server process starts its dev server before it needs a client.
   const { Client, Connection } = await import('@temporalio/client');
+  // Settings that cannot work (a TLS file that cannot be read) are errors of their own, not an
+  // unreachable server: a worker waits for the latter, never for the former.
+  const options = targetConnectionOptions(config, target, env);
   let connection: Connection;
   try {
-    connection = await Connection.connect(targetConnectionOptions(config, target, env));
+    connection = await Connection.connect(options);
   } catch (e) {
     const where =
       target.mode === 'configured'
