@@ -23,8 +23,8 @@ import type { FakeModelServer, FakeModelServerOptions } from '../src/fake-model'
 import { JsonlTranscriptStore } from '../src/store/jsonl-store';
 import { PostgresTranscriptStore } from '../src/store/postgres/postgres-store';
 import type { TranscriptStore } from '../src/store/transcript-store';
-import { findTemporalCli, startDevServer } from '../src/worker/dev-server';
-import type { DevServer } from '../src/worker/dev-server';
+import { findTemporalCli, startDevServer } from '../src/host/dev-server';
+import type { DevServer } from '../src/host/dev-server';
 import { installRuntimeLogging } from '../src/worker/logging';
 import { createRunnerWorker } from '../src/worker/worker';
 

@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../config';
 import { findPrice } from '../config';
 import { ModelErrorType } from '../common/model';
-import type { ModelPrice } from '../engine/cost';
+import type { ModelPrice } from '../common/usage';
 import type { TranscriptStore } from '../store/transcript-store';
 import { createCallModel } from './model/call-model';
 import type { ModelFaultHooks } from './model/call-model';
@@ -15,7 +15,7 @@ import { withGitConfigScan } from '../env/git-env';
 import { BUILTIN_TOOLS, toolsForModel } from './tools/registry';
 import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordPrompt, createRecordTranscript } from './transcript';
-import { createLoadContext } from './context';
+import { createLoadContext } from './context/load-context';
 import { withStorageErrors } from './store-errors';
 import { activityStoreOutage, withAttemptStart } from './store-wait';
 import { waitingStore } from '../store/outage';
@@ -24,9 +24,9 @@ import { createPrepareWorkspace, type PrepareWorkspaceInput, type WorkspaceHost 
 import { storeSnapshot } from './workspace/snapshot';
 import type { Activities } from './types';
 import { isMcpToolName } from '../common/mcp';
-import { createConnectMcpServers, createMcpToolExecutor, mcpToolSpecs } from '../mcp/activities';
-import { McpClientPool } from '../mcp/pool';
-import { createRunHooks } from '../hooks/activity';
+import { createConnectMcpServers, createMcpToolExecutor, mcpToolSpecs } from './mcp/activities';
+import { McpClientPool } from './mcp/pool';
+import { createRunHooks } from './hooks/run-hooks';
 
 export type { Activities } from './types';
 

@@ -1,6 +1,6 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { isMcpToolName } from '../common/mcp';
-import { updatedInputOf } from '../hooks/activity';
+import { updatedInputOf } from './hooks/run-hooks';
 import { ApplicationFailure } from '@temporalio/common';
 import { ToolErrorType, type RunToolInput, type RunToolSummary } from '../common/tools';
 import { MAX_STRUCTURED_OUTPUT_ERROR_CHARS, STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
@@ -15,11 +15,11 @@ import { keepLargeResult, materializeLargeResults } from './large-result';
 import type { ToolContext, ToolOutput, ToolSettings } from './tools/types';
 import { mapFormerPaths } from './workspace/prepare';
 import { SnapshotTooLargeError } from './workspace/snapshot';
-import { nestedMemoryAttachments } from './nested-memory';
+import { nestedMemoryAttachments } from './context/nested-memory';
 import type { ResolvedPermission } from './tool-permission';
 import { resolveToolPermission } from './tool-permission';
 import { ChildEnvironments } from '../env/child-env';
-import { readSettingsEnv } from '../settings/env';
+import { readSettingsEnv } from './settings-env';
 import { inputFaultOf, inputFaultOutput } from './tools/input-faults';
 import { classifyToolError, isTransientToolError, toolFaultMessage } from './tool-faults';
 import { storageFailure } from './store-errors';
@@ -34,7 +34,7 @@ export interface RunToolDeps {
     rawInput: unknown,
     ctx: ToolContext,
   ): Promise<ToolOutput & { outcome: 'ok' | 'error' | 'invalid' }>;
-  /** Runs an `mcp__…` tool of the turn's stored MCP tool list; never throws (see `src/mcp/activities.ts`). */
+  /** Runs an `mcp__…` tool of the turn's stored MCP tool list; never throws (see `src/activities/mcp/activities.ts`). */
   executeMcpTool?(
     sessionId: string,
     toolsRef: string,
@@ -307,6 +307,7 @@ function runToolOnce(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToo
         heartbeat,
         ...(deps.settings ? { settings: deps.settings } : {}),
         ...(permission.readDenied ? { readDenied: permission.readDenied } : {}),
+        ...(permission.checkedPath !== undefined ? { checkedPath: permission.checkedPath } : {}),
         env: toolEnv,
       };
       // Often: a cancellation (an interrupt) arrives with a heartbeat's answer.

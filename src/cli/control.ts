@@ -1,7 +1,7 @@
 import type { Config } from '../config';
-import { connectClient, NoServerError } from '../client/connection';
-import type { ClientRuntime } from '../client/connection';
-import { embeddedServerHolder } from '../worker/server-lock';
+import { connectClient, NoServerError } from '../connection/connect';
+import type { ClientRuntime } from '../connection/connect';
+import { embeddedServerHolder } from '../host/server-lock';
 import { UsageError } from './turn-options';
 
 /** Where the control commands (`status`, `interrupt`, `limits`, `pool`) write. */

@@ -1,7 +1,7 @@
 import type { HooksConfig, TurnHooks } from '../common/hooks';
-import { missingHookCommands } from '../hooks/check';
-import type { LoadedSettings } from '../settings';
-import { HooksConfigError, mergeHooks, parseHooksSection } from '../settings/hooks';
+import { missingHookCommands } from './hook-check';
+import type { LoadedSettings } from '../config-files';
+import { HooksConfigError, mergeHooks, parseHooksSection } from '../config-files/hooks';
 import { UsageError } from './turn-options';
 
 /**

@@ -36,7 +36,7 @@ const USAGE_ERROR_NAMES = new Set([
   'SettingsError',
   'MemoryImportCycleError',
   'TemporalConnectionConfigError',
-  // A shared server of another agent-runner version that cannot be restarted (src/client/runner-build.ts).
+  // A shared server of another agent-runner version that cannot be restarted (src/host/runner-build.ts).
   'ServerVersionSkewError',
   // Store setup (src/store/setup-errors.ts): unreachable database, schema mismatch, bad URL, unknown session.
   'StoreConnectionError',
@@ -507,7 +507,7 @@ export async function main(argv: string[]): Promise<number> {
       err(`agent-runner: ${e.message}`);
       return EXIT.usage;
     }
-    const { fileSystemReason } = await import('../worker/preflight');
+    const { fileSystemReason } = await import('../host/preflight');
     const fsReason = fileSystemReason(e);
     const fsPath = (e as NodeJS.ErrnoException).path;
     if (fsReason !== null && fsPath !== undefined) {

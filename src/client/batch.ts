@@ -21,13 +21,13 @@ import type { ResultSubtype } from '../common/sdk-messages';
 import { BUILTIN_TOOL_NAMES } from '../common/tools';
 import type { TurnOptions, TurnOutcome } from '../common/turn';
 import { emptyUsage } from '../common/usage';
-import { PERMISSION_MODES } from '../engine/permissions';
+import { PERMISSION_MODES } from '../common/permissions';
 import type { TranscriptStore } from '../store/transcript-store';
-import { sessionWorkflowId, turnWorkflowId } from '../workflows/ids';
+import { sessionWorkflowId, turnWorkflowId } from '../common/ids';
 import { endSessionSignal } from '../workflows/messages';
 import { QueryEngine } from './query-engine';
 import { assistantText, resultMessage } from './sdk-message';
-import { uuidV5 } from './uuid';
+import { uuidV5 } from '../store/uuid';
 
 // ---------------------------------------------------------------------------------------------
 // Task file

@@ -13,10 +13,15 @@ export {
   NoServerError,
   openTranscriptStore,
   TemporalUnreachableError,
-} from './connection';
-export type { ClientRuntime, ConnectClientOptions, ServerTarget, TemporalConnectionOptions } from './connection';
-export { readLiveServerState } from './server-state';
-export type { ServerState } from './server-state';
+} from '../connection/connect';
+export type {
+  ClientRuntime,
+  ConnectClientOptions,
+  ServerTarget,
+  TemporalConnectionOptions,
+} from '../connection/connect';
+export { readLiveServerState } from '../host/server-state';
+export type { ServerState } from '../host/server-state';
 export {
   BudgetPoolNotFoundError,
   budgetPoolExists,
@@ -41,5 +46,5 @@ export type { TranscriptStore } from '../store/transcript-store';
 export type * from '../common/sdk-messages';
 export type { TurnOptions, TurnOutcome } from '../common/turn';
 export type { Usage, ModelUsage } from '../common/usage';
-export { sessionWorkflowId, turnWorkflowId, budgetPoolWorkflowId } from '../workflows/ids';
+export { sessionWorkflowId, turnWorkflowId, budgetPoolWorkflowId } from '../common/ids';
 export type { LimitPatch, PoolStateView, SessionStatusView } from '../workflows/messages';

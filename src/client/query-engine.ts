@@ -20,22 +20,22 @@ import {
   turnProgressQuery,
   turnSpendQuery,
 } from '../workflows/messages';
-import { sessionWorkflowId } from '../workflows/ids';
+import { sessionWorkflowId } from '../common/ids';
 import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../common/search-attributes';
 import type { McpServerState } from '../common/mcp';
-import { loadMcpTools } from '../mcp/store';
+import { loadMcpTools } from '../store/mcp-sidecar';
 import { assistantText, entryToSdkMessages, initMessage, resultMessage } from './sdk-message';
 import { storePrompt } from './prompt-ref';
-import { promptCommandOf } from '../engine/compaction';
+import { promptCommandOf } from '../common/prompt-command';
 import type { OutageOptions } from './outage';
 import { firstLine, sessionDetails, sessionMemo, sessionSummary } from './session-metadata';
 import { OutageWaiter, isServerUnreachable } from './outage';
 import { StallWatcher } from './pending-work';
 import { resultOfFailure } from '../common/agent-result';
 import type { MemoryFile } from '../common/context';
-import { loadUserMemory } from '../context/memory-files';
-import { claudeConfigDir } from '../settings/load';
-import { storeContextOptions } from './context-options';
+import { loadUserMemory } from '../config-files/memory-files';
+import { claudeConfigDir } from '../config-files/settings';
+import { storeContextOptions } from './stored-config';
 import { PartialMessages } from './partial-messages';
 
 /**

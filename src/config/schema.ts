@@ -5,6 +5,7 @@
  * Everything here is pure (no I/O); `load.ts` reads the file and the environment.
  */
 import { z } from 'zod';
+import type { ModelPrice } from '../common/usage';
 import { resolveModelAlias } from './model-aliases';
 
 // ---------------------------------------------------------------------------------------------
@@ -48,19 +49,7 @@ const usdPerMTok = z
 // Prices
 // ---------------------------------------------------------------------------------------------
 
-/** Prices of one model, in USD per million tokens. */
-export interface ModelPrice {
-  /** Input tokens that are neither cache reads nor cache writes. */
-  input: number;
-  /** Output tokens. */
-  output: number;
-  /** Input tokens written to the prompt cache with the default 5-minute TTL. */
-  cacheWrite5m: number;
-  /** Input tokens written to the prompt cache with the 1-hour TTL. */
-  cacheWrite1h: number;
-  /** Input tokens read from the prompt cache. */
-  cacheRead: number;
-}
+export type { ModelPrice } from '../common/usage';
 
 /** Table of model prices keyed by model id (a prefix of the ids the API reports). */
 export type PriceTable = Record<string, ModelPrice>;
@@ -308,7 +297,7 @@ export const ConfigSchema = z.strictObject({
  * settings here are file *paths*; PEM *contents* come only from the environment
  * (`TEMPORAL_TLS_CLIENT_CERT_DATA`, `TEMPORAL_TLS_CLIENT_KEY_DATA`,
  * `TEMPORAL_TLS_SERVER_CA_CERT_DATA`), so that no secret sits in this file. A path and data for
- * the same item is an error. See `src/client/temporal-connection.ts`.
+ * the same item is an error. See `src/connection/temporal-connection.ts`.
  */
 export interface TlsConfig {
   /**
@@ -388,7 +377,7 @@ export interface DevServerConfig {
   /**
    * Spare client processes a shared server keeps loaded, each taking one later `agent-runner -p`
    * on this machine so that it skips loading the client code (about 400 ms; see
-   * `src/worker/spare-pool.ts`); 0 = none, at most 8. @default 1
+   * `src/host/spare-pool.ts`); 0 = none, at most 8. @default 1
    */
   spareClients: number;
   /**

@@ -4,7 +4,6 @@ import {
   condition,
   continueAsNew,
   isCancellation,
-  patched,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
@@ -14,7 +13,6 @@ import {
 import { SA } from '../common/search-attributes';
 import { modelCallLabel } from '../common/summary';
 import { summarized } from './activity-summary';
-import { LOCAL_ACTIVITIES_PATCH } from './turn-activities';
 import type { CallModelSummary } from '../common/model';
 import { ModelErrorType } from '../common/model';
 import { STRUCTURED_OUTPUT_NUDGE } from '../common/structured-output';
@@ -24,8 +22,9 @@ import { TRANSCRIPT_SCHEMA_VERSION } from '../common/version';
 import { applyLimitPatch, checkLimits } from '../engine/limits';
 import { edeDiagnostic, isResultSuccessful } from '../engine/success';
 import { checkTokenBudget } from '../engine/token-budget';
-import type { PromptCommand } from '../common/turn';
-import { promptCommandOf, shouldAutoCompact, taskBudgetTokens } from '../engine/compaction';
+import type { PromptCommand } from '../common/prompt-command';
+import { promptCommandOf } from '../common/prompt-command';
+import { shouldAutoCompact, taskBudgetTokens } from '../engine/compaction';
 import { fallbackFor, fallbackNotice, OVERLOADED_ATTEMPTS_BEFORE_FALLBACK } from '../engine/model-fallback';
 import {
   MAX_OUTPUT_TOKENS_RECOVERIES,
@@ -46,19 +45,8 @@ import { ToolRuns } from './tool-runs';
 import { turnActivities } from './turn-activities';
 import type { TurnActivities } from './turn-activities';
 import { TurnState } from './turn-state';
-import { WORKSPACE_PATCH, WorkspaceFollower, WorkspaceStop } from './workspace';
-
-/** Patch id of `AgentStatus` / `AgentCostUsd` set on the turn workflow itself when it ends. */
-const TURN_STATUS_PATCH = 'turn-status-attributes';
-
-/** Patch id of the `loadContext` step at a new session's first turn. */
-const SESSION_CONTEXT_PATCH = 'session-context';
-
-/**
- * Patch id: a new session's context is loaded while its workspace is prepared (both activities
- * scheduled in one workflow task), not after it. Histories from before replay sequentially.
- */
-const PARALLEL_SETUP_PATCH = 'parallel-session-setup';
+import { WorkspaceFollower, WorkspaceStop } from './workspace';
+import { isPatched } from './patches';
 
 /** Model calls per workflow run before a long turn continues as new. */
 const DEFAULT_MAX_STEPS_PER_RUN = 200;
@@ -96,28 +84,16 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   await turn.member.leave();
   turn.finish(outcome);
   // An error result fails the workflow (the Web UI lists it as Failed), carrying the outcome.
-  if (outcome.isError && patched(ERROR_RESULT_FAILS_PATCH)) {
+  if (outcome.isError && isPatched('errorResultFailsTurn')) {
     throw agentResultFailure(outcome.subtype, outcome.errors, outcome);
   }
   return outcome;
 }
 
-/** Patch id: a turn (and a session whose last turn) ending in an error result fails as a workflow. */
-export const ERROR_RESULT_FAILS_PATCH = 'error-result-fails-workflow';
-
 /**
  * A running turn: its state (one object, carried through continue-as-new), its budget pool
  * membership, its interrupts, and one method per step of the loop.
  */
-/** Patch id: a compaction that did not bring the context under the threshold is not repeated. */
-const NO_REPEATED_AUTO_COMPACT_PATCH = 'no-repeated-auto-compact';
-
-/**
- * Patch id: in a budget pool, the tools of a call wait for the pool to count that call before the
- * budget re-check, so that the call that exhausted the pool does not have its tools run.
- */
-const POOL_ACK_BEFORE_TOOLS_PATCH = 'pool-ack-before-tools';
-
 class Turn {
   readonly state: TurnState;
   readonly member: PoolMember;
@@ -228,11 +204,11 @@ class Turn {
       );
     }
     let contextLoaded = false;
-    if (patched(WORKSPACE_PATCH)) {
+    if (isPatched('workspace')) {
       // Where the working tree is: recorded (origin, base, first snapshot) on its host, or
       // re-materialized on a live worker when the previous turn's host is gone.
       this.state.activity = 'prepareWorkspace';
-      if (input.parentUuid === null && patched(PARALLEL_SETUP_PATCH) && patched(SESSION_CONTEXT_PATCH)) {
+      if (input.parentUuid === null && isPatched('parallelSessionSetup') && isPatched('sessionContext')) {
         const failed = await this.prepareWithContext(input.promptUuid);
         if (failed) return failed;
         contextLoaded = true;
@@ -241,7 +217,7 @@ class Turn {
       }
     }
     // Histories from before the session context replay without the step (patched marker).
-    if (!contextLoaded && input.parentUuid === null && patched(SESSION_CONTEXT_PATCH)) {
+    if (!contextLoaded && input.parentUuid === null && isPatched('sessionContext')) {
       const failed = await this.loadContext(input.promptUuid);
       if (failed) return failed;
     }
@@ -351,7 +327,7 @@ class Turn {
     if (last && shouldAutoCompact(last.tokens, last.window, this.input.options.compaction)) {
       // A compaction right before this call did not bring it under the threshold: compacting
       // again and again would cost a summary call per step and gain nothing.
-      if (last.afterCompaction && patched(NO_REPEATED_AUTO_COMPACT_PATCH)) d.autoCompactIneffective = true;
+      if (last.afterCompaction && isPatched('noRepeatedAutoCompact')) d.autoCompactIneffective = true;
       if (!d.autoCompactIneffective) await this.compact('auto');
     }
     return null;
@@ -541,7 +517,7 @@ class Turn {
    * crossed it do not run (each gets a result saying so). Returns the outcome when the turn stops.
    */
   private async runTools(assistantUuid: string, call: CallModelSummary): Promise<TurnOutcome | null> {
-    if (call.toolUses.length > 0 && this.member.awaitingAck() && patched(POOL_ACK_BEFORE_TOOLS_PATCH)) {
+    if (call.toolUses.length > 0 && this.member.awaitingAck() && isPatched('poolAckBeforeTools')) {
       // The pool learns of this call's spend first: if it crossed the pool's limit, the pool
       // answers "exhausted" and the tools below do not run (docs/limits.md). Milliseconds, once per step.
       this.state.activity = 'waitBudgetPool';
@@ -690,7 +666,7 @@ class Turn {
     normal: (arg: A) => Promise<R>,
     arg: A,
   ): Promise<void> {
-    if (patched(LOCAL_ACTIVITIES_PATCH)) {
+    if (isPatched('localActivities')) {
       try {
         await summarized(local, summary, arg);
         return;
@@ -725,7 +701,7 @@ class Turn {
   finish(outcome: TurnOutcome): void {
     this.updateDetails();
     if (workflowInfo().typedSearchAttributes.get(SA.sessionId) === undefined) return;
-    if (!patched(TURN_STATUS_PATCH)) return;
+    if (!isPatched('turnStatusAttributes')) return;
     upsertSearchAttributes([
       { key: SA.status, value: outcome.subtype },
       { key: SA.costUsd, value: Math.round(outcome.costUsd * 1e6) / 1e6 },

@@ -13,9 +13,6 @@ import { WorkspaceErrorType, mapFormerPath, type WorkspaceRef } from '../common/
 import { activityTimeouts } from './timeouts';
 import { toolCancellationType } from './turn-activities';
 
-/** Patch id of workspace following (turns recorded before it replay without it). */
-export const WORKSPACE_PATCH = 'workspace-follows-turn-v1';
-
 /**
  * How long a tool call waits on a host queue before the host counts as gone, when the worker
  * did not say (`workspace.hostTimeoutMs` of the worker that holds the tree travels in the ref).

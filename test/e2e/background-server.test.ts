@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModelServer, type FakeModelServer } from '../../src/fake-model';
-import { readServerState } from '../../src/client/server-state';
+import { readServerState } from '../../src/host/server-state';
 import { runCli } from '../helpers/cli';
 import { isProcessAlive, waitUntil } from '../helpers/processes';
 

@@ -16,7 +16,7 @@ import { listSessions } from '../../src/client/list';
 import { repeatedCompletedCalls } from '../../src/fake-model';
 import type { Responder, StepSpec } from '../../src/fake-model';
 import { firstUserText } from '../../src/fake-model/request';
-import { turnWorkflowId } from '../../src/workflows/ids';
+import { turnWorkflowId } from '../../src/common/ids';
 import { makeRepo, startRunnerEnv, temporalAddress } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
 import { startWorkerProcess } from '../helpers/worker-process';

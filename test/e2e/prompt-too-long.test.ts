@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SDKResultMessage } from '../../src/common/sdk-messages';
-import { sessionWorkflowId, turnWorkflowId } from '../../src/workflows/ids';
+import { sessionWorkflowId, turnWorkflowId } from '../../src/common/ids';
 import { runCli } from '../helpers/cli';
 import { makeRepo, startRunnerEnv, temporalAddress } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';

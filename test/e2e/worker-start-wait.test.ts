@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
-import { findTemporalCli, startDevServer } from '../../src/worker/dev-server';
+import { findTemporalCli, startDevServer } from '../../src/host/dev-server';
 import { BIN } from '../helpers/cli';
 import { startPostgresProcess } from '../helpers/postgres-process';
 import { waitUntil } from '../helpers/processes';

@@ -11,7 +11,7 @@ import { NativeConnection } from '@temporalio/worker';
 import type { Worker } from '@temporalio/worker';
 import { loadConfig } from '../../src/config';
 import type { Config } from '../../src/config';
-import { clientStore } from '../../src/client/connection';
+import { clientStore } from '../../src/connection/connect';
 import { QueryEngine } from '../../src/client/query-engine';
 import type { SDKResultMessage } from '../../src/common/sdk-messages';
 import type { TurnOptions } from '../../src/common/turn';

@@ -11,7 +11,7 @@ import { firstUserText } from '../../src/fake-model/request';
 import { repeatedCompletedCalls } from '../../src/fake-model';
 import type { SessionInput } from '../../src/common/session';
 import { WORKFLOW_STATE_VERSION } from '../../src/common/turn';
-import { sessionWorkflowId, turnWorkflowId } from '../../src/workflows/ids';
+import { sessionWorkflowId, turnWorkflowId } from '../../src/common/ids';
 import { makeRepo, startRunnerEnv, testTurnOptions } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
 

@@ -12,7 +12,7 @@ import type { SDKResultMessage } from '../../src/common/sdk-messages';
 import { loadConfig } from '../../src/config';
 import type { Config } from '../../src/config';
 import type { StepSpec } from '../../src/fake-model';
-import { budgetPoolWorkflowId } from '../../src/workflows/ids';
+import { budgetPoolWorkflowId } from '../../src/common/ids';
 import { joinPoolSignal, leavePoolSignal, reportSpendSignal } from '../../src/workflows/messages';
 import type { PoolStateView } from '../../src/workflows/messages';
 import { installRuntimeLogging } from '../../src/worker/logging';

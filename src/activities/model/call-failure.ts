@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ModelErrorDetails } from '../../common/model';
 import { ModelErrorType } from '../../common/model';
 import type { TranscriptEntry } from '../../common/transcript';
-import type { ModelPrice } from '../../engine/cost';
+import type { ModelPrice } from '../../common/usage';
 import type { ModelAttemptUsage, TranscriptStore } from '../../store/transcript-store';
 import { billedTotals, lineTotals, toBilling } from './billing';
 

@@ -10,7 +10,7 @@ import { BUILTIN_TOOL_NAMES } from '../../common/tools';
 import type { TranscriptEntry } from '../../common/transcript';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/transcript';
 import type { Usage } from '../../common/usage';
-import type { ModelPrice } from '../../engine/cost';
+import type { ModelPrice } from '../../common/usage';
 import type { TranscriptStore } from '../../store/transcript-store';
 import type { StreamEventWriter } from '../../store/stream-events';
 import { TranscriptChainError } from '../../store/transcript-store';
@@ -29,7 +29,7 @@ import { assembleStream } from './stream';
 import { watchedStream } from './stream-watchdog';
 import type { AssembledMessage } from './stream';
 import { layeredSystemPrompt } from './system-prompt';
-import { getContextContent, MissingContextContentError } from '../../context/content-keys';
+import { getContextContent, MissingContextContentError } from '../../store/context-content';
 
 /** What `callModel` needs from the worker. */
 export interface ModelDeps {

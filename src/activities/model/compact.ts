@@ -8,7 +8,7 @@ import type { Usage } from '../../common/usage';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { storageFailure } from '../store-errors';
 import { billedTotals, toBilling } from './billing';
-import { uuidV5 } from '../../client/uuid';
+import { uuidV5 } from '../../store/uuid';
 import { shellCwdOfChain } from '../shell-cwd';
 import type { ModelDeps } from './call-model';
 

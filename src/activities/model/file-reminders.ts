@@ -13,7 +13,7 @@ import { promises as fsp } from 'node:fs';
 import type { FileReadState } from '../../common/tools';
 import type { TranscriptEntry } from '../../common/transcript';
 import type { TranscriptStore } from '../../store/transcript-store';
-import { uuidV5 } from '../../client/uuid';
+import { uuidV5 } from '../../store/uuid';
 import { computeFileState, statOrUndefined } from '../tools/file-state';
 import { looksBinary } from '../tools/read';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/version';

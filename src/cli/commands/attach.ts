@@ -5,9 +5,9 @@
 import type { Config } from '../../config';
 import type { SDKResultMessage } from '../../common/sdk-messages';
 import { QueryEngine } from '../../client/query-engine';
-import { turnWorkflowId } from '../../workflows/ids';
-import { openRuntime } from '../../worker/runtime';
-import type { Runtime } from '../../worker/runtime';
+import { turnWorkflowId } from '../../common/ids';
+import { openRuntime } from '../../host/runtime';
+import type { Runtime } from '../../host/runtime';
 import type { OutputFormat } from '../output';
 import { EXIT, describeMessage, exitCodeFor, textOutput } from '../output';
 import type { ServerModeFlags } from '../server-mode';

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isGrpcCancelledError } from '@temporalio/client';
 import type { BatchBudget } from '../../client/batch';
 import { budgetPoolState, ensureBudgetPool, setBudgetPoolLimit } from '../../client/budget-pool';
-import type { ClientRuntime as Runtime } from '../../client/connection';
+import type { ClientRuntime as Runtime } from '../../connection/connect';
 
 /** Pool id of a batch's budget pool. */
 export function batchPoolId(batchId: string): string {

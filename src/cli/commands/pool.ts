@@ -8,7 +8,7 @@ import {
   listBudgetPools,
 } from '../../client/budget-pool';
 import type { PoolStateView } from '../../workflows/messages';
-import { budgetPoolWorkflowId } from '../../workflows/ids';
+import { budgetPoolWorkflowId } from '../../common/ids';
 import type { ControlIo } from '../control';
 import { int, kvTable, limitValue, openControlRuntime, usd } from '../control';
 import { UsageError } from '../turn-options';
@@ -86,7 +86,7 @@ export async function runPoolCreate(
     const mode = serverModeOptions(flags);
     const rt = mode.daemon
       ? await (
-          await import('../../worker/runtime')
+          await import('../../host/runtime')
         ).openRuntime({
           config,
           ...mode,

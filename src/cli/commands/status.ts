@@ -1,18 +1,18 @@
 import type { Config } from '../../config';
 import { sessionStatus } from '../../client/session-control';
 import type { SessionStatusReport } from '../../client/session-control';
-import type { TurnLimits } from '../../engine/limits';
+import type { TurnLimits } from '../../common/limits';
 import type { Usage } from '../../common/usage';
 import type { ControlIo } from '../control';
 import { int, kvTable, openControlRuntime, usd } from '../control';
 import { withControlErrors } from './control-errors';
 import type { Client } from '@temporalio/client';
 import { NoWorkerAnsweredError } from '../../client/query-deadline';
-import { sessionWorkflowId } from '../../workflows/ids';
-import type { ClientRuntime } from '../../client/connection';
+import { sessionWorkflowId } from '../../common/ids';
+import type { ClientRuntime } from '../../connection/connect';
 import { pendingWork, stallReasons } from '../../client/pending-work';
-import { describeRunner, runnerDiffers } from '../../client/runner-build';
-import { readServerState } from '../../client/server-state';
+import { describeRunner, runnerDiffers } from '../../host/runner-build';
+import { readServerState } from '../../host/server-state';
 
 /** The server a control command reached, for people (its agent-runner version when it records one). */
 export function describeServer(config: Config, rt: Pick<ClientRuntime, 'mode' | 'address'>): string {

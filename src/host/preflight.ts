@@ -1,0 +1,69 @@
+/**
+ * Checks made before a process starts a dev server or a worker, so that a run that cannot work
+ * fails at once with an error that says what to do, instead of after seconds of start-up (or as a
+ * raw `EROFS` from deep inside a write).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Config } from '../config';
+import { DataDirError, PRIVATE_FILE_MODE, ensurePrivateDataDir } from '../store/data-dir';
+
+export { DataDirError } from '../store/data-dir';
+
+/**
+ * Thrown by {@link checkModelKey} when a process that will run a worker has no model API key
+ * (the worker calls the model with it). The CLI prints it and exits 2.
+ */
+export class ModelKeyMissingError extends Error {
+  override readonly name = 'ModelKeyMissingError';
+}
+
+const FS_REASONS: Record<string, string> = {
+  EROFS: 'it is on a read-only file system',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  ENOTDIR: 'a path component is a file, not a directory',
+  EEXIST: 'a file of that name is in the way',
+};
+
+/** A file-system error (`EROFS`, `EACCES`, …) in words, or null for other errors. */
+export function fileSystemReason(e: unknown): string | null {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  return code !== undefined ? (FS_REASONS[code] ?? null) : null;
+}
+
+/**
+ * Makes sure the data directory exists, is private (created or repaired as 0700, this user's:
+ * src/store/data-dir.ts) and is writable (writes and removes a probe file).
+ * @throws DataDirError naming the directory, the reason and how to choose another one
+ */
+export function checkDataDir(dataDir: string): void {
+  const probe = path.join(dataDir, `.write-check-${process.pid}`);
+  try {
+    // Private: it holds transcripts, prompts and tool output.
+    ensurePrivateDataDir(dataDir);
+    fs.writeFileSync(probe, '', { mode: PRIVATE_FILE_MODE });
+    fs.rmSync(probe, { force: true });
+  } catch (e) {
+    if (e instanceof DataDirError) throw e;
+    const reason = fileSystemReason(e) ?? (e instanceof Error ? e.message : String(e));
+    throw new DataDirError(
+      `the data directory ${dataDir} is not writable (${reason}). It holds the transcripts and the ` +
+        'embedded Temporal database: set AGENT_RUNNER_DATA_DIR (or dataDir in temporal.yaml) to a writable directory.',
+    );
+  }
+}
+
+/**
+ * Makes sure the model API key is in the environment of a process that will run a worker.
+ * @throws ModelKeyMissingError naming the variable
+ */
+export function checkModelKey(config: Config, env: NodeJS.ProcessEnv): void {
+  if (env[config.model.apiKeyEnv]) return;
+  throw new ModelKeyMissingError(
+    `${config.model.apiKeyEnv} is not set: the worker this run starts cannot call the model ` +
+      '(set it, or point ANTHROPIC_BASE_URL at a local Messages API server with any key)',
+  );
+}

@@ -1,0 +1,131 @@
+/**
+ * The runHooks activity with real hook commands: the event's JSON is read from the store, the
+ * outcome is stored under the event's key, and a retry never runs the hooks again.
+ */
+import { asyncLocalStorage } from '@temporalio/activity';
+import type { Context } from '@temporalio/activity';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { HooksConfig, RunHooksInput } from '../../../../src/common/hooks';
+import { createRunHooks, updatedInputOf } from '../../../../src/activities/hooks/run-hooks';
+import { storeHooksConfig } from '../../../../src/client/stored-config';
+import { JsonlTranscriptStore } from '../../../../src/store/jsonl-store';
+
+const SESSION = '22222222-2222-4222-8222-222222222222';
+
+function inActivity<T>(fn: () => Promise<T>): Promise<T> {
+  const ctx = {
+    heartbeat: () => undefined,
+    cancellationSignal: new AbortController().signal,
+    info: { workflowExecution: { workflowId: 'turn-1' } },
+  } as unknown as Context;
+  return asyncLocalStorage.run(ctx, fn);
+}
+
+let store: JsonlTranscriptStore;
+let cwd: string;
+beforeEach(async () => {
+  store = new JsonlTranscriptStore(mkdtempSync(join(tmpdir(), 'hooks-data-')));
+  cwd = mkdtempSync(join(tmpdir(), 'hooks-cwd-'));
+  await store.append({
+    v: 1,
+    type: 'assistant',
+    uuid: 'a1',
+    parentUuid: null,
+    sessionId: SESSION,
+    timestamp: new Date().toISOString(),
+    message: {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'rm -rf /' } }],
+    },
+  });
+});
+
+async function setup(
+  hooks: HooksConfig,
+): Promise<(i: Partial<RunHooksInput>) => ReturnType<ReturnType<typeof createRunHooks>>> {
+  const configRef = await storeHooksConfig(store, SESSION, hooks, cwd);
+  const run = createRunHooks({ store });
+  return (extra) =>
+    inActivity(() =>
+      run({
+        sessionId: SESSION,
+        cwd,
+        configRef,
+        event: 'PreToolUse',
+        eventKey: 'turn-1/PreToolUse/toolu_1',
+        permissionMode: 'default',
+        tool: { name: 'Bash', toolUseId: 'toolu_1', assistantUuid: 'a1' },
+        ...extra,
+      }),
+    );
+}
+
+describe('runHooks', () => {
+  it("passes Claude Code's stdin JSON, stores a changed input, and runs once per event key", async () => {
+    writeFileSync(
+      join(cwd, 'hook.sh'),
+      '#!/bin/sh\ncat > "$CLAUDE_PROJECT_DIR/stdin.json"\necho run >> "$CLAUDE_PROJECT_DIR/count.txt"\n' +
+        'echo \'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"echo safe"}}}\'\n',
+      { mode: 0o755 },
+    );
+    const run = await setup({ PreToolUse: [{ matcher: 'Bash', command: './hook.sh', source: 's' }] });
+    const first = await run({});
+    expect(first).toMatchObject({ decision: 'allow', updatedInput: true, replayed: false });
+    expect(JSON.parse(readFileSync(join(cwd, 'stdin.json'), 'utf8'))).toEqual({
+      session_id: SESSION,
+      transcript_path: '',
+      cwd,
+      permission_mode: 'default',
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'rm -rf /' },
+      tool_use_id: 'toolu_1',
+    });
+    expect(await updatedInputOf(store, SESSION, first.outcomeRef)).toEqual({ command: 'echo safe' });
+    // The outcome in history is small: the changed input is not in it.
+    expect(JSON.stringify(first)).not.toContain('echo safe');
+    const again = await run({});
+    expect(again).toMatchObject({ decision: 'allow', replayed: true, outcomeRef: first.outcomeRef });
+    expect(readFileSync(join(cwd, 'count.txt'), 'utf8')).toBe('run\n');
+  });
+
+  it("an attempt that finds a dead attempt's run marker does not run the hooks again", async () => {
+    writeFileSync(join(cwd, 'hook.sh'), '#!/bin/sh\necho run >> count.txt\nexit 2\n', { mode: 0o755 });
+    const run = await setup({ PreToolUse: [{ matcher: '', command: './hook.sh', source: 's' }] });
+    const key = 'turn-1/PreToolUse/dead';
+    const { createHash } = await import('node:crypto');
+    await store.markToolRunStarted(SESSION, `hook-${createHash('sha256').update(key).digest('hex').slice(0, 40)}`);
+    expect(await run({ eventKey: key })).toMatchObject({ decision: null, replayed: false });
+    expect(() => readFileSync(join(cwd, 'count.txt'))).toThrow();
+  });
+
+  it("writes a Stop hook's feedback as a meta line where the workflow planned it", async () => {
+    const run = await setup({
+      Stop: [{ matcher: '', command: 'echo \'{"decision":"block","reason":"run the tests"}\'', source: 's' }],
+    });
+    const o = await run({
+      event: 'Stop',
+      eventKey: 'turn-1/Stop/1',
+      stop: { lastAssistantUuid: 'a1', stopHookActive: false },
+      contextLine: { uuid: 'ctx-1', parentUuid: 'a1' },
+    });
+    expect(o).toMatchObject({ decision: 'block', reason: 'run the tests', contextWritten: true });
+    const line = await store.get(SESSION, 'ctx-1');
+    expect(line).toMatchObject({
+      type: 'user',
+      parentUuid: 'a1',
+      isMeta: true,
+      message: { content: [{ type: 'text', text: 'Stop hook feedback:\nrun the tests' }] },
+    });
+  });
+
+  it('reports invalid JSON output as a configuration error naming the source', async () => {
+    const run = await setup({
+      PreToolUse: [{ matcher: '', command: "echo '{nope'", source: 'f.json: hooks.PreToolUse[0].hooks[0]' }],
+    });
+    const o = await run({});
+    expect(o.configErrors?.[0]).toMatch(/^f\.json: hooks\.PreToolUse\[0\]\.hooks\[0\]: the hook printed invalid JSON/);
+  });
+});
