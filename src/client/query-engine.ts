@@ -29,6 +29,8 @@ import { promptCommandOf } from '../common/prompt-command';
 import type { OutageOptions } from './outage';
 import { firstLine, sessionDetails, sessionMemo, sessionSummary } from './session-metadata';
 import { OutageWaiter, isServerUnreachable } from './outage';
+import { StallWatcher } from './pending-work';
+import { resultOfFailure } from '../common/agent-result';
 import type { MemoryFile } from '../common/context';
 import { loadUserMemory } from '../config-files/memory-files';
 import { claudeConfigDir } from '../config-files/settings';
@@ -89,6 +91,11 @@ export interface QueryEngineOptions {
   includePartialMessages?: boolean;
   /** Echo each prompt as a `user` message with `isReplay: true` once it is recorded (`--replay-user-messages`). @default false */
   replayUserMessages?: boolean;
+  /**
+   * Where to say what a followed turn waits for when it shows nothing new for a few seconds (an
+   * activity retried and why, a worker gone: see `src/client/pending-work.ts`). @default silent
+   */
+  stallNotice?: (line: string) => void;
 }
 
 /** Clients whose server refused the runner's search attributes (they are not sent again). */
@@ -373,14 +380,22 @@ export class QueryEngine {
    */
   async *follow(pos: StreamPosition): AsyncGenerator<SDKMessage, void, undefined> {
     this.openStreams++;
+    // Says what the turn waits for when it shows nothing for a while (on its own timer).
+    const stalls = this.opts.stallNotice
+      ? new StallWatcher(this.opts.client, pos.turnWorkflowId, this.opts.stallNotice).start()
+      : null;
     try {
-      yield* this.followTurn(pos);
+      yield* this.followTurn(pos, stalls);
     } finally {
+      stalls?.stop();
       this.openStreams--;
     }
   }
 
-  private async *followTurn(pos: StreamPosition): AsyncGenerator<SDKMessage, void, undefined> {
+  private async *followTurn(
+    pos: StreamPosition,
+    stalls: StallWatcher | null,
+  ): AsyncGenerator<SDKMessage, void, undefined> {
     const handle = this.opts.client.workflow.getHandle<() => Promise<TurnOutcome>>(pos.turnWorkflowId);
     let offset = pos.offset;
     this.position = { turnWorkflowId: pos.turnWorkflowId, offset };
@@ -388,6 +403,7 @@ export class QueryEngine {
     let failure: unknown;
     // The result's long poll fails during an outage: wait for the server and poll again.
     const waiter = new OutageWaiter(this.outageOptions());
+    if (stalls) stalls.onUnreachable = (err) => waiter.failed(err);
     let lost: unknown;
     const watchResult = (): Promise<void> =>
       handle.result().then(
@@ -395,7 +411,10 @@ export class QueryEngine {
           outcome = o;
         },
         (err: unknown) => {
-          if (isServerUnreachable(err)) lost = err;
+          // An error result fails the turn workflow and carries the outcome (the Web UI shows it as failed).
+          const carried = resultOfFailure<TurnOutcome>(err);
+          if (carried) outcome = carried;
+          else if (isServerUnreachable(err)) lost = err;
           else failure = err ?? new Error('turn failed');
         },
       );
@@ -423,7 +442,9 @@ export class QueryEngine {
           events = [];
         }
         modelCall = progress?.modelCall ?? null;
+        if (stalls && progress) stalls.label = progress.activityLabel ?? progress.activity;
       }
+      if (offset < events.length || ended) stalls?.moved();
       for (; offset < events.length; offset++) {
         const uuid = events[offset];
         if (uuid === undefined) continue;

@@ -16,6 +16,7 @@ import { retryUntilDefined } from '../connection/retry';
 import type { TranscriptStore } from '../store/transcript-store';
 import { turnSpendQuery } from '../workflows/messages';
 import { assistantText, resultMessage } from './sdk-message';
+import { resultOfFailure } from '../common/agent-result';
 
 /** How long the client waits for a failed turn's `spend` (a worker replays the turn to answer), ms. */
 export const SPEND_QUERY_TIMEOUT_MS = 10_000;
@@ -95,12 +96,16 @@ export function failedTurnOutcome(err: WorkflowFailedError, durationMs: number, 
 }
 
 /**
- * The outcome of a turn that ended with `err` from its `result()`: a failed turn workflow's
- * (see {@link failedTurnOutcome}, with its spend).
+ * The outcome of a turn that ended with `err` from its `result()`: the outcome an error result
+ * carries in its failure (an error result fails the turn workflow so that the Web UI lists it as
+ * failed, `resultOfFailure`), else a failed turn workflow's (see {@link failedTurnOutcome}, with
+ * its spend).
  * @param startedAt when the caller began following the turn (epoch ms): a failed turn's duration
  * @throws `err` itself when it is not a failed workflow (a connection error, a cancelled call)
  */
 export async function outcomeOfFailure(handle: WorkflowHandle, err: unknown, startedAt: number): Promise<TurnOutcome> {
+  const carried = resultOfFailure<TurnOutcome>(err);
+  if (carried) return carried;
   if (!(err instanceof WorkflowFailedError)) throw err;
   return failedTurnOutcome(err, Date.now() - startedAt, await turnSpend(handle));
 }

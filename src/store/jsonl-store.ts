@@ -96,6 +96,7 @@ export class JsonlTranscriptStore implements TranscriptStore {
   private readonly content: JsonlContentFiles;
   /** Stream events of model calls, as files beside the transcripts (`<dataDir>/stream-events/`). */
   readonly streamEvents: StreamEventChannel;
+  readonly description: string;
 
   /**
    * @param dataDir the runner's data directory; files go to `<dataDir>/sessions/`.
@@ -107,6 +108,7 @@ export class JsonlTranscriptStore implements TranscriptStore {
     // The data directory is private (0700, this user's): checked, and repaired, once per process.
     ensurePrivateDataDir(dataDir);
     this.dir = sessionsDir(dataDir);
+    this.description = `transcript store at ${this.dir} (JSONL files)`;
     this.warn = opts.onWarning ?? ((msg) => process.emitWarning(msg, 'TranscriptStoreWarning'));
     this.maxCached = Math.max(1, opts.maxCachedSessions ?? 64);
     this.content = new JsonlContentFiles(this.dir, opts.maxContentBytes ?? DEFAULT_MAX_CONTENT_BYTES);

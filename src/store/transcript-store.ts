@@ -80,6 +80,11 @@ import type { StreamEventChannel } from './stream-events';
  */
 export interface TranscriptStore {
   /**
+   * The store for people, in messages: `PostgreSQL transcript store at postgres://u:***@h/db`,
+   * `transcript store at /data/sessions (JSONL files)`. @default "transcript store"
+   */
+  readonly description?: string;
+  /**
    * Stores one line unless its uuid is already stored; resolves after it is durable.
    * @returns the stored line (the first writer's) and whether this call wrote it.
    */

@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ModelErrorDetails } from '../../common/model';
 import { ModelErrorType } from '../../common/model';
+import { AttemptDeadlineError, StreamIdleTimeoutError } from './stream-watchdog';
 
 const PROMPT_TOO_LONG = /prompt is too long/i;
 
@@ -62,7 +63,8 @@ export function shouldRetryHeader(headers: Headers | undefined): boolean | undef
  * whether it is retried, as in the SDK: `true` forces a retry, `false` forbids one; otherwise:
  * 429 → `ModelError.RateLimit` (next retry after `retry-after`), 529 → `ModelError.Overloaded`,
  * other 5xx / 408 / 409 → `ModelError.Server`, network → `ModelError.Connection`, a stream cut or
- * malformed → `ModelError.StreamInterrupted` (all retryable); 400 "prompt is too long" →
+ * malformed → `ModelError.StreamInterrupted`, a stream that went quiet →
+ * `ModelError.StreamIdleTimeout`, an attempt out of time → `ModelError.Timeout` (all retryable); 400 "prompt is too long" →
  * `ModelError.PromptTooLong`, other 400 → `ModelError.InvalidRequest`, 401, 403, 404, 413 →
  * their types (non-retryable).
  */
@@ -85,6 +87,12 @@ export function classifyModelError(err: unknown): ApplicationFailure {
 
 function classifyByStatus(err: unknown): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
+  if (err instanceof StreamIdleTimeoutError) {
+    return failure(ModelErrorType.StreamIdleTimeout, err.message, false, { status: null, requestId: null }, err);
+  }
+  if (err instanceof AttemptDeadlineError) {
+    return failure(ModelErrorType.Timeout, err.message, false, { status: null, requestId: null }, err);
+  }
   if (err instanceof Anthropic.APIConnectionError) {
     return failure(ModelErrorType.Connection, err.message, false, { status: null, requestId: null }, err);
   }

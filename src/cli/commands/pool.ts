@@ -83,7 +83,15 @@ export async function runPoolCreate(
   return withControlErrors(io, async () => {
     const mode = serverModeOptions(flags);
     const rt = mode.daemon
-      ? await (await import('../../host/runtime')).openRuntime({ config, ...mode, worker: false, quiet: true })
+      ? await (
+          await import('../../host/runtime')
+        ).openRuntime({
+          config,
+          ...mode,
+          worker: false,
+          callsModel: false,
+          quiet: true,
+        })
       : await openControlRuntime(config, 'pool create');
     try {
       let pool;

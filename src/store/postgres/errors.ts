@@ -10,10 +10,13 @@ export class StoreConnectionError extends AgentRunnerError {
     readonly url: string,
     /** What the driver said. */
     readonly reason: string,
+    /** The driver's error (its code tells an unreachable server from a refused login). */
+    cause?: unknown,
   ) {
     super(
       `cannot connect to the PostgreSQL transcript store at ${url}: ${reason} ` +
         '(store.url in temporal.yaml or AGENT_RUNNER_STORE_URL)',
+      cause === undefined ? undefined : { cause },
     );
   }
 }

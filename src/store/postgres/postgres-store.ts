@@ -87,6 +87,7 @@ export class PostgresTranscriptStore implements TranscriptStore {
   private closed = false;
   /** The `--include-partial-messages` side channel, in the same database (`stream_events`). */
   readonly streamEvents: PostgresStreamEventChannel;
+  readonly description: string;
 
   private constructor(
     private readonly pool: Pool,
@@ -95,6 +96,7 @@ export class PostgresTranscriptStore implements TranscriptStore {
     opts: PostgresStoreOptions,
   ) {
     this.s = escapeIdentifier(url.schema);
+    this.description = `PostgreSQL transcript store at ${url.display}`;
     this.maxContentBytes = opts.maxContentBytes ?? DEFAULT_MAX_CONTENT_BYTES;
     this.cacheLimit = opts.cacheBytes ?? 64 * 1024 * 1024;
     this.streamEvents = new PostgresStreamEventChannel(pool, this.s);
@@ -127,7 +129,7 @@ export class PostgresTranscriptStore implements TranscriptStore {
         const r = await pool.query<{ v: string }>("SELECT current_setting('server_version_num') AS v");
         versionNum = Number(r.rows[0]?.v ?? 0);
       } catch (err) {
-        throw new StoreConnectionError(parsed.display, driverMessage(err));
+        throw new StoreConnectionError(parsed.display, driverMessage(err), err);
       }
       if (versionNum < MIN_SERVER_VERSION_NUM) {
         throw new StoreServerVersionError(

@@ -72,6 +72,35 @@ const REACHES: Record<PatchName, (h: History) => boolean> = {
     h.events.some((e) => e.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.type === 'Tool.Fault'),
   hookPrecedence: (h) =>
     workflowType(h) === 'turnWorkflow' && scheduled(h, 'runHooks').length > 0 && scheduled(h, 'runTool').length > 0,
+  poolAckBeforeTools: (h) =>
+    workflowType(h) === 'turnWorkflow' &&
+    typeof (input(h)['options'] as { budgetPoolId?: unknown } | undefined)?.budgetPoolId === 'string' &&
+    scheduled(h, 'runTool').length > 0,
+  errorResultFailsTurn: (h) => {
+    const done = h.events.at(-1)?.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0];
+    return (
+      workflowType(h) === 'turnWorkflow' &&
+      done !== undefined &&
+      (defaultPayloadConverter.fromPayload(done) as { isError?: boolean }).isError === true
+    );
+  },
+  errorResultFailsSession: (h) => {
+    // A session that completed after its last turn failed as a workflow (or ended in an error).
+    const ends = h.events.filter(
+      (e) =>
+        e.eventType === EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED ||
+        e.eventType === EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED ||
+        e.eventType === EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED,
+    );
+    const last = ends.at(-1);
+    const result = last?.childWorkflowExecutionCompletedEventAttributes?.result?.payloads?.[0];
+    const failed =
+      last !== undefined &&
+      (last.eventType !== EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED ||
+        (result !== undefined &&
+          (defaultPayloadConverter.fromPayload(result) as { isError?: boolean }).isError === true));
+    return workflowType(h) === 'sessionWorkflow' && failed && has(h, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
+  },
   failedTurnTotals: (h) =>
     workflowType(h) === 'sessionWorkflow' &&
     (has(h, EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED) ||
