@@ -37,6 +37,26 @@ function scheduled(h: History, activity: string): HistoryEvent[] {
   return h.events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activity);
 }
 
+/** The input (first argument) of a scheduled activity. */
+function activityInput<T>(e: HistoryEvent): Partial<T> {
+  const p = e.activityTaskScheduledEventAttributes?.input?.payloads?.[0];
+  return p ? (defaultPayloadConverter.fromPayload(p) as Partial<T>) : {};
+}
+
+/** Tool calls a PreToolUse hook ran for and that then went to `runTool` (the hook did not stop the turn). */
+function hookedToolRuns(h: History): string[] {
+  const hooked = new Set(
+    scheduled(h, 'runHooks').flatMap((e) => {
+      const i = activityInput<{ event: string; tool: { toolUseId: string } }>(e);
+      return i.event === 'PreToolUse' && i.tool ? [i.tool.toolUseId] : [];
+    }),
+  );
+  return scheduled(h, 'runTool').flatMap((e) => {
+    const id = activityInput<{ toolUseId: string }>(e).toolUseId;
+    return id !== undefined && hooked.has(id) ? [id] : [];
+  });
+}
+
 function has(h: History, type: temporal.api.enums.v1.EventType): boolean {
   return h.events.some((e) => e.eventType === type);
 }
@@ -54,8 +74,7 @@ const REACHES: Record<PatchName, (h: History) => boolean> = {
   workspace: firstTurnRun,
   localActivities: (h) =>
     scheduled(h, 'runTool').some((e) => {
-      const p = e.activityTaskScheduledEventAttributes?.input?.payloads?.[0];
-      const toolName = p ? (defaultPayloadConverter.fromPayload(p) as { toolName?: string }).toolName : undefined;
+      const toolName = activityInput<{ toolName: string }>(e).toolName;
       return toolName === 'Read' || toolName === 'Glob' || toolName === 'Grep';
     }),
   turnMetadata: (h) =>
@@ -70,8 +89,8 @@ const REACHES: Record<PatchName, (h: History) => boolean> = {
     firstTurnRun(h) && input(h)['parentUuid'] === null && markerIds(h).includes(PATCHES.workspace.id),
   toolFaultResults: (h) =>
     h.events.some((e) => e.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.type === 'Tool.Fault'),
-  hookPrecedence: (h) =>
-    workflowType(h) === 'turnWorkflow' && scheduled(h, 'runHooks').length > 0 && scheduled(h, 'runTool').length > 0,
+  // The verdict is weighed after the call's PreToolUse hooks ran and before its `runTool`.
+  hookPrecedence: (h) => workflowType(h) === 'turnWorkflow' && hookedToolRuns(h).length > 0,
   poolAckBeforeTools: (h) =>
     workflowType(h) === 'turnWorkflow' &&
     typeof (input(h)['options'] as { budgetPoolId?: unknown } | undefined)?.budgetPoolId === 'string' &&
