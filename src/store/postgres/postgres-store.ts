@@ -305,7 +305,10 @@ export class PostgresTranscriptStore implements TranscriptStore {
        WHERE t.session_id = $1 AND t.tool_use_id = $2 ORDER BY e.seq`,
       [sessionId, toolUseId],
     );
-    return this.linesOf(sessionId, r.rows.map((row) => row.uuid));
+    return this.linesOf(
+      sessionId,
+      r.rows.map((row) => row.uuid),
+    );
   }
 
   /** Through the partial index `entries_with_attachments` (migration 4): the uuids, then the lines not cached. */
@@ -315,7 +318,10 @@ export class PostgresTranscriptStore implements TranscriptStore {
       `SELECT uuid FROM ${this.s}.entries WHERE session_id = $1 AND has_attachments ORDER BY seq`,
       [sessionId],
     );
-    return this.linesOf(sessionId, r.rows.map((row) => row.uuid));
+    return this.linesOf(
+      sessionId,
+      r.rows.map((row) => row.uuid),
+    );
   }
 
   /**
