@@ -307,6 +307,7 @@ function runToolOnce(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToo
         heartbeat,
         ...(deps.settings ? { settings: deps.settings } : {}),
         ...(permission.readDenied ? { readDenied: permission.readDenied } : {}),
+        ...(permission.checkedPath !== undefined ? { checkedPath: permission.checkedPath } : {}),
         env: toolEnv,
       };
       // Often: a cancellation (an interrupt) arrives with a heartbeat's answer.

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensurePrivateDataDir } from '../store/data-dir';
 import { serverAnswers, tcpProbe } from './server-state';
 import { devServerEnvironment } from '../env/child-env';
 
@@ -297,10 +298,13 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
   const namespace = opts.namespace ?? 'default';
   const startTimeoutMs = opts.startTimeoutMs ?? 60_000;
   const dataDir = path.resolve(opts.dataDir);
-  fs.mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDataDir(dataDir);
   const dbFilename = opts.dbFilename === undefined ? 'temporal.db' : opts.dbFilename;
   const dbPath = dbFilename === null ? null : path.resolve(dataDir, dbFilename);
-  if (dbPath !== null) fs.mkdirSync(path.dirname(dbPath), { recursive: true });
+  if (dbPath !== null) {
+    fs.mkdirSync(path.dirname(dbPath), { recursive: true, mode: PRIVATE_DIR_MODE });
+    makeDatabasePrivate(dbPath);
+  }
 
   const wanted = [opts.port || 0, ui ? opts.uiPort || 0 : -1, 0, 0];
   const [port, uiPort, httpPort, metricsPort] = await freePorts(ip, wanted);
@@ -338,7 +342,7 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
   let logFile: string | null = null;
   if (opts.keepAlive) {
     logFile = path.join(dataDir, 'temporal-server.log');
-    const fd = fs.openSync(logFile, 'a');
+    const fd = fs.openSync(logFile, 'a', PRIVATE_FILE_MODE);
     try {
       child = spawn(opts.cliPath, args, { stdio: ['ignore', fd, fd], env: childEnv, detached: true });
     } finally {
@@ -426,6 +430,8 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
     );
   }
 
+  // A new database was created by the server (with its umask): owner-only from now on.
+  if (dbPath !== null) makeDatabasePrivate(dbPath);
   // The server does not keep this process alive; the exit hook (or stop()) ends it.
   child.unref();
   for (const stream of [child.stdout, child.stderr]) (stream as net.Socket | null)?.unref();
@@ -439,6 +445,23 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
     dbPath,
     stop,
   };
+}
+
+/**
+ * Removes group and other access from the SQLite database and its `-wal` and `-shm` files.
+ * SQLite creates those two with the database file's mode, so they stay private when it recreates
+ * them. (The server cannot be given an empty owner-only file to start from: it takes an existing
+ * file for an initialized database.)
+ */
+function makeDatabasePrivate(dbPath: string): void {
+  for (const f of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) {
+    try {
+      const st = fs.lstatSync(f);
+      if (st.isFile() && (st.mode & 0o077) !== 0) fs.chmodSync(f, st.mode & 0o700);
+    } catch {
+      // not there (yet)
+    }
+  }
 }
 
 /** `setpriv` (util-linux) on PATH on Linux, else null: it can give a child a parent-death signal. */

@@ -6,14 +6,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Config } from '../config';
+import { DataDirError, PRIVATE_FILE_MODE, ensurePrivateDataDir } from '../store/data-dir';
 
-/**
- * Thrown by {@link checkDataDir} when the data directory cannot be created or written (read-only
- * file system, no permission, no space, a file in the way). The CLI prints it and exits 2.
- */
-export class DataDirError extends Error {
-  override readonly name = 'DataDirError';
-}
+export { DataDirError } from '../store/data-dir';
 
 /**
  * Thrown by {@link checkModelKey} when a process that will run a worker has no model API key
@@ -40,18 +35,19 @@ export function fileSystemReason(e: unknown): string | null {
 }
 
 /**
- * Makes sure the data directory exists and is writable (creates it, then writes and removes a
- * probe file).
+ * Makes sure the data directory exists, is private (created or repaired as 0700, this user's:
+ * src/store/data-dir.ts) and is writable (writes and removes a probe file).
  * @throws DataDirError naming the directory, the reason and how to choose another one
  */
 export function checkDataDir(dataDir: string): void {
   const probe = path.join(dataDir, `.write-check-${process.pid}`);
   try {
-    // Created private (0700): it holds transcripts, prompts and tool output.
-    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    fs.writeFileSync(probe, '');
+    // Private: it holds transcripts, prompts and tool output.
+    ensurePrivateDataDir(dataDir);
+    fs.writeFileSync(probe, '', { mode: PRIVATE_FILE_MODE });
     fs.rmSync(probe, { force: true });
   } catch (e) {
+    if (e instanceof DataDirError) throw e;
     const reason = fileSystemReason(e) ?? (e instanceof Error ? e.message : String(e));
     throw new DataDirError(
       `the data directory ${dataDir} is not writable (${reason}). It holds the transcripts and the ` +

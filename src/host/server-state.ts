@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { PRIVATE_FILE_MODE, ensurePrivateDataDir } from '../store/data-dir';
 import { z } from 'zod';
 
 /** What `<dataDir>/server.json` records about a running shared dev server. */
@@ -60,11 +61,11 @@ export function serverStatePath(dataDir: string): string {
 
 /** Records a shared server in `<dataDir>/server.json` (atomically: temp file + rename). */
 export function writeServerState(dataDir: string, state: ServerState): void {
-  fs.mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDataDir(dataDir);
   const file = serverStatePath(dataDir);
   const tmp = `${file}.${process.pid}.tmp`;
   const body = { v: SERVER_STATE_VERSION, ...state, startedAt: state.startedAt ?? new Date().toISOString() };
-  fs.writeFileSync(tmp, `${JSON.stringify(body, null, 2)}\n`);
+  fs.writeFileSync(tmp, `${JSON.stringify(body, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
   fs.renameSync(tmp, file);
 }
 
@@ -119,7 +120,7 @@ export function touchServer(dataDir: string): void {
     fs.utimesSync(serverTouchPath(dataDir), now, now);
   } catch {
     try {
-      fs.writeFileSync(serverTouchPath(dataDir), '');
+      fs.writeFileSync(serverTouchPath(dataDir), '', { mode: PRIVATE_FILE_MODE });
     } catch {
       // a read-only data directory: the idle timeout then counts from the last turn
     }
@@ -148,7 +149,7 @@ export function readLastAddress(dataDir: string): string | null {
 /** Records the current server's address in {@link lastAddressPath} (best effort). */
 export function writeLastAddress(dataDir: string, address: string): void {
   try {
-    fs.writeFileSync(lastAddressPath(dataDir), `${address}\n`);
+    fs.writeFileSync(lastAddressPath(dataDir), `${address}\n`, { mode: PRIVATE_FILE_MODE });
   } catch {
     // best effort: a restart then picks a free port
   }

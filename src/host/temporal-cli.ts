@@ -12,6 +12,7 @@ import type { Config } from '../config';
 import { isPidAlive } from './server-state';
 import { TemporalCliNotFoundError, findProjectRoot, findTemporalCli } from './dev-server';
 import { packageRoot } from './package-root';
+import { PRIVATE_DIR_MODE, ensurePrivateDataDir } from '../store/data-dir';
 
 /** Where a CLI fetched on first use lives: `<dataDir>/temporal-cli`. */
 export function fetchedCliDir(dataDir: string): string {
@@ -66,7 +67,8 @@ async function fetchCli(opts: EnsureTemporalCliOptions, notFound: TemporalCliNot
   const bin = fetchedCliPath(config.dataDir);
   const script = opts.installScript ?? path.join(packageRoot(), 'scripts', 'install-temporal-cli.sh');
   if (!fs.existsSync(script)) throw notFound;
-  fs.mkdirSync(dir, { recursive: true });
+  ensurePrivateDataDir(config.dataDir);
+  fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const lock = path.join(dir, '.install.lock');
   const deadline = Date.now() + (opts.waitMs ?? 600_000);
   for (;;) {

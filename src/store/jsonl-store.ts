@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensurePrivateDataDir } from './data-dir';
 import { randomBytes } from 'node:crypto';
 import { TRANSCRIPT_SCHEMA_VERSION, TranscriptEntrySchema, type TranscriptEntry } from '../common/transcript';
 import {
@@ -108,6 +109,8 @@ export class JsonlTranscriptStore implements TranscriptStore {
     readonly dataDir: string,
     opts: JsonlTranscriptStoreOptions = {},
   ) {
+    // The data directory is private (0700, this user's): checked, and repaired, once per process.
+    ensurePrivateDataDir(dataDir);
     this.dir = sessionsDir(dataDir);
     this.warn = opts.onWarning ?? ((msg) => process.emitWarning(msg, 'TranscriptStoreWarning'));
     this.maxCached = Math.max(1, opts.maxCachedSessions ?? 64);
@@ -232,10 +235,10 @@ export class JsonlTranscriptStore implements TranscriptStore {
     checkId('session id', sessionId);
     checkId('tool use id', toolUseId);
     const runsDir = path.join(this.dir, `${sessionId}.runs`);
-    await fs.promises.mkdir(runsDir, { recursive: true });
+    await fs.promises.mkdir(runsDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     let handle: fs.promises.FileHandle;
     try {
-      handle = await fs.promises.open(path.join(runsDir, toolUseId), 'wx');
+      handle = await fs.promises.open(path.join(runsDir, toolUseId), 'wx', PRIVATE_FILE_MODE);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') return true;
       throw err;
@@ -260,7 +263,7 @@ export class JsonlTranscriptStore implements TranscriptStore {
     const dir = this.attemptDir(sessionId, record.callUuid);
     const parsed = ModelAttemptUsageSchema.safeParse(record);
     if (!parsed.success) throw new Error(`putModelAttemptUsage: invalid record: ${parsed.error.message}`);
-    await fs.promises.mkdir(dir, { recursive: true });
+    await fs.promises.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const file = path.join(dir, `${record.attempt}-${record.phase}.json`);
     const tmp = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
     try {
@@ -647,17 +650,17 @@ async function writeAll(handle: fs.promises.FileHandle, data: Buffer, sizeBefore
 /** Opens a transcript for appending; its directory is made only when it is missing. */
 async function openForAppend(file: string, dir: string): Promise<fs.promises.FileHandle> {
   try {
-    return await fs.promises.open(file, 'a+');
+    return await fs.promises.open(file, 'a+', PRIVATE_FILE_MODE);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    await fs.promises.mkdir(dir, { recursive: true });
-    return fs.promises.open(file, 'a+');
+    await fs.promises.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    return fs.promises.open(file, 'a+', PRIVATE_FILE_MODE);
   }
 }
 
 /** Writes a whole new file and fsyncs it. */
 async function writeDurable(file: string, data: string): Promise<void> {
-  const handle = await fs.promises.open(file, 'wx');
+  const handle = await fs.promises.open(file, 'wx', PRIVATE_FILE_MODE);
   try {
     await handle.writeFile(data);
     await handle.sync();

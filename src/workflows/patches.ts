@@ -120,6 +120,14 @@ export const PATCHES = {
     fixture: 'before-failed-turn-totals-v1.history.bin',
     deprecateWhen: 'No session run started before 5387aa7 is open or inside retention.',
   },
+  hookPrecedence: {
+    id: 'hook-precedence',
+    since: '67e51c8 (2026-12-01)',
+    before:
+      "A PreToolUse hook's verdict replaces the rules: its `allow` skips the activity's checks (deny and ask rules and safety checks included), its `ask` is a denial.",
+    fixture: 'before-hook-precedence-v1.history.bin',
+    deprecateWhen: 'No turn run started before 67e51c8 is open or inside retention.',
+  },
 } as const satisfies Record<string, Patch>;
 
 /** The name of a patch in {@link PATCHES}. */

@@ -49,6 +49,21 @@ const SUPERVISOR = `trap 'kill -KILL 0' ${PARENT_DEATH_SIGNAL}; ${BASH_PATH} -c 
 
 let setprivPath: string | null | undefined;
 
+/**
+ * Variables bash would act on before (or instead of) the command, from wherever they come (the
+ * worker's environment, a settings file's `env`): `BASH_ENV` and `ENV` name a script it would
+ * source first, `SHELLOPTS`/`BASHOPTS` turn options on, `CDPATH` moves a relative `cd`, and
+ * `PS4` is expanded by `set -x`. Claude Code's shell drops the same ones.
+ */
+const SHELL_STEERING_ENV: readonly string[] = ['BASH_ENV', 'ENV', 'SHELLOPTS', 'BASHOPTS', 'CDPATH', 'PS4'];
+
+/** The environment a Bash command gets: `env` without {@link SHELL_STEERING_ENV}. */
+export function shellEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const name of SHELL_STEERING_ENV) delete out[name];
+  return out;
+}
+
 /** util-linux `setpriv` on PATH, or null (then commands do not die with a killed worker). */
 export function findSetpriv(env: NodeJS.ProcessEnv = process.env): string | null {
   if (setprivPath !== undefined) return setprivPath;
@@ -198,7 +213,7 @@ async function runCommand(input: BashInput, ctx: ToolContext, cwdFile: string): 
       cwd: ctx.cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'ignore'],
-      env: ctx.env ?? toolEnvironment(),
+      env: shellEnvironment(ctx.env ?? toolEnvironment()),
     });
 
     const signalGroup = (sig: NodeJS.Signals): void => {

@@ -64,7 +64,8 @@ export class WorkspaceRootError extends Error {
  */
 export function checkWorkspaceRoot(root: string): void {
   try {
-    fs.mkdirSync(root, { recursive: true });
+    // Workspaces hold checkouts of the sessions' repositories: what this creates is owner-only.
+    fs.mkdirSync(root, { recursive: true, mode: 0o700 });
     const probe = path.join(root, `.probe-${process.pid}`);
     fs.writeFileSync(probe, 'ok');
     fs.rmSync(probe);

@@ -70,6 +70,8 @@ const REACHES: Record<PatchName, (h: History) => boolean> = {
     firstTurnRun(h) && input(h)['parentUuid'] === null && markerIds(h).includes(PATCHES.workspace.id),
   toolFaultResults: (h) =>
     h.events.some((e) => e.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.type === 'Tool.Fault'),
+  hookPrecedence: (h) =>
+    workflowType(h) === 'turnWorkflow' && scheduled(h, 'runHooks').length > 0 && scheduled(h, 'runTool').length > 0,
   failedTurnTotals: (h) =>
     workflowType(h) === 'sessionWorkflow' &&
     (has(h, EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED) ||
