@@ -27,6 +27,7 @@ import { assembleStream } from './stream';
 import type { AssembledMessage } from './stream';
 import { layeredSystemPrompt } from './system-prompt';
 import { getContextContent, MissingContextContentError } from '../../store/context-content';
+import { heartbeatEvery } from '../heartbeats';
 
 /** What `callModel` needs from the worker. */
 export interface ModelDeps {
@@ -216,11 +217,10 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     const heartbeat = (): void => {
       if (!silent) actx.heartbeat(progress);
     };
-    // The first beat after one interval (a third of the timeout at most), not at once: a call that
-    // ends sooner costs the server no heartbeat write, and the timeout counts from the start anyway.
-    const beat = setInterval(
-      heartbeat,
+    // Every third of the heartbeat timeout (at most every MAX_HEARTBEAT_INTERVAL_MS), from the start.
+    const beat = heartbeatEvery(
       Math.max(50, Math.min(MAX_HEARTBEAT_INTERVAL_MS, (actx.heartbeatTimeoutMs ?? Infinity) / 3)),
+      heartbeat,
     );
     try {
       const existing = await deps.store.get(input.sessionId, input.assistantUuid);
@@ -241,7 +241,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         ...(stored.reminder ? { fileReminder: stored.reminder } : {}),
       };
     } finally {
-      clearInterval(beat);
+      beat.stop();
     }
   };
 
