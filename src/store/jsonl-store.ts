@@ -19,6 +19,7 @@ import { JsonlContentFiles } from './jsonl-content';
 import { checkId } from './ids';
 import { FileStreamEventChannel } from './stream-events';
 import type { StreamEventChannel } from './stream-events';
+import { carriesAttachments, toolResultIdsOf } from './line-keys';
 import {
   ModelAttemptUsageSchema,
   TranscriptChainError,
@@ -68,6 +69,10 @@ interface SessionCache {
   lines: number;
   entries: TranscriptEntry[];
   byUuid: Map<string, TranscriptEntry>;
+  /** Lines by the tool_use ids of their tool_result blocks, in file order. */
+  byToolResultId: Map<string, TranscriptEntry[]>;
+  /** Lines that carry context attachments, in file order. */
+  withAttachments: TranscriptEntry[];
   /** Offset of an unterminated last line already reported as torn. */
   tornWarnedAt: number;
 }
@@ -154,6 +159,16 @@ export class JsonlTranscriptStore implements TranscriptStore {
   /** Lines in file order; a uuid stored twice (two processes racing) is returned once. */
   async load(sessionId: string): Promise<TranscriptEntry[]> {
     return [...(await this.read(sessionId)).entries];
+  }
+
+  /** From the session's in-memory index (built as lines are read): no scan of its lines. */
+  async toolResultLines(sessionId: string, toolUseId: string): Promise<TranscriptEntry[]> {
+    return [...((await this.read(sessionId)).byToolResultId.get(toolUseId) ?? [])];
+  }
+
+  /** From the session's in-memory index (built as lines are read): no scan of its lines. */
+  async attachmentLines(sessionId: string): Promise<TranscriptEntry[]> {
+    return [...(await this.read(sessionId)).withAttachments];
   }
 
   /**
@@ -558,6 +573,12 @@ export class JsonlTranscriptStore implements TranscriptStore {
     if (cache.byUuid.has(entry.uuid)) return; // first write wins (upsert raced across processes)
     cache.byUuid.set(entry.uuid, entry);
     cache.entries.push(entry);
+    for (const id of toolResultIdsOf(entry)) {
+      const lines = cache.byToolResultId.get(id);
+      if (lines) lines.push(entry);
+      else cache.byToolResultId.set(id, [entry]);
+    }
+    if (carriesAttachments(entry)) cache.withAttachments.push(entry);
   }
 
   private remember(sessionId: string, cache: SessionCache): void {
@@ -594,7 +615,17 @@ function sameLine(stored: TranscriptEntry, own: TranscriptEntry): boolean {
 }
 
 function emptyCache(dev: number, ino: number): SessionCache {
-  return { dev, ino, offset: 0, lines: 0, entries: [], byUuid: new Map(), tornWarnedAt: -1 };
+  return {
+    dev,
+    ino,
+    offset: 0,
+    lines: 0,
+    entries: [],
+    byUuid: new Map(),
+    byToolResultId: new Map(),
+    withAttachments: [],
+    tornWarnedAt: -1,
+  };
 }
 
 /**

@@ -30,6 +30,7 @@ import { watchedStream } from './stream-watchdog';
 import type { AssembledMessage } from './stream';
 import { layeredSystemPrompt } from './system-prompt';
 import { getContextContent, MissingContextContentError } from '../../store/context-content';
+import { heartbeatEvery } from '../heartbeats';
 
 /** What `callModel` needs from the worker. */
 export interface ModelDeps {
@@ -241,11 +242,10 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     const heartbeat = (): void => {
       if (!silent) actx.heartbeat(progress);
     };
-    // The first beat after one interval (a third of the timeout at most), not at once: a call that
-    // ends sooner costs the server no heartbeat write, and the timeout counts from the start anyway.
-    const beat = setInterval(
-      heartbeat,
+    // Every third of the heartbeat timeout (at most every MAX_HEARTBEAT_INTERVAL_MS), from the start.
+    const beat = heartbeatEvery(
       Math.max(50, Math.min(MAX_HEARTBEAT_INTERVAL_MS, (actx.heartbeatTimeoutMs ?? Infinity) / 3)),
+      heartbeat,
     );
     try {
       // A response an earlier attempt on this worker read but could not store: written now (the
@@ -273,7 +273,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         ...(stored.reminder ? { fileReminder: stored.reminder } : {}),
       };
     } finally {
-      clearInterval(beat);
+      beat.stop();
     }
   };
 
