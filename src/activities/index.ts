@@ -3,6 +3,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../config';
 import { findPrice } from '../config';
 import { ModelErrorType } from '../common/model';
+import type { CallModelInput, CallModelSummary } from '../common/model';
+import type { AgentMetrics } from '../telemetry/agent-metrics';
 import type { ModelPrice } from '../common/usage';
 import type { TranscriptStore } from '../store/transcript-store';
 import { createCallModel } from './model/call-model';
@@ -44,6 +46,8 @@ export interface ActivityDeps {
   mcpPool?: McpClientPool;
   /** This worker's host queue and workspace settings; absent = workspaces are not followed. */
   workspace?: WorkspaceHost;
+  /** Agent metrics under Claude Code's names (`src/telemetry`); absent = telemetry off. */
+  metrics?: AgentMetrics;
 }
 
 /**
@@ -105,7 +109,7 @@ export function createActivities(given: ActivityDeps): Activities {
   const ws = deps.workspace;
   // A store that cannot be written fails the activity at once (see storageFailure).
   return timedAttempts({
-    callModel: withStorageErrors(createCallModel(modelDeps)),
+    callModel: withStorageErrors(withModelMetrics(createCallModel(modelDeps), deps.metrics)),
     compactContext: withStorageErrors(createCompactContext(modelDeps)),
     runTool: withStorageErrors(
       createRunTool({
@@ -141,6 +145,24 @@ export function createActivities(given: ActivityDeps): Activities {
     runHooks: withStorageErrors(createRunHooks({ store: deps.store, ...(deps.env ? { env: deps.env } : {}) })),
     loadContext: withStorageErrors(gitScanOnce(createLoadContext(deps.store))),
   });
+}
+
+/**
+ * `callModel` that records each call's billed usage under Claude Code's metric names, once: by
+ * the attempt that made the call (a summary of a line already stored, `replayed`, was counted by
+ * the attempt that stored it).
+ */
+function withModelMetrics(
+  fn: (input: CallModelInput) => Promise<CallModelSummary>,
+  metrics: AgentMetrics | undefined,
+): (input: CallModelInput) => Promise<CallModelSummary> {
+  if (!metrics) return fn;
+  return async (input) => {
+    const summary = await fn(input);
+    if (!summary.replayed)
+      metrics.modelCall({ sessionId: input.sessionId }, summary.model, summary.usage, summary.costUsd);
+    return summary;
+  };
 }
 
 /** Every activity with its attempt's start recorded (the store's waits end before its timeout). */
