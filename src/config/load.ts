@@ -30,6 +30,8 @@ export const CONFIG_ENV_OVERRIDES: ReadonlyArray<{ readonly env: string; readonl
   { env: 'ANTHROPIC_BASE_URL', path: ['model', 'baseUrl'] },
   { env: 'AGENT_RUNNER_STORE_URL', path: ['store', 'url'] },
   { env: 'AGENT_RUNNER_WORKSPACE_ROOT', path: ['workspace', 'root'] },
+  { env: 'AGENT_RUNNER_METRICS_PROMETHEUS_ADDRESS', path: ['worker', 'metricsPrometheusAddress'] },
+  { env: 'AGENT_RUNNER_METRICS_OTLP_URL', path: ['worker', 'metricsOtlpUrl'] },
   // Temporal's client environment configuration (@temporalio/envconfig) names:
   { env: 'TEMPORAL_TLS', path: ['temporal', 'tls', 'enabled'] },
   { env: 'TEMPORAL_TLS_SERVER_NAME', path: ['temporal', 'tls', 'serverNameOverride'] },

@@ -110,9 +110,10 @@ afterAll(async () => {
   await otlp.close();
 });
 
-describe('agent metrics (claude_code.*) from the worker', () => {
-  test('telemetry: one turn exports claude_code.token.usage and claude_code.cost.usage over OTLP and on the Prometheus endpoint', async () => {
+describe('agent metrics (claude_code.*) and Temporal worker metrics from the worker', () => {
+  test("telemetry: one turn exports claude_code.token.usage and claude_code.cost.usage over OTLP and on the Prometheus endpoint, beside Temporal's worker metrics", async () => {
     const promPort = await freePort();
+    const temporalPromPort = await freePort();
     worker = await startWorkerProcess({
       ...env.workerEnv,
       CLAUDE_CODE_ENABLE_TELEMETRY: '1',
@@ -123,6 +124,7 @@ describe('agent metrics (claude_code.*) from the worker', () => {
       OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
       OTEL_EXPORTER_PROMETHEUS_PORT: String(promPort),
       OTEL_RESOURCE_ATTRIBUTES: 'team=platform',
+      AGENT_RUNNER_METRICS_PROMETHEUS_ADDRESS: `127.0.0.1:${temporalPromPort}`,
     });
     const engine = env.engine({ cwd: makeRepo({}) });
     const { result } = await env.runTurn(engine, PROMPT);
@@ -178,6 +180,15 @@ describe('agent metrics (claude_code.*) from the worker', () => {
     expect(line).toBeDefined();
     expect(Number(line!.trim().split(/\s+/).pop())).toBe(120);
     expect(text).toMatch(/claude_code_cost_usage\w*\{[^}]*session_id="/);
+
+    // Temporal's own worker metrics, from the SDK Runtime's Prometheus endpoint.
+    const core = await (await fetch(`http://127.0.0.1:${temporalPromPort}/metrics`)).text();
+    const ours = core
+      .split('\n')
+      .filter((l) => l.startsWith('temporal_') && l.includes(`task_queue="${env.taskQueue}"`));
+    expect(ours.some((l) => l.startsWith('temporal_workflow_completed'))).toBe(true);
+    expect(ours.some((l) => l.startsWith('temporal_activity_execution_latency'))).toBe(true);
+    expect(core).toContain('temporal_worker_task_slots_available');
   });
 
   test('telemetry: an unknown exporter or protocol stops the worker with exit 2 naming the variable', async () => {
