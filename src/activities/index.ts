@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import { findPrice } from '../config';
 import { ModelErrorType } from '../common/model';
 import type { CallModelInput, CallModelSummary } from '../common/model';
+import type { RecordPromptInput } from '../common/turn';
 import type { AgentMetrics } from '../telemetry/agent-metrics';
 import type { ModelPrice } from '../common/usage';
 import type { TranscriptStore } from '../store/transcript-store';
@@ -139,7 +140,7 @@ export function createActivities(given: ActivityDeps): Activities {
     // Git work lists a repository's config once per activity (src/env/git-env.ts).
     prepareWorkspace: withStorageErrors(ws ? gitScanOnce(createPrepareWorkspace(deps.store, ws)) : notFollowed),
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),
-    recordPrompt: withStorageErrors(createRecordPrompt(deps.store)),
+    recordPrompt: withStorageErrors(withSessionMetrics(createRecordPrompt(deps.store), deps.metrics)),
     loadSession: withStorageErrors(createLoadSession(deps.store, priceFor)),
     connectMcpServers: withStorageErrors(withHeartbeats(createConnectMcpServers(mcp))),
     runHooks: withStorageErrors(createRunHooks({ store: deps.store, ...(deps.env ? { env: deps.env } : {}) })),
@@ -162,6 +163,22 @@ function withModelMetrics(
     if (!summary.replayed)
       metrics.modelCall({ sessionId: input.sessionId }, summary.model, summary.usage, summary.costUsd);
     return summary;
+  };
+}
+
+/**
+ * `recordPrompt` that counts `claude_code.session.count` when it writes a conversation's first
+ * prompt (no parent): once per session, whatever the retries (the store says who wrote the line).
+ */
+function withSessionMetrics(
+  fn: (input: RecordPromptInput) => Promise<{ uuid: string; written: boolean }>,
+  metrics: AgentMetrics | undefined,
+): (input: RecordPromptInput) => Promise<{ uuid: string; written: boolean }> {
+  if (!metrics) return fn;
+  return async (input) => {
+    const out = await fn(input);
+    if (out.written && input.parentUuid === null) metrics.sessionStarted({ sessionId: input.sessionId });
+    return out;
   };
 }
 

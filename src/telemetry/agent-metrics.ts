@@ -7,14 +7,14 @@
  *
  * | instrument | unit | attributes |
  * | --- | --- | --- |
+ * | `claude_code.session.count` | — | the standard ones |
  * | `claude_code.token.usage` | `tokens` | `type` (`input`, `output`, `cacheRead`, `cacheCreation`), `model` |
  * | `claude_code.cost.usage` | `USD` | `model` |
  *
  * Standard attributes on every point: `session.id`, `app.version` (Claude Code's names), and the
  * runner's own `agent_runner.batch.id`, `agent_runner.task.id`, `agent_runner.pool.id` when the caller
  * knows them. No content (prompts, outputs, tool input) is ever an attribute.
- * `claude_code.session.count` and the events (`claude_code.api_request`, `claude_code.tool_result`)
- * are not emitted yet.
+ * The events (`claude_code.api_request`, `claude_code.tool_result`, …) are not emitted yet.
  */
 import type { Counter, Meter } from '@opentelemetry/api';
 import type { Usage } from '../common/usage';
@@ -33,12 +33,14 @@ export interface AgentMetricContext {
 
 /** The instruments of {@link AgentMetrics}, by Claude Code's names. */
 export const CLAUDE_CODE_METRICS = {
+  sessionCount: 'claude_code.session.count',
   tokenUsage: 'claude_code.token.usage',
   costUsage: 'claude_code.cost.usage',
 } as const;
 
 /** The agent's counters on one meter (see the module comment for names and attributes). */
 export class AgentMetrics {
+  private readonly sessions: Counter;
   private readonly tokens: Counter;
   private readonly cost: Counter;
 
@@ -48,6 +50,9 @@ export class AgentMetrics {
     private readonly appVersion: string,
   ) {
     // Descriptions and units as Claude Code declares them.
+    this.sessions = meter.createCounter(CLAUDE_CODE_METRICS.sessionCount, {
+      description: 'Count of CLI sessions started',
+    });
     this.tokens = meter.createCounter(CLAUDE_CODE_METRICS.tokenUsage, {
       description: 'Number of tokens used',
       unit: 'tokens',
@@ -56,6 +61,11 @@ export class AgentMetrics {
       description: 'Cost of the Claude Code session',
       unit: 'USD',
     });
+  }
+
+  /** A session started: its first prompt was recorded (once, by the attempt that wrote it). */
+  sessionStarted(ctx: AgentMetricContext): void {
+    this.sessions.add(1, this.standard(ctx));
   }
 
   /**

@@ -151,6 +151,8 @@ describe('agent metrics (claude_code.*) and Temporal worker metrics from the wor
       expect(attr(p, 'model')).toMatch(/^claude-/);
       expect(attr(p, 'app.version')).toBeDefined();
     }
+    const sessions = latestPoints(otlp.requests, 'claude_code.session.count', sessionId);
+    expect(sessions.map(valueOf)).toEqual([1]);
     const cost = latestPoints(otlp.requests, 'claude_code.cost.usage', sessionId);
     expect(cost).toHaveLength(1);
     expect(valueOf(cost[0]!)).toBeCloseTo(result.total_cost_usd, 9);
