@@ -13,9 +13,12 @@ import { ruleSyntaxError } from '../config-files/permission-rules';
 import { canonicalRule, loadSettings } from '../config-files';
 import type { LoadedSettings } from '../config-files';
 import { UsageError } from './turn-options';
+import type { ThinkingFlags } from './thinking-options';
+import { withThinkingSettings } from './thinking-options';
+import type { ModelNaming } from '../config/model-aliases';
 
 /** Flags this step reads. */
-export interface SettingsFlags {
+export interface SettingsFlags extends ThinkingFlags {
   settings?: string;
   settingSources?: string;
   addDir?: string[];
@@ -35,6 +38,8 @@ export interface ApplySettingsOptions {
   warn?: (line: string) => void;
   /** Receives the loaded settings (the hooks read their `hooks` sections from them). */
   onLoaded?: (loaded: LoadedSettings) => void;
+  /** How a settings `model` resolves (provider, environment). @default first-party, no environment */
+  naming?: ModelNaming;
 }
 
 function checkRules(flag: string, rules: readonly string[] | undefined): void {
@@ -100,9 +105,15 @@ export function applySettings(base: TurnOptions, flags: SettingsFlags, opts: App
   const rest: TurnOptions = { ...base };
   delete rest.allowedTools;
   delete rest.disallowedTools;
+  const env = opts.env ?? process.env;
+  const thinking = withThinkingSettings(base.thinking, flags, env, loaded.thinking, opts.warn);
+  delete rest.thinking;
+  // `--model` and `ANTHROPIC_MODEL` rank above a settings file's model.
+  const modelGiven = flags.model !== undefined || (env['ANTHROPIC_MODEL'] ?? '').trim() !== '';
   return {
     ...rest,
-    ...(flags.model === undefined && loaded.model !== undefined ? { model: resolveModelAlias(loaded.model) } : {}),
+    ...(thinking ? { thinking } : {}),
+    ...(!modelGiven && loaded.model !== undefined ? { model: resolveModelAlias(loaded.model, opts.naming) } : {}),
     ...(!modeGiven && loaded.permissions.defaultMode !== undefined
       ? { permissionMode: loaded.permissions.defaultMode }
       : {}),

@@ -1,5 +1,6 @@
 import type { Usage } from './usage';
 import type { FileReadState, ToolUseSummary } from './tools';
+import type { ThinkingOptions } from './thinking';
 
 /** Input of the `callModel` activity. Content is read from the transcript store, not sent here. */
 export interface CallModelInput {
@@ -10,8 +11,10 @@ export interface CallModelInput {
   /** Last line of the context: the request holds the chain ending here. */
   parentUuid: string;
   model: string;
-  /** `max_tokens` (tokens). */
+  /** `max_tokens` (tokens); a known model with a lower limit gets its own. */
   maxTokens: number;
+  /** Effort and thinking the turn asks for (the parameters per model: src/activities/model/thinking-params.ts). */
+  thinking?: ThinkingOptions;
   /** Names of the tools offered to the model. @default every built-in tool */
   tools?: string[];
   /** Content key (session content store) of the text replacing the default system prompt. */

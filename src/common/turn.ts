@@ -13,6 +13,7 @@ import type { PromptCommand } from './prompt-command';
 import type { WorkspaceRef } from './workspace';
 import type { SettingSource } from './context';
 import type { SettingsEnvRef } from './permissions';
+import type { ThinkingOptions } from './thinking';
 
 /** Schema version of workflow inputs carried across continue-as-new. */
 export const WORKFLOW_STATE_VERSION = 1;
@@ -21,8 +22,10 @@ export const WORKFLOW_STATE_VERSION = 1;
 export interface TurnOptions {
   /** Model id, e.g. `claude-sonnet-4-5`. */
   model: string;
-  /** `max_tokens` of each model call (tokens). */
+  /** `max_tokens` of each model call (tokens); a model with a lower limit gets its own. */
   maxTokens: number;
+  /** Effort and extended thinking asked for (absent: each model's defaults). */
+  thinking?: ThinkingOptions;
   limits: TurnLimits;
   permissionMode: PermissionMode;
   /** Allow rules (`--allowedTools` and settings files), path rules in canonical form. */

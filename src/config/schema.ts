@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { ModelPrice } from '../common/usage';
 import { resolveModelAlias } from './model-aliases';
+import { MODEL_PROVIDER_NAMES, type ModelProviderName } from './provider';
 
 // ---------------------------------------------------------------------------------------------
 // Field helpers: each carries the message a user sees after "<field path>: ".
@@ -199,8 +200,16 @@ const WorkerSchema = z.strictObject({
 
 const ModelSchema = z.strictObject({
   /** A model id, or a Claude Code alias (`sonnet`, `opus`, `haiku`) resolved to one. */
-  name: nonEmptyString('claude-sonnet-5-5').transform(resolveModelAlias),
-  maxTokens: positiveInt(8192),
+  name: nonEmptyString('claude-sonnet-5-5').transform((name) => resolveModelAlias(name)),
+  maxTokens: z
+    .int({ error: 'expected a positive integer or null' })
+    .positive({ error: 'expected a positive integer or null' })
+    .nullable()
+    .default(null),
+  provider: z
+    .enum(MODEL_PROVIDER_NAMES, { error: `expected one of ${MODEL_PROVIDER_NAMES.join(', ')}, or null` })
+    .nullable()
+    .default(null),
   baseUrl: z
     .url({ error: 'expected an http(s) URL or null', protocol: /^https?$/ })
     .nullable()
@@ -425,8 +434,19 @@ export interface WorkerConfig {
 export interface ModelConfig {
   /** Model id sent to the Messages API. @default "claude-sonnet-5-5". Env: `AGENT_RUNNER_MODEL`. */
   name: string;
-  /** `max_tokens` of each model call. @default 8192 */
-  maxTokens: number;
+  /**
+   * `max_tokens` of each model call; null = the model's own limit, as Claude Code sends it
+   * (128,000 for the 5.x models, 64,000 for Opus 4.6, 32,000 for the 4.x ones, 8,192 for 3.5 Haiku;
+   * src/common/model-capabilities.ts). @default null
+   */
+  maxTokens: number | null;
+  /**
+   * The API models are called through: `anthropic` (the Messages API, `ANTHROPIC_API_KEY`,
+   * `ANTHROPIC_AUTH_TOKEN` or settings `apiKeyHelper`), `bedrock`, `vertex` or `foundry`; null =
+   * chosen by the environment as Claude Code does (`CLAUDE_CODE_USE_BEDROCK`,
+   * `CLAUDE_CODE_USE_VERTEX`, `CLAUDE_CODE_USE_FOUNDRY`; see docs/providers.md). @default null
+   */
+  provider: ModelProviderName | null;
   /** Messages API base URL; null = the SDK's default. @default null. Env: `ANTHROPIC_BASE_URL`. */
   baseUrl: string | null;
   /** Name of the env var holding the API key (read by the worker only). @default "ANTHROPIC_API_KEY" */

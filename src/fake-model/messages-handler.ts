@@ -23,6 +23,7 @@ import type { ResponseUsage } from './response';
 import type { FaultSpec, Scenario, Script, Step, StepSpec } from './scenario';
 import { parseStep } from './scenario';
 import { verifySigV4 } from './sigv4';
+import { checkThinkingBlocks, thinkingBudgetError } from './thinking-signatures';
 import type { SseEvent } from './sse';
 import { errorEvent, formatSse, malformedEvent, messageEvents } from './sse';
 
@@ -66,6 +67,8 @@ export interface MessagesHandlerDeps {
   attempts: Map<string, number>;
   /** Credentials the provider routes check (providers.ts). */
   providerAuth?: ProviderAuthOptions | undefined;
+  /** `redacted_thinking` data sent so far: only these may come back (thinking-signatures.ts). */
+  redactedIssued?: Set<string>;
 }
 
 /** Identity of one HTTP request. */
@@ -234,6 +237,10 @@ export async function handleMessages(
   }
   const pairing = checkToolPairing(req);
   if (pairing !== undefined) return fail(400, pairing);
+  const tampered = checkThinkingBlocks(req, deps.redactedIssued ?? new Set());
+  if (tampered !== undefined) return fail(400, tampered);
+  const budget = thinkingBudgetError(req);
+  if (budget !== undefined) return fail(400, budget);
   const breakpoints = countBreakpoints(req);
   if (breakpoints > 4) {
     return fail(400, `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`);
@@ -285,6 +292,7 @@ export async function handleMessages(
     { conversationKey: entry.conversationKey, step: entry.step, cwd: workingDirectory(req), requestModel: req.model },
     cache,
   );
+  for (const b of built.message.content) if (b.type === 'redacted_thinking') deps.redactedIssued?.add(b.data);
   const usage = built.message.usage;
   entry.inputTokens = usage.input_tokens;
   entry.cacheReadTokens = usage.cache_read_input_tokens;

@@ -1,3 +1,4 @@
+import { thinkingSignature } from './thinking-signatures';
 import { randomBytes } from 'node:crypto';
 import type { CacheAccounting } from './prompt-cache';
 import { shortHash } from './request';
@@ -115,7 +116,7 @@ export function buildResponse(step: Step, ctx: ResponseContext, cache: CacheAcco
     } else if (item.thinking !== undefined) {
       const thinking = renderTemplate(item.thinking, ctx);
       outputChars += thinking.length;
-      content.push({ type: 'thinking', thinking, signature: `fake-sig-${shortHash(thinking, 24)}` });
+      content.push({ type: 'thinking', thinking, signature: thinkingSignature(thinking) });
     } else if (item.redacted_thinking !== undefined) {
       content.push({ type: 'redacted_thinking', data: item.redacted_thinking });
     } else if (item.server_tool_use !== undefined) {

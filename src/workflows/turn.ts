@@ -363,6 +363,7 @@ class Turn {
           parentUuid: this.state.leaf,
           model,
           maxTokens: options.maxTokens,
+          ...(options.thinking ? { thinking: options.thinking } : {}),
           ...(options.tools ? { tools: options.tools } : {}),
           ...(options.systemPromptKey !== undefined ? { systemPromptKey: options.systemPromptKey } : {}),
           ...(options.appendSystemPromptKey !== undefined

@@ -23,16 +23,24 @@ import { replayedReminder, withFileReminder } from './file-reminders';
 import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
 import { buildMessages, buildSystem } from './request';
+import { betaHeaders } from './betas';
+import { thinkingParams } from './thinking-params';
+import type { ModelProvider } from '../../common/model-capabilities';
 import { assembleStream } from './stream';
 import type { AssembledMessage } from './stream';
 import { layeredSystemPrompt } from './system-prompt';
 import { getContextContent, MissingContextContentError } from '../../store/context-content';
 
+/** What the activities use of a model client (Anthropic's own, or a provider's: same `messages`). */
+export type ModelClient = Pick<Anthropic, 'messages'>;
+
 /** What `callModel` needs from the worker. */
 export interface ModelDeps {
   store: TranscriptStore;
-  /** The Anthropic client (SDK retries must be off: `maxRetries: 0`). */
-  anthropic(): Anthropic;
+  /** The model client: Anthropic's, or Bedrock's, Vertex's, Foundry's (SDK retries must be off: `maxRetries: 0`). */
+  anthropic(): ModelClient;
+  /** Which API `anthropic()` calls (model ids, request parameters). @default 'firstParty' */
+  provider?: ModelProvider;
   /** Price of a model, or null when it is not in the table. */
   priceFor(model: string): ModelPrice | null;
   /** Tool definitions sent to the model, by name. */
@@ -265,9 +273,9 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     }
     // Files the model read that changed on disk since get a reminder line before this call.
     const context = await withFileReminder(deps.store, { ...input, turnId: actx.turnId }, chain);
+    const { betas, ...effort } = thinkingParams(input.model, deps.provider ?? 'firstParty', input.thinking, input.maxTokens);
     const params: Anthropic.MessageCreateParamsStreaming = {
       model: input.model,
-      max_tokens: input.maxTokens,
       system: buildSystem(await systemPromptFor(deps.store, input)),
       messages: buildMessages(context.chain),
       tools: [
@@ -279,6 +287,8 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       ],
       metadata: { user_id: input.sessionId },
       stream: true,
+      // max_tokens, thinking, context_management, output_config (src/activities/model/thinking-params.ts)
+      ...(effort as Pick<Anthropic.MessageCreateParamsStreaming, 'max_tokens'>),
     };
     const started = Date.now();
     let requestId: string | null = null;
@@ -325,7 +335,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         sessionId: input.sessionId,
         timestamp: new Date().toISOString(),
         message: message as unknown as TranscriptEntry['message'],
-        maxTokens: input.maxTokens,
+        maxTokens: params.max_tokens,
         turnId: actx.turnId,
         ...(requestId ? { requestId } : {}),
         ...(Object.keys(invalidToolInputs).length ? { invalidToolInputs } : {}),
@@ -339,7 +349,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     try {
       const { data, request_id } = await deps
         .anthropic()
-        .messages.create(params, { signal: actx.signal })
+        .messages.create(params, { signal: actx.signal, ...betaHeaders(betas) })
         .withResponse();
       requestId = request_id ?? null;
       // `--include-partial-messages`: the raw events also go to the store's side channel.

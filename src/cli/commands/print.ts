@@ -8,7 +8,7 @@ import type { Runtime } from '../../host/runtime';
 import type { InputFormat, OutputFormat } from '../output';
 import { EXIT, describeMessage, exitCodeFor, textOutput, workspaceMoveNotice } from '../output';
 import type { TurnFlags } from '../turn-options';
-import { UsageError, positiveNumber, turnOptionsFrom } from '../turn-options';
+import { UsageError, modelNaming, positiveNumber, turnOptionsFrom } from '../turn-options';
 import { unenforceableBudget } from '../budget-prices';
 import { applySettings } from '../settings-options';
 import type { LoadedSettings } from '../../config-files';
@@ -128,9 +128,10 @@ export async function runPrint(
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd: ${cwd} is not a directory`);
   if (flags.resume === true) throw new UsageError('--resume needs a session id in print mode');
   let settingsHooks: LoadedSettings['hooks'] = [];
-  let options = applySettings(turnOptionsFrom(config, flags), flags, {
+  let options = applySettings(turnOptionsFrom(config, flags, { warn: io.stderr }), flags, {
     cwd,
     dataDir: config.dataDir,
+    naming: modelNaming(config),
     warn: (l) => io.stderr(`agent-runner: ${l}`),
     onLoaded: (loaded) => {
       settingsHooks = loaded.hooks;

@@ -221,7 +221,7 @@ describe('config errors', () => {
   test('config: a string where a number belongs is reported with its value', () => {
     const file = writeConfig('model:\n  maxTokens: lots\n');
     const err = loadError(() => loadConfig({ path: file, env: cleanEnv(), cwd: tmp }));
-    expect(err.message).toContain('model.maxTokens: expected a positive integer, got "lots"');
+    expect(err.message).toContain('model.maxTokens: expected a positive integer or null, got "lots"');
   });
 
   test('config: an unknown key is an error and suggests the closest field', () => {
