@@ -6,6 +6,7 @@ import { ToolErrorType, type RunToolInput, type RunToolSummary } from '../common
 import { MAX_STRUCTURED_OUTPUT_ERROR_CHARS, STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import { WorkspaceErrorType, type SnapshotRef } from '../common/workspace';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
+import type { ToolModelSpend } from '../common/usage';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../common/transcript';
 import type { TranscriptStore } from '../store/transcript-store';
 import { loadJsonSchema, runStructuredOutput } from './structured-output';
@@ -146,6 +147,7 @@ function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolea
       ? { structuredOutputError: block.content.slice(0, MAX_STRUCTURED_OUTPUT_ERROR_CHARS) }
       : {}),
     ...(meta?.snapshot ? { snapshot: meta.snapshot } : {}),
+    ...(meta?.modelSpend ? { modelSpend: meta.modelSpend as ToolModelSpend } : {}),
   };
 }
 
@@ -435,6 +437,7 @@ function runToolOnce(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToo
             }
           : {}),
         ...(snapshot ? { snapshot } : {}),
+        ...(out.modelSpend ? { modelSpend: out.modelSpend } : {}),
       },
     };
     // First writer wins: another attempt may have recorded this call meanwhile; report its line.

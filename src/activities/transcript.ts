@@ -6,8 +6,8 @@ import { ModelErrorType } from '../common/model';
 import type { TranscriptEntry } from '../common/transcript';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../common/transcript';
 import type { RecordPromptInput } from '../common/turn';
-import type { Usage } from '../common/usage';
-import { addUsage, emptyUsage } from '../common/usage';
+import type { Usage, UsageDetails } from '../common/usage';
+import { addUsage, emptyUsage, usageDetailsOf } from '../common/usage';
 import type { ModelPrice } from '../common/usage';
 import { addModelUsage, costOfUsage } from '../engine/cost';
 import { isSidecarEntry } from '../store/sidecar';
@@ -105,21 +105,37 @@ export function createLoadSession(
     const entries = await store.load(sessionId);
     let usage = emptyUsage();
     let modelUsage: StoredSessionSummary['modelUsage'] = {};
-    const add = (model: string, u: Usage, maxOutputTokens: number): void => {
+    const add = (model: string, u: Usage, maxOutputTokens: number, details: UsageDetails = {}): void => {
       usage = addUsage(usage, u);
-      modelUsage = addModelUsage(modelUsage, model, u, costOfUsage(u, priceFor(model)), {
-        contextWindow: contextWindowOf(model),
-        maxOutputTokens,
-      });
+      const searches = details.webSearchRequests ?? 0;
+      modelUsage = addModelUsage(
+        modelUsage,
+        model,
+        u,
+        costOfUsage(u, priceFor(model), searches),
+        { contextWindow: contextWindowOf(model), maxOutputTokens },
+        details,
+      );
     };
     const listed = new Set<string>();
     for (const e of entries) {
       const max = e.maxTokens ?? 0;
+      // Thinking tokens and web searches of a response, counted once (with its own model's usage).
+      const details = e.type === 'assistant' ? usageDetailsOf(e.message?.usage) : undefined;
       if (e.billing) {
         for (const unit of e.billing.units) listed.add(unit);
-        for (const [model, u] of Object.entries(e.billing.byModel)) add(model, u, max);
+        const own = e.message?.model;
+        for (const [model, u] of Object.entries(e.billing.byModel)) add(model, u, max, model === own ? details : {});
       } else if (e.type === 'assistant' && e.message?.usage) {
-        add(e.message.model ?? 'unknown', lineTotals(e, priceFor).usage, max);
+        add(e.message.model ?? 'unknown', lineTotals(e, priceFor).usage, max, details);
+      }
+      // Model calls a tool made (WebSearch, WebFetch) are on its result line.
+      const spent = e.toolRun?.modelSpend;
+      if (spent) {
+        add(spent.model, spent.usage, 0, {
+          webSearchRequests: spent.webSearchRequests,
+          ...(spent.thinkingTokens !== undefined ? { thinkingTokens: spent.thinkingTokens } : {}),
+        });
       }
     }
     const unreported = (await store.modelAttemptUsage(sessionId)).filter((r) => !listed.has(attemptUsageKey(r)));

@@ -25,7 +25,7 @@ export function describeMessage(m: SDKMessage): string | null {
     case 'system':
       if (m.subtype === 'init') return `session ${m.session_id} · model ${m.model} · cwd ${m.cwd}`;
       if (m.subtype === 'permission_denied') return null; // its tool result follows
-      if (m.subtype === 'status') return null;
+      if (m.subtype === 'status' || m.subtype === 'thinking_tokens') return null;
       if (m.subtype === 'model_fallback') return m.content;
       return `context compacted (${m.compact_metadata.pre_tokens} tokens before)`;
     case 'assistant': {

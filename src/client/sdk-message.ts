@@ -101,17 +101,31 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
     timestamp: e.timestamp,
     ...(e.requestId !== undefined ? { request_id: e.requestId } : {}),
   };
-  if (blocks.length <= 1) return [withMcpMeta(base, blocks)];
+  if (blocks.length <= 1) return [withThinkingDisplay(withMcpMeta(base, blocks), e, blocks)];
   return blocks.map((block, i) =>
-    withMcpMeta(
-      {
-        ...base,
-        uuid: i === blocks.length - 1 ? e.uuid : uuidV5(`${e.uuid}/block/${i}`),
-        message: { ...base.message, content: [block] },
-      },
+    withThinkingDisplay(
+      withMcpMeta(
+        {
+          ...base,
+          uuid: i === blocks.length - 1 ? e.uuid : uuidV5(`${e.uuid}/block/${i}`),
+          message: { ...base.message, content: [block] },
+        },
+        [block],
+      ),
+      e,
       [block],
     ),
   );
+}
+
+/** Claude Code's `thinking_display` on the message of a thinking block: the display the request asked for. */
+function withThinkingDisplay(
+  m: SDKAssistantMessage,
+  e: TranscriptEntry,
+  blocks: readonly unknown[],
+): SDKAssistantMessage {
+  const thinks = blocks.some((b) => (b as { type?: unknown }).type === 'thinking');
+  return thinks && e.thinkingDisplay !== undefined ? { ...m, thinking_display: e.thinkingDisplay } : m;
 }
 
 /** Claude Code's `tool_use_meta` on a message with MCP tool calls (display names for a UI). */
@@ -243,7 +257,11 @@ export function resultMessage(
     stop_reason: o.stopReason,
     total_cost_usd: o.costUsd,
     total_cost_usd_known: o.costKnown,
-    usage: o.usage,
+    usage: {
+      ...o.usage,
+      output_tokens_details: { thinking_tokens: sumOf(o.modelUsage, (u) => u.thinkingTokens ?? 0) },
+      server_tool_use: { web_search_requests: sumOf(o.modelUsage, (u) => u.webSearchRequests), web_fetch_requests: 0 },
+    },
     modelUsage: o.modelUsage,
     permission_denials: o.permissionDenials,
     terminal_reason: o.terminalReason,
@@ -259,6 +277,10 @@ export function resultMessage(
   }
   if (o.subtype === 'success') return { ...base, result: args.finalText, api_error_status: o.apiErrorStatus };
   return { ...base, errors: o.errors, ...(o.apiErrorStatus !== null ? { api_error_status: o.apiErrorStatus } : {}) };
+}
+
+function sumOf(map: TurnOutcome['modelUsage'], f: (u: TurnOutcome['modelUsage'][string]) => number): number {
+  return Object.values(map).reduce((n, u) => n + f(u), 0);
 }
 
 /** The user-facing view of a workspace ref (result message, `status`). */

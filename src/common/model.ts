@@ -47,8 +47,12 @@ export interface CallModelSummary {
    * attempts of recent calls that had not been counted yet. Counted by exactly one summary.
    */
   usage: Usage;
-  /** USD of `usage`, or null when a model of it has no price in the table. */
+  /** USD of `usage` (and of the response's web searches), or null when a model of it has no price in the table. */
   costUsd: number | null;
+  /** Thinking tokens among the response's output tokens, as the API reported them (0 when it did not). */
+  thinkingTokens?: number;
+  /** Web searches the API ran for the response (`usage.server_tool_use`). */
+  webSearchRequests?: number;
   /** API responses `usage` covers (1 when nothing was repeated). @default 1 */
   billedAttempts?: number;
   contextWindow: number;

@@ -7,6 +7,7 @@ import type { PermissionMode } from './permissions';
  * transcript store (DESIGN.md rule 1).
  */
 import type { SnapshotRef } from './workspace';
+import type { ToolModelSpend } from './usage';
 
 /** Names of the built-in tools, as Claude Code names them. */
 export const BUILTIN_TOOL_NAMES = ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'] as const;
@@ -140,6 +141,8 @@ export interface RunToolSummary {
   structuredOutputError?: string;
   /** The workspace snapshot taken after the call (tools that can change files). */
   snapshot?: SnapshotRef;
+  /** Model calls the tool made for the conversation (WebSearch, WebFetch): the turn counts them. */
+  modelSpend?: ToolModelSpend;
 }
 
 /** Error types of tool-run failures (ApplicationFailure `type`). */

@@ -65,6 +65,18 @@ export const ToolRunRecordSchema = z.object({
   shellCwd: z.string().optional(),
   /** The working tree stored after the tool ran (`SnapshotRef` in `workspace.ts`). */
   snapshot: z.object({ toolUseId: z.string(), commit: z.string(), bytes: z.number() }).optional(),
+  /** Model calls the tool made (WebSearch, WebFetch): what they were billed (`ToolModelSpend` in `usage.ts`). */
+  modelSpend: z
+    .object({
+      model: z.string(),
+      usage: UsageSchema,
+      webSearchRequests: tokenCount,
+      thinkingTokens: tokenCount.optional(),
+      costUsd: z.number().nullable(),
+      calls: tokenCount,
+      durationMs: z.number().nonnegative(),
+    })
+    .optional(),
 });
 export type ToolRunRecord = z.infer<typeof ToolRunRecordSchema>;
 
@@ -117,6 +129,8 @@ const TranscriptEntryFields = {
   cwd: z.string().optional(),
   /** `max_tokens` of the request, on assistant lines (tokens). */
   maxTokens: z.number().int().positive().optional(),
+  /** On assistant lines with thinking: how the request asked the API to show it (`thinking.display`). */
+  thinkingDisplay: z.string().optional(),
   /** tool_use ids whose streamed input was not valid JSON, with that text, on assistant lines. */
   invalidToolInputs: z.record(z.string(), z.string()).optional(),
   /** What the runner recorded about the tool run, on tool_result lines. */

@@ -289,7 +289,13 @@ export async function handleMessages(
   const cache = deps.cache.account(req);
   const built = buildResponse(
     step,
-    { conversationKey: entry.conversationKey, step: entry.step, cwd: workingDirectory(req), requestModel: req.model },
+    {
+      conversationKey: entry.conversationKey,
+      step: entry.step,
+      cwd: workingDirectory(req),
+      requestModel: req.model,
+      thinkingTokenCount: betasOf(httpReq.headers, rawBody).includes('thinking-token-count-2026-05-13'),
+    },
     cache,
   );
   for (const b of built.message.content) if (b.type === 'redacted_thinking') deps.redactedIssued?.add(b.data);
@@ -367,4 +373,12 @@ export async function handleMessages(
   if (abort.signal.aborted && !res.writableFinished) return aborted();
   entry.outputTokens = outputTokens;
   return finish('completed', 200);
+}
+
+/** The betas a request names: its `anthropic-beta` header, and Bedrock's `anthropic_beta` in the body. */
+function betasOf(headers: IncomingHttpHeaders, body: unknown): string[] {
+  const header = headers['anthropic-beta'];
+  const fromHeader = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((b) => b.trim());
+  const inBody = (body as { anthropic_beta?: unknown } | null)?.anthropic_beta;
+  return [...fromHeader, ...(Array.isArray(inBody) ? inBody.map(String) : [])].filter((b) => b !== '');
 }

@@ -2,9 +2,11 @@ import type { CallModelSummary, CompactSummary } from '../common/model';
 import type { ResultSubtype } from '../common/sdk-messages';
 import type { FileReadState, RunToolSummary, ToolUseSummary } from '../common/tools';
 import type { TurnCarry, TurnInput, TurnOutcome, TurnSpend } from '../common/turn';
-import type { Usage } from '../common/usage';
+import type { Usage, UsageDetails } from '../common/usage';
 import { addUsage, emptyUsage } from '../common/usage';
 import { addModelUsage, totalCost } from '../engine/cost';
+import { contextWindowOf } from '../common/model-limits';
+import { maxOutputTokensOf } from '../common/model-capabilities';
 import type { ModelLimits } from '../engine/cost';
 import type { LimitState } from '../engine/limits';
 import { capReadFileState } from '../engine/read-file-state';
@@ -159,18 +161,24 @@ export class TurnState {
     d.lastMessageType = 'assistant';
     d.lastContentTypes = call.contentTypes;
     d.durationApiMs += call.durationMs;
-    this.addSpend(call.model, call.usage, call.costUsd, {
-      contextWindow: call.contextWindow,
-      maxOutputTokens: call.maxOutputTokens,
-    });
+    this.addSpend(
+      call.model,
+      call.usage,
+      call.costUsd,
+      { contextWindow: call.contextWindow, maxOutputTokens: call.maxOutputTokens },
+      {
+        ...(call.thinkingTokens !== undefined ? { thinkingTokens: call.thinkingTokens } : {}),
+        ...(call.webSearchRequests !== undefined ? { webSearchRequests: call.webSearchRequests } : {}),
+      },
+    );
     this.appendLine(assistantUuid, 'assistant');
   }
 
   /** Usage of a call that is not a turn of the conversation (e.g. the summary of a compaction). */
-  addSpend(model: string, usage: Usage, costUsd: number | null, limits: ModelLimits): void {
+  addSpend(model: string, usage: Usage, costUsd: number | null, limits: ModelLimits, details: UsageDetails = {}): void {
     const d = this.data;
     d.usage = addUsage(d.usage, usage);
-    d.modelUsage = addModelUsage(d.modelUsage, model, usage, costUsd, limits);
+    d.modelUsage = addModelUsage(d.modelUsage, model, usage, costUsd, limits, details);
   }
 
   /**
@@ -222,6 +230,21 @@ export class TurnState {
   recordToolResult(result: RunToolSummary, use: ToolUseSummary | undefined): void {
     const d = this.data;
     d.events.push(result.resultUuid);
+    const spent = result.modelSpend;
+    if (spent) {
+      // A tool's own model calls (WebSearch, WebFetch) count like the conversation's.
+      this.addSpend(
+        spent.model,
+        spent.usage,
+        spent.costUsd,
+        { contextWindow: contextWindowOf(spent.model), maxOutputTokens: maxOutputTokensOf(spent.model) },
+        {
+          webSearchRequests: spent.webSearchRequests,
+          ...(spent.thinkingTokens !== undefined ? { thinkingTokens: spent.thinkingTokens } : {}),
+        },
+      );
+      d.durationApiMs += spent.durationMs;
+    }
     d.lastMessageType = 'user';
     if (result.fileState) this.setReadState(result.fileState.path, result.fileState.state);
     if (result.outcome === 'denied' && use) {

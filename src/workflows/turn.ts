@@ -540,6 +540,7 @@ class Turn {
       return this.state.outcome(afterCall.subtype, 'budget_exhausted', afterCall.errors);
     }
     let finished: boolean;
+    const spentBefore = this.state.cost().usd;
     try {
       finished = await this.tools.runAll(assistantUuid, call.toolUses);
     } catch (err) {
@@ -547,6 +548,10 @@ class Turn {
       // The working tree could not be recorded: stop before anything else changes it.
       return this.state.outcome('error_during_execution', err.terminalReason, [err.message]);
     }
+    // Tools that called the model (WebSearch, WebFetch) spent from the pool too. (Histories
+    // recorded before such tools have no tool spend: nothing is sent, so they replay unchanged.)
+    const toolSpend = this.state.cost().usd - spentBefore;
+    if (toolSpend > 0 && this.member.poolId !== undefined) await this.member.reportSpend(toolSpend);
     const hookStop = this.tools.hookStop;
     if (hookStop) {
       return this.state.outcome('error_during_execution', hookStop.terminalReason, hookStop.errors);

@@ -354,10 +354,13 @@ function compareRepos(a: Record<string, string>, b: Record<string, string>): Dif
 }
 
 const isStreamEvent = (m: StreamMessage): boolean => m['type'] === 'stream_event';
+/** Live progress frames: stream events and thinking-token estimates (`system/thinking_tokens`). */
+const isProgress = (m: StreamMessage): boolean => isStreamEvent(m) || label(m) === 'system/thinking_tokens';
 
 /**
  * `stream_event` messages (`--include-partial-messages`): the sequence of their event types, and
- * their fields. They are left out of the other comparisons (Claude Code interleaves them with the
+ * their fields; and whether `system/thinking_tokens` estimates were sent. They are left out of the
+ * other comparisons (Claude Code interleaves them with the
  * assistant messages of the same response; the runner sends a response after its events).
  */
 function compareStreamEvents(claude: StreamMessage[], ours: StreamMessage[], prefix = ''): Difference[] {
@@ -368,8 +371,19 @@ function compareStreamEvents(claude: StreamMessage[], ours: StreamMessage[], pre
   const diffs: Difference[] = [];
   if (a.join('\n') !== b.join('\n'))
     diffs.push({ kind: 'stream-event', where: `${prefix}event types`, claude: a, ours: b });
-  const fields = compareFields(claude.filter(isStreamEvent), ours.filter(isStreamEvent));
+  const fields = compareFields(claude.filter(isProgress), ours.filter(isProgress));
   diffs.push(...fields.map((d) => ({ ...d, kind: 'stream-event' as const, where: `${prefix}${d.where}` })));
+  // Thinking-token estimates are approximations sent as thinking streams: whether a run sends
+  // them is compared, not how many (each CLI estimates in its own steps).
+  const estimates = (ms: StreamMessage[]): boolean => ms.some((m) => label(m) === 'system/thinking_tokens');
+  if (estimates(claude) !== estimates(ours)) {
+    diffs.push({
+      kind: 'stream-event',
+      where: `${prefix}system/thinking_tokens`,
+      claude: estimates(claude),
+      ours: estimates(ours),
+    });
+  }
   return diffs;
 }
 
@@ -445,8 +459,8 @@ export function compareContext(
 
 /** The messages of a run, compared as a whole run is (sequence, fields, result, stream events). */
 function compareMessages(claude: StreamMessage[], ours: StreamMessage[], prefix = ''): Difference[] {
-  const ca = canonicalOrder(claude.filter((m) => !isStreamEvent(m)));
-  const cb = canonicalOrder(ours.filter((m) => !isStreamEvent(m)));
+  const ca = canonicalOrder(claude.filter((m) => !isProgress(m)));
+  const cb = canonicalOrder(ours.filter((m) => !isProgress(m)));
   const tag = (ds: Difference[]): Difference[] =>
     prefix ? ds.map((d) => ({ ...d, where: `${prefix}${d.where}` })) : ds;
   return [

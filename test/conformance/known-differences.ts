@@ -118,6 +118,14 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       'Claude Code marks its message_start stream event with the thinking display it asked for (its requests set thinking.display); the runner asks for no extended thinking, so there is nothing to mark.',
   },
   {
+    id: 'thinking-tokens-estimates-need-partial-messages',
+    kind: 'stream-event',
+    where: 'system/thinking_tokens',
+    scenarios: ['thinking-resume'],
+    reason:
+      "Claude Code sends live thinking-token estimates (system/thinking_tokens, 'approximate progress for spinners') on every run; the runner's client sees a response's events only through the stream side channel, which a turn publishes with --include-partial-messages: there it sends them (thinking-tool-turn), without it the billed counts are in the result.",
+  },
+  {
     id: 'tool-deferred-placeholder',
     kind: 'tool-schema',
     where: 'DeferredToolPlaceholder',

@@ -11,6 +11,8 @@ import type { TranscriptEntry } from '../../common/transcript';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/transcript';
 import type { Usage } from '../../common/usage';
 import type { ModelPrice } from '../../common/usage';
+import { emptyUsage, usageDetailsOf } from '../../common/usage';
+import { costOfUsage } from '../../engine/cost';
 import type { TranscriptStore } from '../../store/transcript-store';
 import type { StreamEventWriter } from '../../store/stream-events';
 import { TranscriptChainError } from '../../store/transcript-store';
@@ -63,13 +65,28 @@ async function* publishing<E extends { type: string }>(
   events: AsyncIterable<E>,
   tap: StreamEventWriter,
   requestedAt: number,
+  thinkingDisplay: string | undefined,
 ): AsyncIterable<E> {
   let first = true;
   for await (const ev of events) {
-    if (ev.type !== 'ping') tap.publish(first ? { event: ev, ttft_ms: Date.now() - requestedAt } : { event: ev });
+    if (ev.type !== 'ping') {
+      // Claude Code marks the events that show thinking with the display it asked for.
+      const display = thinkingDisplay !== undefined && showsThinking(ev) ? { thinking_display: thinkingDisplay } : {};
+      tap.publish(first ? { event: ev, ttft_ms: Date.now() - requestedAt, ...display } : { event: ev, ...display });
+    }
     first = false;
     yield ev;
   }
+}
+
+/** `message_start`, a thinking block's start and its `thinking_delta`s. */
+function showsThinking(ev: { type: string }): boolean {
+  const e = ev as { type: string; content_block?: { type?: string }; delta?: { type?: string } };
+  return (
+    e.type === 'message_start' ||
+    (e.type === 'content_block_start' && e.content_block?.type === 'thinking') ||
+    (e.type === 'content_block_delta' && e.delta?.type === 'thinking_delta')
+  );
 }
 
 /**
@@ -174,11 +191,16 @@ function summarize(
       };
     });
   const billed = lineTotals(entry, deps.priceFor);
+  // Web searches the API ran for the response are priced beside its tokens.
+  const details = usageDetailsOf(m?.usage);
+  const searches = costOfUsage(emptyUsage(), deps.priceFor(model), details.webSearchRequests);
   return {
     model,
     stopReason: m?.stop_reason ?? null,
     usage: billed.usage,
-    costUsd: billed.costUsd,
+    costUsd: billed.costUsd === null || searches === null ? null : billed.costUsd + searches,
+    thinkingTokens: details.thinkingTokens,
+    ...(details.webSearchRequests > 0 ? { webSearchRequests: details.webSearchRequests } : {}),
     billedAttempts: billed.attempts,
     contextWindow: deps.contextWindowFor?.(model) ?? contextWindowOf(model),
     maxOutputTokens: entry.maxTokens ?? 0,
@@ -273,7 +295,12 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     }
     // Files the model read that changed on disk since get a reminder line before this call.
     const context = await withFileReminder(deps.store, { ...input, turnId: actx.turnId }, chain);
-    const { betas, ...effort } = thinkingParams(input.model, deps.provider ?? 'firstParty', input.thinking, input.maxTokens);
+    const { betas, ...effort } = thinkingParams(
+      input.model,
+      deps.provider ?? 'firstParty',
+      input.thinking,
+      input.maxTokens,
+    );
     const params: Anthropic.MessageCreateParamsStreaming = {
       model: input.model,
       system: buildSystem(await systemPromptFor(deps.store, input)),
@@ -290,6 +317,8 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       // max_tokens, thinking, context_management, output_config (src/activities/model/thinking-params.ts)
       ...(effort as Pick<Anthropic.MessageCreateParamsStreaming, 'max_tokens'>),
     };
+    const thinkingParam = (effort as { thinking?: { display?: string } }).thinking;
+    const display = thinkingParam?.display;
     const started = Date.now();
     let requestId: string | null = null;
     let startUsage: Usage | null = null;
@@ -336,6 +365,9 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         timestamp: new Date().toISOString(),
         message: message as unknown as TranscriptEntry['message'],
         maxTokens: params.max_tokens,
+        ...(display !== undefined && message.content.some((b) => b['type'] === 'thinking')
+          ? { thinkingDisplay: display }
+          : {}),
         turnId: actx.turnId,
         ...(requestId ? { requestId } : {}),
         ...(Object.keys(invalidToolInputs).length ? { invalidToolInputs } : {}),
@@ -354,7 +386,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       requestId = request_id ?? null;
       // `--include-partial-messages`: the raw events also go to the store's side channel.
       const tap = input.streamEvents ? deps.store.streamEvents?.open(input.sessionId, input.assistantUuid) : undefined;
-      const assembled = await assembleStream(tap ? publishing(data, tap, started) : data, {
+      const assembled = await assembleStream(tap ? publishing(data, tap, started, display) : data, {
         onEvent: (n) => {
           progress.events = n;
         },

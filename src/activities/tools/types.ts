@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ContentBlock } from '../../common/transcript';
 import type { FileReadState } from '../../common/tools';
+import type { ToolModelSpend } from '../../common/usage';
 
 /** What a tool gets besides its input. */
 export interface ToolContext {
@@ -50,6 +51,8 @@ export interface ToolOutput {
    * Bash call of the session starts there. Absent when it could not be told.
    */
   shellCwd?: string;
+  /** Model calls the tool made (WebSearch's search, WebFetch's summary): what they were billed. */
+  modelSpend?: ToolModelSpend;
 }
 
 /**
