@@ -14,6 +14,7 @@ import { persistedShellCwd } from './shell-cwd';
 import type { LargeResultRecord } from './large-result';
 import { keepLargeResult, materializeLargeResults } from './large-result';
 import type { ToolContext, ToolOutput, ToolSettings } from './tools/types';
+import type { ToolModelCalls } from './tools/web/model-calls';
 import { mapFormerPaths } from './workspace/prepare';
 import { SnapshotTooLargeError } from './workspace/snapshot';
 import { nestedMemoryAttachments } from './context/nested-memory';
@@ -62,6 +63,8 @@ export interface RunToolDeps {
   childEnv?: ChildEnvironments;
   /** This worker's host queue (workspaces followed), checked against `expectHostQueue`. */
   hostQueue?: string;
+  /** Model calls of the tools that make them (WebSearch, WebFetch). */
+  modelCalls?: ToolModelCalls;
 }
 
 let sharedChildEnv: ChildEnvironments | undefined;
@@ -310,6 +313,9 @@ function runToolOnce(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToo
         ...(deps.settings ? { settings: deps.settings } : {}),
         ...(permission.readDenied ? { readDenied: permission.readDenied } : {}),
         env: toolEnv,
+        sessionId: input.sessionId,
+        ...(assistant?.message?.model ? { callingModel: assistant.message.model } : {}),
+        ...(deps.modelCalls ? { modelCalls: deps.modelCalls } : {}),
       };
       // Often: a cancellation (an interrupt) arrives with a heartbeat's answer.
       const beat = setInterval(heartbeat, TOOL_HEARTBEAT_MS);

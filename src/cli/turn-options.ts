@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Config } from '../config';
 import { splitToolList as splitList } from '../common/tool-list';
 import type { TurnOptions } from '../common/turn';
-import { BUILTIN_TOOL_NAMES } from '../common/tools';
+import { TOOL_NAMES } from '../common/tools';
 import type { PermissionMode } from '../common/permissions';
 import { PERMISSION_MODES } from '../common/permissions';
 import { POOL_ID_PATTERN } from '../common/budget-pool';
@@ -154,10 +154,10 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
   // `--tools default` (what the Agent SDK sends for its `claude_code` preset) means every built-in tool.
   const tools = listedTools?.length === 1 && listedTools[0] === 'default' ? undefined : listedTools;
   if (tools) {
-    const unknown = tools.filter((t) => !(BUILTIN_TOOL_NAMES as readonly string[]).includes(t));
+    const unknown = tools.filter((t) => !TOOL_NAMES.includes(t));
     if (unknown.length)
       throw new UsageError(
-        `--tools: unknown tool(s) ${unknown.join(', ')}; available: ${BUILTIN_TOOL_NAMES.join(', ')}`,
+        `--tools: unknown tool(s) ${unknown.join(', ')}; available: ${TOOL_NAMES.join(', ')}`,
       );
   }
   const envModel = env['ANTHROPIC_MODEL']?.trim() ? env['ANTHROPIC_MODEL'] : undefined;

@@ -17,7 +17,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
 import type { SDKResultMessage } from '../common/sdk-messages';
 import type { ResultSubtype } from '../common/sdk-messages';
-import { BUILTIN_TOOL_NAMES } from '../common/tools';
+import { TOOL_NAMES } from '../common/tools';
 import type { TurnOptions, TurnOutcome } from '../common/turn';
 import { emptyUsage } from '../common/usage';
 import { PERMISSION_MODES } from '../common/permissions';
@@ -73,12 +73,12 @@ export const BatchTaskLineSchema = z
     if (t.cwd !== undefined && t.repo !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['repo'], message: 'give either cwd or repo, not both' });
     }
-    const unknown = (t.tools ?? []).filter((n) => !(BUILTIN_TOOL_NAMES as readonly string[]).includes(n));
+    const unknown = (t.tools ?? []).filter((n) => !TOOL_NAMES.includes(n));
     if (unknown.length) {
       ctx.addIssue({
         code: 'custom',
         path: ['tools'],
-        message: `unknown tool(s) ${unknown.join(', ')}; available: ${BUILTIN_TOOL_NAMES.join(', ')}`,
+        message: `unknown tool(s) ${unknown.join(', ')}; available: ${TOOL_NAMES.join(', ')}`,
       });
     }
   });

@@ -1,6 +1,6 @@
 import type { ScopedRules } from '../common/permissions';
 import type { ToolPermission } from '../common/tools';
-import { BUILTIN_TOOL_NAMES, READ_ONLY_TOOLS } from '../common/tools';
+import { READ_ONLY_TOOLS, TOOL_NAMES } from '../common/tools';
 import { isMcpToolName, mcpRuleMatches } from '../common/mcp';
 import type { PermissionMode } from '../common/permissions';
 
@@ -91,7 +91,7 @@ export function decidePermission(policy: PermissionPolicy, toolName: string): To
   if (isMcpToolName(toolName)) return decideMcpTool(policy, toolName);
   // A tool that does not exist is not a permission question: its run answers "No such tool
   // available", as in Claude Code (and it is not a permission denial).
-  if (!(BUILTIN_TOOL_NAMES as readonly string[]).includes(toolName)) return { behavior: 'allow' };
+  if (!TOOL_NAMES.includes(toolName)) return { behavior: 'allow' };
   if (wholeTool(policy.askTools, toolName)) {
     return {
       behavior: 'deny',
