@@ -6,6 +6,10 @@ import { ModelErrorType } from '../common/model';
 import type { ModelPrice } from '../common/usage';
 import type { TranscriptStore } from '../store/transcript-store';
 import { createCallModel } from './model/call-model';
+import type { ModelClient } from './model/call-model';
+import { createToolModelCalls } from './tools/web/model-calls';
+import { modelProviderOf } from '../config/provider';
+import type { ModelProvider } from '../common/model-capabilities';
 import type { ModelFaultHooks } from './model/call-model';
 import { createCompactContext } from './model/compact';
 import { createRunTool } from './run-tool';
@@ -33,8 +37,10 @@ export interface ActivityDeps {
   config: Pick<Config, 'model' | 'prices'> & Partial<Pick<Config, 'tools' | 'temporal'>>;
   /** Environment to read the API key from. @default process.env */
   env?: NodeJS.ProcessEnv;
-  /** Overrides the Anthropic client (tests). */
-  anthropic?: () => Anthropic;
+  /** Overrides the model client (tests). */
+  anthropic?: () => ModelClient;
+  /** Which API the client calls. @default from config `model.provider` and the environment */
+  provider?: ModelProvider;
   /** Fault points of model calls, for the fault suite (`test/faults`); unset in production. */
   modelFaults?: ModelFaultHooks;
   /** The worker's MCP client pool (the worker closes it on shutdown). @default a new pool */
@@ -78,11 +84,14 @@ export function anthropicFromConfig(
 export function createActivities(deps: ActivityDeps): Activities {
   const anthropic = deps.anthropic ?? anthropicFromConfig(deps.config, deps.env);
   const priceFor = (model: string): ModelPrice | null => findPrice(deps.config.prices, model) ?? null;
+  const provider = deps.provider ?? modelProviderOf(deps.config.model, deps.env ?? process.env);
+  const modelCalls = createToolModelCalls({ client: anthropic, provider, priceFor });
   const mcp = { store: deps.store, pool: deps.mcpPool ?? new McpClientPool(deps.env ? { env: deps.env } : {}) };
   const mcpTools = createMcpToolExecutor(mcp);
   const modelDeps = {
     store: deps.store,
     anthropic,
+    provider,
     priceFor,
     toolsForModel: (names: string[]) => toolsForModel(names) as Anthropic.Tool[],
     ...(deps.modelFaults ? { faults: deps.modelFaults } : {}),
@@ -112,6 +121,7 @@ export function createActivities(deps: ActivityDeps): Activities {
           : {}),
         // Tool processes get the worker's environment minus the runner's secrets (src/env/child-env.ts).
         childEnv: new ChildEnvironments(deps.config),
+        modelCalls,
         ...(ws ? { hostQueue: ws.hostQueue } : {}),
       }),
     ),

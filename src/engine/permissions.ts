@@ -89,6 +89,7 @@ export function decidePermission(policy: PermissionPolicy, toolName: string): To
     };
   }
   if (isMcpToolName(toolName)) return decideMcpTool(policy, toolName);
+  if (toolName === 'WebSearch' || toolName === 'WebFetch') return decideWebTool(policy, toolName);
   // A tool that does not exist is not a permission question: its run answers "No such tool
   // available", as in Claude Code (and it is not a permission denial).
   if (!TOOL_NAMES.includes(toolName)) return { behavior: 'allow' };
@@ -169,6 +170,39 @@ function decideMcpTool(policy: PermissionPolicy, toolName: string): ToolPermissi
     message:
       `Claude requested permissions to use ${toolName}, but you haven't granted it yet. ` +
       `Allow it with --allowedTools ${toolName} (or mcp__<server> for all of a server's tools).`,
+    reason: 'mode',
+    ...(policy.mode === 'dontAsk' ? {} : { ask: true }),
+  };
+}
+
+/** Claude Code's denial of a tool call no rule allows, when no one can be asked. */
+export function notGrantedMessage(toolName: string): string {
+  return `Claude requested permissions to use ${toolName}, but you haven't granted it yet.`;
+}
+
+/**
+ * WebSearch and WebFetch, as Claude Code decides them: they need an allow rule (or
+ * bypassPermissions) in every other mode. WebSearch is decided here by name; WebFetch's
+ * `WebFetch(domain:…)` rules need the URL, so a call with such rules goes to the activity.
+ */
+function decideWebTool(policy: PermissionPolicy, toolName: 'WebSearch' | 'WebFetch'): ToolPermission {
+  if (wholeTool(policy.askTools, toolName)) {
+    return {
+      behavior: 'deny',
+      message: `Claude requested permissions to use ${toolName}, which a permission rule says to ask about, and no one can be asked in this run.`,
+      reason: 'rule',
+      ask: true,
+    };
+  }
+  const rules = scopedRulesFor(policy, toolName);
+  const scoped = [...rules.allow, ...rules.deny, ...rules.ask].some((r) => ruleContent(r) !== null);
+  if (toolName === 'WebFetch' && scoped) {
+    return { behavior: 'check', mode: policy.mode, rules };
+  }
+  if (policy.mode === 'bypassPermissions' || wholeTool(policy.allowedTools, toolName)) return { behavior: 'allow' };
+  return {
+    behavior: 'deny',
+    message: notGrantedMessage(toolName),
     reason: 'mode',
     ...(policy.mode === 'dontAsk' ? {} : { ask: true }),
   };

@@ -126,6 +126,30 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       "Claude Code sends live thinking-token estimates (system/thinking_tokens, 'approximate progress for spinners') on every run; the runner's client sees a response's events only through the stream side channel, which a turn publishes with --include-partial-messages: there it sends them (thinking-tool-turn), without it the billed counts are in the result.",
   },
   {
+    id: 'web-fetch-no-preflight',
+    kind: 'tool-result',
+    where: /^toolu_conf_0_0\.(content|is_error)$/,
+    scenarios: ['web-fetch-preflight-offline'],
+    reason:
+      "Deliberate: WebFetch asks no domain check of api.anthropic.com first. Claude Code's preflight fails for every domain offline, behind a proxy and with Bedrock or Vertex (Unable to verify if domain … is safe to fetch), which makes the tool useless there; the runner fetches, and the WebFetch(domain:…) permission rules decide which hosts may be fetched.",
+  },
+  {
+    id: 'web-fetch-no-preflight',
+    kind: 'field',
+    where: 'user.tool_use_result',
+    scenarios: ['web-fetch-preflight-offline'],
+    reason:
+      "Follows from it: the fetch's tool_use_result is WebFetch's object ({bytes, code, codeText, result, durationMs, url}), not an error string.",
+  },
+  {
+    id: 'web-fetch-no-preflight',
+    kind: 'context',
+    where: /^request [12]$/,
+    scenarios: ['web-fetch-preflight-offline'],
+    reason:
+      "Follows from it: the runner's request 1 is WebFetch's summary call (Claude Code made none), so its next conversation call is request 2.",
+  },
+  {
     id: 'tool-deferred-placeholder',
     kind: 'tool-schema',
     where: 'DeferredToolPlaceholder',

@@ -41,8 +41,8 @@ const NOTEBOOK = JSON.stringify(
   1,
 );
 
-const PENDING_EFFORT = 'issue 23: effort and extended thinking';
-const PENDING_WEB = 'issue 23: WebSearch and WebFetch';
+/** WebSearch and WebFetch are built; this one also needs ToolSearch, which issue 22 builds. */
+const PENDING_TOOLSEARCH = 'issue 22: deferred tools and ToolSearch (WebSearch itself is built)';
 const PENDING_ASK = 'issue 23: AskUserQuestion';
 const PENDING_PLAN = 'issue 23: plan mode';
 const PENDING_NOTEBOOK = 'issue 23: NotebookEdit, images and PDFs';
@@ -194,7 +194,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'effort-thinking-matrix',
     title: 'request parameters per model for --effort, --max-thinking-tokens, --thinking and their variables',
     issue: 23,
-    pending: PENDING_EFFORT,
+
     flags: [...NO_MODEL_FLAGS, '--tools', 'Read'],
     prompt: 'Say done.',
     variants: effortVariants(),
@@ -205,7 +205,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'thinking-tool-turn',
     title: '--effort high on a tool turn with thinking and redacted_thinking: blocks sent back, thinking_delta events',
     issue: 23,
-    pending: PENDING_EFFORT,
+
     args: ['--effort', 'high', '--include-partial-messages', '--tools', 'Read'],
     steps: [
       {
@@ -224,7 +224,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'thinking-resume',
     title: 'thinking blocks of an earlier turn in a --resume run',
     issue: 23,
-    pending: PENDING_EFFORT,
+
     args: ['--tools', 'Read'],
     prompt: 'First turn.',
     resume: { prompt: 'Second turn.', args: ['--tools', 'Read'] },
@@ -238,7 +238,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'sdk-thinking-options',
     title: "the Agent SDK's thinking, effort and maxThinkingTokens options: CLI flags and request parameters",
     issue: 23,
-    pending: PENDING_EFFORT,
+
     sdk: { prompts: ['Say done.'], options: { model: 'claude-sonnet-5-5', maxTurns: 2, tools: ['Read'] } },
     variants: [
       { id: 'no thinking option', sdkOptions: {} },
@@ -268,7 +268,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'web-search',
     title: 'WebSearch: the tool schema, the secondary request with the web_search server tool, the tool_result, usage',
     issue: 23,
-    pending: PENDING_WEB,
+
     args: ['--tools', 'Read,WebSearch', '--allowedTools', 'WebSearch'],
     steps: [
       {
@@ -287,7 +287,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'web-search-deferred',
     title: 'WebSearch among all tools: deferred, loaded by ToolSearch, then called without a permission rule',
     issue: 23,
-    pending: PENDING_WEB,
+    pending: PENDING_TOOLSEARCH,
     steps: [
       { content: [tool('ToolSearch', { query: 'select:WebSearch,WebFetch' })] },
       { content: [tool('WebSearch', { query: 'temporal workflow determinism' })] },
@@ -299,7 +299,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'web-fetch-preflight-offline',
     title: 'WebFetch when its domain lookup cannot reach api.anthropic.com (offline, as in CI sandboxes)',
     issue: 23,
-    pending: PENDING_WEB,
+
     pages: PAGES,
     args: ['--tools', 'Read,WebFetch', '--allowedTools', 'WebFetch'],
     steps: [{ content: [tool('WebFetch', { url: '{{pages}}/doc.html', prompt: 'What does release 1.2 add?' })] }, done],
@@ -309,7 +309,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     title:
       'WebFetch of a local page (skipWebFetchPreflight): how it fetches, the secondary model call, the tool_result',
     issue: 23,
-    pending: PENDING_WEB,
+
     pages: PAGES,
     homeFiles: SKIP_PREFLIGHT,
     args: ['--tools', 'Read,WebFetch', '--allowedTools', 'WebFetch'],
@@ -332,7 +332,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'web-fetch-permissions',
     title: 'WebFetch domain rules: allowed by WebFetch(domain:…), denied by a deny rule, and asked for (headless)',
     issue: 23,
-    pending: PENDING_WEB,
+
     pages: PAGES,
     homeFiles: SKIP_PREFLIGHT,
     args: [
