@@ -38,7 +38,8 @@ function setEffort(out: ThinkingOptions, source: string, v: string | undefined, 
 function tokens(name: string, v: string | undefined): number | undefined {
   if (v === undefined || v.trim() === '') return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${name} must be a whole number of tokens (0 or more), got "${v}"`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new UsageError(`${name} must be a whole number of tokens (0 or more), got "${v}"`);
   return n;
 }
 
@@ -63,7 +64,8 @@ export function thinkingOptionsFrom(
     setEffort(out, 'CLAUDE_CODE_EFFORT_LEVEL', env['CLAUDE_CODE_EFFORT_LEVEL'], warn);
   }
   const budget =
-    tokens('--max-thinking-tokens', flags.maxThinkingTokens) ?? tokens('MAX_THINKING_TOKENS', env['MAX_THINKING_TOKENS']);
+    tokens('--max-thinking-tokens', flags.maxThinkingTokens) ??
+    tokens('MAX_THINKING_TOKENS', env['MAX_THINKING_TOKENS']);
   if (budget !== undefined) out.maxThinkingTokens = budget;
   if (flags.thinking !== undefined) {
     if (!(THINKING_MODES as readonly string[]).includes(flags.thinking)) {

@@ -156,14 +156,11 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
   if (tools) {
     const unknown = tools.filter((t) => !TOOL_NAMES.includes(t));
     if (unknown.length)
-      throw new UsageError(
-        `--tools: unknown tool(s) ${unknown.join(', ')}; available: ${TOOL_NAMES.join(', ')}`,
-      );
+      throw new UsageError(`--tools: unknown tool(s) ${unknown.join(', ')}; available: ${TOOL_NAMES.join(', ')}`);
   }
   const envModel = env['ANTHROPIC_MODEL']?.trim() ? env['ANTHROPIC_MODEL'] : undefined;
   const model = resolveModelAlias(flags.model ?? envModel ?? config.model.name, naming);
-  const fallbackModel =
-    flags.fallbackModel !== undefined ? resolveModelAlias(flags.fallbackModel, naming) : undefined;
+  const fallbackModel = flags.fallbackModel !== undefined ? resolveModelAlias(flags.fallbackModel, naming) : undefined;
   const thinking = thinkingOptionsFrom(flags, env, ctx.warn);
   if (flags.fallbackModel !== undefined) {
     if (flags.fallbackModel.trim() === '') throw new UsageError('--fallback-model must not be empty');

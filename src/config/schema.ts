@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { ModelPrice } from '../common/usage';
-import { resolveModelAlias } from './model-aliases';
+import { canonicalModelId } from '../common/model-capabilities';
 import { MODEL_PROVIDER_NAMES, type ModelProviderName } from './provider';
 
 // ---------------------------------------------------------------------------------------------
@@ -90,16 +90,28 @@ const ModelPriceSchema = z.strictObject({
   cacheWrite5m: usdPerMTok,
   cacheWrite1h: usdPerMTok,
   cacheRead: usdPerMTok,
+  /** USD per 1,000 web searches (default: the API's 10). */
+  webSearch: usdPerMTok.optional(),
 });
 
 /**
  * The price of `model` in `prices`: the entry whose key equals the model id, else the entry with
  * the longest key that is a prefix of the id followed by `-` or `@` (so
  * `claude-sonnet-4-5-20250929` and `claude-sonnet-4-5@20250929` find `claude-sonnet-4-5`, and
- * `claude-opus-4-1-20250805` finds `claude-opus-4-1` rather than `claude-opus-4`).
+ * `claude-opus-4-1-20250805` finds `claude-opus-4-1` rather than `claude-opus-4`); a Bedrock or
+ * Vertex id not in the table has the price of the model it names (`canonicalModelId`).
  * @returns undefined when no entry matches (the caller decides how to report unknown cost).
  */
 export function findPrice(prices: Readonly<PriceTable>, model: string): ModelPrice | undefined {
+  const found = findPriceOf(prices, model);
+  if (found) return found;
+  // A provider's id (us.anthropic.claude-sonnet-4-5-20250929-v1:0, claude-haiku-4-5@20251001)
+  // has the price of the model it names, unless the table has an entry for the id itself.
+  const canonical = canonicalModelId(model);
+  return canonical !== model ? findPriceOf(prices, canonical) : undefined;
+}
+
+function findPriceOf(prices: Readonly<PriceTable>, model: string): ModelPrice | undefined {
   const exact = Object.prototype.hasOwnProperty.call(prices, model) ? prices[model] : undefined;
   if (exact) return exact;
   let best: string | undefined;
@@ -199,8 +211,8 @@ const WorkerSchema = z.strictObject({
 });
 
 const ModelSchema = z.strictObject({
-  /** A model id, or a Claude Code alias (`sonnet`, `opus`, `haiku`) resolved to one. */
-  name: nonEmptyString('claude-sonnet-5-5').transform((name) => resolveModelAlias(name)),
+  /** A model id, or a Claude Code alias (`sonnet`, `opus`, `haiku`), resolved per provider when a turn starts. */
+  name: nonEmptyString('sonnet'),
   maxTokens: z
     .int({ error: 'expected a positive integer or null' })
     .positive({ error: 'expected a positive integer or null' })
@@ -276,7 +288,7 @@ const PricesSchema = z
   .record(z.string().min(1), ModelPriceSchema, { error: 'expected a table keyed by model id' })
   .default({})
   // Entries of the file are added to (or replace) the built-in ones.
-  .transform((given): PriceTable => ({ ...DEFAULT_PRICES, ...given }));
+  .transform((given): PriceTable => ({ ...DEFAULT_PRICES, ...(given as PriceTable) }));
 
 /**
  * The whole configuration (strict at every level: unknown keys are errors).
@@ -432,7 +444,12 @@ export interface WorkerConfig {
 
 /** The model and its API (`model`). */
 export interface ModelConfig {
-  /** Model id sent to the Messages API. @default "claude-sonnet-5-5". Env: `AGENT_RUNNER_MODEL`. */
+  /**
+   * Model of a turn that names none: a model id, or a Claude Code alias resolved for the provider
+   * when the turn starts (`sonnet` is `claude-sonnet-5-5` on the Anthropic API,
+   * `us.anthropic.claude-sonnet-4-5-20250929-v1:0` on Bedrock, `claude-sonnet-4-5@20250929` on
+   * Vertex, `claude-sonnet-4-5` on Foundry). @default "sonnet". Env: `AGENT_RUNNER_MODEL`.
+   */
   name: string;
   /**
    * `max_tokens` of each model call; null = the model's own limit, as Claude Code sends it

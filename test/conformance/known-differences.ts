@@ -150,6 +150,59 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       "Follows from it: the runner's request 1 is WebFetch's summary call (Claude Code made none), so its next conversation call is request 2.",
   },
   {
+    id: 'provider-no-model-probes',
+    kind: 'context',
+    where: 'model probes before the turn',
+    reason:
+      'Claude Code sends Bedrock and Vertex a max_tokens 1 request per model it may use before each run, and switches to a fallback model when one is not enabled. The runner calls the model it was given and makes no other request: a model the account lacks fails the turn with the API error (a run costs no probe calls, and never runs on a model it was not asked for).',
+  },
+  {
+    id: 'provider-no-model-probes',
+    kind: 'context',
+    where: 'request 1',
+    scenarios: ['provider-bedrock-model-unavailable', 'provider-bedrock-no-model'],
+    reason:
+      "Follows from it: Claude Code's second conversation request is on the fallback model its probes found (with a notice of the switch); the runner's default model here (sonnet: Sonnet 4.5 on Bedrock) is enabled and needs none, and with no model enabled its one call fails.",
+  },
+  {
+    id: 'context-layout-4x-models',
+    kind: 'context',
+    where: /^request [01]$/,
+    scenarios: ['provider-foundry-api-key'],
+    reason:
+      "Claude Code puts the environment and the other context paragraphs into <system-reminder> blocks of the first user message for 4.x models (Foundry's default here is Sonnet 4.5); the runner sends them as one system message for every model, as Claude Code does for the 5.x ones.",
+  },
+  {
+    id: 'context-layout-4x-models',
+    kind: 'tool-result',
+    where: /^toolu_conf_0_0\.(content|is_error)$/,
+    scenarios: ['provider-foundry-api-key'],
+    reason:
+      "A recording artifact of that layout: the fake model finds the working directory for the script's {{cwd}} in a system message, so Claude Code's Read got a path that does not exist; the runner's Read of the same step read README.md.",
+  },
+  {
+    id: 'context-layout-4x-models',
+    kind: 'field',
+    where: 'user.tool_use_result',
+    scenarios: ['provider-foundry-api-key'],
+    reason: "Follows from it: Claude Code's failed Read has a string tool_use_result, the runner's read its object.",
+  },
+  {
+    id: 'api-errors-end-in-error-subtype',
+    kind: 'sequence',
+    where: 'messages',
+    scenarios: ['provider-vertex-skip-auth', 'provider-bedrock-no-model'],
+    reason:
+      'Deliberate (docs/compatibility.md): a model call that fails for good ends the turn with error_during_execution and the API error in errors, not a synthetic assistant message and success; no system/api_retry messages are streamed for the retries (Temporal retries the call, a 401 not at all).',
+  },
+  {
+    id: 'api-errors-end-in-error-subtype',
+    kind: 'result',
+    where: /^result\.(subtype|result|errors|stop_reason)$/,
+    scenarios: ['provider-vertex-skip-auth', 'provider-bedrock-no-model'],
+    reason: 'Follows from it: error_during_execution, no result text, the API error in errors, no stop_reason.',
+  },
+  {
     id: 'tool-deferred-placeholder',
     kind: 'tool-schema',
     where: 'DeferredToolPlaceholder',

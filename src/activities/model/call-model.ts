@@ -40,7 +40,7 @@ export type ModelClient = Pick<Anthropic, 'messages'>;
 export interface ModelDeps {
   store: TranscriptStore;
   /** The model client: Anthropic's, or Bedrock's, Vertex's, Foundry's (SDK retries must be off: `maxRetries: 0`). */
-  anthropic(): ModelClient;
+  anthropic(model?: string): ModelClient;
   /** Which API `anthropic()` calls (model ids, request parameters). @default 'firstParty' */
   provider?: ModelProvider;
   /** Price of a model, or null when it is not in the table. */
@@ -380,7 +380,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     };
     try {
       const { data, request_id } = await deps
-        .anthropic()
+        .anthropic(input.model)
         .messages.create(params, { signal: actx.signal, ...betaHeaders(betas) })
         .withResponse();
       requestId = request_id ?? null;

@@ -163,7 +163,7 @@ async function summarize(
   const ctx = activityContext();
   const beat = ctx ? setInterval(() => ctx.heartbeat(), 1000) : undefined;
   try {
-    const resp = await deps.anthropic().messages.create(
+    const resp = await deps.anthropic(input.model).messages.create(
       {
         model: input.model,
         max_tokens: 4096,

@@ -45,7 +45,11 @@ export interface ThinkingParams {
  * takes fewer (Opus 4.5: `xhigh` and `max` are sent as `high`), its default when none is asked;
  * undefined when the model takes no effort (through Bedrock and Vertex: unless it thinks adaptively).
  */
-export function effortFor(model: string, provider: ModelProvider, asked: EffortLevel | undefined): EffortLevel | undefined {
+export function effortFor(
+  model: string,
+  provider: ModelProvider,
+  asked: EffortLevel | undefined,
+): EffortLevel | undefined {
   const caps = capabilitiesOf(model, provider);
   if (caps.effortLevels.length === 0) return undefined;
   // Bedrock and Vertex take an effort only from the models that think adaptively (not Opus 4.5).
@@ -72,7 +76,8 @@ export function thinkingParams(
   const max_tokens = caps.known ? Math.min(maxTokens, caps.maxOutputTokens) : maxTokens;
   const thirdParty = provider === 'bedrock' || provider === 'vertex';
   // Bedrock and Vertex get a display only for models that think adaptively (or are not known).
-  const display = thirdParty && caps.known && caps.thinking !== 'adaptive' ? undefined : (o.display ?? DEFAULT_THINKING_DISPLAY);
+  const display =
+    thirdParty && caps.known && caps.thinking !== 'adaptive' ? undefined : (o.display ?? DEFAULT_THINKING_DISPLAY);
   let thinking: ThinkingParam | undefined;
   if (o.off !== true && caps.thinking === 'adaptive') {
     thinking = { type: 'adaptive', ...(display ? { display } : {}) };

@@ -46,7 +46,6 @@ const PENDING_TOOLSEARCH = 'issue 22: deferred tools and ToolSearch (WebSearch i
 const PENDING_ASK = 'issue 23: AskUserQuestion';
 const PENDING_PLAN = 'issue 23: plan mode';
 const PENDING_NOTEBOOK = 'issue 23: NotebookEdit, images and PDFs';
-const PENDING_PROVIDERS = 'issue 23: providers';
 
 /** Flags without `--model` (a matrix gives its own). */
 const NO_MODEL_FLAGS = ['--output-format', 'stream-json', '--verbose'];
@@ -612,7 +611,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-bedrock-sigv4',
     title: 'Bedrock with AWS keys: URL paths, SigV4 headers (verified), body, model ids, a tool turn',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: PROVIDER_FLAGS,
     unsetEnv: NO_ANTHROPIC,
     env: {
@@ -629,7 +627,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-bedrock-model-unavailable',
     title: 'Bedrock when the model probe gets 404 (the model is not enabled in the account)',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: PROVIDER_FLAGS,
     unsetEnv: NO_ANTHROPIC,
     env: {
@@ -656,7 +653,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-bedrock-no-model',
     title: 'Bedrock when every model probe gets 404: the turn does not start',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: PROVIDER_FLAGS,
     unsetEnv: NO_ANTHROPIC,
     env: {
@@ -680,7 +676,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-bedrock-api-key',
     title: 'Bedrock with AWS_BEARER_TOKEN_BEDROCK (a Bedrock API key)',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: [...PROVIDER_FLAGS, '--model', 'claude-sonnet-5-5'],
     unsetEnv: NO_ANTHROPIC,
     env: {
@@ -695,7 +690,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-vertex-gce-token',
     title: 'Vertex with a token from a (fake) GCE metadata server: paths, bearer, body, model ids',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: PROVIDER_FLAGS,
     unsetEnv: NO_ANTHROPIC,
     env: {
@@ -713,7 +707,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-vertex-skip-auth',
     title: 'Vertex with CLAUDE_CODE_SKIP_VERTEX_AUTH=1 (no Authorization; the endpoint answers 401)',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: [...PROVIDER_FLAGS, '--model', 'claude-sonnet-5-5'],
     unsetEnv: NO_ANTHROPIC,
     env: {
@@ -729,7 +722,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-vertex-gateway-token',
     title: 'Vertex with CLAUDE_CODE_SKIP_VERTEX_AUTH=1 and ANTHROPIC_AUTH_TOKEN (a gateway that takes a bearer)',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: [...PROVIDER_FLAGS, '--model', 'claude-sonnet-5-5'],
     unsetEnv: NO_ANTHROPIC,
     env: {
@@ -746,7 +738,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-foundry-api-key',
     title: 'Foundry with ANTHROPIC_FOUNDRY_API_KEY: path, headers, model ids',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: PROVIDER_FLAGS,
     unsetEnv: NO_ANTHROPIC,
     env: {
@@ -760,7 +751,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-auth-token',
     title: 'ANTHROPIC_AUTH_TOKEN: a bearer gateway instead of an API key',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: [...PROVIDER_FLAGS, '--model', 'claude-sonnet-5-5'],
     unsetEnv: ['ANTHROPIC_API_KEY'],
     env: { ANTHROPIC_AUTH_TOKEN: 'fake-gateway-token' },
@@ -770,7 +760,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-api-key-helper',
     title: 'apiKeyHelper in settings: the key it prints, how it is sent',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: [...PROVIDER_FLAGS, '--model', 'claude-sonnet-5-5'],
     unsetEnv: ['ANTHROPIC_API_KEY'],
     homeFiles: {
@@ -783,7 +772,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-model-ids',
     title: 'model ids per provider for the aliases and the ANTHROPIC_DEFAULT_*_MODEL variables',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: PROVIDER_FLAGS,
     unsetEnv: NO_ANTHROPIC,
     prompt: 'Say done.',

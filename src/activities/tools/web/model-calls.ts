@@ -56,7 +56,7 @@ export interface ToolModelCalls {
 
 /** What {@link createToolModelCalls} needs from the worker. */
 export interface ToolModelCallDeps {
-  client(): ModelClient;
+  client(model: string): ModelClient;
   provider?: ModelProvider;
   priceFor(model: string): ModelPrice | null;
 }
@@ -96,7 +96,9 @@ export function createToolModelCalls(deps: ToolModelCallDeps): ToolModelCalls {
       const started = Date.now();
       let message: AssembledMessage;
       try {
-        const stream = await deps.client().messages.create(params, { signal: opts.signal, ...betaHeaders(betas) });
+        const stream = await deps
+          .client(req.model)
+          .messages.create(params, { signal: opts.signal, ...betaHeaders(betas) });
         message = await assembleStream(stream, () => opts.onEvent?.());
       } catch (err) {
         if (opts.signal.aborted) throw err;

@@ -68,7 +68,9 @@ export function fetchableUrl(raw: string): URL {
     );
   }
   if (isLinkLocal(host)) {
-    throw new UnfetchableUrlError(`${host} is a link-local address (such as a cloud metadata service); it is not fetched.`);
+    throw new UnfetchableUrlError(
+      `${host} is a link-local address (such as a cloud metadata service); it is not fetched.`,
+    );
   }
   if (url.protocol === 'http:') url.protocol = 'https:';
   return url;
@@ -183,7 +185,9 @@ export async function fetchPage(url: URL, opts: { signal: AbortSignal; now?: num
     const contentType = res.headers.get('content-type') ?? '';
     if (!isText(contentType)) {
       await res.body?.cancel().catch(() => undefined);
-      throw new UnfetchableUrlError(`The page's content type is ${contentType}, not text; WebFetch reads text and HTML pages.`);
+      throw new UnfetchableUrlError(
+        `The page's content type is ${contentType}, not text; WebFetch reads text and HTML pages.`,
+      );
     }
     const body = await readCapped(res, opts.signal);
     const raw = decode(body, contentType);

@@ -84,7 +84,8 @@ async function runWebFetch(input: WebFetchInput, ctx: ToolContext): Promise<Tool
     url = fetchableUrl(input.url);
   } catch (err) {
     // Claude Code's wording: the bare message (`Unsupported protocol ftp:`), as an error.
-    if (err instanceof UnfetchableUrlError) return { content: err.message, isError: true, structured: `Error: ${err.message}` };
+    if (err instanceof UnfetchableUrlError)
+      return { content: err.message, isError: true, structured: `Error: ${err.message}` };
     throw err;
   }
   if (!ctx.modelCalls || !ctx.callingModel) return failed('WebFetch cannot call the model on this worker.');
@@ -94,7 +95,8 @@ async function runWebFetch(input: WebFetchInput, ctx: ToolContext): Promise<Tool
   } catch (err) {
     if (ctx.signal.aborted) throw err;
     const cause = (err as { cause?: { message?: unknown } }).cause;
-    const message = typeof cause?.message === 'string' ? cause.message : err instanceof Error ? err.message : String(err);
+    const message =
+      typeof cause?.message === 'string' ? cause.message : err instanceof Error ? err.message : String(err);
     return { content: message, isError: true, structured: `Error: ${message}` };
   }
   ctx.heartbeat();
