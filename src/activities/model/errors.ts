@@ -47,10 +47,29 @@ function failure(
 }
 
 /**
+ * The message of a provider client's failure to find any credential (which no retry can fix), or
+ * undefined for a connection error worth retrying (a token endpoint or metadata server that did
+ * not answer). Bedrock's SDK wraps the AWS chain's `CredentialsProviderError`, Vertex's SDK
+ * google-auth-library's "Could not load the default credentials"; both as `APIConnectionError`.
+ */
+function missingCredentials(err: Error): string | undefined {
+  const cause = (err as { cause?: unknown }).cause as { name?: unknown; message?: unknown } | undefined;
+  const text = typeof cause?.message === 'string' ? cause.message : '';
+  if (cause?.name === 'CredentialsProviderError' && /could not load credentials/i.test(text)) {
+    return `${err.message} ${text} (set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE or AWS_BEARER_TOKEN_BEDROCK for the worker)`;
+  }
+  if (/could not load the default credentials/i.test(text)) {
+    return `${err.message} ${text} (set GOOGLE_APPLICATION_CREDENTIALS for the worker, or run it where application default credentials exist)`;
+  }
+  return undefined;
+}
+
+/**
  * Maps an error from a Messages API call to a typed `ApplicationFailure` (Temporal alone
  * retries; the SDK's own retries are off):
  * 429 → `ModelError.RateLimit` (next retry after `retry-after`), 529 → `ModelError.Overloaded`,
- * other 5xx / 408 / 409 → `ModelError.Server`, network → `ModelError.Connection`, a stream cut or
+ * other 5xx / 408 / 409 → `ModelError.Server`, network → `ModelError.Connection` (but a Bedrock or
+ * Vertex client that finds no credential at all → `ModelError.Authentication`), a stream cut or
  * malformed → `ModelError.StreamInterrupted` (all retryable); 400 "prompt is too long" →
  * `ModelError.PromptTooLong`, other 400 → `ModelError.InvalidRequest`, 401, 403, 404, 413 →
  * their types (non-retryable).
@@ -58,6 +77,10 @@ function failure(
 export function classifyModelError(err: unknown): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
   if (err instanceof Anthropic.APIConnectionError) {
+    const missing = missingCredentials(err);
+    if (missing !== undefined) {
+      return failure(ModelErrorType.Authentication, missing, true, { status: null, requestId: null }, err);
+    }
     return failure(ModelErrorType.Connection, err.message, false, { status: null, requestId: null }, err);
   }
   if (err instanceof Anthropic.APIError) {
