@@ -100,7 +100,7 @@ describe('GitHub Action', () => {
     const stub = join(dir, 'agent-runner');
     writeFileSync(
       stub,
-      `#!/bin/bash\nprintf '%s\\n' "$@" > ${argsFile}\necho "key=$ANTHROPIC_API_KEY" >> ${argsFile}\necho '{"type":"result","subtype":"success","is_error":false}'\nexit 1\n`,
+      `#!/bin/bash\nprintf '%s\\n' "$@" > ${argsFile}\necho "key=$ANTHROPIC_API_KEY" >> ${argsFile}\necho "bedrock=\${CLAUDE_CODE_USE_BEDROCK:-} vertex=\${CLAUDE_CODE_USE_VERTEX:-}" >> ${argsFile}\necho '{"type":"result","subtype":"success","is_error":false}'\nexit 1\n`,
     );
     chmodSync(stub, 0o755);
     const ghOut = join(dir, 'out');
@@ -115,6 +115,10 @@ describe('GitHub Action', () => {
         PROMPT: 'fix "it" now',
         INPUT_API_KEY: 'sk-test',
         MODEL: '',
+        EFFORT: 'low',
+        USE_BEDROCK: 'true',
+        USE_VERTEX: 'false',
+        USE_FOUNDRY: 'false',
         MAX_TURNS: '40',
         MAX_BUDGET_USD: '2.5',
         PERMISSION_MODE: 'acceptEdits',
@@ -131,6 +135,8 @@ describe('GitHub Action', () => {
       'json',
       '--permission-mode',
       'acceptEdits',
+      '--effort',
+      'low',
       '--max-turns',
       '40',
       '--max-budget-usd',
@@ -139,6 +145,7 @@ describe('GitHub Action', () => {
       'Bash(npm *) Edit',
       '--verbose',
       'key=sk-test',
+      'bedrock=1 vertex=',
     ]);
     expect(readFileSync(ghOut, 'utf8')).toBe('code=1\n');
     expect(JSON.parse(readFileSync(join(dir, 'agent-runner-result.json'), 'utf8'))).toMatchObject({
