@@ -76,9 +76,11 @@ export async function startRunnerEnv(
     worker?: boolean;
     /** More environment for the workers (a provider's variables; `undefined` removes one). */
     extraEnv?: Record<string, string | undefined>;
+    /** Changes the config the in-process workers run with (e.g. a short stream idle limit). */
+    workerConfig?: (config: Config) => Config;
   } = {},
 ): Promise<RunnerEnv> {
-  const { worker: wantWorker = true, extraEnv = {}, ...fakeOpts } = opts;
+  const { worker: wantWorker = true, extraEnv = {}, workerConfig, ...fakeOpts } = opts;
   const fake = await startFakeModelServer(fakeOpts);
   const dataDir = mkdtempSync(join(tmpdir(), 'dar-data-'));
   const store = new JsonlTranscriptStore(dataDir);
@@ -102,7 +104,7 @@ export async function startRunnerEnv(
     const conn = await NativeConnection.connect({ address });
     const worker = await createRunnerWorker({
       connection: conn,
-      config,
+      config: workerConfig ? workerConfig(config) : config,
       store,
       taskQueue,
       env,

@@ -31,6 +31,11 @@ export interface ToolContext {
   callingModel?: string;
   /** Model calls for tools that need one (WebSearch, WebFetch); absent: such tools answer that they cannot run. */
   modelCalls?: ToolModelCalls;
+  /**
+   * For Write and Edit: the real path the permission check resolved for `file_path`. The write is
+   * refused when the parent directory no longer resolves to its directory (src/activities/tools/safe-write.ts).
+   */
+  checkedPath?: string;
 }
 
 /** Tool settings from config (`tools:` in temporal.yaml). */
