@@ -45,10 +45,18 @@ export function decideWebFetch(input: unknown, mode: PermissionMode, rules: Scop
     });
   const denied = find(rules.deny);
   if (denied) {
-    return { behavior: 'deny', reasonType: 'rule', rule: denied, message: `WebFetch denied access to domain:${host}.` };
+    return {
+      behavior: 'deny',
+      reasonType: 'rule',
+      basis: 'rule',
+      rule: denied,
+      message: `WebFetch denied access to domain:${host}.`,
+    };
   }
   const asked = find(rules.ask);
-  if (asked) return { behavior: 'ask', reasonType: 'rule', rule: asked, message: notGrantedMessage('WebFetch') };
+  if (asked) {
+    return { behavior: 'ask', reasonType: 'rule', basis: 'rule', rule: asked, message: notGrantedMessage('WebFetch') };
+  }
   const allowed = find(rules.allow) ?? rules.allow.find((r) => r === 'WebFetch');
   if (allowed || mode === 'bypassPermissions') {
     return {
@@ -61,6 +69,8 @@ export function decideWebFetch(input: unknown, mode: PermissionMode, rules: Scop
   return {
     behavior: mode === 'dontAsk' ? 'deny' : 'ask',
     reasonType: 'mode',
+    // Nothing allows the call: the mode decides (a PreToolUse hook's allow lifts it, except in plan).
+    basis: 'mode',
     message: notGrantedMessage('WebFetch'),
   };
 }
