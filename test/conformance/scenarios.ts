@@ -269,6 +269,34 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
     ],
   },
   {
+    name: 'grep-long-lines',
+    title: 'Grep content mode: lines over 500 columns are omitted (matching and context lines)',
+    files: {
+      ...DEFAULT_FILES,
+      'long.txt': [
+        `ctx ${'c'.repeat(600)}`,
+        'short MATCH',
+        `${'x'.repeat(496)}MATCH`,
+        `MATCH${'q'.repeat(495)}`,
+        `${'é'.repeat(250)}MATCH`,
+        `${'😀'.repeat(250)}MATCH`,
+        '',
+      ].join('\n'),
+      'wide.txt': `${'w'.repeat(501)} MATCH\n`,
+    },
+    steps: [
+      {
+        content: [
+          tool('Grep', { pattern: 'MATCH', output_mode: 'content' }),
+          tool('Grep', { pattern: 'MATCH', output_mode: 'content', '-C': 1, path: '{{cwd}}/long.txt' }),
+          tool('Grep', { pattern: 'MATCH', output_mode: 'content', '-n': false, glob: '*.txt' }),
+          tool('Grep', { pattern: 'MATCH', output_mode: 'count' }),
+        ],
+      },
+      done,
+    ],
+  },
+  {
     name: 'max-turns',
     title: '--max-turns reached',
     args: ['--max-turns', '2'],
