@@ -25,7 +25,7 @@ import type { TranscriptStore } from '../store/transcript-store';
 import { sessionWorkflowId, turnWorkflowId } from '../workflows/ids';
 import { endSessionSignal } from '../workflows/messages';
 import { QueryEngine } from './query-engine';
-import { assistantText, resultMessage } from './sdk-message';
+import { resultMessage, resultTextOf } from './sdk-message';
 import { uuidV5 } from './uuid';
 
 // ---------------------------------------------------------------------------------------------
@@ -523,17 +523,14 @@ async function turnResult(opts: RunBatchOptions, sessionId: string, turnId: stri
       `turn workflow ${turnId} did not complete: ${msg}${cause ? ` (${cause})` : ''}`,
     ]);
   }
-  let finalText = '';
-  if (outcome.lastAssistantUuid) {
+  const finalText = await resultTextOf(outcome, async (uuid) => {
     for (let attempt = 0; attempt < 20; attempt++) {
-      const e = await opts.store.get(sessionId, outcome.lastAssistantUuid);
-      if (e) {
-        finalText = assistantText(e);
-        break;
-      }
+      const e = await opts.store.get(sessionId, uuid);
+      if (e) return e;
       await sleep(50);
     }
-  }
+    return undefined;
+  });
   return resultMessage(outcome, { sessionId, uuid: uuidV5(`${turnId}/result`), finalText });
 }
 

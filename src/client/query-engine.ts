@@ -24,7 +24,7 @@ import { sessionWorkflowId } from '../workflows/ids';
 import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../common/search-attributes';
 import type { McpServerState } from '../common/mcp';
 import { loadMcpTools } from '../mcp/store';
-import { assistantText, entryToSdkMessages, initMessage, resultMessage } from './sdk-message';
+import { entryToSdkMessages, initMessage, resultMessage, resultTextOf } from './sdk-message';
 import { storePrompt } from './prompt-ref';
 import { promptCommandOf } from '../engine/compaction';
 import type { OutageOptions } from './outage';
@@ -444,7 +444,7 @@ export class QueryEngine {
       }
       await Promise.race([result, sleep(poll)]);
     }
-    const finalText = outcome.lastAssistantUuid ? assistantText(await this.readEntry(outcome.lastAssistantUuid)) : '';
+    const finalText = await resultTextOf(outcome, (uuid) => this.readEntry(uuid));
     const structured = outcome.structuredOutputUuid ? await this.readEntry(outcome.structuredOutputUuid) : undefined;
     this.resultYieldedFor = pos.turnWorkflowId;
     yield resultMessage(outcome, {

@@ -147,6 +147,8 @@ const TranscriptEntryFields = {
   structuredOutput: z.unknown().optional(),
   /** Hooks (`src/hooks/`): the event of a hook's context line; a hook run's outcome; the config. */
   hookEvent: z.string().optional(),
+  /** On a Stop hook's feedback line: an earlier Stop hook of the turn blocked too (`stop_hook_active`). */
+  stopHookActive: z.boolean().optional(),
   hookOutcome: z.unknown().optional(),
   hooksConfig: z.unknown().optional(),
   /** A tool input a hook replaced (`PreToolUse` `updatedInput`). */

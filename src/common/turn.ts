@@ -195,6 +195,12 @@ export interface TurnCarry {
   mcp?: TurnMcpState;
   /** Stop hooks that made the turn go on so far (`stop_hook_active` after the first). */
   stopHookBlocks?: number;
+  /**
+   * The line whose text is the turn's result when that is not the last assistant line's (a
+   * hook's notice), or null for an empty result (as Claude Code's after a hook stopped the turn
+   * at a tool call, or a capped Stop hook). Absent: the last assistant line's text.
+   */
+  resultLine?: string | null;
   /** Runs of this turn so far (1 on the first continue-as-new). */
   runs: number;
   /** Model the turn calls now: `options.model`, or the fallback after repeated overloaded errors. */
@@ -238,6 +244,11 @@ export interface TurnOutcome {
   stopReason: string | null;
   /** Transcript uuid of the last assistant message (the result text is read from it). */
   lastAssistantUuid: string | null;
+  /**
+   * When present, the result text is read from this line instead (a hook's notice), or is empty
+   * (null); see `TurnCarry.resultLine`.
+   */
+  resultTextUuid?: string | null;
   errors: string[];
   permissionDenials: DenialRecord[];
   /** Last line of the conversation after the turn. */

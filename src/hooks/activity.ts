@@ -9,14 +9,14 @@
 import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { HookCommand, HookOutcome, HooksConfig, RunHooksInput } from '../common/hooks';
-import { hookMatcherMatches } from '../common/hooks';
+import { MATCHED_HOOK_EVENTS, hookMatcherMatches } from '../common/hooks';
 import type { ContentBlock, TranscriptEntry } from '../common/transcript';
 import { uuidV5 } from '../client/uuid';
 import { isMcpToolName, mcpServerOf } from '../common/mcp';
 import { sidecarEntry } from '../store/sidecar';
 import type { TranscriptStore } from '../store/transcript-store';
 import type { CombinedVerdict } from './interpret';
-import { combineVerdicts, interpretHookResult } from './interpret';
+import { combineVerdicts, hookNames, interpretHookResult } from './interpret';
 import { runHookCommand } from './run-command';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../common/version';
 
@@ -105,6 +105,14 @@ async function hookInput(store: TranscriptStore, input: RunHooksInput): Promise<
   return base;
 }
 
+/** What the event's matchers are tested against (see `MATCHED_HOOK_EVENTS`), or undefined: every hook runs. */
+function hookSubject(input: RunHooksInput): string | undefined {
+  if (!MATCHED_HOOK_EVENTS.has(input.event)) return undefined;
+  if (input.event === 'SessionStart') return input.source ?? 'startup';
+  if (input.event === 'PreCompact') return input.source ?? 'auto';
+  return input.tool?.name;
+}
+
 /** The text of the context line an outcome adds for the model, or undefined. */
 function contextText(input: RunHooksInput, v: CombinedVerdict, commands: readonly HookCommand[]): string | undefined {
   const parts = [...v.contexts];
@@ -133,9 +141,11 @@ export function createRunHooks(deps: RunHooksDeps): (input: RunHooksInput) => Pr
 
     const cfgLine = await store.get(input.sessionId, input.configRef);
     const config = (cfgLine?.['hooksConfig'] ?? {}) as HooksConfig;
+    const subject = hookSubject(input);
     const commands = (config[input.event] ?? []).filter(
-      (h) => !input.tool || hookMatcherMatches(h.matcher, input.tool.name),
+      (h) => subject === undefined || hookMatcherMatches(h.matcher, subject),
     );
+    const names = hookNames(input.event, subject);
     const marker = `hook-${createHash('sha256').update(input.eventKey).digest('hex').slice(0, 40)}`;
     let verdict: CombinedVerdict;
     if (await store.markToolRunStarted(input.sessionId, marker)) {
@@ -158,7 +168,7 @@ export function createRunHooks(deps: RunHooksDeps): (input: RunHooksInput) => Pr
             }),
           ),
         );
-        verdict = combineVerdicts(results.map((r, i) => interpretHookResult(input.event, commands[i]!, r)));
+        verdict = combineVerdicts(results.map((r, i) => interpretHookResult(input.event, commands[i]!, r, names)));
       } finally {
         clearInterval(beat);
       }
@@ -177,6 +187,8 @@ export function createRunHooks(deps: RunHooksDeps): (input: RunHooksInput) => Pr
         turnId: Context.current().info.workflowExecution?.workflowId ?? '',
         isMeta: true,
         hookEvent: input.event,
+        // A Stop hook's later feedback in a turn (Claude Code notifies of the first only).
+        ...(input.stop?.stopHookActive ? { stopHookActive: true } : {}),
       });
       contextWritten = true;
     }

@@ -1,6 +1,12 @@
-import { uuid4 } from '@temporalio/workflow';
+import { patched, uuid4 } from '@temporalio/workflow';
 import type { HookEvent, HookOutcome, RunHooksInput } from '../common/hooks';
-import { HOOK_CONFIG_ERROR_PREFIX, hooksApply } from '../common/hooks';
+import {
+  DEFAULT_BLOCK_REASON,
+  DEFAULT_STOP_HOOK_BLOCK_CAP,
+  HOOK_CONFIG_ERROR_PREFIX,
+  LEGACY_STOP_HOOK_BLOCKS,
+  hooksApply,
+} from '../common/hooks';
 import type { ToolPermission, ToolUseSummary } from '../common/tools';
 import type { TurnInput } from '../common/turn';
 import { uninterruptible } from './interrupts';
@@ -11,8 +17,10 @@ import type { WorkspaceFollower } from './workspace';
 /** Why a hook ends the turn (the errors of its result), or null to go on. */
 export type HookStop = { terminalReason: 'hook_stopped'; errors: string[] } | null;
 
-/** Stop hooks may make one turn go on at most this many times (a hook that always blocks cannot loop forever). */
-export const MAX_STOP_HOOK_BLOCKS = 20;
+/** Patch id: matchers as Claude Code reads them (comma lists, unanchored regexes, SessionStart sources, PreCompact triggers). */
+export const HOOK_MATCHERS_PATCH = 'hook-matchers';
+/** Patch id: Claude Code's Stop-hook block cap (8 blocks in a row go on, the 9th is overridden with a warning). */
+export const STOP_HOOK_CAP_PATCH = 'stop-hook-block-cap';
 
 /**
  * The turn's hooks (Claude Code's contract; see src/hooks/interpret.ts): each event whose
@@ -29,9 +37,15 @@ export class HookRuns {
     private readonly workspace: WorkspaceFollower,
   ) {}
 
-  /** True when the turn has hooks for `event` (and `toolName`). */
-  applies(event: HookEvent, toolName?: string): boolean {
-    return hooksApply(this.input.options.hooks, event, toolName);
+  /**
+   * True when the turn has hooks for `event` whose matcher selects `subject` (the tool name,
+   * SessionStart source or PreCompact trigger). Histories recorded before `hook-matchers` keep
+   * the rule they ran with.
+   */
+  applies(event: HookEvent, subject?: string): boolean {
+    const hooks = this.input.options.hooks;
+    if (!hooks?.matchers[event]?.length) return false;
+    return hooksApply(hooks, event, subject, !patched(HOOK_MATCHERS_PATCH));
   }
 
   /**
@@ -82,7 +96,7 @@ export class HookRuns {
 
   /** SessionStart (first turn of a session) and UserPromptSubmit, after the prompt is recorded. */
   async atTurnStart(): Promise<HookStop> {
-    if (this.input.turnNumber <= 1 && this.applies('SessionStart')) {
+    if (this.input.turnNumber <= 1 && this.applies('SessionStart', 'startup')) {
       const stop = this.stopOf(await this.run('SessionStart', 'SessionStart', { source: 'startup' }, true));
       if (stop) return stop;
     }
@@ -124,7 +138,7 @@ export class HookRuns {
         return {
           permission: {
             behavior: 'deny',
-            message: `PreToolUse:${use.name} hook error: ${o.reason ?? 'blocked by a hook'}`,
+            message: `PreToolUse:${use.name} hook error: ${o.reason ?? DEFAULT_BLOCK_REASON}`,
             reason: 'hook',
           },
           stop,
@@ -162,13 +176,21 @@ export class HookRuns {
 
   /**
    * Stop: the model is done. A hook that blocks (exit 2 or `decision: "block"`) makes the turn go
-   * on: its reason is given to the model and `true` is returned.
+   * on: its reason is given to the model and `goOn` is true. After `stopBlockCap` blocks in a row
+   * (Claude Code's `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`, 8 by default; 0 = no cap) the next block is
+   * overridden: its feedback is recorded but no model call follows, `capped` is the count, and
+   * the turn ends.
    */
-  async stop(): Promise<{ goOn: boolean; stop: HookStop }> {
+  async stop(): Promise<{ goOn: boolean; stop: HookStop; capped?: number }> {
     if (!this.applies('Stop')) return { goOn: false, stop: null };
     const d = this.state.data;
     const blocks = d.stopHookBlocks ?? 0;
-    if (blocks >= MAX_STOP_HOOK_BLOCKS) return { goOn: false, stop: null };
+    const claudeCap = patched(STOP_HOOK_CAP_PATCH);
+    const cap = this.input.options.hooks?.stopBlockCap ?? DEFAULT_STOP_HOOK_BLOCK_CAP;
+    if (!claudeCap && blocks >= LEGACY_STOP_HOOK_BLOCKS) return { goOn: false, stop: null };
+    // This run's block would be one too many: it runs and its feedback is recorded (as in Claude
+    // Code), but it is not obeyed.
+    const over = claudeCap && cap > 0 && blocks >= cap;
     const o = await this.run(
       'Stop',
       `Stop/${d.numTurns}`,
@@ -177,6 +199,7 @@ export class HookRuns {
     );
     const stop = this.stopOf(o);
     if (stop) return { goOn: false, stop };
+    if (o?.decision === 'block' && over) return { goOn: false, stop: null, capped: blocks + 1 };
     if (o?.decision === 'block' && o.contextWritten) {
       d.stopHookBlocks = blocks + 1;
       return { goOn: true, stop: null };
@@ -186,7 +209,7 @@ export class HookRuns {
 
   /** PreCompact, before a compaction (informational here). */
   async preCompact(trigger: 'auto' | 'manual'): Promise<void> {
-    if (!this.applies('PreCompact')) return;
+    if (!this.applies('PreCompact', trigger)) return;
     await this.run('PreCompact', `PreCompact/${this.state.data.compactions}`, { source: trigger }, false);
   }
 }

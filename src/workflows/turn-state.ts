@@ -183,6 +183,11 @@ export class TurnState {
     if (type === 'user') this.data.lastMessageType = 'user';
   }
 
+  /** The turn's result text is `uuid`'s (a hook's notice), or empty (null), not the last answer's. */
+  setResultLine(uuid: string | null): void {
+    this.data.resultLine = uuid;
+  }
+
   /** The session's context line (written after the first prompt): the chain goes on from it. */
   recordContext(uuid: string): void {
     this.data.events.push(uuid);
@@ -294,6 +299,7 @@ export class TurnState {
       costKnown: cost.known,
       stopReason: d.stopReason,
       lastAssistantUuid: d.lastAssistantUuid,
+      ...(d.resultLine !== undefined ? { resultTextUuid: d.resultLine } : {}),
       errors,
       permissionDenials: d.denials,
       leafUuid: d.leaf,

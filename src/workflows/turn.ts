@@ -21,6 +21,7 @@ import { STRUCTURED_OUTPUT_NUDGE } from '../common/structured-output';
 import type { TranscriptEntry } from '../common/transcript';
 import type { TurnInput, TurnOutcome, TurnProgress } from '../common/turn';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../common/version';
+import { stopHookCapMessage } from '../common/hooks';
 import { applyLimitPatch, checkLimits } from '../engine/limits';
 import { edeDiagnostic, isResultSuccessful } from '../engine/success';
 import { checkTokenBudget } from '../engine/token-budget';
@@ -611,6 +612,18 @@ class Turn {
       return this.state.outcome('error_during_execution', stopHooks.stop.terminalReason, stopHooks.stop.errors);
     }
     if (stopHooks.goOn) return null;
+    if (stopHooks.capped !== undefined) {
+      // As Claude Code: a warning (and a notification), then a success with an empty result.
+      const content = stopHookCapMessage(stopHooks.capped);
+      await this.recordSystemLine({
+        subtype: 'informational',
+        level: 'warning',
+        content,
+        notification: { key: 'stop-hook-block-cap', text: content, priority: 'high', color: 'warning' },
+      });
+      this.state.setResultLine(null);
+      return this.state.outcome('success', 'completed', []);
+    }
     return this.finalOutcome();
   }
 

@@ -23,8 +23,8 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   {
     id: 'stop-hook-reminder',
     kind: 'context',
-    where: 'request 1',
-    scenarios: ['hook-stop-continue'],
+    where: /^request [1-9]$/,
+    scenarios: ['hook-stop-continue', 'hook-stop-cap', 'hook-stop-cap-env'],
     reason:
       "After a Stop hook's feedback Claude Code also sends a mid-conversation system reminder (to keep the user updated); the runner sends the feedback only.",
   },

@@ -34,6 +34,10 @@ export interface ConformanceScenario {
   resume?: { args: string[]; prompt: string; continue?: boolean };
   /** Text both CLIs must end their system prompt with (an appended system prompt). */
   systemTail?: string;
+  /** More environment variables for both CLIs. */
+  env?: Record<string, string>;
+  /** Text piped to both CLIs' stdin (with the prompt as an argument). */
+  stdin?: string;
 }
 
 /** `~/.claude.json` marking the repository trusted, as Claude Code's trust dialog leaves it. */
@@ -595,6 +599,65 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
       }),
     },
     steps: [{ content: [text('First answer.')] }, { content: [text('Checked again; done.')] }],
+  },
+  {
+    name: 'hook-matchers',
+    title:
+      'PreToolUse matchers: a comma list, an unanchored regex, an anchored one; default deny texts; PostToolUse context',
+    files: {
+      ...DEFAULT_FILES,
+      '.claude/settings.json': hooksSettings({
+        PreToolUse: [
+          { matcher: 'Edit, Write', command: 'echo "no writes here" >&2; exit 2' },
+          {
+            matcher: 'R.a',
+            command: 'echo \'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}\'',
+          },
+          { matcher: 'Glob,Grep', command: 'echo \'{"decision":"block"}\'' },
+          { matcher: '^Bas$', command: 'echo "not for Bash" >&2; exit 2' },
+        ],
+        PostToolUse: [
+          {
+            matcher: 'Bash',
+            command:
+              'cat > /dev/null; echo \'{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"the shell ran"}}\'',
+          },
+        ],
+      }),
+    },
+    steps: [
+      {
+        content: [
+          tool('Read', { file_path: '{{cwd}}/a.txt' }),
+          tool('Write', { file_path: '{{cwd}}/new.txt', content: 'new\n' }),
+          tool('Glob', { pattern: '*.txt' }),
+          tool('Grep', { pattern: 'foo' }),
+          tool('Bash', { command: 'echo hi', description: 'Say hi' }),
+        ],
+      },
+      done,
+    ],
+  },
+  {
+    name: 'hook-stop-cap',
+    title: 'A Stop hook that always blocks: 8 blocks go on, the 9th is overridden with a warning',
+    files: {
+      ...DEFAULT_FILES,
+      '.claude/settings.json': hooksSettings({
+        Stop: [{ command: 'cat > /dev/null; echo \'{"decision":"block","reason":"Keep going."}\'' }],
+      }),
+    },
+    steps: Array.from({ length: 12 }, (_, i) => ({ content: [text(`Answer ${i}.`)] })),
+  },
+  {
+    name: 'hook-stop-cap-env',
+    title: 'CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=2: the 3rd block of a Stop hook (exit 2) is overridden',
+    env: { CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: '2' },
+    files: {
+      ...DEFAULT_FILES,
+      '.claude/settings.json': hooksSettings({ Stop: [{ command: 'cat > /dev/null; echo "again" >&2; exit 2' }] }),
+    },
+    steps: Array.from({ length: 6 }, (_, i) => ({ content: [text(`Answer ${i}.`)] })),
   },
   {
     name: 'mcp-stdio-tool',

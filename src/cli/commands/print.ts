@@ -15,7 +15,7 @@ import type { LoadedSettings } from '../../settings';
 import { checkPrompt, readPromptFromStdin } from '../stdin';
 import type { McpFlags } from '../mcp-options';
 import { mcpConfigFromFlags } from '../mcp-options';
-import { hooksFromSettings, turnHooks } from '../hook-options';
+import { hooksFromSettings, stopHookBlockCap, turnHooks } from '../hook-options';
 import type { ApprovalSettings } from '../../common/approvals';
 import type { ServerModeFlags } from '../server-mode';
 import { serverModeOptions } from '../server-mode';
@@ -145,6 +145,7 @@ export async function runPrint(
   if (retries !== undefined) options.maxStructuredOutputRetries = retries;
   const mcpConfig = mcpConfigFromFlags(flags, cwd);
   const hooks = hooksFromSettings(settingsHooks, cwd, (m) => io.stderr(`agent-runner: ${m}`));
+  const stopBlockCap = hooks ? stopHookBlockCap() : undefined;
   const streamInput = flags.inputFormat === 'stream-json';
   if (streamInput && flags.outputFormat !== 'stream-json') {
     throw new UsageError('--input-format stream-json requires --output-format stream-json');
@@ -258,7 +259,10 @@ export async function runPrint(
     if (mcpConfig)
       options = { ...options, mcp: { configRef: await storeMcpConfig(rt.store, sessionId, mcpConfig, cwd) } };
     if (hooks)
-      options = { ...options, hooks: turnHooks(hooks, await storeHooksConfig(rt.store, sessionId, hooks, cwd)) };
+      options = {
+        ...options,
+        hooks: turnHooks(hooks, await storeHooksConfig(rt.store, sessionId, hooks, cwd), stopBlockCap),
+      };
     engine = new QueryEngine({
       client: rt.client,
       store: rt.store,

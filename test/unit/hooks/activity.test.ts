@@ -120,6 +120,63 @@ describe('runHooks', () => {
     });
   });
 
+  it('runs only the hooks whose matcher selects the tool, the SessionStart source or the PreCompact trigger', async () => {
+    const log = (tag: string): string => `echo ${tag} >> ran.txt`;
+    const run = await setup({
+      PreToolUse: [
+        { matcher: 'Edit, Bash', command: log('list'), source: 's' },
+        { matcher: 'B.sh', command: log('regex'), source: 's' },
+        { matcher: '^Bas$', command: log('anchored'), source: 's' },
+      ],
+      SessionStart: [
+        { matcher: 'resume', command: log('resume'), source: 's' },
+        { matcher: 'startup', command: log('startup'), source: 's' },
+      ],
+      PreCompact: [{ matcher: 'manual', command: log('manual'), source: 's' }],
+    });
+    await run({});
+    await run({ event: 'SessionStart', eventKey: 'turn-1/SessionStart', source: 'startup' });
+    await run({ event: 'PreCompact', eventKey: 'turn-1/PreCompact/0', source: 'auto' });
+    const ran = readFileSync(join(cwd, 'ran.txt'), 'utf8').trim().split('\n').sort();
+    expect(ran).toEqual(['list', 'regex', 'startup']);
+  });
+
+  it("names the tool in a PostToolUse hook's context for the model", async () => {
+    const run = await setup({
+      PostToolUse: [
+        {
+          matcher: 'Bash',
+          command: 'echo \'{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"ran"}}\'',
+          source: 's',
+        },
+      ],
+    });
+    await run({
+      event: 'PostToolUse',
+      eventKey: 'turn-1/PostToolUse/toolu_1',
+      contextLine: { uuid: 'ctx-2', parentUuid: 'a1' },
+    });
+    expect(await store.get(SESSION, 'ctx-2')).toMatchObject({
+      hookEvent: 'PostToolUse',
+      message: { content: [{ type: 'text', text: 'PostToolUse:Bash hook additional context: ran' }] },
+    });
+  });
+
+  it("marks a Stop hook's later feedback of a turn (stop_hook_active), not the first", async () => {
+    const run = await setup({ Stop: [{ matcher: '', command: 'echo again >&2; exit 2', source: 's' }] });
+    const stop = (n: number, active: boolean): ReturnType<typeof run> =>
+      run({
+        event: 'Stop',
+        eventKey: `turn-1/Stop/${n}`,
+        stop: { lastAssistantUuid: 'a1', stopHookActive: active },
+        contextLine: { uuid: `stop-${n}`, parentUuid: 'a1' },
+      });
+    await stop(1, false);
+    await stop(2, true);
+    expect((await store.get(SESSION, 'stop-1'))?.['stopHookActive']).toBeUndefined();
+    expect((await store.get(SESSION, 'stop-2'))?.['stopHookActive']).toBe(true);
+  });
+
   it('reports invalid JSON output as a configuration error naming the source', async () => {
     const run = await setup({
       PreToolUse: [{ matcher: '', command: "echo '{nope'", source: 'f.json: hooks.PreToolUse[0].hooks[0]' }],
