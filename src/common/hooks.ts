@@ -156,6 +156,12 @@ export interface RunHooksInput {
    * block reason): the activity writes it as a meta user line with this uuid and parent.
    */
   contextLine?: { uuid: string; parentUuid: string };
+  /**
+   * UserPromptSubmit: where the notice of a block or stop goes (a `system` informational line
+   * whose text is the turn's result): under `parentUuid` for a stop (the prompt is kept), under
+   * `blockedParentUuid` for a block (the prompt leaves the conversation).
+   */
+  noticeLine?: { uuid: string; parentUuid: string; blockedParentUuid: string | null };
 }
 
 /** Outcome of one event's hooks (small: texts capped). */
@@ -168,6 +174,8 @@ export interface HookOutcome {
   updatedInput?: boolean;
   /** True when the context line was written (the workflow appends it to the chain). */
   contextWritten?: boolean;
+  /** UserPromptSubmit: the notice line was written, for a blocked or a stopped prompt. */
+  notice?: 'blocked' | 'stopped';
   /** `continue: false`: the turn stops, with this reason. */
   stop?: { reason: string };
   /**

@@ -147,6 +147,11 @@ const TranscriptEntryFields = {
   structuredOutput: z.unknown().optional(),
   /** Hooks (`src/hooks/`): the event of a hook's context line; a hook run's outcome; the config. */
   hookEvent: z.string().optional(),
+  /**
+   * On the notice of a prompt a UserPromptSubmit hook blocked: the lines of its turn (`turnId`)
+   * are not part of the conversation (the next turn goes on from before the prompt).
+   */
+  dropsTurn: z.boolean().optional(),
   /** On a Stop hook's feedback line: an earlier Stop hook of the turn blocked too (`stop_hook_active`). */
   stopHookActive: z.boolean().optional(),
   hookOutcome: z.unknown().optional(),

@@ -201,6 +201,11 @@ export interface TurnCarry {
    * at a tool call, or a capped Stop hook). Absent: the last assistant line's text.
    */
   resultLine?: string | null;
+  /**
+   * A hook blocked the prompt: it leaves the conversation, which goes on from the prompt's
+   * parent (the outcome's leaf), as in Claude Code.
+   */
+  promptDropped?: boolean;
   /** Runs of this turn so far (1 on the first continue-as-new). */
   runs: number;
   /** Model the turn calls now: `options.model`, or the fallback after repeated overloaded errors. */
@@ -251,8 +256,8 @@ export interface TurnOutcome {
   resultTextUuid?: string | null;
   errors: string[];
   permissionDenials: DenialRecord[];
-  /** Last line of the conversation after the turn. */
-  leafUuid: string;
+  /** Last line of the conversation after the turn (null: none, the only prompt was blocked by a hook). */
+  leafUuid: string | null;
   /** Transcript uuids written by the turn, in conversation order (prompt excluded). */
   events: string[];
   readFileState: Record<string, FileReadState>;

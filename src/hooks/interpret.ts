@@ -45,7 +45,8 @@ export interface HookVerdict {
   updatedInput?: Record<string, unknown>;
   /** Text for the model (additional context). */
   context?: string;
-  stop?: { reason: string };
+  /** `continue: false`: the turn stops; `given` when the hook said why (`stopReason`). */
+  stop?: { reason: string; given?: boolean };
   configError?: string;
 }
 
@@ -103,9 +104,11 @@ export function interpretHookResult(
   if (!isRecord(json)) return { decision: null };
   const v: HookVerdict = { decision: null };
   if (json['continue'] === false) {
-    v.stop = {
-      reason: cap(typeof json['stopReason'] === 'string' ? json['stopReason'] : `${event} hook stopped the turn`),
-    };
+    const stopReason = json['stopReason'];
+    v.stop =
+      typeof stopReason === 'string' && stopReason
+        ? { reason: cap(stopReason), given: true }
+        : { reason: `${event} hook stopped the turn` };
   }
   const reason = typeof json['reason'] === 'string' ? cap(json['reason']) : undefined;
   if (json['decision'] === 'block') {
@@ -142,8 +145,10 @@ export interface CombinedVerdict {
   reason?: string;
   updatedInput?: Record<string, unknown>;
   contexts: string[];
-  stop?: { reason: string };
+  stop?: { reason: string; given?: boolean };
   configErrors: string[];
+  /** The reason of the first hook that gave the winning decision (Claude Code shows that one alone). */
+  firstReason?: string;
 }
 
 /** Combines the verdicts of an event's hooks (in configuration order). */
@@ -161,6 +166,9 @@ export function combineVerdicts(verdicts: readonly HookVerdict[]): CombinedVerdi
     }
     if (v.decision && v.decision === out.decision && v.reason) reasons.push(v.reason);
   }
-  if (reasons.length) out.reason = reasons.join('\n');
+  if (reasons.length) {
+    out.reason = reasons.join('\n');
+    out.firstReason = reasons[0]!;
+  }
   return out;
 }

@@ -14,11 +14,26 @@ import type { TurnActivities } from './turn-activities';
 import type { TurnState } from './turn-state';
 import type { WorkspaceFollower } from './workspace';
 
-/** Why a hook ends the turn (the errors of its result), or null to go on. */
-export type HookStop = { terminalReason: 'hook_stopped'; errors: string[] } | null;
+/**
+ * Why a hook ends the turn, or null to go on (`errors`: why, for the calls it leaves unrun). A
+ * configuration error ends it with those errors; a hook's own stop (`continue: false`, a blocked prompt) ends it in `success`, as in Claude Code,
+ * with `result` as its text (a notice line's uuid; null: empty; absent: the last answer's) and
+ * `dropPrompt` when the prompt is not kept in the conversation.
+ */
+export type HookStop = {
+  terminalReason: string;
+  errors: string[];
+  success?: { result?: string | null; dropPrompt?: boolean };
+} | null;
 
 /** Patch id: matchers as Claude Code reads them (comma lists, unanchored regexes, SessionStart sources, PreCompact triggers). */
 export const HOOK_MATCHERS_PATCH = 'hook-matchers';
+/**
+ * Patch id: a hook's own stop ends the turn in `success` (Claude Code's result and exit code: a
+ * blocked prompt's notice, an empty result after a tool call, the last answer after Stop), a
+ * blocked prompt leaves the conversation, and SessionStart's `continue: false` is ignored.
+ */
+export const HOOK_STOPS_SUCCEED_PATCH = 'hook-stops-succeed';
 /** Patch id: Claude Code's Stop-hook block cap (8 blocks in a row go on, the 9th is overridden with a warning). */
 export const STOP_HOOK_CAP_PATCH = 'stop-hook-block-cap';
 
@@ -85,22 +100,59 @@ export class HookRuns {
     return outcome;
   }
 
-  /** The stop a hook outcome asks for: configuration errors, `continue: false`, or null. */
-  stopOf(outcome: HookOutcome | null): HookStop {
+  /**
+   * The stop a hook outcome asks for: configuration errors, `continue: false`, or null. Since
+   * `hook-stops-succeed` a `continue: false` ends the turn in `success` with `result` as its text
+   * (null: empty; absent: the last answer's), and `terminalReason` (Claude Code's).
+   */
+  stopOf(outcome: HookOutcome | null, success?: { terminalReason: string; result?: string | null }): HookStop {
     if (outcome?.configErrors?.length) {
       return { terminalReason: 'hook_stopped', errors: outcome.configErrors.map((e) => HOOK_CONFIG_ERROR_PREFIX + e) };
     }
-    if (outcome?.stop) return { terminalReason: 'hook_stopped', errors: [outcome.stop.reason] };
-    return null;
+    if (!outcome?.stop) return null;
+    if (success && patched(HOOK_STOPS_SUCCEED_PATCH)) {
+      return {
+        terminalReason: success.terminalReason,
+        errors: [outcome.stop.reason],
+        success: success.result !== undefined ? { result: success.result } : {},
+      };
+    }
+    return { terminalReason: 'hook_stopped', errors: [outcome.stop.reason] };
   }
 
   /** SessionStart (first turn of a session) and UserPromptSubmit, after the prompt is recorded. */
   async atTurnStart(): Promise<HookStop> {
     if (this.input.turnNumber <= 1 && this.applies('SessionStart', 'startup')) {
-      const stop = this.stopOf(await this.run('SessionStart', 'SessionStart', { source: 'startup' }, true));
+      const o = await this.run('SessionStart', 'SessionStart', { source: 'startup' }, true);
+      // Claude Code does not stop for a SessionStart hook's `continue: false`; configuration errors still do.
+      const stop = o?.stop && !o.configErrors?.length && patched(HOOK_STOPS_SUCCEED_PATCH) ? null : this.stopOf(o);
       if (stop) return stop;
     }
     if (!this.applies('UserPromptSubmit')) return null;
+    if (!patched(HOOK_STOPS_SUCCEED_PATCH)) return this.legacyUserPromptSubmit();
+    // A block or a stop is told by a notice line (its text is the result): a blocked prompt's
+    // notice hangs where the prompt did, since the prompt leaves the conversation.
+    const notice = { uuid: uuid4(), parentUuid: this.state.leaf, blockedParentUuid: this.input.parentUuid };
+    const o = await this.run(
+      'UserPromptSubmit',
+      'UserPromptSubmit',
+      { promptUuid: this.input.promptUuid, noticeLine: notice },
+      true,
+    );
+    if (o?.configErrors?.length) return this.stopOf(o);
+    if (o?.notice === 'blocked') {
+      this.state.recordNotice(notice.uuid);
+      return { terminalReason: 'hook_stopped', errors: [], success: { result: notice.uuid, dropPrompt: true } };
+    }
+    if (o?.notice === 'stopped') {
+      this.state.appendLine(notice.uuid, 'system');
+      return { terminalReason: 'hook_stopped', errors: [], success: { result: notice.uuid } };
+    }
+    return null;
+  }
+
+  /** UserPromptSubmit as versions before `hook-stops-succeed` ran it (an error result). */
+  private async legacyUserPromptSubmit(): Promise<HookStop> {
     const o = await this.run('UserPromptSubmit', 'UserPromptSubmit', { promptUuid: this.input.promptUuid }, true);
     const stop = this.stopOf(o);
     if (stop) return stop;
@@ -130,7 +182,8 @@ export class HookRuns {
       { tool: { name: use.name, toolUseId: use.id, assistantUuid } },
       false,
     );
-    const stop = this.stopOf(o);
+    // As in Claude Code, a stop after a tool call ends the turn with an empty result.
+    const stop = this.stopOf(o, { terminalReason: 'hook_stopped', result: null });
     const inputRef = o?.updatedInput ? { inputRef: o.outcomeRef } : {};
     switch (o?.decision) {
       case 'deny':
@@ -171,7 +224,7 @@ export class HookRuns {
       { tool: { name: use.name, toolUseId: use.id, assistantUuid, resultUuid } },
       true,
     );
-    return this.stopOf(o);
+    return this.stopOf(o, { terminalReason: 'hook_stopped', result: null });
   }
 
   /**
@@ -197,7 +250,8 @@ export class HookRuns {
       { stop: { lastAssistantUuid: d.lastAssistantUuid, stopHookActive: blocks > 0 } },
       true,
     );
-    const stop = this.stopOf(o);
+    // A Stop hook's stop keeps the last answer as the result (Claude Code's `stop_hook_prevented`).
+    const stop = this.stopOf(o, { terminalReason: 'stop_hook_prevented' });
     if (stop) return { goOn: false, stop };
     if (o?.decision === 'block' && over) return { goOn: false, stop: null, capped: blocks + 1 };
     if (o?.decision === 'block' && o.contextWritten) {

@@ -39,6 +39,7 @@ import { failureTerminalReason, failureText, modelFailureOf } from './failures';
 import type { ModelFailure } from './failures';
 import { Approvals } from './approvals';
 import { HookRuns } from './hook-runs';
+import type { HookStop } from './hook-runs';
 import { Interrupts, uninterruptible } from './interrupts';
 import { interruptSignal, poolStatusSignal, setLimitsSignal, turnProgressQuery, turnSpendQuery } from './messages';
 import { PoolMember } from './pool-member';
@@ -151,7 +152,7 @@ class Turn {
       const failed = (await this.start()) ?? (await this.connectMcp());
       if (failed) return failed;
       const hookStop = await this.hooks.atTurnStart();
-      if (hookStop) return this.state.outcome('error_during_execution', hookStop.terminalReason, hookStop.errors);
+      if (hookStop) return this.hookStopOutcome(hookStop);
     }
     // A prompt by ref comes with its command; a turn of an older version parses its own prompt.
     const command = this.input.promptRef ? (this.input.command ?? null) : promptCommandOf(this.input.prompt ?? '');
@@ -547,9 +548,7 @@ class Turn {
       return this.state.outcome('error_during_execution', err.terminalReason, [err.message]);
     }
     const hookStop = this.tools.hookStop;
-    if (hookStop) {
-      return this.state.outcome('error_during_execution', hookStop.terminalReason, hookStop.errors);
-    }
+    if (hookStop) return this.hookStopOutcome(hookStop);
     if (!finished) return this.interrupted('aborted_tools');
     return this.structuredOutputOutcome();
   }
@@ -608,9 +607,7 @@ class Turn {
     }
     // Stop hooks may make the model go on, with their reason as a new message.
     const stopHooks = await this.hooks.stop();
-    if (stopHooks.stop) {
-      return this.state.outcome('error_during_execution', stopHooks.stop.terminalReason, stopHooks.stop.errors);
-    }
+    if (stopHooks.stop) return this.hookStopOutcome(stopHooks.stop);
     if (stopHooks.goOn) return null;
     if (stopHooks.capped !== undefined) {
       // As Claude Code: a warning (and a notification), then a success with an empty result.
@@ -625,6 +622,17 @@ class Turn {
       return this.state.outcome('success', 'completed', []);
     }
     return this.finalOutcome();
+  }
+
+  /**
+   * The outcome of a turn a hook ended: `success` for the hook's own stop (its result text, and a
+   * blocked prompt left out of the conversation), an error for a hook configuration error.
+   */
+  private hookStopOutcome(stop: NonNullable<HookStop>): TurnOutcome {
+    if (!stop.success) return this.state.outcome('error_during_execution', stop.terminalReason, stop.errors);
+    if (stop.success.result !== undefined) this.state.setResultLine(stop.success.result);
+    if (stop.success.dropPrompt) this.state.dropPrompt();
+    return this.state.outcome('success', stop.terminalReason, []);
   }
 
   /** Writes a user line the runner adds for the model's benefit (`isMeta`), at the end of the chain. */

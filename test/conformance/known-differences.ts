@@ -161,6 +161,36 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     reason:
       'Follows from it: error_max_structured_output_retries, is_error, no result text, errors naming the attempts, terminal_reason structured_output_retry_exhausted.',
   },
+  {
+    id: 'prompt-hook-result-fields',
+    kind: 'field',
+    where: /^result\/success\.(terminal_reason|api_error_status)$/,
+    scenarios: ['hook-prompt-blocked', 'hook-prompt-stopped'],
+    reason:
+      'A turn a UserPromptSubmit hook ended still says why (terminal_reason "hook_stopped") and carries api_error_status: null like every other result; Claude Code leaves both out of this one result.',
+  },
+  {
+    id: 'prompt-hook-result-fields',
+    kind: 'result',
+    where: 'result.terminal_reason',
+    scenarios: ['hook-prompt-blocked', 'hook-prompt-stopped'],
+    reason: 'Follows from it: terminal_reason is "hook_stopped" where Claude Code has none.',
+  },
+  {
+    id: 'pretooluse-stop-not-run',
+    kind: 'field',
+    where: 'user.tool_use_result',
+    scenarios: ['hook-pretooluse-stop'],
+    reason:
+      'Deliberate: a PreToolUse hook that answers continue: false stops the turn before its call runs (the call gets an error result, "Not run: <stopReason>"); Claude Code 2.1.328 runs the call and then stops. A hook that asks to stop should not see the call it was asked about go ahead.',
+  },
+  {
+    id: 'pretooluse-stop-not-run',
+    kind: 'repository',
+    where: 'ran.txt',
+    scenarios: ['hook-pretooluse-stop'],
+    reason: 'Follows from it: the Bash call did not write its file.',
+  },
 ];
 
 /** The first entry that accepts `d` in `scenario`, if any. */

@@ -660,6 +660,77 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
     steps: Array.from({ length: 6 }, (_, i) => ({ content: [text(`Answer ${i}.`)] })),
   },
   {
+    name: 'hook-prompt-blocked',
+    title:
+      'A UserPromptSubmit hook blocks the prompt (exit 2): success with the notice, exit 0; the prompt is not kept',
+    files: {
+      ...DEFAULT_FILES,
+      '.claude/settings.json': hooksSettings({
+        UserPromptSubmit: [
+          {
+            command:
+              'cat > /dev/null; if [ -f .blocked-once ]; then exit 0; fi; touch .blocked-once; ' +
+              'echo "no secrets in prompts" >&2; exit 2',
+          },
+        ],
+      }),
+    },
+    // The marker again: the scripted model finds the scenario by the conversation's first prompt.
+    resume: { args: [], prompt: '[conformance:hook-prompt-blocked] The second prompt.' },
+    steps: [done],
+  },
+  {
+    name: 'hook-prompt-stopped',
+    title: 'A UserPromptSubmit hook answers continue: false: success with "Operation stopped by hook: …", exit 0',
+    files: {
+      ...DEFAULT_FILES,
+      '.claude/settings.json': hooksSettings({
+        UserPromptSubmit: [
+          // With a block from another hook, Claude Code takes whichever finishes first: not compared.
+          { command: 'cat > /dev/null; echo \'{"continue":false,"stopReason":"outside office hours"}\'' },
+        ],
+      }),
+    },
+    steps: [done],
+  },
+  {
+    name: 'hook-posttooluse-stop',
+    title: 'A PostToolUse hook answers continue: false: the turn ends in success with an empty result',
+    files: {
+      ...DEFAULT_FILES,
+      '.claude/settings.json': hooksSettings({
+        PostToolUse: [
+          { matcher: 'Read', command: 'cat > /dev/null; echo \'{"continue":false,"stopReason":"read once"}\'' },
+        ],
+      }),
+    },
+    steps: [{ content: [text('Reading.'), tool('Read', { file_path: '{{cwd}}/a.txt' })] }, done],
+  },
+  {
+    name: 'hook-pretooluse-stop',
+    title: 'A PreToolUse hook answers continue: false: the turn ends in success (Claude Code still runs the call)',
+    files: {
+      ...DEFAULT_FILES,
+      '.claude/settings.json': hooksSettings({
+        PreToolUse: [
+          { matcher: 'Bash', command: 'cat > /dev/null; echo \'{"continue":false,"stopReason":"no shell"}\'' },
+        ],
+      }),
+    },
+    steps: [{ content: [tool('Bash', { command: 'echo ran > ran.txt', description: 'Write a file' })] }, done],
+  },
+  {
+    name: 'hook-stop-continue-false',
+    title: 'A Stop hook answers continue: false: success with the last answer (stop_hook_prevented)',
+    files: {
+      ...DEFAULT_FILES,
+      '.claude/settings.json': hooksSettings({
+        Stop: [{ command: 'cat > /dev/null; echo \'{"continue":false,"stopReason":"enough"}\'' }],
+      }),
+    },
+    steps: [{ content: [text('First answer.')] }, done],
+  },
+  {
     name: 'mcp-stdio-tool',
     title: 'An MCP stdio server from --mcp-config: its tools in system/init and a call, a tool error',
     flags: COMMON_FLAGS_WITH_MCP,

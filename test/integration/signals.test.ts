@@ -81,7 +81,7 @@ describe('interrupting a running turn', () => {
     expect(first.errors).toContain('[interrupted] stop now');
 
     const outcome: TurnOutcome = await env.client.workflow.getHandle(started.turnWorkflowId).result();
-    const chain = await env.store.chain(engine.sessionId, outcome.leafUuid);
+    const chain = await env.store.chain(engine.sessionId, outcome.leafUuid ?? '');
     const results = chain.flatMap((l) =>
       Array.isArray(l.message?.content)
         ? l.message.content.filter((b) => b.type === 'tool_result').map((b) => String(b['tool_use_id']))

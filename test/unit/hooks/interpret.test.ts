@@ -104,7 +104,7 @@ describe('interpretHookResult', () => {
       reason: 'fine',
       updatedInput: { command: 'echo safe' },
       context: 'PreToolUse hook additional context: ctx',
-      stop: { reason: 'enough' },
+      stop: { reason: 'enough', given: true },
     });
     expect(interpretHookResult('Stop', hook, ran(0, '{"decision":"block","reason":"tests"}'))).toEqual({
       decision: 'block',
@@ -174,6 +174,7 @@ describe('combineVerdicts', () => {
     expect(c).toEqual({
       decision: 'ask',
       reason: 'ask me',
+      firstReason: 'ask me',
       updatedInput: { a: 2 },
       contexts: ['one', 'two'],
       configErrors: [],
