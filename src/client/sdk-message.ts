@@ -70,6 +70,7 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
       parent_tool_use_id: null,
       ...(e.toolUseResult !== undefined ? { tool_use_result: e.toolUseResult } : {}),
       ...(e.isMeta ? { isSynthetic: true } : {}),
+      ...(e.refusedMessageId !== undefined ? { refused_message_id: e.refusedMessageId } : {}),
       timestamp: e.timestamp,
     };
     return m;

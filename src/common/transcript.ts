@@ -152,6 +152,8 @@ const TranscriptEntryFields = {
    * are not part of the conversation (the next turn goes on from before the prompt).
    */
   dropsTurn: z.boolean().optional(),
+  /** On the note after a refused response: the API message id of that response (`refused_message_id`). */
+  refusedMessageId: z.string().optional(),
   /** On a Stop hook's feedback line: an earlier Stop hook of the turn blocked too (`stop_hook_active`). */
   stopHookActive: z.boolean().optional(),
   hookOutcome: z.unknown().optional(),

@@ -201,6 +201,8 @@ export interface TurnCarry {
    * at a tool call, or a capped Stop hook). Absent: the last assistant line's text.
    */
   resultLine?: string | null;
+  /** A refused response (`stop_reason: "refusal"`) was noted to the model: the next one ends the turn. */
+  refusalNoted?: boolean;
   /**
    * A hook blocked the prompt: it leaves the conversation, which goes on from the prompt's
    * parent (the outcome's leaf), as in Claude Code.

@@ -25,6 +25,7 @@ import { stopHookCapMessage } from '../common/hooks';
 import { applyLimitPatch, checkLimits } from '../engine/limits';
 import { edeDiagnostic, isResultSuccessful } from '../engine/success';
 import { checkTokenBudget } from '../engine/token-budget';
+import { REFUSAL_NOTE, afterRefusal, refusalNotice, refusedAgainError } from '../engine/refusal';
 import type { PromptCommand } from '../common/turn';
 import { promptCommandOf, shouldAutoCompact, taskBudgetTokens } from '../engine/compaction';
 import { fallbackFor, fallbackNotice, OVERLOADED_ATTEMPTS_BEFORE_FALLBACK } from '../engine/model-fallback';
@@ -101,6 +102,8 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
  * A running turn: its state (one object, carried through continue-as-new), its budget pool
  * membership, its interrupts, and one method per step of the loop.
  */
+/** Patch id: a refused response (`stop_reason: "refusal"`) is noted to the model, which goes on once. */
+const REFUSAL_PATCH = 'refusal-noted';
 /** Patch id: a compaction that did not bring the context under the threshold is not repeated. */
 const NO_REPEATED_AUTO_COMPACT_PATCH = 'no-repeated-auto-compact';
 
@@ -575,6 +578,20 @@ class Turn {
     const { options } = this.input;
     const d = this.state.data;
     if (call.stopReason === 'pause_turn') return null;
+    if (call.stopReason === 'refusal' && patched(REFUSAL_PATCH)) {
+      // As Claude Code: the first refusal of a turn is noted to the model, which goes on once.
+      const model = this.state.model;
+      if (afterRefusal(d.refusalNoted === true) === 'stop') {
+        return this.state.outcome('error_during_execution', 'api_error', [refusedAgainError(model)]);
+      }
+      d.refusalNoted = true;
+      await this.recordSystemLine({ subtype: 'informational', level: 'notice', content: refusalNotice(model) });
+      await this.recordMetaMessage(
+        REFUSAL_NOTE,
+        call.refusedMessageId !== undefined ? { refusedMessageId: call.refusedMessageId } : {},
+      );
+      return null;
+    }
     if (call.stopReason === 'max_tokens') {
       if (
         !resumesAfterCut(d.outputRecoveries ?? 0, options.maxOutputTokensRecoveries ?? MAX_OUTPUT_TOKENS_RECOVERIES)
@@ -636,7 +653,7 @@ class Turn {
   }
 
   /** Writes a user line the runner adds for the model's benefit (`isMeta`), at the end of the chain. */
-  private async recordMetaMessage(text: string): Promise<void> {
+  private async recordMetaMessage(text: string, fields: Partial<TranscriptEntry> = {}): Promise<void> {
     const { sessionId, turnId } = this.input;
     const uuid = uuid4();
     const entry: TranscriptEntry = {
@@ -650,6 +667,7 @@ class Turn {
       message: { role: 'user', content: [{ type: 'text', text }] },
       turnId,
       isMeta: true,
+      ...fields,
     };
     this.state.activity = 'recordTranscript';
     await uninterruptible(() => this.record('transcript: note to the model', [entry]));

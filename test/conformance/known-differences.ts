@@ -191,6 +191,22 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     scenarios: ['hook-pretooluse-stop'],
     reason: 'Follows from it: the Bash call did not write its file.',
   },
+  {
+    id: 'refusal-twice-error',
+    kind: 'sequence',
+    where: 'messages',
+    scenarios: ['refusal-twice'],
+    reason:
+      'Deliberate, as for other API errors: a second refusal ends the turn with error_during_execution and the reason in errors; Claude Code streams system/model_refusal_no_fallback and a synthetic assistant "API Error: …" message, then a success result with is_error.',
+  },
+  {
+    id: 'refusal-twice-error',
+    kind: 'result',
+    where: /^result\.(subtype|result|errors)$/,
+    scenarios: ['refusal-twice'],
+    reason:
+      'Follows from it: error_during_execution, no result text, the reason in errors (is_error, stop_reason, terminal_reason and the exit code match).',
+  },
 ];
 
 /** The first entry that accepts `d` in `scenario`, if any. */
