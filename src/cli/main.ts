@@ -27,6 +27,7 @@ const USAGE_ERROR_NAMES = new Set([
   'ConfigError',
   'UsageError',
   'NoPromptError',
+  'StdinTooLargeError',
   'TemporalCliNotFoundError',
   'EmbeddedServerBusyError',
   'InvalidTranscriptIdError',

@@ -456,6 +456,12 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
     ],
   },
   {
+    name: 'stdin-appended',
+    title: 'A prompt argument with piped stdin: stdin is appended after a newline (cat app.log | -p "…")',
+    stdin: 'LOG 1: started\nLOG 2: failed with code 3\n',
+    steps: [{ content: [text('The log says it failed.')] }],
+  },
+  {
     name: 'text-only',
     title: 'A text-only answer',
     steps: [{ content: [text('Just text, no tools.')] }],

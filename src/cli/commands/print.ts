@@ -12,7 +12,7 @@ import { UsageError, positiveNumber, turnOptionsFrom } from '../turn-options';
 import { unenforceableBudget } from '../budget-prices';
 import { applySettings } from '../settings-options';
 import type { LoadedSettings } from '../../settings';
-import { checkPrompt, readPromptFromStdin } from '../stdin';
+import { promptFromInput } from '../stdin';
 import type { McpFlags } from '../mcp-options';
 import { mcpConfigFromFlags } from '../mcp-options';
 import { hooksFromSettings, stopHookBlockCap, turnHooks } from '../hook-options';
@@ -177,7 +177,8 @@ export async function runPrint(
   if (typeof flags.resume !== 'string' && !flags.continue) {
     await checkMemoryFiles(cwd, options.settingSources, io.stderr);
   }
-  const prompt = streamInput ? '' : checkPrompt(promptArg ?? (await readPromptFromStdin()));
+  // Piped stdin is appended to a prompt argument, as Claude Code does (`cat app.log | -p "summarize"`).
+  const prompt = streamInput ? '' : await promptFromInput(promptArg, (l) => io.stderr(`agent-runner: ${l}`));
   // Everything is checked: when this run will start the background server, start it now, so that
   // it boots while the client code below loads (about 400 ms).
   const mode = serverModeOptions(flags);
