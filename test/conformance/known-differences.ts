@@ -207,6 +207,36 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     reason:
       'Follows from it: error_during_execution, no result text, the reason in errors (is_error, stop_reason, terminal_reason and the exit code match).',
   },
+  {
+    id: 'mcp-server-start-failure',
+    kind: 'exit-code',
+    where: 'exit code',
+    scenarios: ['mcp-start-timeout'],
+    reason:
+      'Deliberate: an MCP server that does not start (here: not within MCP_TIMEOUT) ends the run before any model call with exit 2 and the reason; Claude Code lists it as failed and goes on without its tools. An unattended run should not silently lose the tools it was given.',
+  },
+  {
+    id: 'mcp-server-start-failure',
+    kind: 'sequence',
+    where: 'messages',
+    scenarios: ['mcp-start-timeout'],
+    reason: 'Follows from it: system/init (the server listed as failed, as in Claude Code), then the result.',
+  },
+  {
+    id: 'mcp-server-start-failure',
+    kind: 'result',
+    where: /^result\.(subtype|is_error|result|errors|terminal_reason|stop_reason)$/,
+    scenarios: ['mcp-start-timeout'],
+    reason:
+      'Follows from it: error_during_execution, terminal_reason turn_setup_failed, the server and reason in errors.',
+  },
+  {
+    id: 'mcp-server-start-failure',
+    kind: 'context',
+    where: /^request \d+$/,
+    scenarios: ['mcp-start-timeout'],
+    reason: 'Follows from it: no model call is made.',
+  },
 ];
 
 /** The first entry that accepts `d` in `scenario`, if any. */

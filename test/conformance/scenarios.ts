@@ -750,6 +750,35 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
       done,
     ],
   },
+  {
+    name: 'mcp-tool-timeout',
+    title:
+      "MCP_TOOL_TIMEOUT bounds a hung MCP tool call (an error result in Claude Code's words); the server still answers",
+    flags: COMMON_FLAGS_WITH_MCP,
+    env: { MCP_TOOL_TIMEOUT: '2000' },
+    args: [
+      '--mcp-config',
+      JSON.stringify({ mcpServers: { fixture: { command: 'node', args: [MCP_FIXTURE_SERVER] } } }),
+    ],
+    steps: [
+      { content: [tool('mcp__fixture__hang', {})] },
+      { content: [tool('mcp__fixture__add', { a: 1, b: 2 })] },
+      done,
+    ],
+  },
+  {
+    name: 'mcp-start-timeout',
+    title: 'MCP_TIMEOUT bounds the start of an MCP server that is too slow (it is listed as failed)',
+    flags: COMMON_FLAGS_WITH_MCP,
+    env: { MCP_TIMEOUT: '1500' },
+    args: [
+      '--mcp-config',
+      JSON.stringify({
+        mcpServers: { fixture: { command: 'node', args: [MCP_FIXTURE_SERVER, '--slow-start', '8000'] } },
+      }),
+    ],
+    steps: [done],
+  },
 ];
 
 /** A `.claude/settings.json` with command hooks (matcher optional), by event. */

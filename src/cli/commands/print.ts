@@ -14,7 +14,8 @@ import { applySettings } from '../settings-options';
 import type { LoadedSettings } from '../../settings';
 import { promptFromInput } from '../stdin';
 import type { McpFlags } from '../mcp-options';
-import { mcpConfigFromFlags } from '../mcp-options';
+import { mcpConfigFromFlags, toolActivityBoundFor } from '../mcp-options';
+import { activityTimeouts } from '../../workflows/timeouts';
 import { hooksFromSettings, stopHookBlockCap, turnHooks } from '../hook-options';
 import type { ApprovalSettings } from '../../common/approvals';
 import type { ServerModeFlags } from '../server-mode';
@@ -144,6 +145,11 @@ export async function runPrint(
   const retries = positiveInt('MAX_STRUCTURED_OUTPUT_RETRIES', process.env['MAX_STRUCTURED_OUTPUT_RETRIES']);
   if (retries !== undefined) options.maxStructuredOutputRetries = retries;
   const mcpConfig = mcpConfigFromFlags(flags, cwd);
+  if (mcpConfig) {
+    // A long MCP_TOOL_TIMEOUT needs the tool activity to last longer than it.
+    const bound = toolActivityBoundFor(mcpConfig, activityTimeouts(options.timeouts).toolStartToCloseMs);
+    if (bound !== undefined) options = { ...options, timeouts: { ...options.timeouts, toolStartToCloseMs: bound } };
+  }
   const hooks = hooksFromSettings(settingsHooks, cwd, (m) => io.stderr(`agent-runner: ${m}`));
   const stopBlockCap = hooks ? stopHookBlockCap() : undefined;
   const streamInput = flags.inputFormat === 'stream-json';
