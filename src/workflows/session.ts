@@ -195,7 +195,12 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
       ...(patched(TURN_METADATA_PATCH) ? turnMetadata(turnInput) : {}),
     });
     currentTurn = childId;
-    started.set(next.id, { turnWorkflowId: childId, turnNumber, promptUuid });
+    started.set(next.id, {
+      turnWorkflowId: childId,
+      turnNumber,
+      promptUuid,
+      sessionBefore: { costUsd: state.totalCostUsd, costKnown: state.costKnown, modelUsage: state.modelUsage },
+    });
     let outcome: TurnOutcome | null = null;
     try {
       outcome = await handle.result();
