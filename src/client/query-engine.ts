@@ -28,6 +28,7 @@ import { entryToSdkMessages, initMessage, resultMessage, resultTextOf } from './
 import { storePrompt } from './prompt-ref';
 import { promptCommandOf } from '../engine/compaction';
 import { mergeModelUsage, totalCost } from '../engine/cost';
+import { turnInputOf } from './turn-input';
 import type { OutageOptions } from './outage';
 import { firstLine, sessionDetails, sessionMemo, sessionSummary } from './session-metadata';
 import { OutageWaiter, isServerUnreachable } from './outage';
@@ -321,6 +322,27 @@ export class QueryEngine {
       offset: 0,
       ...(started.sessionBefore ? { sessionBefore: started.sessionBefore } : {}),
     });
+  }
+
+  /**
+   * Streams a turn this engine did not start (`attach`) as `-p` streamed it: `system/init` with
+   * the options the turn runs with (read from its history; the engine's defaults when they cannot
+   * be read), then everything {@link follow} yields.
+   */
+  async *attach(turnWorkflowId: string): AsyncGenerator<SDKMessage, void, undefined> {
+    const input = await turnInputOf(this.opts.client, turnWorkflowId);
+    const options = input?.options ?? this.opts.defaults;
+    // A running turn's MCP servers are known once it has started them; a finished one answers at once.
+    const mcp = options.mcp ? await this.mcpInit(turnWorkflowId, 10_000) : undefined;
+    yield initMessage({
+      sessionId: this.sessionId,
+      uuid: randomUUID(),
+      cwd: input?.cwd ?? this.opts.cwd,
+      options,
+      apiKeySource: this.opts.apiKeySource ?? 'user',
+      ...(mcp ? { mcp } : {}),
+    });
+    yield* this.follow({ turnWorkflowId, offset: 0 });
   }
 
   private partial: PartialMessages | undefined;
