@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startFakeModelServer } from '../src/fake-model';
-import { findTemporalCli } from '../src/worker/dev-server';
+import { findTemporalCli } from '../src/host/dev-server';
 import { PROJECT_ROOT, progress } from './env';
 import type { Measurement } from './stats';
 import { median, renderTable, round } from './stats';

@@ -3,6 +3,7 @@
  * model server, data directory, store, client, worker in this process or as `agent-runner worker`
  * child processes) and turn helpers.
  */
+import { turnOutcome } from '../src/client/turn-outcome';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -22,8 +23,8 @@ import type { FakeModelServer, FakeModelServerOptions } from '../src/fake-model'
 import { JsonlTranscriptStore } from '../src/store/jsonl-store';
 import { PostgresTranscriptStore } from '../src/store/postgres/postgres-store';
 import type { TranscriptStore } from '../src/store/transcript-store';
-import { findTemporalCli, startDevServer } from '../src/worker/dev-server';
-import type { DevServer } from '../src/worker/dev-server';
+import { findTemporalCli, startDevServer } from '../src/host/dev-server';
+import type { DevServer } from '../src/host/dev-server';
 import { installRuntimeLogging } from '../src/worker/logging';
 import { createRunnerWorker } from '../src/worker/worker';
 
@@ -172,7 +173,7 @@ export async function startRunner(opts: BenchRunnerOptions): Promise<BenchRunner
     async runTurn(cwd, prompt, options) {
       const e = engine(cwd);
       const started = await e.start(prompt, options);
-      const outcome = await client.workflow.getHandle<() => Promise<TurnOutcome>>(started.turnWorkflowId).result();
+      const outcome = await turnOutcome(client, started.turnWorkflowId);
       await e.end().catch(() => undefined);
       return { outcome, engine: e, turnWorkflowId: started.turnWorkflowId };
     },

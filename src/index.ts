@@ -8,15 +8,15 @@
 export { QueryEngine } from './client/query-engine';
 export type { QueryEngineOptions, StreamPosition } from './client/query-engine';
 export { ask } from './client/ask';
-export { openRuntime } from './worker/runtime';
-export type { Runtime, OpenRuntimeOptions } from './worker/runtime';
-export { connectClient, findServer, NoServerError, TemporalUnreachableError } from './client/connection';
-export type { ClientRuntime, ConnectClientOptions } from './client/connection';
+export { openRuntime } from './host/runtime';
+export type { Runtime, OpenRuntimeOptions } from './host/runtime';
+export { connectClient, findServer, NoServerError, TemporalUnreachableError } from './connection/connect';
+export type { ClientRuntime, ConnectClientOptions } from './connection/connect';
 export { createActivities } from './activities';
 export type { Activities, ActivityDeps } from './activities';
 export { createRunnerWorker, workflowBundle } from './worker/worker';
 export type { RunnerWorkerOptions } from './worker/worker';
-export { startDevServer, findTemporalCli } from './worker/dev-server';
+export { startDevServer, findTemporalCli } from './host/dev-server';
 export { loadConfig, ConfigError } from './config';
 export type { Config } from './config';
 export { JsonlTranscriptStore } from './store/jsonl-store';
@@ -26,8 +26,8 @@ export type { TranscriptStore } from './store/transcript-store';
 export type * from './common/sdk-messages';
 export type { TurnOptions, TurnOutcome } from './common/turn';
 export type { Usage, ModelUsage } from './common/usage';
-export { sessionWorkflowId, turnWorkflowId } from './workflows/ids';
-export { budgetPoolWorkflowId } from './workflows/ids';
+export { sessionWorkflowId, turnWorkflowId } from './common/ids';
+export { budgetPoolWorkflowId } from './common/ids';
 export {
   BudgetPoolNotFoundError,
   budgetPoolExists,
@@ -38,4 +38,7 @@ export {
 export type { EnsureBudgetPoolOptions, EnsuredBudgetPool } from './client/budget-pool';
 export { SessionNotFoundError, interruptSession, sessionStatus, setSessionLimits } from './client/session-control';
 export type { SessionStatusReport } from './client/session-control';
+export { turnOutcome } from './client/turn-outcome';
+export { AGENT_RESULT_FAILURE, resultOfFailure } from './common/agent-result';
+export { StoreUnavailableError } from './store/outage';
 export type { LimitPatch, PoolStateView, SessionStatusView } from './workflows/messages';

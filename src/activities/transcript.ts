@@ -8,7 +8,7 @@ import { TRANSCRIPT_SCHEMA_VERSION } from '../common/transcript';
 import type { RecordPromptInput } from '../common/turn';
 import type { Usage } from '../common/usage';
 import { addUsage, emptyUsage } from '../common/usage';
-import type { ModelPrice } from '../engine/cost';
+import type { ModelPrice } from '../common/usage';
 import { addModelUsage, costOfUsage } from '../engine/cost';
 import { isSidecarEntry } from '../store/sidecar';
 import type { TranscriptStore } from '../store/transcript-store';

@@ -1,8 +1,8 @@
 import type { HooksConfig, TurnHooks } from '../common/hooks';
 import { DEFAULT_STOP_HOOK_BLOCK_CAP } from '../common/hooks';
-import { missingHookCommands } from '../hooks/check';
-import type { LoadedSettings } from '../settings';
-import { HooksConfigError, mergeHooks, parseHooksSection } from '../settings/hooks';
+import { missingHookCommands } from './hook-check';
+import type { LoadedSettings } from '../config-files';
+import { HooksConfigError, mergeHooks, parseHooksSection } from '../config-files/hooks';
 import { UsageError } from './turn-options';
 
 /**

@@ -1,5 +1,5 @@
-import { McpConfigError, mcpTimeoutsFromEnv, mcpToolTimeoutMs, parseMcpConfigValues } from '../mcp/config';
-import type { McpConfig } from '../mcp/config';
+import { McpConfigError, mcpTimeoutsFromEnv, mcpToolTimeoutMs, parseMcpConfigValues } from '../config-files/mcp-config';
+import type { McpConfig } from '../config-files/mcp-config';
 import { UsageError } from './turn-options';
 
 /** MCP flags of `-p`, as `claude` has them. */

@@ -1,7 +1,12 @@
 import type { SettingSource } from '../common/context';
 import { SETTING_SOURCES } from '../common/context';
-import { claudeConfigDir } from '../settings/load';
-import { loadProjectMemory, loadUserMemory, MemoryImportCycleError, repositoryRoot } from '../context/memory-files';
+import { claudeConfigDir } from '../config-files/settings';
+import {
+  loadProjectMemory,
+  loadUserMemory,
+  MemoryImportCycleError,
+  repositoryRoot,
+} from '../config-files/memory-files';
 import { UsageError } from './turn-options';
 
 /**

@@ -1,3 +1,5 @@
+import { AgentRunnerError } from '../common/errors';
+
 /** How long `-p` without a prompt waits for the first byte on stdin (ms). Env: AGENT_RUNNER_STDIN_TIMEOUT_MS. */
 export const DEFAULT_STDIN_TIMEOUT_MS = 10_000;
 /**
@@ -9,8 +11,9 @@ export const DEFAULT_STDIN_APPEND_WAIT_MS = 3_000;
 export const MAX_PIPED_STDIN_BYTES = 10 * 1024 * 1024;
 
 /** Thrown when no prompt is given and stdin has none to offer, or the prompt is empty or only whitespace. */
-export class NoPromptError extends Error {
+export class NoPromptError extends AgentRunnerError {
   override readonly name = 'NoPromptError';
+  readonly kind = 'usage';
 }
 
 /**
@@ -87,8 +90,9 @@ export async function readPromptFromStdin(
 }
 
 /** Thrown when piped stdin is larger than {@link MAX_PIPED_STDIN_BYTES}. */
-export class StdinTooLargeError extends Error {
+export class StdinTooLargeError extends AgentRunnerError {
   override readonly name = 'StdinTooLargeError';
+  readonly kind = 'usage';
 }
 
 /** What {@link readPipedStdin} read: the text (empty when none came), and whether it gave up waiting. */

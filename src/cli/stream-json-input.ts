@@ -14,8 +14,8 @@ import type { PendingApproval } from '../common/approvals';
 import type { ApprovalDecision } from '../client/approvals';
 import type { TurnOptions } from '../common/turn';
 import { RUNNER_VERSION } from '../common/version';
-import type { PermissionMode } from '../engine/permissions';
-import { PERMISSION_MODES } from '../engine/permissions';
+import type { PermissionMode } from '../common/permissions';
+import { PERMISSION_MODES } from '../common/permissions';
 
 /** One stdin line, classified. */
 export type StreamInputLine =

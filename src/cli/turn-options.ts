@@ -4,13 +4,13 @@ import type { Config } from '../config';
 import { splitToolList as splitList } from '../common/tool-list';
 import type { TurnOptions } from '../common/turn';
 import { BUILTIN_TOOL_NAMES } from '../common/tools';
-import type { PermissionMode } from '../engine/permissions';
-import { PERMISSION_MODES } from '../engine/permissions';
+import type { PermissionMode } from '../common/permissions';
+import { PERMISSION_MODES } from '../common/permissions';
 import { POOL_ID_PATTERN } from '../common/budget-pool';
-import { budgetPoolWorkflowId } from '../workflows/ids';
+import { budgetPoolWorkflowId } from '../common/ids';
 import { unenforceableBudget } from './budget-prices';
 import { resolveModelAlias } from '../config/model-aliases';
-import { parseSettingSources } from '../settings/load';
+import { parseSettingSources } from '../config-files/settings';
 
 import { UsageError } from './usage-error';
 

@@ -12,9 +12,9 @@ import type { ContentBlock } from '../common/transcript';
 import { sidecarEntry } from '../store/sidecar';
 import type { TranscriptStore } from '../store/transcript-store';
 import { answerApprovalUpdate, pendingApprovalsQuery } from '../workflows/approval-messages';
-import { sessionWorkflowId } from '../workflows/ids';
+import { sessionWorkflowId } from '../common/ids';
 import { sessionStatusQuery } from '../workflows/messages';
-import { uuidV5 } from './uuid';
+import { uuidV5 } from '../store/uuid';
 
 /** A pending approval with the call's input (read from the store). */
 export interface ApprovalView extends PendingApproval {

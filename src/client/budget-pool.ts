@@ -1,7 +1,7 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { BudgetPoolInput } from '../common/budget-pool';
-import { budgetPoolWorkflowId, poolIdOfWorkflowId } from '../workflows/ids';
+import { budgetPoolWorkflowId, poolIdOfWorkflowId } from '../common/ids';
 import { closePoolUpdate, poolStateQuery, setPoolLimitSignal } from '../workflows/messages';
 import type { PoolStateView } from '../workflows/messages';
 import { queryWithDeadline } from './query-deadline';

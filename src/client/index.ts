@@ -13,10 +13,15 @@ export {
   NoServerError,
   openTranscriptStore,
   TemporalUnreachableError,
-} from './connection';
-export type { ClientRuntime, ConnectClientOptions, ServerTarget, TemporalConnectionOptions } from './connection';
-export { readLiveServerState } from './server-state';
-export type { ServerState } from './server-state';
+} from '../connection/connect';
+export type {
+  ClientRuntime,
+  ConnectClientOptions,
+  ServerTarget,
+  TemporalConnectionOptions,
+} from '../connection/connect';
+export { readLiveServerState } from '../host/server-state';
+export type { ServerState } from '../host/server-state';
 export {
   BudgetPoolNotFoundError,
   budgetPoolExists,
@@ -28,6 +33,9 @@ export type { EnsureBudgetPoolOptions, EnsuredBudgetPool } from './budget-pool';
 export { SessionNotFoundError, interruptSession, sessionStatus, setSessionLimits } from './session-control';
 export type { SessionStatusReport } from './session-control';
 export { listSessions, sessionListQuery } from './list';
+export { turnOutcome } from './turn-outcome';
+export { AGENT_RESULT_FAILURE, resultOfFailure } from '../common/agent-result';
+export { StoreUnavailableError } from '../store/outage';
 export type { ListSessionsOptions, SessionRow } from './list';
 export { loadConfig, ConfigError } from '../config';
 export type { Config } from '../config';
@@ -38,5 +46,5 @@ export type { TranscriptStore } from '../store/transcript-store';
 export type * from '../common/sdk-messages';
 export type { TurnOptions, TurnOutcome } from '../common/turn';
 export type { Usage, ModelUsage } from '../common/usage';
-export { sessionWorkflowId, turnWorkflowId, budgetPoolWorkflowId } from '../workflows/ids';
+export { sessionWorkflowId, turnWorkflowId, budgetPoolWorkflowId } from '../common/ids';
 export type { LimitPatch, PoolStateView, SessionStatusView } from '../workflows/messages';

@@ -18,7 +18,7 @@ import type { TurnOptions, TurnOutcome } from '../common/turn';
 import { BUILTIN_TOOL_NAMES } from '../common/tools';
 import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import { RUNNER_VERSION } from '../common/version';
-import { uuidV5 } from './uuid';
+import { uuidV5 } from '../store/uuid';
 
 /**
  * Converts a transcript line to the SDK message a caller sees (`assistant`, `user` with

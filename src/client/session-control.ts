@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { TurnProgress } from '../common/turn';
-import { sessionWorkflowId } from '../workflows/ids';
+import { sessionWorkflowId } from '../common/ids';
 import { queryWithDeadline } from './query-deadline';
 import { interruptSignal, sessionStatusQuery, setLimitsSignal, turnProgressQuery } from '../workflows/messages';
 import type { LimitPatch, SessionStatusView } from '../workflows/messages';

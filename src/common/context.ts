@@ -2,7 +2,7 @@
  * What a session's context holds besides the conversation, as stored on transcript lines
  * (`attachment` lines and the `attachments` field of tool-result lines): the memory files
  * (CLAUDE.md), a git status snapshot and the environment. JSON-safe; the request builder renders
- * them into the request the way Claude Code does (src/context/render.ts).
+ * them into the request the way Claude Code does (src/activities/context/render.ts).
  */
 
 /** Where a memory file comes from, as Claude Code names it. */

@@ -85,7 +85,7 @@ export function legacyHookMatcherMatches(matcher: string | undefined, toolName: 
 
 /** What a turn knows of its hooks: the stored config's ref and the matchers of each event. */
 export interface TurnHooks {
-  /** Uuid of the stored hooks config (see `src/hooks/store.ts`). */
+  /** Uuid of the stored hooks config (see `src/client/stored-config.ts`). */
   configRef: string;
   /** Matchers by event (one per command); an event without hooks is absent. */
   matchers: Partial<Record<HookEvent, string[]>>;

@@ -65,7 +65,7 @@ export interface ConnectMcpInput {
   sessionId: string;
   /** Working directory: stdio servers are spawned there. */
   cwd: string;
-  /** Uuid of the session's stored MCP config line (see `src/mcp/store.ts`). */
+  /** Uuid of the session's stored MCP config line (see `src/store/mcp-sidecar.ts`). */
   configRef: string;
 }
 

@@ -1,5 +1,5 @@
 import type { ContentRef } from './content-ref';
-import type { PromptCommand } from './turn';
+import type { PromptCommand } from './prompt-command';
 import type { ModelUsage, Usage } from './usage';
 import type { WorkspaceRef } from './workspace';
 import type { FileReadState } from './tools';

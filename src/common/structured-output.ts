@@ -46,3 +46,13 @@ export function structuredOutputRetriesError(attempts: number, lastError: string
   const base = `Failed to provide valid structured output after ${attempts} attempts`;
   return lastError ? `${base} \u2014 last ${STRUCTURED_OUTPUT_TOOL} error: ${lastError}` : base;
 }
+
+/** Progress of a turn's structured output, kept in workflow state. */
+export interface StructuredOutputProgress {
+  /** Failed attempts so far in this turn. */
+  attempts: number;
+  /** The last validation error (at most 1000 characters), or what went wrong instead. */
+  lastError: string | null;
+  /** Tool_result line of the valid call, once there is one. */
+  resultUuid: string | null;
+}

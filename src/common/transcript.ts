@@ -57,7 +57,7 @@ export const ToolRunRecordSchema = z.object({
   denyReason: z
     .enum(['rule', 'mode', 'workingDir', 'safetyCheck', 'subcommandResults', 'other', 'hook', 'hook_ask', 'approval'])
     .optional(),
-  /** The denial is not reported to the model as a permission error (`src/hooks`, approvals). */
+  /** The denial is not reported to the model as a permission error (`src/activities/hooks`, approvals). */
   denySilent: z.literal(true).optional(),
   /** The denial's one-line reason or rule, when there is one. */
   denyDetail: z.string().optional(),
@@ -145,7 +145,7 @@ const TranscriptEntryFields = {
     .optional(),
   /** The structured output of a turn (`--json-schema`), on the line that carries it. */
   structuredOutput: z.unknown().optional(),
-  /** Hooks (`src/hooks/`): the event of a hook's context line; a hook run's outcome; the config. */
+  /** Hooks (`src/activities/hooks/`): the event of a hook's context line; a hook run's outcome; the config. */
   hookEvent: z.string().optional(),
   /**
    * On the notice of a prompt a UserPromptSubmit hook blocked: the lines of its turn (`turnId`)
@@ -160,7 +160,7 @@ const TranscriptEntryFields = {
   hooksConfig: z.unknown().optional(),
   /** A tool input a hook replaced (`PreToolUse` `updatedInput`). */
   updatedInput: z.record(z.string(), z.unknown()).optional(),
-  /** MCP (`src/mcp/`): the session's server config and the tools they offer. */
+  /** MCP (`src/activities/mcp/`): the session's server config and the tools they offer. */
   mcpConfig: z.unknown().optional(),
   mcpTools: z.unknown().optional(),
   /** A line beside the conversation (config of hooks or MCP), never on a chain (`store/sidecar.ts`). */

@@ -2,13 +2,14 @@ import type { ContentRef } from './content-ref';
 import type { ModelUsage, Usage } from './usage';
 import type { FileReadState } from './tools';
 import type { ResultSubtype } from './sdk-messages';
-import type { TurnLimits } from '../engine/limits';
-import type { PermissionMode } from '../engine/permissions';
+import type { TurnLimits } from './limits';
+import type { PermissionMode } from './permissions';
 import type { McpServerState } from './mcp';
 import type { TurnHooks } from './hooks';
 import type { ApprovalSettings, PendingApproval } from './approvals';
-import type { StructuredOutputProgress } from '../engine/structured-output';
-import type { CompactionOptions } from '../engine/compaction';
+import type { StructuredOutputProgress } from './structured-output';
+import type { CompactionOptions } from './compaction';
+import type { PromptCommand } from './prompt-command';
 import type { WorkspaceRef } from './workspace';
 import type { SettingSource } from './context';
 import type { SettingsEnvRef } from './permissions';
@@ -115,12 +116,6 @@ export interface DenialRecord {
   tool_use_id: string;
   tool_input: unknown;
 }
-
-/**
- * A prompt that is a command of the runner (`parseSlashCommand`), as the workflow needs it: the
- * command, and whether `/compact` came with instructions (read from the prompt line, not sent).
- */
-export type PromptCommand = { name: 'clear' } | { name: 'compact'; withInstructions: boolean };
 
 /** Input of the `recordPrompt` activity: the prompt line of a turn, its text by reference. */
 export interface RecordPromptInput {

@@ -55,3 +55,20 @@ export interface ModelUsage {
   contextWindow: number;
   maxOutputTokens: number;
 }
+
+/**
+ * Prices of one model in USD per million tokens. The table lives in `temporal.yaml` (`prices:`),
+ * whose comment cites its source (Anthropic's pricing page) and the date it was checked.
+ */
+export interface ModelPrice {
+  /** Uncached input, USD / MTok. */
+  input: number;
+  /** Output, USD / MTok. */
+  output: number;
+  /** Prompt-cache write with the 5-minute TTL, USD / MTok. */
+  cacheWrite5m: number;
+  /** Prompt-cache write with the 1-hour TTL, USD / MTok. */
+  cacheWrite1h: number;
+  /** Prompt-cache read, USD / MTok. */
+  cacheRead: number;
+}

@@ -5,6 +5,7 @@
  * Everything here is pure (no I/O); `load.ts` reads the file and the environment.
  */
 import { z } from 'zod';
+import type { ModelPrice } from '../common/usage';
 import { resolveModelAlias } from './model-aliases';
 
 // ---------------------------------------------------------------------------------------------
@@ -48,19 +49,7 @@ const usdPerMTok = z
 // Prices
 // ---------------------------------------------------------------------------------------------
 
-/** Prices of one model, in USD per million tokens. */
-export interface ModelPrice {
-  /** Input tokens that are neither cache reads nor cache writes. */
-  input: number;
-  /** Output tokens. */
-  output: number;
-  /** Input tokens written to the prompt cache with the default 5-minute TTL. */
-  cacheWrite5m: number;
-  /** Input tokens written to the prompt cache with the 1-hour TTL. */
-  cacheWrite1h: number;
-  /** Input tokens read from the prompt cache. */
-  cacheRead: number;
-}
+export type { ModelPrice } from '../common/usage';
 
 /** Table of model prices keyed by model id (a prefix of the ids the API reports). */
 export type PriceTable = Record<string, ModelPrice>;
@@ -220,6 +209,7 @@ const ModelSchema = z.strictObject({
   requestTimeoutMs: positiveInt(600_000),
   heartbeatTimeoutMs: positiveInt(30_000),
   maxAttempts: positiveInt(10),
+  streamIdleTimeoutMs: nonNegativeInt(300_000),
 });
 
 const ToolsSchema = z.strictObject({
@@ -261,6 +251,7 @@ const StoreSchema = z.strictObject({
   maxContentBytes: positiveInt(256 * 1024 * 1024),
   poolSize: positiveInt(10),
   connectTimeoutMs: positiveInt(10_000),
+  outageTimeoutMs: nonNegativeInt(600_000),
 });
 
 const WorkspaceSchema = z.strictObject({
@@ -306,7 +297,7 @@ export const ConfigSchema = z.strictObject({
  * settings here are file *paths*; PEM *contents* come only from the environment
  * (`TEMPORAL_TLS_CLIENT_CERT_DATA`, `TEMPORAL_TLS_CLIENT_KEY_DATA`,
  * `TEMPORAL_TLS_SERVER_CA_CERT_DATA`), so that no secret sits in this file. A path and data for
- * the same item is an error. See `src/client/temporal-connection.ts`.
+ * the same item is an error. See `src/connection/temporal-connection.ts`.
  */
 export interface TlsConfig {
   /**
@@ -386,7 +377,7 @@ export interface DevServerConfig {
   /**
    * Spare client processes a shared server keeps loaded, each taking one later `agent-runner -p`
    * on this machine so that it skips loading the client code (about 400 ms; see
-   * `src/worker/spare-pool.ts`); 0 = none, at most 8. @default 1
+   * `src/host/spare-pool.ts`); 0 = none, at most 8. @default 1
    */
   spareClients: number;
   /**
@@ -448,6 +439,14 @@ export interface ModelConfig {
   heartbeatTimeoutMs: number;
   /** Attempts of one model call, the first included. @default 10 */
   maxAttempts: number;
+  /**
+   * Longest wait for the next event of a response stream (pings count), in milliseconds: a
+   * stream that sends nothing for this long is given up and the call retried, its billed usage
+   * counted (`ModelError.StreamIdleTimeout`); 0 = no limit. `CLAUDE_STREAM_IDLE_TIMEOUT_MS` in the
+   * worker's environment overrides it as Claude Code reads it (at least 300000, at most 1800000),
+   * `CLAUDE_ENABLE_STREAM_WATCHDOG=0` turns it off. @default 300000 (Claude Code's)
+   */
+  streamIdleTimeoutMs: number;
 }
 
 /** Built-in tools (`tools`). */
@@ -500,6 +499,13 @@ export interface StoreConfig {
   poolSize: number;
   /** How long to wait for a PostgreSQL connection, in milliseconds. @default 10000 */
   connectTimeoutMs: number;
+  /**
+   * How long workers and clients wait for a store that cannot be reached (PostgreSQL down or
+   * restarting) before the call fails with `TranscriptError.Unavailable`, in milliseconds. A
+   * write waits in place: a model response or tool result already received is kept and written
+   * once the store is back, never made again. 0 = do not wait. @default 600000
+   */
+  outageTimeoutMs: number;
 }
 
 /**

@@ -4,28 +4,8 @@
  * signals. Member state is compact (workflow id → USD spent) so that thousands of members fit
  * in the state carried across continue-as-new.
  */
-
-/** Schema version of {@link PoolSnapshot}. */
-export const POOL_STATE_VERSION = 1;
-
-/** What a pool carries into its next run (continue-as-new). JSON-safe. */
-export interface PoolSnapshot {
-  v: number;
-  /** Limit of the pool (USD). */
-  limitUsd: number;
-  /** USD spent by all members so far, including members that left. */
-  spentUsd: number;
-  /** Current members: turn workflow id → USD it spent. */
-  members: Record<string, number>;
-  /** True once `spentUsd >= limitUsd` (until the limit is raised). */
-  exhausted: boolean;
-  /** Revision of the pool status, increased on every change members are told about. */
-  rev: number;
-  /** Workflow time (ms since the epoch) at which the pool last became exhausted, or null. */
-  exhaustedAtMs: number | null;
-  /** Reports received so far (spend signals), over all runs. */
-  reports: number;
-}
+import type { PoolSnapshot } from '../common/budget-pool';
+import { POOL_STATE_VERSION } from '../common/budget-pool';
 
 /** The status a member is told (signal `poolStatus`). */
 export interface PoolStatus {

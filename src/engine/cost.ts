@@ -1,21 +1,4 @@
-import type { ModelUsage, Usage } from '../common/usage';
-
-/**
- * Prices of one model in USD per million tokens. The table lives in `temporal.yaml` (`prices:`),
- * whose comment cites its source (Anthropic's pricing page) and the date it was checked.
- */
-export interface ModelPrice {
-  /** Uncached input, USD / MTok. */
-  input: number;
-  /** Output, USD / MTok. */
-  output: number;
-  /** Prompt-cache write with the 5-minute TTL, USD / MTok. */
-  cacheWrite5m: number;
-  /** Prompt-cache write with the 1-hour TTL, USD / MTok. */
-  cacheWrite1h: number;
-  /** Prompt-cache read, USD / MTok. */
-  cacheRead: number;
-}
+import type { ModelPrice, ModelUsage, Usage } from '../common/usage';
 
 const PER_TOKEN = 1 / 1_000_000;
 

@@ -6,17 +6,8 @@
  * that was never reset). A failed StructuredOutput call and a text answer without the tool each
  * count as one attempt.
  */
+import type { StructuredOutputProgress } from '../common/structured-output';
 import { DEFAULT_MAX_STRUCTURED_OUTPUT_RETRIES, structuredOutputRetriesError } from '../common/structured-output';
-
-/** Progress of a turn's structured output, kept in workflow state. */
-export interface StructuredOutputProgress {
-  /** Failed attempts so far in this turn. */
-  attempts: number;
-  /** The last validation error (at most 1000 characters), or what went wrong instead. */
-  lastError: string | null;
-  /** Tool_result line of the valid call, once there is one. */
-  resultUuid: string | null;
-}
 
 export function newStructuredOutputProgress(): StructuredOutputProgress {
   return { attempts: 0, lastError: null, resultUuid: null };

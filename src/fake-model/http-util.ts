@@ -42,7 +42,7 @@ export function sendJson(
 }
 
 /** Writes a chunk and resolves once it is flushed (or the response is gone). */
-export function writeChunk(res: ServerResponse, text: string): Promise<void> {
+export function writeChunk(res: ServerResponse, text: string | Buffer): Promise<void> {
   return new Promise((resolve) => {
     if (res.destroyed) {
       resolve();

@@ -1,8 +1,11 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { apiErrorBody, defaultErrorMessage, errorTypeForStatus, statusForErrorType } from './api-errors';
+import { bedrockChunk } from './aws-event-stream';
 import { EXPECTATION_FAILED_PREFIX, checkExpectations } from './expectations';
 import { endResponse, readBody, sendJson, sleep, writeChunk } from './http-util';
 import type { PromptCacheSimulator } from './prompt-cache';
+import type { ModelRoute, ProviderAuthOptions } from './providers';
+import { checkProviderAuth } from './providers';
 import { countBreakpoints, estimatePromptTokens } from './prompt-cache';
 import type { ParsedRequest } from './request';
 import {
@@ -15,10 +18,11 @@ import {
   workingDirectory,
 } from './request';
 import type { BilledUsage, RequestLog, RequestLogEntry, RequestOutcome } from './request-log';
-import { buildResponse } from './response';
+import { buildResponse, wireContent } from './response';
 import type { ResponseUsage } from './response';
 import type { FaultSpec, Scenario, Script, Step, StepSpec } from './scenario';
 import { parseStep } from './scenario';
+import { verifySigV4 } from './sigv4';
 import type { SseEvent } from './sse';
 import { errorEvent, formatSse, malformedEvent, messageEvents } from './sse';
 
@@ -29,6 +33,17 @@ export interface ResponderContext {
   /** Attempt number of (conversationKey, step), from 1. */
   attempt: number;
   conversationKey: string;
+  /** HTTP headers of the request (lower-case names), e.g. `anthropic-beta`, `x-api-key`. */
+  headers?: IncomingHttpHeaders;
+  /** Path of the request URL (with its query), e.g. `/v1/messages?beta=true`. */
+  url?: string;
+  /** Which provider's route the request came by (Bedrock and Vertex name the model in the path). */
+  route?: ModelRoute;
+  /**
+   * The body as it arrived, when the handler changed it: Bedrock and Vertex bodies get `model`
+   * (and Bedrock's `stream`) from the path before they are read as a Messages API request.
+   */
+  rawBody?: unknown;
 }
 
 /**
@@ -49,6 +64,8 @@ export interface MessagesHandlerDeps {
   log: RequestLog;
   /** Attempts so far per `JSON.stringify([conversationKey, step])`. */
   attempts: Map<string, number>;
+  /** Credentials the provider routes check (providers.ts). */
+  providerAuth?: ProviderAuthOptions | undefined;
 }
 
 /** Identity of one HTTP request. */
@@ -78,7 +95,7 @@ type StepResolution = { ok: true; script: string; step: Step } | { ok: false; sc
 async function resolveStep(
   deps: MessagesHandlerDeps,
   req: ParsedRequest,
-  ctx: { step: number; attempt: number; conversationKey: string },
+  ctx: ResponderContext,
 ): Promise<StepResolution> {
   if (deps.responder !== undefined) {
     try {
@@ -119,12 +136,16 @@ function billedOf(u: ResponseUsage): BilledUsage {
   };
 }
 
-/** Handles `POST /v1/messages` (streaming and not), logging one entry. */
+/**
+ * Handles a model request (streaming and not), logging one entry: `POST /v1/messages`, or a
+ * provider's route (providers.ts), whose authentication it checks and whose framing it answers in.
+ */
 export async function handleMessages(
   httpReq: IncomingMessage,
   res: ServerResponse,
   deps: MessagesHandlerDeps,
   meta: RequestMeta,
+  route: ModelRoute = { provider: 'anthropic' },
 ): Promise<void> {
   const abort = new AbortController();
   res.on('close', () => {
@@ -171,13 +192,27 @@ export async function handleMessages(
   const read = await readBody(httpReq, MAX_BODY_BYTES);
   if (!read.ok) return fail(413, defaultErrorMessage('request_too_large'));
   entry.requestBytes = read.body.length;
-  const auth = httpReq.headers['x-api-key'] ?? httpReq.headers['authorization'];
-  if (auth === undefined || auth === '') return fail(401, 'x-api-key header is required');
+  const denied = checkProviderAuth(route, httpReq.headers, deps.providerAuth ?? {});
+  if (denied !== undefined) return fail(denied.status, denied.message);
+  const aws = deps.providerAuth?.aws;
+  if (route.provider === 'bedrock' && aws !== undefined && !/^Bearer /.test(httpReq.headers.authorization ?? '')) {
+    const v = verifySigV4(httpReq.method ?? 'POST', httpReq.url ?? '/', httpReq.headers, read.body, aws);
+    if (!v.ok) return fail(403, v.message);
+  }
   let json: unknown;
   try {
     json = JSON.parse(read.body.toString('utf8'));
   } catch (e) {
     return fail(400, `There was an error parsing the body of your request: ${(e as Error).message}`);
+  }
+  const rawBody = json;
+  if (route.model !== undefined && typeof json === 'object' && json !== null && !Array.isArray(json)) {
+    const body = json as Record<string, unknown>;
+    json = {
+      ...body,
+      model: body['model'] ?? route.model,
+      ...(route.stream !== undefined ? { stream: route.stream } : {}),
+    };
   }
   const parsed = parseRequestBody(json);
   if (!parsed.ok) return fail(400, parsed.message);
@@ -208,6 +243,10 @@ export async function handleMessages(
     step: entry.step,
     attempt: entry.attempt,
     conversationKey: entry.conversationKey,
+    headers: httpReq.headers,
+    url: httpReq.url ?? '/',
+    route,
+    ...(rawBody !== json ? { rawBody } : {}),
   });
   entry.script = resolved.script;
   if (!resolved.ok) return fail(400, resolved.message);
@@ -232,6 +271,7 @@ export async function handleMessages(
     const headers: Record<string, string> = {};
     const retryAfter = fault.retry_after ?? (fault.status === 429 ? 1 : undefined);
     if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+    if (fault.should_retry !== undefined) headers['x-should-retry'] = String(fault.should_retry);
     if (fault.status === 429) {
       headers['anthropic-ratelimit-requests-remaining'] = '0';
       headers['anthropic-ratelimit-requests-reset'] = new Date(Date.now() + (retryAfter ?? 1) * 1000).toISOString();
@@ -269,14 +309,16 @@ export async function handleMessages(
       sendJson(res, status, apiErrorBody(fault.sse_error, message, meta.requestId));
       return finish('sse_error', status, message);
     }
-    sendJson(res, 200, built.message);
+    sendJson(res, 200, { ...built.message, content: wireContent(built.message.content) });
     entry.outputTokens = outputTokens;
     entry.billed = billedOf(usage);
     return finish('completed', 200);
   }
 
+  // Bedrock streams in AWS's binary event-stream framing; everyone else in SSE.
+  const eventStream = route.provider === 'bedrock';
   res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
+    'content-type': eventStream ? 'application/vnd.amazon.eventstream' : 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
   });
@@ -287,7 +329,7 @@ export async function handleMessages(
       if (i > 0) await sleep(step.chunk_delay_ms ?? 0, abort.signal);
       const e = list[i];
       if (abort.signal.aborted || e === undefined) return false;
-      await writeChunk(res, formatSse(e));
+      await writeChunk(res, eventStream ? bedrockChunk(e.data) : formatSse(e));
       // What the client has been told it is billed for.
       if (e.event === 'message_start') entry.billed = { ...billedOf(usage), output_tokens: Math.min(1, outputTokens) };
       else if (e.event === 'message_delta') entry.billed = billedOf(usage);

@@ -27,13 +27,19 @@ export interface ResponseUsage {
   cache_read_input_tokens: number;
   cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
   service_tier: 'standard';
+  /** Server tool requests (`web_search_requests`, `web_fetch_requests`), when the step reports any. */
+  server_tool_use?: Record<string, number>;
 }
 
 /** A content block of a response. */
 export type ResponseBlock =
   | { type: 'text'; text: string }
   | { type: 'thinking'; thinking: string; signature: string }
-  | { type: 'tool_use'; id: string; name: string; input: unknown; caller: { type: 'direct' } };
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown; caller: { type: 'direct' } }
+  | { type: 'server_tool_use'; id: string; name: string; input: unknown }
+  /** A block sent whole (`block` in a step), e.g. a `web_search_tool_result`. */
+  | { type: 'whole'; block: Record<string, unknown> };
 
 /** An assistant Message as the API returns it. */
 export interface ResponseMessage {
@@ -41,6 +47,7 @@ export interface ResponseMessage {
   type: 'message';
   role: 'assistant';
   model: string;
+  /** The blocks; a `whole` block stands for the block it carries (see {@link wireContent}). */
   content: ResponseBlock[];
   stop_reason: string;
   stop_sequence: string | null;
@@ -78,6 +85,11 @@ export function defaultToolUseId(ctx: ResponseContext, index: number): string {
   return `toolu_01${shortHash(`${ctx.conversationKey}|${ctx.step}|${index}`, 22)}`;
 }
 
+/** The content of a response as the API sends it (a `whole` block is the block it carries). */
+export function wireContent(content: readonly ResponseBlock[]): unknown[] {
+  return content.map((b) => (b.type === 'whole' ? b.block : b));
+}
+
 /** A fresh `msg_01…` id. */
 export function newMessageId(): string {
   return `msg_01fake${randomBytes(10).toString('hex')}`;
@@ -104,6 +116,23 @@ export function buildResponse(step: Step, ctx: ResponseContext, cache: CacheAcco
       const thinking = renderTemplate(item.thinking, ctx);
       outputChars += thinking.length;
       content.push({ type: 'thinking', thinking, signature: `fake-sig-${shortHash(thinking, 24)}` });
+    } else if (item.redacted_thinking !== undefined) {
+      content.push({ type: 'redacted_thinking', data: item.redacted_thinking });
+    } else if (item.server_tool_use !== undefined) {
+      const input = renderValue(item.server_tool_use.input, ctx);
+      const json = JSON.stringify(input);
+      outputChars += json.length;
+      toolJson.set(index, json);
+      content.push({
+        type: 'server_tool_use',
+        id: item.server_tool_use.id ?? `srvtoolu_01${shortHash(`${ctx.conversationKey}|${ctx.step}|${index}`, 22)}`,
+        name: item.server_tool_use.name,
+        input,
+      });
+    } else if (item.block !== undefined) {
+      const block = renderValue(item.block, ctx) as Record<string, unknown>;
+      outputChars += JSON.stringify(block).length;
+      content.push({ type: 'whole', block });
     } else if (item.tool_use !== undefined) {
       const input = renderValue(item.tool_use.input, ctx);
       const json = JSON.stringify(input);
@@ -151,6 +180,7 @@ export function buildResponse(step: Step, ctx: ResponseContext, cache: CacheAcco
       ephemeral_1h_input_tokens: creation1h,
     },
     service_tier: 'standard',
+    ...(o.server_tool_use !== undefined ? { server_tool_use: o.server_tool_use } : {}),
   };
   return {
     message: {

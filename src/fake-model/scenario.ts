@@ -38,15 +38,32 @@ export const RawToolUseSpecSchema = z.strictObject({
   id: z.string().min(1).optional(),
 });
 
-const CONTENT_KINDS = ['text', 'tool_use', 'raw_tool_use', 'thinking'] as const;
+const CONTENT_KINDS = [
+  'text',
+  'tool_use',
+  'raw_tool_use',
+  'thinking',
+  'redacted_thinking',
+  'server_tool_use',
+  'block',
+] as const;
 
-/** One content block of a scripted response: exactly one of `text`, `tool_use`, `raw_tool_use`, `thinking`. */
+/**
+ * One content block of a scripted response: exactly one of `text`, `tool_use`, `raw_tool_use`,
+ * `thinking`, `redacted_thinking` (its opaque `data`), `server_tool_use` (a server tool call such
+ * as `web_search`; `input` streamed as `input_json_delta`s, as the API does) or `block` (any block,
+ * e.g. a `web_search_tool_result`, sent whole in its `content_block_start`; a `text` block with
+ * `citations` streams as the API does: `citations_delta`s, then `text_delta`s).
+ */
 export const ContentSpecSchema = z
   .strictObject({
     text: z.string().optional(),
     tool_use: ToolUseSpecSchema.optional(),
     raw_tool_use: RawToolUseSpecSchema.optional(),
     thinking: z.string().optional(),
+    redacted_thinking: z.string().optional(),
+    server_tool_use: ToolUseSpecSchema.optional(),
+    block: z.looseObject({ type: z.string().min(1) }).optional(),
   })
   .superRefine((item, ctx) => {
     const present = CONTENT_KINDS.filter((k) => item[k] !== undefined);
@@ -76,6 +93,8 @@ export const FaultSpecSchema = z
     message: z.string().optional(),
     /** `retry-after` header value in seconds (429 defaults to 1). */
     retry_after: z.number().nonnegative().optional(),
+    /** `x-should-retry` header of an HTTP error: the API's own word on retrying it. */
+    should_retry: z.boolean().optional(),
     /** Send this many SSE events (pings count), then destroy the socket. */
     cut_after_events: nonNegativeInt.optional(),
     /** Send a data line that is not JSON (after `after_events` good events), then end the stream. */
@@ -119,6 +138,8 @@ export const UsageSpecSchema = z.strictObject({
   output_tokens: nonNegativeInt.optional(),
   cache_read_input_tokens: nonNegativeInt.optional(),
   cache_creation_input_tokens: nonNegativeInt.optional(),
+  /** Server tool requests the response reports (`usage.server_tool_use`), e.g. `{web_search_requests: 1}`. */
+  server_tool_use: z.record(z.string(), nonNegativeInt).optional(),
 });
 
 /** One scripted model response. */

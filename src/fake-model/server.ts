@@ -8,6 +8,8 @@ import type { Responder } from './messages-handler';
 import { handleMessages } from './messages-handler';
 import type { CacheStats } from './prompt-cache';
 import { PromptCacheSimulator, estimatePromptTokens } from './prompt-cache';
+import type { ProviderAuthOptions } from './providers';
+import { helperResponse, matchModelRoute } from './providers';
 import { parseRequestBody } from './request';
 import type { RequestLogEntry } from './request-log';
 import { RequestLog } from './request-log';
@@ -37,6 +39,13 @@ export interface FakeModelServerOptions {
   logPath?: string;
   /** Called with each log entry as it is recorded (the CLI prints them). */
   onRequest?: (entry: RequestLogEntry) => void;
+  /** Called as each HTTP request arrives, whatever its route (to see what else a client asks for). */
+  onHttpRequest?: (req: IncomingMessage) => void;
+  /**
+   * Credentials the provider routes check: AWS keys for Bedrock's SigV4, the access token of the
+   * GCE metadata server for Vertex (providers.ts). @default no SigV4 verification; token `ya29.fake-vertex-token`
+   */
+  providerAuth?: ProviderAuthOptions;
 }
 
 /** A running fake model server. */
@@ -91,6 +100,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions): Promis
     cache,
     log,
     attempts,
+    providerAuth: opts.providerAuth,
   };
   const reset = (): void => {
     log.clear();
@@ -102,14 +112,21 @@ export async function startFakeModelServer(opts: FakeModelServerOptions): Promis
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const requestId = newRequestId();
+    opts.onHttpRequest?.(req);
     res.setHeader('request-id', requestId);
     const path = new URL(req.url ?? '/', 'http://fake').pathname.replace(/\/+$/, '');
     const key = `${req.method ?? 'GET'} ${path}`;
-    if (key === 'POST /v1/messages') {
+    const modelRoute = matchModelRoute(req.method ?? 'GET', path);
+    if (modelRoute !== undefined) {
       seq += 1;
       const startedMs = Date.now();
       const meta = { seq, at: new Date(startedMs).toISOString(), requestId, startedMs };
-      return handleMessages(req, res, deps, meta);
+      return handleMessages(req, res, deps, meta, modelRoute);
+    }
+    const helper = helperResponse(req.method ?? 'GET', path === '' ? '/' : path, req.headers, opts.providerAuth ?? {});
+    if (helper !== undefined) {
+      res.writeHead(helper.status, helper.headers).end(helper.body);
+      return;
     }
     if (key === 'POST /v1/messages/count_tokens') {
       const read = await readBody(req, 32 * 1024 * 1024);

@@ -121,14 +121,29 @@ export function messageEvents(built: BuiltResponse): SseEvent[] {
       );
       for (const thinking of splitText(block.thinking)) delta({ type: 'thinking_delta', thinking });
       delta({ type: 'signature_delta', signature: block.signature });
-    } else {
+    } else if (block.type === 'redacted_thinking') {
+      events.push(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block }));
+    } else if (block.type === 'whole' && block.block['type'] === 'text') {
+      // A text block with citations streams as the API streams it: an empty start, a
+      // `citations_delta` per citation, then the text.
+      const citations = Array.isArray(block.block['citations']) ? (block.block['citations'] as unknown[]) : [];
       events.push(
         sseEvent('content_block_start', {
           type: 'content_block_start',
           index,
-          content_block: { type: 'tool_use', id: block.id, name: block.name, input: {}, caller: block.caller },
+          content_block: { type: 'text', text: '', ...(citations.length > 0 ? { citations: [] } : {}) },
         }),
       );
+      for (const citation of citations) delta({ type: 'citations_delta', citation });
+      for (const text of splitText(String(block.block['text'] ?? ''))) delta({ type: 'text_delta', text });
+    } else if (block.type === 'whole') {
+      events.push(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block.block }));
+    } else {
+      const start =
+        block.type === 'server_tool_use'
+          ? { type: 'server_tool_use', id: block.id, name: block.name, input: {} }
+          : { type: 'tool_use', id: block.id, name: block.name, input: {}, caller: block.caller };
+      events.push(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: start }));
       for (const partial_json of splitJson(toolJson.get(index) ?? '{}')) {
         delta({ type: 'input_json_delta', partial_json });
       }
@@ -145,6 +160,7 @@ export function messageEvents(built: BuiltResponse): SseEvent[] {
         cache_creation_input_tokens: u.cache_creation_input_tokens,
         cache_read_input_tokens: u.cache_read_input_tokens,
         output_tokens: u.output_tokens,
+        ...(u.server_tool_use !== undefined ? { server_tool_use: u.server_tool_use } : {}),
       },
     }),
   );

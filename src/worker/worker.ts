@@ -6,7 +6,7 @@ import type { Config } from '../config';
 import { createActivities } from '../activities';
 import type { ActivityDeps } from '../activities';
 import type { TranscriptStore } from '../store/transcript-store';
-import { McpClientPool } from '../mcp/pool';
+import { McpClientPool } from '../activities/mcp/pool';
 import { checkWorkspaceRoot, type WorkspaceHost } from '../activities/workspace/prepare';
 import { workflowBundle } from './workflow-bundle';
 import { RUNNER_VERSION } from '../common/version';

@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { BundleOptions, WorkflowBundle } from '@temporalio/worker';
-import { packageRoot } from './package-root';
+import { packageRoot } from '../host/package-root';
 
 export { packageRoot };
 

@@ -1,4 +1,4 @@
-import { patched, uuid4 } from '@temporalio/workflow';
+import { uuid4 } from '@temporalio/workflow';
 import type { HookEvent, HookOutcome, RunHooksInput } from '../common/hooks';
 import {
   DEFAULT_BLOCK_REASON,
@@ -7,9 +7,11 @@ import {
   LEGACY_STOP_HOOK_BLOCKS,
   hooksApply,
 } from '../common/hooks';
-import type { ToolPermission, ToolUseSummary } from '../common/tools';
+import type { ToolUseSummary } from '../common/tools';
+import type { HookPermission } from '../engine/permissions';
 import type { TurnInput } from '../common/turn';
 import { uninterruptible } from './interrupts';
+import { isPatched } from './patches';
 import type { TurnActivities } from './turn-activities';
 import type { TurnState } from './turn-state';
 import type { WorkspaceFollower } from './workspace';
@@ -26,19 +28,8 @@ export type HookStop = {
   success?: { result?: string | null; dropPrompt?: boolean };
 } | null;
 
-/** Patch id: matchers as Claude Code reads them (comma lists, unanchored regexes, SessionStart sources, PreCompact triggers). */
-export const HOOK_MATCHERS_PATCH = 'hook-matchers';
 /**
- * Patch id: a hook's own stop ends the turn in `success` (Claude Code's result and exit code: a
- * blocked prompt's notice, an empty result after a tool call, the last answer after Stop), a
- * blocked prompt leaves the conversation, and SessionStart's `continue: false` is ignored.
- */
-export const HOOK_STOPS_SUCCEED_PATCH = 'hook-stops-succeed';
-/** Patch id: Claude Code's Stop-hook block cap (8 blocks in a row go on, the 9th is overridden with a warning). */
-export const STOP_HOOK_CAP_PATCH = 'stop-hook-block-cap';
-
-/**
- * The turn's hooks (Claude Code's contract; see src/hooks/interpret.ts): each event whose
+ * The turn's hooks (Claude Code's contract; see src/activities/hooks/interpret.ts): each event whose
  * matchers apply runs as one `runHooks` activity on a worker, keyed by the event so that a replay
  * or retry never runs its hooks twice. History sees refs and small outcomes; hook input and
  * output (tool input, prompt, context) stay in the store. Events with no hook cost nothing.
@@ -60,7 +51,7 @@ export class HookRuns {
   applies(event: HookEvent, subject?: string): boolean {
     const hooks = this.input.options.hooks;
     if (!hooks?.matchers[event]?.length) return false;
-    return hooksApply(hooks, event, subject, !patched(HOOK_MATCHERS_PATCH));
+    return hooksApply(hooks, event, subject, !isPatched('hookMatchers'));
   }
 
   /**
@@ -110,7 +101,7 @@ export class HookRuns {
       return { terminalReason: 'hook_stopped', errors: outcome.configErrors.map((e) => HOOK_CONFIG_ERROR_PREFIX + e) };
     }
     if (!outcome?.stop) return null;
-    if (success && patched(HOOK_STOPS_SUCCEED_PATCH)) {
+    if (success && isPatched('hookStopsSucceed')) {
       return {
         terminalReason: success.terminalReason,
         errors: [outcome.stop.reason],
@@ -125,11 +116,11 @@ export class HookRuns {
     if (this.input.turnNumber <= 1 && this.applies('SessionStart', 'startup')) {
       const o = await this.run('SessionStart', 'SessionStart', { source: 'startup' }, true);
       // Claude Code does not stop for a SessionStart hook's `continue: false`; configuration errors still do.
-      const stop = o?.stop && !o.configErrors?.length && patched(HOOK_STOPS_SUCCEED_PATCH) ? null : this.stopOf(o);
+      const stop = o?.stop && !o.configErrors?.length && isPatched('hookStopsSucceed') ? null : this.stopOf(o);
       if (stop) return stop;
     }
     if (!this.applies('UserPromptSubmit')) return null;
-    if (!patched(HOOK_STOPS_SUCCEED_PATCH)) return this.legacyUserPromptSubmit();
+    if (!isPatched('hookStopsSucceed')) return this.legacyUserPromptSubmit();
     // A block or a stop is told by a notice line (its text is the result): a blocked prompt's
     // notice hangs where the prompt did, since the prompt leaves the conversation.
     const notice = { uuid: uuid4(), parentUuid: this.state.leaf, blockedParentUuid: this.input.parentUuid };
@@ -166,16 +157,15 @@ export class HookRuns {
   }
 
   /**
-   * PreToolUse: the hooks' verdict combined with the permission the rules gave. A hook's deny
-   * wins; its allow skips the mode's question but not a deny rule; its ask (nobody to ask yet)
-   * denies with the hook's reason. Returns the permission, the ref of a changed input, and a stop.
+   * PreToolUse: the hooks' verdict on one call (deny, ask, allow, or none), its text for the
+   * model, the ref of a changed input, and a stop. The turn weighs the verdict against the rules
+   * and the mode by the one order of precedence (src/engine/permission-precedence.ts).
    */
   async preToolUse(
     use: ToolUseSummary,
     assistantUuid: string,
-    base: ToolPermission,
-  ): Promise<{ permission: ToolPermission; inputRef?: string; stop: HookStop }> {
-    if (!this.applies('PreToolUse', use.name)) return { permission: base, stop: null };
+  ): Promise<{ hook: HookPermission; inputRef?: string; stop: HookStop }> {
+    if (!this.applies('PreToolUse', use.name)) return { hook: { decision: 'none' }, stop: null };
     const o = await this.run(
       'PreToolUse',
       `PreToolUse/${use.id}`,
@@ -189,29 +179,25 @@ export class HookRuns {
       case 'deny':
       case 'block':
         return {
-          permission: {
-            behavior: 'deny',
+          hook: {
+            decision: 'deny',
             message: `PreToolUse:${use.name} hook error: ${o.reason ?? DEFAULT_BLOCK_REASON}`,
-            reason: 'hook',
           },
           stop,
         };
       case 'ask':
         return {
-          permission: {
-            behavior: 'deny',
+          hook: {
+            decision: 'ask',
             message: o.reason ?? `A PreToolUse hook asked for approval of ${use.name}, and no one could give it.`,
-            reason: 'hook_ask',
           },
+          ...inputRef,
           stop,
         };
-      case 'allow': {
-        if (base.behavior === 'deny' && base.reason === 'rule') return { permission: base, ...inputRef, stop };
-        if (base.behavior === 'checkCommand') return { permission: { ...base, allow: null }, ...inputRef, stop };
-        return { permission: { behavior: 'allow' }, ...inputRef, stop };
-      }
+      case 'allow':
+        return { hook: { decision: 'allow' }, ...inputRef, stop };
       default:
-        return { permission: base, ...inputRef, stop };
+        return { hook: { decision: 'none' }, ...inputRef, stop };
     }
   }
 
@@ -238,7 +224,7 @@ export class HookRuns {
     if (!this.applies('Stop')) return { goOn: false, stop: null };
     const d = this.state.data;
     const blocks = d.stopHookBlocks ?? 0;
-    const claudeCap = patched(STOP_HOOK_CAP_PATCH);
+    const claudeCap = isPatched('stopHookBlockCap');
     const cap = this.input.options.hooks?.stopBlockCap ?? DEFAULT_STOP_HOOK_BLOCK_CAP;
     if (!claudeCap && blocks >= LEGACY_STOP_HOOK_BLOCKS) return { goOn: false, stop: null };
     // This run's block would be one too many: it runs and its feedback is recorded (as in Claude

@@ -2,7 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { WorkspaceRef } from '../common/workspace';
 import type { SessionState, SubmitRequest, SubmitResponse } from '../common/session';
 import type { TurnProgress, TurnSpend } from '../common/turn';
-import type { TurnLimits } from '../engine/limits';
+import type { TurnLimits } from '../common/limits';
 import type { PoolStatus } from '../engine/budget-pool';
 
 /** A `setLimits` patch: a number sets a limit, `null` removes it, absent keeps it. */

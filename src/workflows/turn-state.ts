@@ -11,7 +11,7 @@ import { capReadFileState } from '../engine/read-file-state';
 import type { SuccessInput } from '../engine/success';
 import { newTokenBudgetTracker } from '../engine/token-budget';
 import { contextTokensOf } from '../engine/compaction';
-import type { StructuredOutputProgress } from '../engine/structured-output';
+import type { StructuredOutputProgress } from '../common/structured-output';
 import { newStructuredOutputProgress, recordStructuredOutputCalls } from '../engine/structured-output';
 import type { PoolMember } from './pool-member';
 import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findTemporalCli } from '../../src/worker/dev-server';
+import { findTemporalCli } from '../../src/host/dev-server';
 import { ensureClaudeCode } from './install';
 import type { ScriptedModel, StreamMessage } from './run';
 import { RUNNER_BIN, baseEnv, createRepo, ensureRunnerBuilt, promptFor, startScriptedModel } from './run';

@@ -16,7 +16,7 @@ import { listSessions } from '../../src/client/list';
 import { repeatedCompletedCalls } from '../../src/fake-model';
 import type { Responder, StepSpec } from '../../src/fake-model';
 import { firstUserText } from '../../src/fake-model/request';
-import { turnWorkflowId } from '../../src/workflows/ids';
+import { turnWorkflowId } from '../../src/common/ids';
 import { makeRepo, startRunnerEnv, temporalAddress } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
 import { startWorkerProcess } from '../helpers/worker-process';
@@ -371,8 +371,13 @@ describe('agent-runner batch', () => {
     const again = await run();
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('NOTHING RAN. All 2 tasks had finished in an earlier run of this batch');
-    expect(again.stderr).toMatch(/to run every task again as a new batch: +agent-runner batch \S+ --batch-id /);
-    expect(again.stderr).toMatch(/to run again only the 1 that failed: +agent-runner batch \S+ --retry-failed/);
+    // The suggested commands carry every flag of the run (here --out and --progress).
+    expect(again.stderr).toMatch(
+      /to run every task again as a new batch: +agent-runner batch \S+ --out \S+ --progress lines --batch-id \S+-2 /,
+    );
+    expect(again.stderr).toMatch(
+      /to run again only the 1 that failed: +agent-runner batch \S+ --out \S+ --progress lines --retry-failed/,
+    );
     expect(again.stderr).toContain('(finished earlier, not run again)');
 
     writeFileSync(fixed, '');
@@ -383,11 +388,31 @@ describe('agent-runner batch', () => {
     expect(retry.results.get('good')?.session_id).toBe(first.results.get('good')?.session_id);
     expect(retry.stderr).toContain('bad: failed in an earlier run; retrying as a new session');
     expect(retry.stderr).toContain('1 of 2 tasks had finished in an earlier run of this batch and were not run again');
+    // The failed first attempt's spend stays the task's: on its result line and in the summary's total.
+    const badFirst = first.results.get('bad')!;
+    expect(badFirst.total_cost_usd).toBeGreaterThan(0);
+    expect(retry.results.get('bad')?.earlier_attempts).toEqual([
+      {
+        session_id: badFirst.session_id,
+        subtype: 'error_max_turns',
+        num_turns: badFirst.num_turns,
+        total_cost_usd: badFirst.total_cost_usd,
+        total_cost_usd_known: true,
+      },
+    ]);
+    const spent = [retry.results.get('good'), retry.results.get('bad')].reduce(
+      (sum, r) => sum + (r?.total_cost_usd ?? 0),
+      badFirst.total_cost_usd,
+    );
+    const total = (out: string): string | undefined => /^2 tasks: .* · \$(\d+\.\d{4}) · /m.exec(out)?.[1];
+    expect(total(retry.stdout)).toBe(spent.toFixed(4));
 
     const settled = await run();
     expect(settled.code).toBe(0);
     expect(settled.results.get('bad')?.session_id).toBe(retry.results.get('bad')?.session_id);
     expect(settled.stderr).toContain('NOTHING RAN');
     expect(settled.stderr).not.toContain('--retry-failed');
+    expect(settled.results.get('bad')?.earlier_attempts).toEqual(retry.results.get('bad')?.earlier_attempts);
+    expect(total(settled.stdout)).toBe(spent.toFixed(4));
   });
 });

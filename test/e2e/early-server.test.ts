@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readServerState } from '../../src/client/server-state';
+import { readServerState } from '../../src/host/server-state';
 import { BIN, runCli } from '../helpers/cli';
 import { isProcessAlive, waitUntil } from '../helpers/processes';
 

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModelServer, type FakeModelServer } from '../../src/fake-model';
-import { findTemporalCli } from '../../src/worker/dev-server';
+import { findTemporalCli } from '../../src/host/dev-server';
 
 jest.setTimeout(600_000);
 

@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { POOL_QUERY_MS, ensureBudgetPool } from '../../src/client/budget-pool';
-import { budgetPoolWorkflowId } from '../../src/workflows/ids';
+import { budgetPoolWorkflowId } from '../../src/common/ids';
 import { CONTROL_QUERY_MS } from '../../src/client/query-deadline';
 import { installRuntimeLogging } from '../../src/worker/logging';
 import { runCli } from '../helpers/cli';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startFakeModelServer, type FakeModelServer } from '../../src/fake-model';
-import { readServerState } from '../../src/client/server-state';
+import { readServerState } from '../../src/host/server-state';
 import { BIN, runCli, startCli } from '../helpers/cli';
 import { isProcessAlive, waitUntil } from '../helpers/processes';
 import { makeRepo } from '../helpers/runner-env';

@@ -37,7 +37,7 @@ async function runAndTrace(args: string[], env: NodeJS.ProcessEnv) {
 const has = (mods: string[], re: RegExp): string[] => mods.filter((m) => re.test(m));
 const TEMPORAL = /node_modules\/@temporalio\//;
 const WORKER_SIDE =
-  /node_modules\/(@temporalio\/worker|@temporalio\/core-bridge|webpack|@anthropic-ai\/sdk|pg)\/|dist\/src\/(worker\/(worker|dev-server|workflow-bundle|logging)|activities\/)/;
+  /node_modules\/(@temporalio\/worker|@temporalio\/core-bridge|webpack|@anthropic-ai\/sdk|pg)\/|dist\/src\/(worker\/(worker|workflow-bundle|logging)|host\/dev-server|activities\/)/;
 
 describe('agent-runner start-up', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'dar-startup-'));

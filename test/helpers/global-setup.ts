@@ -1,4 +1,4 @@
-import { findTemporalCli, startDevServer } from '../../src/worker/dev-server';
+import { findTemporalCli, startDevServer } from '../../src/host/dev-server';
 import { SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
 import { startEmbeddedPostgres } from '../../src/store/postgres/embedded-server';
 import { mkdtempSync } from 'node:fs';

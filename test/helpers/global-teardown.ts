@@ -1,4 +1,4 @@
-import type { DevServer } from '../../src/worker/dev-server';
+import type { DevServer } from '../../src/host/dev-server';
 import type { EmbeddedPostgresServer } from '../../src/store/postgres/embedded-server';
 
 export default async function globalTeardown(): Promise<void> {

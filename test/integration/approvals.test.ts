@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RUNNING_SESSION_QUERY_MS, listApprovals } from '../../src/client/approvals';
 import type { SDKMessage } from '../../src/common/sdk-messages';
 import { SA } from '../../src/common/search-attributes';
-import { sessionWorkflowId } from '../../src/workflows/ids';
+import { sessionWorkflowId } from '../../src/common/ids';
 import { BIN, runCli } from '../helpers/cli';
 import type { RunnerEnv } from '../helpers/runner-env';
 import { makeRepo, startRunnerEnv, testTurnOptions } from '../helpers/runner-env';

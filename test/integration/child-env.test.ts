@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { findTemporalCli, startDevServer, type DevServer } from '../../src/worker/dev-server';
+import { findTemporalCli, startDevServer, type DevServer } from '../../src/host/dev-server';
 
 jest.setTimeout(120_000);
 

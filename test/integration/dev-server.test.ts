@@ -18,7 +18,7 @@ import {
   startDevServer,
   writeServerState,
   type DevServer,
-} from '../../src/worker/dev-server';
+} from '../../src/host/dev-server';
 import { isProcessAlive } from '../helpers/processes';
 
 jest.setTimeout(120_000);
@@ -257,7 +257,7 @@ async function runInChildProcess(
   dataDir: string,
   hold = false,
 ): Promise<{ pid: number; address: string; child: ReturnType<typeof spawn> }> {
-  const built = path.join(REPO_ROOT, 'dist', 'src', 'worker', 'dev-server.js');
+  const built = path.join(REPO_ROOT, 'dist', 'src', 'host', 'dev-server.js');
   if (!fs.existsSync(built)) throw new Error(`${built} is missing: run npm run build`);
   const script = `
     const ds = require(${JSON.stringify(built)});

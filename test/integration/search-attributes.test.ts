@@ -19,7 +19,7 @@ import { SA, SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
 import type { SDKMessage, SDKResultMessage } from '../../src/common/sdk-messages';
 import { loadConfig } from '../../src/config';
 import { JsonlTranscriptStore } from '../../src/store/jsonl-store';
-import { findTemporalCli, startDevServer } from '../../src/worker/dev-server';
+import { findTemporalCli, startDevServer } from '../../src/host/dev-server';
 import { createRunnerWorker } from '../../src/worker/worker';
 import { makeRepo, startRunnerEnv, temporalAddress, testTurnOptions } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';

@@ -7,15 +7,15 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadConfig } from '../../src/config';
-import { adoptOrStopOrphan, findTemporalCli } from '../../src/worker/dev-server';
-import { openRuntime } from '../../src/worker/runtime';
-import { acquireServerLock, EmbeddedServerBusyError, readServerLock } from '../../src/worker/server-lock';
+import { adoptOrStopOrphan, findTemporalCli } from '../../src/host/dev-server';
+import { openRuntime } from '../../src/host/runtime';
+import { acquireServerLock, EmbeddedServerBusyError, readServerLock } from '../../src/host/server-lock';
 import { isProcessAlive, waitUntil } from '../helpers/processes';
 
 jest.setTimeout(180_000);
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
-const BUILT = (m: string): string => path.join(REPO_ROOT, 'dist', 'src', 'worker', `${m}.js`);
+const BUILT = (m: string): string => path.join(REPO_ROOT, 'dist', 'src', 'host', `${m}.js`);
 
 /** Pids of `temporal server start-dev` processes on `dbPath`. */
 function devServersOn(dbPath: string): number[] {

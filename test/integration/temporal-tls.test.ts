@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import { Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { loadConfig } from '../../src/config';
-import { temporalConnectionOptions } from '../../src/client/temporal-connection';
+import { temporalConnectionOptions } from '../../src/connection/temporal-connection';
 import { runCli } from '../helpers/cli';
 import { temporalAddress } from '../helpers/runner-env';
 import { makeTestPki, startTlsProxy, type TestPki, type TlsProxy } from '../helpers/tls';

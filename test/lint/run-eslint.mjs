@@ -1,5 +1,5 @@
 // Runs ESLint with the project's config outside jest (whose VM cannot load an ESM config file).
-// stdin: {"cases": [{"rule", "filePath", "code"?, "noTypes"?}]}; stdout: one array of messages per case
+// stdin: {"cases": [{"rule" (a rule id or a list of them), "filePath", "code"?, "noTypes"?}]}; stdout: one array of messages per case
 // ("<ruleId>: <message>"). A case without `code` lints the file on disk (ignores off).
 import { ESLint } from 'eslint';
 
@@ -23,7 +23,7 @@ for (const c of input.cases) {
           ],
         }
       : {}),
-    ruleFilter: ({ ruleId }) => ruleId === c.rule,
+    ruleFilter: ({ ruleId }) => [c.rule].flat().includes(ruleId),
   });
   const [result] =
     c.code === undefined

@@ -11,7 +11,7 @@
 import type { Billing, TranscriptEntry } from '../../common/transcript';
 import type { Usage } from '../../common/usage';
 import { addUsage, emptyUsage } from '../../common/usage';
-import type { ModelPrice } from '../../engine/cost';
+import type { ModelPrice } from '../../common/usage';
 import { costOfUsage } from '../../engine/cost';
 import { attemptUsageKey } from '../../store/transcript-store';
 import type { ModelAttemptUsage, TranscriptStore } from '../../store/transcript-store';

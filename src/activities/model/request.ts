@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ContextAttachment } from '../../common/context';
 import type { TranscriptEntry } from '../../common/transcript';
-import { renderAttachment, renderEnvironmentUpdate } from '../../context/render';
+import { renderAttachment, renderEnvironmentUpdate } from '../context/render';
 import { recordedShellCwd } from '../shell-cwd';
 
 type MessageParam = Anthropic.MessageParam;

@@ -1,6 +1,6 @@
 /**
  * The runner's default system prompt (our own words). It is the same for every session (no
- * paths, dates or platform: those travel in the session's stored context, see src/context), so
+ * paths, dates or platform: those travel in the session's stored context, see src/activities/context), so
  * the prompt cache serves it across calls and sessions alike.
  */
 export const DEFAULT_SYSTEM_PROMPT = [

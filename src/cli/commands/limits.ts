@@ -1,9 +1,9 @@
 import type { Config } from '../../config';
 import { budgetPoolExists, budgetPoolState, setBudgetPoolLimit } from '../../client/budget-pool';
 import { SessionNotFoundError, sessionStatus, setSessionLimits } from '../../client/session-control';
-import type { ClientRuntime as Runtime } from '../../client/connection';
+import type { ClientRuntime as Runtime } from '../../connection/connect';
 import type { LimitPatch } from '../../workflows/messages';
-import { budgetPoolWorkflowId, sessionWorkflowId } from '../../workflows/ids';
+import { budgetPoolWorkflowId, sessionWorkflowId } from '../../common/ids';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { EXIT } from '../output';
 import type { ControlIo } from '../control';

@@ -1,9 +1,9 @@
 import type { Config } from '../../config';
 import { listSessions } from '../../client/list';
 import type { SessionRow } from '../../client/list';
-import { connectClient, findServer } from '../../client/connection';
+import { connectClient, findServer } from '../../connection/connect';
 import { tildify } from '../../client/session-metadata';
-import { serverLockHolder } from '../../worker/server-lock';
+import { serverLockHolder } from '../../host/server-lock';
 import { EXIT } from '../output';
 import { UsageError } from '../turn-options';
 

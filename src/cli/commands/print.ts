@@ -4,14 +4,14 @@ import { existsSync, statSync } from 'node:fs';
 import type { Config } from '../../config';
 import type { SDKMessage, SDKResultMessage } from '../../common/sdk-messages';
 import type { QueryEngine } from '../../client/query-engine';
-import type { Runtime } from '../../worker/runtime';
+import type { Runtime } from '../../host/runtime';
 import type { InputFormat, OutputFormat } from '../output';
 import { EXIT, describeMessage, exitCodeFor, textOutput, workspaceMoveNotice } from '../output';
 import type { TurnFlags } from '../turn-options';
 import { UsageError, positiveNumber, turnOptionsFrom } from '../turn-options';
 import { unenforceableBudget } from '../budget-prices';
 import { applySettings } from '../settings-options';
-import type { LoadedSettings } from '../../settings';
+import type { LoadedSettings } from '../../config-files';
 import { promptFromInput } from '../stdin';
 import type { McpFlags } from '../mcp-options';
 import { mcpConfigFromFlags, toolActivityBoundFor } from '../mcp-options';
@@ -189,16 +189,15 @@ export async function runPrint(
   // it boots while the client code below loads (about 400 ms).
   const mode = serverModeOptions(flags);
   if (mode.daemon) {
-    const { startBackgroundServerEarly } = await import('../early-server');
+    const { startBackgroundServerEarly } = await import('../../host/early-server');
     await startBackgroundServerEarly(config, mode.configPath, process.env);
   }
-  const [{ QueryEngine }, { openRuntime }, { budgetPoolExists }, { storeMcpConfig }, { storeHooksConfig }] =
+  const [{ QueryEngine }, { openRuntime }, { budgetPoolExists }, { storeMcpConfig, storeHooksConfig }] =
     await Promise.all([
       import('../../client/query-engine'),
-      import('../../worker/runtime'),
+      import('../../host/runtime'),
       import('../../client/budget-pool'),
-      import('../../mcp/store'),
-      import('../../hooks/activity'),
+      import('../../client/stored-config'),
     ]);
   const log = flags.verbose || flags.outputFormat === 'text' ? (l: string) => io.stderr(l) : () => undefined;
   const rt = await openRuntime({
@@ -283,6 +282,8 @@ export async function runPrint(
         notice: (l) => io.stderr(l),
         onUnreachable: () => rt.recover(),
       },
+      // A turn that shows nothing new for a few seconds: what it waits for, on stderr.
+      stallNotice: (l) => io.stderr(l),
       onWarning: (w) => io.stderr(`agent-runner: ${w}`),
       includePartialMessages: flags.includePartialMessages === true && flags.outputFormat === 'stream-json',
       replayUserMessages: flags.replayUserMessages === true,

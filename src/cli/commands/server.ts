@@ -4,11 +4,12 @@
  */
 import { resolve } from 'node:path';
 import type { Config } from '../../config';
-import { isPidAlive, readLiveServerState, readServerState } from '../../client/server-state';
-import type { ServerState } from '../../client/server-state';
-import { readServerLock, serverLockHolder } from '../../worker/server-lock';
+import { isPidAlive, readLiveServerState, readServerState } from '../../host/server-state';
+import type { ServerState } from '../../host/server-state';
+import { readServerLock, serverLockHolder } from '../../host/server-lock';
 import type { ControlIo } from '../control';
 import { kvTable } from '../control';
+import { describeRunner, runnerDiffers, runnerIdentity } from '../../host/runner-build';
 import { EXIT } from '../output';
 
 function ago(iso: string | undefined): string {
@@ -53,11 +54,25 @@ export async function runServerStatus(config: Config, flags: { json?: boolean },
   }
   const turns = await runningTurns(config, live);
   if (flags.json) {
-    io.stdout(JSON.stringify({ running: true, dataDir: config.dataDir, runningTurns: turns, ...live }));
+    io.stdout(
+      JSON.stringify({
+        running: true,
+        dataDir: config.dataDir,
+        runningTurns: turns,
+        ...live,
+        client: runnerIdentity(),
+        versionMatches: !runnerDiffers(live.runner),
+      }),
+    );
     return EXIT.success;
   }
+  const me = runnerIdentity();
   const rows: Array<[string, string]> = [
     ['server', `running (${live.mode ?? 'foreground'})`],
+    [
+      'version',
+      `${describeRunner(live.runner)}${runnerDiffers(live.runner, me) ? ` (this client is ${describeRunner(me)}: a run restarts the server when it is idle)` : ''}`,
+    ],
     ['Temporal', `${live.address} (dev server pid ${live.pid})`],
     ['Web UI', live.uiUrl ?? '- (headless)'],
     ['process', `pid ${live.ownerPid ?? '?'}, started ${live.startedAt ?? '?'}${ago(live.startedAt)}`],
@@ -117,14 +132,14 @@ export async function runServerStop(config: Config, io: ControlIo): Promise<numb
   // A dev server whose owner is gone (killed where no parent-death signal exists): stop it too.
   const lock = readServerLock(config.dataDir);
   if (lock?.devServerPid && !isPidAlive(lock.ownerPid)) {
-    const { stopDevServerProcess } = await import('../../worker/dev-server');
+    const { stopDevServerProcess } = await import('../../host/dev-server');
     const dbPath = config.devServer.dbFilename === null ? null : resolve(config.dataDir, config.devServer.dbFilename);
     if (isPidAlive(lock.devServerPid) && (await stopDevServerProcess(lock.devServerPid, dbPath))) {
       io.stderr(`stopped the orphaned Temporal dev server (pid ${lock.devServerPid})`);
       stopped = true;
     }
   }
-  const { clearServerState } = await import('../../client/server-state');
+  const { clearServerState } = await import('../../host/server-state');
   if (ownerPid === undefined || !isPidAlive(ownerPid)) clearServerState(config.dataDir);
   io.stdout(
     stopped

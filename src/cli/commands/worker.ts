@@ -1,15 +1,16 @@
 import type { Config } from '../../config';
-import { openRuntime } from '../../worker/runtime';
-import type { Runtime } from '../../worker/runtime';
+import { openRuntime } from '../../host/runtime';
+import type { Runtime } from '../../host/runtime';
 import { UsageError } from '../usage-error';
-import type { SparePool } from '../../worker/spare-pool';
+import type { SparePool } from '../../host/spare-pool';
 
 /**
  * `agent-runner worker`: runs a worker for a configured server (`temporal.address` or a running
  * `agent-runner server`) until SIGINT/SIGTERM, then shuts down gracefully.
  */
 export async function runWorker(config: Config, log: (l: string) => void): Promise<number> {
-  const rt = await openRuntime({ config, worker: true, log });
+  // Temporal or the store down at start: the worker waits for them (as a running worker does).
+  const rt = await openRuntime({ config, worker: true, log, notice: log, waitForServices: true });
   if (rt.mode === 'embedded') {
     await rt.close();
     throw new UsageError(
@@ -43,8 +44,8 @@ export interface ServerFlags {
  */
 export async function runServer(config: Config, log: (l: string) => void, flags: ServerFlags): Promise<number> {
   const { writeServerState, clearServerState, readServerState, readLastAddress, writeLastAddress } =
-    await import('../../client/server-state');
-  const { EmbeddedServerBusyError } = await import('../../worker/server-lock');
+    await import('../../host/server-state');
+  const { EmbeddedServerBusyError } = await import('../../host/server-lock');
   const background = flags.background === true;
   // The run that spawned this server before loading its code (bin/agent-runner).
   const spawnedBy = Number(process.env['AGENT_RUNNER_SPAWNED_BY']) || undefined;
@@ -53,14 +54,15 @@ export async function runServer(config: Config, log: (l: string) => void, flags:
   // The last address, from server.json, the lock record (after a crash) or server.last (after
   // `server stop`, which removes the other two): clients waiting through the restart reconnect to
   // the same address.
-  const { readServerLock } = await import('../../worker/server-lock');
+  const { readServerLock } = await import('../../host/server-lock');
   const previousAddress =
     readServerState(config.dataDir)?.address ??
     readServerLock(config.dataDir)?.address ??
     readLastAddress(config.dataDir) ??
     null;
   const previousPort = previousAddress ? Number(previousAddress.slice(previousAddress.lastIndexOf(':') + 1)) : 0;
-  const { workerEnvFingerprint } = await import('../../worker/background');
+  const { workerEnvFingerprint } = await import('../../host/background');
+  const { runnerIdentity } = await import('../../host/runner-build');
   // Recorded as soon as the dev server answers: clients start their turns while the worker loads
   // (their workflow tasks wait on the task queue until it polls).
   const record = (devServer: NonNullable<Runtime['devServer']>): void => {
@@ -73,6 +75,7 @@ export async function runServer(config: Config, log: (l: string) => void, flags:
       mode: background ? 'background' : 'foreground',
       ...(background ? { idleTimeoutMs: config.devServer.idleTimeoutMs } : {}),
       workerEnv: workerEnvFingerprint(config, process.env),
+      runner: runnerIdentity(),
     });
   };
   let rt: Runtime;
@@ -104,7 +107,7 @@ export async function runServer(config: Config, log: (l: string) => void, flags:
   );
   let spares: SparePool | null = null;
   if (config.devServer.spareClients > 0) {
-    const { startSparePool } = await import('../../worker/spare-pool');
+    const { startSparePool } = await import('../../host/spare-pool');
     try {
       spares = await startSparePool({
         dataDir: config.dataDir,
@@ -120,7 +123,7 @@ export async function runServer(config: Config, log: (l: string) => void, flags:
   const stop = new AbortController();
   if (background) {
     stamp(`data directory ${config.dataDir}; stops after ${config.devServer.idleTimeoutMs} ms idle`);
-    const { watchIdle } = await import('../../worker/background');
+    const { watchIdle } = await import('../../host/background');
     void watchIdle(
       {
         client: rt.client,

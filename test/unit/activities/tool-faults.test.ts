@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { classifyToolError, isTransientToolError, toolFaultMessage } from '../../../src/activities/tool-faults';
 import { git } from '../../../src/activities/workspace/git';
-import { realPathOf } from '../../../src/permissions/real-path';
+import { realPathOf } from '../../../src/activities/permissions/real-path';
 import { MAX_TOOL_FAULT_CHARS, ToolErrorType } from '../../../src/common/tools';
 
 /** The error a call throws (fails the test when it does not throw). */

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readPromptFile, splitToolList, turnOptionsFrom, UsageError } from '../../../src/cli/turn-options';
-import { SettingsError } from '../../../src/settings';
+import { SettingsError } from '../../../src/config-files';
 
 const config = loadConfig({ env: {} });
 

@@ -22,6 +22,8 @@ const WORKER_SIDE = [
   /node_modules\/webpack\//,
   /node_modules\/@anthropic-ai\/sdk\//,
   /dist\/src\/worker\//,
+  // The local-server wiring, but for the state file the client reads.
+  /dist\/src\/host\/(?!server-state\.js$)/,
   /dist\/src\/activities\//,
 ];
 

@@ -8,7 +8,7 @@ import { toolsForModel } from '../../../../src/activities/tools/registry';
 import { createLoadSession } from '../../../../src/activities/transcript';
 import type { CallModelInput } from '../../../../src/common/model';
 import type { TranscriptEntry } from '../../../../src/common/transcript';
-import type { ModelPrice } from '../../../../src/engine/cost';
+import type { ModelPrice } from '../../../../src/common/usage';
 import { billedUsage, startFakeModelServer } from '../../../../src/fake-model';
 import type { FakeModelServer, Responder } from '../../../../src/fake-model';
 import { JsonlTranscriptStore } from '../../../../src/store';

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { recordOrigin, repoOf, storeSnapshot } from '../../../../src/activities/workspace/snapshot';
-import { gitStatusSnapshot } from '../../../../src/context/git-status';
+import { gitStatusSnapshot } from '../../../../src/activities/context/git-status';
 import { safeGitEnvironment } from '../../../../src/env/git-env';
 import { JsonlTranscriptStore } from '../../../../src/store';
 

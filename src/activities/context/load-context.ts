@@ -1,0 +1,84 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { ContextAttachment, LoadContextInput, LoadContextSummary, MemoryFile } from '../../common/context';
+import { ContextErrorType } from '../../common/context';
+import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/transcript';
+import type { TranscriptEntry } from '../../common/transcript';
+import { MemoryImportCycleError } from '../../config-files/memory-files';
+import { loadSessionContext } from './session-context';
+import { getContextContent, MissingContextContentError } from '../../store/context-content';
+import type { TranscriptStore } from '../../store/transcript-store';
+
+function summaryOf(entry: TranscriptEntry, replayed: boolean, warnings: number): LoadContextSummary {
+  const attachments = (entry.attachments ?? []) as unknown as ContextAttachment[];
+  const instructions = attachments.find((a) => a.type === 'instructions');
+  return {
+    uuid: entry.uuid,
+    memoryFiles: instructions?.type === 'instructions' ? instructions.files.length : 0,
+    warnings,
+    replayed,
+  };
+}
+
+/**
+ * Creates `loadContext`: on the worker, where the working tree is, reads the session's memory
+ * files, a git status snapshot and the environment, and writes them as one `attachment` line
+ * after the first prompt (the request builder renders it into every call of the session).
+ * Idempotent by the line's uuid: a retry returns what the store holds. Warnings go to the worker
+ * log (the CLI shows the same ones before it starts).
+ * @throws ApplicationFailure `ContextError.MemoryImportCycle` (non-retryable) naming the files.
+ */
+export function createLoadContext(store: TranscriptStore): (input: LoadContextInput) => Promise<LoadContextSummary> {
+  return async function loadContext(input: LoadContextInput): Promise<LoadContextSummary> {
+    const existing = await store.get(input.sessionId, input.uuid);
+    if (existing) return summaryOf(existing, true, 0);
+    let userMemory: MemoryFile[] = [];
+    if (input.userMemoryKey !== undefined) {
+      try {
+        userMemory = JSON.parse(await getContextContent(store, input.sessionId, input.userMemoryKey)) as MemoryFile[];
+      } catch (err) {
+        if (!(err instanceof MissingContextContentError)) throw err;
+        throw ApplicationFailure.create({
+          type: ContextErrorType.MissingContent,
+          nonRetryable: true,
+          message: err.message,
+        });
+      }
+    }
+    let loaded;
+    try {
+      loaded = await loadSessionContext({
+        cwd: input.cwd,
+        model: input.model,
+        ...(input.settingSources ? { sources: input.settingSources } : {}),
+        userMemory,
+        gitStatus: input.gitStatus,
+      });
+    } catch (err) {
+      if (err instanceof MemoryImportCycleError) {
+        throw ApplicationFailure.create({
+          type: ContextErrorType.MemoryImportCycle,
+          nonRetryable: true,
+          message: err.message,
+        });
+      }
+      throw err;
+    }
+    const ctx = Context.current();
+    for (const w of loaded.warnings) ctx.log.warn(w, { sessionId: input.sessionId });
+    const entry: TranscriptEntry = {
+      v: TRANSCRIPT_SCHEMA_VERSION,
+      type: 'attachment',
+      uuid: input.uuid,
+      parentUuid: input.parentUuid,
+      sessionId: input.sessionId,
+      timestamp: new Date().toISOString(),
+      turnId: ctx.info.workflowExecution?.workflowId ?? '',
+      attachments: loaded.attachments as unknown as TranscriptEntry['attachments'],
+      settingSources: input.settingSources ?? ['user', 'project', 'local'],
+    };
+    // First writer wins: a superseded attempt that wrote meanwhile decides what is stored.
+    const written = await store.append(entry);
+    const stored = written ? entry : ((await store.get(input.sessionId, input.uuid)) ?? entry);
+    return summaryOf(stored, !written, loaded.warnings.length);
+  };
+}
