@@ -247,7 +247,9 @@ export function rerunNotice(
   const retry = commandLine(withoutFlags(argv, ['--retry-failed']), ['--retry-failed']);
   const how = [
     `  to run every task again as a new batch:  ${fresh} (any new id)`,
-    ...(failedEarlier > 0 && !flags.retryFailed ? [`  to run again only the ${failedEarlier} that failed:  ${retry}`] : []),
+    ...(failedEarlier > 0 && !flags.retryFailed
+      ? [`  to run again only the ${failedEarlier} that failed:  ${retry}`]
+      : []),
   ];
   if (earlier === total) {
     return [
