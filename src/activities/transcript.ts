@@ -70,9 +70,14 @@ export function isPromptLine(e: TranscriptEntry): boolean {
  * The leaf of a stored conversation: the last line (file order) that no other line names as
  * its parent and whose chain is whole. Parallel tool results may be written out of order, so
  * file order alone is wrong; and lines written ahead of the line they hang from (a compaction cut
- * short before its boundary was written) are not a conversation to continue.
+ * short before its boundary was written) are not a conversation to continue. The lines of a turn
+ * whose prompt a UserPromptSubmit hook blocked are left out.
  */
-export function findLeaf(entries: readonly TranscriptEntry[]): string | null {
+export function findLeaf(all: readonly TranscriptEntry[]): string | null {
+  // A turn whose prompt a hook blocked left the conversation: its lines are not candidates, nor
+  // parents (the conversation goes on from before its prompt).
+  const dropped = new Set(all.filter((e) => e.dropsTurn && e.turnId).map((e) => e.turnId));
+  const entries = dropped.size ? all.filter((e) => e.turnId === undefined || !dropped.has(e.turnId)) : all;
   const byUuid = new Map(entries.map((e) => [e.uuid, e]));
   const parents = new Set(entries.map((e) => e.parentUuid).filter((p): p is string => p !== null));
   const whole = (e: TranscriptEntry): boolean => {

@@ -249,11 +249,15 @@ See docs/batch.md.`,
       const flags = cmd.optsWithGlobals<BatchFlags>();
       const { runBatchCommand } = await import('./commands/batch');
       setExit(
-        await runBatchCommand(await config(program), file, flags, {
-          stdout: out,
-          stderr: err,
-          progressStream: process.stderr,
-        }),
+        await runBatchCommand(
+          await config(program),
+          file,
+          flags,
+          { stdout: out, stderr: err, progressStream: process.stderr },
+          // The command line as typed (after `agent-runner`): suggested re-runs repeat every flag.
+          // Commander keeps the parsed argv in `rawArgs` (not in its typings).
+          ((program as Command & { rawArgs?: string[] }).rawArgs ?? process.argv).slice(2),
+        ),
       );
     });
   program

@@ -49,6 +49,7 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
     };
     return m;
   }
+  if (e.type === 'system' && e.subtype === 'informational') return informationalMessage(e);
   if (!e.message) return null;
   if (e.type === 'assistant') {
     const m: SDKAssistantMessage = {
@@ -69,6 +70,7 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
       parent_tool_use_id: null,
       ...(e.toolUseResult !== undefined ? { tool_use_result: e.toolUseResult } : {}),
       ...(e.isMeta ? { isSynthetic: true } : {}),
+      ...(e.refusedMessageId !== undefined ? { refused_message_id: e.refusedMessageId } : {}),
       timestamp: e.timestamp,
     };
     return m;
@@ -87,9 +89,18 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
   const whole = entryToSdkMessage(e);
   if (whole?.type === 'user') {
     const denied = permissionDenied(e);
-    // Claude Code follows a Stop hook's feedback with a notification.
-    if (e['hookEvent'] === 'Stop') return [whole, stopHookNotification(e)];
+    if (e.isMeta && typeof e['hookEvent'] === 'string' && e['hookEvent'] !== 'Stop') {
+      // Hook context for the model (PostToolUse, SessionStart, UserPromptSubmit): Claude Code
+      // does not stream it.
+      return [];
+    }
+    // Claude Code follows the first Stop hook feedback of a turn with a notification.
+    if (e['hookEvent'] === 'Stop') return e['stopHookActive'] === true ? [whole] : [whole, stopHookNotification(e)];
     return denied ? [denied, whole] : [whole];
+  }
+  if (whole && e.type === 'system' && e.subtype === 'informational') {
+    const n = notificationOf(e);
+    return n ? [whole, n] : [whole];
   }
   if (!whole || whole.type !== 'assistant') return whole ? [whole] : [];
   const msg = whole.message;
@@ -146,6 +157,41 @@ function withMcpMeta(m: SDKAssistantMessage, blocks: readonly unknown[]): SDKAss
   return meta.length ? { ...m, tool_use_meta: meta } : m;
 }
 
+/**
+ * A `system`/`informational` line (a notice the runner shows the caller, not the model: a
+ * refusal note, the Stop-hook cap, a prompt a hook blocked) as Claude Code streams it.
+ */
+function informationalMessage(e: TranscriptEntry): SDKMessage {
+  const f = e as Record<string, unknown>;
+  return {
+    type: 'system',
+    subtype: 'informational',
+    content: String(f['content'] ?? ''),
+    level: String(f['level'] ?? 'notice'),
+    ...(f['preventContinuation'] === true ? { prevent_continuation: true } : {}),
+    ...(f['promptSubmitOutcome'] !== undefined ? { prompt_submit_outcome: f['promptSubmitOutcome'] } : {}),
+    uuid: e.uuid,
+    session_id: e.sessionId,
+  } as unknown as SDKMessage;
+}
+
+/** The `system`/`notification` Claude Code sends with some notices (`notification` of an informational line). */
+function notificationOf(e: TranscriptEntry): SDKMessage | undefined {
+  const n = (e as Record<string, unknown>)['notification'] as
+    { key?: string; text?: string; priority?: string; color?: string } | undefined;
+  if (!n?.key) return undefined;
+  return {
+    type: 'system',
+    subtype: 'notification',
+    key: n.key,
+    text: n.text ?? '',
+    priority: n.priority ?? 'immediate',
+    ...(n.color !== undefined ? { color: n.color } : {}),
+    uuid: uuidV5(`${e.uuid}/notification`),
+    session_id: e.sessionId,
+  } as unknown as SDKMessage;
+}
+
 /** The `system`/`notification` Claude Code sends after a Stop hook's feedback. */
 function stopHookNotification(e: TranscriptEntry): SDKMessage {
   return {
@@ -190,6 +236,23 @@ function permissionDenied(e: TranscriptEntry): SDKPermissionDeniedMessage | unde
     ...(run.denyDetail !== undefined ? { decision_reason: run.denyDetail } : {}),
     message: typeof block.content === 'string' ? block.content : JSON.stringify(block.content ?? ''),
   };
+}
+
+/**
+ * The text of a turn's `result`: the notice a hook left (`resultTextUuid`: a `system` line's
+ * `content`), none (`resultTextUuid: null`), or the last answer's text blocks. `read` finds a
+ * line (undefined when it is not there).
+ */
+export async function resultTextOf(
+  outcome: Pick<TurnOutcome, 'lastAssistantUuid' | 'resultTextUuid'>,
+  read: (uuid: string) => Promise<TranscriptEntry | undefined>,
+): Promise<string> {
+  if (outcome.resultTextUuid !== undefined) {
+    if (outcome.resultTextUuid === null) return '';
+    const notice = await read(outcome.resultTextUuid);
+    return String((notice as Record<string, unknown> | undefined)?.['content'] ?? '');
+  }
+  return outcome.lastAssistantUuid ? assistantText(await read(outcome.lastAssistantUuid)) : '';
 }
 
 /** Text of an assistant line's text blocks, joined. */

@@ -71,6 +71,8 @@ export interface CallModelSummary {
   durationMs: number;
   /** True when the line already existed (the call had completed before a crash): no API call made. */
   replayed: boolean;
+  /** The API's message id, of a refused response only (`stop_reason: "refusal"`): the note to the model names it. */
+  refusedMessageId?: string;
   /**
    * A `<system-reminder>` line written before the call because files the model had read changed
    * on disk: its uuid (the assistant line follows it) and the files whose whole content it showed

@@ -161,6 +161,15 @@ const TranscriptEntryFields = {
   structuredOutput: z.unknown().optional(),
   /** Hooks (`src/activities/hooks/`): the event of a hook's context line; a hook run's outcome; the config. */
   hookEvent: z.string().optional(),
+  /**
+   * On the notice of a prompt a UserPromptSubmit hook blocked: the lines of its turn (`turnId`)
+   * are not part of the conversation (the next turn goes on from before the prompt).
+   */
+  dropsTurn: z.boolean().optional(),
+  /** On the note after a refused response: the API message id of that response (`refused_message_id`). */
+  refusedMessageId: z.string().optional(),
+  /** On a Stop hook's feedback line: an earlier Stop hook of the turn blocked too (`stop_hook_active`). */
+  stopHookActive: z.boolean().optional(),
   hookOutcome: z.unknown().optional(),
   hooksConfig: z.unknown().optional(),
   /** A tool input a hook replaced (`PreToolUse` `updatedInput`). */

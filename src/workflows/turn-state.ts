@@ -61,9 +61,12 @@ export class TurnState {
   /** Assistant uuid of the model call in flight, for the progress query (not carried). */
   modelCall: string | null = null;
   private readonly defaultModel: string;
+  /** The line the turn's prompt hangs from (null: the session's first prompt). */
+  private readonly parentUuid: string | null;
 
   constructor(input: TurnInput) {
     this.defaultModel = input.options.model;
+    this.parentUuid = input.parentUuid;
     const c = input.carry;
     this.data = c
       ? {
@@ -189,6 +192,21 @@ export class TurnState {
     this.data.events.push(uuid);
     this.data.leaf = uuid;
     if (type === 'user') this.data.lastMessageType = 'user';
+  }
+
+  /** A notice the caller sees (streamed) that is not part of the conversation. */
+  recordNotice(uuid: string): void {
+    this.data.events.push(uuid);
+  }
+
+  /** A hook blocked the prompt: the conversation goes on from before it. */
+  dropPrompt(): void {
+    this.data.promptDropped = true;
+  }
+
+  /** The turn's result text is `uuid`'s (a hook's notice), or empty (null), not the last answer's. */
+  setResultLine(uuid: string | null): void {
+    this.data.resultLine = uuid;
   }
 
   /** The session's context line (written after the first prompt): the chain goes on from it. */
@@ -317,9 +335,10 @@ export class TurnState {
       costKnown: cost.known,
       stopReason: d.stopReason,
       lastAssistantUuid: d.lastAssistantUuid,
+      ...(d.resultLine !== undefined ? { resultTextUuid: d.resultLine } : {}),
       errors,
       permissionDenials: d.denials,
-      leafUuid: d.leaf,
+      leafUuid: d.promptDropped ? this.parentUuid : d.leaf,
       events: d.events,
       readFileState: capReadFileState(d.readFileState),
       apiErrorStatus,

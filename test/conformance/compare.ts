@@ -489,12 +489,15 @@ function compareResumed(runs: Record<Side, SideRun>, opts: { systemTail?: string
     diffs.push({ kind: 'exit-code', where: `${prefix}exit code`, claude: a.exitCode, ours: b.exitCode });
   diffs.push(...compareMessages(a.messages, b.messages, prefix));
   diffs.push(...compareContext(a.requests, runs.claude.paths, b.requests, runs.ours.paths, { ...opts, prefix }));
-  const facts = (r: typeof a): Record<string, boolean> => ({
+  const cost = (ms: readonly StreamMessage[]): number => Number(lastResult([...ms])?.['total_cost_usd'] ?? 0);
+  const facts = (r: typeof a, first: readonly StreamMessage[]): Record<string, boolean> => ({
     'continues in a new session': r.sessionId !== '' && r.sessionId !== r.firstSessionId,
     'leaves the first session unchanged': r.firstTranscriptUnchanged,
+    // total_cost_usd is the session's (the first run's spend included), not the second run's alone.
+    "reports the session's total cost": cost(r.messages) > cost(first),
   });
-  const fa = facts(a);
-  const fb = facts(b);
+  const fa = facts(a, runs.claude.messages);
+  const fb = facts(b, runs.ours.messages);
   for (const k of Object.keys(fa)) {
     if (fa[k] !== fb[k]) diffs.push({ kind: 'session', where: `${prefix}${k}`, claude: fa[k], ours: fb[k] });
   }

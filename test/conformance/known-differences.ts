@@ -23,8 +23,8 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   {
     id: 'stop-hook-reminder',
     kind: 'context',
-    where: 'request 1',
-    scenarios: ['hook-stop-continue'],
+    where: /^request [1-9]$/,
+    scenarios: ['hook-stop-continue', 'hook-stop-cap', 'hook-stop-cap-env'],
     reason:
       "After a Stop hook's feedback Claude Code also sends a mid-conversation system reminder (to keep the user updated); the runner sends the feedback only.",
   },
@@ -261,6 +261,82 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     scenarios: ['json-schema-text-only'],
     reason:
       'Follows from it: error_max_structured_output_retries, is_error, no result text, errors naming the attempts, terminal_reason structured_output_retry_exhausted.',
+  },
+  {
+    id: 'prompt-hook-result-fields',
+    kind: 'field',
+    where: /^result\/success\.(terminal_reason|api_error_status)$/,
+    scenarios: ['hook-prompt-blocked', 'hook-prompt-stopped'],
+    reason:
+      'A turn a UserPromptSubmit hook ended still says why (terminal_reason "hook_stopped") and carries api_error_status: null like every other result; Claude Code leaves both out of this one result.',
+  },
+  {
+    id: 'prompt-hook-result-fields',
+    kind: 'result',
+    where: 'result.terminal_reason',
+    scenarios: ['hook-prompt-blocked', 'hook-prompt-stopped'],
+    reason: 'Follows from it: terminal_reason is "hook_stopped" where Claude Code has none.',
+  },
+  {
+    id: 'pretooluse-stop-not-run',
+    kind: 'field',
+    where: 'user.tool_use_result',
+    scenarios: ['hook-pretooluse-stop'],
+    reason:
+      'Deliberate: a PreToolUse hook that answers continue: false stops the turn before its call runs (the call gets an error result, "Not run: <stopReason>"); Claude Code 2.1.328 runs the call and then stops. A hook that asks to stop should not see the call it was asked about go ahead.',
+  },
+  {
+    id: 'pretooluse-stop-not-run',
+    kind: 'repository',
+    where: 'ran.txt',
+    scenarios: ['hook-pretooluse-stop'],
+    reason: 'Follows from it: the Bash call did not write its file.',
+  },
+  {
+    id: 'refusal-twice-error',
+    kind: 'sequence',
+    where: 'messages',
+    scenarios: ['refusal-twice'],
+    reason:
+      'Deliberate, as for other API errors: a second refusal ends the turn with error_during_execution and the reason in errors; Claude Code streams system/model_refusal_no_fallback and a synthetic assistant "API Error: …" message, then a success result with is_error.',
+  },
+  {
+    id: 'refusal-twice-error',
+    kind: 'result',
+    where: /^result\.(subtype|result|errors)$/,
+    scenarios: ['refusal-twice'],
+    reason:
+      'Follows from it: error_during_execution, no result text, the reason in errors (is_error, stop_reason, terminal_reason and the exit code match).',
+  },
+  {
+    id: 'mcp-server-start-failure',
+    kind: 'exit-code',
+    where: 'exit code',
+    scenarios: ['mcp-start-timeout'],
+    reason:
+      'Deliberate: an MCP server that does not start (here: not within MCP_TIMEOUT) ends the run before any model call with exit 2 and the reason; Claude Code lists it as failed and goes on without its tools. An unattended run should not silently lose the tools it was given.',
+  },
+  {
+    id: 'mcp-server-start-failure',
+    kind: 'sequence',
+    where: 'messages',
+    scenarios: ['mcp-start-timeout'],
+    reason: 'Follows from it: system/init (the server listed as failed, as in Claude Code), then the result.',
+  },
+  {
+    id: 'mcp-server-start-failure',
+    kind: 'result',
+    where: /^result\.(subtype|is_error|result|errors|terminal_reason|stop_reason)$/,
+    scenarios: ['mcp-start-timeout'],
+    reason:
+      'Follows from it: error_during_execution, terminal_reason turn_setup_failed, the server and reason in errors.',
+  },
+  {
+    id: 'mcp-server-start-failure',
+    kind: 'context',
+    where: /^request \d+$/,
+    scenarios: ['mcp-start-timeout'],
+    reason: 'Follows from it: no model call is made.',
   },
 ];
 

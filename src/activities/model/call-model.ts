@@ -232,6 +232,7 @@ function summarize(
     contentTypes: content.map((b) => String(b['type'])),
     durationMs,
     replayed,
+    ...(m?.stop_reason === 'refusal' && typeof m.id === 'string' ? { refusedMessageId: m.id } : {}),
   };
 }
 
