@@ -13,6 +13,7 @@ import type { PromptCommand } from './prompt-command';
 import type { WorkspaceRef } from './workspace';
 import type { SettingSource } from './context';
 import type { SettingsEnvRef } from './permissions';
+import type { SubagentSettings } from './agents';
 
 /** Schema version of workflow inputs carried across continue-as-new. */
 export const WORKFLOW_STATE_VERSION = 1;
@@ -91,6 +92,14 @@ export interface TurnOptions {
   compaction?: CompactionOptions;
   /** Consecutive responses cut by `max_tokens` that the turn asks the model to resume. @default 3 */
   maxOutputTokensRecoveries?: number;
+  /**
+   * The session's agent types: the ref of its stored `AgentList` (src/common/agents.ts), which
+   * `callModel` reads for the agent listing and the `Agent` tool reads to resolve
+   * `subagent_type`. Absent: the built-in types.
+   */
+  agentsRef?: ContentRef;
+  /** How subagents are started (spawn depth, background switch); absent: Claude Code's defaults. */
+  subagents?: SubagentSettings;
 }
 
 /**
