@@ -16,7 +16,7 @@ import { RECORDINGS_DIR, loadRecording } from '../../conformance/async/recording
 
 const rec = (name: string): ReturnType<typeof loadRecording> => loadRecording(join(RECORDINGS_DIR, name));
 const toolNames = (r: ReturnType<typeof loadRecording>, route: string): string[] =>
-  (r.requests.find((q) => q.route === route && q.step === 0)?.body.tools ?? []).map((t) => t.name);
+  (r.requests.find((q) => q.route === route && q.step === 0)?.body.tools ?? []).map((t) => String(t.name));
 
 /** The listing section of the first main request's context message. */
 function recordedListing(name: string): string {
