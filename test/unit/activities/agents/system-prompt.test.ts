@@ -6,7 +6,7 @@ import { RECORDINGS_DIR, loadRecording } from '../../../conformance/async/record
 
 function recordedSystem(scenario: string, route: string): { text: string; model: string } {
   const q = loadRecording(join(RECORDINGS_DIR, scenario)).requests.find((r) => r.route === route && r.step === 0)!;
-  const system = q.body.system as Array<{ text: string }>;
+  const system = q.body.system as unknown as Array<{ text: string }>;
   return { text: system[2]!.text, model: q.body.model };
 }
 
