@@ -24,6 +24,9 @@ import { isMcpToolName } from '../common/mcp';
 import { createConnectMcpServers, createMcpToolExecutor, mcpToolSpecs } from './mcp/activities';
 import { McpClientPool } from './mcp/pool';
 import { createRunHooks } from './hooks/run-hooks';
+import { createPlanAgent } from './agents/plan-agent';
+import { createRecordAgentResult } from './agents/record-result';
+import { createRecordNotification, createStoreTaskNotification } from './agents/notifications';
 
 export type { Activities } from './types';
 
@@ -123,6 +126,10 @@ export function createActivities(deps: ActivityDeps): Activities {
     connectMcpServers: withStorageErrors(withHeartbeats(createConnectMcpServers(mcp))),
     runHooks: withStorageErrors(createRunHooks({ store: deps.store, ...(deps.env ? { env: deps.env } : {}) })),
     loadContext: withStorageErrors(gitScanOnce(createLoadContext(deps.store))),
+    planAgent: withStorageErrors(createPlanAgent(deps.store)),
+    recordAgentResult: withStorageErrors(createRecordAgentResult(deps.store)),
+    storeTaskNotification: withStorageErrors(createStoreTaskNotification(deps.store)),
+    recordNotification: withStorageErrors(createRecordNotification(deps.store)),
   };
 }
 
