@@ -26,6 +26,7 @@ import { McpClientPool } from './mcp/pool';
 import { createRunHooks } from './hooks/run-hooks';
 import { createPlanAgent } from './agents/plan-agent';
 import { createRecordAgentResult } from './agents/record-result';
+import { createReadTaskCall } from './agents/read-task-call';
 import { createRecordNotification, createStoreTaskNotification } from './agents/notifications';
 
 export type { Activities } from './types';
@@ -128,6 +129,7 @@ export function createActivities(deps: ActivityDeps): Activities {
     loadContext: withStorageErrors(gitScanOnce(createLoadContext(deps.store))),
     planAgent: withStorageErrors(createPlanAgent(deps.store)),
     recordAgentResult: withStorageErrors(createRecordAgentResult(deps.store)),
+    readTaskCall: withStorageErrors(createReadTaskCall(deps.store)),
     storeTaskNotification: withStorageErrors(createStoreTaskNotification(deps.store)),
     recordNotification: withStorageErrors(createRecordNotification(deps.store)),
   };

@@ -10,6 +10,7 @@ import type { LoadContextInput, LoadContextSummary } from '../common/context';
 import type { AgentPlan, AgentRefusal, PlanAgentInput, RecordAgentResultInput } from '../common/agent-run';
 import type { ContentRef } from '../common/content-ref';
 import type { StoreNotificationInput, RecordNotificationInput } from './agents/notifications';
+import type { ReadTaskCallInput, TaskCall } from './agents/read-task-call';
 
 /**
  * The activities workflows call (through `proxyActivities`, imported as a type only).
@@ -37,6 +38,8 @@ export interface Activities {
   runHooks(input: RunHooksInput): Promise<HookOutcome>;
   /** Checks an `Agent` call and prepares its run (or writes its error result). */
   planAgent(input: PlanAgentInput): Promise<AgentPlan | AgentRefusal>;
+  /** Reads a SendMessage, TaskStop or ListAgents call's input (or writes its error result). */
+  readTaskCall(input: ReadTaskCallInput): Promise<TaskCall>;
   /** Writes the tool_result of a task-tool call (hand-back, launch, SendMessage, TaskStop, ListAgents). */
   recordAgentResult(input: RecordAgentResultInput): Promise<RunToolSummary>;
   /** Builds and stores a finished task's notification (for the session). */
