@@ -28,6 +28,7 @@ import { createConnectMcpServers, createMcpToolExecutor, mcpToolSpecs } from './
 import { McpClientPool } from './mcp/pool';
 import { createRunHooks } from './hooks/run-hooks';
 import { createPlanAgent } from './agents/plan-agent';
+import { taskToolSpec } from './agents/tool-specs';
 import { createRecordAgentResult } from './agents/record-result';
 import { createReadTaskCall } from './agents/read-task-call';
 import { createRecordNotification, createStoreTaskNotification } from './agents/notifications';
@@ -98,7 +99,9 @@ export function createActivities(given: ActivityDeps): Activities {
     store: deps.store,
     anthropic,
     priceFor,
-    toolsForModel: (names: string[]) => toolsForModel(names) as Anthropic.Tool[],
+    // The task tools (Agent, SendMessage, TaskStop, ListAgents) have Claude Code's own specs.
+    toolsForModel: (names: string[]) =>
+      names.map((n) => taskToolSpec(n) ?? toolsForModel([n])[0]) as Anthropic.Tool[],
     ...(deps.modelFaults ? { faults: deps.modelFaults } : {}),
     ...(deps.workspace ? { hostQueue: deps.workspace.hostQueue } : {}),
     // Claude Code's stream watchdog (its environment variables win over the config).

@@ -20,6 +20,7 @@ import { DEFAULT_TOOL_NAMES, TASK_TOOL_NAMES } from '../common/tools';
 import type { TurnInput, TurnOptions, TurnOutcome } from '../common/turn';
 import { WORKFLOW_STATE_VERSION } from '../common/turn';
 import { LABEL_CHARS } from '../common/summary';
+import { resultOfFailure } from '../common/agent-result';
 import { taskFinishedSignal, taskCommandSignal, taskReplySignal, taskStartedSignal } from './messages';
 import type { TurnActivities } from './turn-activities';
 import type { TurnState } from './turn-state';
@@ -224,8 +225,14 @@ export class TaskTools {
       outcome = await handle.result();
     } catch (err) {
       // The turn was interrupted: the child is cancelled with it and ends as killed.
-      if (isCancellation(err)) await this.tellFinished(run, null, 'killed');
-      throw err;
+      if (isCancellation(err)) {
+        await this.tellFinished(run, null, 'killed');
+        throw err;
+      }
+      // An error result fails the child workflow and travels in the failure.
+      const failed = resultOfFailure<TurnOutcome>(err);
+      if (!failed) throw err;
+      outcome = failed;
     }
     this.state.addChildSpend(outcome.modelUsage);
     const report = outcome.agent ?? { usage: { totalTokens: 0, toolUses: 0, durationMs: 0, costUsd: 0 }, toolsUsed: [] };

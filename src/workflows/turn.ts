@@ -48,6 +48,7 @@ import type { TurnActivities } from './turn-activities';
 import { TurnState } from './turn-state';
 import { WorkspaceFollower, WorkspaceStop } from './workspace';
 import { isPatched } from './patches';
+import { tellSessionFinished, withOrigin } from './agent-turn';
 
 /** Model calls per workflow run before a long turn continues as new. */
 const DEFAULT_MAX_STEPS_PER_RUN = 200;
@@ -80,10 +81,12 @@ const STRUCTURED_OUTPUT_EXHAUSTED = 'structured_output_retry_exhausted';
  */
 export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   const turn = new Turn(input);
-  const outcome = await turn.run();
+  const outcome = withOrigin(input, await turn.run(), turn.state);
   // Not reached on continue-as-new (run() throws it): the next run is still a member.
   await turn.member.leave();
   turn.finish(outcome);
+  // A background agent tells its session of its end (a foreground one's caller does).
+  if (input.agent?.background) await tellSessionFinished(input, outcome);
   // An error result fails the workflow (the Web UI lists it as Failed), carrying the outcome.
   if (outcome.isError && isPatched('errorResultFailsTurn')) {
     throw agentResultFailure(outcome.subtype, outcome.errors, outcome);
@@ -175,7 +178,25 @@ class Turn {
     const { input } = this;
     this.state.startActivity('recordTranscript', 'record the prompt');
     const { promptRef } = input;
-    if (promptRef) {
+    if (promptRef && input.notification) {
+      // A finished task's notification starts this turn: its stored text is the first line.
+      const n = input.notification;
+      await uninterruptible(() =>
+        this.acts.recordNotification({
+          sessionId: input.sessionId,
+          uuid: input.promptUuid,
+          parentUuid: input.parentUuid,
+          turnId: input.turnId,
+          timestamp: this.now(),
+          ref: promptRef,
+          taskId: n.taskId,
+          runId: n.runId,
+          startsTurn: true,
+        }),
+      );
+    } else if (input.agent?.promptWritten) {
+      // A fork's first line (the parent's call answered, its directive) was written by planAgent.
+    } else if (promptRef) {
       // The prompt travels by reference: history holds its ref, never its text.
       const line = {
         sessionId: input.sessionId,
