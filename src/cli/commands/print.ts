@@ -310,6 +310,12 @@ export async function runPrint(
           emit(msg, flags, io);
           if (msg.type === 'result') result = msg;
         }
+        // As Claude Code: the process stays while background tasks run; each notification turn
+        // they start prints its own messages and result line.
+        for await (const msg of engine.followTasks()) {
+          emit(msg, flags, io);
+          if (msg.type === 'result') result = msg;
+        }
       } finally {
         await stopWatch();
       }
