@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Config } from '../config';
 import { splitToolList as splitList } from '../common/tool-list';
 import type { TurnOptions } from '../common/turn';
-import { DEFAULT_TOOL_NAMES } from '../common/tools';
+import { CLAUDE_CODE_ONLY_TOOLS, DEFAULT_TOOL_NAMES } from '../common/tools';
 import type { SubagentSettings } from '../common/agents';
 import type { PermissionMode } from '../common/permissions';
 import { PERMISSION_MODES } from '../common/permissions';
@@ -138,7 +138,7 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, env: NodeJS.Pr
       ? undefined
       : listedTools?.map((t) => (t === 'Task' ? 'Agent' : t));
   if (tools) {
-    const unknown = tools.filter((t) => !DEFAULT_TOOL_NAMES.includes(t));
+    const unknown = tools.filter((t) => !DEFAULT_TOOL_NAMES.includes(t) && !CLAUDE_CODE_ONLY_TOOLS.has(t));
     if (unknown.length)
       throw new UsageError(
         `--tools: unknown tool(s) ${unknown.join(', ')}; available: ${DEFAULT_TOOL_NAMES.join(', ')}`,
@@ -190,7 +190,8 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, env: NodeJS.Pr
     permissionMode: mode,
     ...(allowed ? { allowedTools: allowed } : {}),
     ...(disallowed ? { disallowedTools: disallowed } : {}),
-    ...(tools ? { tools } : {}),
+    // Claude Code's tools the runner does not have yet are left out (as it leaves out names it does not know).
+    ...(tools ? { tools: tools.filter((t) => !CLAUDE_CODE_ONLY_TOOLS.has(t)) } : {}),
     subagents: subagentSettingsFrom(env),
     ...(systemPrompt !== undefined ? { systemPrompt } : {}),
     ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
