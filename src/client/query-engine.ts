@@ -552,6 +552,14 @@ export class QueryEngine {
       const current = s.currentTurnWorkflowId;
       if (current !== null && !followed.has(current)) {
         followed.add(current);
+        // As Claude Code, a turn a notification starts is announced by its own `system/init`.
+        yield initMessage({
+          sessionId: this.sessionId,
+          uuid: randomUUID(),
+          cwd: this.opts.cwd,
+          options: this.opts.defaults,
+          apiKeySource: this.opts.apiKeySource ?? 'user',
+        });
         yield* this.follow({ turnWorkflowId: current, offset: 0 });
         continue;
       }
