@@ -56,10 +56,13 @@ describe('subagents', () => {
   let routes: string[];
   /** Tool names offered in each routed request, by `<script>#<step>`. */
   let toolsOf: Map<string, string[]>;
+  /** The last message of each routed request (JSON), by `<script>#<step>`. */
+  let lastMessageOf: Map<string, string>;
 
   async function start(scripts: MarkedScript[], opts: { worker?: boolean } = {}): Promise<void> {
     routes = [];
     toolsOf = new Map();
+    lastMessageOf = new Map();
     env = await startRunnerEnv({
       ...(opts.worker === false ? { worker: false } : {}),
       responder: routeByMarker(scripts, {
@@ -67,6 +70,7 @@ describe('subagents', () => {
           const key = `${ctx.script}#${ctx.scriptStep}`;
           routes.push(key);
           toolsOf.set(key, (req.tools ?? []).map((t) => String((t as { name?: string }).name)));
+          lastMessageOf.set(key, JSON.stringify(req.messages.at(-1)?.content ?? ''));
         },
       }),
     });
@@ -150,8 +154,8 @@ describe('subagents', () => {
     const later = await collect(e.followTasks());
     expect(later[0]).toMatchObject({ type: 'system', subtype: 'init' });
     expect(resultsOf(later).map((r) => r.result)).toEqual(['The helper counted one file.']);
-    const notified = later.find((m) => m.type === 'user');
-    const text = JSON.stringify(notified?.message.content);
+    // The notification turn's first line, as the model saw it.
+    const text = lastMessageOf.get('[as:main]#2') ?? '';
     expect(text).toContain('<task-notification>');
     expect(text).toContain('<status>completed</status>');
     expect(text).toContain('<result>There is 1 file.</result>');
