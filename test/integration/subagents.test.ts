@@ -309,4 +309,35 @@ describe('subagents', () => {
     expect(lastMessageOf.get('[as:helper]#1')).toContain('And the dirs?');
     expect(lastMessageOf.get('[as:main]#4')).toContain('<result>No dirs.</result>');
   });
+
+  test('subagents: SendMessage to a running background agent is queued and joins its next model call', async () => {
+    await start([
+      {
+        marker: '[as:main]',
+        steps: [
+          { content: [{ tool_use: { name: 'Agent', input: { description: 'Count', prompt: '[as:helper] Count.' } } }] },
+          (req) => ({
+            content: [{ tool_use: { name: 'SendMessage', input: { to: agentIdIn(req), message: 'Count dirs too.' } } }],
+          }),
+          { content: [{ text: 'Sent.' }] },
+          { content: [{ text: 'Done.' }] },
+        ],
+      },
+      {
+        marker: '[as:helper]',
+        steps: [
+          { content: [{ tool_use: { name: 'Bash', input: { command: 'sleep 2; ls | wc -l' } } }] },
+          { content: [{ text: 'One file, no dirs.' }] },
+        ],
+      },
+    ]);
+    const e = engine(makeRepo({ 'a.txt': 'a' }));
+    const first = await collect(e.submitMessage('[as:main] Do the task.'));
+    expect(resultsOf(first).map((r) => r.result)).toEqual(['Sent.']);
+    expect(toolResultText(first, 'toolu_as_main_1_0')).toContain('queued');
+    const later = await collect(e.followTasks());
+    expect(resultsOf(later).map((r) => r.result)).toEqual(['Done.']);
+    expect(lastMessageOf.get('[as:helper]#1')).toContain('Count dirs too.');
+    expect(lastMessageOf.get('[as:main]#3')).toContain('<result>One file, no dirs.</result>');
+  });
 });
