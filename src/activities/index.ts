@@ -100,8 +100,7 @@ export function createActivities(given: ActivityDeps): Activities {
     anthropic,
     priceFor,
     // The task tools (Agent, SendMessage, TaskStop, ListAgents) have Claude Code's own specs.
-    toolsForModel: (names: string[]) =>
-      names.map((n) => taskToolSpec(n) ?? toolsForModel([n])[0]) as Anthropic.Tool[],
+    toolsForModel: (names: string[]) => names.map((n) => taskToolSpec(n) ?? toolsForModel([n])[0]) as Anthropic.Tool[],
     ...(deps.modelFaults ? { faults: deps.modelFaults } : {}),
     ...(deps.workspace ? { hostQueue: deps.workspace.hostQueue } : {}),
     // Claude Code's stream watchdog (its environment variables win over the config).

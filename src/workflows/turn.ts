@@ -39,7 +39,14 @@ import type { ModelFailure } from './failures';
 import { Approvals } from './approvals';
 import { HookRuns } from './hook-runs';
 import { Interrupts, uninterruptible } from './interrupts';
-import { agentMessageSignal, interruptSignal, poolStatusSignal, setLimitsSignal, turnProgressQuery, turnSpendQuery } from './messages';
+import {
+  agentMessageSignal,
+  interruptSignal,
+  poolStatusSignal,
+  setLimitsSignal,
+  turnProgressQuery,
+  turnSpendQuery,
+} from './messages';
 import { agentResultFailure } from '../common/agent-result';
 import { PoolMember } from './pool-member';
 import { ToolRuns } from './tool-runs';

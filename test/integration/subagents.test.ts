@@ -77,7 +77,10 @@ describe('subagents', () => {
         onRoute: (req, ctx) => {
           const key = `${ctx.script}#${ctx.scriptStep}`;
           routes.push(key);
-          toolsOf.set(key, (req.tools ?? []).map((t) => String((t as { name?: string }).name)));
+          toolsOf.set(
+            key,
+            (req.tools ?? []).map((t) => String((t as { name?: string }).name)),
+          );
           lastMessageOf.set(key, JSON.stringify(req.messages.at(-1)?.content ?? ''));
         },
       }),
@@ -222,7 +225,11 @@ describe('subagents', () => {
         {
           marker: '[as:helper]',
           steps: [
-            { content: [{ tool_use: { name: 'Bash', input: { command: 'touch started && sleep 3 && echo ok > done.txt' } } }] },
+            {
+              content: [
+                { tool_use: { name: 'Bash', input: { command: 'touch started && sleep 3 && echo ok > done.txt' } } },
+              ],
+            },
             { content: [{ text: 'Ran it.' }] },
           ],
         },
@@ -246,7 +253,7 @@ describe('subagents', () => {
     expect(new Set(uuids).size).toBe(uuids.length);
   });
 
-  test("subagents: TaskStop of a running background agent: the session cancels its turn, its notification says killed, the stats count it", async () => {
+  test('subagents: TaskStop of a running background agent: the session cancels its turn, its notification says killed, the stats count it', async () => {
     await start([
       {
         marker: '[as:main]',
