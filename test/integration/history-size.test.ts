@@ -54,7 +54,7 @@ describe('workflow history size', () => {
     expect(transcriptBytes).toBeGreaterThan(steps * ONE_MB); // the content went to the store instead
   });
 
-  test('history: a foreground Agent step with a 1 MB prompt and a 1 MB report adds no content to the parent's history (under 12 KB: known gap), and a child step under 4 KB', async () => {
+  test('history: a foreground Agent step with a 1 MB prompt and a 1 MB report adds no content to the parent history (under 12 KB: known gap), and a child step under 4 KB', async () => {
     const big = 'x'.repeat(ONE_MB);
     env = await startRunnerEnv({
       responder: routeByMarker([
