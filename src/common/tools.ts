@@ -7,10 +7,20 @@ import type { PermissionMode } from './permissions';
  * transcript store (DESIGN.md rule 1).
  */
 import type { SnapshotRef } from './workspace';
+import type { ToolModelSpend } from './usage';
 
-/** Names of the built-in tools, as Claude Code names them. */
+/** Names of the built-in tools offered by default, as Claude Code names them. */
 export const BUILTIN_TOOL_NAMES = ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'] as const;
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
+
+/**
+ * Tools that reach the web (and call the model again): offered when `--tools` names them, or when
+ * an allow rule names them and `--tools` is not given (Claude Code defers them to ToolSearch).
+ */
+export const WEB_TOOL_NAMES = ['WebSearch', 'WebFetch'] as const;
+
+/** Every tool the runner has (the values `--tools` takes). */
+export const TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...WEB_TOOL_NAMES];
 
 /**
  * The task tools (subagents, src/workflows/task-tools.ts): the workflow answers them itself.
@@ -21,6 +31,9 @@ export const TASK_TOOL_NAMES = ['Agent', 'SendMessage', 'TaskStop', 'ListAgents'
 
 /** Every tool the runner has, in the order a turn offers them by default. */
 export const DEFAULT_TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...TASK_TOOL_NAMES];
+
+/** Every tool name `--tools` takes: the runner's tools (web ones included) and the task tools. */
+export const LISTABLE_TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...WEB_TOOL_NAMES, ...TASK_TOOL_NAMES];
 
 /**
  * Tools of Claude Code 2.1.328 the runner does not have yet (background work is issue 21): a
@@ -34,8 +47,6 @@ export const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
   'CronDelete',
   'CronList',
   'NotebookEdit',
-  'WebFetch',
-  'WebSearch',
   'TodoWrite',
   'Skill',
   'ToolSearch',
@@ -196,6 +207,8 @@ export interface RunToolSummary {
   structuredOutputError?: string;
   /** The workspace snapshot taken after the call (tools that can change files). */
   snapshot?: SnapshotRef;
+  /** Model calls the tool made for the conversation (WebSearch, WebFetch): the turn counts them. */
+  modelSpend?: ToolModelSpend;
 }
 
 /** Error types of tool-run failures (ApplicationFailure `type`). */

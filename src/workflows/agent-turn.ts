@@ -53,7 +53,7 @@ export async function tellSessionFinished(input: TurnInput, outcome: TurnOutcome
         usage: report.usage,
         modelUsage: outcome.modelUsage,
         refs: {
-          leafUuid: outcome.leafUuid,
+          ...(outcome.leafUuid ? { leafUuid: outcome.leafUuid } : {}),
           ...(outcome.lastAssistantUuid ? { resultUuid: outcome.lastAssistantUuid } : {}),
           outputFile: run.outputFile,
         },

@@ -157,7 +157,13 @@ class Session {
     });
     this.currentTurn = turn.id;
     if (next.kind === 'submit') {
-      this.inbox.answer(next.id, { turnWorkflowId: turn.id, turnNumber: turn.number, promptUuid });
+      const { totalCostUsd, costKnown, modelUsage } = this.ledger.state;
+      this.inbox.answer(next.id, {
+        turnWorkflowId: turn.id,
+        turnNumber: turn.number,
+        promptUuid,
+        sessionBefore: { costUsd: totalCostUsd, costKnown, modelUsage },
+      });
     }
     // An error result fails the turn workflow and travels in the failure; anything else failed it.
     const outcome = await handle.result().catch((err: unknown) => resultOfFailure<TurnOutcome>(err) ?? null);

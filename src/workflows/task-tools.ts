@@ -250,7 +250,8 @@ export class TaskTools {
       lastAssistantUuid: outcome.lastAssistantUuid,
       report,
       outputFile: run.outputFile,
-      leafUuid: outcome.leafUuid,
+      // No line recorded (a run that failed at its start): the hand-back reads no sidechain.
+      leafUuid: outcome.leafUuid ?? '',
       agentTurnId: workflowId,
       ...(outcome.subtype !== 'success' && outcome.errors.length > 0 && outcome.lastAssistantUuid === null
         ? { error: outcome.errors.join('\n') }
@@ -416,7 +417,7 @@ export class TaskTools {
       usage: report?.usage ?? { totalTokens: 0, toolUses: 0, durationMs: 0, costUsd: outcome?.costUsd ?? 0 },
       modelUsage: outcome?.modelUsage ?? {},
       refs: {
-        ...(outcome ? { leafUuid: outcome.leafUuid } : {}),
+        ...(outcome?.leafUuid ? { leafUuid: outcome.leafUuid } : {}),
         ...(outcome?.lastAssistantUuid ? { resultUuid: outcome.lastAssistantUuid } : {}),
         outputFile: run.outputFile,
       },
