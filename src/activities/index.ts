@@ -34,6 +34,11 @@ import { isMcpToolName } from '../common/mcp';
 import { createConnectMcpServers, createMcpToolExecutor, mcpToolSpecs } from './mcp/activities';
 import { McpClientPool } from './mcp/pool';
 import { createRunHooks } from './hooks/run-hooks';
+import { createPlanAgent } from './agents/plan-agent';
+import { taskToolSpec } from './agents/tool-specs';
+import { createRecordAgentResult } from './agents/record-result';
+import { createReadTaskCall } from './agents/read-task-call';
+import { createRecordNotification, createStoreTaskNotification } from './agents/notifications';
 
 export type { Activities } from './types';
 
@@ -80,7 +85,8 @@ export function createActivities(given: ActivityDeps): Activities {
     anthropic,
     provider,
     priceFor,
-    toolsForModel: (names: string[]) => toolsForModel(names) as Anthropic.Tool[],
+    // The task tools (Agent, SendMessage, TaskStop, ListAgents) have Claude Code's own specs.
+    toolsForModel: (names: string[]) => names.map((n) => taskToolSpec(n) ?? toolsForModel([n])[0]) as Anthropic.Tool[],
     ...(deps.modelFaults ? { faults: deps.modelFaults } : {}),
     ...(deps.workspace ? { hostQueue: deps.workspace.hostQueue } : {}),
     // Claude Code's stream watchdog (its environment variables win over the config).
@@ -127,6 +133,11 @@ export function createActivities(given: ActivityDeps): Activities {
     connectMcpServers: withStorageErrors(withHeartbeats(createConnectMcpServers(mcp))),
     runHooks: withStorageErrors(createRunHooks({ store: deps.store, ...(deps.env ? { env: deps.env } : {}) })),
     loadContext: withStorageErrors(gitScanOnce(createLoadContext(deps.store))),
+    planAgent: withStorageErrors(createPlanAgent(deps.store)),
+    recordAgentResult: withStorageErrors(createRecordAgentResult(deps.store)),
+    readTaskCall: withStorageErrors(createReadTaskCall(deps.store)),
+    storeTaskNotification: withStorageErrors(createStoreTaskNotification(deps.store)),
+    recordNotification: withStorageErrors(createRecordNotification(deps.store)),
   });
 }
 

@@ -11,6 +11,12 @@ import { addUsage, emptyUsage, usageDetailsOf } from '../common/usage';
 import type { ModelPrice } from '../common/usage';
 import { addModelUsage, costOfUsage } from '../engine/cost';
 import { isSidecarEntry } from '../store/sidecar';
+import { agentOfTurnId } from '../common/ids';
+
+/** True for a line a subagent wrote (its turn id names the agent): part of its sidechain. */
+export function isSidechainEntry(e: TranscriptEntry): boolean {
+  return agentOfTurnId(e.turnId) !== null;
+}
 import type { TranscriptStore } from '../store/transcript-store';
 import { attemptUsageKey } from '../store/transcript-store';
 import { lineTotals, toBilling } from './model/billing';
@@ -59,9 +65,12 @@ export function createRecordPrompt(
   };
 }
 
-/** True for a line a person typed (not a tool result, not a runner nudge). */
+/**
+ * True for a line that started a turn of the session: a prompt a person typed, or a task
+ * notification that started one (not a tool result, not a runner nudge, not a subagent's line).
+ */
 export function isPromptLine(e: TranscriptEntry): boolean {
-  if (e.type !== 'user' || e.isMeta || !e.message) return false;
+  if (e.type !== 'user' || e.isMeta || !e.message || isSidechainEntry(e)) return false;
   const c = e.message.content;
   return typeof c === 'string' || !c.some((b) => b.type === 'tool_result');
 }
@@ -91,8 +100,9 @@ export function findLeaf(all: readonly TranscriptEntry[]): string | null {
   };
   for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i];
-    // Sidecar lines (MCP config, hook outcomes, approvals) are beside the conversation.
-    if (e && !parents.has(e.uuid) && whole(e) && !isSidecarEntry(e)) return e.uuid;
+    // Sidecar lines (MCP config, hook outcomes, approvals) are beside the conversation, and a
+    // subagent's lines are its own conversation (a sidechain), never the session's leaf.
+    if (e && !parents.has(e.uuid) && whole(e) && !isSidecarEntry(e) && !isSidechainEntry(e)) return e.uuid;
   }
   return null;
 }

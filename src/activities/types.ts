@@ -7,6 +7,10 @@ import type { ConnectMcpInput, ConnectMcpSummary } from '../common/mcp';
 import type { HookOutcome, RunHooksInput } from '../common/hooks';
 import type { WorkspaceRef } from '../common/workspace';
 import type { LoadContextInput, LoadContextSummary } from '../common/context';
+import type { AgentPlan, AgentRefusal, PlanAgentInput, RecordAgentResultInput } from '../common/agent-run';
+import type { ContentRef } from '../common/content-ref';
+import type { StoreNotificationInput, RecordNotificationInput } from './agents/notifications';
+import type { ReadTaskCallInput, TaskCall } from './agents/read-task-call';
 
 /**
  * The activities workflows call (through `proxyActivities`, imported as a type only).
@@ -32,6 +36,16 @@ export interface Activities {
   connectMcpServers(input: ConnectMcpInput): Promise<ConnectMcpSummary>;
   /** Runs the hooks of one event (once per event key) and records the outcome. */
   runHooks(input: RunHooksInput): Promise<HookOutcome>;
+  /** Checks an `Agent` call and prepares its run (or writes its error result). */
+  planAgent(input: PlanAgentInput): Promise<AgentPlan | AgentRefusal>;
+  /** Reads a SendMessage, TaskStop or ListAgents call's input (or writes its error result). */
+  readTaskCall(input: ReadTaskCallInput): Promise<TaskCall>;
+  /** Writes the tool_result of a task-tool call (hand-back, launch, SendMessage, TaskStop, ListAgents). */
+  recordAgentResult(input: RecordAgentResultInput): Promise<RunToolSummary>;
+  /** Builds and stores a finished task's notification (for the session). */
+  storeTaskNotification(input: StoreNotificationInput): Promise<ContentRef>;
+  /** Writes a stored notification as a user line of a turn. */
+  recordNotification(input: RecordNotificationInput): Promise<{ uuid: string; written: boolean }>;
   /**
    * Finds or makes a session's working tree on the worker that runs it (shared task queue: any
    * live worker); null when the working directory is not followed (not a git work tree).

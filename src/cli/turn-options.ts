@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import type { Config } from '../config';
 import { splitToolList as splitList } from '../common/tool-list';
 import type { TurnOptions } from '../common/turn';
-import { TOOL_NAMES } from '../common/tools';
+import { CLAUDE_CODE_ONLY_TOOLS, LISTABLE_TOOL_NAMES } from '../common/tools';
+import type { SubagentSettings } from '../common/agents';
 import type { PermissionMode } from '../common/permissions';
 import { PERMISSION_MODES } from '../common/permissions';
 import { POOL_ID_PATTERN } from '../common/budget-pool';
@@ -152,11 +153,17 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
   }
   const listedTools = splitToolList(flags.tools);
   // `--tools default` (what the Agent SDK sends for its `claude_code` preset) means every built-in tool.
-  const tools = listedTools?.length === 1 && listedTools[0] === 'default' ? undefined : listedTools;
+  // `Task` is Claude Code's other name for `Agent`.
+  const tools =
+    listedTools?.length === 1 && listedTools[0] === 'default'
+      ? undefined
+      : listedTools?.map((t) => (t === 'Task' ? 'Agent' : t));
   if (tools) {
-    const unknown = tools.filter((t) => !TOOL_NAMES.includes(t));
+    const unknown = tools.filter((t) => !LISTABLE_TOOL_NAMES.includes(t) && !CLAUDE_CODE_ONLY_TOOLS.has(t));
     if (unknown.length)
-      throw new UsageError(`--tools: unknown tool(s) ${unknown.join(', ')}; available: ${TOOL_NAMES.join(', ')}`);
+      throw new UsageError(
+        `--tools: unknown tool(s) ${unknown.join(', ')}; available: ${LISTABLE_TOOL_NAMES.join(', ')}`,
+      );
   }
   const envModel = env['ANTHROPIC_MODEL']?.trim() ? env['ANTHROPIC_MODEL'] : undefined;
   const model = resolveModelAlias(flags.model ?? envModel ?? config.model.name, naming);
@@ -207,7 +214,9 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
     permissionMode: mode,
     ...(allowed ? { allowedTools: allowed } : {}),
     ...(disallowed ? { disallowedTools: disallowed } : {}),
-    ...(tools ? { tools } : {}),
+    // Claude Code's tools the runner does not have yet are left out (as it leaves out names it does not know).
+    ...(tools ? { tools: tools.filter((t) => !CLAUDE_CODE_ONLY_TOOLS.has(t)) } : {}),
+    subagents: subagentSettingsFrom(env),
     ...(systemPrompt !== undefined ? { systemPrompt } : {}),
     ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
     ...(settingSources !== undefined ? { settingSources } : {}),
@@ -226,5 +235,24 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
       modelMaxAttempts: config.model.maxAttempts,
       toolStartToCloseMs: Math.max(config.tools.bashTimeoutMs, 600_000) + 60_000,
     },
+  };
+}
+
+/**
+ * How subagents start, from Claude Code's environment variables: `CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH`
+ * (a positive integer; default 3) and `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1` (every agent in the
+ * foreground).
+ * @throws UsageError for a spawn depth that is not a positive integer
+ */
+export function subagentSettingsFrom(env: NodeJS.ProcessEnv): SubagentSettings {
+  const rawDepth = env['CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH'];
+  const maxSpawnDepth = rawDepth === undefined || rawDepth === '' ? undefined : Number(rawDepth);
+  if (maxSpawnDepth !== undefined && !(Number.isInteger(maxSpawnDepth) && maxSpawnDepth >= 0)) {
+    throw new UsageError(`CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH must be a whole number, got "${rawDepth}"`);
+  }
+  const disabled = ['1', 'true'].includes((env['CLAUDE_CODE_DISABLE_BACKGROUND_TASKS'] ?? '').toLowerCase());
+  return {
+    ...(maxSpawnDepth !== undefined ? { maxSpawnDepth } : {}),
+    ...(disabled ? { backgroundTasks: false } : {}),
   };
 }

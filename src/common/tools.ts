@@ -22,6 +22,43 @@ export const WEB_TOOL_NAMES = ['WebSearch', 'WebFetch'] as const;
 /** Every tool the runner has (the values `--tools` takes). */
 export const TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...WEB_TOOL_NAMES];
 
+/**
+ * The task tools (subagents, src/workflows/task-tools.ts): the workflow answers them itself.
+ * `Agent` is offered to the model under that name; `--tools Task` and `system/init` use
+ * Claude Code's other name for it, `Task`.
+ */
+export const TASK_TOOL_NAMES = ['Agent', 'SendMessage', 'TaskStop', 'ListAgents'] as const;
+
+/** Every tool the runner has, in the order a turn offers them by default. */
+export const DEFAULT_TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...TASK_TOOL_NAMES];
+
+/** Every tool name `--tools` takes: the runner's tools (web ones included) and the task tools. */
+export const LISTABLE_TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...WEB_TOOL_NAMES, ...TASK_TOOL_NAMES];
+
+/**
+ * Tools of Claude Code 2.1.328 the runner does not have yet (background work is issue 21): a
+ * `--tools` list naming them is accepted, as Claude Code accepts names it does not know, and
+ * they are left out with a warning.
+ */
+export const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
+  'Monitor',
+  'ScheduleWakeup',
+  'CronCreate',
+  'CronDelete',
+  'CronList',
+  'NotebookEdit',
+  'TodoWrite',
+  'Skill',
+  'ToolSearch',
+  'EnterWorktree',
+  'ExitWorktree',
+  'ReportFindings',
+  'Workflow',
+  'TaskOutput',
+  'BashOutput',
+  'KillShell',
+]);
+
 /** Tools that only read: a batch of consecutive calls to them runs in parallel. */
 export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['Read', 'Glob', 'Grep']);
 

@@ -181,6 +181,8 @@ const TranscriptEntryFields = {
   isSidecar: z.boolean().optional(),
   /** Context for the model (`ContextAttachment` of src/common/context.ts), rendered by the request builder. */
   attachments: z.array(z.looseObject({ type: z.string() })).optional(),
+  /** On a task notification's line: the task run whose end it tells of (`src/common/tasks.ts`). */
+  taskNotification: z.object({ taskId: z.string(), runId: z.string() }).optional(),
   /** On the session's context line: the memory sources it was loaded with (`--setting-sources`). */
   settingSources: z.array(z.enum(['user', 'project', 'local'])).optional(),
 };

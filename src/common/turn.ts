@@ -13,6 +13,9 @@ import type { PromptCommand } from './prompt-command';
 import type { WorkspaceRef } from './workspace';
 import type { SettingSource } from './context';
 import type { SettingsEnvRef } from './permissions';
+import type { SubagentSettings } from './agents';
+import type { AgentRunInfo, AgentRunReport } from './agent-run';
+import type { TurnOrigin } from './tasks';
 import type { ThinkingOptions } from './thinking';
 
 /** Schema version of workflow inputs carried across continue-as-new. */
@@ -94,6 +97,14 @@ export interface TurnOptions {
   compaction?: CompactionOptions;
   /** Consecutive responses cut by `max_tokens` that the turn asks the model to resume. @default 3 */
   maxOutputTokensRecoveries?: number;
+  /**
+   * The session's agent types: the ref of its stored `AgentList` (src/common/agents.ts), which
+   * `callModel` reads for the agent listing and the `Agent` tool reads to resolve
+   * `subagent_type`. Absent: the built-in types.
+   */
+  agentsRef?: ContentRef;
+  /** How subagents are started (spawn depth, background switch); absent: Claude Code's defaults. */
+  subagents?: SubagentSettings;
 }
 
 /**
@@ -162,6 +173,13 @@ export interface TurnInput {
   carry?: TurnCarry;
   /** Where the session's workspace was after the previous turn (absent: find it from `cwd`). */
   workspace?: WorkspaceRef | null;
+  /** A subagent's turn: which agent and which run (absent for the session's own agent). */
+  agent?: AgentRunInfo;
+  /**
+   * A turn a finished task's notification started: `promptRef` is the stored notification, and
+   * its line is written by `recordNotification`; `origin` goes on the turn's result.
+   */
+  notification?: { taskId: string; runId: string; origin: TurnOrigin };
 }
 
 /**
@@ -231,6 +249,9 @@ export interface TurnCarry {
   compactedSinceCall?: boolean;
   /** Where the workspace is (null: not followed). */
   workspace?: WorkspaceRef | null;
+  /** Tool calls of the turn (refused ones included), and the distinct tools that ran without error, sorted. */
+  toolUses?: number;
+  toolsUsed?: string[];
 }
 
 /** How a turn ended: the workflow's return value; the client turns it into a result message. */
@@ -269,6 +290,10 @@ export interface TurnOutcome {
   structuredOutputUuid?: string | null;
   /** Where the workspace is after the turn: host, path, last snapshot (absent: not followed). */
   workspace?: WorkspaceRef | null;
+  /** A subagent's turn: the figures of its hand-back (absent for the session's own agent). */
+  agent?: AgentRunReport;
+  /** A turn a task notification started (the result's `origin`). */
+  origin?: TurnOrigin;
 }
 
 /** Answer of the turn's `progress` query: what a streaming client needs. */

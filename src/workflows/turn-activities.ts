@@ -26,6 +26,10 @@ export type TurnActivities = Pick<
   | 'loadContext'
   | 'connectMcpServers'
   | 'runHooks'
+  | 'planAgent'
+  | 'recordAgentResult'
+  | 'readTaskCall'
+  | 'recordNotification'
 > & {
   /**
    * The same `runTool` and `recordTranscript` as local activities: run by the worker that runs
@@ -89,6 +93,10 @@ export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActi
     recordPrompt: tools.recordPrompt,
     connectMcpServers: tools.connectMcpServers,
     runHooks: tools.runHooks,
+    planAgent: tools.planAgent,
+    recordAgentResult: tools.recordAgentResult,
+    readTaskCall: tools.readTaskCall,
+    recordNotification: tools.recordNotification,
     local: { runTool: local.runTool, recordTranscript: local.recordTranscript, recordPrompt: local.recordPrompt },
   };
 }

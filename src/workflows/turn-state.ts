@@ -4,7 +4,8 @@ import type { FileReadState, RunToolSummary, ToolUseSummary } from '../common/to
 import type { TurnCarry, TurnInput, TurnOutcome, TurnSpend } from '../common/turn';
 import type { Usage, UsageDetails } from '../common/usage';
 import { addUsage, emptyUsage } from '../common/usage';
-import { addModelUsage, totalCost } from '../engine/cost';
+import { addModelUsage, mergeModelUsage, totalCost } from '../engine/cost';
+import type { ModelUsage } from '../common/usage';
 import { contextWindowOf } from '../common/model-limits';
 import { maxOutputTokensOf } from '../common/model-capabilities';
 import type { ModelLimits } from '../engine/cost';
@@ -185,6 +186,15 @@ export class TurnState {
   }
 
   /**
+   * What a foreground subagent spent (its model calls and its own children's): counted in the
+   * turn's `modelUsage`, cost and every USD limit, but not in its `usage`, which is the turn's
+   * own calls only (as Claude Code reports them).
+   */
+  addChildSpend(modelUsage: Record<string, ModelUsage>): void {
+    this.data.modelUsage = mergeModelUsage(this.data.modelUsage, modelUsage);
+  }
+
+  /**
    * A line the turn wrote at the end of the chain (`user` for prompts, nudges, tool results;
    * `system` for notices the model does not see, such as a model fallback).
    */
@@ -248,6 +258,12 @@ export class TurnState {
   recordToolResult(result: RunToolSummary, use: ToolUseSummary | undefined): void {
     const d = this.data;
     d.events.push(result.resultUuid);
+    if (use) {
+      d.toolUses = (d.toolUses ?? 0) + 1;
+      if (result.outcome === 'ok' && !(d.toolsUsed ?? []).includes(use.name)) {
+        d.toolsUsed = [...(d.toolsUsed ?? []), use.name].sort();
+      }
+    }
     const spent = result.modelSpend;
     if (spent) {
       // A tool's own model calls (WebSearch, WebFetch) count like the conversation's.
