@@ -27,6 +27,7 @@ import { createRunHooks } from './hooks/run-hooks';
 import { createPlanAgent } from './agents/plan-agent';
 import { createRecordAgentResult } from './agents/record-result';
 import { createReadTaskCall } from './agents/read-task-call';
+import { createRunBackgroundShell } from './background/run-shell';
 import { createRecordNotification, createStoreTaskNotification } from './agents/notifications';
 
 export type { Activities } from './types';
@@ -132,6 +133,7 @@ export function createActivities(deps: ActivityDeps): Activities {
     readTaskCall: withStorageErrors(createReadTaskCall(deps.store)),
     storeTaskNotification: withStorageErrors(createStoreTaskNotification(deps.store)),
     recordNotification: withStorageErrors(createRecordNotification(deps.store)),
+    runBackgroundShell: withStorageErrors(createRunBackgroundShell(deps.store)),
   };
 }
 

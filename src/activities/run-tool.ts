@@ -146,6 +146,7 @@ function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolea
       ? { structuredOutputError: block.content.slice(0, MAX_STRUCTURED_OUTPUT_ERROR_CHARS) }
       : {}),
     ...(meta?.snapshot ? { snapshot: meta.snapshot } : {}),
+    ...(meta?.background ? { background: meta.background } : {}),
   };
 }
 
@@ -300,6 +301,7 @@ function runToolOnce(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToo
       const heartbeat = ctx.info.isLocal ? () => undefined : () => ctx.heartbeat();
       const toolCtx: ToolContext = {
         cwd: input.cwd,
+        sessionId: input.sessionId,
         ...(shellCwd !== undefined ? { shellCwd } : {}),
         signal: ctx.cancellationSignal,
         // The workflow passes the state it holds for this call's own `file_path`.
@@ -427,6 +429,7 @@ function runToolOnce(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToo
         outcome: out.outcome,
         ...(out.fileState ? { fileState: out.fileState } : {}),
         ...(out.shellCwd !== undefined ? { shellCwd: out.shellCwd } : {}),
+        ...(out.background ? { background: out.background } : {}),
         ...(deniedInput !== undefined ? { deniedInput } : {}),
         ...(out.outcome === 'denied' && permission.behavior === 'deny'
           ? {

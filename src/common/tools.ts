@@ -1,3 +1,4 @@
+import type { BackgroundLaunch } from './shell-tasks';
 import type { ScopedRules, SettingsEnvRef } from './permissions';
 import type { PermissionMode } from './permissions';
 
@@ -196,6 +197,11 @@ export interface RunToolSummary {
   structuredOutputError?: string;
   /** The workspace snapshot taken after the call (tools that can change files). */
   snapshot?: SnapshotRef;
+  /**
+   * Bash with `run_in_background`: the command the tool launched (its tool_result, the launch
+   * text, is written); the turn starts it as a task of the session (`shellTaskWorkflow`).
+   */
+  background?: BackgroundLaunch;
 }
 
 /** Error types of tool-run failures (ApplicationFailure `type`). */

@@ -65,6 +65,17 @@ export const ToolRunRecordSchema = z.object({
   shellCwd: z.string().optional(),
   /** The working tree stored after the tool ran (`SnapshotRef` in `workspace.ts`). */
   snapshot: z.object({ toolUseId: z.string(), commit: z.string(), bytes: z.number() }).optional(),
+  /** Bash with `run_in_background`: the launched task (`BackgroundLaunch` in `shell-tasks.ts`). */
+  background: z
+    .object({
+      taskId: z.string(),
+      outputFile: z.string(),
+      timeoutMs: z.number(),
+      description: z.string(),
+      command: z.string(),
+      cwd: z.string(),
+    })
+    .optional(),
 });
 export type ToolRunRecord = z.infer<typeof ToolRunRecordSchema>;
 

@@ -128,6 +128,14 @@ export const PATCHES = {
     fixture: 'before-hook-precedence-v1.history.bin',
     deprecateWhen: 'No turn run started before 67e51c8 is open or inside retention.',
   },
+  subagents: {
+    id: 'subagents',
+    since: 'i20-core WIP b8f91e0 (2026-12-01)',
+    before:
+      "The task tools (Agent, SendMessage, TaskStop, ListAgents) run as calls of an unknown tool (the runTool activity). Row added on branch i21 only so that i20-core's WIP builds; i20-core's own row replaces it.",
+    fixture: 'turn-v2.history.bin',
+    deprecateWhen: 'No turn run started before subagents is open or inside retention.',
+  },
 } as const satisfies Record<string, Patch>;
 
 /** The name of a patch in {@link PATCHES}. */

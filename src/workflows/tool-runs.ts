@@ -17,6 +17,7 @@ import type { TurnState } from './turn-state';
 import type { WorkspaceFollower } from './workspace';
 import { toolFaultOf } from './failures';
 import type { TaskTools } from './task-tools';
+import { launchShellTask } from './shell-launch';
 import { READ_ONLY_TOOLS, TASK_TOOL_NAMES } from '../common/tools';
 
 /** Calls that run beside each other in one batch once subagents exist: read-only tools, `Agent` and `ListAgents`. */
@@ -97,7 +98,16 @@ export class ToolRuns {
     }
   }
 
-  private runWhereTheWorkspaceIs(input: RunToolInput, use?: ToolUseSummary): Promise<RunToolSummary> {
+  private async runWhereTheWorkspaceIs(input: RunToolInput, use?: ToolUseSummary): Promise<RunToolSummary> {
+    const summary = await this.runOnce(input, use);
+    // Bash with `run_in_background`: the tool wrote the launch text; the command runs as a task.
+    if (summary.background) {
+      await launchShellTask(this.input, input, summary.background, this.workspace.ref?.hostQueue);
+    }
+    return summary;
+  }
+
+  private runOnce(input: RunToolInput, use?: ToolUseSummary): Promise<RunToolSummary> {
     const label = use?.label ?? input.toolName;
     // The task tools (Agent, SendMessage, TaskStop, ListAgents) are answered by the workflow;
     // histories from before subagents replay them as runs of an unknown tool.

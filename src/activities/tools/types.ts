@@ -1,11 +1,14 @@
 import type { z } from 'zod';
 import type { ContentBlock } from '../../common/transcript';
 import type { FileReadState } from '../../common/tools';
+import type { BackgroundLaunch } from '../../common/shell-tasks';
 
 /** What a tool gets besides its input. */
 export interface ToolContext {
   /** Working directory of the session; relative paths resolve against it. */
   cwd: string;
+  /** The session the call belongs to (a background command's output file is named after it). */
+  sessionId?: string;
   /** Aborted when the activity is cancelled (turn interrupted, worker shutting down). */
   signal: AbortSignal;
   /** Read-file state the session holds for `absPath`, if any. */
@@ -55,6 +58,8 @@ export interface ToolOutput {
    * Bash call of the session starts there. Absent when it could not be told.
    */
   shellCwd?: string;
+  /** Bash with `run_in_background`: the command to launch as a task of the session (the workflow starts it). */
+  background?: BackgroundLaunch;
 }
 
 /**

@@ -66,6 +66,8 @@ const REACHES: Record<PatchName, (h: History) => boolean> = {
     h.events[0]?.workflowExecutionStartedEventAttributes?.searchAttributes?.indexedFields?.['AgentSessionId'] !==
       undefined,
   noRepeatedAutoCompact: (h) => scheduled(h, 'compactContext').length >= 2,
+  // Row of i20-core's WIP (added on i21 only so that it builds): a turn that runs tools asks for it.
+  subagents: (h) => scheduled(h, 'runTool').length > 0,
   parallelSessionSetup: (h) =>
     firstTurnRun(h) && input(h)['parentUuid'] === null && markerIds(h).includes(PATCHES.workspace.id),
   toolFaultResults: (h) =>
