@@ -61,6 +61,10 @@ export async function launchShellTask(
     assistantUuid: call.assistantUuid,
     toolUseId: call.toolUseId,
     ...(hostQueue ? { hostQueue } : {}),
+    // Twice the tool heartbeat timeout: a command's activity beats every second.
+    ...(turn.options.timeouts?.toolHeartbeatMs !== undefined
+      ? { heartbeatTimeoutMs: 2 * turn.options.timeouts.toolHeartbeatMs }
+      : {}),
   };
   await CancellationScope.nonCancellable(async () => {
     if (turn.sessionWorkflowId) {
