@@ -8,6 +8,7 @@ import type { TranscriptStore } from '../store/transcript-store';
 import { createCallModel } from './model/call-model';
 import type { ModelFaultHooks } from './model/call-model';
 import { createCompactContext } from './model/compact';
+import { streamIdleTimeoutMs } from './model/stream-watchdog';
 import { createRunTool } from './run-tool';
 import { ChildEnvironments } from '../env/child-env';
 import { withGitConfigScan } from '../env/git-env';
@@ -16,6 +17,8 @@ import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordPrompt, createRecordTranscript } from './transcript';
 import { createLoadContext } from './context/load-context';
 import { withStorageErrors } from './store-errors';
+import { activityStoreOutage, withAttemptStart } from './store-wait';
+import { waitingStore } from '../store/outage';
 import { withHeartbeats } from './heartbeats';
 import { createPrepareWorkspace, type PrepareWorkspaceInput, type WorkspaceHost } from './workspace/prepare';
 import { storeSnapshot } from './workspace/snapshot';
@@ -25,6 +28,7 @@ import { createConnectMcpServers, createMcpToolExecutor, mcpToolSpecs } from './
 import { McpClientPool } from './mcp/pool';
 import { createRunHooks } from './hooks/run-hooks';
 import { createPlanAgent } from './agents/plan-agent';
+import { taskToolSpec } from './agents/tool-specs';
 import { createRecordAgentResult } from './agents/record-result';
 import { createReadTaskCall } from './agents/read-task-call';
 import { createRunBackgroundShell } from './background/run-shell';
@@ -35,7 +39,7 @@ export type { Activities } from './types';
 /** Dependencies of the activities, injected by the worker (and by tests). */
 export interface ActivityDeps {
   store: TranscriptStore;
-  config: Pick<Config, 'model' | 'prices'> & Partial<Pick<Config, 'tools' | 'temporal'>>;
+  config: Pick<Config, 'model' | 'prices'> & Partial<Pick<Config, 'tools' | 'temporal' | 'store'>>;
   /** Environment to read the API key from. @default process.env */
   env?: NodeJS.ProcessEnv;
   /** Overrides the Anthropic client (tests). */
@@ -79,8 +83,15 @@ export function anthropicFromConfig(
   };
 }
 
-/** Creates every activity the workflows use. */
-export function createActivities(deps: ActivityDeps): Activities {
+/**
+ * Creates every activity the workflows use. They share one view of the store that waits through
+ * an outage of it within each attempt (`store-wait.ts`, up to `store.outageTimeoutMs`): a write
+ * is retried, never the model call or the tool run whose result it holds.
+ */
+export function createActivities(given: ActivityDeps): Activities {
+  const outageTimeoutMs = given.config.store?.outageTimeoutMs;
+  const outage = activityStoreOutage(given.store, outageTimeoutMs !== undefined ? { timeoutMs: outageTimeoutMs } : {});
+  const deps: ActivityDeps = { ...given, store: waitingStore(given.store, outage) };
   const anthropic = deps.anthropic ?? anthropicFromConfig(deps.config, deps.env);
   const priceFor = (model: string): ModelPrice | null => findPrice(deps.config.prices, model) ?? null;
   const mcp = { store: deps.store, pool: deps.mcpPool ?? new McpClientPool(deps.env ? { env: deps.env } : {}) };
@@ -89,14 +100,19 @@ export function createActivities(deps: ActivityDeps): Activities {
     store: deps.store,
     anthropic,
     priceFor,
-    toolsForModel: (names: string[]) => toolsForModel(names) as Anthropic.Tool[],
+    // The task tools (Agent, SendMessage, TaskStop, ListAgents) have Claude Code's own specs.
+    toolsForModel: (names: string[]) =>
+      names.map((n) => taskToolSpec(n) ?? toolsForModel([n])[0]) as Anthropic.Tool[],
     ...(deps.modelFaults ? { faults: deps.modelFaults } : {}),
+    ...(deps.workspace ? { hostQueue: deps.workspace.hostQueue } : {}),
+    // Claude Code's stream watchdog (its environment variables win over the config).
+    streamIdleTimeoutMs: streamIdleTimeoutMs(deps.config.model.streamIdleTimeoutMs ?? 0, deps.env ?? process.env),
     mcpToolsForModel: async (sessionId: string, ref: string) =>
       (await mcpToolSpecs(deps.store, sessionId, ref)) as Anthropic.Tool[],
   };
   const ws = deps.workspace;
   // A store that cannot be written fails the activity at once (see storageFailure).
-  return {
+  return timedAttempts({
     callModel: withStorageErrors(createCallModel(modelDeps)),
     compactContext: withStorageErrors(createCompactContext(modelDeps)),
     runTool: withStorageErrors(
@@ -109,9 +125,13 @@ export function createActivities(deps: ActivityDeps): Activities {
         isIdempotent: (name) => (isMcpToolName(name) ? false : (BUILTIN_TOOLS.get(name)?.idempotent ?? true)),
         ...(ws
           ? {
+              // A streamed pack cannot be sent again: the whole snapshot is made again while the
+              // store is unreachable (same tree, same snapshot), so a tool that ran keeps its result.
               snapshot: (i: { sessionId: string; toolUseId: string; root: string; base: string }) =>
-                withGitConfigScan(() =>
-                  storeSnapshot({ store: deps.store, ...i, maxBytes: ws.config.maxSnapshotBytes }),
+                outage.run(() =>
+                  withGitConfigScan(() =>
+                    storeSnapshot({ store: deps.store, ...i, maxBytes: ws.config.maxSnapshotBytes }),
+                  ),
                 ),
             }
           : {}),
@@ -124,7 +144,7 @@ export function createActivities(deps: ActivityDeps): Activities {
     prepareWorkspace: withStorageErrors(ws ? gitScanOnce(createPrepareWorkspace(deps.store, ws)) : notFollowed),
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),
     recordPrompt: withStorageErrors(createRecordPrompt(deps.store)),
-    loadSession: createLoadSession(deps.store, priceFor),
+    loadSession: withStorageErrors(createLoadSession(deps.store, priceFor)),
     connectMcpServers: withStorageErrors(withHeartbeats(createConnectMcpServers(mcp))),
     runHooks: withStorageErrors(createRunHooks({ store: deps.store, ...(deps.env ? { env: deps.env } : {}) })),
     loadContext: withStorageErrors(gitScanOnce(createLoadContext(deps.store))),
@@ -134,7 +154,16 @@ export function createActivities(deps: ActivityDeps): Activities {
     storeTaskNotification: withStorageErrors(createStoreTaskNotification(deps.store)),
     recordNotification: withStorageErrors(createRecordNotification(deps.store)),
     runBackgroundShell: withStorageErrors(createRunBackgroundShell(deps.store)),
-  };
+  });
+}
+
+/** Every activity with its attempt's start recorded (the store's waits end before its timeout). */
+function timedAttempts(acts: Activities): Activities {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(acts)) {
+    out[name] = withAttemptStart(fn as (...args: unknown[]) => Promise<unknown>);
+  }
+  return out as unknown as Activities;
 }
 
 /** `prepareWorkspace` of a worker that does not follow workspaces. */

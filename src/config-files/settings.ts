@@ -32,6 +32,7 @@ import { PATH_RULE_TOOLS, parseRule, ruleSyntaxError } from './permission-rules'
 import { SETTING_SOURCES, type SettingSource } from '../common/context';
 import type { SettingsFile } from './settings-schema';
 import { SettingsFileSchema } from './settings-schema';
+import { AgentRunnerError } from '../common/errors';
 import type { ProjectTrust } from './settings-trust';
 import { claudeConfigFile, projectRootOf, projectTrust, trustRecordDir } from './settings-trust';
 
@@ -42,8 +43,9 @@ export { SETTING_SOURCES, type SettingSource } from '../common/context';
  * Thrown for a settings file or flag that cannot be used: the CLI prints it and exits 2. The
  * message names the file (or flag) and the field.
  */
-export class SettingsError extends Error {
+export class SettingsError extends AgentRunnerError {
   override readonly name = 'SettingsError';
+  readonly kind = 'usage';
 }
 
 /** One settings file that was read. */

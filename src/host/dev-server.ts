@@ -11,6 +11,8 @@ import * as readline from 'node:readline';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensurePrivateDataDir } from '../store/data-dir';
 import { serverAnswers, tcpProbe } from './server-state';
 import { devServerEnvironment } from '../env/child-env';
+import { retry } from '../connection/retry';
+import { AgentRunnerError } from '../common/errors';
 
 // ---------------------------------------------------------------------------------------------
 // Finding the CLI
@@ -27,8 +29,9 @@ export const TEMPORAL_CLI_PATH_ENV = 'TEMPORAL_CLI_PATH';
  * Thrown by {@link findTemporalCli} when no usable Temporal CLI is found, and by
  * {@link startDevServer} when its `cliPath` is not an executable file.
  */
-export class TemporalCliNotFoundError extends Error {
+export class TemporalCliNotFoundError extends AgentRunnerError {
   override readonly name = 'TemporalCliNotFoundError';
+  readonly kind = 'usage';
   constructor(
     /** Each place looked at, with why it was not usable. */
     readonly searched: readonly string[],
@@ -246,8 +249,9 @@ export interface DevServer {
  * Thrown by {@link startDevServer} when the server exits before it answers or does not answer in
  * time. The message ends with the server's last log lines.
  */
-export class DevServerStartError extends Error {
+export class DevServerStartError extends AgentRunnerError {
   override readonly name = 'DevServerStartError';
+  readonly kind = 'runtime';
   constructor(
     message: string,
     /** The last lines (up to 200) the server printed. */
@@ -277,19 +281,12 @@ export async function startDevServer(opts: StartDevServerOptions): Promise<DevSe
     throw new TemporalCliNotFoundError([`cliPath: ${opts.cliPath} (${describeUnusable(opts.cliPath)})`]);
   }
   const autoPorts = !opts.port && !(opts.ui && opts.uiPort);
-  const attempts = autoPorts ? 3 : 1;
-  let lastError: unknown;
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    try {
-      return await startOnce(opts);
-    } catch (err) {
-      lastError = err;
-      const portClash =
-        err instanceof DevServerStartError && err.logTail.some((l) => /address already in use/i.test(l));
-      if (!portClash) throw err;
-    }
-  }
-  throw lastError;
+  // A port picked for us can be taken by another process before the server binds it: pick again.
+  return retry(() => startOnce(opts), {
+    attempts: autoPorts ? 3 : 1,
+    delayMs: 0,
+    retryIf: (err) => err instanceof DevServerStartError && err.logTail.some((l) => /address already in use/i.test(l)),
+  });
 }
 
 async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
@@ -581,48 +578,35 @@ function connectHost(ip: string): string {
   return ip;
 }
 
-/**
- * Polls until the TCP port accepts, then until the gRPC health check says SERVING and each
- * namespace can be described. Rejects at the deadline with the last error.
- */
 /** Interval of the dev server's port probes while it boots, in ms. */
 const TCP_PROBE_INTERVAL_MS = 20;
 
+/**
+ * Polls until the TCP port accepts, then until the gRPC health check says SERVING and each
+ * namespace can be described. Rejects at the deadline (or on abort) with the last error.
+ */
 async function waitUntilReady(
   address: string,
   namespaces: string[],
   deadline: number,
   signal: AbortSignal,
 ): Promise<void> {
-  let lastError: unknown = new Error('not tried');
-  let delay = 50;
-  const pause = async (): Promise<void> => {
-    await sleep(Math.min(delay, Math.max(0, deadline - Date.now())));
-    delay = Math.min(delay * 1.5, 500);
-  };
-  const timedOut = (): boolean => signal.aborted || Date.now() >= deadline;
-
+  if (signal.aborted || Date.now() >= deadline) throw new Error('not tried: the start deadline had passed');
   // 1. The port accepts connections (cheap; avoids gRPC's reconnect backoff). A refused local
   // connect costs microseconds: probe every 20 ms, so that readiness is seen at once.
-  for (;;) {
-    if (timedOut()) throw lastError;
-    try {
-      await tcpProbe(address, Math.min(1000, deadline - Date.now()));
-      break;
-    } catch (err) {
-      lastError = err;
-      await sleep(Math.min(TCP_PROBE_INTERVAL_MS, Math.max(0, deadline - Date.now())));
-    }
-  }
+  await retry(() => tcpProbe(address, Math.max(1, Math.min(1000, deadline - Date.now()))), {
+    delayMs: TCP_PROBE_INTERVAL_MS,
+    factor: 1,
+    deadline,
+    signal,
+  });
 
   // 2. The server answers and the namespaces exist.
   const { Connection } = await import('@temporalio/client');
   const connection = Connection.lazy({ address, connectTimeout: Math.max(1, deadline - Date.now()) });
   try {
-    delay = 50;
-    for (;;) {
-      if (timedOut()) throw lastError;
-      try {
+    await retry(
+      async () => {
         const callDeadline = Math.min(deadline, Date.now() + 2000);
         const health = await connection.withDeadline(callDeadline, () => connection.healthService.check({}));
         // 1 = SERVING
@@ -632,12 +616,9 @@ async function waitUntilReady(
             connection.workflowService.describeNamespace({ namespace }),
           );
         }
-        return;
-      } catch (err) {
-        lastError = err;
-        await pause();
-      }
-    }
+      },
+      { delayMs: 50, factor: 1.5, maxDelayMs: 500, deadline, signal },
+    );
   } finally {
     await connection.close();
   }

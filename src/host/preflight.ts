@@ -6,32 +6,18 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Config } from '../config';
-import { DataDirError, PRIVATE_FILE_MODE, ensurePrivateDataDir } from '../store/data-dir';
+import { AgentRunnerError } from '../common/errors';
+import { DataDirError, PRIVATE_FILE_MODE, ensurePrivateDataDir, unwritableDataDir } from '../store/data-dir';
 
-export { DataDirError } from '../store/data-dir';
+export { DataDirError, fileSystemReason } from '../store/data-dir';
 
 /**
  * Thrown by {@link checkModelKey} when a process that will run a worker has no model API key
  * (the worker calls the model with it). The CLI prints it and exits 2.
  */
-export class ModelKeyMissingError extends Error {
+export class ModelKeyMissingError extends AgentRunnerError {
   override readonly name = 'ModelKeyMissingError';
-}
-
-const FS_REASONS: Record<string, string> = {
-  EROFS: 'it is on a read-only file system',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'disk quota exceeded',
-  ENOTDIR: 'a path component is a file, not a directory',
-  EEXIST: 'a file of that name is in the way',
-};
-
-/** A file-system error (`EROFS`, `EACCES`, …) in words, or null for other errors. */
-export function fileSystemReason(e: unknown): string | null {
-  const code = (e as NodeJS.ErrnoException | null)?.code;
-  return code !== undefined ? (FS_REASONS[code] ?? null) : null;
+  readonly kind = 'usage';
 }
 
 /**
@@ -48,11 +34,7 @@ export function checkDataDir(dataDir: string): void {
     fs.rmSync(probe, { force: true });
   } catch (e) {
     if (e instanceof DataDirError) throw e;
-    const reason = fileSystemReason(e) ?? (e instanceof Error ? e.message : String(e));
-    throw new DataDirError(
-      `the data directory ${dataDir} is not writable (${reason}). It holds the transcripts and the ` +
-        'embedded Temporal database: set AGENT_RUNNER_DATA_DIR (or dataDir in temporal.yaml) to a writable directory.',
-    );
+    throw unwritableDataDir(dataDir, e);
   }
 }
 

@@ -17,6 +17,7 @@ import * as net from 'node:net';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { isPidAlive } from './server-state';
+import { AgentRunnerError } from '../common/errors';
 
 /** Who holds the lock: a `-p --no-daemon` run, `agent-runner server`, or the background server. */
 export type ServerLockMode = 'private' | 'foreground' | 'background';
@@ -45,8 +46,9 @@ const LockFileSchema = z.object({
 });
 
 /** Thrown when another live process holds the server lock of the data directory. */
-export class EmbeddedServerBusyError extends Error {
+export class EmbeddedServerBusyError extends AgentRunnerError {
   override readonly name = 'EmbeddedServerBusyError';
+  readonly kind = 'usage';
   constructor(
     readonly dataDir: string,
     readonly pid: number,

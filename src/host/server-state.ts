@@ -8,6 +8,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { PRIVATE_FILE_MODE, ensurePrivateDataDir } from '../store/data-dir';
 import { z } from 'zod';
+import type { RunnerIdentity } from './runner-build';
 
 /** What `<dataDir>/server.json` records about a running shared dev server. */
 export interface ServerState {
@@ -27,6 +28,8 @@ export interface ServerState {
   workerEnv?: WorkerEnvFingerprint;
   /** ISO time the server was recorded. */
   startedAt?: string;
+  /** The agent-runner version and build its worker runs (absent: a version before this was recorded). */
+  runner?: RunnerIdentity;
 }
 
 /**
@@ -49,6 +52,7 @@ const ServerStateFileSchema = z.object({
   idleTimeoutMs: z.number().int().nonnegative().optional(),
   workerEnv: z.object({ baseUrl: z.string().nullable(), apiKeySha: z.string().nullable() }).optional(),
   startedAt: z.string().optional(),
+  runner: z.object({ version: z.string(), build: z.string().nullable() }).optional(),
 });
 
 /** Version (`v`) of the dev-server state file. */
@@ -84,6 +88,7 @@ export function readServerState(dataDir: string): ServerState | null {
       ...(d.idleTimeoutMs !== undefined ? { idleTimeoutMs: d.idleTimeoutMs } : {}),
       ...(d.workerEnv !== undefined ? { workerEnv: d.workerEnv } : {}),
       ...(d.startedAt !== undefined ? { startedAt: d.startedAt } : {}),
+      ...(d.runner !== undefined ? { runner: d.runner } : {}),
     };
   } catch {
     return null;

@@ -11,6 +11,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { AgentRunnerError } from '../common/errors';
 
 /** Mode of the files the runner creates in the data directory (owner read and write). */
 export const PRIVATE_FILE_MODE = 0o600;
@@ -21,8 +22,9 @@ export const PRIVATE_DIR_MODE = 0o700;
  * Thrown when the data directory cannot be used: not writable, not a directory, another user's,
  * or its permissions cannot be repaired. The CLI prints it and exits 2.
  */
-export class DataDirError extends Error {
+export class DataDirError extends AgentRunnerError {
   override readonly name = 'DataDirError';
+  readonly kind = 'usage';
 }
 
 /** What {@link ensurePrivateDataDir} did. */
@@ -41,11 +43,39 @@ function octal(mode: number): string {
 
 const HOW_TO_CHOOSE = 'Set AGENT_RUNNER_DATA_DIR (or dataDir in temporal.yaml) to a directory of your own.';
 
+const FS_REASONS: Record<string, string> = {
+  EROFS: 'it is on a read-only file system',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  ENOTDIR: 'a path component is a file, not a directory',
+  EEXIST: 'a file of that name is in the way',
+};
+
+/** A file-system error (`EROFS`, `EACCES`, …) in words, or null for other errors. */
+export function fileSystemReason(e: unknown): string | null {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  return code !== undefined ? (FS_REASONS[code] ?? null) : null;
+}
+
+/**
+ * The error for a data directory that cannot be created or written, naming it, the reason in
+ * words and the setting that chooses another one (never a raw `ENOTDIR`).
+ */
+export function unwritableDataDir(dataDir: string, cause: unknown): DataDirError {
+  const reason = fileSystemReason(cause) ?? (cause instanceof Error ? cause.message : String(cause));
+  return new DataDirError(
+    `the data directory ${dataDir} is not writable (${reason}). It holds the transcripts and the ` +
+      'embedded Temporal database: set AGENT_RUNNER_DATA_DIR (or dataDir in temporal.yaml) to a writable directory.',
+  );
+}
+
 /**
  * Creates the data directory (0700) or checks and repairs an existing one (see the module
  * comment). Cheap after the first call in a process for the same directory.
- * @throws DataDirError for a path that is not a directory, a directory of another user, or
- *   permissions that cannot be repaired; the file system's own error when it cannot be created
+ * @throws DataDirError for a path that cannot be created (the reason in words), is not a
+ *   directory, is a directory of another user, or has permissions that cannot be repaired
  */
 export function ensurePrivateDataDir(dataDir: string): PrivateDirResult {
   const dir = path.resolve(dataDir);
@@ -53,8 +83,8 @@ export function ensurePrivateDataDir(dataDir: string): PrivateDirResult {
   try {
     fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   } catch (err) {
-    // A file in the way is told below; other errors (read-only, no permission) as they are.
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    // A file in the way is told below; other errors (read-only, no permission) in words.
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw unwritableDataDir(dir, err);
   }
   const st = fs.statSync(dir);
   if (!st.isDirectory()) throw new DataDirError(`the data directory ${dir} is not a directory. ${HOW_TO_CHOOSE}`);

@@ -19,6 +19,7 @@ import { JsonlContentFiles } from './jsonl-content';
 import { checkId } from './ids';
 import { FileStreamEventChannel } from './stream-events';
 import type { StreamEventChannel } from './stream-events';
+import { carriesAttachments, toolResultIdsOf } from './line-keys';
 import {
   ModelAttemptUsageSchema,
   TranscriptChainError,
@@ -68,6 +69,10 @@ interface SessionCache {
   lines: number;
   entries: TranscriptEntry[];
   byUuid: Map<string, TranscriptEntry>;
+  /** Lines by the tool_use ids of their tool_result blocks, in file order. */
+  byToolResultId: Map<string, TranscriptEntry[]>;
+  /** Lines that carry context attachments, in file order. */
+  withAttachments: TranscriptEntry[];
   /** Offset of an unterminated last line already reported as torn. */
   tornWarnedAt: number;
 }
@@ -96,6 +101,7 @@ export class JsonlTranscriptStore implements TranscriptStore {
   private readonly content: JsonlContentFiles;
   /** Stream events of model calls, as files beside the transcripts (`<dataDir>/stream-events/`). */
   readonly streamEvents: StreamEventChannel;
+  readonly description: string;
 
   /**
    * @param dataDir the runner's data directory; files go to `<dataDir>/sessions/`.
@@ -107,6 +113,7 @@ export class JsonlTranscriptStore implements TranscriptStore {
     // The data directory is private (0700, this user's): checked, and repaired, once per process.
     ensurePrivateDataDir(dataDir);
     this.dir = sessionsDir(dataDir);
+    this.description = `transcript store at ${this.dir} (JSONL files)`;
     this.warn = opts.onWarning ?? ((msg) => process.emitWarning(msg, 'TranscriptStoreWarning'));
     this.maxCached = Math.max(1, opts.maxCachedSessions ?? 64);
     this.content = new JsonlContentFiles(this.dir, opts.maxContentBytes ?? DEFAULT_MAX_CONTENT_BYTES);
@@ -152,6 +159,16 @@ export class JsonlTranscriptStore implements TranscriptStore {
   /** Lines in file order; a uuid stored twice (two processes racing) is returned once. */
   async load(sessionId: string): Promise<TranscriptEntry[]> {
     return [...(await this.read(sessionId)).entries];
+  }
+
+  /** From the session's in-memory index (built as lines are read): no scan of its lines. */
+  async toolResultLines(sessionId: string, toolUseId: string): Promise<TranscriptEntry[]> {
+    return [...((await this.read(sessionId)).byToolResultId.get(toolUseId) ?? [])];
+  }
+
+  /** From the session's in-memory index (built as lines are read): no scan of its lines. */
+  async attachmentLines(sessionId: string): Promise<TranscriptEntry[]> {
+    return [...(await this.read(sessionId)).withAttachments];
   }
 
   /**
@@ -556,6 +573,12 @@ export class JsonlTranscriptStore implements TranscriptStore {
     if (cache.byUuid.has(entry.uuid)) return; // first write wins (upsert raced across processes)
     cache.byUuid.set(entry.uuid, entry);
     cache.entries.push(entry);
+    for (const id of toolResultIdsOf(entry)) {
+      const lines = cache.byToolResultId.get(id);
+      if (lines) lines.push(entry);
+      else cache.byToolResultId.set(id, [entry]);
+    }
+    if (carriesAttachments(entry)) cache.withAttachments.push(entry);
   }
 
   private remember(sessionId: string, cache: SessionCache): void {
@@ -592,7 +615,17 @@ function sameLine(stored: TranscriptEntry, own: TranscriptEntry): boolean {
 }
 
 function emptyCache(dev: number, ino: number): SessionCache {
-  return { dev, ino, offset: 0, lines: 0, entries: [], byUuid: new Map(), tornWarnedAt: -1 };
+  return {
+    dev,
+    ino,
+    offset: 0,
+    lines: 0,
+    entries: [],
+    byUuid: new Map(),
+    byToolResultId: new Map(),
+    withAttachments: [],
+    tornWarnedAt: -1,
+  };
 }
 
 /**

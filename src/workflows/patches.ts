@@ -128,13 +128,29 @@ export const PATCHES = {
     fixture: 'before-hook-precedence-v1.history.bin',
     deprecateWhen: 'No turn run started before 67e51c8 is open or inside retention.',
   },
-  subagents: {
-    id: 'subagents',
-    since: 'i20-core WIP b8f91e0 (2026-12-01)',
+  poolAckBeforeTools: {
+    id: 'pool-ack-before-tools',
+    since: '5fc43fd (2026-12-01)',
     before:
-      "The task tools (Agent, SendMessage, TaskStop, ListAgents) run as calls of an unknown tool (the runTool activity). Row added on branch i21 only so that i20-core's WIP builds; i20-core's own row replaces it.",
-    fixture: 'turn-v2.history.bin',
-    deprecateWhen: 'No turn run started before subagents is open or inside retention.',
+      'A budget-pool member runs the tools of a call before the pool has counted that call: the tools of the call that exhausted the pool run (the member stops only before its next model call).',
+    fixture: 'before-pool-ack-before-tools-v1.history.bin',
+    deprecateWhen: 'No turn run started before 5fc43fd is open or inside retention.',
+  },
+  errorResultFailsTurn: {
+    id: 'error-result-fails-workflow',
+    since: '60181ff (2026-12-01)',
+    before:
+      'A turn that ends in an error result (a limit, an API error, an interrupt) completes as a workflow, its outcome the result: the Web UI lists it as Completed.',
+    fixture: 'before-wait-for-cancelled-tools-v1.history.bin',
+    deprecateWhen: 'No turn run started before 60181ff is open or inside retention.',
+  },
+  errorResultFailsSession: {
+    id: 'error-result-fails-session',
+    since: '60181ff (2026-12-01)',
+    before:
+      'A session whose last turn ended in an error result (or failed as a workflow) completes as a workflow: the Web UI lists it as Completed.',
+    fixture: 'before-failed-turn-totals-v1.history.bin',
+    deprecateWhen: 'No session run started before 60181ff is open or inside retention.',
   },
 } as const satisfies Record<string, Patch>;
 

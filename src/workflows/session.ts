@@ -12,7 +12,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
 import type { SessionInput, SessionState, SubmitRequest } from '../common/session';
-import type { TurnInput } from '../common/turn';
+import type { TurnInput, TurnOutcome } from '../common/turn';
 import { isContentRef } from '../common/content-ref';
 import {
   endSessionSignal,
@@ -25,6 +25,7 @@ import {
 import { approvalStatusSignal } from './approval-messages';
 import { WAITING_FOR_APPROVAL_STATUS } from '../common/approvals';
 import { turnWorkflow } from './turn';
+import { agentResultFailure, resultOfFailure } from '../common/agent-result';
 import { AGENT_STATUS_RUNNING, SA } from '../common/search-attributes';
 import type { SearchAttributePair } from '@temporalio/common';
 import { LABEL_CHARS, firstLine } from '../common/summary';
@@ -75,6 +76,11 @@ class Session {
   private busy = false;
   private ended = false;
   private turnsThisRun = 0;
+  /**
+   * The subtype of this run's last turn when it failed, else null (a run continued as new starts
+   * with none: a session continues as new only after a turn, and its next run ends after its own).
+   */
+  private lastFailure: string | null = null;
 
   constructor(private readonly input: SessionInput) {
     this.ledger = new SessionLedger(input);
@@ -95,6 +101,14 @@ class Session {
       await this.continueAsNewIfDue();
     }
     await condition(allHandlersFinished);
+    // A session whose last turn failed ends as failed too (the Web UI lists it as Failed).
+    if (this.lastFailure !== null && isPatched('errorResultFailsSession')) {
+      throw agentResultFailure(
+        this.lastFailure,
+        [`the session's last turn ended with ${this.lastFailure}`],
+        this.ledger.state,
+      );
+    }
     return this.ledger.state;
   }
 
@@ -143,7 +157,9 @@ class Session {
     if (next.kind === 'submit') {
       this.inbox.answer(next.id, { turnWorkflowId: turn.id, turnNumber: turn.number, promptUuid });
     }
-    const outcome = await handle.result().catch(() => null);
+    // An error result fails the turn workflow and travels in the failure; anything else failed it.
+    const outcome = await handle.result().catch((err: unknown) => resultOfFailure<TurnOutcome>(err) ?? null);
+    this.lastFailure = outcome === null ? 'error_during_execution' : outcome.isError ? outcome.subtype : null;
     if (outcome) this.ledger.recordTurn(outcome, turn.id);
     else {
       // Failed as a workflow: the store has what the turn recorded (its leaf, the billing of its calls).

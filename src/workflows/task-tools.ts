@@ -20,11 +20,28 @@ import { DEFAULT_TOOL_NAMES, TASK_TOOL_NAMES } from '../common/tools';
 import type { TurnInput, TurnOptions, TurnOutcome } from '../common/turn';
 import { WORKFLOW_STATE_VERSION } from '../common/turn';
 import { LABEL_CHARS } from '../common/summary';
+import { resultOfFailure } from '../common/agent-result';
 import { taskFinishedSignal, taskCommandSignal, taskReplySignal, taskStartedSignal } from './messages';
 import type { TurnActivities } from './turn-activities';
 import type { TurnState } from './turn-state';
 import type { WorkspaceFollower } from './workspace';
 import type { turnWorkflow } from './turn';
+
+/**
+ * The tools a turn offers the model: `options.tools`, else every tool the runner has (the task
+ * tools only with `options.subagents`). An agent at the spawn-depth limit is not offered `Agent`,
+ * as in Claude Code (CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH).
+ */
+export function offeredTools(o: TurnOptions): string[] {
+  const all = o.tools ?? (o.subagents ? DEFAULT_TOOL_NAMES : DEFAULT_TOOL_NAMES.filter((n) => !isTaskTool(n)));
+  const depth = o.subagents?.depth ?? 0;
+  const max = o.subagents?.maxSpawnDepth ?? DEFAULT_MAX_SPAWN_DEPTH;
+  return all.filter((n) => !(isTaskTool(n) && !o.subagents) && !(n === 'Agent' && depth >= max));
+}
+
+function isTaskTool(name: string): boolean {
+  return (TASK_TOOL_NAMES as readonly string[]).includes(name);
+}
 
 /** How long a turn waits for its session to answer a question about the task table (ms). */
 const REPLY_TIMEOUT_MS = 60_000;
@@ -57,7 +74,7 @@ export class TaskTools {
   }
 
   private offered(): readonly string[] {
-    return this.input.options.tools ?? DEFAULT_TOOL_NAMES;
+    return offeredTools(this.input.options);
   }
 
   /** Runs one call; its tool_result line is written under `call.resultUuid`. */
@@ -208,8 +225,14 @@ export class TaskTools {
       outcome = await handle.result();
     } catch (err) {
       // The turn was interrupted: the child is cancelled with it and ends as killed.
-      if (isCancellation(err)) await this.tellFinished(run, null, 'killed');
-      throw err;
+      if (isCancellation(err)) {
+        await this.tellFinished(run, null, 'killed');
+        throw err;
+      }
+      // An error result fails the child workflow and travels in the failure.
+      const failed = resultOfFailure<TurnOutcome>(err);
+      if (!failed) throw err;
+      outcome = failed;
     }
     this.state.addChildSpend(outcome.modelUsage);
     const report = outcome.agent ?? { usage: { totalTokens: 0, toolUses: 0, durationMs: 0, costUsd: 0 }, toolsUsed: [] };

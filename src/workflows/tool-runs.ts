@@ -109,9 +109,10 @@ export class ToolRuns {
 
   private runOnce(input: RunToolInput, use?: ToolUseSummary): Promise<RunToolSummary> {
     const label = use?.label ?? input.toolName;
-    // The task tools (Agent, SendMessage, TaskStop, ListAgents) are answered by the workflow;
-    // histories from before subagents replay them as runs of an unknown tool.
-    if (input.skipReason === undefined && this.taskTools?.handles(input.toolName) && isPatched('subagents')) {
+    // The task tools (Agent, SendMessage, TaskStop, ListAgents) are answered by the workflow. Only
+    // a turn whose input has `options.subagents` has them (older inputs never carry the field, so
+    // their histories replay their calls as runs of an unknown tool: no patch needed).
+    if (input.skipReason === undefined && this.taskTools?.handles(input.toolName)) {
       return this.taskTools.run(input);
     }
     if (input.skipReason === undefined && LOCAL_TOOLS.has(input.toolName) && isPatched('localActivities')) {
@@ -267,7 +268,7 @@ export class ToolRuns {
   async runAll(assistantUuid: string, uses: readonly ToolUseSummary[]): Promise<boolean> {
     const pending = [...uses];
     const taskCalls = uses.some((u) => (TASK_TOOL_NAMES as readonly string[]).includes(u.name));
-    const concurrent = taskCalls && isPatched('subagents') ? (n: string) => CONCURRENT_TOOLS.has(n) : undefined;
+    const concurrent = taskCalls && this.taskTools ? (n: string) => CONCURRENT_TOOLS.has(n) : undefined;
     for (const batch of partitionToolUses(uses, concurrent)) {
       if (this.interrupts.requested()) break;
       this.state.startActivity(

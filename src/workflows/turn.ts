@@ -39,13 +39,16 @@ import { Approvals } from './approvals';
 import { HookRuns } from './hook-runs';
 import { Interrupts, uninterruptible } from './interrupts';
 import { interruptSignal, poolStatusSignal, setLimitsSignal, turnProgressQuery, turnSpendQuery } from './messages';
+import { agentResultFailure } from '../common/agent-result';
 import { PoolMember } from './pool-member';
 import { ToolRuns } from './tool-runs';
+import { TaskTools, offeredTools } from './task-tools';
 import { turnActivities } from './turn-activities';
 import type { TurnActivities } from './turn-activities';
 import { TurnState } from './turn-state';
 import { WorkspaceFollower, WorkspaceStop } from './workspace';
 import { isPatched } from './patches';
+import { tellSessionFinished, withOrigin } from './agent-turn';
 
 /** Model calls per workflow run before a long turn continues as new. */
 const DEFAULT_MAX_STEPS_PER_RUN = 200;
@@ -72,14 +75,22 @@ const STRUCTURED_OUTPUT_EXHAUSTED = 'structured_output_retry_exhausted';
  * call, stops (`error_max_budget_usd`) once the pool is exhausted, and leaves at the end.
  *
  * Signals: `setLimits`, `interrupt`, `poolStatus`. Query: `progress`.
- * @returns a TurnOutcome; never throws for model or tool errors (they become error results).
+ * @returns a TurnOutcome for a success; an error result (model or tool errors, limits, an
+ *   interrupt) fails the workflow with an `AgentResult.<subtype>` failure whose details hold the
+ *   TurnOutcome (`resultOfFailure` reads it), so that the Web UI shows the turn as Failed.
  */
 export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   const turn = new Turn(input);
-  const outcome = await turn.run();
+  const outcome = withOrigin(input, await turn.run(), turn.state);
   // Not reached on continue-as-new (run() throws it): the next run is still a member.
   await turn.member.leave();
   turn.finish(outcome);
+  // A background agent tells its session of its end (a foreground one's caller does).
+  if (input.agent?.background) await tellSessionFinished(input, outcome);
+  // An error result fails the workflow (the Web UI lists it as Failed), carrying the outcome.
+  if (outcome.isError && isPatched('errorResultFailsTurn')) {
+    throw agentResultFailure(outcome.subtype, outcome.errors, outcome);
+  }
   return outcome;
 }
 
@@ -116,6 +127,9 @@ class Turn {
       this.workspace,
       this.hooks,
       this.approvals,
+      // Subagents: only for inputs that carry `options.subagents` (the client sets it; older
+      // histories never have it, so they replay without the task tools and need no patch).
+      input.options.subagents ? new TaskTools(input, this.state, this.acts, this.workspace) : undefined,
     );
     setHandler(turnProgressQuery, () => this.progress());
     setHandler(turnSpendQuery, () => this.state.spend());
@@ -164,7 +178,25 @@ class Turn {
     const { input } = this;
     this.state.startActivity('recordTranscript', 'record the prompt');
     const { promptRef } = input;
-    if (promptRef) {
+    if (promptRef && input.notification) {
+      // A finished task's notification starts this turn: its stored text is the first line.
+      const n = input.notification;
+      await uninterruptible(() =>
+        this.acts.recordNotification({
+          sessionId: input.sessionId,
+          uuid: input.promptUuid,
+          parentUuid: input.parentUuid,
+          turnId: input.turnId,
+          timestamp: this.now(),
+          ref: promptRef,
+          taskId: n.taskId,
+          runId: n.runId,
+          startsTurn: true,
+        }),
+      );
+    } else if (input.agent?.promptWritten) {
+      // A fork's first line (the parent's call answered, its directive) was written by planAgent.
+    } else if (promptRef) {
       // The prompt travels by reference: history holds its ref, never its text.
       const line = {
         sessionId: input.sessionId,
@@ -347,7 +379,7 @@ class Turn {
           parentUuid: this.state.leaf,
           model,
           maxTokens: options.maxTokens,
-          ...(options.tools ? { tools: options.tools } : {}),
+          ...(options.tools || options.subagents ? { tools: offeredTools(options) } : {}),
           ...(options.systemPromptKey !== undefined ? { systemPromptKey: options.systemPromptKey } : {}),
           ...(options.appendSystemPromptKey !== undefined
             ? { appendSystemPromptKey: options.appendSystemPromptKey }
@@ -356,6 +388,7 @@ class Turn {
           ...(options.jsonSchemaKey !== undefined ? { jsonSchemaKey: options.jsonSchemaKey } : {}),
           ...(canFallBack ? { overloadedAttemptsBeforeFallback: OVERLOADED_ATTEMPTS_BEFORE_FALLBACK } : {}),
           ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
+          ...this.workspace.forModelCall(),
         }),
       );
     } catch (err) {
@@ -509,6 +542,16 @@ class Turn {
    * crossed it do not run (each gets a result saying so). Returns the outcome when the turn stops.
    */
   private async runTools(assistantUuid: string, call: CallModelSummary): Promise<TurnOutcome | null> {
+    if (call.toolUses.length > 0 && this.member.awaitingAck() && isPatched('poolAckBeforeTools')) {
+      // The pool learns of this call's spend first: if it crossed the pool's limit, the pool
+      // answers "exhausted" and the tools below do not run (docs/limits.md). Milliseconds, once per step.
+      this.state.activity = 'waitBudgetPool';
+      await this.member.awaitAck((wait) => this.interrupts.run(wait));
+      if (this.interrupts.requested()) {
+        await this.tools.skipAll(assistantUuid, call.toolUses, `Interrupted: ${this.interrupts.reason}`);
+        return this.interrupted('aborted_tools');
+      }
+    }
     const { maxBudgetUsd } = this.state.data.limits;
     const afterCall = checkLimits(
       maxBudgetUsd !== undefined ? { maxBudgetUsd } : {},
@@ -692,11 +735,16 @@ class Turn {
 
   private progress(): TurnProgress {
     const d = this.state.data;
+    // While the host of a tool call is gone and the workspace moves, that is what the turn does
+    // (not the call: it is not running anywhere).
+    const label = this.workspace.moving
+      ? `move the workspace to a live worker (the host of ${this.state.activityLabel ?? this.state.activity} is gone)`
+      : this.state.activityLabel;
     return {
       events: [...d.events],
       done: this.state.done,
-      activity: this.state.activity,
-      ...(this.state.activityLabel !== null ? { activityLabel: this.state.activityLabel } : {}),
+      activity: this.workspace.moving ? 'prepareWorkspace' : this.state.activity,
+      ...(label !== null ? { activityLabel: label } : {}),
       activitySince: new Date(this.state.activitySinceMs).toISOString(),
       modelCall: this.state.modelCall,
       numTurns: d.numTurns,

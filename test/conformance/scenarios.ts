@@ -87,6 +87,50 @@ export const COMMON_FLAGS_WITH_MCP: readonly string[] = [
   'claude-sonnet-5-5',
 ];
 
+/** A tree with every kind of ignore rule Claude Code's Glob and Grep may or may not honour. */
+const IGNORE_FILES: Readonly<Record<string, string>> = {
+  '.gitignore': 'ignored.txt\nbuild/\n*.log\n!keep.log\n/rooted.txt\n',
+  'ignored.txt': 'needle ignored\n',
+  'rooted.txt': 'needle rooted\n',
+  'build/out.js': 'needle build\n',
+  'a.log': 'needle log\n',
+  'keep.log': 'needle keep\n',
+  'plain.txt': 'needle plain\n',
+  '.hidden/h.txt': 'needle hidden dir\n',
+  '.env': 'needle dotfile\n',
+  'node_modules/pkg/index.js': 'needle node_modules\n',
+  'sub/.gitignore': 'local.txt\n',
+  'sub/local.txt': 'needle sub local\n',
+  'sub/ok.txt': 'needle sub ok\n',
+  'sub/rooted.txt': 'needle sub rooted\n',
+  'sub/deep/ignored.txt': 'needle deep ignored\n',
+  '.ignore': 'dotignored.txt\n',
+  'dotignored.txt': 'needle dotignore\n',
+  '.rgignore': 'rgignored.txt\n',
+  'rgignored.txt': 'needle rgignore\n',
+};
+/** The Glob and Grep calls of the ignore scenarios. */
+const IGNORE_CALLS: ContentSpec[] = [
+  { tool_use: { name: 'Glob', input: { pattern: '**/*.txt' } } },
+  { tool_use: { name: 'Glob', input: { pattern: '**/*.js' } } },
+  { tool_use: { name: 'Glob', input: { pattern: '**/*.log' } } },
+  { tool_use: { name: 'Glob', input: { pattern: '**/.env' } } },
+  { tool_use: { name: 'Glob', input: { pattern: '**/HEAD' } } },
+  { tool_use: { name: 'Glob', input: { pattern: '*.txt', path: '{{cwd}}/sub' } } },
+  { tool_use: { name: 'Glob', input: { pattern: '**/*', path: '{{cwd}}/build' } } },
+  { tool_use: { name: 'Grep', input: { pattern: 'needle' } } },
+  { tool_use: { name: 'Grep', input: { pattern: 'needle', path: '{{cwd}}/sub' } } },
+  { tool_use: { name: 'Grep', input: { pattern: 'needle', path: '{{cwd}}/build' } } },
+  { tool_use: { name: 'Grep', input: { pattern: 'needle', path: '{{cwd}}/node_modules' } } },
+  { tool_use: { name: 'Grep', input: { pattern: 'needle', path: '{{cwd}}/ignored.txt' } } },
+  { tool_use: { name: 'Grep', input: { pattern: 'needle', glob: '*.js' } } },
+  { tool_use: { name: 'Grep', input: { pattern: 'needle', glob: '!*.txt' } } },
+  { tool_use: { name: 'Glob', input: { pattern: 'sub/*.txt' } } },
+  { tool_use: { name: 'Glob', input: { pattern: 'ignored.txt' } } },
+  { tool_use: { name: 'Grep', input: { pattern: 'needle', path: '{{cwd}}/missing' } } },
+  { tool_use: { name: 'Glob', input: { pattern: '*', path: '{{cwd}}/missing' } } },
+];
+
 /** The scenarios, in the order they run. */
 export const SCENARIOS: readonly ConformanceScenario[] = [
   {
@@ -289,6 +333,24 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
       },
       done,
     ],
+  },
+  {
+    name: 'ignore-files-git',
+    title: 'Glob and Grep in a git repository with .gitignore, .ignore, hidden files and node_modules',
+    git: true,
+    files: IGNORE_FILES,
+    steps: [
+      {
+        content: [...IGNORE_CALLS, { tool_use: { name: 'Grep', input: { pattern: 'ref: ', path: '{{cwd}}/.git' } } }],
+      },
+      done,
+    ],
+  },
+  {
+    name: 'ignore-files-no-git',
+    title: 'Glob and Grep outside a git repository with the same ignore files',
+    files: IGNORE_FILES,
+    steps: [{ content: IGNORE_CALLS }, done],
   },
   {
     name: 'max-turns',

@@ -140,7 +140,8 @@ describe('replay', () => {
       (await session.query(sessionStateQuery)).turnCount === 4 ? true : undefined,
     );
     await engine.end();
-    await session.result();
+    // Its last turn failed, so the session ends as failed (the Web UI lists it so).
+    await expect(session.result()).rejects.toMatchObject({ cause: { type: 'AgentResult.error_during_execution' } });
     await replayAndKeep([{ name: 'session-steered', id: engine.workflowId, history: await session.fetchHistory() }]);
   });
 

@@ -151,6 +151,9 @@ describe('lint guards', () => {
     { rule: 'max-lines-per-function', filePath: 'src/workflows/x.ts', code: longFunction(81) },
     { rule: 'max-lines-per-function', filePath: 'src/workflows/x.ts', code: longFunction(80) },
     { rule: 'max-lines-per-function', filePath: 'src/client/x.ts', code: longFunction(81) },
+    { rule: 'max-lines-per-function', filePath: 'src/activities/tool-run/x.ts', code: longFunction(61) },
+    { rule: 'max-lines-per-function', filePath: 'src/activities/tool-run/x.ts', code: longFunction(60) },
+    { rule: 'max-lines-per-function', filePath: 'src/activities/run-tool.ts', code: longFunction(61) },
   ];
   let results: string[][] = [];
   beforeAll(() => {
@@ -189,6 +192,13 @@ describe('lint guards', () => {
     expect(resultOf(at).map((m) => m.split(':')[0])).toEqual(['max-lines-per-function']);
     expect(resultOf(at + 1)).toEqual([]);
     expect(resultOf(at + 2)).toEqual([]);
+  });
+
+  test('lint: a function of the tool run (run-tool.ts, tool-run/) over 60 lines is an error; 60 lines is not', () => {
+    const at = flagged.length + allowed.length + 7;
+    expect(resultOf(at).map((m) => m.split(':')[0])).toEqual(['max-lines-per-function']);
+    expect(resultOf(at + 1)).toEqual([]);
+    expect(resultOf(at + 2).map((m) => m.split(':')[0])).toEqual(['max-lines-per-function']);
   });
 });
 

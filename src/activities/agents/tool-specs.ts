@@ -208,3 +208,22 @@ export const LIST_AGENTS_SPEC: TaskToolSpec = {
     additionalProperties: false,
   },
 };
+
+/**
+ * The spec of a task tool by name (the Agent tool with the default switches), or undefined for a
+ * tool that is not one.
+ */
+export function taskToolSpec(name: string): TaskToolSpec | undefined {
+  switch (name) {
+    case 'Agent':
+      return agentToolSpec();
+    case 'SendMessage':
+      return SEND_MESSAGE_SPEC;
+    case 'TaskStop':
+      return TASK_STOP_SPEC;
+    case 'ListAgents':
+      return LIST_AGENTS_SPEC;
+    default:
+      return undefined;
+  }
+}

@@ -22,6 +22,8 @@ import { statOrUndefined } from './file-state';
 import { errorOutput, plainErrorOutput } from './format';
 import { newShellCwdFile, shellCwdTrap, shellEnd, shellStart, withShellCwd } from './shell-cwd';
 import type { ToolContext, ToolDefinition, ToolOutput } from './types';
+import { heartbeatEvery } from '../heartbeats';
+import type { Heartbeat } from '../heartbeats';
 
 /** Timeout when the input gives none, ms. */
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
@@ -223,7 +225,7 @@ async function runCommand(input: BashInput, ctx: ToolContext, cwdFile: string): 
     let spawnError: Error | undefined;
     let done = false;
     const timers: NodeJS.Timeout[] = [];
-    let heartbeat: NodeJS.Timeout | undefined;
+    let heartbeat: Heartbeat | undefined;
 
     // `exec 2>&1` first: stderr joins stdout in the order things were written.
     // The EXIT trap writes the directory the command leaves the shell in (for the next call).
@@ -269,7 +271,7 @@ async function runCommand(input: BashInput, ctx: ToolContext, cwdFile: string): 
       if (done) return;
       done = true;
       for (const t of timers) clearTimeout(t);
-      if (heartbeat) clearInterval(heartbeat);
+      heartbeat?.stop();
       ctx.signal.removeEventListener('abort', onAbort);
       child.stdout?.destroy();
 
@@ -314,7 +316,7 @@ async function runCommand(input: BashInput, ctx: ToolContext, cwdFile: string): 
 
     timers.push(setTimeout(() => killGroup('timeout'), timeoutMs));
     ctx.heartbeat();
-    heartbeat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
+    heartbeat = heartbeatEvery(HEARTBEAT_MS, () => ctx.heartbeat());
     ctx.signal.addEventListener('abort', onAbort, { once: true });
   });
 }

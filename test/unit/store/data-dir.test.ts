@@ -40,6 +40,24 @@ describe('the data directory is private', () => {
     expect(mode('/etc/hostname') & 0o044).not.toBe(0); // a link is not followed
   });
 
+  test('ensurePrivateDataDir: a directory that cannot be created is a DataDirError in words, for every caller', () => {
+    const parent = mkdtempSync(join(tmpdir(), 'dar-dd-'));
+    writeFileSync(join(parent, 'file'), '');
+    const bad = join(parent, 'file', 'data');
+    let thrown: unknown;
+    try {
+      ensurePrivateDataDir(bad);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(DataDirError);
+    expect((thrown as Error).message).toContain(
+      `the data directory ${bad} is not writable (a path component is a file`,
+    );
+    expect((thrown as Error).message).not.toContain('ENOTDIR');
+    rmSync(parent, { recursive: true, force: true });
+  });
+
   test('ensurePrivateDataDir: a file in the way is refused with a clear error', () => {
     const file = join(root, 'data');
     writeFileSync(file, '');

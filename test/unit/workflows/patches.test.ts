@@ -37,6 +37,26 @@ function scheduled(h: History, activity: string): HistoryEvent[] {
   return h.events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activity);
 }
 
+/** The input (first argument) of a scheduled activity. */
+function activityInput<T>(e: HistoryEvent): Partial<T> {
+  const p = e.activityTaskScheduledEventAttributes?.input?.payloads?.[0];
+  return p ? (defaultPayloadConverter.fromPayload(p) as Partial<T>) : {};
+}
+
+/** Tool calls a PreToolUse hook ran for and that then went to `runTool` (the hook did not stop the turn). */
+function hookedToolRuns(h: History): string[] {
+  const hooked = new Set(
+    scheduled(h, 'runHooks').flatMap((e) => {
+      const i = activityInput<{ event: string; tool: { toolUseId: string } }>(e);
+      return i.event === 'PreToolUse' && i.tool ? [i.tool.toolUseId] : [];
+    }),
+  );
+  return scheduled(h, 'runTool').flatMap((e) => {
+    const id = activityInput<{ toolUseId: string }>(e).toolUseId;
+    return id !== undefined && hooked.has(id) ? [id] : [];
+  });
+}
+
 function has(h: History, type: temporal.api.enums.v1.EventType): boolean {
   return h.events.some((e) => e.eventType === type);
 }
@@ -54,8 +74,7 @@ const REACHES: Record<PatchName, (h: History) => boolean> = {
   workspace: firstTurnRun,
   localActivities: (h) =>
     scheduled(h, 'runTool').some((e) => {
-      const p = e.activityTaskScheduledEventAttributes?.input?.payloads?.[0];
-      const toolName = p ? (defaultPayloadConverter.fromPayload(p) as { toolName?: string }).toolName : undefined;
+      const toolName = activityInput<{ toolName: string }>(e).toolName;
       return toolName === 'Read' || toolName === 'Glob' || toolName === 'Grep';
     }),
   turnMetadata: (h) =>
@@ -66,14 +85,41 @@ const REACHES: Record<PatchName, (h: History) => boolean> = {
     h.events[0]?.workflowExecutionStartedEventAttributes?.searchAttributes?.indexedFields?.['AgentSessionId'] !==
       undefined,
   noRepeatedAutoCompact: (h) => scheduled(h, 'compactContext').length >= 2,
-  // Row of i20-core's WIP (added on i21 only so that it builds): a turn that runs tools asks for it.
-  subagents: (h) => scheduled(h, 'runTool').length > 0,
   parallelSessionSetup: (h) =>
     firstTurnRun(h) && input(h)['parentUuid'] === null && markerIds(h).includes(PATCHES.workspace.id),
   toolFaultResults: (h) =>
     h.events.some((e) => e.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.type === 'Tool.Fault'),
-  hookPrecedence: (h) =>
-    workflowType(h) === 'turnWorkflow' && scheduled(h, 'runHooks').length > 0 && scheduled(h, 'runTool').length > 0,
+  // The verdict is weighed after the call's PreToolUse hooks ran and before its `runTool`.
+  hookPrecedence: (h) => workflowType(h) === 'turnWorkflow' && hookedToolRuns(h).length > 0,
+  poolAckBeforeTools: (h) =>
+    workflowType(h) === 'turnWorkflow' &&
+    typeof (input(h)['options'] as { budgetPoolId?: unknown } | undefined)?.budgetPoolId === 'string' &&
+    scheduled(h, 'runTool').length > 0,
+  errorResultFailsTurn: (h) => {
+    const done = h.events.at(-1)?.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0];
+    return (
+      workflowType(h) === 'turnWorkflow' &&
+      done !== undefined &&
+      (defaultPayloadConverter.fromPayload(done) as { isError?: boolean }).isError === true
+    );
+  },
+  errorResultFailsSession: (h) => {
+    // A session that completed after its last turn failed as a workflow (or ended in an error).
+    const ends = h.events.filter(
+      (e) =>
+        e.eventType === EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED ||
+        e.eventType === EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED ||
+        e.eventType === EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED,
+    );
+    const last = ends.at(-1);
+    const result = last?.childWorkflowExecutionCompletedEventAttributes?.result?.payloads?.[0];
+    const failed =
+      last !== undefined &&
+      (last.eventType !== EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED ||
+        (result !== undefined &&
+          (defaultPayloadConverter.fromPayload(result) as { isError?: boolean }).isError === true));
+    return workflowType(h) === 'sessionWorkflow' && failed && has(h, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
+  },
   failedTurnTotals: (h) =>
     workflowType(h) === 'sessionWorkflow' &&
     (has(h, EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED) ||
