@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ParsedRequest } from '../../src/fake-model';
 import type { StepSpec } from '../../src/fake-model';
 import { installRuntimeLogging } from '../../src/worker/logging';
-import { makeRepo, startRunnerEnv } from '../helpers/runner-env';
+import { makeRepo, startRunnerEnv, testTurnOptions } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
 import { startWorkerProcess } from '../helpers/worker-process';
 import type { WorkerProcess } from '../helpers/worker-process';
@@ -173,7 +173,8 @@ describe('background Bash (run_in_background) as a task of the session', () => {
           : text(step === 2 ? 'Stopped.' : 'Unexpected.'),
     );
     env = await startRunnerEnv({ responder: r.responder });
-    const engine = env.engine({ cwd: repo });
+    // `subagents` set: the task tools (TaskStop among them) are offered.
+    const engine = env.engine({ cwd: repo, defaults: testTurnOptions({ subagents: {} }) });
     // The pid file is written as the command starts; TaskStop comes at step 1.
     const first = await env.runTurn(engine, 'start and stop');
     expect(first.result).toMatchObject({ subtype: 'success', result: 'Stopped.' });
