@@ -1,3 +1,4 @@
+import type { WakeupCall, WakeupCallRef, WakeupOutcome } from './wakeup/wakeup-call';
 import type { RunShellInput, RunShellResult } from './background/run-shell';
 import type { TranscriptEntry } from '../common/transcript';
 import type { CallModelInput, CallModelSummary, CompactInput, CompactSummary } from '../common/model';
@@ -50,6 +51,10 @@ export interface Activities {
    * heartbeating; its output goes to its output file. Never retried.
    */
   runBackgroundShell(input: RunShellInput): Promise<RunShellResult>;
+  /** Reads a ScheduleWakeup call (storing its prompt), or writes its error result. */
+  readWakeupCall(input: WakeupCallRef): Promise<WakeupCall>;
+  /** Writes a ScheduleWakeup call's result. */
+  recordWakeupResult(input: WakeupCallRef & { outcome: WakeupOutcome }): Promise<RunToolSummary>;
   /** Writes a stored notification as a user line of a turn. */
   recordNotification(input: RecordNotificationInput): Promise<{ uuid: string; written: boolean }>;
   /**

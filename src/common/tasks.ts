@@ -11,6 +11,7 @@
 import type { ContentRef } from './content-ref';
 import type { ModelUsage } from './usage';
 import type { ShellEnd, ShellTaskInfo } from './shell-tasks';
+import type { WakeupTaskInfo } from './wakeup';
 
 /** Schema version of a carried {@link TaskTable}. */
 export const TASK_TABLE_VERSION = 1;
@@ -19,7 +20,7 @@ export const TASK_TABLE_VERSION = 1;
  * What runs the task: a subagent, or a background command (`shell`: Bash with
  * `run_in_background`, `shellTaskWorkflow`). Issue 21 adds `monitor`, `wakeup`, `cron`.
  */
-export type TaskKind = 'agent' | 'shell';
+export type TaskKind = 'agent' | 'shell' | 'wakeup';
 
 /** Where a task is. `killed`: stopped by `TaskStop`, an interrupt or a limit. */
 export type TaskStatus = 'running' | 'completed' | 'failed' | 'killed';
@@ -90,6 +91,8 @@ export interface TaskRecord {
   agent?: AgentTaskInfo;
   /** A background command's command and time limit. */
   shell?: ShellTaskInfo;
+  /** A wake-up's due time and prompt (`ScheduleWakeup`). */
+  wakeup?: WakeupTaskInfo;
 }
 
 /** How an agent's start was asked for (`subagent_stats.requested`): the `run_in_background` value. */

@@ -18,6 +18,7 @@ import type { WorkspaceFollower } from './workspace';
 import { toolFaultOf } from './failures';
 import type { TaskTools } from './task-tools';
 import { launchShellTask } from './shell-launch';
+import { WakeupTool } from './wakeup-tool';
 import { READ_ONLY_TOOLS, TASK_TOOL_NAMES } from '../common/tools';
 
 /** Calls that run beside each other in one batch once subagents exist: read-only tools, `Agent` and `ListAgents`. */
@@ -70,6 +71,13 @@ export class ToolRuns {
   /** Set when a hook ends the turn (a configuration error, or `continue: false`). */
   hookStop: HookStop = null;
 
+  private wakeupTool: WakeupTool | undefined;
+
+  /** The turn's ScheduleWakeup calls (made on first use: its signal handler is set then). */
+  private get wakeup(): WakeupTool {
+    return (this.wakeupTool ??= new WakeupTool(this.input));
+  }
+
   /**
    * Runs one call where its workspace is (the shared queue when the workspace is not followed);
    * a read-only bounded call (Read, Glob, Grep) as a local activity first.
@@ -108,6 +116,8 @@ export class ToolRuns {
   }
 
   private runOnce(input: RunToolInput, use?: ToolUseSummary): Promise<RunToolSummary> {
+    // ScheduleWakeup is answered by the workflow (the timer is the session's).
+    if (input.skipReason === undefined && this.wakeup.handles(input.toolName)) return this.wakeup.run(input);
     const label = use?.label ?? input.toolName;
     // The task tools (Agent, SendMessage, TaskStop, ListAgents) are answered by the workflow. Only
     // a turn whose input has `options.subagents` has them (older inputs never carry the field, so
