@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import type { Config } from '../config';
 import { splitToolList as splitList } from '../common/tool-list';
 import type { TurnOptions } from '../common/turn';
-import { BUILTIN_TOOL_NAMES } from '../common/tools';
+import { CLAUDE_CODE_ONLY_TOOLS, DEFAULT_TOOL_NAMES } from '../common/tools';
+import type { SubagentSettings } from '../common/agents';
 import type { PermissionMode } from '../common/permissions';
 import { PERMISSION_MODES } from '../common/permissions';
 import { POOL_ID_PATTERN } from '../common/budget-pool';
@@ -119,7 +120,7 @@ function poolWorkflowIdFlag(poolId: string): string {
  * Turn options from config defaults and CLI flags.
  * @throws UsageError naming the flag and the bad value
  */
-export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
+export function turnOptionsFrom(config: Config, flags: TurnFlags, env: NodeJS.ProcessEnv = process.env): TurnOptions {
   if (flags.model !== undefined && flags.model.trim() === '') throw new UsageError('--model must not be empty');
   const mode = (
     flags.dangerouslySkipPermissions ? 'bypassPermissions' : (flags.permissionMode ?? 'default')
@@ -131,12 +132,16 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
   }
   const listedTools = splitToolList(flags.tools);
   // `--tools default` (what the Agent SDK sends for its `claude_code` preset) means every built-in tool.
-  const tools = listedTools?.length === 1 && listedTools[0] === 'default' ? undefined : listedTools;
+  // `Task` is Claude Code's other name for `Agent`.
+  const tools =
+    listedTools?.length === 1 && listedTools[0] === 'default'
+      ? undefined
+      : listedTools?.map((t) => (t === 'Task' ? 'Agent' : t));
   if (tools) {
-    const unknown = tools.filter((t) => !(BUILTIN_TOOL_NAMES as readonly string[]).includes(t));
+    const unknown = tools.filter((t) => !DEFAULT_TOOL_NAMES.includes(t) && !CLAUDE_CODE_ONLY_TOOLS.has(t));
     if (unknown.length)
       throw new UsageError(
-        `--tools: unknown tool(s) ${unknown.join(', ')}; available: ${BUILTIN_TOOL_NAMES.join(', ')}`,
+        `--tools: unknown tool(s) ${unknown.join(', ')}; available: ${DEFAULT_TOOL_NAMES.join(', ')}`,
       );
   }
   const model = resolveModelAlias(flags.model ?? config.model.name);
@@ -185,7 +190,9 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
     permissionMode: mode,
     ...(allowed ? { allowedTools: allowed } : {}),
     ...(disallowed ? { disallowedTools: disallowed } : {}),
-    ...(tools ? { tools } : {}),
+    // Claude Code's tools the runner does not have yet are left out (as it leaves out names it does not know).
+    ...(tools ? { tools: tools.filter((t) => !CLAUDE_CODE_ONLY_TOOLS.has(t)) } : {}),
+    subagents: subagentSettingsFrom(env),
     ...(systemPrompt !== undefined ? { systemPrompt } : {}),
     ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
     ...(settingSources !== undefined ? { settingSources } : {}),
@@ -204,5 +211,24 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
       modelMaxAttempts: config.model.maxAttempts,
       toolStartToCloseMs: Math.max(config.tools.bashTimeoutMs, 600_000) + 60_000,
     },
+  };
+}
+
+/**
+ * How subagents start, from Claude Code's environment variables: `CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH`
+ * (a positive integer; default 3) and `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1` (every agent in the
+ * foreground).
+ * @throws UsageError for a spawn depth that is not a positive integer
+ */
+export function subagentSettingsFrom(env: NodeJS.ProcessEnv): SubagentSettings {
+  const rawDepth = env['CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH'];
+  const maxSpawnDepth = rawDepth === undefined || rawDepth === '' ? undefined : Number(rawDepth);
+  if (maxSpawnDepth !== undefined && !(Number.isInteger(maxSpawnDepth) && maxSpawnDepth >= 0)) {
+    throw new UsageError(`CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH must be a whole number, got "${rawDepth}"`);
+  }
+  const disabled = ['1', 'true'].includes((env['CLAUDE_CODE_DISABLE_BACKGROUND_TASKS'] ?? '').toLowerCase());
+  return {
+    ...(maxSpawnDepth !== undefined ? { maxSpawnDepth } : {}),
+    ...(disabled ? { backgroundTasks: false } : {}),
   };
 }

@@ -14,6 +14,7 @@ import {
   endSessionSignal,
   interruptSignal,
   sessionStateQuery,
+  sessionStatusQuery,
   setLimitsSignal,
   submitMessageUpdate,
   turnProgressQuery,
@@ -532,6 +533,39 @@ export class QueryEngine {
       const pending = turn !== undefined && s.lastTurnWorkflowId !== turn && s.currentTurnWorkflowId === turn;
       if (!pending || Date.now() >= deadline) return s;
       await sleep(20);
+    }
+  }
+
+  /**
+   * The turns that the session's background tasks start after the turn this engine followed:
+   * each one's messages and result, until no task of the session runs, no notification waits and
+   * no turn runs. Claude Code's `-p` holds its process so while background agents run (its
+   * notification turn gives a second result line); here the session holds the tasks, so a client
+   * that stops following loses nothing.
+   */
+  async *followTasks(): AsyncGenerator<SDKMessage, void, undefined> {
+    const handle = this.sessionHandle();
+    const followed = new Set<string>(this.resultYieldedFor !== undefined ? [this.resultYieldedFor] : []);
+    const poll = this.opts.pollIntervalMs ?? 100;
+    for (;;) {
+      const s = await handle.query(sessionStatusQuery);
+      const current = s.currentTurnWorkflowId;
+      if (current !== null && !followed.has(current)) {
+        followed.add(current);
+        // As Claude Code, a turn a notification starts is announced by its own `system/init`.
+        yield initMessage({
+          sessionId: this.sessionId,
+          uuid: randomUUID(),
+          cwd: this.opts.cwd,
+          options: this.opts.defaults,
+          apiKeySource: this.opts.apiKeySource ?? 'user',
+        });
+        yield* this.follow({ turnWorkflowId: current, offset: 0 });
+        continue;
+      }
+      const running = (s.tasks ?? []).some((t) => t.status === 'running' && t.owner === 'session');
+      if (!running && !s.notificationsQueued && !s.busy) return;
+      await sleep(Math.max(poll, 100));
     }
   }
 

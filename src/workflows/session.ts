@@ -138,6 +138,9 @@ class Session {
 
   /** Runs one turn as a child workflow and records what it came to (also when it failed as a workflow). */
   private async runTurn(next: QueuedWork): Promise<void> {
+    // Busy from the moment the work is taken (a notification is stored first): a client that
+    // follows the session's tasks never sees it idle between a task's end and its turn.
+    this.busy = true;
     const turn = this.ledger.nextTurn();
     const promptUuid = (next.kind === 'submit' ? next.req.promptUuid : undefined) ?? uuid4();
     const { req, notification } =
@@ -148,7 +151,6 @@ class Session {
       ...this.ledger.turnInput(req, turn, promptUuid, workflowInfo().workflowId),
       ...(notification ? { notification } : {}),
     };
-    this.busy = true;
     if (workflowInfo().typedSearchAttributes.get(SA.status) !== AGENT_STATUS_RUNNING) {
       setStatusAttributes(AGENT_STATUS_RUNNING, this.ledger.state.totalCostUsd);
     }

@@ -313,9 +313,14 @@ export class TaskTools {
     void _schema;
     void _partial;
     const fork = plan?.fork === true;
+    // One budget: the child may spend what is left of this turn's USD limit (or its own cap, if lower).
+    const parentLimit = this.state.data.limits.maxBudgetUsd;
+    const left = parentLimit !== undefined ? Math.max(0, parentLimit - this.state.cost().usd) : undefined;
+    const cap = run.caps?.maxBudgetUsd;
+    const maxBudgetUsd = left === undefined ? cap : cap === undefined ? left : Math.min(left, cap);
     const limits = {
       ...(plan?.maxTurns !== undefined ? { maxTurns: plan.maxTurns } : o.limits.maxTurns !== undefined ? { maxTurns: o.limits.maxTurns } : {}),
-      ...(run.caps?.maxBudgetUsd !== undefined ? { maxBudgetUsd: run.caps.maxBudgetUsd } : {}),
+      ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),
     };
     const options: TurnOptions = {
       ...rest,
