@@ -101,3 +101,24 @@ export function outputTrailer(end: ShellEnd): string | null {
       return null;
   }
 }
+
+/** Input of `runBackgroundShell`. */
+export interface RunShellInput {
+  sessionId: string;
+  taskId: string;
+  /** The assistant line and tool_use that hold the command. */
+  assistantUuid: string;
+  toolUseId: string;
+  /** Directory the command starts in. */
+  cwd: string;
+  outputFile: string;
+  /** How long the command may run, ms. */
+  timeoutMs: number;
+}
+
+/** What `runBackgroundShell` reports (a `lost` end is the workflow's to decide, never this activity's). */
+export interface RunShellResult {
+  end: Exclude<ShellEnd, { kind: 'lost' }>;
+  /** Bytes of output the command wrote. */
+  outputBytes: number;
+}

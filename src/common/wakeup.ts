@@ -7,6 +7,7 @@
  * `src/activities/wakeup/texts.ts`.
  */
 import type { ContentRef } from './content-ref';
+import type { RunToolSummary } from './tools';
 
 /** Shortest delay, s. */
 export const WAKEUP_MIN_DELAY_S = 60;
@@ -68,3 +69,24 @@ export interface WakeupReply {
   requestId: string;
   cancelled: number;
 }
+
+/** Where a ScheduleWakeup call and its result are. */
+export interface WakeupCallRef {
+  sessionId: string;
+  assistantUuid: string;
+  toolUseId: string;
+  toolName: string;
+  resultUuid: string;
+  parentUuid: string;
+}
+
+/** What the call asks for (`invalid`: its error result is written). */
+export type WakeupCall =
+  | { kind: 'stop' }
+  | { kind: 'schedule'; delaySeconds: number | null; promptRef: ContentRef; reason: string }
+  | { kind: 'invalid'; result: RunToolSummary };
+
+/** What the workflow decided, for the result. */
+export type WakeupOutcome =
+  | { kind: 'scheduled'; nowMs: number; dueAtMs: number; clampedDelaySeconds: number; wasClamped: boolean }
+  | { kind: 'stopped'; nowMs: number; cancelled: number };

@@ -8,8 +8,7 @@ import {
   proxyActivities,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
-import type { RunShellResult } from '../activities/background/run-shell';
-import type { BackgroundLaunch, ShellEnd } from '../common/shell-tasks';
+import type { BackgroundLaunch, RunShellResult, ShellEnd } from '../common/shell-tasks';
 import { shellStatus } from '../common/shell-tasks';
 import type { TaskFinishedMessage } from '../common/tasks';
 import { taskFinishedSignal } from './messages';

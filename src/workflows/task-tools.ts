@@ -203,7 +203,12 @@ export class TaskTools {
   }
 
   /** Starts a run: in the background (the session holds it) or in the foreground (this call waits for it). */
-  private async launch(call: RunToolInput, run: AgentRunInfo, child: TurnInput, model: string): Promise<RunToolSummary> {
+  private async launch(
+    call: RunToolInput,
+    run: AgentRunInfo,
+    child: TurnInput,
+    model: string,
+  ): Promise<RunToolSummary> {
     const workflowId = child.turnId;
     const meta = {
       workflowId,
@@ -235,7 +240,10 @@ export class TaskTools {
       outcome = failed;
     }
     this.state.addChildSpend(outcome.modelUsage);
-    const report = outcome.agent ?? { usage: { totalTokens: 0, toolUses: 0, durationMs: 0, costUsd: 0 }, toolsUsed: [] };
+    const report = outcome.agent ?? {
+      usage: { totalTokens: 0, toolUses: 0, durationMs: 0, costUsd: 0 },
+      toolsUsed: [],
+    };
     const summary = await this.result(call, {
       kind: 'handback',
       agentId: run.agentId,
@@ -248,7 +256,11 @@ export class TaskTools {
         ? { error: outcome.errors.join('\n') }
         : {}),
     });
-    await this.tellFinished(run, outcome, report.killedBy !== undefined ? 'killed' : outcome.isError ? 'failed' : 'completed');
+    await this.tellFinished(
+      run,
+      outcome,
+      report.killedBy !== undefined ? 'killed' : outcome.isError ? 'failed' : 'completed',
+    );
     return summary;
   }
 
@@ -256,7 +268,11 @@ export class TaskTools {
    * SendMessage to a finished agent: its next run, in the background, from its leaf, with the
    * message as its prompt (written by the run as its first line).
    */
-  private async resume(call: RunToolInput, record: TaskRecord, command: Extract<TaskCommand, { kind: 'send' }>): Promise<void> {
+  private async resume(
+    call: RunToolInput,
+    record: TaskRecord,
+    command: Extract<TaskCommand, { kind: 'send' }>,
+  ): Promise<void> {
     const agent = record.agent;
     const runNumber = record.run + 1;
     const run: AgentRunInfo = {
@@ -309,7 +325,13 @@ export class TaskTools {
     parentUuid: string | null,
   ): TurnInput {
     const o = this.input.options;
-    const { jsonSchemaKey: _schema, includePartialMessages: _partial, appendSystemPromptKey, systemPromptKey, ...rest } = o;
+    const {
+      jsonSchemaKey: _schema,
+      includePartialMessages: _partial,
+      appendSystemPromptKey,
+      systemPromptKey,
+      ...rest
+    } = o;
     void _schema;
     void _partial;
     const fork = plan?.fork === true;
@@ -319,7 +341,11 @@ export class TaskTools {
     const cap = run.caps?.maxBudgetUsd;
     const maxBudgetUsd = left === undefined ? cap : cap === undefined ? left : Math.min(left, cap);
     const limits = {
-      ...(plan?.maxTurns !== undefined ? { maxTurns: plan.maxTurns } : o.limits.maxTurns !== undefined ? { maxTurns: o.limits.maxTurns } : {}),
+      ...(plan?.maxTurns !== undefined
+        ? { maxTurns: plan.maxTurns }
+        : o.limits.maxTurns !== undefined
+          ? { maxTurns: o.limits.maxTurns }
+          : {}),
       ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),
     };
     const options: TurnOptions = {
@@ -376,7 +402,11 @@ export class TaskTools {
   }
 
   /** Tells the session that a foreground run it held ended (a background run tells it itself). */
-  private async tellFinished(run: AgentRunInfo, outcome: TurnOutcome | null, status: TaskFinishedMessage['status']): Promise<void> {
+  private async tellFinished(
+    run: AgentRunInfo,
+    outcome: TurnOutcome | null,
+    status: TaskFinishedMessage['status'],
+  ): Promise<void> {
     const report = outcome?.agent;
     await this.tellSession(taskFinishedSignal, {
       taskId: run.agentId,

@@ -8,10 +8,9 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
-import type { WakeupCallRef } from '../activities/wakeup/wakeup-call';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import type { TurnInput } from '../common/turn';
-import type { WakeupCommand, WakeupReply } from '../common/wakeup';
+import type { WakeupCallRef, WakeupCommand, WakeupReply } from '../common/wakeup';
 import { clampWakeupDelay, wakeupDueAtMs } from '../common/wakeup';
 import { wakeupCommandSignal, wakeupReplySignal } from './wakeup-messages';
 

@@ -15,8 +15,10 @@
 import { Context } from '@temporalio/activity';
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import type { ShellEnd } from '../../common/shell-tasks';
+import type { RunShellInput, RunShellResult } from '../../common/shell-tasks';
 import { outputTrailer } from '../../common/shell-tasks';
+
+export type { RunShellInput, RunShellResult } from '../../common/shell-tasks';
 import { toolEnvironment } from '../../env/child-env';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { commandLine, exitStatus, shellEnvironment } from '../tools/bash';
@@ -25,27 +27,6 @@ import { commandLine, exitStatus, shellEnvironment } from '../tools/bash';
 export const BACKGROUND_KILL_GRACE_MS = 2_000;
 /** Heartbeat period while a background command runs, ms. */
 export const BACKGROUND_HEARTBEAT_MS = 1_000;
-
-/** Input of `runBackgroundShell`. */
-export interface RunShellInput {
-  sessionId: string;
-  taskId: string;
-  /** The assistant line and tool_use that hold the command. */
-  assistantUuid: string;
-  toolUseId: string;
-  /** Directory the command starts in. */
-  cwd: string;
-  outputFile: string;
-  /** How long the command may run, ms. */
-  timeoutMs: number;
-}
-
-/** What `runBackgroundShell` reports (a `lost` end is the workflow's to decide, never this activity's). */
-export interface RunShellResult {
-  end: Exclude<ShellEnd, { kind: 'lost' }>;
-  /** Bytes of output the command wrote. */
-  outputBytes: number;
-}
 
 /** Creates `runBackgroundShell`. */
 export function createRunBackgroundShell(store: TranscriptStore): (input: RunShellInput) => Promise<RunShellResult> {

@@ -3,33 +3,14 @@
  * session's); these only read its input from the stored tool_use (storing its prompt as
  * content, which never enters workflow history) and write its tool_result.
  */
-import type { ContentRef } from '../../common/content-ref';
 import type { RunToolSummary } from '../../common/tools';
+import type { WakeupCall, WakeupCallRef, WakeupOutcome } from '../../common/wakeup';
 import { storePrompt } from '../../store/prompt-content';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { writeToolResult } from '../agents/tool-result-line';
 import { WAKEUP_PROMPT_REQUIRED, wakeupScheduledText, wakeupStoppedText } from './texts';
 
-/** Where a ScheduleWakeup call and its result are. */
-export interface WakeupCallRef {
-  sessionId: string;
-  assistantUuid: string;
-  toolUseId: string;
-  toolName: string;
-  resultUuid: string;
-  parentUuid: string;
-}
-
-/** What the call asks for (`invalid`: its error result is written). */
-export type WakeupCall =
-  | { kind: 'stop' }
-  | { kind: 'schedule'; delaySeconds: number | null; promptRef: ContentRef; reason: string }
-  | { kind: 'invalid'; result: RunToolSummary };
-
-/** What the workflow decided, for the result. */
-export type WakeupOutcome =
-  | { kind: 'scheduled'; nowMs: number; dueAtMs: number; clampedDelaySeconds: number; wasClamped: boolean }
-  | { kind: 'stopped'; nowMs: number; cancelled: number };
+export type { WakeupCall, WakeupCallRef, WakeupOutcome } from '../../common/wakeup';
 
 /** Characters of the `reason` kept (it is shown to people, and travels in history). */
 const REASON_CHARS = 200;
