@@ -92,6 +92,8 @@ export class SessionTaskControl {
 
   /** Cancels a run's workflow (its running tools are killed); its end is reported as killed. */
   private async stop(taskId: string, workflowId: string, by: TaskKiller): Promise<void> {
+    // A task without a workflow (a wake-up: the session's own timer) is stopped by its owner.
+    if (!workflowId) return;
     this.stopping.set(taskId, by);
     await getExternalWorkflowHandle(workflowId)
       .cancel()

@@ -35,6 +35,11 @@ export class SessionWakeups {
     if (t?.wakeup) this.arm(t);
   }
 
+  /** Cancels the pending wake-up, if any (an interrupt of the session). */
+  stop(): void {
+    this.cancel('killed');
+  }
+
   private pending(): TaskRecord | undefined {
     return this.ledger.tasks.running().find((e) => e.kind === 'wakeup');
   }

@@ -246,6 +246,7 @@ class Session {
     setHandler(interruptSignal, async (reason?: string) => {
       await this.forward((turn) => turn.signal(interruptSignal, reason));
       await this.control.stopAll('user');
+      this.wakeups.stop();
     });
   }
 
