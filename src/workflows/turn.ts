@@ -17,6 +17,7 @@ import type { CallModelSummary } from '../common/model';
 import { ModelErrorType } from '../common/model';
 import { STRUCTURED_OUTPUT_NUDGE } from '../common/structured-output';
 import type { TranscriptEntry } from '../common/transcript';
+import type { ContentRef } from '../common/content-ref';
 import type { TurnInput, TurnOutcome, TurnProgress } from '../common/turn';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../common/version';
 import { applyLimitPatch, checkLimits } from '../engine/limits';
@@ -38,7 +39,14 @@ import type { ModelFailure } from './failures';
 import { Approvals } from './approvals';
 import { HookRuns } from './hook-runs';
 import { Interrupts, uninterruptible } from './interrupts';
-import { interruptSignal, poolStatusSignal, setLimitsSignal, turnProgressQuery, turnSpendQuery } from './messages';
+import {
+  agentMessageSignal,
+  interruptSignal,
+  poolStatusSignal,
+  setLimitsSignal,
+  turnProgressQuery,
+  turnSpendQuery,
+} from './messages';
 import { agentResultFailure } from '../common/agent-result';
 import { PoolMember } from './pool-member';
 import { ToolRuns } from './tool-runs';
@@ -138,6 +146,31 @@ class Turn {
     });
     setHandler(interruptSignal, (reason) => this.interrupts.interrupt(reason));
     setHandler(poolStatusSignal, (status) => this.member.onStatus(status));
+    // A subagent's turn takes `SendMessage`s while it runs: each joins its next model call.
+    if (input.agent) setHandler(agentMessageSignal, (m) => void this.agentMessages.push(m.ref));
+  }
+
+  /** Messages sent to this subagent (SendMessage) not yet written to its conversation. */
+  private readonly agentMessages: ContentRef[] = [];
+
+  /** Writes the messages sent to this subagent as user lines at the end of its chain. */
+  private async deliverAgentMessages(): Promise<void> {
+    const { input } = this;
+    for (const ref of this.agentMessages.splice(0)) {
+      const uuid = uuid4();
+      this.state.activity = 'recordTranscript';
+      const line = {
+        sessionId: input.sessionId,
+        uuid,
+        parentUuid: this.state.leaf,
+        turnId: input.turnId,
+        cwd: input.cwd,
+        timestamp: this.now(),
+        prompt: ref,
+      };
+      await uninterruptible(() => this.acts.recordPrompt(line));
+      this.state.appendLine(uuid, 'user');
+    }
   }
 
   /**
@@ -355,6 +388,7 @@ class Turn {
       if (last.afterCompaction && isPatched('noRepeatedAutoCompact')) d.autoCompactIneffective = true;
       if (!d.autoCompactIneffective) await this.compact('auto');
     }
+    if (this.agentMessages.length > 0) await this.deliverAgentMessages();
     return null;
   }
 

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { SDKMessage, SDKResultMessage } from '../../src/common/sdk-messages';
 import { routeByMarker } from '../../src/fake-model';
 import type { MarkedScript } from '../../src/fake-model/router';
+import type { ParsedRequest } from '../../src/fake-model';
 import type { QueryEngine } from '../../src/client/query-engine';
 import { makeRepo, startRunnerEnv, testTurnOptions } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
@@ -49,6 +50,13 @@ function resultsOf(messages: readonly SDKMessage[]): SDKResultMessage[] {
   return messages.filter((m): m is SDKResultMessage => m.type === 'result');
 }
 
+/** The agent id in the request's tool_results (a launch text or a hand-back). */
+function agentIdIn(req: ParsedRequest): string {
+  const m = /agentId: (a[0-9a-f]{16})/.exec(JSON.stringify(req.messages));
+  if (!m?.[1]) throw new Error('no agentId in the request');
+  return m[1];
+}
+
 describe('subagents', () => {
   let env: RunnerEnv;
   const workers: WorkerProcess[] = [];
@@ -69,7 +77,10 @@ describe('subagents', () => {
         onRoute: (req, ctx) => {
           const key = `${ctx.script}#${ctx.scriptStep}`;
           routes.push(key);
-          toolsOf.set(key, (req.tools ?? []).map((t) => String((t as { name?: string }).name)));
+          toolsOf.set(
+            key,
+            (req.tools ?? []).map((t) => String((t as { name?: string }).name)),
+          );
           lastMessageOf.set(key, JSON.stringify(req.messages.at(-1)?.content ?? ''));
         },
       }),
@@ -214,7 +225,11 @@ describe('subagents', () => {
         {
           marker: '[as:helper]',
           steps: [
-            { content: [{ tool_use: { name: 'Bash', input: { command: 'touch started && sleep 3 && echo ok > done.txt' } } }] },
+            {
+              content: [
+                { tool_use: { name: 'Bash', input: { command: 'touch started && sleep 3 && echo ok > done.txt' } } },
+              ],
+            },
             { content: [{ text: 'Ran it.' }] },
           ],
         },
@@ -236,5 +251,100 @@ describe('subagents', () => {
     const lines = await env.store.load(e.sessionId);
     const uuids = lines.map((l) => l.uuid);
     expect(new Set(uuids).size).toBe(uuids.length);
+  });
+
+  test('subagents: TaskStop of a running background agent: the session cancels its turn, its notification says killed, the stats count it', async () => {
+    await start([
+      {
+        marker: '[as:main]',
+        steps: [
+          { content: [{ tool_use: { name: 'Agent', input: { description: 'Wait', prompt: '[as:helper] Wait.' } } }] },
+          (req) => ({ content: [{ tool_use: { name: 'TaskStop', input: { task_id: agentIdIn(req) } } }] }),
+          { content: [{ text: 'Stopped it.' }] },
+          { content: [{ text: 'Noted.' }] },
+        ],
+      },
+      {
+        marker: '[as:helper]',
+        steps: [
+          { content: [{ tool_use: { name: 'Bash', input: { command: 'touch started && sleep 60' } } }] },
+          { content: [{ text: 'Never.' }] },
+        ],
+      },
+    ]);
+    const repo = makeRepo({});
+    const e = engine(repo);
+    const first = await collect(e.submitMessage('[as:main] Do the task.'));
+    expect(JSON.parse(toolResultText(first, 'toolu_as_main_1_0'))).toMatchObject({
+      message: expect.stringMatching(/^Successfully stopped task: a[0-9a-f]{16} \(Wait\)$/),
+      task_type: 'local_agent',
+    });
+    const later = await collect(e.followTasks());
+    expect(resultsOf(later).map((r) => r.result)).toEqual(['Noted.']);
+    expect(lastMessageOf.get('[as:main]#3')).toContain('<status>killed</status>');
+    const status = await e.state();
+    expect(status.tasks?.entries.map((t) => [t.status, t.killedBy])).toEqual([['killed', 'parent']]);
+    expect(status.tasks?.stats.killed).toEqual({ parent: 1, user: 0, system: 0 });
+  });
+
+  test('subagents: SendMessage to a finished background agent runs it again from its own conversation; its new end notifies again', async () => {
+    await start([
+      {
+        marker: '[as:main]',
+        steps: [
+          { content: [{ tool_use: { name: 'Agent', input: { description: 'Count', prompt: '[as:helper] Count.' } } }] },
+          { content: [{ text: 'Waiting.' }] },
+          // The notification turn: continue the agent.
+          (req) => ({
+            content: [{ tool_use: { name: 'SendMessage', input: { to: agentIdIn(req), message: 'And the dirs?' } } }],
+          }),
+          { content: [{ text: 'Asked again.' }] },
+          { content: [{ text: 'All counted.' }] },
+        ],
+      },
+      {
+        marker: '[as:helper]',
+        steps: [{ content: [{ text: 'One file.' }] }, { content: [{ text: 'No dirs.' }] }],
+      },
+    ]);
+    const e = engine(makeRepo({ 'a.txt': 'a' }));
+    await collect(e.submitMessage('[as:main] Do the task.'));
+    const later = await collect(e.followTasks());
+    expect(resultsOf(later).map((r) => r.result)).toEqual(['Asked again.', 'All counted.']);
+    // The second run saw its first run's conversation, then the message.
+    expect(routes.filter((r) => r.startsWith('[as:helper]'))).toEqual(['[as:helper]#0', '[as:helper]#1']);
+    expect(lastMessageOf.get('[as:helper]#1')).toContain('And the dirs?');
+    expect(lastMessageOf.get('[as:main]#4')).toContain('<result>No dirs.</result>');
+  });
+
+  test('subagents: SendMessage to a running background agent is queued and joins its next model call', async () => {
+    await start([
+      {
+        marker: '[as:main]',
+        steps: [
+          { content: [{ tool_use: { name: 'Agent', input: { description: 'Count', prompt: '[as:helper] Count.' } } }] },
+          (req) => ({
+            content: [{ tool_use: { name: 'SendMessage', input: { to: agentIdIn(req), message: 'Count dirs too.' } } }],
+          }),
+          { content: [{ text: 'Sent.' }] },
+          { content: [{ text: 'Done.' }] },
+        ],
+      },
+      {
+        marker: '[as:helper]',
+        steps: [
+          { content: [{ tool_use: { name: 'Bash', input: { command: 'sleep 2; ls | wc -l' } } }] },
+          { content: [{ text: 'One file, no dirs.' }] },
+        ],
+      },
+    ]);
+    const e = engine(makeRepo({ 'a.txt': 'a' }));
+    const first = await collect(e.submitMessage('[as:main] Do the task.'));
+    expect(resultsOf(first).map((r) => r.result)).toEqual(['Sent.']);
+    expect(toolResultText(first, 'toolu_as_main_1_0')).toContain('queued');
+    const later = await collect(e.followTasks());
+    expect(resultsOf(later).map((r) => r.result)).toEqual(['Done.']);
+    expect(lastMessageOf.get('[as:helper]#1')).toContain('Count dirs too.');
+    expect(lastMessageOf.get('[as:main]#3')).toContain('<result>One file, no dirs.</result>');
   });
 });

@@ -50,7 +50,8 @@ export function createReadTaskCall(store: TranscriptStore): (input: ReadTaskCall
     const line = await store.get(i.sessionId, i.assistantUuid);
     const content = (Array.isArray(line?.message?.content) ? line.message.content : []) as ContentBlock[];
     const raw = content.find((b) => b.type === 'tool_use' && b['id'] === i.toolUseId)?.['input'] ?? {};
-    const schema = i.toolName === 'SendMessage' ? SendMessageInput : i.toolName === 'TaskStop' ? TaskStopInput : ListAgentsInput;
+    const schema =
+      i.toolName === 'SendMessage' ? SendMessageInput : i.toolName === 'TaskStop' ? TaskStopInput : ListAgentsInput;
     const parsed = schema.safeParse(raw);
     if (!parsed.success) {
       const result = await writeToolResult(store, {
