@@ -38,6 +38,9 @@ import { createPlanAgent } from './agents/plan-agent';
 import { taskToolSpec } from './agents/tool-specs';
 import { createRecordAgentResult } from './agents/record-result';
 import { createReadTaskCall } from './agents/read-task-call';
+import { createRunBackgroundShell } from './background/run-shell';
+import { createReadWakeupCall, createRecordWakeupResult } from './wakeup/wakeup-call';
+import { SCHEDULE_WAKEUP_SPEC } from './wakeup/tool-spec';
 import { createRecordNotification, createStoreTaskNotification } from './agents/notifications';
 
 export type { Activities } from './types';
@@ -86,7 +89,10 @@ export function createActivities(given: ActivityDeps): Activities {
     provider,
     priceFor,
     // The task tools (Agent, SendMessage, TaskStop, ListAgents) have Claude Code's own specs.
-    toolsForModel: (names: string[]) => names.map((n) => taskToolSpec(n) ?? toolsForModel([n])[0]) as Anthropic.Tool[],
+    toolsForModel: (names: string[]) =>
+      names.map(
+        (n) => taskToolSpec(n) ?? (n === SCHEDULE_WAKEUP_SPEC.name ? SCHEDULE_WAKEUP_SPEC : toolsForModel([n])[0]),
+      ) as Anthropic.Tool[],
     ...(deps.modelFaults ? { faults: deps.modelFaults } : {}),
     ...(deps.workspace ? { hostQueue: deps.workspace.hostQueue } : {}),
     // Claude Code's stream watchdog (its environment variables win over the config).
@@ -138,6 +144,9 @@ export function createActivities(given: ActivityDeps): Activities {
     readTaskCall: withStorageErrors(createReadTaskCall(deps.store)),
     storeTaskNotification: withStorageErrors(createStoreTaskNotification(deps.store)),
     recordNotification: withStorageErrors(createRecordNotification(deps.store)),
+    runBackgroundShell: withStorageErrors(createRunBackgroundShell(deps.store)),
+    readWakeupCall: withStorageErrors(createReadWakeupCall(deps.store)),
+    recordWakeupResult: withStorageErrors(createRecordWakeupResult(deps.store)),
   });
 }
 

@@ -1,3 +1,5 @@
+import type { WakeupCall, WakeupCallRef, WakeupOutcome } from './wakeup/wakeup-call';
+import type { RunShellInput, RunShellResult } from './background/run-shell';
 import type { TranscriptEntry } from '../common/transcript';
 import type { CallModelInput, CallModelSummary, CompactInput, CompactSummary } from '../common/model';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
@@ -44,6 +46,15 @@ export interface Activities {
   recordAgentResult(input: RecordAgentResultInput): Promise<RunToolSummary>;
   /** Builds and stores a finished task's notification (for the session). */
   storeTaskNotification(input: StoreNotificationInput): Promise<ContentRef>;
+  /**
+   * Runs a background command (Bash with `run_in_background`) to its end on the workspace's host,
+   * heartbeating; its output goes to its output file. Never retried.
+   */
+  runBackgroundShell(input: RunShellInput): Promise<RunShellResult>;
+  /** Reads a ScheduleWakeup call (storing its prompt), or writes its error result. */
+  readWakeupCall(input: WakeupCallRef): Promise<WakeupCall>;
+  /** Writes a ScheduleWakeup call's result. */
+  recordWakeupResult(input: WakeupCallRef & { outcome: WakeupOutcome }): Promise<RunToolSummary>;
   /** Writes a stored notification as a user line of a turn. */
   recordNotification(input: RecordNotificationInput): Promise<{ uuid: string; written: boolean }>;
   /**

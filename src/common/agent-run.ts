@@ -138,7 +138,7 @@ export type AgentToolResult =
   | { kind: 'resumed'; agentId: string }
   | { kind: 'queued'; agentId: string }
   | { kind: 'unreachable'; to: string }
-  | { kind: 'stopped'; taskId: string; description: string }
+  | { kind: 'stopped'; taskId: string; description: string; taskType?: 'local_agent' | 'local_bash' }
   | { kind: 'no-task'; taskId: string }
   | { kind: 'missing-task-id' }
   | { kind: 'list'; rows: Array<{ taskId: string; agentType: string; status: string; ageSeconds: number }> }

@@ -10,12 +10,17 @@
  */
 import type { ContentRef } from './content-ref';
 import type { ModelUsage } from './usage';
+import type { ShellEnd, ShellTaskInfo } from './shell-tasks';
+import type { WakeupTaskInfo } from './wakeup';
 
 /** Schema version of a carried {@link TaskTable}. */
 export const TASK_TABLE_VERSION = 1;
 
-/** What runs the task. Issue 21 adds `shell`, `monitor`, `wakeup`, `cron`. */
-export type TaskKind = 'agent';
+/**
+ * What runs the task: a subagent, or a background command (`shell`: Bash with
+ * `run_in_background`, `shellTaskWorkflow`). Issue 21 adds `monitor`, `wakeup`, `cron`.
+ */
+export type TaskKind = 'agent' | 'shell' | 'wakeup';
 
 /** Where a task is. `killed`: stopped by `TaskStop`, an interrupt or a limit. */
 export type TaskStatus = 'running' | 'completed' | 'failed' | 'killed';
@@ -84,6 +89,10 @@ export interface TaskRecord {
   /** Set when killed. */
   killedBy?: TaskKiller;
   agent?: AgentTaskInfo;
+  /** A background command's command and time limit. */
+  shell?: ShellTaskInfo;
+  /** A wake-up's due time and prompt (`ScheduleWakeup`). */
+  wakeup?: WakeupTaskInfo;
 }
 
 /** How an agent's start was asked for (`subagent_stats.requested`): the `run_in_background` value. */
@@ -157,6 +166,8 @@ export interface TaskFinishedMessage {
   killedBy?: TaskKiller;
   /** Distinct tools the run used successfully, sorted (the notification's reminder). */
   toolsUsed?: string[];
+  /** A background command: how it ended (its notification says so). */
+  shellEnd?: ShellEnd;
 }
 
 /** What a turn asks its session about the task table (signal `taskCommand`); answered by `taskReply`. */
@@ -187,7 +198,8 @@ export interface TaskListRow {
 /** Signal `taskReply` (the session to the asking turn). */
 export type TaskReply = { requestId: string } & (
   | { kind: 'list'; rows: TaskListRow[]; nowMs: number }
-  | { kind: 'stopped'; taskId: string; description: string; taskType: 'local_agent' }
+  /** `description`: an agent's description, a command's start (TaskStop's `command`). */
+  | { kind: 'stopped'; taskId: string; description: string; taskType: 'local_agent' | 'local_bash' }
   | { kind: 'queued'; taskId: string }
   /** The agent is finished: the asking turn resumes it (a new run) with this record's refs. */
   | { kind: 'resume'; record: TaskRecord }

@@ -1,3 +1,4 @@
+import type { BackgroundLaunch } from './shell-tasks';
 import type { ScopedRules, SettingsEnvRef } from './permissions';
 import type { PermissionMode } from './permissions';
 
@@ -209,6 +210,11 @@ export interface RunToolSummary {
   snapshot?: SnapshotRef;
   /** Model calls the tool made for the conversation (WebSearch, WebFetch): the turn counts them. */
   modelSpend?: ToolModelSpend;
+  /**
+   * Bash with `run_in_background`: the command the tool launched (its tool_result, the launch
+   * text, is written); the turn starts it as a task of the session (`shellTaskWorkflow`).
+   */
+  background?: BackgroundLaunch;
 }
 
 /** Error types of tool-run failures (ApplicationFailure `type`). */

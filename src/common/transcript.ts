@@ -77,6 +77,17 @@ export const ToolRunRecordSchema = z.object({
       durationMs: z.number().nonnegative(),
     })
     .optional(),
+  /** Bash with `run_in_background`: the launched task (`BackgroundLaunch` in `shell-tasks.ts`). */
+  background: z
+    .object({
+      taskId: z.string(),
+      outputFile: z.string(),
+      timeoutMs: z.number(),
+      description: z.string(),
+      command: z.string(),
+      cwd: z.string(),
+    })
+    .optional(),
 });
 export type ToolRunRecord = z.infer<typeof ToolRunRecordSchema>;
 

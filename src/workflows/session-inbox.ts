@@ -2,6 +2,9 @@ import { condition, uuid4 } from '@temporalio/workflow';
 import type { SubmitRequest, SubmitResponse } from '../common/session';
 import type { TaskFinishedMessage, TaskRecord } from '../common/tasks';
 
+/** Id prefix of submits the session queues itself (no update waits for their answer). */
+const SESSION_PROMPT_PREFIX = 'session:';
+
 /** A submit waiting for its turn. */
 export interface QueuedSubmit {
   kind: 'submit';
@@ -71,6 +74,12 @@ export class SessionInbox {
 
   /** The turn of a submit has started: its update answers with `resp`. */
   answer(submitId: string, resp: SubmitResponse): void {
+    if (submitId.startsWith(SESSION_PROMPT_PREFIX)) return; // nobody waits for it
     this.started.set(submitId, resp);
+  }
+
+  /** Queues a prompt of the session itself (a wake-up firing): a submit no update waits for. */
+  prompt(req: SubmitRequest): void {
+    this.work.push({ kind: 'submit', id: `${SESSION_PROMPT_PREFIX}${uuid4()}`, req });
   }
 }

@@ -40,7 +40,10 @@ export class SessionTaskControl {
     const msg = m.status === 'killed' && killedBy !== undefined ? { ...m, killedBy } : m;
     this.stopping.delete(m.taskId);
     const record = this.ledger.taskFinished(msg);
-    if (record && record.killedBy !== 'user') this.inbox.notify({ record, finished: msg });
+    // A stopped command notifies no one (2.1.328: no notification turn after TaskStop).
+    if (record && record.killedBy !== 'user' && msg.shellEnd?.kind !== 'stopped') {
+      this.inbox.notify({ record, finished: msg });
+    }
   }
 
   /** Answers a turn's question about the table. */
@@ -62,7 +65,15 @@ export class SessionTaskControl {
         const t = tasks.find(command.taskId);
         if (!t || t.status !== 'running') return { requestId, kind: 'unknown', error: 'no-task' };
         await this.stop(t.taskId, t.workflowId, command.killedBy);
-        return { requestId, kind: 'stopped', taskId: t.taskId, description: t.description, taskType: 'local_agent' };
+        return t.kind === 'shell'
+          ? {
+              requestId,
+              kind: 'stopped',
+              taskId: t.taskId,
+              description: t.shell?.command ?? t.description,
+              taskType: 'local_bash',
+            }
+          : { requestId, kind: 'stopped', taskId: t.taskId, description: t.description, taskType: 'local_agent' };
       }
       case 'send': {
         const t = tasks.find(command.to);
@@ -81,6 +92,8 @@ export class SessionTaskControl {
 
   /** Cancels a run's workflow (its running tools are killed); its end is reported as killed. */
   private async stop(taskId: string, workflowId: string, by: TaskKiller): Promise<void> {
+    // A task without a workflow (a wake-up: the session's own timer) is stopped by its owner.
+    if (!workflowId) return;
     this.stopping.set(taskId, by);
     await getExternalWorkflowHandle(workflowId)
       .cancel()

@@ -34,6 +34,7 @@ import { SessionInbox } from './session-inbox';
 import type { QueuedWork } from './session-inbox';
 import { SessionLedger } from './session-state';
 import { SessionTaskControl } from './session-task-control';
+import { SessionWakeups } from './session-wakeups';
 
 export { MAX_DENIALS } from './session-state';
 
@@ -71,6 +72,7 @@ class Session {
   private readonly ledger: SessionLedger;
   private readonly inbox = new SessionInbox();
   private readonly control: SessionTaskControl;
+  private readonly wakeups: SessionWakeups;
   /** Workflow id of the running turn (null between turns). */
   private currentTurn: string | null = null;
   private busy = false;
@@ -85,6 +87,7 @@ class Session {
   constructor(private readonly input: SessionInput) {
     this.ledger = new SessionLedger(input);
     this.control = new SessionTaskControl(this.ledger, this.inbox);
+    this.wakeups = new SessionWakeups(this.ledger, this.inbox);
     this.setHandlers();
   }
 
@@ -94,6 +97,7 @@ class Session {
    */
   async run(): Promise<SessionState> {
     if (!this.input.state) this.ledger.load(await loadSession(this.input.sessionId));
+    this.wakeups.resume();
     for (;;) {
       const next = await this.nextWork();
       if (!next) break;
@@ -227,6 +231,7 @@ class Session {
       }),
     );
     this.control.setHandlers();
+    this.wakeups.setHandlers();
     setHandler(endSessionSignal, () => {
       this.ended = true;
     });
@@ -247,6 +252,7 @@ class Session {
     setHandler(interruptSignal, async (reason?: string) => {
       await this.forward((turn) => turn.signal(interruptSignal, reason));
       await this.control.stopAll('user');
+      this.wakeups.stop();
     });
   }
 

@@ -118,7 +118,7 @@ export class TaskTools {
           })),
         };
       case 'stopped':
-        return { kind: 'stopped', taskId: reply.taskId, description: reply.description };
+        return { kind: 'stopped', taskId: reply.taskId, description: reply.description, taskType: reply.taskType };
       case 'queued':
         return { kind: 'queued', agentId: reply.taskId };
       case 'resume':

@@ -17,6 +17,8 @@ import type { TurnState } from './turn-state';
 import type { WorkspaceFollower } from './workspace';
 import { toolFaultOf } from './failures';
 import type { TaskTools } from './task-tools';
+import { launchShellTask } from './shell-launch';
+import { WakeupTool } from './wakeup-tool';
 import { READ_ONLY_TOOLS, TASK_TOOL_NAMES } from '../common/tools';
 
 /** Calls that run beside each other in one batch once subagents exist: read-only tools, `Agent` and `ListAgents`. */
@@ -69,6 +71,13 @@ export class ToolRuns {
   /** Set when a hook ends the turn (a configuration error, or `continue: false`). */
   hookStop: HookStop = null;
 
+  private wakeupTool: WakeupTool | undefined;
+
+  /** The turn's ScheduleWakeup calls (made on first use: its signal handler is set then). */
+  private get wakeup(): WakeupTool {
+    return (this.wakeupTool ??= new WakeupTool(this.input));
+  }
+
   /**
    * Runs one call where its workspace is (the shared queue when the workspace is not followed);
    * a read-only bounded call (Read, Glob, Grep) as a local activity first.
@@ -97,7 +106,18 @@ export class ToolRuns {
     }
   }
 
-  private runWhereTheWorkspaceIs(input: RunToolInput, use?: ToolUseSummary): Promise<RunToolSummary> {
+  private async runWhereTheWorkspaceIs(input: RunToolInput, use?: ToolUseSummary): Promise<RunToolSummary> {
+    const summary = await this.runOnce(input, use);
+    // Bash with `run_in_background`: the tool wrote the launch text; the command runs as a task.
+    if (summary.background) {
+      await launchShellTask(this.input, input, summary.background, this.workspace.ref?.hostQueue);
+    }
+    return summary;
+  }
+
+  private runOnce(input: RunToolInput, use?: ToolUseSummary): Promise<RunToolSummary> {
+    // ScheduleWakeup is answered by the workflow (the timer is the session's).
+    if (input.skipReason === undefined && this.wakeup.handles(input.toolName)) return this.wakeup.run(input);
     const label = use?.label ?? input.toolName;
     // The task tools (Agent, SendMessage, TaskStop, ListAgents) are answered by the workflow. Only
     // a turn whose input has `options.subagents` has them (older inputs never carry the field, so

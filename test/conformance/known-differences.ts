@@ -217,6 +217,13 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     reason: "Claude Code's placeholder for tools loaded on demand with ToolSearch; the runner has no deferred tools.",
   },
   {
+    id: 'bash-background-switch',
+    kind: 'tool-schema',
+    where: 'Bash.run_in_background',
+    reason:
+      "The differential runs set CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1, which takes run_in_background out of Claude Code's Bash; the runner's Bash has it (background commands, issue 21) and the switch does not reach the tool specs yet (the Agent spec waits for the same wiring, docs/background-work.md).",
+  },
+  {
     id: 'read-pdf-and-large',
     kind: 'tool-schema',
     where: /^Read\.(pages|allow_large)$/,

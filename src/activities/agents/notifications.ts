@@ -12,6 +12,7 @@ import type { TranscriptEntry } from '../../common/transcript';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/transcript';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { assistantLineText } from './record-result';
+import { shellNotificationBlocks } from '../background/notification';
 import {
   AGENT_NOTIFICATION_NOTE,
   agentSummary,
@@ -56,6 +57,7 @@ export async function notificationBlocks(
   record: TaskRecord,
   finished: TaskFinishedMessage,
 ): Promise<string[]> {
+  if (record.kind === 'shell') return shellNotificationBlocks(record, finished);
   const killed = finished.status === 'killed';
   const last = finished.refs.resultUuid ? await store.get(sessionId, finished.refs.resultUuid) : undefined;
   const report = assistantLineText(last);

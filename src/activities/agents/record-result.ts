@@ -98,7 +98,7 @@ async function lineOf(
     case 'unreachable':
       return ok(unreachableText(r.to));
     case 'stopped':
-      return ok(stoppedText(r.taskId, 'local_agent', r.description));
+      return ok(stoppedText(r.taskId, r.taskType ?? 'local_agent', r.description));
     case 'no-task':
       return failed(noTaskText(r.taskId));
     case 'missing-task-id':

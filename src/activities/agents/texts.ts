@@ -195,8 +195,8 @@ export function coordinatorMessage(message: string): string {
   return `The coordinator sent a message while you were working:\n${message}\n\nAddress this before completing your current task.`;
 }
 
-/** TaskStop's result. `command` is the agent's description. */
-export function stoppedText(taskId: string, taskType: 'local_agent', command: string): string {
+/** TaskStop's result. `command` is the agent's description or the command's start. */
+export function stoppedText(taskId: string, taskType: 'local_agent' | 'local_bash', command: string): string {
   return JSON.stringify({
     message: `Successfully stopped task: ${taskId} (${command})`,
     task_id: taskId,

@@ -91,6 +91,7 @@ async function runTool(deps: RunToolDeps, input: ToolRunInput, call: ToolCall, m
   const { permission, toolInput } = call;
   const toolCtx: ToolContext = {
     cwd: input.cwd,
+    sessionId: input.sessionId,
     ...(call.shellCwd !== undefined ? { shellCwd: call.shellCwd } : {}),
     signal: ctx.cancellationSignal,
     // The workflow passes the state it holds for this call's own `file_path`.
@@ -102,7 +103,6 @@ async function runTool(deps: RunToolDeps, input: ToolRunInput, call: ToolCall, m
       ? { checkedPath: permission.checkedPath }
       : {}),
     env: call.toolEnv,
-    sessionId: input.sessionId,
     ...(call.callingModel ? { callingModel: call.callingModel } : {}),
     ...(deps.modelCalls ? { modelCalls: deps.modelCalls } : {}),
   };

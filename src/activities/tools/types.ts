@@ -3,6 +3,7 @@ import type { ContentBlock } from '../../common/transcript';
 import type { FileReadState } from '../../common/tools';
 import type { ToolModelSpend } from '../../common/usage';
 import type { ToolModelCalls } from './web/model-calls';
+import type { BackgroundLaunch } from '../../common/shell-tasks';
 
 /** What a tool gets besides its input. */
 export interface ToolContext {
@@ -25,7 +26,10 @@ export interface ToolContext {
   env?: NodeJS.ProcessEnv;
   /** Files a search (Glob, Grep) must leave out of its results: denied by a rule, or outside the working directories. */
   readDenied?: (absPath: string) => boolean;
-  /** The session whose call this is (a tool's own model calls name it as the API's `metadata.user_id`). */
+  /**
+   * The session whose call this is: a tool's own model calls name it as the API's
+   * `metadata.user_id`, and a background command's output file is named after it.
+   */
   sessionId?: string;
   /** The model that asked for the call (its assistant line's): WebSearch and WebFetch call it too. */
   callingModel?: string;
@@ -65,6 +69,8 @@ export interface ToolOutput {
   shellCwd?: string;
   /** Model calls the tool made (WebSearch's search, WebFetch's summary): what they were billed. */
   modelSpend?: ToolModelSpend;
+  /** Bash with `run_in_background`: the command to launch as a task of the session (the workflow starts it). */
+  background?: BackgroundLaunch;
 }
 
 /**

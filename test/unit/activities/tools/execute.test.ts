@@ -122,7 +122,7 @@ describe('registry', () => {
     expect(props(0)).toEqual(['file_path', 'offset', 'limit']);
     expect(props(1)).toEqual(['file_path', 'content']);
     expect(props(2)).toEqual(['file_path', 'old_string', 'new_string', 'replace_all']);
-    expect(props(3)).toEqual(['command', 'timeout', 'description', 'dangerouslyDisableSandbox']);
+    expect(props(3)).toEqual(['command', 'timeout', 'description', 'run_in_background', 'dangerouslyDisableSandbox']);
     expect(props(4)).toEqual(['pattern', 'path']);
     expect(props(5)).toEqual([
       'pattern',
@@ -149,7 +149,7 @@ describe('registry', () => {
     }
     expect(tools[0]?.input_schema.required).toEqual(['file_path']);
     expect(tools[2]?.input_schema.required).toEqual(['file_path', 'old_string', 'new_string']);
-    expect((tools[3]?.input_schema.properties as Record<string, { maximum?: number }>).timeout?.maximum).toBe(600000);
+    expect((tools[3]?.input_schema.properties as Record<string, { maximum?: number }>).timeout?.maximum).toBe(7200000); // the background bound; a foreground timeout is refused above 600000 (bash.test.ts)
   });
 
   test('registry: toolsForModel rejects an unknown name', () => {
