@@ -132,11 +132,11 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     reason: "Claude Code's placeholder for tools loaded on demand with ToolSearch; the runner has no deferred tools.",
   },
   {
-    id: 'read-pdf-and-large',
+    id: 'read-allow-large',
     kind: 'tool-schema',
-    where: /^Read\.(pages|allow_large)$/,
+    where: 'Read.allow_large',
     reason:
-      'Read has no PDF support (pages) and no way past its size limit (allow_large): files over 256 KB are read in windows with offset/limit, which keeps every tool result small enough for the transcript store and the context.',
+      'Read has no way past its size limit (allow_large): files over 256 KB are read in windows with offset/limit, which keeps every tool result small enough for the transcript store and the context.',
   },
   {
     id: 'bash-env-never-sourced',
