@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Config } from '../config';
 import { splitToolList as splitList } from '../common/tool-list';
 import type { TurnOptions } from '../common/turn';
-import { BUILTIN_TOOL_NAMES } from '../common/tools';
+import { KNOWN_TOOL_NAMES } from '../common/tools';
 import type { PermissionMode } from '../common/permissions';
 import { PERMISSION_MODES } from '../common/permissions';
 import { POOL_ID_PATTERN } from '../common/budget-pool';
@@ -133,11 +133,9 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
   // `--tools default` (what the Agent SDK sends for its `claude_code` preset) means every built-in tool.
   const tools = listedTools?.length === 1 && listedTools[0] === 'default' ? undefined : listedTools;
   if (tools) {
-    const unknown = tools.filter((t) => !(BUILTIN_TOOL_NAMES as readonly string[]).includes(t));
+    const unknown = tools.filter((t) => !KNOWN_TOOL_NAMES.includes(t));
     if (unknown.length)
-      throw new UsageError(
-        `--tools: unknown tool(s) ${unknown.join(', ')}; available: ${BUILTIN_TOOL_NAMES.join(', ')}`,
-      );
+      throw new UsageError(`--tools: unknown tool(s) ${unknown.join(', ')}; available: ${KNOWN_TOOL_NAMES.join(', ')}`);
   }
   const model = resolveModelAlias(flags.model ?? config.model.name);
   const fallbackModel = flags.fallbackModel !== undefined ? resolveModelAlias(flags.fallbackModel) : undefined;

@@ -12,6 +12,22 @@ import type { SnapshotRef } from './workspace';
 export const BUILTIN_TOOL_NAMES = ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'] as const;
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
 
+/**
+ * Built-in tools offered only when `--tools` (or the SDK's `tools`) names them: Claude Code
+ * 2.1.328 defers them by default (loaded through ToolSearch, which the runner does not have).
+ * Turns recorded before they existed could not name them, so their permission decisions and
+ * runs are unchanged.
+ */
+export const OPT_IN_TOOL_NAMES = ['NotebookEdit'] as const;
+
+/** Every tool name `--tools` accepts: the default built-in tools, then the opt-in ones. */
+export const KNOWN_TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...OPT_IN_TOOL_NAMES];
+
+/** The opt-in tools of a turn's tool list (empty for the default list). */
+export function optInToolsOf(tools: readonly string[] | undefined): string[] {
+  return (tools ?? []).filter((t) => (OPT_IN_TOOL_NAMES as readonly string[]).includes(t));
+}
+
 /** Tools that only read: a batch of consecutive calls to them runs in parallel. */
 export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['Read', 'Glob', 'Grep']);
 
@@ -117,6 +133,8 @@ export interface RunToolInput {
    * answered; the summary says `ask` and the workflow waits for a decision, then runs it again.
    */
   askable?: boolean;
+  /** The opt-in tools ({@link OPT_IN_TOOL_NAMES}) the turn offers; others of them do not run. */
+  optInTools?: string[];
   /** Content key of the session's stored JSON Schema: a `StructuredOutput` call is checked against it. */
   jsonSchemaKey?: string;
   /**

@@ -5,6 +5,7 @@ import type { ToolCallPlan } from '../../engine/tool-call-plan';
 import { loadJsonSchema, runStructuredOutput } from '../structured-output';
 import type { LargeResultRecord } from '../large-result';
 import { keepLargeResult, materializeLargeResults } from '../large-result';
+import { ALL_BUILTIN_TOOLS } from '../tools/registry';
 import type { ToolContext, ToolOutput } from '../tools/types';
 import { inputFaultOutput } from '../tools/input-faults';
 import { isTransientToolError, toolFaultMessage } from '../tool-faults';
@@ -112,7 +113,10 @@ async function runTool(deps: RunToolDeps, input: ToolRunInput, call: ToolCall, m
     const out =
       isMcpToolName(input.toolName) && input.mcpToolsRef && deps.executeMcpTool
         ? await deps.executeMcpTool(input.sessionId, input.mcpToolsRef, input.toolName, toolInput, toolCtx)
-        : await deps.executeTool(input.toolName, toolInput, toolCtx);
+        : // An opt-in tool (NotebookEdit) runs only in a turn that offers it.
+          input.optInTools?.includes(input.toolName)
+          ? await deps.executeTool(input.toolName, toolInput, toolCtx, ALL_BUILTIN_TOOLS)
+          : await deps.executeTool(input.toolName, toolInput, toolCtx);
     const kept = await keepLargeResult(out, {
       store,
       sessionId: input.sessionId,

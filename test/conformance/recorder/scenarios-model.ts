@@ -515,7 +515,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'notebook-edit',
     title: 'Read of a notebook, NotebookEdit replace/insert/delete, errors',
     issue: 23,
-    pending: PENDING_NOTEBOOK,
     files: { ...RECORDING_FILES, 'analysis.ipynb': NOTEBOOK },
     // NotebookEdit gives an inserted cell a random 8-hex id.
     normalise: [['\\b(?!00000000)[0-9a-f]{8}\\b', '{{cell-id}}']],
