@@ -591,7 +591,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'stream-json-image',
     title: 'an image (and a document) block in a stream-json user message',
     issue: 23,
-    pending: PENDING_NOTEBOOK,
     args: ['--tools', 'Read'],
     stdin: [
       user([

@@ -139,7 +139,7 @@ describe('NotebookEdit', () => {
 
   test("toolsForModel: NotebookEdit has Claude Code's input schema", () => {
     const [spec] = toolsForModel(['NotebookEdit']);
-    const schema = spec!.input_schema as {
+    const schema = spec!.input_schema as unknown as {
       properties: Record<string, { type: string; enum?: string[] }>;
       required: string[];
     };
