@@ -38,6 +38,24 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** A Messages API image or document `source`: base64 data with its media type, a URL, or a Files API id. */
+function isMediaSource(v: unknown): boolean {
+  if (!isRecord(v)) return false;
+  const str = (k: string): boolean => typeof v[k] === 'string' && v[k] !== '';
+  switch (v['type']) {
+    case 'base64':
+      return str('media_type') && str('data');
+    case 'url':
+      return str('url');
+    case 'file':
+      return str('file_id');
+    case 'text':
+      return str('data');
+    default:
+      return false;
+  }
+}
+
 /** Parses one line of stream-json input. Never throws. */
 export function parseStreamInputLine(line: string): StreamInputLine {
   let v: unknown;
@@ -82,7 +100,7 @@ export function parseStreamInputLine(line: string): StreamInputLine {
     if (isRecord(block) && block['type'] === 'text' && typeof block['text'] === 'string') {
       texts.push(block['text']);
       blocks.push(block as ContentBlock);
-    } else if (isRecord(block) && PROMPT_BLOCK_TYPES.has(String(block['type'])) && isRecord(block['source'])) {
+    } else if (isRecord(block) && PROMPT_BLOCK_TYPES.has(String(block['type'])) && isMediaSource(block['source'])) {
       // An image or a document goes to the model as it came, as in Claude Code.
       blocks.push(block as ContentBlock);
     } else {
