@@ -45,7 +45,6 @@ const PENDING_EFFORT = 'issue 23: effort and extended thinking';
 const PENDING_WEB = 'issue 23: WebSearch and WebFetch';
 const PENDING_ASK = 'issue 23: AskUserQuestion';
 const PENDING_PLAN = 'issue 23: plan mode';
-const PENDING_NOTEBOOK = 'issue 23: NotebookEdit, images and PDFs';
 const PENDING_PROVIDERS = 'issue 23: providers';
 
 /** Flags without `--model` (a matrix gives its own). */

@@ -122,7 +122,11 @@ describe('NotebookEdit', () => {
   });
 
   test('NotebookEdit: a cell without an id is named cell-N, as Read shows it', async () => {
-    const nb = { ...NOTEBOOK, nbformat_minor: 4, cells: NOTEBOOK.cells.map(({ id: _id, ...c }) => c) };
+    const nb = {
+      ...NOTEBOOK,
+      nbformat_minor: 4,
+      cells: NOTEBOOK.cells.map((c) => Object.fromEntries(Object.entries(c).filter(([k]) => k !== 'id'))),
+    };
     await fsp.writeFile(nbPath, JSON.stringify(nb));
     await s.run('Read', { file_path: nbPath });
     expect(text(await edit({ cell_id: 'cell-1', new_source: 'y = 1' }))).toBe('Updated cell cell-1 with y = 1');
