@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Config } from '../config';
 import { splitToolList as splitList } from '../common/tool-list';
 import type { TurnOptions } from '../common/turn';
-import { KNOWN_TOOL_NAMES } from '../common/tools';
+import { HEADLESS_DISABLED_TOOL_NAMES, KNOWN_TOOL_NAMES } from '../common/tools';
 import type { PermissionMode } from '../common/permissions';
 import { PERMISSION_MODES } from '../common/permissions';
 import { POOL_ID_PATTERN } from '../common/budget-pool';
@@ -131,7 +131,11 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
   }
   const listedTools = splitToolList(flags.tools);
   // `--tools default` (what the Agent SDK sends for its `claude_code` preset) means every built-in tool.
-  const tools = listedTools?.length === 1 && listedTools[0] === 'default' ? undefined : listedTools;
+  // AskUserQuestion and ExitPlanMode are accepted but never offered: no one can answer them here (as in Claude Code).
+  const tools =
+    listedTools?.length === 1 && listedTools[0] === 'default'
+      ? undefined
+      : listedTools?.filter((t) => !HEADLESS_DISABLED_TOOL_NAMES.includes(t));
   if (tools) {
     const unknown = tools.filter((t) => !KNOWN_TOOL_NAMES.includes(t));
     if (unknown.length)

@@ -20,8 +20,26 @@ export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
  */
 export const OPT_IN_TOOL_NAMES = ['NotebookEdit'] as const;
 
-/** Every tool name `--tools` accepts: the default built-in tools, then the opt-in ones. */
-export const KNOWN_TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...OPT_IN_TOOL_NAMES];
+/**
+ * Tools of Claude Code that need a person to answer them, which 2.1.328 disables in a headless
+ * run (`-p` without a host that answers): `--tools` accepts them, they are never offered, and a
+ * call gets {@link noSuchToolText}'s "disabled for this session".
+ */
+export const HEADLESS_DISABLED_TOOL_NAMES: readonly string[] = ['AskUserQuestion', 'ExitPlanMode'];
+
+/** Every tool name `--tools` accepts: the default built-in tools, the opt-in ones, the disabled ones. */
+export const KNOWN_TOOL_NAMES: readonly string[] = [
+  ...BUILTIN_TOOL_NAMES,
+  ...OPT_IN_TOOL_NAMES,
+  ...HEADLESS_DISABLED_TOOL_NAMES,
+];
+
+/** The error text of a call to a tool the turn does not have (Claude Code's words, inside `<tool_use_error>`). */
+export function noSuchToolText(name: string): string {
+  return HEADLESS_DISABLED_TOOL_NAMES.includes(name)
+    ? `Error: No such tool available: ${name}. ${name} is disabled for this session, in subagents as well as here.`
+    : `Error: No such tool available: ${name}`;
+}
 
 /** The opt-in tools of a turn's tool list (empty for the default list). */
 export function optInToolsOf(tools: readonly string[] | undefined): string[] {

@@ -1,7 +1,7 @@
 import { uuid4 } from '@temporalio/workflow';
 import { isMcpToolName } from '../common/mcp';
 import type { RunToolInput, RunToolSummary, ToolPermission, ToolUseSummary } from '../common/tools';
-import { optInToolsOf } from '../common/tools';
+import { noSuchToolText, optInToolsOf } from '../common/tools';
 import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import type { TurnInput } from '../common/turn';
 import type { HookPermission } from '../engine/permissions';
@@ -229,7 +229,7 @@ export class ToolRuns {
       ...(run.use.name === 'Bash' && options.settingsEnv ? { settingsEnv: options.settingsEnv } : {}),
       // A tool the turn did not offer (`--tools`, built-in tools only) does not run, as in Claude Code.
       ...(options.tools && !structured && !isMcpToolName(run.use.name) && !options.tools.includes(run.use.name)
-        ? { skipReason: `Error: No such tool available: ${run.use.name}` }
+        ? { skipReason: noSuchToolText(run.use.name) }
         : {}),
     };
   }

@@ -359,7 +359,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'ask-user-question-p',
     title: 'AskUserQuestion in -p: not offered by default; offered with --tools, called headless',
     issue: 23,
-    pending: PENDING_ASK,
     args: ['--tools', 'Read,AskUserQuestion'],
     steps: [
       {
@@ -386,7 +385,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'ask-user-question-default-tools',
     title: 'AskUserQuestion called when the default tool set is offered (-p)',
     issue: 23,
-    pending: PENDING_ASK,
     steps: [
       {
         content: [

@@ -136,6 +136,14 @@ describe('NotebookEdit', () => {
     expect((await onDisk()).cells[1]).not.toHaveProperty('id');
   });
 
+  test('executeTool: AskUserQuestion and ExitPlanMode are disabled in Claude Code words (no one can answer them)', async () => {
+    for (const name of ['AskUserQuestion', 'ExitPlanMode']) {
+      expect(text(await executeTool(name, {}, s.ctx))).toBe(
+        `<tool_use_error>Error: No such tool available: ${name}. ${name} is disabled for this session, in subagents as well as here.</tool_use_error>`,
+      );
+    }
+  });
+
   test('NotebookEdit: without the opt-in table it is not a tool (a turn that does not offer it)', async () => {
     const out = await executeTool('NotebookEdit', { notebook_path: nbPath, cell_id: 'calc', new_source: 'x' }, s.ctx);
     expect(text(out)).toBe('<tool_use_error>Error: No such tool available: NotebookEdit</tool_use_error>');
