@@ -19,7 +19,7 @@ import { streamIdleTimeoutMs } from './model/stream-watchdog';
 import { createRunTool } from './run-tool';
 import { ChildEnvironments } from '../env/child-env';
 import { withGitConfigScan } from '../env/git-env';
-import { BUILTIN_TOOLS, toolsForModel } from './tools/registry';
+import { ALL_BUILTIN_TOOLS, toolsForModel } from './tools/registry';
 import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordPrompt, createRecordTranscript } from './transcript';
 import { createLoadContext } from './context/load-context';
@@ -112,7 +112,7 @@ export function createActivities(given: ActivityDeps): Activities {
         executeTool,
         executeMcpTool: (sessionId, ref, name, input, ctx) => mcpTools.execute(sessionId, ref, name, input, ctx),
         // An MCP tool's effects are unknown: it is never re-run blindly after a crash.
-        isIdempotent: (name) => (isMcpToolName(name) ? false : (BUILTIN_TOOLS.get(name)?.idempotent ?? true)),
+        isIdempotent: (name) => (isMcpToolName(name) ? false : (ALL_BUILTIN_TOOLS.get(name)?.idempotent ?? true)),
         ...(ws
           ? {
               // A streamed pack cannot be sent again: the whole snapshot is made again while the

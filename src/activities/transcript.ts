@@ -2,8 +2,11 @@ import { contextWindowOf } from '../common/model-limits';
 import type { StoredSessionSummary } from '../common/session';
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
+import { Context } from '@temporalio/activity';
+import { withImageSources } from './prompt-images';
 import { ModelErrorType } from '../common/model';
-import type { TranscriptEntry } from '../common/transcript';
+import type { ContentBlock, TranscriptEntry } from '../common/transcript';
+import { PROMPT_BLOCKS_KEY_PREFIX } from '../common/content-ref';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../common/transcript';
 import type { RecordPromptInput } from '../common/turn';
 import type { Usage, UsageDetails } from '../common/usage';
@@ -50,6 +53,13 @@ export function createRecordPrompt(
           : `the prompt ${input.prompt.key} is not in the store of session ${input.sessionId}`,
       });
     }
+    // A prompt of content blocks (an image in stream-json input) is stored as their JSON; its
+    // images are saved as files the model can name.
+    const content = input.prompt.key.startsWith(PROMPT_BLOCKS_KEY_PREFIX)
+      ? await withImageSources(input.sessionId, JSON.parse(body.toString('utf8')) as ContentBlock[], (m) =>
+          Context.current().log.warn(m),
+        )
+      : body.toString('utf8');
     const { entry, written } = await store.append({
       v: TRANSCRIPT_SCHEMA_VERSION,
       type: 'user',
@@ -57,7 +67,7 @@ export function createRecordPrompt(
       parentUuid: input.parentUuid,
       sessionId: input.sessionId,
       timestamp: input.timestamp,
-      message: { role: 'user', content: body.toString('utf8') },
+      message: { role: 'user', content },
       turnId: input.turnId,
       cwd: input.cwd,
     });

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Config } from '../config';
 import { splitToolList as splitList } from '../common/tool-list';
 import type { TurnOptions } from '../common/turn';
-import { CLAUDE_CODE_ONLY_TOOLS, LISTABLE_TOOL_NAMES } from '../common/tools';
+import { CLAUDE_CODE_ONLY_TOOLS, HEADLESS_DISABLED_TOOL_NAMES, LISTABLE_TOOL_NAMES } from '../common/tools';
 import type { SubagentSettings } from '../common/agents';
 import type { PermissionMode } from '../common/permissions';
 import { PERMISSION_MODES } from '../common/permissions';
@@ -153,11 +153,12 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
   }
   const listedTools = splitToolList(flags.tools);
   // `--tools default` (what the Agent SDK sends for its `claude_code` preset) means every built-in tool.
-  // `Task` is Claude Code's other name for `Agent`.
+  // `Task` is Claude Code's other name for `Agent`. AskUserQuestion and ExitPlanMode are accepted
+  // but never offered: no one can answer them here (as in Claude Code).
   const tools =
     listedTools?.length === 1 && listedTools[0] === 'default'
       ? undefined
-      : listedTools?.map((t) => (t === 'Task' ? 'Agent' : t));
+      : listedTools?.map((t) => (t === 'Task' ? 'Agent' : t)).filter((t) => !HEADLESS_DISABLED_TOOL_NAMES.includes(t));
   if (tools) {
     const unknown = tools.filter((t) => !LISTABLE_TOOL_NAMES.includes(t) && !CLAUDE_CODE_ONLY_TOOLS.has(t));
     if (unknown.length)

@@ -26,6 +26,8 @@ import { loadMcpTools } from '../store/mcp-sidecar';
 import { entryToSdkMessages, initMessage } from './sdk-message';
 import { outcomeOfFailure, readTurnLine, turnResultMessage } from './turn-result';
 import { storePrompt } from './prompt-ref';
+import type { UserPrompt } from '../common/user-prompt';
+import { isEmptyPrompt, promptText } from '../common/user-prompt';
 import { promptCommandOf } from '../common/prompt-command';
 import { mergeModelUsage, totalCost } from '../engine/cost';
 import { turnInputOf } from './turn-input';
@@ -181,7 +183,7 @@ export class QueryEngine {
    * it, without waiting for the turn to finish.
    */
   async start(
-    prompt: string,
+    prompt: UserPrompt,
     submitOptions?: SubmitOptions,
     promptUuid?: string,
     extra: { updateId?: string } = {},
@@ -207,14 +209,16 @@ export class QueryEngine {
       ...(this.opts.idleTimeoutMs !== undefined ? { idleTimeoutMs: this.opts.idleTimeoutMs } : {}),
     };
     const { client } = this.opts;
-    if (prompt.trim() === '') throw new EmptyPromptError();
+    if (isEmptyPrompt(prompt)) throw new EmptyPromptError();
     // The prompt goes to the store first: the Update and the turn carry only its ref.
     const promptRef = await storePrompt(this.opts.store, this.sessionId, prompt);
-    const command = promptCommandOf(prompt);
+    // A slash command is typed text: a prompt of content blocks is never one.
+    const command = typeof prompt === 'string' ? promptCommandOf(prompt) : undefined;
+    const text = promptText(prompt);
     const sa = this.opts.searchAttributes ?? {};
     const withAttributes = sa !== false && !noSearchAttributes.has(client);
     const metadata = {
-      prompt,
+      prompt: text,
       cwd: this.opts.cwd,
       model: options?.model ?? this.opts.defaults.model,
       ...(sa !== false && sa.batchId !== undefined ? { batchId: sa.batchId } : {}),
@@ -239,7 +243,7 @@ export class QueryEngine {
           {
             prompt: promptRef,
             ...(command ? { command } : {}),
-            promptLine: firstLine(prompt),
+            promptLine: firstLine(text),
             ...(promptUuid ? { promptUuid } : {}),
             ...(options ? { options } : {}),
           },
@@ -305,7 +309,7 @@ export class QueryEngine {
    * Submits one user message and streams the turn: `system/init`, the turn's messages as they
    * are recorded, and the `result`. With `options.jsonSchema` the turn returns structured output.
    */
-  async *submitMessage(prompt: string, submitOptions?: SubmitOptions): AsyncGenerator<SDKMessage, void, undefined> {
+  async *submitMessage(prompt: UserPrompt, submitOptions?: SubmitOptions): AsyncGenerator<SDKMessage, void, undefined> {
     this.openStreams++;
     try {
       yield* this.submitAndFollow(prompt, submitOptions);
@@ -315,7 +319,7 @@ export class QueryEngine {
   }
 
   private async *submitAndFollow(
-    prompt: string,
+    prompt: UserPrompt,
     submitOptions?: SubmitOptions,
   ): AsyncGenerator<SDKMessage, void, undefined> {
     const promptUuid = randomUUID();

@@ -33,9 +33,6 @@ export const TASK_TOOL_NAMES = ['Agent', 'SendMessage', 'TaskStop', 'ListAgents'
 /** Every tool the runner has, in the order a turn offers them by default. */
 export const DEFAULT_TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...TASK_TOOL_NAMES];
 
-/** Every tool name `--tools` takes: the runner's tools (web ones included) and the task tools. */
-export const LISTABLE_TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...WEB_TOOL_NAMES, ...TASK_TOOL_NAMES];
-
 /**
  * Tools of Claude Code 2.1.328 the runner does not have yet (background work is issue 21): a
  * `--tools` list naming them is accepted, as Claude Code accepts names it does not know, and
@@ -47,7 +44,6 @@ export const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
   'CronCreate',
   'CronDelete',
   'CronList',
-  'NotebookEdit',
   'TodoWrite',
   'Skill',
   'ToolSearch',
@@ -59,6 +55,45 @@ export const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
   'BashOutput',
   'KillShell',
 ]);
+
+/**
+ * Built-in tools offered only when `--tools` (or the SDK's `tools`) names them: Claude Code
+ * 2.1.328 defers them by default (loaded through ToolSearch, which the runner does not have).
+ * Turns recorded before they existed could not name them, so their permission decisions and
+ * runs are unchanged.
+ */
+export const OPT_IN_TOOL_NAMES = ['NotebookEdit'] as const;
+
+/**
+ * Tools of Claude Code that need a person to answer them, which 2.1.328 disables in a headless
+ * run (`-p` without a host that answers): `--tools` accepts them, they are never offered, and a
+ * call gets {@link noSuchToolText}'s "disabled for this session".
+ */
+export const HEADLESS_DISABLED_TOOL_NAMES: readonly string[] = ['AskUserQuestion', 'ExitPlanMode'];
+
+/** The error text of a call to a tool the turn does not have (Claude Code's words, inside `<tool_use_error>`). */
+export function noSuchToolText(name: string): string {
+  return HEADLESS_DISABLED_TOOL_NAMES.includes(name)
+    ? `Error: No such tool available: ${name}. ${name} is disabled for this session, in subagents as well as here.`
+    : `Error: No such tool available: ${name}`;
+}
+
+/** The opt-in tools of a turn's tool list (empty for the default list). */
+export function optInToolsOf(tools: readonly string[] | undefined): string[] {
+  return (tools ?? []).filter((t) => (OPT_IN_TOOL_NAMES as readonly string[]).includes(t));
+}
+
+/**
+ * Every tool name `--tools` takes: the runner's tools (web ones included), the task tools, the
+ * opt-in ones and the ones a headless run disables.
+ */
+export const LISTABLE_TOOL_NAMES: readonly string[] = [
+  ...BUILTIN_TOOL_NAMES,
+  ...WEB_TOOL_NAMES,
+  ...TASK_TOOL_NAMES,
+  ...OPT_IN_TOOL_NAMES,
+  ...HEADLESS_DISABLED_TOOL_NAMES,
+];
 
 /** Tools that only read: a batch of consecutive calls to them runs in parallel. */
 export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['Read', 'Glob', 'Grep']);
@@ -165,6 +200,8 @@ export interface RunToolInput {
    * answered; the summary says `ask` and the workflow waits for a decision, then runs it again.
    */
   askable?: boolean;
+  /** The opt-in tools ({@link OPT_IN_TOOL_NAMES}) the turn offers; others of them do not run. */
+  optInTools?: string[];
   /** Content key of the session's stored JSON Schema: a `StructuredOutput` call is checked against it. */
   jsonSchemaKey?: string;
   /**

@@ -1,6 +1,7 @@
 import { uuid4 } from '@temporalio/workflow';
 import { isMcpToolName } from '../common/mcp';
 import type { RunToolInput, RunToolSummary, ToolPermission, ToolUseSummary } from '../common/tools';
+import { HEADLESS_DISABLED_TOOL_NAMES, noSuchToolText, optInToolsOf } from '../common/tools';
 import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import type { TurnInput } from '../common/turn';
 import type { HookPermission } from '../engine/permissions';
@@ -255,6 +256,7 @@ export class ToolRuns {
       ...(structured ? { jsonSchemaKey: options.jsonSchemaKey } : {}),
       ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
       ...(options.approvals ? { askable: true } : {}),
+      ...(optInToolsOf(options.tools).length ? { optInTools: optInToolsOf(options.tools) } : {}),
       // Bash re-reads the settings files' `env` (paths only travel: values stay out of history).
       ...(run.use.name === 'Bash' && options.settingsEnv ? { settingsEnv: options.settingsEnv } : {}),
       // A tool the turn did not offer (`--tools`, built-in tools only) does not run, as in Claude Code.
@@ -353,6 +355,7 @@ export class ToolRuns {
 
 /** Claude Code 2.1.328's words for a call of a tool the agent is not offered (without the `<tool_use_error>` frame `runTool` adds). */
 function noSuchTool(name: string): string {
+  if (HEADLESS_DISABLED_TOOL_NAMES.includes(name)) return noSuchToolText(name);
   return `Error: No such tool available: ${name}. ${name} is not among the tools available here. Continue with the tools you have.`;
 }
 

@@ -206,7 +206,8 @@ function summarize(
     .filter((b) => b['type'] === 'tool_use')
     .map((b) => {
       const input = (b['input'] ?? {}) as Record<string, unknown>;
-      const fp = input['file_path'];
+      // NotebookEdit names its file notebook_path.
+      const fp = input['file_path'] ?? (b['name'] === 'NotebookEdit' ? input['notebook_path'] : undefined);
       return {
         id: String(b['id']),
         name: String(b['name']),

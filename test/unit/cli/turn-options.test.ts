@@ -59,6 +59,15 @@ describe('CLI turn options', () => {
     expect(turnOptionsFrom(config, { tools: ['default'] }).tools).toBeUndefined();
     expect(turnOptionsFrom(config, { tools: ['Read,Bash'] }).tools).toEqual(['Read', 'Bash']);
   });
+  test('turnOptionsFrom: --tools accepts AskUserQuestion and ExitPlanMode but never offers them (headless, as Claude Code)', () => {
+    expect(turnOptionsFrom(config, { tools: ['Read,AskUserQuestion,ExitPlanMode'] }).tools).toEqual(['Read']);
+  });
+  test('turnOptionsFrom: --tools accepts the opt-in NotebookEdit and names it among the available tools', () => {
+    expect(turnOptionsFrom(config, { tools: ['Read,NotebookEdit'] }).tools).toEqual(['Read', 'NotebookEdit']);
+    expect(() => turnOptionsFrom(config, { tools: ['Teleport'] })).toThrow(
+      'available: Read, Write, Edit, Bash, Glob, Grep, NotebookEdit, AskUserQuestion, ExitPlanMode',
+    );
+  });
   test('turnOptionsFrom: a USD limit on a model without a price is refused, naming the model and where prices live', () => {
     for (const flags of [
       { model: 'claude-mystery-9', maxBudgetUsd: '0.0001' },

@@ -119,7 +119,7 @@ describe('registry', () => {
     const tools = toolsForModel(['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep']);
     expect(tools.map((t) => t.name)).toEqual(['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep']);
     const props = (i: number): string[] => Object.keys((tools[i]?.input_schema.properties ?? {}) as object);
-    expect(props(0)).toEqual(['file_path', 'offset', 'limit']);
+    expect(props(0)).toEqual(['file_path', 'offset', 'limit', 'pages']);
     expect(props(1)).toEqual(['file_path', 'content']);
     expect(props(2)).toEqual(['file_path', 'old_string', 'new_string', 'replace_all']);
     expect(props(3)).toEqual(['command', 'timeout', 'description', 'run_in_background', 'dangerouslyDisableSandbox']);
