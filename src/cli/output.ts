@@ -27,6 +27,10 @@ export function describeMessage(m: SDKMessage): string | null {
       if (m.subtype === 'permission_denied') return null; // its tool result follows
       if (m.subtype === 'status') return null;
       if (m.subtype === 'model_fallback') return m.content;
+      if (m.subtype === 'microcompact_boundary') {
+        const mc = m.microcompact_metadata;
+        return `old tool results cleared (${mc.cleared_tool_results} results, about ${mc.tokens_saved} tokens freed)`;
+      }
       return `context compacted (${m.compact_metadata.pre_tokens} tokens before)`;
     case 'assistant': {
       const content = (m.message['content'] ?? []) as Array<Record<string, unknown>>;
