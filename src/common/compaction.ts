@@ -25,4 +25,3 @@ export interface MicrocompactOptions {
   /** Least tokens a new batch of clearings must free (else none is made). @default 20000 (Claude Code's) */
   minFreedTokens?: number;
 }
-

@@ -322,12 +322,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     // on the workspace's host only, where they are now (after a move, under the new root).
     const ws = input.workspace;
     // Old tool results cleared (recorded on the chain, plus a new batch when it frees enough).
-    const micro = await withMicrocompact(
-      deps.store,
-      { ...input, turnId: actx.turnId },
-      chain,
-      input.microcompact,
-    );
+    const micro = await withMicrocompact(deps.store, { ...input, turnId: actx.turnId }, chain, input.microcompact);
     const context = await withFileReminder(
       deps.store,
       {
