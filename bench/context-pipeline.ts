@@ -2,7 +2,8 @@
  * The context pipeline against auto-compaction alone (issue 26): one scripted 200-step turn whose
  * tools return large, repetitive outputs (Reads of the same three files, long test logs), on a
  * 200K-token window, run twice on the local model server (which simulates the prompt cache and
- * counts tokens as chars/4): once with microcompact on (the default), once with it off. Per run:
+ * counts tokens as chars/4): with microcompact on (the default, and in batches of 60K tokens),
+ * and with it off. Per run:
  * prompt tokens sent in all (compaction calls included), cost (the turn's, from the price table),
  * cache-read share, compactions, and whether the final request still holds a fact planted by the
  * tool result of step 10.
@@ -53,7 +54,11 @@ interface RunFigures {
   subtype: string;
 }
 
-async function oneRun(opts: ContextPipelineBenchOptions, microcompact: boolean): Promise<RunFigures> {
+async function oneRun(
+  opts: ContextPipelineBenchOptions,
+  microcompact: boolean,
+  minFreedTokens?: number,
+): Promise<RunFigures> {
   let compactions = 0;
   let promptTokens = 0;
   let cacheReadTokens = 0;
@@ -100,7 +105,7 @@ async function oneRun(opts: ContextPipelineBenchOptions, microcompact: boolean):
         autoCompactRatio: 0.8,
         contextWindowTokens: opts.windowTokens,
         preserveTokens: 20_000,
-        microcompact: { enabled: microcompact },
+        microcompact: { enabled: microcompact, ...(minFreedTokens !== undefined ? { minFreedTokens } : {}) },
       },
       maxStepsPerRun: 1000,
     });
@@ -125,6 +130,8 @@ async function oneRun(opts: ContextPipelineBenchOptions, microcompact: boolean):
 export async function measureContextPipeline(opts: ContextPipelineBenchOptions): Promise<Measurement> {
   progress(`context pipeline: ${opts.steps} steps with microcompact and auto-compaction`);
   const full = await oneRun(opts, true);
+  progress(`context pipeline: ${opts.steps} steps with microcompact in batches of 60,000 tokens`);
+  const wide = await oneRun(opts, true, 60_000);
   progress(`context pipeline: ${opts.steps} steps with auto-compaction alone`);
   const alone = await oneRun(opts, false);
   const share = (r: RunFigures): number => r.cacheReadTokens / Math.max(1, r.promptTokens);
@@ -153,7 +160,11 @@ export async function measureContextPipeline(opts: ContextPipelineBenchOptions):
       'microcompacts',
       'step-10 fact seen',
     ],
-    [row('full pipeline (microcompact + auto-compaction)', full), row('auto-compaction alone', alone)],
+    [
+      row('full pipeline (microcompact + auto-compaction)', full),
+      row('full pipeline, microcompact batches of 60K tokens', wide),
+      row('auto-compaction alone', alone),
+    ],
   );
   const json = (r: RunFigures): Record<string, unknown> => ({
     requests: r.requests,
@@ -168,6 +179,12 @@ export async function measureContextPipeline(opts: ContextPipelineBenchOptions):
   return {
     name: 'pipeline',
     table,
-    json: { steps: opts.steps, windowTokens: opts.windowTokens, full: json(full), autoCompactionAlone: json(alone) },
+    json: {
+      steps: opts.steps,
+      windowTokens: opts.windowTokens,
+      full: json(full),
+      fullBatches60k: json(wide),
+      autoCompactionAlone: json(alone),
+    },
   };
 }
