@@ -2,7 +2,8 @@
  * The context pipeline against auto-compaction alone (issue 26): one scripted 200-step turn whose
  * tools return large, repetitive outputs (Reads of the same three files, long test logs), on a
  * 200K-token window, run twice on the local model server (which simulates the prompt cache and
- * counts tokens as chars/4): with microcompact on (the default, and in batches of 60K tokens),
+ * counts tokens as chars/4): with microcompact on (the default batches of 60K tokens, and
+ * Claude Code's 20K),
  * and with it off. Per run:
  * prompt tokens sent in all (compaction calls included), cost (the turn's, from the price table),
  * cache-read share, compactions, and whether the final request still holds a fact planted by the
@@ -11,6 +12,7 @@
 import { COMPACT_INSTRUCTION } from '../src/activities/model/compact';
 import type { Responder } from '../src/fake-model';
 import { firstUserText } from '../src/fake-model/request';
+import { CLAUDE_CODE_MIN_FREED_TOKENS } from '../src/engine/microcompact';
 import { makeRepo, progress, startRunner } from './env';
 import type { Measurement } from './stats';
 import { renderTable, round } from './stats';
@@ -130,8 +132,8 @@ async function oneRun(
 export async function measureContextPipeline(opts: ContextPipelineBenchOptions): Promise<Measurement> {
   progress(`context pipeline: ${opts.steps} steps with microcompact and auto-compaction`);
   const full = await oneRun(opts, true);
-  progress(`context pipeline: ${opts.steps} steps with microcompact in batches of 60,000 tokens`);
-  const wide = await oneRun(opts, true, 60_000);
+  progress(`context pipeline: ${opts.steps} steps with microcompact in batches of 20,000 tokens (Claude Code's)`);
+  const wide = await oneRun(opts, true, CLAUDE_CODE_MIN_FREED_TOKENS);
   progress(`context pipeline: ${opts.steps} steps with auto-compaction alone`);
   const alone = await oneRun(opts, false);
   const share = (r: RunFigures): number => r.cacheReadTokens / Math.max(1, r.promptTokens);
@@ -161,8 +163,8 @@ export async function measureContextPipeline(opts: ContextPipelineBenchOptions):
       'step-10 fact seen',
     ],
     [
-      row('full pipeline (microcompact + auto-compaction)', full),
-      row('full pipeline, microcompact batches of 60K tokens', wide),
+      row('full pipeline (microcompact, batches of 60K, + auto-compaction)', full),
+      row("full pipeline, microcompact batches of 20K (Claude Code's)", wide),
       row('auto-compaction alone', alone),
     ],
   );
@@ -183,7 +185,7 @@ export async function measureContextPipeline(opts: ContextPipelineBenchOptions):
       steps: opts.steps,
       windowTokens: opts.windowTokens,
       full: json(full),
-      fullBatches60k: json(wide),
+      fullBatches20k: json(wide),
       autoCompactionAlone: json(alone),
     },
   };

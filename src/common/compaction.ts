@@ -22,6 +22,6 @@ export interface MicrocompactOptions {
   keepRecent?: number;
   /** Least tokens of one result for it to be cleared as stale. @default 1000 */
   minResultTokens?: number;
-  /** Least tokens a new batch of clearings must free (else none is made). @default 20000 (Claude Code's) */
+  /** Least tokens a new batch of clearings must free (else none is made). @default 60000 (Claude Code's: 20000) */
   minFreedTokens?: number;
 }

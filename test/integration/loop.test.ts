@@ -354,13 +354,16 @@ describe('microcompact', () => {
   ];
 
   test('microcompact: repeated Reads of one file are cleared in one batch, streamed, recorded and counted', async () => {
-    const r = await runCase('microcompact-reads', reads(6), { files: big });
+    const r = await runCase('microcompact-reads', reads(6), {
+      files: big,
+      submit: { compaction: { microcompact: { minFreedTokens: 20_000 } } },
+    });
     expect(r.result).toMatchObject({ subtype: 'success', result: 'finished' });
     const mc = r.messages.filter((m) => m.type === 'system' && m.subtype === 'microcompact_boundary');
     expect(mc).toHaveLength(1);
     expect(mc[0]).toMatchObject({ microcompact_metadata: { trigger: 'auto', cleared_tool_results: 3 } });
     // Each result is ~8,000 tokens: before the fifth call three are superseded (24,000 tokens, past
-    // the 20,000 of a batch); before the fourth, two (too few); after the batch, at most two more.
+    // the batch of 20,000 asked for); before the fourth, two (too few); after the batch, at most two more.
     const fourth = toolResultBlocks(r.requests[3] as ParsedRequest).map((b) => toolResultText(b));
     expect(fourth.every((t) => t.includes('a line of the file'))).toBe(true);
     const fifth = toolResultBlocks(r.requests[4] as ParsedRequest).map((b) => toolResultText(b));

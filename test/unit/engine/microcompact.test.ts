@@ -19,7 +19,7 @@ describe('planMicrocompact', () => {
 
   test('planMicrocompact: large stale results older than keepRecent are cleared, small ones and recent ones kept', () => {
     const results = [bash('fact', 50), ...Array.from({ length: 8 }, (_, i) => bash(`log${i}`, 5_000))];
-    const plan = planMicrocompact(results, new Set(), { keepRecent: 3 });
+    const plan = planMicrocompact(results, new Set(), { keepRecent: 3, minFreedTokens: 20_000 });
     expect(plan.newlyCleared).toEqual(['log0', 'log1', 'log2', 'log3', 'log4']);
     expect(plan.cleared.has('fact')).toBe(false);
     expect(plan.cleared.has('log7')).toBe(false);
@@ -27,7 +27,7 @@ describe('planMicrocompact', () => {
 
   test('planMicrocompact: a batch that frees less than minFreedTokens clears nothing new (the cached view stays)', () => {
     const results = [bash('a', 5_000), bash('b', 5_000), ...Array.from({ length: 5 }, (_, i) => bash(`n${i}`, 10))];
-    const plan = planMicrocompact(results, new Set(['old']), {});
+    const plan = planMicrocompact(results, new Set(['old']), { minFreedTokens: 20_000 });
     expect(plan.newlyCleared).toEqual([]);
     expect([...plan.cleared]).toEqual(['old']);
     expect(plan.freedTokens).toBe(0);
@@ -35,11 +35,20 @@ describe('planMicrocompact', () => {
 
   test('planMicrocompact: recorded clearings stay cleared and are not counted again', () => {
     const results = Array.from({ length: 12 }, (_, i) => bash(`l${i}`, 5_000));
-    const first = planMicrocompact(results, new Set(), {});
+    const first = planMicrocompact(results, new Set(), { minFreedTokens: 20_000 });
     expect(first.newlyCleared).toHaveLength(7);
-    const again = planMicrocompact(results, first.cleared, {});
+    const again = planMicrocompact(results, first.cleared, { minFreedTokens: 20_000 });
     expect(again.newlyCleared).toEqual([]);
     expect(again.cleared).toEqual(first.cleared);
+  });
+
+  test('planMicrocompact: by default a batch must free 60,000 tokens', () => {
+    const results = Array.from({ length: 17 }, (_, i) => bash(`l${i}`, 5_000));
+    // 16 results: 11 stale ones free 55,000 tokens, too few; 17: 12 free 60,000.
+    expect(planMicrocompact(results.slice(0, 16), new Set()).newlyCleared).toEqual([]);
+    const plan = planMicrocompact(results, new Set());
+    expect(plan.newlyCleared).toHaveLength(12);
+    expect(plan.freedTokens).toBe(60_000);
   });
 
   test('planMicrocompact: enabled false clears nothing new but keeps what was recorded', () => {

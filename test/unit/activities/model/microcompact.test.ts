@@ -66,13 +66,13 @@ describe('microcompact in the request', () => {
     ]);
   });
 
-  test('withMicrocompact: too little to free: no line, nothing cleared', async () => {
-    const chain = readSteps(3);
+  test('withMicrocompact: too little to free (by default 60,000 tokens): no line, nothing cleared', async () => {
+    const chain = readSteps(6);
     const store = await storeOf(chain);
-    const view = await withMicrocompact(store, { sessionId: 's', assistantUuid: 'next', parentUuid: 'r2' }, chain, {});
+    const view = await withMicrocompact(store, { sessionId: 's', assistantUuid: 'next', parentUuid: 'r5' }, chain, {});
     expect(view.line).toBeUndefined();
     expect(view.cleared.size).toBe(0);
-    expect(view.parentUuid).toBe('r2');
+    expect(view.parentUuid).toBe('r5');
     expect(await store.get('s', microcompactUuid('next'))).toBeUndefined();
   });
 
@@ -80,7 +80,7 @@ describe('microcompact in the request', () => {
     const chain = readSteps(6);
     const store = await storeOf(chain);
     const call = { sessionId: 's', assistantUuid: 'next', parentUuid: 'r5' };
-    const view = await withMicrocompact(store, call, chain, {});
+    const view = await withMicrocompact(store, call, chain, { minFreedTokens: 20_000 });
     expect(view.line).toEqual({ uuid: microcompactUuid('next'), clearedToolResults: 5, freedTokens: 25_005 });
     expect(view.parentUuid).toBe(microcompactUuid('next'));
     const line = await store.get('s', microcompactUuid('next'));
