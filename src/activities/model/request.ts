@@ -101,7 +101,7 @@ export function buildMessages(
         b.type === 'tool_result' && cleared.has(b.tool_use_id) ? { ...b, content: CLEARED_TOOL_RESULT_TEXT } : b,
       )
       .map((block) => ({ block, rank: block.type === 'tool_result' ? RANK.tool_result : RANK.other }));
-    push(entry.message.role, blocks);
+    push(isHookSystemContext(entry) ? 'system' : entry.message.role, blocks);
     attach(entry);
     shell.record(entry);
   }
@@ -117,6 +117,15 @@ export function buildMessages(
     lastMsg.content[lastMsg.content.length - 1] = { ...lastBlock, cache_control: CACHE } as Block;
   }
   return messages as MessageParam[];
+}
+
+/**
+ * A hook's context for the model that Claude Code sends as a mid-conversation `system` message
+ * (PostToolUse additional context and blocking errors: `PostToolUse:Bash hook additional
+ * context: …`); a Stop hook's feedback and prompt-time context stay user messages.
+ */
+function isHookSystemContext(entry: TranscriptEntry): boolean {
+  return entry.isMeta === true && entry.type === 'user' && entry['hookEvent'] === 'PostToolUse';
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { SnapshotRef } from '../../common/workspace';
+import type { ToolModelCalls } from '../tools/web/model-calls';
 import type { TranscriptStore } from '../../store/transcript-store';
 import type { ToolContext, ToolOutput, ToolSettings } from '../tools/types';
 import type { resolveToolPermission } from '../tool-permission';
@@ -40,6 +41,8 @@ export interface RunToolDeps {
   childEnv?: ChildEnvironments;
   /** This worker's host queue (workspaces followed), checked against `expectHostQueue`. */
   hostQueue?: string;
+  /** Model calls of the tools that make them (WebSearch, WebFetch). */
+  modelCalls?: ToolModelCalls;
 }
 
 let sharedChildEnv: ChildEnvironments | undefined;

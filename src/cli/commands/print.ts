@@ -8,14 +8,15 @@ import type { Runtime } from '../../host/runtime';
 import type { InputFormat, OutputFormat } from '../output';
 import { EXIT, describeMessage, exitCodeFor, textOutput, workspaceMoveNotice } from '../output';
 import type { TurnFlags } from '../turn-options';
-import { UsageError, positiveNumber, turnOptionsFrom } from '../turn-options';
+import { UsageError, modelNaming, positiveNumber, turnOptionsFrom } from '../turn-options';
 import { unenforceableBudget } from '../budget-prices';
 import { applySettings } from '../settings-options';
 import type { LoadedSettings } from '../../config-files';
-import { checkPrompt, readPromptFromStdin } from '../stdin';
+import { promptFromInput } from '../stdin';
 import type { McpFlags } from '../mcp-options';
-import { mcpConfigFromFlags } from '../mcp-options';
-import { hooksFromSettings, turnHooks } from '../hook-options';
+import { mcpConfigFromFlags, toolActivityBoundFor } from '../mcp-options';
+import { activityTimeouts } from '../../workflows/timeouts';
+import { hooksFromSettings, stopHookBlockCap, turnHooks } from '../hook-options';
 import type { ApprovalSettings } from '../../common/approvals';
 import type { ServerModeFlags } from '../server-mode';
 import { serverModeOptions } from '../server-mode';
@@ -128,9 +129,10 @@ export async function runPrint(
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd: ${cwd} is not a directory`);
   if (flags.resume === true) throw new UsageError('--resume needs a session id in print mode');
   let settingsHooks: LoadedSettings['hooks'] = [];
-  let options = applySettings(turnOptionsFrom(config, flags), flags, {
+  let options = applySettings(turnOptionsFrom(config, flags, { warn: io.stderr }), flags, {
     cwd,
     dataDir: config.dataDir,
+    naming: modelNaming(config),
     warn: (l) => io.stderr(`agent-runner: ${l}`),
     onLoaded: (loaded) => {
       settingsHooks = loaded.hooks;
@@ -144,7 +146,13 @@ export async function runPrint(
   const retries = positiveInt('MAX_STRUCTURED_OUTPUT_RETRIES', process.env['MAX_STRUCTURED_OUTPUT_RETRIES']);
   if (retries !== undefined) options.maxStructuredOutputRetries = retries;
   const mcpConfig = mcpConfigFromFlags(flags, cwd);
+  if (mcpConfig) {
+    // A long MCP_TOOL_TIMEOUT needs the tool activity to last longer than it.
+    const bound = toolActivityBoundFor(mcpConfig, activityTimeouts(options.timeouts).toolStartToCloseMs);
+    if (bound !== undefined) options = { ...options, timeouts: { ...options.timeouts, toolStartToCloseMs: bound } };
+  }
   const hooks = hooksFromSettings(settingsHooks, cwd, (m) => io.stderr(`agent-runner: ${m}`));
+  const stopBlockCap = hooks ? stopHookBlockCap() : undefined;
   const streamInput = flags.inputFormat === 'stream-json';
   if (streamInput && flags.outputFormat !== 'stream-json') {
     throw new UsageError('--input-format stream-json requires --output-format stream-json');
@@ -176,7 +184,8 @@ export async function runPrint(
   if (typeof flags.resume !== 'string' && !flags.continue) {
     await checkMemoryFiles(cwd, options.settingSources, io.stderr);
   }
-  const prompt = streamInput ? '' : checkPrompt(promptArg ?? (await readPromptFromStdin()));
+  // Piped stdin is appended to a prompt argument, as Claude Code does (`cat app.log | -p "summarize"`).
+  const prompt = streamInput ? '' : await promptFromInput(promptArg, (l) => io.stderr(`agent-runner: ${l}`));
   // Everything is checked: when this run will start the background server, start it now, so that
   // it boots while the client code below loads (about 400 ms).
   const mode = serverModeOptions(flags);
@@ -257,7 +266,10 @@ export async function runPrint(
     if (mcpConfig)
       options = { ...options, mcp: { configRef: await storeMcpConfig(rt.store, sessionId, mcpConfig, cwd) } };
     if (hooks)
-      options = { ...options, hooks: turnHooks(hooks, await storeHooksConfig(rt.store, sessionId, hooks, cwd)) };
+      options = {
+        ...options,
+        hooks: turnHooks(hooks, await storeHooksConfig(rt.store, sessionId, hooks, cwd), stopBlockCap),
+      };
     engine = new QueryEngine({
       client: rt.client,
       store: rt.store,
