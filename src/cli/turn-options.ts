@@ -226,6 +226,7 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
     compaction: {
       autoCompactRatio: config.compaction.autoCompactRatio,
       preserveTokens: config.compaction.preserveTokens,
+      ...(config.compaction.microcompact ? {} : { microcompact: { enabled: false } }),
       ...(config.compaction.contextWindowTokens !== null
         ? { contextWindowTokens: config.compaction.contextWindowTokens }
         : {}),

@@ -168,6 +168,18 @@ const TranscriptEntryFields = {
       files: z.array(z.object({ path: z.string(), state: FileReadStateSchema.nullable(), shown: z.boolean() })),
     })
     .optional(),
+  /**
+   * On a `microcompact_boundary` system line (`model/microcompact.ts`): the tool_use ids whose
+   * results requests from here on send as a placeholder, and the tokens that freed (estimated).
+   */
+  microcompactMetadata: z
+    .object({
+      trigger: z.literal('auto'),
+      preTokens: z.number(),
+      tokensSaved: z.number(),
+      compactedToolIds: z.array(z.string()),
+    })
+    .optional(),
   /** The structured output of a turn (`--json-schema`), on the line that carries it. */
   structuredOutput: z.unknown().optional(),
   /** Hooks (`src/activities/hooks/`): the event of a hook's context line; a hook run's outcome; the config. */

@@ -207,6 +207,8 @@ export interface TurnCarry {
   poolSync?: { seq: number; ack: number; rev: number; reachable: boolean };
   budgetTracker: { continuationCount: number; lastDeltaTokens: number; lastTurnTokens: number };
   compactions: number;
+  /** What the context pipeline's stages freed this turn (absent until one does). */
+  contextStages?: ContextStageTotals;
   /** The turn's MCP servers, once connected: the stored tool list's ref and each server's status. */
   mcp?: TurnMcpState;
   /** Stop hooks that made the turn go on so far (`stop_hook_active` after the first). */
@@ -294,6 +296,17 @@ export interface TurnOutcome {
   agent?: AgentRunReport;
   /** A turn a task notification started (the result's `origin`). */
   origin?: TurnOrigin;
+  /** What the context pipeline's stages freed this turn (absent when none did). */
+  contextStages?: ContextStageTotals;
+}
+
+/**
+ * What the stages of the context pipeline before auto-compaction did in a turn, by stage
+ * (`microcompact`: model calls that cleared old tool results, results cleared, tokens freed,
+ * estimated as characters / 4).
+ */
+export interface ContextStageTotals {
+  microcompact: { runs: number; clearedToolResults: number; freedTokens: number };
 }
 
 /** Answer of the turn's `progress` query: what a streaming client needs. */

@@ -269,6 +269,7 @@ const CompactionSchema = z.strictObject({
     .nullable()
     .default(null),
   preserveTokens: nonNegativeInt(20_000),
+  microcompact: z.boolean({ error: 'expected true or false' }).default(true),
 });
 
 const STORE_URL_ERROR = 'expected a postgres:// URL, jsonl:DIR, or null (JSONL files under dataDir)';
@@ -537,6 +538,8 @@ export interface CompactionConfig {
   contextWindowTokens: number | null;
   /** Tokens of the most recent messages kept verbatim after the summary. @default 20000 */
   preserveTokens: number;
+  /** Old tool results sent as a placeholder before auto-compaction (microcompact, `src/engine/microcompact.ts`). @default true */
+  microcompact: boolean;
 }
 
 /**

@@ -147,6 +147,18 @@ export class TurnState {
    */
   recordModelCall(assistantUuid: string, call: CallModelSummary): void {
     const d = this.data;
+    if (call.microcompact) {
+      // The line is on the chain before the reminder and the assistant line (the stream's order).
+      d.events.push(call.microcompact.uuid);
+      const m = d.contextStages?.microcompact ?? { runs: 0, clearedToolResults: 0, freedTokens: 0 };
+      d.contextStages = {
+        microcompact: {
+          runs: m.runs + 1,
+          clearedToolResults: m.clearedToolResults + call.microcompact.clearedToolResults,
+          freedTokens: m.freedTokens + call.microcompact.freedTokens,
+        },
+      };
+    }
     if (call.fileReminder) {
       d.events.push(call.fileReminder.uuid);
       // The reminder showed these files whole: the model's view of them is current again.
@@ -360,6 +372,7 @@ export class TurnState {
       apiErrorStatus,
       structuredOutputUuid: d.structuredOutput?.resultUuid ?? null,
       ...(d.workspace !== undefined ? { workspace: d.workspace } : {}),
+      ...(d.contextStages ? { contextStages: d.contextStages } : {}),
     };
   }
 

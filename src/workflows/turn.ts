@@ -426,6 +426,7 @@ class Turn {
           ...(options.jsonSchemaKey !== undefined ? { jsonSchemaKey: options.jsonSchemaKey } : {}),
           ...(canFallBack ? { overloadedAttemptsBeforeFallback: OVERLOADED_ATTEMPTS_BEFORE_FALLBACK } : {}),
           ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
+          ...(options.compaction?.microcompact ? { microcompact: options.compaction.microcompact } : {}),
           ...this.workspace.forModelCall(),
         }),
       );

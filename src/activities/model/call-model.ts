@@ -26,6 +26,7 @@ import { describeCallFailure, unstoredResponseFailure } from './call-failure';
 import { replayedReminder, withFileReminder } from './file-reminders';
 import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
+import { withMicrocompact } from './microcompact';
 import { buildMessages, buildSystem } from './request';
 import { betaHeaders } from './betas';
 import { thinkingParams } from './thinking-params';
@@ -303,6 +304,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       return {
         ...summarize(stored.entry, input.cwd, deps, stored.durationMs, false),
         ...(stored.reminder ? { fileReminder: stored.reminder } : {}),
+        ...(stored.microcompact ? { microcompact: stored.microcompact } : {}),
       };
     } finally {
       beat.stop();
@@ -337,6 +339,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     entry: TranscriptEntry;
     durationMs: number;
     reminder: Awaited<ReturnType<typeof withFileReminder>>['reminder'];
+    microcompact: Awaited<ReturnType<typeof withMicrocompact>>['line'];
   }> {
     let chain: TranscriptEntry[];
     try {
@@ -350,14 +353,17 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     // Files the model read that changed on disk since get a reminder line before this call: checked
     // on the workspace's host only, where they are now (after a move, under the new root).
     const ws = input.workspace;
+    // Old tool results cleared (recorded on the chain, plus a new batch when it frees enough).
+    const micro = await withMicrocompact(deps.store, { ...input, turnId: actx.turnId }, chain, input.microcompact);
     const context = await withFileReminder(
       deps.store,
       {
         ...input,
+        parentUuid: micro.parentUuid,
         turnId: actx.turnId,
         ...(ws?.formerRoots ? { moved: { repoRoot: ws.repoRoot, formerRoots: ws.formerRoots } } : {}),
       },
-      chain,
+      micro.chain,
       { checkFiles: ws === undefined || ws.hostQueue === deps.hostQueue },
     );
     const { betas, ...effort } = thinkingParams(
@@ -369,7 +375,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     const params: Anthropic.MessageCreateParamsStreaming = {
       model: input.model,
       system: buildSystem(await systemPromptFor(deps.store, input)),
-      messages: buildMessages(context.chain),
+      messages: buildMessages(context.chain, { cleared: micro.cleared }),
       tools: [
         ...deps.toolsForModel(input.tools ?? [...BUILTIN_TOOL_NAMES]),
         ...((await structuredOutputTools(deps.store, input)) as Anthropic.Tool[]),
@@ -504,6 +510,6 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         ...(startRecord ? { known: [startRecord] } : {}),
       });
     }
-    return { entry: stored, durationMs: Date.now() - started, reminder: context.reminder };
+    return { entry: stored, durationMs: Date.now() - started, reminder: context.reminder, microcompact: micro.line };
   }
 }

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ContextAttachment } from '../../common/context';
 import type { TranscriptEntry } from '../../common/transcript';
+import { CLEARED_TOOL_RESULT_TEXT } from '../../engine/microcompact';
 import { renderAttachment, renderEnvironmentUpdate } from '../context/render';
 import { recordedShellCwd } from '../shell-cwd';
 
@@ -50,10 +51,16 @@ interface Draft {
  *   relative to the environment's working directory), an `# Environment update` system message
  *   follows that batch's tool results, as in Claude Code;
  * - in a user message, tool_result blocks come first, then attached context, then the rest;
+ * - a tool_result whose tool_use id is in `view.cleared` (microcompact, `./microcompact.ts`) is
+ *   sent as Claude Code's `[Old tool result content cleared]`, keeping its `is_error`;
  * - the last block of the last message gets a `cache_control` breakpoint so that the next call
  *   of the session reads this whole prefix from the prompt cache.
  */
-export function buildMessages(chain: readonly TranscriptEntry[]): MessageParam[] {
+export function buildMessages(
+  chain: readonly TranscriptEntry[],
+  view: { cleared?: ReadonlySet<string> } = {},
+): MessageParam[] {
+  const cleared = view.cleared ?? new Set<string>();
   const out: Draft[] = [];
   const nestedSeen = new Set<string>();
   const shell = new ShellMoves();
@@ -90,6 +97,9 @@ export function buildMessages(chain: readonly TranscriptEntry[]): MessageParam[]
     if (!entry.message || (entry.type !== 'user' && entry.type !== 'assistant')) continue;
     const blocks = blocksOf(entry.message.content as string | Array<Record<string, unknown>>)
       .filter((b) => !(b.type === 'text' && (b as { text: string }).text === ''))
+      .map((b) =>
+        b.type === 'tool_result' && cleared.has(b.tool_use_id) ? { ...b, content: CLEARED_TOOL_RESULT_TEXT } : b,
+      )
       .map((block) => ({ block, rank: block.type === 'tool_result' ? RANK.tool_result : RANK.other }));
     push(isHookSystemContext(entry) ? 'system' : entry.message.role, blocks);
     attach(entry);
