@@ -24,6 +24,9 @@ import { isMcpToolName } from '../common/mcp';
 import { createConnectMcpServers, createMcpToolExecutor, mcpToolSpecs } from './mcp/activities';
 import { McpClientPool } from './mcp/pool';
 import { createRunHooks } from './hooks/run-hooks';
+import { createPrepareCommand } from './commands/prepare-command';
+import { createSessionTools } from './session-tools';
+import { SKILL_TOOL } from '../common/session-tools';
 
 export type { Activities } from './types';
 
@@ -90,6 +93,11 @@ export function createActivities(deps: ActivityDeps): Activities {
       (await mcpToolSpecs(deps.store, sessionId, ref)) as Anthropic.Tool[],
   };
   const ws = deps.workspace;
+  const childEnv = new ChildEnvironments(deps.config);
+  const sessionTools = createSessionTools({
+    store: deps.store,
+    mcpSpecs: (sessionId, ref) => mcpToolSpecs(deps.store, sessionId, ref),
+  });
   // A store that cannot be written fails the activity at once (see storageFailure).
   return {
     callModel: withStorageErrors(createCallModel(modelDeps)),
@@ -100,8 +108,11 @@ export function createActivities(deps: ActivityDeps): Activities {
         ...(deps.config.tools ? { settings: { ...deps.config.tools } } : {}),
         executeTool,
         executeMcpTool: (sessionId, ref, name, input, ctx) => mcpTools.execute(sessionId, ref, name, input, ctx),
-        // An MCP tool's effects are unknown: it is never re-run blindly after a crash.
-        isIdempotent: (name) => (isMcpToolName(name) ? false : (BUILTIN_TOOLS.get(name)?.idempotent ?? true)),
+        // An MCP tool's effects are unknown, and a skill's `!` lines run commands: neither is
+        // re-run blindly after a crash.
+        isIdempotent: (name) =>
+          isMcpToolName(name) || name === SKILL_TOOL ? false : (BUILTIN_TOOLS.get(name)?.idempotent ?? true),
+        sessionTools,
         ...(ws
           ? {
               snapshot: (i: { sessionId: string; toolUseId: string; root: string; base: string }) =>
@@ -111,7 +122,7 @@ export function createActivities(deps: ActivityDeps): Activities {
             }
           : {}),
         // Tool processes get the worker's environment minus the runner's secrets (src/env/child-env.ts).
-        childEnv: new ChildEnvironments(deps.config),
+        childEnv,
         ...(ws ? { hostQueue: ws.hostQueue } : {}),
       }),
     ),
@@ -123,6 +134,7 @@ export function createActivities(deps: ActivityDeps): Activities {
     connectMcpServers: withStorageErrors(withHeartbeats(createConnectMcpServers(mcp))),
     runHooks: withStorageErrors(createRunHooks({ store: deps.store, ...(deps.env ? { env: deps.env } : {}) })),
     loadContext: withStorageErrors(gitScanOnce(createLoadContext(deps.store))),
+    prepareCommand: withStorageErrors(withHeartbeats(createPrepareCommand({ store: deps.store, childEnv }))),
   };
 }
 

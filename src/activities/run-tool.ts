@@ -24,6 +24,7 @@ import { inputFaultOf, inputFaultOutput } from './tools/input-faults';
 import { classifyToolError, isTransientToolError, toolFaultMessage } from './tool-faults';
 import { storageFailure } from './store-errors';
 import { toolUseError } from './tools/format';
+import type { SessionTools } from './session-tools';
 
 /** What `runTool` needs from the worker. */
 export interface RunToolDeps {
@@ -61,6 +62,8 @@ export interface RunToolDeps {
   childEnv?: ChildEnvironments;
   /** This worker's host queue (workspaces followed), checked against `expectHostQueue`. */
   hostQueue?: string;
+  /** Skill and ToolSearch: tools that read the session's stored definitions and tool lists. */
+  sessionTools?: SessionTools;
 }
 
 let sharedChildEnv: ChildEnvironments | undefined;
@@ -146,6 +149,7 @@ function summaryOf(entry: TranscriptEntry, input: RunToolInput, replayed: boolea
       ? { structuredOutputError: block.content.slice(0, MAX_STRUCTURED_OUTPUT_ERROR_CHARS) }
       : {}),
     ...(meta?.snapshot ? { snapshot: meta.snapshot } : {}),
+    ...(meta?.allowedRules?.length ? { allowedRules: meta.allowedRules } : {}),
   };
 }
 
@@ -317,7 +321,11 @@ function runToolOnce(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToo
         out =
           isMcpToolName(input.toolName) && input.mcpToolsRef && deps.executeMcpTool
             ? await deps.executeMcpTool(input.sessionId, input.mcpToolsRef, input.toolName, toolInput, toolCtx)
-            : await deps.executeTool(input.toolName, toolInput, toolCtx);
+            : deps.sessionTools?.handles(input.toolName)
+              ? await deps.sessionTools.run(input, toolInput, toolCtx)
+              : await deps.executeTool(input.toolName, toolInput, toolCtx);
+        // A session tool may refuse the call itself (a skill that needs an allow rule).
+        if (out.outcome === 'denied') deniedInput = truncatedInput(toolInput);
         ({ out, record: largeResult } = await keepLargeResult(out, {
           store,
           sessionId: input.sessionId,
@@ -380,7 +388,9 @@ function runToolOnce(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToo
     }
 
     const turnId = Context.current().info.workflowExecution?.workflowId ?? '';
-    let attachments: TranscriptEntry['attachments'];
+    let attachments: TranscriptEntry['attachments'] = out.attachments?.length
+      ? (out.attachments as unknown as TranscriptEntry['attachments'])
+      : undefined;
     if (out.outcome === 'ok') {
       try {
         const nested = await nestedMemoryAttachments({
@@ -391,7 +401,9 @@ function runToolOnce(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToo
           entries: await store.load(input.sessionId),
         });
         for (const w of nested.warnings) Context.current().log.warn(w, { sessionId: input.sessionId });
-        if (nested.attachments.length) attachments = nested.attachments as unknown as TranscriptEntry['attachments'];
+        if (nested.attachments.length) {
+          attachments = [...(attachments ?? []), ...(nested.attachments as unknown as NonNullable<TranscriptEntry['attachments']>)];
+        }
       } catch (err) {
         // Memory is a help for the model; a failure to read it never fails the tool call.
         Context.current().log.warn(`nested memory not loaded: ${err instanceof Error ? err.message : String(err)}`);
@@ -414,6 +426,7 @@ function runToolOnce(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToo
             content: out.content,
             ...(out.isError ? { is_error: true } : {}),
           },
+          ...(out.followUp ?? []),
         ],
       },
       turnId,
@@ -435,6 +448,7 @@ function runToolOnce(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToo
             }
           : {}),
         ...(snapshot ? { snapshot } : {}),
+        ...(out.allowedRules?.length ? { allowedRules: out.allowedRules } : {}),
       },
     };
     // First writer wins: another attempt may have recorded this call meanwhile; report its line.

@@ -26,7 +26,9 @@ import type { McpServerState } from '../common/mcp';
 import { loadMcpTools } from '../store/mcp-sidecar';
 import { assistantText, entryToSdkMessages, initMessage, resultMessage } from './sdk-message';
 import { storePrompt } from './prompt-ref';
-import { promptCommandOf } from '../common/prompt-command';
+import type { SessionDefinitions } from './slash-commands';
+import { resolvePrompt } from './slash-commands';
+import { putDefinitions } from '../store/definitions';
 import type { OutageOptions } from './outage';
 import { firstLine, sessionDetails, sessionMemo, sessionSummary } from './session-metadata';
 import { OutageWaiter, isServerUnreachable } from './outage';
@@ -89,6 +91,12 @@ export interface QueryEngineOptions {
   includePartialMessages?: boolean;
   /** Echo each prompt as a `user` message with `isReplay: true` once it is recorded (`--replay-user-messages`). @default false */
   replayUserMessages?: boolean;
+  /**
+   * The session's custom commands, skills, agents and plugins (read where the session starts,
+   * src/config-files/definitions): stored once in the session's content, the turns carry their key.
+   * `/name args` prompts run a command or skill of them; `system/init` lists them.
+   */
+  definitions?: SessionDefinitions;
 }
 
 /** Clients whose server refused the runner's search attributes (they are not sent again). */
@@ -169,10 +177,14 @@ export class QueryEngine {
     promptUuid?: string,
     extra: { updateId?: string } = {},
   ): Promise<SubmitResponse> {
-    // A structured-output schema, system prompt parts and the user's memory go to the store; the
-    // options carry their keys.
+    // A structured-output schema, system prompt parts, the user's memory and the definitions go
+    // to the store; the options carry their keys.
     const defaults = await this.storeContext(this.opts.defaults);
-    const withSchema = await this.turnOptions(submitOptions);
+    // A custom command's `model` and `allowed-tools` apply to the turn it starts.
+    const resolved = this.resolve(prompt, submitOptions);
+    const withSchema = await this.turnOptions(
+      resolved.overrides ? { ...(submitOptions ?? {}), ...resolved.overrides } : submitOptions,
+    );
     const options = withSchema ? await this.storeContext(withSchema) : undefined;
     const input: SessionInput = {
       v: WORKFLOW_STATE_VERSION,
@@ -185,7 +197,7 @@ export class QueryEngine {
     if (prompt.trim() === '') throw new EmptyPromptError();
     // The prompt goes to the store first: the Update and the turn carry only its ref.
     const promptRef = await storePrompt(this.opts.store, this.sessionId, prompt);
-    const command = promptCommandOf(prompt);
+    const command = resolved.command;
     const sa = this.opts.searchAttributes ?? {};
     const withAttributes = sa !== false && !noSearchAttributes.has(client);
     const metadata = {
@@ -245,12 +257,33 @@ export class QueryEngine {
   }
 
   private userMemory: Promise<readonly MemoryFile[]> | undefined;
+  private definitionsKey: Promise<string> | undefined;
+  private readonly warned = new Set<string>();
 
-  private storeContext<T extends Partial<TurnOptions>>(options: T): Promise<T> {
-    return storeContextOptions(this.opts.store, this.sessionId, options, () => {
+  private async storeContext<T extends Partial<TurnOptions>>(options: T): Promise<T> {
+    const stored = await storeContextOptions(this.opts.store, this.sessionId, options, () => {
       this.userMemory ??= this.loadUserMemory();
       return this.userMemory;
     });
+    const defs = this.opts.definitions?.definitions;
+    if (!defs || stored.definitionsKey !== undefined) return stored;
+    if (defs.commands.length + defs.agents.length + defs.plugins.length === 0) return stored;
+    this.definitionsKey ??= putDefinitions(this.opts.store, this.sessionId, defs);
+    return { ...stored, definitionsKey: await this.definitionsKey };
+  }
+
+  /** What a prompt is (a runner command, a custom command or skill, an unknown `/name`), for this turn. */
+  private resolve(prompt: string, submitOptions: SubmitOptions | undefined): ReturnType<typeof resolvePrompt> {
+    const resolved = resolvePrompt(prompt, this.opts.definitions, {
+      allowedTools: submitOptions?.allowedTools ?? this.opts.defaults.allowedTools ?? [],
+      cwd: this.opts.cwd,
+    });
+    for (const w of resolved.warnings) {
+      if (this.warned.has(w)) continue;
+      this.warned.add(w);
+      this.opts.onWarning?.(w);
+    }
+    return resolved;
   }
 
   /** @throws MemoryImportCycleError when the user's memory files import each other in a cycle. */
@@ -292,7 +325,8 @@ export class QueryEngine {
     const options = await this.turnOptions(submitOptions);
     const turnOptions = this.opts.includePartialMessages ? { ...options, includePartialMessages: true } : options;
     const started = await this.start(prompt, turnOptions, promptUuid);
-    const effective = { ...this.opts.defaults, ...(options ?? {}) };
+    const overrides = this.resolve(prompt, submitOptions).overrides;
+    const effective = { ...this.opts.defaults, ...(options ?? {}), ...(overrides ?? {}) };
     // With MCP servers, `system/init` lists them (and their tools) once the turn has started them.
     const mcp = effective.mcp ? await this.mcpInit(started.turnWorkflowId) : undefined;
     yield initMessage({
@@ -302,12 +336,14 @@ export class QueryEngine {
       options: effective,
       apiKeySource: this.opts.apiKeySource ?? 'user',
       ...(mcp ? { mcp } : {}),
+      ...(this.opts.definitions ? { definitions: this.opts.definitions.definitions } : {}),
     });
     // As Claude Code: the first request's status, then the prompt echoed once it is recorded.
     const partial = this.partialMessages();
     if (partial) yield partial.announceNext();
     if (this.opts.replayUserMessages) {
-      const replay = await this.replayOf(promptUuid, started.turnWorkflowId);
+      const replayText = this.resolve(prompt, submitOptions).replayText;
+      const replay = await this.replayOf(promptUuid, started.turnWorkflowId, replayText);
       if (replay) yield replay;
     }
     yield* this.follow({ turnWorkflowId: started.turnWorkflowId, offset: 0 });
@@ -327,7 +363,11 @@ export class QueryEngine {
    * The `user` message echoing a prompt (`isReplay: true`), once its line is in the store; waits
    * while the turn runs (undefined when the turn ended without writing it).
    */
-  private async replayOf(promptUuid: string, turnWorkflowId: string): Promise<SDKUserMessage | undefined> {
+  private async replayOf(
+    promptUuid: string,
+    turnWorkflowId: string,
+    text?: string,
+  ): Promise<SDKUserMessage | undefined> {
     const handle = this.opts.client.workflow.getHandle(turnWorkflowId);
     let closed = false;
     void handle.result().then(
@@ -339,7 +379,8 @@ export class QueryEngine {
       if (e?.message) {
         return {
           type: 'user',
-          message: { role: 'user', content: e.message.content },
+          // A command is echoed as its command block, as Claude Code does.
+          message: { role: 'user', content: text ?? e.message.content },
           parent_tool_use_id: null,
           uuid: promptUuid,
           timestamp: e.timestamp,

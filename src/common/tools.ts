@@ -111,6 +111,22 @@ export interface RunToolInput {
    * workflow sends the call to the host's queue instead.
    */
   expectHostQueue?: string;
+  /** Skill calls: content key of the session's stored definitions (the skills they may load). */
+  definitionsKey?: string;
+  /** ToolSearch calls: the tools the turn offers, as `callModel` has them (to know which are deferred). */
+  toolSearch?: ToolSearchInput;
+}
+
+/** What a ToolSearch call needs to know of the turn's tools (names and refs only). */
+export interface ToolSearchInput {
+  /** Built-in tools offered (`--tools`), absent for the default set. */
+  tools?: string[];
+  /** `ToolSearchMode` of the turn. */
+  mode?: string;
+  /** Model of the call (deferral depends on it). */
+  model: string;
+  /** Ref of the turn's stored MCP tool list. */
+  mcpToolsRef?: string;
 }
 
 /** Output of the `runTool` activity. */
@@ -140,7 +156,17 @@ export interface RunToolSummary {
   structuredOutputError?: string;
   /** The workspace snapshot taken after the call (tools that can change files). */
   snapshot?: SnapshotRef;
+  /**
+   * A Skill call that loaded a skill with `allowed-tools`: those rules (at most
+   * `MAX_SKILL_RULES`, each at most `MAX_SKILL_RULE_CHARS`), which apply from now on in the turn.
+   */
+  allowedRules?: string[];
 }
+
+/** Most allow rules one skill brings into a turn (they travel in workflow history). */
+export const MAX_SKILL_RULES = 32;
+/** Longest allow rule a skill brings (characters). */
+export const MAX_SKILL_RULE_CHARS = 200;
 
 /** Error types of tool-run failures (ApplicationFailure `type`). */
 export const ToolErrorType = {

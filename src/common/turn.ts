@@ -91,7 +91,27 @@ export interface TurnOptions {
   compaction?: CompactionOptions;
   /** Consecutive responses cut by `max_tokens` that the turn asks the model to resume. @default 3 */
   maxOutputTokensRecoveries?: number;
+  /**
+   * Content key of the session's definitions (custom commands, skills, agents, plugins; stored by
+   * the client, src/config-files/definitions). Absent: the session has none (the Skill tool is
+   * not offered).
+   */
+  definitionsKey?: string;
+  /**
+   * Tool deferral (Claude Code's `ENABLE_TOOL_SEARCH`): `on` defers rarely used built-in tools
+   * and every MCP tool behind ToolSearch, `off` sends every tool, `auto:N` defers only when the
+   * tools would take more than N% of the context window. @default "on"
+   */
+  toolSearch?: ToolSearchMode;
+  /**
+   * `--bare`: no memory files, git status or environment context, no hooks, plugins, skills or
+   * commands; the system prompt names only the working directory and the date.
+   */
+  bare?: boolean;
 }
+
+/** See {@link TurnOptions.toolSearch}. */
+export type ToolSearchMode = 'on' | 'off' | `auto:${number}`;
 
 /**
  * Activity timeouts of a turn (ms). A worker killed mid-activity is noticed when its heartbeat
@@ -215,6 +235,8 @@ export interface TurnCarry {
   compactedSinceCall?: boolean;
   /** Where the workspace is (null: not followed). */
   workspace?: WorkspaceRef | null;
+  /** Allow rules the skills loaded so far brought (their `allowed-tools`): they apply from the load on. */
+  skillRules?: string[];
 }
 
 /** How a turn ended: the workflow's return value; the client turns it into a result message. */
@@ -248,6 +270,11 @@ export interface TurnOutcome {
   structuredOutputUuid?: string | null;
   /** Where the workspace is after the turn: host, path, last snapshot (absent: not followed). */
   workspace?: WorkspaceRef | null;
+  /**
+   * Set when a command ended the turn before any model call (a refused or failing `!` line, a
+   * skill under `--bare`): Claude Code's `local_command` (`custom`); the result's text is the answer line's.
+   */
+  localCommand?: string;
 }
 
 /** Answer of the turn's `progress` query: what a streaming client needs. */

@@ -3,6 +3,7 @@ import type { ToolPermission } from '../common/tools';
 import { BUILTIN_TOOL_NAMES, READ_ONLY_TOOLS } from '../common/tools';
 import { isMcpToolName, mcpRuleMatches } from '../common/mcp';
 import type { PermissionMode } from '../common/permissions';
+import { SKILL_TOOL } from '../common/session-tools';
 
 /** The permission rules of a turn: flags and settings files merged (see src/config-files/settings.ts). */
 export interface PermissionPolicy {
@@ -89,6 +90,7 @@ export function decidePermission(policy: PermissionPolicy, toolName: string): To
     };
   }
   if (isMcpToolName(toolName)) return decideMcpTool(policy, toolName);
+  if (toolName === SKILL_TOOL) return decideSkill(policy);
   // A tool that does not exist is not a permission question: its run answers "No such tool
   // available", as in Claude Code (and it is not a permission denial).
   if (!(BUILTIN_TOOL_NAMES as readonly string[]).includes(toolName)) return { behavior: 'allow' };
@@ -135,6 +137,42 @@ export function permissionPolicyOf(options: {
     ...(options.disallowedTools ? { disallowedTools: options.disallowedTools } : {}),
     ...(options.askTools ? { askTools: options.askTools } : {}),
     ...(options.additionalDirectories ? { additionalDirectories: options.additionalDirectories } : {}),
+  };
+}
+
+/**
+ * The policy of a turn, with the allow rules its loaded skills brought (`allowed-tools`, which
+ * apply from the load on).
+ */
+export function turnPolicy(
+  options: Parameters<typeof permissionPolicyOf>[0],
+  skillRules: readonly string[] = [],
+): PermissionPolicy {
+  const policy = permissionPolicyOf(options);
+  if (skillRules.length === 0) return policy;
+  return { ...policy, allowedTools: [...(policy.allowedTools ?? []), ...skillRules] };
+}
+
+/**
+ * A Skill call: the activity decides it with the skill itself (one that brings `allowed-tools`
+ * needs an allow rule for `Skill` in every mode but bypassPermissions, as in Claude Code
+ * 2.1.328), and a command it loads runs its `!` lines as Bash calls of the turn: so the rules for
+ * `Skill` and those for Bash travel with the call.
+ */
+function decideSkill(policy: PermissionPolicy): ToolPermission {
+  const skill = scopedRulesFor(policy, SKILL_TOOL);
+  const bash = scopedRulesFor(policy, 'Bash');
+  const rules = {
+    allow: [...skill.allow, ...bash.allow],
+    deny: [...skill.deny, ...bash.deny],
+    ask: [...skill.ask, ...bash.ask],
+  };
+  if (policy.mode === 'bypassPermissions' && rules.deny.length + rules.ask.length === 0) return { behavior: 'allow' };
+  return {
+    behavior: 'check',
+    mode: policy.mode,
+    rules,
+    ...(policy.additionalDirectories?.length ? { additionalDirectories: policy.additionalDirectories } : {}),
   };
 }
 

@@ -3,7 +3,8 @@ import { isMcpToolName } from '../common/mcp';
 import type { RunToolInput, RunToolSummary, ToolPermission, ToolUseSummary } from '../common/tools';
 import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import type { TurnInput } from '../common/turn';
-import { decidePermission, permissionPolicyOf } from '../engine/permissions';
+import { decidePermission, turnPolicy } from '../engine/permissions';
+import { SKILL_TOOL, TOOL_SEARCH_TOOL } from '../common/session-tools';
 import { partitionToolUses } from '../engine/tool-batches';
 import type { Approvals } from './approvals';
 import type { HookRuns, HookStop } from './hook-runs';
@@ -90,7 +91,7 @@ export class ToolRuns {
    * tool, decided by the activity (src/activities/permissions/decide.ts).
    */
   permissionOf(use: ToolUseSummary): ToolPermission {
-    return decidePermission(permissionPolicyOf(this.input.options), use.name);
+    return decidePermission(turnPolicy(this.input.options, this.state.skillRules), use.name);
   }
 
   /** True when a call's input may change before it runs: a PreToolUse hook, or approvals that may ask. */
@@ -198,6 +199,19 @@ export class ToolRuns {
       ),
       ...(structured ? { jsonSchemaKey: options.jsonSchemaKey } : {}),
       ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
+      ...(run.use.name === SKILL_TOOL && options.definitionsKey !== undefined
+        ? { definitionsKey: options.definitionsKey }
+        : {}),
+      ...(run.use.name === TOOL_SEARCH_TOOL
+        ? {
+            toolSearch: {
+              model: this.state.model,
+              ...(options.tools ? { tools: options.tools } : {}),
+              ...(options.toolSearch !== undefined ? { mode: options.toolSearch } : {}),
+              ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
+            },
+          }
+        : {}),
       ...(options.approvals ? { askable: true } : {}),
       // Bash re-reads the settings files' `env` (paths only travel: values stay out of history).
       ...(run.use.name === 'Bash' && options.settingsEnv ? { settingsEnv: options.settingsEnv } : {}),

@@ -28,6 +28,7 @@ export type TurnActivities = Pick<
   | 'loadContext'
   | 'connectMcpServers'
   | 'runHooks'
+  | 'prepareCommand'
 > & {
   /**
    * The same `runTool` and `recordTranscript` as local activities: run by the worker that runs
@@ -94,6 +95,7 @@ export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActi
     recordPrompt: tools.recordPrompt,
     connectMcpServers: tools.connectMcpServers,
     runHooks: tools.runHooks,
+    prepareCommand: tools.prepareCommand,
     local: { runTool: local.runTool, recordTranscript: local.recordTranscript, recordPrompt: local.recordPrompt },
   };
 }

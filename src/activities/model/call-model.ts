@@ -27,6 +27,23 @@ import { assembleStream } from './stream';
 import type { AssembledMessage } from './stream';
 import { layeredSystemPrompt } from './system-prompt';
 import { getContextContent, MissingContextContentError } from '../../store/context-content';
+import { SKILL_TOOL, TOOL_SEARCH_BETA, TOOL_SEARCH_TOOL } from '../../common/session-tools';
+import { loadedToolNames, offeredTools } from '../session-tools/offered-tools';
+import type { ModelToolSpec } from '../tools/registry';
+import { definitionsOf } from '../commands/prepare-command';
+import { modelInvocable } from '../../config-files/definitions/catalog';
+
+/** Tool names of `--tools` that are not built-in tools of the registry. */
+const SESSION_TOOL_NAMES: ReadonlySet<string> = new Set([SKILL_TOOL, TOOL_SEARCH_TOOL]);
+
+/** Whether the session has skills or commands the model may load (the Skill tool is offered). */
+async function offersSkills(
+  store: TranscriptStore,
+  input: Pick<CallModelInput, 'sessionId' | 'definitionsKey'>,
+): Promise<boolean> {
+  if (input.definitionsKey === undefined) return false;
+  return modelInvocable(await definitionsOf(store, input.sessionId, input.definitionsKey)).length > 0;
+}
 
 /** What `callModel` needs from the worker. */
 export interface ModelDeps {
@@ -265,18 +282,30 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     }
     // Files the model read that changed on disk since get a reminder line before this call.
     const context = await withFileReminder(deps.store, { ...input, turnId: actx.turnId }, chain);
+    // Deferred tools stay out of `tools` until a ToolSearch result on the chain loaded them.
+    const offered = offeredTools(
+      {
+        builtins: deps.toolsForModel(
+          (input.tools ?? [...BUILTIN_TOOL_NAMES]).filter((n) => !SESSION_TOOL_NAMES.has(n)),
+        ) as ModelToolSpec[],
+        skills: await offersSkills(deps.store, input),
+        extra: (await structuredOutputTools(deps.store, input)) as ModelToolSpec[],
+        mcp: (input.mcpToolsRef && deps.mcpToolsForModel
+          ? await deps.mcpToolsForModel(input.sessionId, input.mcpToolsRef)
+          : []) as ModelToolSpec[],
+        mode: input.toolSearch,
+        model: input.model,
+        ...(input.tools ? { listedTools: input.tools } : {}),
+        contextWindow: deps.contextWindowFor?.(input.model) ?? contextWindowOf(input.model),
+      },
+      loadedToolNames(context.chain),
+    );
     const params: Anthropic.MessageCreateParamsStreaming = {
       model: input.model,
       max_tokens: input.maxTokens,
       system: buildSystem(await systemPromptFor(deps.store, input)),
-      messages: buildMessages(context.chain),
-      tools: [
-        ...deps.toolsForModel(input.tools ?? [...BUILTIN_TOOL_NAMES]),
-        ...((await structuredOutputTools(deps.store, input)) as Anthropic.Tool[]),
-        ...(input.mcpToolsRef && deps.mcpToolsForModel
-          ? await deps.mcpToolsForModel(input.sessionId, input.mcpToolsRef)
-          : []),
-      ],
+      messages: buildMessages(context.chain, offered.plan.active ? { deferredTools: offered.plan.deferred } : {}),
+      tools: offered.tools as Anthropic.Tool[],
       metadata: { user_id: input.sessionId },
       stream: true,
     };
@@ -339,7 +368,11 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     try {
       const { data, request_id } = await deps
         .anthropic()
-        .messages.create(params, { signal: actx.signal })
+        .messages.create(params, {
+          signal: actx.signal,
+          // `defer_loading` tools and `tool_reference` results are a beta of the Messages API.
+          ...(offered.plan.active ? { headers: { 'anthropic-beta': TOOL_SEARCH_BETA } } : {}),
+        })
         .withResponse();
       requestId = request_id ?? null;
       // `--include-partial-messages`: the raw events also go to the store's side channel.

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ContextAttachment } from '../../common/context';
 import type { TranscriptEntry } from '../../common/transcript';
-import { renderAttachment, renderEnvironmentUpdate } from '../context/render';
+import { renderAttachment, renderDeferredTools, renderEnvironmentUpdate } from '../context/render';
 import { recordedShellCwd } from '../shell-cwd';
 
 type MessageParam = Anthropic.MessageParam;
@@ -36,6 +36,26 @@ type Ranked = { block: Block; rank: number };
 interface Draft {
   role: Role;
   blocks: Ranked[];
+  /** A message of its own: nothing merges into it. */
+  sealed?: boolean;
+}
+
+/** What a request shows besides the chain. */
+export interface BuildOptions {
+  /** Tools this request defers (named in the environment's message, for ToolSearch). */
+  deferredTools?: readonly string[];
+}
+
+/** Text after a ToolSearch result that loaded tools (Claude Code 2.1.328). */
+export const TOOL_LOADED_TEXT = 'Tool loaded.';
+
+/** Answers written without a model call (a command that stopped before it): never sent to the model. */
+export const SYNTHETIC_MODEL = '<synthetic>';
+
+function loadsTools(block: Block): boolean {
+  if (block.type !== 'tool_result') return false;
+  const c = (block as { content?: unknown }).content;
+  return Array.isArray(c) && c.some((b) => (b as { type?: string }).type === 'tool_reference');
 }
 
 /**
@@ -44,25 +64,34 @@ interface Draft {
  *   one user message, as the API requires); empty text blocks are dropped;
  * - context stored in the transcript (`attachment` lines, `attachments` of tool-result lines) is
  *   rendered as Claude Code does: memory files and git status as text blocks ahead of the
- *   prompt, nested memory after the tool results, the environment as a `system` message; a
- *   nested memory file is rendered once per turn (the first line carrying it wins);
+ *   prompt, nested memory after the tool results, the environment as a `system` message (with the
+ *   deferred tools and the skills the model may load); a nested memory file is rendered once per turn
+ *   (the first line carrying it wins);
+ * - a command's prompt line (`/fix-ci x`) is sent as the line that replaced it (`replacesPrompt`:
+ *   the command block and its expanded body), in its place; answers of commands that stopped
+ *   before any model call (`<synthetic>`) are not sent;
  * - when a Bash call leaves the shell in another directory than the one before (`toolRun.shellCwd`,
  *   relative to the environment's working directory), an `# Environment update` system message
  *   follows that batch's tool results, as in Claude Code;
- * - in a user message, tool_result blocks come first, then attached context, then the rest;
+ * - in a user message, tool_result blocks come first, then attached context, then the rest; a
+ *   ToolSearch result that loaded tools is followed by `Tool loaded.`;
  * - the last block of the last message gets a `cache_control` breakpoint so that the next call
  *   of the session reads this whole prefix from the prompt cache.
  */
-export function buildMessages(chain: readonly TranscriptEntry[]): MessageParam[] {
+export function buildMessages(chain: readonly TranscriptEntry[], opts: BuildOptions = {}): MessageParam[] {
   const out: Draft[] = [];
   const nestedSeen = new Set<string>();
   const shell = new ShellMoves();
-  const push = (role: Role, blocks: Ranked[]): void => {
+  const replacedBy = new Map<string, TranscriptEntry>();
+  for (const e of chain) if (e.replacesPrompt !== undefined) replacedBy.set(e.replacesPrompt, e);
+  const skills = skillListing(chain);
+  let deferredShown = false;
+  const push = (role: Role, blocks: Ranked[], sealed = false): void => {
     if (blocks.length === 0) return;
     if (role !== 'user') flushMove();
     const last = out[out.length - 1];
-    if (last && last.role === role) last.blocks.push(...blocks);
-    else out.push({ role, blocks });
+    if (!sealed && last && last.role === role && !last.sealed) last.blocks.push(...blocks);
+    else out.push({ role, blocks, ...(sealed ? { sealed } : {}) });
   };
   // Declared as a function so that `push` can call it (it pushes a system message itself).
   function flushMove(): void {
@@ -77,21 +106,47 @@ export function buildMessages(chain: readonly TranscriptEntry[]): MessageParam[]
         if (nestedSeen.has(key)) continue;
         nestedSeen.add(key);
       }
-      if (a.type === 'environment') shell.root = a.environment.workingDirectory;
-      const r = renderAttachment(a);
-      push(r.role, [{ block: { type: 'text', text: r.text }, rank: RANK.context }]);
+      if (a.type === 'environment') {
+        shell.root = a.environment.workingDirectory;
+        deferredShown ||= (opts.deferredTools?.length ?? 0) > 0;
+      }
+      const extras = {
+        ...(skills ? { skills } : {}),
+        ...(opts.deferredTools ? { deferredTools: opts.deferredTools } : {}),
+      };
+      for (const r of renderAttachment(a, extras)) {
+        push(r.role, [{ block: { type: 'text', text: r.text }, rank: RANK.context }], r.standalone === true);
+      }
     }
+  };
+  const pushEntry = (entry: TranscriptEntry): void => {
+    if (!entry.message || (entry.type !== 'user' && entry.type !== 'assistant')) return;
+    if (entry.type === 'assistant' && entry.message.model === SYNTHETIC_MODEL) return;
+    const blocks = blocksOf(entry.message.content as string | Array<Record<string, unknown>>)
+      .filter((b) => !(b.type === 'text' && (b as { text: string }).text === ''))
+      .flatMap((block) => {
+        const ranked = { block, rank: block.type === 'tool_result' ? RANK.tool_result : RANK.other };
+        return loadsTools(block)
+          ? [ranked, { block: { type: 'text', text: TOOL_LOADED_TEXT } as Block, rank: RANK.other }]
+          : [ranked];
+      });
+    push(entry.message.role, blocks);
   };
   for (const entry of chain) {
     if (entry.type === 'attachment') {
       attach(entry);
       continue;
     }
-    if (!entry.message || (entry.type !== 'user' && entry.type !== 'assistant')) continue;
-    const blocks = blocksOf(entry.message.content as string | Array<Record<string, unknown>>)
-      .filter((b) => !(b.type === 'text' && (b as { text: string }).text === ''))
-      .map((block) => ({ block, rank: block.type === 'tool_result' ? RANK.tool_result : RANK.other }));
-    push(entry.message.role, blocks);
+    if (entry.replacesPrompt !== undefined) continue; // sent in its prompt's place
+    const replacement = replacedBy.get(entry.uuid);
+    if (replacement) {
+      attach(replacement);
+      pushEntry(replacement);
+      attach(entry);
+      shell.record(entry);
+      continue;
+    }
+    pushEntry(entry);
     attach(entry);
     shell.record(entry);
   }
@@ -100,6 +155,11 @@ export function buildMessages(chain: readonly TranscriptEntry[]): MessageParam[]
     role: d.role,
     content: (d.role === 'user' ? [...d.blocks].sort((x, y) => x.rank - y.rank) : d.blocks).map((r) => r.block),
   }));
+  if (!deferredShown && opts.deferredTools?.length) {
+    // A session without an environment line (recorded before it existed): the names still go out.
+    const at = messages.findIndex((m) => m.role === 'user') + 1;
+    messages.splice(at, 0, { role: 'system', content: [{ type: 'text', text: renderDeferredTools(opts.deferredTools) }] });
+  }
   repairToolResults(messages);
   const lastMsg = messages[messages.length - 1];
   const lastBlock = lastMsg?.content[lastMsg.content.length - 1];
@@ -107,6 +167,17 @@ export function buildMessages(chain: readonly TranscriptEntry[]): MessageParam[]
     lastMsg.content[lastMsg.content.length - 1] = { ...lastBlock, cache_control: CACHE } as Block;
   }
   return messages as MessageParam[];
+}
+
+/** The skills listed in the session's context (the first listing on the chain). */
+function skillListing(chain: readonly TranscriptEntry[]): Array<{ name: string; description: string }> | undefined {
+  for (const e of chain) {
+    for (const raw of e.attachments ?? []) {
+      const a = raw as unknown as ContextAttachment;
+      if (a.type === 'skill_listing') return a.skills;
+    }
+  }
+  return undefined;
 }
 
 /**
