@@ -402,7 +402,10 @@ function runToolOnce(deps: RunToolDeps): (input: RunToolInput) => Promise<RunToo
         });
         for (const w of nested.warnings) Context.current().log.warn(w, { sessionId: input.sessionId });
         if (nested.attachments.length) {
-          attachments = [...(attachments ?? []), ...(nested.attachments as unknown as NonNullable<TranscriptEntry['attachments']>)];
+          attachments = [
+            ...(attachments ?? []),
+            ...(nested.attachments as unknown as NonNullable<TranscriptEntry['attachments']>),
+          ];
         }
       } catch (err) {
         // Memory is a help for the model; a failure to read it never fails the tool call.

@@ -5,6 +5,7 @@
  * of skills, which it answers as unavailable). Plugins' hooks and MCP servers join the run's.
  */
 import type { HooksConfig } from '../common/hooks';
+import type { TurnOptions } from '../common/turn';
 import type { LoadedSettings } from '../config-files';
 import { claudeConfigDir, isTrustedProject, parseSettingSources } from '../config-files';
 import type { McpConfig } from '../config-files/mcp-config';
@@ -73,4 +74,22 @@ export function runDefinitions(
     if (e instanceof PluginError) throw new UsageError(e.message);
     throw e;
   }
+}
+
+/** Tools `--bare` offers unless `--tools` says otherwise (Claude Code 2.1.328). */
+export const BARE_TOOLS: readonly string[] = ['Bash', 'Edit', 'Read'];
+
+/**
+ * Turn options under `--bare`: no context (memory, git status, environment), Bash, Edit and Read
+ * only, and a system prompt that names the working directory and the date (after any appended text).
+ */
+export function bareOptions(options: TurnOptions, cwd: string, now: Date = new Date()): TurnOptions {
+  const date = `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
+  const where = `CWD: ${cwd}\nDate: ${date}`;
+  return {
+    ...options,
+    bare: true,
+    tools: options.tools ?? [...BARE_TOOLS],
+    appendSystemPrompt: options.appendSystemPrompt !== undefined ? `${options.appendSystemPrompt}\n\n${where}` : where,
+  };
 }

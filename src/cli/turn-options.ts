@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import { splitToolList as splitList } from '../common/tool-list';
 import type { TurnOptions } from '../common/turn';
 import { BUILTIN_TOOL_NAMES } from '../common/tools';
+import { SKILL_TOOL, TOOL_SEARCH_TOOL } from '../common/session-tools';
 import type { PermissionMode } from '../common/permissions';
 import { PERMISSION_MODES } from '../common/permissions';
 import { POOL_ID_PATTERN } from '../common/budget-pool';
@@ -133,11 +134,10 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
   // `--tools default` (what the Agent SDK sends for its `claude_code` preset) means every built-in tool.
   const tools = listedTools?.length === 1 && listedTools[0] === 'default' ? undefined : listedTools;
   if (tools) {
-    const unknown = tools.filter((t) => !(BUILTIN_TOOL_NAMES as readonly string[]).includes(t));
+    const known: readonly string[] = [...BUILTIN_TOOL_NAMES, SKILL_TOOL, TOOL_SEARCH_TOOL];
+    const unknown = tools.filter((t) => !known.includes(t));
     if (unknown.length)
-      throw new UsageError(
-        `--tools: unknown tool(s) ${unknown.join(', ')}; available: ${BUILTIN_TOOL_NAMES.join(', ')}`,
-      );
+      throw new UsageError(`--tools: unknown tool(s) ${unknown.join(', ')}; available: ${known.join(', ')}`);
   }
   const model = resolveModelAlias(flags.model ?? config.model.name);
   const fallbackModel = flags.fallbackModel !== undefined ? resolveModelAlias(flags.fallbackModel) : undefined;

@@ -25,6 +25,7 @@ import type { TranscriptStore } from '../store/transcript-store';
 import { sessionWorkflowId, turnWorkflowId } from '../common/ids';
 import { endSessionSignal } from '../workflows/messages';
 import { QueryEngine } from './query-engine';
+import type { SessionDefinitions } from './slash-commands';
 import { assistantText, resultMessage } from './sdk-message';
 import { uuidV5 } from '../store/uuid';
 
@@ -306,6 +307,11 @@ export interface RunBatchOptions {
   sessionIdleTimeoutMs?: number;
   /** Start a new attempt of each task whose latest attempt ended in an error result. @default false */
   retryFailed?: boolean;
+  /**
+   * The custom commands, skills and agents of a task's repository (its prompt may be `/name
+   * args`), read where the batch runs. @default none
+   */
+  definitionsFor?: (task: BatchTask) => SessionDefinitions | undefined;
 }
 
 /** What {@link runBatch} returns. */
@@ -477,6 +483,7 @@ async function runTask(opts: RunBatchOptions, task: BatchTask, emit: (e: BatchEv
       sessionId,
       idleTimeoutMs: opts.sessionIdleTimeoutMs ?? 60_000,
       searchAttributes: { batchId, taskId: task.id },
+      ...definitionsOption(opts.definitionsFor?.(task)),
     });
     const started = await engine.start(task.prompt, options, taskPromptUuid(sessionId), {
       updateId: taskSubmitUpdateId(sessionId),
@@ -497,6 +504,10 @@ async function runTask(opts: RunBatchOptions, task: BatchTask, emit: (e: BatchEv
       result: tag(syntheticResult(sessionId, 'error_during_execution', [`batch: task ${task.id} failed: ${msg}`])),
     };
   }
+}
+
+function definitionsOption(d: SessionDefinitions | undefined): { definitions?: SessionDefinitions } {
+  return d ? { definitions: d } : {};
 }
 
 /** Status name of a workflow (`RUNNING`, `COMPLETED`, …), or null when it does not exist. */

@@ -270,7 +270,13 @@ export function initMessage(args: {
           ...defs.commands.filter((c) => c.kind === 'command' && c.disableModelInvocation).map((c) => c.name),
         ]
       : [],
-    plugins: defs?.plugins.map((p) => ({ name: p.name, path: p.path, source: p.source, ...(p.version ? { version: p.version } : {}) })) ?? [],
+    plugins:
+      defs?.plugins.map((p) => ({
+        name: p.name,
+        path: p.path,
+        source: p.source,
+        ...(p.version ? { version: p.version } : {}),
+      })) ?? [],
     agents: defs?.agents.map((a) => a.name) ?? [],
   };
 }

@@ -32,7 +32,9 @@ export async function getDefinitions(store: TranscriptStore, sessionId: string, 
   if (hit) return hit;
   const defs = JSON.parse(await getContextContent(store, sessionId, key)) as Definitions;
   if (defs.v > DEFINITIONS_VERSION) {
-    throw new DefinitionsVersionError(`definitions ${key} have schema version ${defs.v}; this version reads ${DEFINITIONS_VERSION}`);
+    throw new DefinitionsVersionError(
+      `definitions ${key} have schema version ${defs.v}; this version reads ${DEFINITIONS_VERSION}`,
+    );
   }
   if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
   cache.set(key, defs);

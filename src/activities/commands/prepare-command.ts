@@ -130,7 +130,9 @@ function failedRecord(input: PrepareCommandInput, name: string, args: string, er
 }
 
 /** Creates the `prepareCommand` activity. */
-export function createPrepareCommand(deps: PrepareCommandDeps): (input: PrepareCommandInput) => Promise<PrepareCommandSummary> {
+export function createPrepareCommand(
+  deps: PrepareCommandDeps,
+): (input: PrepareCommandInput) => Promise<PrepareCommandSummary> {
   const { store } = deps;
   return async function prepareCommand(input: PrepareCommandInput): Promise<PrepareCommandSummary> {
     const [line, answer] = await Promise.all([

@@ -126,7 +126,11 @@ export function renderAttachment(a: ContextAttachment, extras: RenderExtras = {}
       return []; // part of the environment's message
     case 'file_read':
       return [
-        { role: 'user', text: fileReadCallText(a.path, a.style), ...(a.style === 'command' ? { standalone: true } : {}) },
+        {
+          role: 'user',
+          text: fileReadCallText(a.path, a.style),
+          ...(a.style === 'command' ? { standalone: true } : {}),
+        },
         { role: 'user', text: fileReadResultText(a.content, a.style) },
       ];
     case 'unknown_command':

@@ -158,7 +158,10 @@ export function buildMessages(chain: readonly TranscriptEntry[], opts: BuildOpti
   if (!deferredShown && opts.deferredTools?.length) {
     // A session without an environment line (recorded before it existed): the names still go out.
     const at = messages.findIndex((m) => m.role === 'user') + 1;
-    messages.splice(at, 0, { role: 'system', content: [{ type: 'text', text: renderDeferredTools(opts.deferredTools) }] });
+    messages.splice(at, 0, {
+      role: 'system',
+      content: [{ type: 'text', text: renderDeferredTools(opts.deferredTools) }],
+    });
   }
   repairToolResults(messages);
   const lastMsg = messages[messages.length - 1];

@@ -40,7 +40,9 @@ export async function deferredToolsOf(
   ts: NonNullable<RunToolInput['toolSearch']>,
 ): Promise<Map<string, ModelToolSpec>> {
   const mcp = ts.mcpToolsRef !== undefined ? await deps.mcpSpecs(sessionId, ts.mcpToolsRef) : [];
-  const builtins = toolsForModel((ts.tools ?? [...BUILTIN_TOOL_NAMES]).filter((n) => n !== SKILL_TOOL && n !== TOOL_SEARCH_TOOL));
+  const builtins = toolsForModel(
+    (ts.tools ?? [...BUILTIN_TOOL_NAMES]).filter((n) => n !== SKILL_TOOL && n !== TOOL_SEARCH_TOOL),
+  );
   return offeredTools({
     builtins,
     skills: false,

@@ -10,7 +10,12 @@
 import type { ContentBlock } from '../../common/transcript';
 import type { ToolPermission } from '../../common/tools';
 import { MAX_SKILL_RULE_CHARS, MAX_SKILL_RULES } from '../../common/tools';
-import { launchingSkillText, shellFailureText, skillNotInvocableText, skillPermissionText } from '../../common/command-text';
+import {
+  launchingSkillText,
+  shellFailureText,
+  skillNotInvocableText,
+  skillPermissionText,
+} from '../../common/command-text';
 import type { CommandDefinition, Definitions } from '../../config-files/definitions/types';
 import { findCommand } from '../../config-files/definitions/catalog';
 import { ruleContent, ruleName } from '../../engine/permissions';
@@ -22,7 +27,12 @@ import type { ToolOutput } from '../tools/types';
 export type SkillOutput = ToolOutput & { outcome: 'ok' | 'error' | 'denied' | 'invalid' };
 
 function toolError(message: string): SkillOutput {
-  return { content: `<tool_use_error>${message}</tool_use_error>`, isError: true, structured: `Error: ${message}`, outcome: 'error' };
+  return {
+    content: `<tool_use_error>${message}</tool_use_error>`,
+    isError: true,
+    structured: `Error: ${message}`,
+    outcome: 'error',
+  };
 }
 
 /** Whether the rules let this skill load (a deny rule names it; a skill with allowed-tools needs an allow rule). */
@@ -34,7 +44,8 @@ function skillDecision(def: CommandDefinition, permission: ToolPermission): { de
     const c = ruleContent(r);
     return c === null || c === def.name || (c.endsWith(':*') && def.name.startsWith(c.slice(0, -2)));
   };
-  if (permission.rules.deny.some(names)) return { deny: `Permission to use Skill(${def.name}) has been denied by a permission rule.` };
+  if (permission.rules.deny.some(names))
+    return { deny: `Permission to use Skill(${def.name}) has been denied by a permission rule.` };
   if (def.allowedTools.length === 0) return {};
   if (permission.mode === 'bypassPermissions' || permission.rules.allow.some(names)) return {};
   return { deny: skillPermissionText(def.name) };
@@ -71,7 +82,8 @@ export async function runSkill(
   const rec = (rawInput ?? {}) as Record<string, unknown>;
   if (typeof rec['skill'] !== 'string' || rec['skill'].trim() === '') {
     return {
-      content: '<tool_use_error>InputValidationError: Skill failed due to the following issue:\nThe required parameter `skill` is missing</tool_use_error>',
+      content:
+        '<tool_use_error>InputValidationError: Skill failed due to the following issue:\nThe required parameter `skill` is missing</tool_use_error>',
       isError: true,
       structured: 'InputValidationError: skill is required',
       outcome: 'invalid',
@@ -99,7 +111,11 @@ export async function runSkill(
   return {
     content: launchingSkillText(name),
     isError: false,
-    structured: { success: true, commandName: name, ...(def.allowedTools.length ? { allowedTools: def.allowedTools } : {}) },
+    structured: {
+      success: true,
+      commandName: name,
+      ...(def.allowedTools.length ? { allowedTools: def.allowedTools } : {}),
+    },
     outcome: 'ok',
     followUp,
     ...(expansion.files.length ? { attachments: expansion.files } : {}),

@@ -55,7 +55,8 @@ export const TOOL_SEARCH_TOOL_SPEC: ModelToolSpec = Object.freeze({
     type: 'object' as const,
     properties: {
       query: {
-        description: 'Query to find deferred tools. Use "select:<tool_name>" for direct selection, or keywords to search.',
+        description:
+          'Query to find deferred tools. Use "select:<tool_name>" for direct selection, or keywords to search.',
         type: 'string',
       },
       max_results: { description: 'Maximum number of results to return (default: 5)', default: 5, type: 'number' },

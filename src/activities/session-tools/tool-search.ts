@@ -48,8 +48,14 @@ export function searchTools(query: string, maxResults: number, deferred: Readonl
       .filter((n) => n !== '');
     return names.filter((n, i) => deferred.has(n) && names.indexOf(n) === i);
   }
-  const raw = q.toLowerCase().split(/\s+/).filter((t) => t !== '');
-  const required = raw.filter((t) => t.startsWith('+')).map((t) => t.slice(1)).filter((t) => t !== '');
+  const raw = q
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((t) => t !== '');
+  const required = raw
+    .filter((t) => t.startsWith('+'))
+    .map((t) => t.slice(1))
+    .filter((t) => t !== '');
   const terms = raw.map((t) => t.replace(/^\+/, '')).filter((t) => t !== '');
   return [...deferred.values()]
     .filter((t) => required.every((r) => mentions(t, r)))
@@ -61,12 +67,16 @@ export function searchTools(query: string, maxResults: number, deferred: Readonl
 }
 
 /** Runs a ToolSearch call against the request's deferred tools. */
-export function runToolSearch(input: unknown, deferred: ReadonlyMap<string, ModelToolSpec>): ToolOutput & { outcome: 'ok' | 'invalid' } {
+export function runToolSearch(
+  input: unknown,
+  deferred: ReadonlyMap<string, ModelToolSpec>,
+): ToolOutput & { outcome: 'ok' | 'invalid' } {
   const rec = (input ?? {}) as Record<string, unknown>;
   const query = rec['query'];
   if (typeof query !== 'string') {
     return {
-      content: '<tool_use_error>InputValidationError: ToolSearch failed due to the following issue:\nThe required parameter `query` is missing</tool_use_error>',
+      content:
+        '<tool_use_error>InputValidationError: ToolSearch failed due to the following issue:\nThe required parameter `query` is missing</tool_use_error>',
       isError: true,
       structured: 'InputValidationError: query is required',
       outcome: 'invalid',

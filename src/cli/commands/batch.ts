@@ -14,10 +14,14 @@ import { UsageError, positiveInt, positiveNumber, turnOptionsFrom } from '../tur
 import { unenforceableBudget } from '../budget-prices';
 import type { SettingsFlags } from '../settings-options';
 import { settingsOverrides } from '../settings-options';
+import type { DefinitionFlags } from '../definition-options';
+import { bareOptions, runDefinitions } from '../definition-options';
+import type { SessionDefinitions } from '../../client/slash-commands';
+import { toolSearchModeOf } from '../../common/session-tools';
 import { createBatchBudget } from './batch-budget';
 
 /** Flags of `agent-runner batch` (its own plus the turn flags shared with `-p`). */
-export interface BatchFlags extends TurnFlags, SettingsFlags, ServerModeFlags {
+export interface BatchFlags extends TurnFlags, SettingsFlags, ServerModeFlags, DefinitionFlags {
   concurrency?: string;
   out?: string;
   batchId?: string;
@@ -73,6 +77,7 @@ export async function runBatchCommand(config: Config, file: string, flags: Batch
   delete turnFlags.maxBudgetUsd;
   const defaults = turnOptionsFrom(config, turnFlags);
   if (taskBudgetUsd !== undefined) defaults.limits = { ...defaults.limits, maxBudgetUsd: taskBudgetUsd };
+  defaults.toolSearch = toolSearchModeOf(process.env['ENABLE_TOOL_SEARCH']);
   const batchId = flags.batchId ?? defaultBatchId(path, content);
 
   const parsed = parseTaskFile(content, dirname(path), defaultCwd);
@@ -88,6 +93,25 @@ export async function runBatchCommand(config: Config, file: string, flags: Batch
       }),
       ...task.options,
     };
+  }
+  // Each task's repository has its own commands and skills (a task prompt may be `/name args`).
+  const definitions = new Map<string, SessionDefinitions>();
+  for (const task of parsed.tasks) {
+    // `--bare`: each task without its repository's context, hooks and definitions.
+    if (flags.bare) {
+      const bare = bareOptions({ ...defaults, ...task.options } as typeof defaults, task.cwd);
+      task.options = {
+        ...task.options,
+        bare: true,
+        tools: bare.tools ?? [],
+        appendSystemPrompt: bare.appendSystemPrompt ?? '',
+      };
+    }
+    if (definitions.has(task.cwd)) continue;
+    definitions.set(
+      task.cwd,
+      runDefinitions(flags, { cwd: task.cwd, warn: (l) => io.stderr(`agent-runner batch: ${l}`) }).definitions,
+    );
   }
   if (parsed.tasks.length === 0) {
     throw new UsageError(
@@ -175,6 +199,7 @@ export async function runBatchCommand(config: Config, file: string, flags: Batch
       concurrency,
       ...(budget ? { budget } : {}),
       ...(flags.retryFailed ? { retryFailed: true } : {}),
+      definitionsFor: (task) => definitions.get(task.cwd),
       signal: abort.signal,
       onEvent: (e: BatchEvent) => {
         if (e.type === 'task_done') {

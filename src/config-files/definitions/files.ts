@@ -71,6 +71,7 @@ export function markdownFiles(dir: string, warn: (m: string) => void, recursive 
 
 /** The skill directories under `dir` that hold a `SKILL.md`, with its text, sorted by name. */
 export function skillFiles(dir: string, warn: (m: string) => void): Array<FoundFile & { baseDir: string }> {
+  const report = warn;
   if (!isDir(dir)) return [];
   let names: string[];
   try {
@@ -84,11 +85,20 @@ export function skillFiles(dir: string, warn: (m: string) => void): Array<FoundF
     const baseDir = path.join(dir, name);
     const file = path.join(baseDir, 'SKILL.md');
     if (!isDir(baseDir)) continue;
-    const text = readDefinitionFile(file, () => undefined);
+    if (!existsFile(file)) continue;
+    const text = readDefinitionFile(file, report);
     if (text === undefined) continue;
     out.push({ path: file, rel: name, text, baseDir });
   }
   return out;
+}
+
+function existsFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
 }
 
 export { isDir };

@@ -53,7 +53,11 @@ export function parseFrontmatter(text: string): Frontmatter {
 export function textField(v: unknown): string {
   if (typeof v === 'string') return v.trim();
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) return v.map((x) => textField(x)).filter((x) => x !== '').join(' ');
+  if (Array.isArray(v))
+    return v
+      .map((x) => textField(x))
+      .filter((x) => x !== '')
+      .join(' ');
   return '';
 }
 

@@ -189,7 +189,13 @@ export interface PluginSettings {
 }
 
 /** A marketplace's local directory, or undefined (with a warning) when it is not local. */
-function marketplaceDir(name: string, spec: unknown, root: string, file: string, warn: (m: string) => void): string | undefined {
+function marketplaceDir(
+  name: string,
+  spec: unknown,
+  root: string,
+  file: string,
+  warn: (m: string) => void,
+): string | undefined {
   const src = isRecord(spec) ? spec['source'] : undefined;
   if (isRecord(src) && src['source'] === 'directory' && typeof src['path'] === 'string') {
     return path.resolve(root, src['path']);
@@ -205,7 +211,10 @@ function marketplaceDir(name: string, spec: unknown, root: string, file: string,
  * A later settings file's `enabledPlugins` entry wins (`false` disables an earlier `true`).
  * @throws PluginError for a marketplace manifest that cannot be read
  */
-export function enabledPluginDirs(settings: PluginSettings, warn: (m: string) => void): Array<{ dir: string; source: string }> {
+export function enabledPluginDirs(
+  settings: PluginSettings,
+  warn: (m: string) => void,
+): Array<{ dir: string; source: string }> {
   const markets = new Map<string, string>();
   for (const m of settings.marketplaces) {
     if (!isRecord(m.value)) continue;
@@ -239,7 +248,8 @@ export function enabledPluginDirs(settings: PluginSettings, warn: (m: string) =>
       continue;
     }
     const src = entry['source'];
-    const rel = typeof src === 'string' ? src : isRecord(src) && src['source'] === 'directory' ? src['path'] : undefined;
+    const rel =
+      typeof src === 'string' ? src : isRecord(src) && src['source'] === 'directory' ? src['path'] : undefined;
     if (typeof rel !== 'string') {
       warn(`enabledPlugins: ${id}: only plugins in a local directory are supported; skipped`);
       continue;
