@@ -87,6 +87,8 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
  * same on every read.
  */
 export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
+  // Hook output for the model (UserPromptSubmit) is context, not a message: Claude Code does not stream it.
+  if (e['hookEvent'] === 'UserPromptSubmit') return [];
   const whole = entryToSdkMessage(e);
   if (whole?.type === 'user') {
     const denied = permissionDenied(e);
@@ -101,6 +103,7 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
     return [
       {
         ...whole,
+        message: { ...whole.message, context_management: null },
         local_command_source: source,
         local_command_run: { command, args },
         local_command_outcome: { kind: outcome },
@@ -319,10 +322,15 @@ export function resultMessage(
       api_error_status: o.apiErrorStatus,
     };
   }
-  if (o.subtype === 'success' && o.localCommand !== undefined) {
-    // A command that stopped before any model call: Claude Code's `local_command` result, which
-    // has no terminal_reason.
-    const local = { ...base, stop_reason: null, result: args.finalText, local_command: o.localCommand };
+  if (o.subtype === 'success' && o.answeredWithoutModel) {
+    // A command that stopped before any model call: no terminal_reason (Claude Code's form), and
+    // `local_command` when a custom command's `!` line stopped it.
+    const local = {
+      ...base,
+      stop_reason: null,
+      result: args.finalText,
+      ...(o.localCommand !== undefined ? { local_command: o.localCommand } : {}),
+    };
     delete (local as Partial<SDKResultMessage>).terminal_reason;
     return local;
   }

@@ -42,6 +42,8 @@ export interface PrepareCommandSummary {
   uuid?: string;
   /** The answer line, with `outcome: "answered"`. */
   answerUuid?: string;
+  /** With `answered`: a custom command's `!` line stopped it (Claude Code's `local_command` result). */
+  localCommand?: boolean;
   /** True when an earlier attempt had written the lines. */
   replayed: boolean;
 }

@@ -271,9 +271,11 @@ export interface TurnOutcome {
   /** Where the workspace is after the turn: host, path, last snapshot (absent: not followed). */
   workspace?: WorkspaceRef | null;
   /**
-   * Set when a command ended the turn before any model call (a refused or failing `!` line, a
-   * skill under `--bare`): Claude Code's `local_command` (`custom`); the result's text is the answer line's.
+   * A command ended the turn before any model call (a refused or failing `!` line, a skill under
+   * `--bare`): the result's text is its answer line's, and it has no `terminal_reason`.
    */
+  answeredWithoutModel?: boolean;
+  /** With {@link answeredWithoutModel}, for a custom command whose `!` line stopped it: Claude Code's `local_command` (`custom`). */
   localCommand?: string;
 }
 

@@ -535,7 +535,11 @@ class Turn {
     if (summary.uuid !== undefined) this.state.setLeaf(summary.uuid);
     if (summary.outcome !== 'answered' || summary.answerUuid === undefined) return null;
     this.state.recordCommandAnswer(summary.answerUuid);
-    return { ...this.state.outcome('success', 'completed', []), localCommand: LOCAL_COMMAND_RESULT };
+    return {
+      ...this.state.outcome('success', 'completed', []),
+      answeredWithoutModel: true,
+      ...(summary.localCommand ? { localCommand: LOCAL_COMMAND_RESULT } : {}),
+    };
   }
 
   /** Repeated overloaded answers: the turn goes on with the fallback model, and the stream says so. */

@@ -82,7 +82,14 @@ describe('GitHub Action', () => {
       'total-cost-usd': '0.0123',
       'duration-ms': '2500',
       'permission-denials': '1',
+      structured_output: '',
     });
+    expect(
+      runOutputs(
+        JSON.stringify({ type: 'result', subtype: 'success', structured_output: { failed: ['a.test.ts'] } }),
+        '0',
+      ),
+    ).toMatchObject({ structured_output: '{"failed":["a.test.ts"]}' });
     expect(runOutputs('', '2')).toMatchObject({ subtype: 'no_result', 'is-error': 'true', 'exit-code': '2' });
     expect(
       runOutputs(
@@ -100,7 +107,7 @@ describe('GitHub Action', () => {
     const stub = join(dir, 'agent-runner');
     writeFileSync(
       stub,
-      `#!/bin/bash\nprintf '%s\\n' "$@" > ${argsFile}\necho "key=$ANTHROPIC_API_KEY" >> ${argsFile}\necho '{"type":"result","subtype":"success","is_error":false}'\nexit 1\n`,
+      `#!/bin/bash\nprintf '%s\\n' "$@" > ${argsFile}\necho "key=$ANTHROPIC_API_KEY" >> ${argsFile}\necho "temporal=$TEMPORAL_ADDRESS $TEMPORAL_NAMESPACE $TEMPORAL_API_KEY store=$AGENT_RUNNER_STORE_URL" >> ${argsFile}\necho '{"type":"result","subtype":"success","is_error":false}'\nexit 1\n`,
     );
     chmodSync(stub, 0o755);
     const ghOut = join(dir, 'out');
@@ -120,6 +127,14 @@ describe('GitHub Action', () => {
         PERMISSION_MODE: 'acceptEdits',
         ALLOWED_TOOLS: 'Bash(npm *) Edit',
         EXTRA_ARGS: '--verbose',
+        PLUGINS: 'plugins/a\nplugins/b',
+        SETTINGS: '{"enabledPlugins":{}}',
+        JSON_SCHEMA: 'schema.json',
+        RESUME: 'sess-1',
+        INPUT_TEMPORAL_ADDRESS: 'temporal.example:7233',
+        INPUT_TEMPORAL_NAMESPACE: 'ci',
+        INPUT_TEMPORAL_API_KEY: 'tk',
+        INPUT_STORE_URL: 'postgres://db/x',
         AGENT_RUNNER_DATA_DIR: join(dir, 'data'),
       },
     });
@@ -137,8 +152,19 @@ describe('GitHub Action', () => {
       '2.5',
       '--allowedTools',
       'Bash(npm *) Edit',
+      '--settings',
+      '{"enabledPlugins":{}}',
+      '--json-schema',
+      'schema.json',
+      '--resume',
+      'sess-1',
+      '--plugin-dir',
+      'plugins/a',
+      '--plugin-dir',
+      'plugins/b',
       '--verbose',
       'key=sk-test',
+      'temporal=temporal.example:7233 ci tk store=postgres://db/x',
     ]);
     expect(readFileSync(ghOut, 'utf8')).toBe('code=1\n');
     expect(JSON.parse(readFileSync(join(dir, 'agent-runner-result.json'), 'utf8'))).toMatchObject({

@@ -110,7 +110,7 @@ function userLine(
 ): TranscriptEntry {
   return {
     v: TRANSCRIPT_SCHEMA_VERSION,
-    type: fields.message ? 'user' : 'attachment',
+    type: 'user',
     uuid: input.uuid,
     parentUuid: input.parentUuid,
     sessionId: input.sessionId,
@@ -143,13 +143,14 @@ export function createPrepareCommand(
       // The answer was written and the attempt died before the record: write it from the answer.
       const { command, args } = answer.localCommand;
       await store.append(failedRecord(input, command, args, promptText(answer)));
-      return { outcome: 'answered', uuid: input.uuid, answerUuid: answer.uuid, replayed: true };
+      return { outcome: 'answered', uuid: input.uuid, answerUuid: answer.uuid, localCommand: true, replayed: true };
     }
     if (line || answer) {
       return {
         outcome: answer ? 'answered' : 'expanded',
         ...(line ? { uuid: line.uuid } : {}),
         ...(answer ? { answerUuid: answer.uuid } : {}),
+        ...(answer?.localCommand ? { localCommand: true } : {}),
         replayed: true,
       };
     }
@@ -169,12 +170,13 @@ export function createPrepareCommand(
     if (input.kind === 'unknown' || !def) {
       const available = [...modelInvocable(defs).map((c) => c.name), ...RUNNER_COMMANDS];
       const note: ContextAttachment = { type: 'unknown_command', command: name, available };
+      // The prompt as typed, with the note before it, in the prompt's place.
       await write([
-        {
-          ...userLine(input, { message: undefined }),
-          type: 'attachment',
+        userLine(input, {
+          message: { role: 'user', content: [{ type: 'text', text: prompt }] },
+          replacesPrompt: input.promptUuid,
           attachments: [note as unknown as NonNullable<TranscriptEntry['attachments']>[number]],
-        },
+        }),
       ]);
       return { outcome: 'expanded', uuid: input.uuid, replayed: false };
     }
@@ -195,7 +197,7 @@ export function createPrepareCommand(
         answerLine(input, input.uuid, error, { source, command: name, args, outcome: 'failed' }),
         failedRecord(input, name, args, error),
       ]);
-      return { outcome: 'answered', uuid: input.uuid, answerUuid: input.answerUuid, replayed: false };
+      return { outcome: 'answered', uuid: input.uuid, answerUuid: input.answerUuid, localCommand: true, replayed: false };
     }
     await write([
       userLine(input, {

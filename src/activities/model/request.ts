@@ -38,7 +38,19 @@ interface Draft {
   blocks: Ranked[];
   /** A message of its own: nothing merges into it. */
   sealed?: boolean;
+  /**
+   * The environment's `system` message: it goes after the first user message, so user content
+   * that follows it before any answer (a later turn's prompt after a command that stopped before
+   * the model) joins the user message before it, as Claude Code sends them.
+   */
+  floating?: boolean;
 }
+
+/** The hook events whose output for the model is a `system` paragraph (Claude Code 2.1.328). */
+const SYSTEM_HOOK_EVENTS: ReadonlySet<string> = new Set(['UserPromptSubmit']);
+
+/** Where the date closes the environment's text: paragraphs of the first turn go before it. */
+const DATE_LINE = "\n\nToday's date is ";
 
 /** What a request shows besides the chain. */
 export interface BuildOptions {
@@ -86,12 +98,30 @@ export function buildMessages(chain: readonly TranscriptEntry[], opts: BuildOpti
   for (const e of chain) if (e.replacesPrompt !== undefined) replacedBy.set(e.replacesPrompt, e);
   const skills = skillListing(chain);
   let deferredShown = false;
-  const push = (role: Role, blocks: Ranked[], sealed = false): void => {
+  const push = (role: Role, blocks: Ranked[], sealed = false, floating = false): void => {
     if (blocks.length === 0) return;
     if (role !== 'user') flushMove();
     const last = out[out.length - 1];
-    if (!sealed && last && last.role === role && !last.sealed) last.blocks.push(...blocks);
-    else out.push({ role, blocks, ...(sealed ? { sealed } : {}) });
+    const before = out[out.length - 2];
+    if (role === 'user' && !sealed && last?.floating && before?.role === 'user' && !before.sealed) {
+      before.blocks.push(...blocks);
+      return;
+    }
+    if (last?.floating && role !== 'system') last.floating = false;
+    if (!sealed && !floating && last && last.role === role && !last.sealed) last.blocks.push(...blocks);
+    else out.push({ role, blocks, ...(sealed ? { sealed } : {}), ...(floating ? { floating } : {}) });
+  };
+  /** A hook's output for the model: a paragraph of the first turn's environment message, else a system message. */
+  const pushSystemParagraph = (text: string): void => {
+    const last = out[out.length - 1];
+    const env = last?.floating ? last.blocks[last.blocks.length - 1] : undefined;
+    const envText = env?.block.type === 'text' ? (env.block as { text: string }).text : undefined;
+    const at = envText?.lastIndexOf(DATE_LINE) ?? -1;
+    if (env && envText !== undefined && at >= 0) {
+      env.block = { type: 'text', text: `${envText.slice(0, at)}\n\n${text}${envText.slice(at)}` };
+      return;
+    }
+    push('system', [{ block: { type: 'text', text }, rank: RANK.context }]);
   };
   // Declared as a function so that `push` can call it (it pushes a system message itself).
   function flushMove(): void {
@@ -115,13 +145,20 @@ export function buildMessages(chain: readonly TranscriptEntry[], opts: BuildOpti
         ...(opts.deferredTools ? { deferredTools: opts.deferredTools } : {}),
       };
       for (const r of renderAttachment(a, extras)) {
-        push(r.role, [{ block: { type: 'text', text: r.text }, rank: RANK.context }], r.standalone === true);
+        const block = { block: { type: 'text', text: r.text } as Block, rank: RANK.context };
+        push(r.role, [block], r.standalone === true, a.type === 'environment');
       }
     }
   };
   const pushEntry = (entry: TranscriptEntry): void => {
     if (!entry.message || (entry.type !== 'user' && entry.type !== 'assistant')) return;
     if (entry.type === 'assistant' && entry.message.model === SYNTHETIC_MODEL) return;
+    if (entry.isMeta && SYSTEM_HOOK_EVENTS.has(String(entry.hookEvent ?? ''))) {
+      for (const b of blocksOf(entry.message.content as string | Array<Record<string, unknown>>)) {
+        if (b.type === 'text') pushSystemParagraph((b as { text: string }).text);
+      }
+      return;
+    }
     const blocks = blocksOf(entry.message.content as string | Array<Record<string, unknown>>)
       .filter((b) => !(b.type === 'text' && (b as { text: string }).text === ''))
       .flatMap((block) => {
