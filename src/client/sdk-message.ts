@@ -105,7 +105,7 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
         ...whole,
         message: { ...whole.message, context_management: null },
         local_command_source: source,
-        local_command_run: { command, args },
+        ...(command !== undefined ? { local_command_run: { command, args: args ?? '' } } : {}),
         local_command_outcome: { kind: outcome },
         timestamp: e.timestamp,
       },

@@ -166,7 +166,9 @@ const TranscriptEntryFields = {
    */
   replacesPrompt: z.string().optional(),
   /** On the answer of a command that ended before any model call: what Claude Code's stream says of it. */
-  localCommand: z.object({ source: z.string(), command: z.string(), args: z.string(), outcome: z.string() }).optional(),
+  localCommand: z
+    .object({ source: z.string(), outcome: z.string(), command: z.string().optional(), args: z.string().optional() })
+    .optional(),
   /** On the session's context line: the memory sources it was loaded with (`--setting-sources`). */
   settingSources: z.array(z.enum(['user', 'project', 'local'])).optional(),
 };

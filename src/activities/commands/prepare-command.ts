@@ -139,9 +139,9 @@ export function createPrepareCommand(
       store.get(input.sessionId, input.uuid),
       store.get(input.sessionId, input.answerUuid),
     ]);
-    if (answer?.localCommand && !line) {
+    if (answer?.localCommand?.outcome === 'failed' && !line) {
       // The answer was written and the attempt died before the record: write it from the answer.
-      const { command, args } = answer.localCommand;
+      const { command = '', args = '' } = answer.localCommand;
       await store.append(failedRecord(input, command, args, promptText(answer)));
       return { outcome: 'answered', uuid: input.uuid, answerUuid: answer.uuid, localCommand: true, replayed: true };
     }
@@ -150,7 +150,7 @@ export function createPrepareCommand(
         outcome: answer ? 'answered' : 'expanded',
         ...(line ? { uuid: line.uuid } : {}),
         ...(answer ? { answerUuid: answer.uuid } : {}),
-        ...(answer?.localCommand ? { localCommand: true } : {}),
+        ...(answer?.localCommand?.outcome === 'failed' ? { localCommand: true } : {}),
         replayed: true,
       };
     }
@@ -163,7 +163,13 @@ export function createPrepareCommand(
       for (const e of entries) await store.append(e);
     };
     if (input.kind === 'unavailable') {
-      await write([answerLine(input, input.parentUuid, unavailableCommandText(name), undefined)]);
+      const text = unavailableCommandText(name);
+      await write([
+        answerLine(input, input.parentUuid, text, {
+          source: `<local-command-stdout>${text}</local-command-stdout>`,
+          outcome: 'unavailable_headless',
+        }),
+      ]);
       return { outcome: 'answered', answerUuid: input.answerUuid, replayed: false };
     }
     const def = typed ? findCommand(defs, name) : undefined;
@@ -197,7 +203,13 @@ export function createPrepareCommand(
         answerLine(input, input.uuid, error, { source, command: name, args, outcome: 'failed' }),
         failedRecord(input, name, args, error),
       ]);
-      return { outcome: 'answered', uuid: input.uuid, answerUuid: input.answerUuid, localCommand: true, replayed: false };
+      return {
+        outcome: 'answered',
+        uuid: input.uuid,
+        answerUuid: input.answerUuid,
+        localCommand: true,
+        replayed: false,
+      };
     }
     await write([
       userLine(input, {
