@@ -312,6 +312,11 @@ export interface RunBatchOptions {
    * args`), read where the batch runs. @default none
    */
   definitionsFor?: (task: BatchTask) => SessionDefinitions | undefined;
+  /**
+   * Options a task's session needs stored in its session before its turn starts (its MCP servers
+   * and hooks, whose configs live in the session's store): called with the session id.
+   */
+  sessionOptions?: (task: BatchTask, sessionId: string) => Promise<Partial<TurnOptions>>;
 }
 
 /** What {@link runBatch} returns. */
@@ -473,7 +478,10 @@ async function runTask(opts: RunBatchOptions, task: BatchTask, emit: (e: BatchEv
     }
     // 4. Submit: update-with-start under a fixed update id (idempotent).
     guard();
-    const options = taskTurnOptions(opts.defaults, task, opts.budget);
+    const options = {
+      ...taskTurnOptions(opts.defaults, task, opts.budget),
+      ...(opts.sessionOptions ? await opts.sessionOptions(task, sessionId) : {}),
+    };
     const engine = new QueryEngine({
       client,
       store: opts.store,

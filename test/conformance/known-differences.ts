@@ -114,7 +114,7 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     where: 'result.result',
     scenarios: ['command-shell-permissions'],
     reason:
-      "A refused `!` line of a command answers with `Shell command permission check failed for pattern \"…\": ` and the denial, in the runner's own words.",
+      'A refused `!` line of a command answers with `Shell command permission check failed for pattern "…": ` and the denial, in the runner\'s own words.',
   },
   {
     id: 'context-placement-by-model',
@@ -137,7 +137,7 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     kind: 'result',
     where: 'result.result',
     scenarios: ['stream-input-queued-after-tool-turn'],
-    reason: 'Follows from it: the last result is the third line\'s answer.',
+    reason: "Follows from it: the last result is the third line's answer.",
   },
   {
     id: 'stream-json-answers-every-line',
@@ -152,7 +152,7 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     where: /^toolu_conf_[0-6]_0\.(content|is_error)$/,
     scenarios: ['deferred-tools-toolsearch'],
     reason:
-      "The runner has none of the built-in tools Claude Code defers (NotebookEdit, CronCreate/List/Delete, Monitor, EnterWorktree/ExitWorktree, SendMessage, TaskStop, WebFetch, WebSearch; later issues add some): ToolSearch finds none of them, a call of one is `No such tool available`, and Read shows a notebook as text. ToolSearch over MCP tools matches (deferred-mcp-large, plugin-dir).",
+      'The runner has none of the built-in tools Claude Code defers (NotebookEdit, CronCreate/List/Delete, Monitor, EnterWorktree/ExitWorktree, SendMessage, TaskStop, WebFetch, WebSearch; later issues add some): ToolSearch finds none of them, a call of one is `No such tool available`, and Read shows a notebook as text. ToolSearch over MCP tools matches (deferred-mcp-large, plugin-dir).',
   },
   {
     id: 'deferred-builtin-tools-missing',

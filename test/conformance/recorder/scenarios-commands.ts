@@ -12,7 +12,6 @@ const text = (t: string): ContentSpec => ({ text: t });
 const done: StepSpec = { content: [text('Done.')] };
 const user = (content: unknown): unknown => ({ type: 'user', message: { role: 'user', content } });
 
-
 /** The fixture MCP servers. */
 const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'mcp');
 const MANY_TOOLS = join(FIXTURES, 'many-tools-server.js');
