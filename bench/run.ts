@@ -17,6 +17,7 @@ import { measureCli } from './cli';
 import { measureStores } from './stores';
 import { measureCompaction } from './compaction';
 import { measureFirstTurn } from './first-turn';
+import { measureDeferredTools } from './deferred-tools';
 
 const ALL = [
   'cli',
@@ -29,6 +30,7 @@ const ALL = [
   'stores',
   'compaction',
   'firstturn',
+  'deferred',
 ] as const;
 type Name = (typeof ALL)[number];
 
@@ -96,6 +98,7 @@ async function main(): Promise<void> {
     );
     await run('cache', () => measurePromptCache({ address, calls: 20 }));
     await run('compaction', () => measureCompaction({ address, steps: args.quick ? 100 : 300, windowTokens: 20_000 }));
+    await run('deferred', () => measureDeferredTools({ address, calls: 10 }));
     await run('firstturn', () => measureFirstTurn({ address, turns: args.quick ? 3 : 7 }));
     await run('stores', () =>
       measureStores({
