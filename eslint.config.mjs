@@ -44,13 +44,30 @@ const SANDBOX_ZONES = [
   },
 ].map((z) => ({ message: SANDBOX_ONLY, ...z, except: [...z.except, ...SANDBOX_PACKAGES], from: '.' }));
 
-/** The deterministic-code rule for one folder; `zodValues`: zod schemas may be built there. */
-const sandboxImports = (zodValues) => [
+/**
+ * `patched` and `deprecatePatch` are imported by src/workflows/patches.ts only: every patch is a
+ * row of its table (since when, the old behaviour, its replay fixture, when it may go).
+ */
+const PATCHES_ONLY = {
+  name: '@temporalio/workflow',
+  importNames: ['patched', 'deprecatePatch'],
+  message:
+    'Patch through src/workflows/patches.ts (isPatched): one table of every patch id, its old behaviour and its replay fixture.',
+};
+
+/**
+ * The deterministic-code rule for one folder; `zodValues`: zod schemas may be built there;
+ * `patchTable`: the one module that may call `patched()`.
+ */
+const sandboxImports = (zodValues, patchTable = false) => [
   'error',
   {
-    paths: zodValues
-      ? []
-      : [{ name: 'zod', allowTypeImports: true, message: `${SANDBOX_ONLY} (zod schemas live in src/common)` }],
+    paths: [
+      ...(zodValues
+        ? []
+        : [{ name: 'zod', allowTypeImports: true, message: `${SANDBOX_ONLY} (zod schemas live in src/common)` }]),
+      ...(patchTable ? [] : [PATCHES_ONLY]),
+    ],
     patterns: [
       { regex: NOT_SANDBOX_PACKAGE, message: SANDBOX_ONLY },
       { regex: ACTIVITIES_MODULE, message: 'Import activity types only (import type).', allowTypeImports: true },
@@ -123,6 +140,29 @@ export default tseslint.config(
     files: ['src/common/**/*.ts'],
     rules: {
       'no-restricted-imports': sandboxImports(true),
+    },
+  },
+  {
+    // Workflow code reads as its loop: a step that grows past a screen is two steps (Turn, Session
+    // and BudgetPool are classes with one method per step; state changes are methods of their state).
+    files: ['src/workflows/**/*.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 80 }],
+    },
+  },
+  {
+    // A tool run is steps (read the call, plan it, execute, snapshot, record), each a screen at
+    // most: the 263-line runToolOnce it replaced must not grow back.
+    files: ['src/activities/run-tool.ts', 'src/activities/tool-run/**/*.ts', 'src/engine/tool-call-plan.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 60 }],
+    },
+  },
+  {
+    // The patch table: the one place that calls patched() and deprecatePatch().
+    files: ['src/workflows/patches.ts'],
+    rules: {
+      'no-restricted-imports': sandboxImports(false, true),
     },
   },
   {

@@ -3,6 +3,7 @@
  * model server, data directory, store, client, worker in this process or as `agent-runner worker`
  * child processes) and turn helpers.
  */
+import { turnOutcome } from '../src/client/turn-outcome';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -172,7 +173,7 @@ export async function startRunner(opts: BenchRunnerOptions): Promise<BenchRunner
     async runTurn(cwd, prompt, options) {
       const e = engine(cwd);
       const started = await e.start(prompt, options);
-      const outcome = await client.workflow.getHandle<() => Promise<TurnOutcome>>(started.turnWorkflowId).result();
+      const outcome = await turnOutcome(client, started.turnWorkflowId);
       await e.end().catch(() => undefined);
       return { outcome, engine: e, turnWorkflowId: started.turnWorkflowId };
     },

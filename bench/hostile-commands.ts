@@ -218,6 +218,52 @@ export const HOSTILE: ReadonlyArray<readonly [string, Expected, string]> = [
   ['git status; (', 'block', 'incomplete'],
 ];
 
+/**
+ * Commands `claude -p` 2.1.328 asks about under {@link TABLE_RULES}-like rules although nothing in
+ * them is denied (recorded with `Bash(echo:*)` and `Bash(git *)` allowed; scenario
+ * `bash-builtins-asked`): builtins that steer the shell, wrappers that need a rule of their own,
+ * function definitions and the `&` operator. None may run without a rule. [command, what].
+ */
+export const CLAUDE_ASKS: ReadonlyArray<readonly [string, string]> = [
+  ['echo out; exit 3', 'exit with a status after an allowed command'],
+  ['exit 0', 'exit alone'],
+  ['git status; exit', 'exit after an allowed command'],
+  ['git status || exit 1', 'exit in an or-list'],
+  ['echo a; return 2', 'return'],
+  ['for i in 1; do echo x; break; done', 'break'],
+  ['for i in 1; do echo x; continue; done', 'continue'],
+  ['echo a; shift', 'shift'],
+  ['echo a; wait', 'wait'],
+  ['echo a; :', 'the null command'],
+  ['set -e; git status', 'set -e'],
+  ['echo a; set -x', 'set -x'],
+  ['echo a; set -euo pipefail', 'set -euo pipefail'],
+  ['f() { git status; }; f', 'a function definition and its call'],
+  ['function g { echo x; }; git status', 'a function definition never called'],
+  ['echo a; command -v git', 'command -v'],
+  ['echo a; exec git status', 'exec of an allowed command'],
+  ['echo a; exec 3>&-', 'exec closing a descriptor'],
+  ['echo a; nohup git status', 'nohup of an allowed command'],
+  ['echo a; nohup', 'nohup alone'],
+  ['echo a; time git status', 'time of an allowed command'],
+  ['echo a; time', 'time alone'],
+  ['git status &', 'an allowed command in the background'],
+  ['echo a & echo b', 'a background list'],
+  ['sleep 1 & wait', 'background and wait'],
+  ['(git status &)', 'background in a subshell'],
+  ['echo a; uniq a.txt', 'uniq with a file operand'],
+  ['echo a; umask', 'umask'],
+  ['echo a; read x < a.txt', 'read'],
+  ['echo a; getopts a x', 'getopts'],
+  ['echo a; times', 'times'],
+  ['echo a; jobs', 'jobs'],
+  ['echo a; ulimit -n', 'ulimit'],
+  ['echo a; dirs', 'dirs'],
+  ['echo a; disown', 'disown'],
+  ['echo a; printenv', 'printenv'],
+  ['echo a; env', 'env alone'],
+];
+
 /** Commands that must stay allowed under {@link TABLE_RULES}. */
 export const BENIGN: readonly string[] = [
   'git status',
@@ -245,14 +291,18 @@ export const BENIGN: readonly string[] = [
   'git status # && rm -rf x',
   'git log \\\n  --oneline',
   "cat <<'EOF'\nsome text\nEOF",
-  'f() { git status; }; f',
   'for f in a b; do git log $f; done',
   'if git diff --quiet; then echo clean; fi',
   "git log --grep='rm -rf'",
   'echo "a && rm -rf b"',
   'git status; ls',
   'echo x > out/log.txt',
-  'set -e; git status',
+  'echo a; sleep 1',
+  'echo a; true',
+  'git status || true',
+  'timeout 1 git status',
+  'command git status',
+  'echo a | uniq',
   'git status | grep -c modified',
   'echo $((1 + 2))',
   'git log -1 --format=%H $(git rev-parse HEAD)',
@@ -298,7 +348,16 @@ export function meets(d: PermissionDecision, expected: Expected): boolean {
 async function main(): Promise<void> {
   const repo = makeTableRepo();
   try {
-    const counts = { tried: 0, denied: 0, asked: 0, allowed: 0, benign: 0, benignAllowed: 0 };
+    const counts = {
+      tried: 0,
+      denied: 0,
+      asked: 0,
+      allowed: 0,
+      benign: 0,
+      benignAllowed: 0,
+      claudeAsks: 0,
+      askedToo: 0,
+    };
     const failures: string[] = [];
     await decideRow('true', repo); // loads the parser once (not timed)
     const started = process.hrtime.bigint();
@@ -310,17 +369,25 @@ async function main(): Promise<void> {
       else counts.allowed++;
       if (!meets(d, expected)) failures.push(`${JSON.stringify(command)}: expected ${expected}, got ${d.behavior}`);
     }
+    for (const [command] of CLAUDE_ASKS) {
+      const d = await decideRow(command, repo);
+      counts.claudeAsks++;
+      if (d.behavior === 'ask') counts.askedToo++;
+      else failures.push(`${JSON.stringify(command)}: Claude Code asks, we ${d.behavior}`);
+    }
     for (const command of BENIGN) {
       const d = await decideRow(command, repo);
       counts.benign++;
       if (d.behavior === 'allow') counts.benignAllowed++;
       else failures.push(`${JSON.stringify(command)}: benign but ${d.behavior}: ${d.reason ?? d.message}`);
     }
-    const msPerDecision = Number(process.hrtime.bigint() - started) / 1e6 / (counts.tried + counts.benign);
+    const msPerDecision =
+      Number(process.hrtime.bigint() - started) / 1e6 / (counts.tried + counts.claudeAsks + counts.benign);
     const refused = counts.denied + counts.asked;
     process.stdout.write(
       `hostile commands tried: ${counts.tried}; refused: ${refused} (denied by a rule: ${counts.denied}, ` +
         `asked about, so denied headless: ${counts.asked}); allowed: ${counts.allowed}\n` +
+        `commands Claude Code asks about: ${counts.claudeAsks}; asked about here too: ${counts.askedToo}\n` +
         `benign commands: ${counts.benign}; allowed: ${counts.benignAllowed}\n` +
         `mean time per decision (parse, analysis, real paths): ${msPerDecision.toFixed(2)} ms\n`,
     );

@@ -11,7 +11,7 @@ import type { Activities } from '../src/activities';
 import type { TurnOptions } from '../src/common/turn';
 
 /** A context that lets activity code run outside a worker: heartbeats go nowhere, nothing cancels it. */
-function benchContext(workflowId: string): Context {
+export function benchContext(workflowId: string): Context {
   const info = {
     workflowExecution: { workflowId, runId: '' },
     activityType: 'inProcess',

@@ -4,11 +4,11 @@
  * interrupted activity, retried on the new worker) and to the one after (the workflow itself
  * moving again), and the model calls that had to be repeated.
  */
+import { turnOutcome } from '../src/client/turn-outcome';
 import { loadConfig } from '../src/config';
 import { randomUUID } from 'node:crypto';
 import type { Responder } from '../src/fake-model';
 import { repeatedCompletedCalls } from '../src/fake-model';
-import type { TurnOutcome } from '../src/common/turn';
 import { benchTurnOptions, makeRepo, progress, sleep, startRunner, startWorkerProcess } from './env';
 import type { WorkerProcess } from './env';
 import type { Measurement } from './stats';
@@ -63,7 +63,7 @@ export async function measureRecovery(opts: RecoveryOptions): Promise<Measuremen
       timeouts: { modelHeartbeatMs: opts.heartbeatMs, toolHeartbeatMs: opts.heartbeatMs },
     });
     const started = await engine.start('work for a while', options, randomUUID());
-    const result = runner.client.workflow.getHandle<() => Promise<TurnOutcome>>(started.turnWorkflowId).result();
+    const result = turnOutcome(runner.client, started.turnWorkflowId);
     const lines = async () => runner.store.load(engine.sessionId);
     const waitLines = async (n: number): Promise<void> => {
       for (;;) {

@@ -2,7 +2,7 @@
  * The benchmarks: `node dist/bench/run.js [--json] [--quick] [--only NAME,...]` after
  * `npm run build`. Prints one table per measurement on stdout (progress on stderr); with `--json`,
  * the last stdout line is one JSON object with every figure. Names: overhead, tuning, history,
- * concurrency, recovery, cache, stores, compaction, firstturn. See docs/performance.md.
+ * concurrency, recovery, cache, stores, compaction, firstturn, lookup. See docs/performance.md.
  */
 import * as os from 'node:os';
 import { measureConcurrency } from './concurrency';
@@ -18,6 +18,7 @@ import { measureStores } from './stores';
 import { measureCompaction } from './compaction';
 import { measureFirstTurn } from './first-turn';
 import { measureDeferredTools } from './deferred-tools';
+import { measureToolLookup } from './tool-lookup';
 
 const ALL = [
   'cli',
@@ -31,6 +32,7 @@ const ALL = [
   'compaction',
   'firstturn',
   'deferred',
+  'lookup',
 ] as const;
 type Name = (typeof ALL)[number];
 
@@ -100,6 +102,9 @@ async function main(): Promise<void> {
     await run('compaction', () => measureCompaction({ address, steps: args.quick ? 100 : 300, windowTokens: 20_000 }));
     await run('deferred', () => measureDeferredTools({ address, calls: 10 }));
     await run('firstturn', () => measureFirstTurn({ address, turns: args.quick ? 3 : 7 }));
+    await run('lookup', () =>
+      measureToolLookup({ sizesMb: args.quick ? [1, 4] : [1, 4, 16], calls: args.quick ? 10 : 20 }),
+    );
     await run('stores', () =>
       measureStores({
         address,

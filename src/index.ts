@@ -38,4 +38,7 @@ export {
 export type { EnsureBudgetPoolOptions, EnsuredBudgetPool } from './client/budget-pool';
 export { SessionNotFoundError, interruptSession, sessionStatus, setSessionLimits } from './client/session-control';
 export type { SessionStatusReport } from './client/session-control';
+export { turnOutcome } from './client/turn-outcome';
+export { AGENT_RESULT_FAILURE, resultOfFailure } from './common/agent-result';
+export { StoreUnavailableError } from './store/outage';
 export type { LimitPatch, PoolStateView, SessionStatusView } from './workflows/messages';

@@ -8,6 +8,7 @@ import type { TranscriptStore } from '../store/transcript-store';
 import { createCallModel } from './model/call-model';
 import type { ModelFaultHooks } from './model/call-model';
 import { createCompactContext } from './model/compact';
+import { streamIdleTimeoutMs } from './model/stream-watchdog';
 import { createRunTool } from './run-tool';
 import { ChildEnvironments } from '../env/child-env';
 import { withGitConfigScan } from '../env/git-env';
@@ -16,6 +17,8 @@ import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordPrompt, createRecordTranscript } from './transcript';
 import { createLoadContext } from './context/load-context';
 import { withStorageErrors } from './store-errors';
+import { activityStoreOutage, withAttemptStart } from './store-wait';
+import { waitingStore } from '../store/outage';
 import { withHeartbeats } from './heartbeats';
 import { createPrepareWorkspace, type PrepareWorkspaceInput, type WorkspaceHost } from './workspace/prepare';
 import { storeSnapshot } from './workspace/snapshot';
@@ -33,7 +36,7 @@ export type { Activities } from './types';
 /** Dependencies of the activities, injected by the worker (and by tests). */
 export interface ActivityDeps {
   store: TranscriptStore;
-  config: Pick<Config, 'model' | 'prices'> & Partial<Pick<Config, 'tools' | 'temporal'>>;
+  config: Pick<Config, 'model' | 'prices'> & Partial<Pick<Config, 'tools' | 'temporal' | 'store'>>;
   /** Environment to read the API key from. @default process.env */
   env?: NodeJS.ProcessEnv;
   /** Overrides the Anthropic client (tests). */
@@ -77,8 +80,15 @@ export function anthropicFromConfig(
   };
 }
 
-/** Creates every activity the workflows use. */
-export function createActivities(deps: ActivityDeps): Activities {
+/**
+ * Creates every activity the workflows use. They share one view of the store that waits through
+ * an outage of it within each attempt (`store-wait.ts`, up to `store.outageTimeoutMs`): a write
+ * is retried, never the model call or the tool run whose result it holds.
+ */
+export function createActivities(given: ActivityDeps): Activities {
+  const outageTimeoutMs = given.config.store?.outageTimeoutMs;
+  const outage = activityStoreOutage(given.store, outageTimeoutMs !== undefined ? { timeoutMs: outageTimeoutMs } : {});
+  const deps: ActivityDeps = { ...given, store: waitingStore(given.store, outage) };
   const anthropic = deps.anthropic ?? anthropicFromConfig(deps.config, deps.env);
   const priceFor = (model: string): ModelPrice | null => findPrice(deps.config.prices, model) ?? null;
   const mcp = { store: deps.store, pool: deps.mcpPool ?? new McpClientPool(deps.env ? { env: deps.env } : {}) };
@@ -89,6 +99,9 @@ export function createActivities(deps: ActivityDeps): Activities {
     priceFor,
     toolsForModel: (names: string[]) => toolsForModel(names) as Anthropic.Tool[],
     ...(deps.modelFaults ? { faults: deps.modelFaults } : {}),
+    ...(deps.workspace ? { hostQueue: deps.workspace.hostQueue } : {}),
+    // Claude Code's stream watchdog (its environment variables win over the config).
+    streamIdleTimeoutMs: streamIdleTimeoutMs(deps.config.model.streamIdleTimeoutMs ?? 0, deps.env ?? process.env),
     mcpToolsForModel: async (sessionId: string, ref: string) =>
       (await mcpToolSpecs(deps.store, sessionId, ref)) as Anthropic.Tool[],
   };
@@ -99,7 +112,7 @@ export function createActivities(deps: ActivityDeps): Activities {
     mcpSpecs: (sessionId, ref) => mcpToolSpecs(deps.store, sessionId, ref),
   });
   // A store that cannot be written fails the activity at once (see storageFailure).
-  return {
+  return timedAttempts({
     callModel: withStorageErrors(createCallModel(modelDeps)),
     compactContext: withStorageErrors(createCompactContext(modelDeps)),
     runTool: withStorageErrors(
@@ -115,9 +128,13 @@ export function createActivities(deps: ActivityDeps): Activities {
         sessionTools,
         ...(ws
           ? {
+              // A streamed pack cannot be sent again: the whole snapshot is made again while the
+              // store is unreachable (same tree, same snapshot), so a tool that ran keeps its result.
               snapshot: (i: { sessionId: string; toolUseId: string; root: string; base: string }) =>
-                withGitConfigScan(() =>
-                  storeSnapshot({ store: deps.store, ...i, maxBytes: ws.config.maxSnapshotBytes }),
+                outage.run(() =>
+                  withGitConfigScan(() =>
+                    storeSnapshot({ store: deps.store, ...i, maxBytes: ws.config.maxSnapshotBytes }),
+                  ),
                 ),
             }
           : {}),
@@ -130,12 +147,21 @@ export function createActivities(deps: ActivityDeps): Activities {
     prepareWorkspace: withStorageErrors(ws ? gitScanOnce(createPrepareWorkspace(deps.store, ws)) : notFollowed),
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),
     recordPrompt: withStorageErrors(createRecordPrompt(deps.store)),
-    loadSession: createLoadSession(deps.store, priceFor),
+    loadSession: withStorageErrors(createLoadSession(deps.store, priceFor)),
     connectMcpServers: withStorageErrors(withHeartbeats(createConnectMcpServers(mcp))),
     runHooks: withStorageErrors(createRunHooks({ store: deps.store, ...(deps.env ? { env: deps.env } : {}) })),
     loadContext: withStorageErrors(gitScanOnce(createLoadContext(deps.store))),
     prepareCommand: withStorageErrors(withHeartbeats(createPrepareCommand({ store: deps.store, childEnv }))),
-  };
+  });
+}
+
+/** Every activity with its attempt's start recorded (the store's waits end before its timeout). */
+function timedAttempts(acts: Activities): Activities {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(acts)) {
+    out[name] = withAttemptStart(fn as (...args: unknown[]) => Promise<unknown>);
+  }
+  return out as unknown as Activities;
 }
 
 /** `prepareWorkspace` of a worker that does not follow workspaces. */

@@ -16,6 +16,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { TranscriptStore } from '../store/transcript-store';
 import type { ToolOutput } from './tools/types';
+import { ensureOwnDirectory, writeFileThroughHandle } from './tools/safe-write';
 
 /** Characters of a tool result above which it is kept by reference (Claude Code's limit for Bash). */
 export const DEFAULT_LARGE_RESULT_CHARS = 30_000;
@@ -79,11 +80,16 @@ export function persistedOutputText(file: string, bytes: number, content: string
   );
 }
 
+/**
+ * Writes a result file in `<tmp>/agent-runner-results/<session>/`: both directories must be this
+ * user's own (others can write to the temporary directory and could plant a link there), and the
+ * file is written through a handle on its directory, owner-only (src/activities/tools/safe-write.ts).
+ */
 async function writeResultFile(file: string, content: string): Promise<void> {
-  await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.tmp`;
-  await fsp.writeFile(tmp, content, { mode: 0o600 });
-  await fsp.rename(tmp, file);
+  const sessionDir = path.dirname(file);
+  await ensureOwnDirectory(path.dirname(sessionDir));
+  await ensureOwnDirectory(sessionDir);
+  await writeFileThroughHandle(file, Buffer.from(content, 'utf8'), { newFileMode: 0o600 });
 }
 
 /** Options of {@link keepLargeResult}. */

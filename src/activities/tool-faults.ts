@@ -7,24 +7,14 @@
  */
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { MAX_TOOL_FAULT_CHARS, ToolErrorType } from '../common/tools';
+import { NETWORK_ERRNO_CODES, isStoreUnreachable } from '../store/outage';
 
 /**
  * errno codes of a condition that may pass: the network, a busy or exhausted resource, a full
  * disk (someone may free space), an I/O error of a device that may come back.
  */
 const TRANSIENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'EHOSTDOWN',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'ENETRESET',
-  'ENOTCONN',
+  ...NETWORK_ERRNO_CODES,
   'EAGAIN',
   'EBUSY',
   'EINTR',
@@ -49,13 +39,15 @@ function codeOf(err: unknown): string | undefined {
 
 /**
  * True when retrying the same call may succeed: a transient errno ({@link TRANSIENT_CODES}), a
- * PostgreSQL error of a transient class (the transcript store unavailable), an error its cause
+ * PostgreSQL error of a transient class or a store that cannot be reached (`StoreUnavailableError`), an error its cause
  * marks so, or a Temporal failure (it carries its own retry decision). Every other error is a
  * fault: Node's `ERR_INVALID_ARG_*` TypeErrors, ENAMETOOLONG, EISDIR, ENOTDIR, ENOENT, EINVAL,
  * ELOOP, a GitError, a bug's TypeError.
  */
 export function isTransientToolError(err: unknown): boolean {
   if (err instanceof ApplicationFailure || err instanceof CancelledFailure) return true;
+  // The transcript store out of reach (after waiting for it): `TranscriptError.Unavailable`.
+  if (isStoreUnreachable(err)) return true;
   const code = codeOf(err);
   if (code !== undefined) {
     if (TRANSIENT_CODES.has(code)) return true;

@@ -18,7 +18,12 @@ export { NoServerError };
  * @throws NoServerError when neither exists (embedded mode with no shared server)
  */
 export async function openControlRuntime(config: Config, command: string): Promise<ClientRuntime> {
-  return connectClient({ config, command, embeddedHolder: () => embeddedServerHolder(config.dataDir) });
+  return connectClient({
+    config,
+    command,
+    embeddedHolder: () => embeddedServerHolder(config.dataDir),
+    notice: (line) => process.stderr.write(`${line}\n`),
+  });
 }
 
 /** USD for humans: `$0.0123` (4 decimals below $100, 2 above), `-` for none. */

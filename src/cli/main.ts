@@ -7,6 +7,7 @@ import { Command, Option } from 'commander';
 import type { Config } from '../config';
 import { RUNNER_VERSION } from '../common/version';
 import { EXIT, INPUT_FORMATS, OUTPUT_FORMATS } from './output';
+import { isUsageError } from '../common/errors';
 import type { PrintFlags } from './commands/print';
 import type { BatchFlags } from './commands/batch';
 import type { ListFlags } from './commands/list';
@@ -18,36 +19,6 @@ import type { ApprovalsAnswerFlags, ApprovalsListFlags } from './commands/approv
 import type { AttachFlags } from './commands/attach';
 import type { StoreCopyFlags, StoreMigrateFlags } from './commands/store';
 import type { WorkspaceExportFlags } from './commands/workspace';
-
-/**
- * Errors that mean "nothing was run because of how it was called or configured": printed without
- * a stack, exit 2. Matched by `name` so that checking them loads none of the modules that throw them.
- */
-const USAGE_ERROR_NAMES = new Set([
-  'ConfigError',
-  'UsageError',
-  'NoPromptError',
-  'TemporalCliNotFoundError',
-  'EmbeddedServerBusyError',
-  'InvalidTranscriptIdError',
-  'TemporalUnreachableError',
-  'DataDirError',
-  'ModelKeyMissingError',
-  'SettingsError',
-  'MemoryImportCycleError',
-  'TemporalConnectionConfigError',
-  // Store setup (src/store/setup-errors.ts): unreachable database, schema mismatch, bad URL, unknown session.
-  'StoreConnectionError',
-  'StoreSchemaError',
-  'StoreServerVersionError',
-  'InvalidStoreUrlError',
-  'UnknownSessionError',
-  // --json-schema text or file that cannot be used (src/client/json-schema.ts).
-  'JsonSchemaOptionError',
-  // Workspaces (src/activities/workspace/): an unwritable workspace root, an export that cannot be made.
-  'WorkspaceRootError',
-  'WorkspaceExportError',
-]);
 
 const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
@@ -510,7 +481,9 @@ export async function main(argv: string[]): Promise<number> {
     if (ce.code === 'commander.helpDisplayed' || ce.code === 'commander.version' || ce.code === 'commander.help')
       return 0;
     if (typeof ce.code === 'string' && ce.code.startsWith('commander.')) return EXIT.usage;
-    if (e instanceof Error && USAGE_ERROR_NAMES.has(e.name)) {
+    // "Nothing was run because of how it was called or configured" (an AgentRunnerError of kind
+    // `usage`, src/common/errors.ts): the message without a stack, exit 2.
+    if (isUsageError(e)) {
       err(`agent-runner: ${e.message}`);
       return EXIT.usage;
     }

@@ -1,6 +1,8 @@
 import { MultiBar, Presets } from 'cli-progress';
 import type { SingleBar } from 'cli-progress';
-import type { BatchEvent, BatchResult, BatchTask, TaskLineError, TaskSource } from '../client/batch';
+import type { BatchEvent, BatchResult, TaskSource } from '../client/batch';
+import { taskCostKnown, taskCostUsd } from '../client/batch';
+import type { BatchTask, TaskLineError } from '../client/batch-tasks';
 
 /**
  * The progress-bar API the batch command draws with: the subset of `cli-progress`'s `SingleBar`
@@ -65,7 +67,7 @@ export interface BatchCounts {
   succeeded: number;
   failed: number;
   running: number;
-  /** USD of finished tasks. */
+  /** USD of finished tasks (every attempt of each). */
   costUsd: number;
 }
 
@@ -151,7 +153,7 @@ export class BatchProgress {
         this.counts.running = Math.max(0, this.counts.running - 1);
       if (e.result.is_error) this.counts.failed++;
       else this.counts.succeeded++;
-      this.counts.costUsd += e.result.total_cost_usd;
+      this.counts.costUsd += taskCostUsd(e.result);
       this.line(formatTaskLine(e.task, e.result, e.source));
     }
     this.bar?.update(this.counts.succeeded + this.counts.failed, { text: this.text() });
@@ -196,7 +198,7 @@ export function summaryTable(
           task.id,
           result.subtype,
           String(result.num_turns),
-          `$${result.total_cost_usd.toFixed(4)}`,
+          `$${taskCostUsd(result).toFixed(4)}${taskCostKnown(result) ? '' : '+'}`,
           formatSeconds(result.duration_ms),
           result.session_id,
         ]
@@ -215,13 +217,15 @@ export function summaryTable(
   const ok = finished.filter((r) => !r.result?.is_error).length;
   const failed = finished.length - ok;
   const unfinished = rows.length - finished.length;
-  const cost = finished.reduce((s, r) => s + (r.result?.total_cost_usd ?? 0), 0);
+  // Every attempt of a task counts, failed ones included (`--retry-failed` keeps their spend).
+  const cost = finished.reduce((s, r) => s + (r.result ? taskCostUsd(r.result) : 0), 0);
+  const unknown = finished.filter((r) => r.result && !taskCostKnown(r.result)).length;
   const rate = elapsedMs > 0 ? (finished.length / (elapsedMs / 1000)).toFixed(2) : '-';
   lines.push(
     `${rows.length} tasks: ${ok} succeeded, ${failed} failed` +
       `${unfinished ? `, ${unfinished} unfinished` : ''}` +
       `${lineErrors.length ? `, ${lineErrors.length} malformed line${lineErrors.length === 1 ? '' : 's'} skipped` : ''}` +
-      ` · $${cost.toFixed(4)} · ${formatSeconds(elapsedMs)} · ${rate} tasks/s`,
+      ` · $${cost.toFixed(4)}${unknown ? ` (cost of ${unknown} unknown)` : ''} · ${formatSeconds(elapsedMs)} · ${rate} tasks/s`,
   );
   return lines.join('\n');
 }

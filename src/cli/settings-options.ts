@@ -9,6 +9,7 @@ import { resolveModelAlias } from '../config/model-aliases';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { TurnOptions } from '../common/turn';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensurePrivateDataDir } from '../store/data-dir';
 import { ruleSyntaxError } from '../config-files/permission-rules';
 import { canonicalRule, loadSettings } from '../config-files';
 import type { LoadedSettings } from '../config-files';
@@ -60,9 +61,10 @@ function envRef(loaded: LoadedSettings, dataDir: string): string[] {
     const src = loaded.sources.find((s) => s.path === '--settings');
     const json = JSON.stringify({ env: src?.settings.env ?? {} });
     const dir = path.join(dataDir, 'settings');
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    ensurePrivateDataDir(dataDir);
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const file = path.join(dir, `${createHash('sha256').update(json).digest('hex')}.json`);
-    if (!existsSync(file)) writeFileSync(file, json, { mode: 0o600 });
+    if (!existsSync(file)) writeFileSync(file, json, { mode: PRIVATE_FILE_MODE });
     return file;
   });
 }

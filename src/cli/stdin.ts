@@ -1,9 +1,12 @@
+import { AgentRunnerError } from '../common/errors';
+
 /** How long `-p` without a prompt waits for the first byte on stdin (ms). Env: AGENT_RUNNER_STDIN_TIMEOUT_MS. */
 export const DEFAULT_STDIN_TIMEOUT_MS = 10_000;
 
 /** Thrown when no prompt is given and stdin has none to offer, or the prompt is empty or only whitespace. */
-export class NoPromptError extends Error {
+export class NoPromptError extends AgentRunnerError {
   override readonly name = 'NoPromptError';
+  readonly kind = 'usage';
 }
 
 /**

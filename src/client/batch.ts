@@ -5,200 +5,23 @@
  * their turn workflow's result, running ones are re-attached, missing ones are started.
  * The CLI front door is `agent-runner batch` (src/cli/commands/batch.ts); see docs/batch.md.
  */
-import { splitToolList } from '../common/tool-list';
-import { resolveModelAlias } from '../config/model-aliases';
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { existsSync, statSync } from 'node:fs';
-import { basename, extname, isAbsolute, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { basename, extname } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { z } from 'zod';
 import type { SDKResultMessage } from '../common/sdk-messages';
 import type { ResultSubtype } from '../common/sdk-messages';
-import { BUILTIN_TOOL_NAMES } from '../common/tools';
-import type { TurnOptions, TurnOutcome } from '../common/turn';
+import type { TurnOptions } from '../common/turn';
 import { emptyUsage } from '../common/usage';
-import { PERMISSION_MODES } from '../common/permissions';
 import type { TranscriptStore } from '../store/transcript-store';
 import { sessionWorkflowId, turnWorkflowId } from '../common/ids';
 import { endSessionSignal } from '../workflows/messages';
+import type { BatchTask } from './batch-tasks';
 import { QueryEngine } from './query-engine';
 import type { SessionDefinitions } from './slash-commands';
-import { assistantText, resultMessage } from './sdk-message';
+import { awaitTurnOutcome, turnResultMessage } from './turn-result';
 import { uuidV5 } from '../store/uuid';
-
-// ---------------------------------------------------------------------------------------------
-// Task file
-// ---------------------------------------------------------------------------------------------
-
-/** Largest accepted task file line (characters). */
-export const MAX_TASK_LINE_CHARS = 1_000_000;
-
-const toolList = z.union([z.string(), z.array(z.string())]).transform((v) => splitToolList(Array.isArray(v) ? v : [v]));
-
-/** One line of a task file, as written (validated with zod; unknown fields are errors). */
-export const BatchTaskLineSchema = z
-  .strictObject({
-    /** Unique in the file; with the batch id it names the task's session. */
-    id: z
-      .union([z.string(), z.number().int()])
-      .transform((v) => String(v))
-      .pipe(
-        z
-          .string()
-          .min(1, { error: 'must not be empty' })
-          .max(256, { error: 'must be at most 256 characters' })
-          .regex(/^[^\u0000-\u001f\u007f]+$/, { error: 'must not contain control characters' }),
-      ),
-    prompt: z.string().refine((s) => s.trim() !== '', { error: 'must be a non-empty string' }),
-    /** Working directory of the task (relative paths: against the task file's directory). */
-    cwd: z.string().min(1).optional(),
-    /** Same as `cwd` (a repository checkout). */
-    repo: z.string().min(1).optional(),
-    model: z.string().min(1).optional(),
-    maxTurns: z.int().positive().optional(),
-    maxBudgetUsd: z.number().positive().optional(),
-    taskBudget: z.int().positive().optional(),
-    permissionMode: z.enum(PERMISSION_MODES).optional(),
-    allowedTools: toolList.optional(),
-    disallowedTools: toolList.optional(),
-    tools: toolList.optional(),
-    systemPrompt: z.string().optional(),
-    appendSystemPrompt: z.string().optional(),
-    /** Free-form data copied to the task's result line. */
-    metadata: z.record(z.string(), z.unknown()).optional(),
-  })
-  .superRefine((t, ctx) => {
-    if (t.cwd !== undefined && t.repo !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['repo'], message: 'give either cwd or repo, not both' });
-    }
-    const unknown = (t.tools ?? []).filter((n) => !(BUILTIN_TOOL_NAMES as readonly string[]).includes(n));
-    if (unknown.length) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['tools'],
-        message: `unknown tool(s) ${unknown.join(', ')}; available: ${BUILTIN_TOOL_NAMES.join(', ')}`,
-      });
-    }
-  });
-
-/** A valid task, with its line number and absolute working directory. */
-export interface BatchTask {
-  id: string;
-  /** 1-based line in the task file. */
-  line: number;
-  prompt: string;
-  cwd: string;
-  /** Per-task turn options (override the batch defaults). */
-  options: Partial<TurnOptions> & { limits?: TurnOptions['limits'] };
-  metadata?: Record<string, unknown>;
-}
-
-/** A line that was skipped. */
-export interface TaskLineError {
-  line: number;
-  message: string;
-}
-
-/** What {@link parseTaskFile} found. */
-export interface ParsedTaskFile {
-  tasks: BatchTask[];
-  errors: TaskLineError[];
-}
-
-function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues
-    .map((i) => {
-      if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${k}: unknown field`).join('; ');
-      const path = i.path.map(String).join('.');
-      return path ? `${path}: ${i.message}` : i.message;
-    })
-    .join('; ');
-}
-
-/**
- * Parses a JSONL task file: one JSON object per line; blank lines and lines starting with `#`
- * are ignored. A bad line (not JSON, fails the schema, duplicate id, missing directory) is
- * reported with its 1-based line number and skipped; the others are returned in file order.
- * @param baseDir directory that relative `cwd`/`repo` paths resolve against (the file's)
- * @param defaultCwd working directory of tasks without `cwd`/`repo`
- */
-export function parseTaskFile(text: string, baseDir: string, defaultCwd: string): ParsedTaskFile {
-  const tasks: BatchTask[] = [];
-  const errors: TaskLineError[] = [];
-  const seen = new Map<string, number>();
-  const lines = text.split(/\r?\n/);
-  lines.forEach((raw, i) => {
-    const line = i + 1;
-    const trimmed = raw.trim();
-    if (trimmed === '' || trimmed.startsWith('#')) return;
-    if (trimmed.length > MAX_TASK_LINE_CHARS) {
-      errors.push({ line, message: `line is longer than ${MAX_TASK_LINE_CHARS} characters` });
-      return;
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(trimmed);
-    } catch (e) {
-      errors.push({ line, message: `not valid JSON (${(e as Error).message})` });
-      return;
-    }
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-      errors.push({ line, message: 'expected a JSON object' });
-      return;
-    }
-    const r = BatchTaskLineSchema.safeParse(json);
-    if (!r.success) {
-      const id = (json as { id?: unknown }).id;
-      errors.push({
-        line,
-        message: `${typeof id === 'string' || typeof id === 'number' ? `task ${JSON.stringify(id)}: ` : ''}${formatIssues(r.error.issues)}`,
-      });
-      return;
-    }
-    const t = r.data;
-    const first = seen.get(t.id);
-    if (first !== undefined) {
-      errors.push({ line, message: `task ${JSON.stringify(t.id)}: duplicate id (first on line ${first})` });
-      return;
-    }
-    const dir = t.cwd ?? t.repo;
-    const cwd = dir === undefined ? defaultCwd : isAbsolute(dir) ? dir : resolve(baseDir, dir);
-    if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
-      errors.push({
-        line,
-        message: `task ${JSON.stringify(t.id)}: ${t.cwd !== undefined ? 'cwd' : 'repo'} ${cwd} is not a directory`,
-      });
-      return;
-    }
-    seen.set(t.id, line);
-    const limits = {
-      ...(t.maxTurns !== undefined ? { maxTurns: t.maxTurns } : {}),
-      ...(t.maxBudgetUsd !== undefined ? { maxBudgetUsd: t.maxBudgetUsd } : {}),
-      ...(t.taskBudget !== undefined ? { taskBudget: t.taskBudget } : {}),
-    };
-    tasks.push({
-      id: t.id,
-      line,
-      prompt: t.prompt,
-      cwd,
-      options: {
-        ...(t.model !== undefined ? { model: resolveModelAlias(t.model) } : {}),
-        ...(Object.keys(limits).length ? { limits } : {}),
-        ...(t.permissionMode !== undefined ? { permissionMode: t.permissionMode } : {}),
-        ...(t.allowedTools !== undefined ? { allowedTools: t.allowedTools } : {}),
-        ...(t.disallowedTools !== undefined ? { disallowedTools: t.disallowedTools } : {}),
-        ...(t.tools !== undefined ? { tools: t.tools } : {}),
-        ...(t.systemPrompt !== undefined ? { systemPrompt: t.systemPrompt } : {}),
-        ...(t.appendSystemPrompt !== undefined ? { appendSystemPrompt: t.appendSystemPrompt } : {}),
-      },
-      ...(t.metadata !== undefined ? { metadata: t.metadata } : {}),
-    });
-  });
-  return { tasks, errors };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Deterministic ids
@@ -250,12 +73,36 @@ export function taskSubmitUpdateId(sessionId: string): string {
 // Running a batch
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * What an earlier attempt of a task spent (a failed attempt that `retryFailed` ran again): the
+ * fields of its result message that count toward the batch's totals.
+ */
+export type BatchAttempt = Pick<
+  SDKResultMessage,
+  'session_id' | 'subtype' | 'num_turns' | 'total_cost_usd' | 'total_cost_usd_known'
+>;
+
 /** A task's result line: the SDK result message plus the task and batch ids. */
 export type BatchResult = SDKResultMessage & {
   task_id: string;
   batch_id: string;
   metadata?: Record<string, unknown>;
+  /**
+   * The task's earlier attempts, oldest first (present only when `retryFailed` ran it again):
+   * their spend is the task's too, and the batch's totals count it ({@link taskCostUsd}).
+   */
+  earlier_attempts?: BatchAttempt[];
 };
+
+/** USD a task spent: its result's `total_cost_usd` plus that of each earlier attempt. */
+export function taskCostUsd(r: BatchResult): number {
+  return (r.earlier_attempts ?? []).reduce((sum, a) => sum + a.total_cost_usd, r.total_cost_usd);
+}
+
+/** Whether every attempt's cost of a task is known ({@link taskCostUsd} is then exact). */
+export function taskCostKnown(r: BatchResult): boolean {
+  return r.total_cost_usd_known && (r.earlier_attempts ?? []).every((a) => a.total_cost_usd_known);
+}
 
 /** How a task's result was obtained in this run. */
 export type TaskSource =
@@ -415,15 +262,20 @@ async function runTask(opts: RunBatchOptions, task: BatchTask, emit: (e: BatchEv
   const guard = (): void => {
     if (opts.signal?.aborted) throw new BatchAbortedError();
   };
-  // The task's latest attempt (attempts after the first exist only after --retry-failed runs).
+  // The task's latest attempt (attempts after the first exist only after --retry-failed runs),
+  // and what the earlier ones spent.
   let attempt = 0;
   let sessionId = taskSessionId(batchId, task.id);
   let status: string | null = null;
+  const earlier: BatchAttempt[] = [];
+  /** Whether the task's turn may have run (its spend is unknown when its result cannot be had). */
+  let mayHaveRun = false;
   const tag = (r: SDKResultMessage): BatchResult => ({
     ...r,
     task_id: task.id,
     batch_id: batchId,
     ...(task.metadata ? { metadata: task.metadata } : {}),
+    ...(earlier.length > 0 ? { earlier_attempts: [...earlier] } : {}),
   });
   let retrying = false;
   try {
@@ -434,32 +286,41 @@ async function runTask(opts: RunBatchOptions, task: BatchTask, emit: (e: BatchEv
       const next = taskAttemptSessionId(batchId, task.id, attempt + 1);
       const nextStatus = await turnStatus(client, turnWorkflowId(next, 1));
       if (nextStatus === null) break;
+      earlier.push(await attemptSpend(opts, sessionId));
       attempt++;
       sessionId = next;
       status = nextStatus;
     }
     guard();
     if (status !== null) {
+      mayHaveRun = true;
       const turnId = turnWorkflowId(sessionId, 1);
       const source: TaskSource = status === 'RUNNING' ? 'attached' : 'finished-earlier';
       if (source === 'attached') emit({ type: 'task_running', task, sessionId, source });
-      const result = tag(await turnResult(opts, sessionId, turnId));
+      const result = await taskTurnResult(opts, sessionId, turnId);
       guard();
       await endSession(client, sessionId);
       if (!(opts.retryFailed && source === 'finished-earlier' && result.is_error)) {
-        return { sessionId, source, result };
+        return { sessionId, source, result: tag(result) };
       }
+      earlier.push(attemptOf(result));
       attempt++;
       sessionId = taskAttemptSessionId(batchId, task.id, attempt);
       retrying = true;
+      mayHaveRun = false;
     }
     // 2. No turn workflow, but a transcript: it ran once and its workflow is gone (retention).
     if (await opts.store.exists(sessionId)) {
       guard();
       const result = tag(
-        syntheticResult(sessionId, 'error_during_execution', [
-          `task ${task.id} ran before (session ${sessionId} has a transcript) but its turn workflow ${turnWorkflowId(sessionId, 1)} is no longer in Temporal; not running it again`,
-        ]),
+        syntheticResult(
+          sessionId,
+          'error_during_execution',
+          [
+            `task ${task.id} ran before (session ${sessionId} has a transcript) but its turn workflow ${turnWorkflowId(sessionId, 1)} is no longer in Temporal; not running it again`,
+          ],
+          { costKnown: false },
+        ),
       );
       return { sessionId, source: 'finished-earlier', result };
     }
@@ -471,12 +332,13 @@ async function runTask(opts: RunBatchOptions, task: BatchTask, emit: (e: BatchEv
           sessionId,
           'error_max_budget_usd',
           [`not started: the batch budget of $${opts.budget.limitUsd} was spent by other tasks`],
-          'budget_exhausted',
+          { terminalReason: 'budget_exhausted' },
         ),
       );
       return { sessionId, source: 'skipped', result };
     }
-    // 4. Submit: update-with-start under a fixed update id (idempotent).
+    // 4. Submit: update-with-start under a fixed update id (idempotent). The task's options are
+    // the engine's defaults and go with the submission once.
     guard();
     const options = {
       ...taskTurnOptions(opts.defaults, task, opts.budget),
@@ -493,13 +355,14 @@ async function runTask(opts: RunBatchOptions, task: BatchTask, emit: (e: BatchEv
       searchAttributes: { batchId, taskId: task.id },
       ...definitionsOption(opts.definitionsFor?.(task)),
     });
+    mayHaveRun = true;
     const started = await engine.start(task.prompt, options, taskPromptUuid(sessionId), {
       updateId: taskSubmitUpdateId(sessionId),
     });
     guard();
     const source = retrying ? 'retried' : 'started';
     emit({ type: 'task_running', task, sessionId, source });
-    const result = tag(await turnResult(opts, sessionId, started.turnWorkflowId));
+    const result = tag(await taskTurnResult(opts, sessionId, started.turnWorkflowId));
     guard();
     await endSession(client, sessionId);
     return { sessionId, source, result };
@@ -509,7 +372,11 @@ async function runTask(opts: RunBatchOptions, task: BatchTask, emit: (e: BatchEv
     return {
       sessionId,
       source: 'started',
-      result: tag(syntheticResult(sessionId, 'error_during_execution', [`batch: task ${task.id} failed: ${msg}`])),
+      result: tag(
+        syntheticResult(sessionId, 'error_during_execution', [`batch: task ${task.id} failed: ${msg}`], {
+          costKnown: !mayHaveRun,
+        }),
+      ),
     };
   }
 }
@@ -529,31 +396,35 @@ async function turnStatus(client: Client, workflowId: string): Promise<string | 
   }
 }
 
-/** Waits for a turn workflow (following continue-as-new) and builds its result message. */
-async function turnResult(opts: RunBatchOptions, sessionId: string, turnId: string): Promise<SDKResultMessage> {
-  const handle = opts.client.workflow.getHandle<() => Promise<TurnOutcome>>(turnId);
-  let outcome: TurnOutcome;
-  try {
-    outcome = await handle.result();
-  } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err);
-    const cause = (err as { cause?: { message?: string } }).cause?.message;
-    return syntheticResult(sessionId, 'error_during_execution', [
-      `turn workflow ${turnId} did not complete: ${msg}${cause ? ` (${cause})` : ''}`,
-    ]);
-  }
-  let finalText = '';
-  if (outcome.lastAssistantUuid) {
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const e = await opts.store.get(sessionId, outcome.lastAssistantUuid);
-      if (e) {
-        finalText = assistantText(e);
-        break;
-      }
-      await sleep(50);
-    }
-  }
-  return resultMessage(outcome, { sessionId, uuid: uuidV5(`${turnId}/result`), finalText });
+/**
+ * Waits for a task's turn workflow (following continue-as-new) and builds its result message, as
+ * `-p` does (src/client/turn-result.ts): a failed turn workflow reports what it spent.
+ */
+async function taskTurnResult(opts: RunBatchOptions, sessionId: string, turnId: string): Promise<SDKResultMessage> {
+  const outcome = await awaitTurnOutcome(opts.client.workflow.getHandle(turnId));
+  return turnResultMessage(opts.store, sessionId, outcome, uuidV5(`${turnId}/result`));
+}
+
+/** What an earlier (closed) attempt of a task spent, from its turn's outcome. */
+async function attemptSpend(opts: RunBatchOptions, sessionId: string): Promise<BatchAttempt> {
+  const outcome = await awaitTurnOutcome(opts.client.workflow.getHandle(turnWorkflowId(sessionId, 1)));
+  return {
+    session_id: sessionId,
+    subtype: outcome.subtype,
+    num_turns: outcome.numTurns,
+    total_cost_usd: outcome.costUsd,
+    total_cost_usd_known: outcome.costKnown,
+  };
+}
+
+function attemptOf(r: SDKResultMessage): BatchAttempt {
+  return {
+    session_id: r.session_id,
+    subtype: r.subtype,
+    num_turns: r.num_turns,
+    total_cost_usd: r.total_cost_usd,
+    total_cost_usd_known: r.total_cost_usd_known,
+  };
 }
 
 /**
@@ -574,12 +445,16 @@ async function endSession(client: Client, sessionId: string): Promise<void> {
 /** How long a finished task waits for its session workflow to close (ms). */
 const SESSION_CLOSE_WAIT_MS = 10_000;
 
-/** An error result for a task that has no turn outcome (not started, or its workflow failed). */
+/**
+ * An error result for a task that has no turn outcome (not started, or its turn cannot be read).
+ * @param opts.costKnown false when the task may have run and what it spent cannot be had
+ *   (`total_cost_usd` 0 is then a lower bound). @default true
+ */
 export function syntheticResult(
   sessionId: string,
   subtype: ResultSubtype,
   errors: string[],
-  terminalReason = 'batch',
+  opts: { terminalReason?: string; costKnown?: boolean } = {},
 ): SDKResultMessage {
   return {
     type: 'result',
@@ -592,11 +467,11 @@ export function syntheticResult(
     num_turns: 0,
     stop_reason: null,
     total_cost_usd: 0,
-    total_cost_usd_known: true,
+    total_cost_usd_known: opts.costKnown ?? true,
     usage: emptyUsage(),
     modelUsage: {},
     permission_denials: [],
-    terminal_reason: terminalReason,
+    terminal_reason: opts.terminalReason ?? 'batch',
     errors,
   };
 }

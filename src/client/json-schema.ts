@@ -9,10 +9,12 @@ import { resolve } from 'node:path';
 import { JSON_SCHEMA_KEY_PREFIX } from '../common/structured-output';
 import { compileJsonSchema, JsonSchemaError } from '../validation/json-schema';
 import type { TranscriptStore } from '../store/transcript-store';
+import { AgentRunnerError } from '../common/errors';
 
 /** Thrown for a `--json-schema` value that cannot be used; the message names the flag and the problem. */
-export class JsonSchemaOptionError extends Error {
+export class JsonSchemaOptionError extends AgentRunnerError {
   override readonly name = 'JsonSchemaOptionError';
+  readonly kind = 'usage';
 }
 
 /**

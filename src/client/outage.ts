@@ -3,8 +3,9 @@
  * the background server being replaced) keeps waiting, with a notice on stderr, instead of failing
  * a turn that goes on on the server. The limit is `temporal.outageTimeoutMs`.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceError, isGrpcServiceError } from '@temporalio/client';
+import { retry } from '../connection/retry';
+import { AgentRunnerError } from '../common/errors';
 
 /** gRPC status codes that mean "the server is not reachable right now" (CANCELLED, UNKNOWN, DEADLINE_EXCEEDED, UNAVAILABLE). */
 const UNREACHABLE_CODES = new Set([1, 2, 4, 14]);
@@ -25,8 +26,9 @@ export function isServerUnreachable(err: unknown): boolean {
 }
 
 /** Thrown when the server stays unreachable longer than the client's outage limit. */
-export class TemporalOutageError extends Error {
+export class TemporalOutageError extends AgentRunnerError {
   override readonly name = 'TemporalOutageError';
+  readonly kind = 'runtime';
 }
 
 /** Options of {@link OutageWaiter}. */
@@ -54,19 +56,14 @@ export class OutageWaiter {
 
   /** Calls `fn` until it returns, or throws an error that is not an outage, or the outage is too long. */
   async run<T>(fn: () => Promise<T>): Promise<T> {
-    let delay = 500;
-    for (;;) {
-      try {
-        const v = await fn();
-        this.recovered();
-        return v;
-      } catch (err) {
-        if (!isServerUnreachable(err)) throw err;
-        this.failed(err);
-        await sleep(delay);
-        delay = Math.min(delay * 2, 5000);
-      }
-    }
+    const v = await retry(fn, {
+      delayMs: 500,
+      maxDelayMs: 5000,
+      retryIf: isServerUnreachable,
+      onRetry: (err) => this.failed(err),
+    });
+    this.recovered();
+    return v;
   }
 
   /** Records a failed call (throws TemporalOutageError once the outage is too long). */

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { AgentRunnerError } from '../common/errors';
 
 /**
  * How long a control command (`status`, `pool show`) waits for a worker to answer a query, in ms.
@@ -8,8 +9,9 @@ import type { Client } from '@temporalio/client';
 export const CONTROL_QUERY_MS = 10_000;
 
 /** Thrown when no worker answered a query within {@link CONTROL_QUERY_MS}. */
-export class NoWorkerAnsweredError extends Error {
+export class NoWorkerAnsweredError extends AgentRunnerError {
   override readonly name = 'NoWorkerAnsweredError';
+  readonly kind = 'runtime';
   constructor(
     readonly workflowId: string,
     readonly waitedMs: number,

@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { WithStartWorkflowOperation, WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { SessionInput, SessionState, SubmitResponse } from '../common/session';
 import type { SDKMessage, SDKSystemInitMessage, SDKUserMessage } from '../common/sdk-messages';
-import type { TurnOptions, TurnOutcome, TurnProgress, TurnSpend } from '../common/turn';
+import type { TurnOptions, TurnOutcome, TurnProgress } from '../common/turn';
+import type { TranscriptEntry } from '../common/transcript';
 import { WORKFLOW_STATE_VERSION } from '../common/turn';
-import { emptyUsage } from '../common/usage';
 import type { TranscriptStore } from '../store/transcript-store';
 import type { LimitPatch } from '../workflows/messages';
 import {
@@ -18,13 +17,13 @@ import {
   setLimitsSignal,
   submitMessageUpdate,
   turnProgressQuery,
-  turnSpendQuery,
 } from '../workflows/messages';
 import { sessionWorkflowId } from '../common/ids';
 import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../common/search-attributes';
 import type { McpServerState } from '../common/mcp';
 import { loadMcpTools } from '../store/mcp-sidecar';
-import { assistantText, entryToSdkMessages, initMessage, resultMessage } from './sdk-message';
+import { entryToSdkMessages, initMessage } from './sdk-message';
+import { outcomeOfFailure, readTurnLine, turnResultMessage } from './turn-result';
 import { storePrompt } from './prompt-ref';
 import type { SessionDefinitions } from './slash-commands';
 import { resolvePrompt } from './slash-commands';
@@ -32,11 +31,14 @@ import { putDefinitions } from '../store/definitions';
 import type { OutageOptions } from './outage';
 import { firstLine, sessionDetails, sessionMemo, sessionSummary } from './session-metadata';
 import { OutageWaiter, isServerUnreachable } from './outage';
+import { StallWatcher } from './pending-work';
+import { resultOfFailure } from '../common/agent-result';
 import type { MemoryFile } from '../common/context';
 import { loadUserMemory } from '../config-files/memory-files';
 import { claudeConfigDir } from '../config-files/settings';
-import { storeContextOptions } from './stored-config';
+import { ContextContentWriter, storeContextOptions } from './stored-config';
 import { PartialMessages } from './partial-messages';
+import { AgentRunnerError } from '../common/errors';
 
 /**
  * Options of one submitted turn: turn options, plus `jsonSchema` (structured output), which is
@@ -97,6 +99,11 @@ export interface QueryEngineOptions {
    * `/name args` prompts run a command or skill of them; `system/init` lists them.
    */
   definitions?: SessionDefinitions;
+  /**
+   * Where to say what a followed turn waits for when it shows nothing new for a few seconds (an
+   * activity retried and why, a worker gone: see `src/client/pending-work.ts`). @default silent
+   */
+  stallNotice?: (line: string) => void;
 }
 
 /** Clients whose server refused the runner's search attributes (they are not sent again). */
@@ -116,8 +123,9 @@ export interface StreamPosition {
 }
 
 /** Thrown by {@link QueryEngine.start} (and `submitMessage`) for an empty or blank prompt; nothing is started. */
-export class EmptyPromptError extends Error {
+export class EmptyPromptError extends AgentRunnerError {
   override readonly name = 'EmptyPromptError';
+  readonly kind = 'usage';
   constructor() {
     super('the prompt is empty: give a non-empty prompt');
   }
@@ -156,6 +164,7 @@ export class QueryEngine {
     this.sessionId = opts.sessionId ?? randomUUID();
     // Permission rules compare absolute paths against the working directory.
     this.opts = { ...opts, cwd: resolve(opts.cwd) };
+    this.contextContent = new ContextContentWriter(opts.store, this.sessionId);
   }
 
   /** Workflow id of this session. */
@@ -179,7 +188,15 @@ export class QueryEngine {
   ): Promise<SubmitResponse> {
     // A structured-output schema, system prompt parts, the user's memory and the definitions go
     // to the store; the options carry their keys.
-    const defaults = await this.storeContext(this.opts.defaults);
+    if (!this.storedDefaults) {
+      const stored = this.storeContext(this.opts.defaults);
+      this.storedDefaults = stored;
+      // A failed write is tried again by the next start.
+      stored.catch(() => {
+        if (this.storedDefaults === stored) this.storedDefaults = undefined;
+      });
+    }
+    const defaults = await this.storedDefaults;
     // A custom command's `model` and `allowed-tools` apply to the turn it starts.
     const resolved = this.resolve(prompt, submitOptions);
     const withSchema = await this.turnOptions(
@@ -260,8 +277,13 @@ export class QueryEngine {
   private definitionsKey: Promise<string> | undefined;
   private readonly warned = new Set<string>();
 
+  /** The session's context texts, each written once by this engine (defaults and submissions share them). */
+  private readonly contextContent: ContextContentWriter;
+  /** The defaults with their context stored (once per engine). */
+  private storedDefaults: Promise<TurnOptions> | undefined;
+
   private async storeContext<T extends Partial<TurnOptions>>(options: T): Promise<T> {
-    const stored = await storeContextOptions(this.opts.store, this.sessionId, options, () => {
+    const stored = await storeContextOptions(this.contextContent, options, () => {
       this.userMemory ??= this.loadUserMemory();
       return this.userMemory;
     });
@@ -399,14 +421,22 @@ export class QueryEngine {
    */
   async *follow(pos: StreamPosition): AsyncGenerator<SDKMessage, void, undefined> {
     this.openStreams++;
+    // Says what the turn waits for when it shows nothing for a while (on its own timer).
+    const stalls = this.opts.stallNotice
+      ? new StallWatcher(this.opts.client, pos.turnWorkflowId, this.opts.stallNotice).start()
+      : null;
     try {
-      yield* this.followTurn(pos);
+      yield* this.followTurn(pos, stalls);
     } finally {
+      stalls?.stop();
       this.openStreams--;
     }
   }
 
-  private async *followTurn(pos: StreamPosition): AsyncGenerator<SDKMessage, void, undefined> {
+  private async *followTurn(
+    pos: StreamPosition,
+    stalls: StallWatcher | null,
+  ): AsyncGenerator<SDKMessage, void, undefined> {
     const handle = this.opts.client.workflow.getHandle<() => Promise<TurnOutcome>>(pos.turnWorkflowId);
     let offset = pos.offset;
     this.position = { turnWorkflowId: pos.turnWorkflowId, offset };
@@ -414,6 +444,7 @@ export class QueryEngine {
     let failure: unknown;
     // The result's long poll fails during an outage: wait for the server and poll again.
     const waiter = new OutageWaiter(this.outageOptions());
+    if (stalls) stalls.onUnreachable = (err) => waiter.failed(err);
     let lost: unknown;
     const watchResult = (): Promise<void> =>
       handle.result().then(
@@ -421,7 +452,10 @@ export class QueryEngine {
           outcome = o;
         },
         (err: unknown) => {
-          if (isServerUnreachable(err)) lost = err;
+          // An error result fails the turn workflow and carries the outcome (the Web UI shows it as failed).
+          const carried = resultOfFailure<TurnOutcome>(err);
+          if (carried) outcome = carried;
+          else if (isServerUnreachable(err)) lost = err;
           else failure = err ?? new Error('turn failed');
         },
       );
@@ -449,7 +483,9 @@ export class QueryEngine {
           events = [];
         }
         modelCall = progress?.modelCall ?? null;
+        if (stalls && progress) stalls.label = progress.activityLabel ?? progress.activity;
       }
+      if (offset < events.length || ended) stalls?.moved();
       for (; offset < events.length; offset++) {
         const uuid = events[offset];
         if (uuid === undefined) continue;
@@ -472,8 +508,7 @@ export class QueryEngine {
         // The turn workflow itself failed (a non-retryable activity failure such as an unwritable
         // transcript store, or a termination): end with an error result saying why, as for any
         // failed turn. Other errors (the connection) propagate.
-        if (!(failure instanceof WorkflowFailedError)) throw failure;
-        outcome = failedTurnOutcome(failure, Date.now() - followStarted, await spendOf(handle));
+        outcome = await outcomeOfFailure(handle, failure, followStarted);
         break;
       }
       if (lost !== undefined) {
@@ -485,15 +520,9 @@ export class QueryEngine {
       }
       await Promise.race([result, sleep(poll)]);
     }
-    const finalText = outcome.lastAssistantUuid ? assistantText(await this.readEntry(outcome.lastAssistantUuid)) : '';
-    const structured = outcome.structuredOutputUuid ? await this.readEntry(outcome.structuredOutputUuid) : undefined;
+    const message = await turnResultMessage(this.opts.store, this.sessionId, outcome, randomUUID());
     this.resultYieldedFor = pos.turnWorkflowId;
-    yield resultMessage(outcome, {
-      sessionId: this.sessionId,
-      uuid: randomUUID(),
-      finalText,
-      ...(structured?.['structuredOutput'] !== undefined ? { structuredOutput: structured['structuredOutput'] } : {}),
-    });
+    yield message;
   }
 
   /**
@@ -523,17 +552,8 @@ export class QueryEngine {
     return undefined;
   }
 
-  private async readEntry(
-    uuid: string,
-  ): Promise<ReturnType<TranscriptStore['get']> extends Promise<infer T> ? T : never> {
-    // A line is durable before the workflow records its uuid, so one read normally finds it;
-    // retry briefly in case the store is eventually consistent.
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const e = await this.opts.store.get(this.sessionId, uuid);
-      if (e) return e;
-      await sleep(50);
-    }
-    return undefined;
+  private readEntry(uuid: string): Promise<TranscriptEntry | undefined> {
+    return readTurnLine(this.opts.store, this.sessionId, uuid);
   }
 
   /**
@@ -594,61 +614,4 @@ export class QueryEngine {
       clearTimeout(timer);
     }
   }
-}
-
-/** How long the client waits for a failed turn's `spend` (a worker replays the turn to answer), ms. */
-const SPEND_QUERY_TIMEOUT_MS = 10_000;
-
-/** What a failed turn spent (query `spend`), or undefined when no worker answers in time. */
-async function spendOf(handle: WorkflowHandle): Promise<TurnSpend | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), SPEND_QUERY_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([handle.query(turnSpendQuery).catch(() => undefined), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * The outcome reported for a turn workflow that failed instead of returning one: an
- * `error_during_execution` whose error names the cause (e.g. `Transcript store error:
- * ENOSPC: no space left on device, write (TranscriptError.Storage)`). Usage, cost, model calls
- * and permission denials are what the turn recorded before it failed (its `spend` query); when
- * no worker answers that query they are zero and the cost is unknown. The session re-reads its
- * leaf and totals from the store.
- */
-function failedTurnOutcome(err: WorkflowFailedError, durationMs: number, spend?: TurnSpend): TurnOutcome {
-  // The first ApplicationFailure on the cause chain is what an activity (or the workflow) threw.
-  let cause: unknown = err;
-  while (!(cause instanceof ApplicationFailure) && cause instanceof Error && cause.cause instanceof Error) {
-    cause = cause.cause;
-  }
-  const type = cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined;
-  const message = cause instanceof Error ? cause.message : String(cause);
-  const text = type?.startsWith('TranscriptError')
-    ? `Transcript store error: ${message} (${type})`
-    : `The turn failed: ${message}${type ? ` (${type})` : ''}`;
-  return {
-    subtype: 'error_during_execution',
-    isError: true,
-    terminalReason: 'model_error',
-    numTurns: spend?.numTurns ?? 0,
-    durationMs,
-    durationApiMs: spend?.durationApiMs ?? 0,
-    usage: spend?.usage ?? emptyUsage(),
-    modelUsage: spend?.modelUsage ?? {},
-    costUsd: spend?.costUsd ?? 0,
-    costKnown: spend?.costKnown ?? false,
-    stopReason: null,
-    lastAssistantUuid: null,
-    errors: [text],
-    permissionDenials: spend?.permissionDenials ?? [],
-    leafUuid: '',
-    events: [],
-    readFileState: {},
-    apiErrorStatus: null,
-  };
 }

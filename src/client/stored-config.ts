@@ -13,7 +13,8 @@ import type { HooksConfig } from '../common/hooks';
 import type { TurnOptions } from '../common/turn';
 import type { McpConfig } from '../config-files/mcp-config';
 import { configHash } from '../config-files/mcp-config';
-import { putContextContent } from '../store/context-content';
+import type { ContextContentKind } from '../store/context-content';
+import { contextContentKey, putContextContent } from '../store/context-content';
 import { MCP_CONFIG_SUBTYPE } from '../store/mcp-sidecar';
 import { sidecarEntry } from '../store/sidecar';
 import type { TranscriptStore } from '../store/transcript-store';
@@ -23,29 +24,57 @@ import { uuidV5 } from '../store/uuid';
 export const HOOKS_CONFIG_SUBTYPE = 'hooks_config';
 
 /**
+ * Writes a session's context text to the store once: a second `put` of the same text (the same
+ * content key) returns the key of the first without writing again. One per engine, so that the
+ * defaults and each submission's options, which mostly carry the same system prompt and memory,
+ * write each text once.
+ */
+export class ContextContentWriter {
+  private readonly written = new Map<string, Promise<string>>();
+
+  constructor(
+    private readonly store: TranscriptStore,
+    readonly sessionId: string,
+  ) {}
+
+  /** Stores `text` (once per content key) and returns its key. */
+  put(kind: ContextContentKind, text: string): Promise<string> {
+    const key = contextContentKey(kind, text);
+    let write = this.written.get(key);
+    if (!write) {
+      write = putContextContent(this.store, this.sessionId, kind, text);
+      this.written.set(key, write);
+      // A failed write is tried again by the next put.
+      write.catch(() => this.written.delete(key));
+    }
+    return write;
+  }
+}
+
+/**
  * `options` with `systemPrompt` and `appendSystemPrompt` replaced by `systemPromptKey` and
  * `appendSystemPromptKey`, and `userMemoryKey` set when the user's memory is wanted (the
  * `user` setting source, on by default) and there is some.
+ * @param content where the texts go (each written once)
  * @param userMemory loads the user's memory files (called at most when needed)
  */
 export async function storeContextOptions<T extends Partial<TurnOptions>>(
-  store: TranscriptStore,
-  sessionId: string,
+  content: ContextContentWriter,
   options: T,
   userMemory: () => Promise<readonly MemoryFile[]>,
 ): Promise<T> {
   const { systemPrompt, appendSystemPrompt, ...rest } = options;
   const out = { ...rest } as T;
   if (systemPrompt !== undefined) {
-    out.systemPromptKey = await putContextContent(store, sessionId, 'system-prompt', systemPrompt);
+    out.systemPromptKey = await content.put('system-prompt', systemPrompt);
   }
   if (appendSystemPrompt !== undefined) {
-    out.appendSystemPromptKey = await putContextContent(store, sessionId, 'append-system-prompt', appendSystemPrompt);
+    out.appendSystemPromptKey = await content.put('append-system-prompt', appendSystemPrompt);
   }
   if (options.userMemoryKey === undefined && (options.settingSources ?? ['user']).includes('user')) {
     const files = await userMemory();
     if (files.length > 0) {
-      out.userMemoryKey = await putContextContent(store, sessionId, 'user-memory', JSON.stringify(files));
+      out.userMemoryKey = await content.put('user-memory', JSON.stringify(files));
     }
   }
   return out;

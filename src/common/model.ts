@@ -25,6 +25,13 @@ export interface CallModelInput {
   /** Content key of the session's stored JSON Schema: the StructuredOutput tool is offered with it. */
   jsonSchemaKey?: string;
   /**
+   * The workspace, when it follows the turn across hosts: the host queue of the worker that holds
+   * it (files the model read are checked for changes only there: another host does not have
+   * them), its repository root, and the roots it had on former hosts (paths earlier lines name
+   * under a former root are under `repoRoot` now). Absent when the workspace is not followed.
+   */
+  workspace?: { hostQueue: string; repoRoot: string; formerRoots?: string[] };
+  /**
    * When set (the turn has a fallback model left), an attempt that gets `overloaded_error` from
    * this attempt number on fails the call without further retries, so that the turn can switch.
    */
@@ -110,6 +117,10 @@ export const ModelErrorType = {
   Server: 'ModelError.Server',
   Connection: 'ModelError.Connection',
   StreamInterrupted: 'ModelError.StreamInterrupted',
+  /** No stream event for the idle limit (`CLAUDE_STREAM_IDLE_TIMEOUT_MS`, `model.streamIdleTimeoutMs`): retried. */
+  StreamIdleTimeout: 'ModelError.StreamIdleTimeout',
+  /** The attempt ended itself just before its start-to-close timeout, the stream still running: retried. */
+  Timeout: 'ModelError.Timeout',
   InvalidRequest: 'ModelError.InvalidRequest',
   PromptTooLong: 'ModelError.PromptTooLong',
   Authentication: 'ModelError.Authentication',
@@ -119,6 +130,11 @@ export const ModelErrorType = {
   Transcript: 'TranscriptError',
   /** The transcript store cannot be written (disk full, file size limit, read-only, permissions). */
   TranscriptStorage: 'TranscriptError.Storage',
+  /**
+   * The transcript store cannot be reached (PostgreSQL down or restarting, the network to it):
+   * retryable while the outage is shorter than `store.outageTimeoutMs`, non-retryable after.
+   */
+  TranscriptUnavailable: 'TranscriptError.Unavailable',
 } as const;
 
 /**

@@ -11,7 +11,7 @@
  *   redirections and file commands such as `mkdir`, `rm`).
  * - `bypassPermissions`: everything not denied by a rule runs.
  * - `dontAsk`: as `default`, but what would be asked is denied outright.
- * - `plan`: only reads.
+ * - `plan`: no edits; reads, and Bash commands an allow rule covers or that only read, run (as in Claude Code).
  */
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk'] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
@@ -28,10 +28,24 @@ export type PermissionBehavior = 'allow' | 'deny' | 'ask';
  */
 export type PermissionReasonType = 'rule' | 'mode' | 'workingDir' | 'safetyCheck' | 'subcommandResults' | 'other';
 
+/**
+ * What a refusal rests on, which decides what a PreToolUse hook's `allow` can lift (see
+ * src/engine/permission-precedence.ts):
+ * - `rule`: a deny or ask rule covers the call, or the call cannot be checked against the deny
+ *   and ask rules that exist (a hook's allow never lifts it);
+ * - `safety`: a check no rule or hook lifts (a protected path, a path that leads out of the
+ *   working directories through a symlink, a symlink loop);
+ * - `mode`: nothing allows the call, and the permission mode asks about it (or, in `dontAsk` and
+ *   `plan`, refuses it); a hook's allow lifts it except in `plan`.
+ */
+export type PermissionBasis = 'rule' | 'safety' | 'mode';
+
 /** The answer for one tool call. */
 export interface PermissionDecision {
   behavior: PermissionBehavior;
   reasonType: PermissionReasonType;
+  /** For `deny` and `ask`: what the refusal rests on (absent: treated as `safety`, which nothing lifts). */
+  basis?: PermissionBasis;
   /** The rule that decided, as written (`Bash(rm *)`, `Read(//etc/**)`), when one did. */
   rule?: string;
   /** One-line reason, e.g. `Path is outside allowed working directories`. */
@@ -45,6 +59,11 @@ export interface PermissionDecision {
   silent?: boolean;
   /** True when `message` already names the path it is about (a Bash command passes it on as is). */
   namesPath?: boolean;
+  /**
+   * For a file tool's target: the real path the decision was made on (symlinks resolved). Write and
+   * Edit refuse to write when the parent no longer resolves to its directory (TOCTOU).
+   */
+  resolvedPath?: string;
 }
 
 /**

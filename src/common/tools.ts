@@ -52,13 +52,33 @@ export type ToolPermission =
    * hook's `ask` that no one could answer, `approval` for an approver's deny (or the approval
    * timeout). `ask`: a person could allow it (durable approvals wait instead of denying).
    */
-  | { behavior: 'deny'; message: string; reason?: 'rule' | 'mode' | 'hook' | 'hook_ask' | 'approval'; ask?: boolean }
+  | {
+      behavior: 'deny';
+      message: string;
+      reason?: 'rule' | 'mode' | 'hook' | 'hook_ask' | 'approval';
+      ask?: boolean;
+      /** Told in the tool result only, with no `system`/`permission_denied` (a deny rule under a hook's allow). */
+      silent?: boolean;
+    }
   /**
    * Decided by the activity against the tool's input and the real files
    * (`decideToolPermission`, src/activities/permissions/decide.ts): the mode, the rules that matter for
    * this tool only (src/engine/permissions.ts `scopedRulesFor`), and the extra working directories.
    */
-  | { behavior: 'check'; mode: PermissionMode; rules: ScopedRules; additionalDirectories?: string[] }
+  | {
+      behavior: 'check';
+      mode: PermissionMode;
+      rules: ScopedRules;
+      additionalDirectories?: string[];
+      /**
+       * A PreToolUse hook's verdict, weighed against the check's own by the order of precedence
+       * (src/engine/permission-precedence.ts): its `allow` skips only the question the mode would
+       * ask; its `ask` (with `hookMessage`) yields to deny and ask rules.
+       */
+      hook?: 'allow' | 'ask';
+      /** The model's text when the hook's `ask` decides. */
+      hookMessage?: string;
+    }
   /** Earlier form of `check` for scoped Bash rules, still accepted from histories recorded before it. */
   | { behavior: 'checkCommand'; allow: string[] | null; deny: string[]; message: string };
 

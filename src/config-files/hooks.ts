@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import type { HookCommand, HookEvent, HooksConfig } from '../common/hooks';
 import { HOOK_EVENTS } from '../common/hooks';
+import { AgentRunnerError } from '../common/errors';
 
 /** One hook command of a settings file. */
 export const HookCommandSchema = z.looseObject({
@@ -31,8 +32,9 @@ export const HooksSectionSchema = z.record(z.string(), z.array(HookMatcherSchema
 });
 
 /** Thrown for a malformed `hooks` section; names the file and the field. The CLI exits 2. */
-export class HooksConfigError extends Error {
+export class HooksConfigError extends AgentRunnerError {
   override readonly name = 'HooksConfigError';
+  readonly kind = 'usage';
 }
 
 function issuePath(path: readonly PropertyKey[]): string {

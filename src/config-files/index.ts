@@ -9,5 +9,7 @@ export {
   loadSettings,
   parseSettingSources,
 } from './settings';
+export type { ProjectTrust } from './settings-trust';
+export { claudeConfigFile, projectRootOf, projectTrust } from './settings-trust';
 export type { SettingsFile } from './settings-schema';
 export { SettingsFileSchema } from './settings-schema';

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { AgentRunnerError } from '../common/errors';
 
 const nonEmpty = z.string({ error: 'expected a non-empty string' }).min(1, { error: 'expected a non-empty string' });
 const stringMap = z.record(z.string(), z.string({ error: 'expected a string' }), {
@@ -58,8 +59,9 @@ export interface McpConfig {
 }
 
 /** Thrown for an MCP config that cannot be read or is malformed; the CLI prints it and exits 2. */
-export class McpConfigError extends Error {
+export class McpConfigError extends AgentRunnerError {
   override readonly name = 'McpConfigError';
+  readonly kind = 'usage';
 }
 
 function issuePath(path: readonly PropertyKey[]): string {

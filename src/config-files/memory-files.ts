@@ -9,6 +9,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { MemoryFile, MemoryType } from '../common/context';
 import { importPaths, resolveImport } from './memory-imports';
+import { AgentRunnerError } from '../common/errors';
 
 /** Limits of one load of memory files. */
 export interface MemoryLimits {
@@ -35,8 +36,9 @@ export interface MemoryLoad {
 }
 
 /** Thrown when memory files import each other in a cycle (the CLI exits 2 with its message). */
-export class MemoryImportCycleError extends Error {
+export class MemoryImportCycleError extends AgentRunnerError {
   override readonly name = 'MemoryImportCycleError';
+  readonly kind = 'usage';
   /**
    * @param file the memory file whose import closes the cycle
    * @param chain the files of the cycle, the first repeated at the end

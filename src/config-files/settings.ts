@@ -1,10 +1,18 @@
 /**
  * Loads Claude Code settings files with Claude Code's precedence, lowest first:
  * user (`$CLAUDE_CONFIG_DIR/settings.json`, else `~/.claude/settings.json`), project
- * (`<cwd>/.claude/settings.json`), local (`<cwd>/.claude/settings.local.json`), then
- * `--settings <file-or-json>`. `--setting-sources` picks which of user, project and local are read
- * (all three by default; `--settings` always applies). Command-line flags rank above all of them
- * (the caller merges those).
+ * (`<cwd>/.claude/settings.json`), local (`<root>/.claude/settings.local.json` of the git
+ * repository's root when the run starts in a subdirectory of it, then
+ * `<cwd>/.claude/settings.local.json`), then `--settings <file-or-json>`. As in `claude -p`
+ * 2.1.328, a subdirectory reads the root's local settings but not its `settings.json`.
+ * `--setting-sources` picks which of user, project and local are read (all three by default;
+ * `--settings` always applies). Command-line flags rank above all of them (the caller merges
+ * those).
+ *
+ * Trust (src/config-files/settings-trust.ts): what widens permissions (`permissions.allow` and
+ * `permissions.additionalDirectories`) is ignored, with Claude Code's warning, in the project's
+ * settings until the project is trusted, and in its local settings until it or a directory above
+ * it is. A project's `defaultMode: "bypassPermissions"` is never used.
  *
  * Merging, as Claude Code does: permission rule lists and `additionalDirectories` are joined
  * (a deny rule from any source wins over an allow rule from any other, because deny is checked
@@ -24,6 +32,9 @@ import { PATH_RULE_TOOLS, parseRule, ruleSyntaxError } from './permission-rules'
 import { SETTING_SOURCES, type SettingSource } from '../common/context';
 import type { SettingsFile } from './settings-schema';
 import { SettingsFileSchema } from './settings-schema';
+import { AgentRunnerError } from '../common/errors';
+import type { ProjectTrust } from './settings-trust';
+import { claudeConfigFile, projectRootOf, projectTrust, trustRecordDir } from './settings-trust';
 
 /** The sources `--setting-sources` names (a wire type: turn options carry them). */
 export { SETTING_SOURCES, type SettingSource } from '../common/context';
@@ -32,8 +43,9 @@ export { SETTING_SOURCES, type SettingSource } from '../common/context';
  * Thrown for a settings file or flag that cannot be used: the CLI prints it and exits 2. The
  * message names the file (or flag) and the field.
  */
-export class SettingsError extends Error {
+export class SettingsError extends AgentRunnerError {
   override readonly name = 'SettingsError';
+  readonly kind = 'usage';
 }
 
 /** One settings file that was read. */
@@ -81,9 +93,10 @@ export interface LoadSettingsOptions {
   /** @default os.homedir() */
   home?: string;
   /**
-   * Whether the project's allow rules apply. Claude Code ignores the `permissions.allow` of
-   * project and local settings until the workspace is trusted (`hasTrustDialogAccepted` in
-   * `~/.claude.json`), so a cloned repository cannot grant itself permissions. @default checked as Claude Code does
+   * Whether the project is trusted. Claude Code ignores what widens permissions in project and
+   * local settings (`permissions.allow`, `permissions.additionalDirectories`) until the workspace
+   * is trusted (`hasTrustDialogAccepted` in `~/.claude.json`), so a cloned repository cannot
+   * grant itself permissions. `true` trusts all, `false` none. @default checked as Claude Code does (src/config-files/settings-trust.ts)
    */
   trusted?: boolean;
 }
@@ -154,25 +167,13 @@ function readFile(p: string): SettingsFile | undefined {
   return validate(parseJson(text, p), p);
 }
 
-/** Whether Claude Code would trust the project at `cwd` (its own dialog was accepted there or above). */
+/** Whether Claude Code would trust all settings of the project at `cwd` (see src/config-files/settings-trust.ts). */
 export function isTrustedProject(
   cwd: string,
   env: NodeJS.ProcessEnv = process.env,
   home: string = os.homedir(),
 ): boolean {
-  const dir = env['CLAUDE_CONFIG_DIR'];
-  const file = dir ? path.join(path.resolve(dir), '.claude.json') : path.join(home, '.claude.json');
-  let projects: Record<string, { hasTrustDialogAccepted?: unknown }> = {};
-  try {
-    const raw = JSON.parse(readFileSync(file, 'utf8')) as { projects?: typeof projects };
-    projects = raw.projects ?? {};
-  } catch {
-    return false;
-  }
-  for (let d = path.resolve(cwd); ; d = path.dirname(d)) {
-    if (projects[d]?.hasTrustDialogAccepted === true) return true;
-    if (path.dirname(d) === d) return false;
-  }
+  return projectTrust(cwd, env, home) === 'trusted';
 }
 
 /**
@@ -197,9 +198,20 @@ export function loadSettings(opts: LoadSettingsOptions): LoadedSettings {
   const sources: LoadedSource[] = [];
   const wanted = parseSettingSources(opts.settingSources);
   const configDir = claudeConfigDir(env, home);
+  const projectRoot = projectRootOf(cwd);
   const candidates: Array<{ source: SettingSource; path: string; root: string }> = [
     { source: 'user', path: path.join(configDir, 'settings.json'), root: path.dirname(configDir) },
     { source: 'project', path: path.join(cwd, '.claude', 'settings.json'), root: cwd },
+    // Started in a subdirectory of a repository: the root's local settings too (not its settings.json).
+    ...(projectRoot !== null && projectRoot !== cwd
+      ? [
+          {
+            source: 'local' as const,
+            path: path.join(projectRoot, '.claude', 'settings.local.json'),
+            root: projectRoot,
+          },
+        ]
+      : []),
     { source: 'local', path: path.join(cwd, '.claude', 'settings.local.json'), root: cwd },
   ];
   for (const c of candidates) {
@@ -223,10 +235,52 @@ export function loadSettings(opts: LoadSettingsOptions): LoadedSettings {
       sources.push({ source: 'flagSettings', path: p, root: path.dirname(p), settings: readFile(p) as SettingsFile });
     }
   }
-  return merge(sources, cwd, opts.trusted ?? isTrustedProject(cwd, env, home), home);
+  const trust: ProjectTrust =
+    opts.trusted === undefined ? projectTrust(cwd, env, home) : opts.trusted ? 'trusted' : 'untrusted';
+  const out = merge(sources, cwd, trust, home);
+  out.warnings.unshift(...untrustedWarnings(sources, trust, cwd, claudeConfigFile(env, home)));
+  return out;
 }
 
-function merge(sources: LoadedSource[], cwd: string, trusted: boolean, home: string): LoadedSettings {
+/** Settings of project and local files that widen permissions, and so wait for trust. */
+const TRUST_GATED = ['permissions.allow', 'permissions.additionalDirectories'] as const;
+
+/** Whether a source's widening settings are ignored under `trust`. */
+function gated(source: LoadedSource['source'], trust: ProjectTrust): boolean {
+  if (source === 'project') return trust !== 'trusted';
+  if (source === 'local') return trust === 'untrusted';
+  return false;
+}
+
+function gatedEntries(s: LoadedSource, setting: (typeof TRUST_GATED)[number]): number {
+  const p = s.settings.permissions;
+  return (setting === 'permissions.allow' ? p?.allow : p?.additionalDirectories)?.length ?? 0;
+}
+
+/** Claude Code's warnings for what an untrusted project's settings tried to widen (one per setting). */
+function untrustedWarnings(sources: LoadedSource[], trust: ProjectTrust, cwd: string, configFile: string): string[] {
+  const out: string[] = [];
+  for (const setting of TRUST_GATED) {
+    let count = 0;
+    const files: string[] = [];
+    for (const s of sources) {
+      const n = gated(s.source, trust) ? gatedEntries(s, setting) : 0;
+      if (n === 0) continue;
+      count += n;
+      const label = `.claude/${path.basename(s.path)}`;
+      if (!files.includes(label)) files.push(label);
+    }
+    if (count === 0) continue;
+    out.push(
+      `Ignoring ${count} ${setting} ${count === 1 ? 'entry' : 'entries'} from ${files.join(' and ')}: ` +
+        'this workspace has not been trusted. Run Claude Code interactively here once and accept the trust dialog, ' +
+        `or set projects[${JSON.stringify(trustRecordDir(cwd))}].hasTrustDialogAccepted: true in ${configFile}.`,
+    );
+  }
+  return out;
+}
+
+function merge(sources: LoadedSource[], cwd: string, trust: ProjectTrust, home: string): LoadedSettings {
   const out: LoadedSettings = {
     sources,
     permissions: { allow: [], deny: [], ask: [], additionalDirectories: [] },
@@ -244,12 +298,9 @@ function merge(sources: LoadedSource[], cwd: string, trusted: boolean, home: str
   for (const s of sources) {
     const p = s.settings.permissions;
     const projectScoped = s.source === 'project' || s.source === 'local';
-    if (projectScoped && !trusted && (p?.allow?.length ?? 0) > 0) {
-      out.warnings.push(
-        `Ignoring ${p?.allow?.length} permissions.allow entries from ${s.path}: this workspace has not been trusted. ` +
-          `Run Claude Code interactively here once and accept the trust dialog, or set projects["${cwd}"].hasTrustDialogAccepted: true in ~/.claude.json.`,
-      );
-    } else add(out.permissions.allow, p?.allow, s.root);
+    // What widens permissions waits for trust (the warning is untrustedWarnings').
+    const untrusted = gated(s.source, trust);
+    if (!untrusted) add(out.permissions.allow, p?.allow, s.root);
     add(out.permissions.deny, p?.deny, s.root);
     add(out.permissions.ask, p?.ask, s.root);
     if (projectScoped && p?.defaultMode === 'bypassPermissions') {
@@ -260,7 +311,7 @@ function merge(sources: LoadedSource[], cwd: string, trusted: boolean, home: str
           `Pass --permission-mode bypassPermissions (or --dangerously-skip-permissions) to do so.`,
       );
     } else if (p?.defaultMode !== undefined) out.permissions.defaultMode = p.defaultMode;
-    for (const d of p?.additionalDirectories ?? []) {
+    for (const d of untrusted ? [] : (p?.additionalDirectories ?? [])) {
       const abs = d === '~' || d.startsWith('~/') ? path.join(home, d.slice(1)) : path.resolve(s.root, d);
       if (!existsSync(abs) || !statSync(abs).isDirectory()) {
         out.warnings.push(`${s.path}: permissions.additionalDirectories: ${abs} is not a directory; ignored`);

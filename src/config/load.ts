@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigSchema, type Config } from './schema';
+import { AgentRunnerError } from '../common/errors';
 
 /** File name looked up in the working directory. */
 export const CONFIG_FILE_NAME = 'temporal.yaml';
@@ -53,8 +54,9 @@ export interface ConfigIssue {
  * valid YAML, or has a bad or unknown field. The message names the file, each field path and
  * the problem.
  */
-export class ConfigError extends Error {
+export class ConfigError extends AgentRunnerError {
   override readonly name = 'ConfigError';
+  readonly kind = 'usage';
   constructor(
     /** The config file, or null when the values came from the defaults and the environment. */
     readonly file: string | null,

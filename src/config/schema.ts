@@ -209,6 +209,7 @@ const ModelSchema = z.strictObject({
   requestTimeoutMs: positiveInt(600_000),
   heartbeatTimeoutMs: positiveInt(30_000),
   maxAttempts: positiveInt(10),
+  streamIdleTimeoutMs: nonNegativeInt(300_000),
 });
 
 const ToolsSchema = z.strictObject({
@@ -250,6 +251,7 @@ const StoreSchema = z.strictObject({
   maxContentBytes: positiveInt(256 * 1024 * 1024),
   poolSize: positiveInt(10),
   connectTimeoutMs: positiveInt(10_000),
+  outageTimeoutMs: nonNegativeInt(600_000),
 });
 
 const WorkspaceSchema = z.strictObject({
@@ -437,6 +439,14 @@ export interface ModelConfig {
   heartbeatTimeoutMs: number;
   /** Attempts of one model call, the first included. @default 10 */
   maxAttempts: number;
+  /**
+   * Longest wait for the next event of a response stream (pings count), in milliseconds: a
+   * stream that sends nothing for this long is given up and the call retried, its billed usage
+   * counted (`ModelError.StreamIdleTimeout`); 0 = no limit. `CLAUDE_STREAM_IDLE_TIMEOUT_MS` in the
+   * worker's environment overrides it as Claude Code reads it (at least 300000, at most 1800000),
+   * `CLAUDE_ENABLE_STREAM_WATCHDOG=0` turns it off. @default 300000 (Claude Code's)
+   */
+  streamIdleTimeoutMs: number;
 }
 
 /** Built-in tools (`tools`). */
@@ -489,6 +499,13 @@ export interface StoreConfig {
   poolSize: number;
   /** How long to wait for a PostgreSQL connection, in milliseconds. @default 10000 */
   connectTimeoutMs: number;
+  /**
+   * How long workers and clients wait for a store that cannot be reached (PostgreSQL down or
+   * restarting) before the call fails with `TranscriptError.Unavailable`, in milliseconds. A
+   * write waits in place: a model response or tool result already received is kept and written
+   * once the store is back, never made again. 0 = do not wait. @default 600000
+   */
+  outageTimeoutMs: number;
 }
 
 /**

@@ -8,8 +8,10 @@ import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config';
 import { openConfiguredStore } from '../store/open';
 import type { TranscriptStore } from '../store/transcript-store';
+import { StoreOutage, waitingStore } from '../store/outage';
 import { readLiveServerState } from '../host/server-state';
 import { temporalConnectionOptions, type TemporalConnectionOptions } from './temporal-connection';
+import { AgentRunnerError } from '../common/errors';
 
 /** A connection to Temporal plus the transcript store: what a client needs to run and steer turns. */
 export interface ClientRuntime {
@@ -31,8 +33,9 @@ export interface ServerTarget {
 }
 
 /** Thrown when a configured (or recorded) Temporal server cannot be reached. */
-export class TemporalUnreachableError extends Error {
+export class TemporalUnreachableError extends AgentRunnerError {
   override readonly name = 'TemporalUnreachableError';
+  readonly kind = 'usage';
 }
 
 /**
@@ -40,8 +43,9 @@ export class TemporalUnreachableError extends Error {
  * running `agent-runner server`. (An embedded server started just for a control command would be
  * empty of running work, or collide with the one a `-p` run holds, so none is started.)
  */
-export class NoServerError extends Error {
+export class NoServerError extends AgentRunnerError {
   override readonly name = 'NoServerError';
+  readonly kind = 'runtime';
   constructor(command: string, dataDir: string, holderPid: number | null) {
     super(
       `${command} needs a running Temporal server, and there is none to reach: ` +
@@ -100,6 +104,26 @@ export async function openTranscriptStore(
   return openConfiguredStore(config, { schema, log });
 }
 
+/**
+ * The store as a client uses it: a call that cannot reach it waits for it (a notice when the
+ * outage begins, every 30 s, and when it is back), for up to `store.outageTimeoutMs`, then fails
+ * with `StoreUnavailableError` naming the store. The worker's activities wrap the raw store
+ * themselves (their waits are bounded by each attempt's timeout).
+ */
+export function clientStore(
+  config: Pick<Config, 'store'>,
+  store: TranscriptStore,
+  notice?: (line: string) => void,
+): TranscriptStore {
+  return waitingStore(
+    store,
+    new StoreOutage(store.description ?? 'transcript store', {
+      timeoutMs: config.store.outageTimeoutMs,
+      ...(notice ? { notice } : {}),
+    }),
+  );
+}
+
 /** Connects a Temporal client, turning a connect failure into {@link TemporalUnreachableError}. */
 export async function connectTemporalClient(
   config: Config,
@@ -108,9 +132,12 @@ export async function connectTemporalClient(
 ): Promise<{ connection: Connection; client: Client }> {
   // Loaded here, not at import: a server process starts its dev server before it needs a client.
   const { Client, Connection } = await import('@temporalio/client');
+  // Settings that cannot work (a TLS file that cannot be read) are errors of their own, not an
+  // unreachable server: a worker waits for the latter, never for the former.
+  const options = targetConnectionOptions(config, target, env);
   let connection: Connection;
   try {
-    connection = await Connection.connect(targetConnectionOptions(config, target, env));
+    connection = await Connection.connect(options);
   } catch (e) {
     const where =
       target.mode === 'configured'
@@ -133,6 +160,8 @@ export interface ConnectClientOptions {
   env?: NodeJS.ProcessEnv;
   /** Progress lines (stderr in the CLI). */
   log?: (line: string) => void;
+  /** Lines the user should see even without progress (a store outage). @default log */
+  notice?: (line: string) => void;
   /** Pid of a process running a private embedded server, named in {@link NoServerError}. */
   embeddedHolder?: () => number | null;
 }
@@ -151,7 +180,7 @@ export async function connectClient(opts: ConnectClientOptions): Promise<ClientR
     throw new NoServerError(opts.command ?? 'agent-runner', config.dataDir, opts.embeddedHolder?.() ?? null);
   }
   if (target.mode === 'shared') opts.log?.(`using the agent-runner server at ${target.address}`);
-  const store = await openTranscriptStore(config, opts.log);
+  const store = clientStore(config, await openTranscriptStore(config, opts.log), opts.notice ?? opts.log);
   let connected: { connection: Connection; client: Client };
   try {
     connected = await connectTemporalClient(config, target, env);

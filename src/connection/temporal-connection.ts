@@ -20,6 +20,7 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { TLSConfig } from '@temporalio/common/lib/internal-non-workflow';
 import type { TemporalConfig } from '../config';
+import { AgentRunnerError } from '../common/errors';
 
 /** Options accepted by both the client's `Connection` and the worker's `NativeConnection`. */
 export interface TemporalConnectionOptions {
@@ -48,8 +49,9 @@ export const GRPC_META_ENV_PREFIX = 'TEMPORAL_GRPC_META_';
  * file, text that is not a PEM certificate or key, a path and data for the same item, a
  * certificate without its key, or certificates with TLS disabled. The CLI exits 2.
  */
-export class TemporalConnectionConfigError extends Error {
+export class TemporalConnectionConfigError extends AgentRunnerError {
   override readonly name = 'TemporalConnectionConfigError';
+  readonly kind = 'usage';
 }
 
 type Item = keyof typeof TLS_DATA_ENV;

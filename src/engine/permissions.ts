@@ -2,6 +2,8 @@ import type { ScopedRules } from '../common/permissions';
 import type { ToolPermission } from '../common/tools';
 import { BUILTIN_TOOL_NAMES, READ_ONLY_TOOLS } from '../common/tools';
 import { isMcpToolName, mcpRuleMatches } from '../common/mcp';
+import type { RuleVerdict } from './permission-precedence';
+import { permissionPrecedence } from './permission-precedence';
 import type { PermissionMode } from '../common/permissions';
 import { SKILL_TOOL } from '../common/session-tools';
 
@@ -75,16 +77,64 @@ export function scopedRulesFor(policy: PermissionPolicy, tool: string): ScopedRu
   return { allow: pick(policy.allowedTools), deny: pick(policy.disallowedTools), ask: pick(policy.askTools) };
 }
 
+/** A PreToolUse hook's verdict on one call, as the workflow passes it to {@link decidePermission}. */
+export type HookPermission =
+  | { decision: 'none' | 'allow' }
+  /** `message`: the text the model gets when the hook's answer decides (its reason, or a default). */
+  | { decision: 'deny' | 'ask'; message: string };
+
+/** What the rules say about a call by its tool name alone, or that the activity must look at its input. */
+/** A `check` may carry its own rules (a Skill call carries the Bash rules too); else the tool's scoped rules. */
+type ByName =
+  { verdict: RuleVerdict; message: string; reason: 'rule' | 'mode' } | { verdict: 'check'; rules?: ScopedRules };
+
 /**
  * Decides what the workflow can decide by tool name, and otherwise hands the call to the activity
- * with the rules that matter for it (`check`). Pure: evaluated in the workflow, which never sees
- * tool inputs. Rules on paths and commands, the working-directory boundary and real paths are
- * decided by `decideToolPermission` (src/activities/permissions/decide.ts) in the `runTool` activity.
+ * with the rules that matter for it (`check`, carrying the hook's verdict). Pure: evaluated in the
+ * workflow, which never sees tool inputs. Rules on paths and commands, the working-directory
+ * boundary and real paths are decided by `decideToolPermission` (src/activities/permissions/decide.ts) in the
+ * `runTool` activity, which applies the same precedence (src/engine/permission-precedence.ts).
+ * @param hook the PreToolUse hooks' verdict. @default none
  */
-export function decidePermission(policy: PermissionPolicy, toolName: string): ToolPermission {
-  if (wholeTool(policy.disallowedTools, toolName)) {
+export function decidePermission(
+  policy: PermissionPolicy,
+  toolName: string,
+  hook: HookPermission = { decision: 'none' },
+): ToolPermission {
+  if (hook.decision === 'deny') return { behavior: 'deny', message: hook.message, reason: 'hook' };
+  const byName = decideByName(policy, toolName);
+  if (byName.verdict === 'check') {
+    return {
+      behavior: 'check',
+      mode: policy.mode,
+      rules: byName.rules ?? scopedRulesFor(policy, toolName),
+      ...(policy.additionalDirectories?.length ? { additionalDirectories: policy.additionalDirectories } : {}),
+      ...(hook.decision === 'allow' ? { hook: 'allow' as const } : {}),
+      ...(hook.decision === 'ask' ? { hook: 'ask' as const, hookMessage: hook.message } : {}),
+    };
+  }
+  const outcome = permissionPrecedence(byName.verdict, policy.mode, hook.decision);
+  if (outcome.behavior === 'allow') return { behavior: 'allow' };
+  const ask = outcome.behavior === 'ask' ? { ask: true } : {};
+  if (outcome.by === 'hook' && hook.decision === 'ask') {
+    // Refused outright (dontAsk): a denial in the hook's words, not a question for approvals.
     return {
       behavior: 'deny',
+      message: hook.message,
+      reason: outcome.behavior === 'ask' ? 'hook_ask' : 'hook',
+      ...ask,
+    };
+  }
+  // Claude Code tells a deny rule that overrode a hook's allow in the tool result only.
+  const silent = hook.decision === 'allow' && byName.verdict === 'deny' ? { silent: true } : {};
+  return { behavior: 'deny', message: byName.message, reason: byName.reason, ...ask, ...silent };
+}
+
+/** The rule verdict of a call by its tool name, or `check` when it depends on the input. */
+function decideByName(policy: PermissionPolicy, toolName: string): ByName {
+  if (wholeTool(policy.disallowedTools, toolName)) {
+    return {
+      verdict: 'deny',
       message: `Permission to use ${toolName} has been denied by a permission rule (${toolName}).`,
       reason: 'rule',
     };
@@ -93,17 +143,18 @@ export function decidePermission(policy: PermissionPolicy, toolName: string): To
   if (toolName === SKILL_TOOL) return decideSkill(policy);
   // A tool that does not exist is not a permission question: its run answers "No such tool
   // available", as in Claude Code (and it is not a permission denial).
-  if (!(BUILTIN_TOOL_NAMES as readonly string[]).includes(toolName)) return { behavior: 'allow' };
+  if (!(BUILTIN_TOOL_NAMES as readonly string[]).includes(toolName))
+    return { verdict: 'allow', message: '', reason: 'rule' };
   if (wholeTool(policy.askTools, toolName)) {
     return {
-      behavior: 'deny',
+      verdict: 'ask',
       message: `Claude requested permissions to use ${toolName}, which a permission rule says to ask about, and no one can be asked in this run.`,
       reason: 'rule',
-      ask: true,
     };
   }
-  if (policy.mode === 'plan' && !READ_ONLY_TOOLS.has(toolName)) {
-    return { behavior: 'deny', message: `${toolName} is not allowed in plan mode.`, reason: 'mode' };
+  // Plan mode: no edits at all (Bash is checked: allowed and read-only commands run, as in Claude Code).
+  if (policy.mode === 'plan' && !READ_ONLY_TOOLS.has(toolName) && toolName !== 'Bash') {
+    return { verdict: 'unmatched', message: `${toolName} is not allowed in plan mode.`, reason: 'mode' };
   }
   const rules = scopedRulesFor(policy, toolName);
   const scopedLimits = rules.deny.length + rules.ask.length > 0;
@@ -111,14 +162,9 @@ export function decidePermission(policy: PermissionPolicy, toolName: string): To
   // opens: only the activity, which sees the input, can tell (src/activities/permissions/protected-paths.ts).
   const allowedWhole = wholeTool(policy.allowedTools, toolName) && !FILE_WRITING_TOOLS.has(toolName);
   if (!scopedLimits && (policy.mode === 'bypassPermissions' || allowedWhole)) {
-    return { behavior: 'allow' };
+    return { verdict: 'allow', message: '', reason: 'rule' };
   }
-  return {
-    behavior: 'check',
-    mode: policy.mode,
-    rules,
-    ...(policy.additionalDirectories?.length ? { additionalDirectories: policy.additionalDirectories } : {}),
-  };
+  return { verdict: 'check' };
 }
 
 /**
@@ -159,7 +205,7 @@ export function turnPolicy(
  * 2.1.328), and a command it loads runs its `!` lines as Bash calls of the turn: so the rules for
  * `Skill` and those for Bash travel with the call.
  */
-function decideSkill(policy: PermissionPolicy): ToolPermission {
+function decideSkill(policy: PermissionPolicy): ByName {
   const skill = scopedRulesFor(policy, SKILL_TOOL);
   const bash = scopedRulesFor(policy, 'Bash');
   const rules = {
@@ -167,13 +213,10 @@ function decideSkill(policy: PermissionPolicy): ToolPermission {
     deny: [...skill.deny, ...bash.deny],
     ask: [...skill.ask, ...bash.ask],
   };
-  if (policy.mode === 'bypassPermissions' && rules.deny.length + rules.ask.length === 0) return { behavior: 'allow' };
-  return {
-    behavior: 'check',
-    mode: policy.mode,
-    rules,
-    ...(policy.additionalDirectories?.length ? { additionalDirectories: policy.additionalDirectories } : {}),
-  };
+  if (policy.mode === 'bypassPermissions' && rules.deny.length + rules.ask.length === 0) {
+    return { verdict: 'allow', message: '', reason: 'mode' };
+  }
+  return { verdict: 'check', rules };
 }
 
 /**
@@ -181,33 +224,32 @@ function decideSkill(policy: PermissionPolicy): ToolPermission {
  * (`mcp__server`, `mcp__server__*`, `mcp__server__tool`). A deny rule wins; an ask rule or the
  * default and acceptEdits modes leave it to a person (`ask`: denied when no one can answer).
  */
-function decideMcpTool(policy: PermissionPolicy, toolName: string): ToolPermission {
+function decideMcpTool(policy: PermissionPolicy, toolName: string): ByName {
   const matches = (rules: readonly string[] | undefined): boolean =>
     (rules ?? []).some((r) => r === toolName || mcpRuleMatches(r, toolName));
   if (matches(policy.disallowedTools)) {
     return {
-      behavior: 'deny',
+      verdict: 'deny',
       message: `Permission to use ${toolName} has been denied by a permission rule.`,
       reason: 'rule',
     };
   }
   if (matches(policy.askTools)) {
     return {
-      behavior: 'deny',
+      verdict: 'ask',
       message: `Claude requested permissions to use ${toolName}, which a permission rule says to ask about, and no one can be asked in this run.`,
       reason: 'rule',
-      ask: true,
     };
   }
   if (policy.mode === 'plan')
-    return { behavior: 'deny', message: `${toolName} is not allowed in plan mode.`, reason: 'mode' };
-  if (policy.mode === 'bypassPermissions' || matches(policy.allowedTools)) return { behavior: 'allow' };
+    return { verdict: 'unmatched', message: `${toolName} is not allowed in plan mode.`, reason: 'mode' };
+  if (policy.mode === 'bypassPermissions' || matches(policy.allowedTools))
+    return { verdict: 'allow', message: '', reason: 'rule' };
   return {
-    behavior: 'deny',
+    verdict: 'unmatched',
     message:
       `Claude requested permissions to use ${toolName}, but you haven't granted it yet. ` +
       `Allow it with --allowedTools ${toolName} (or mcp__<server> for all of a server's tools).`,
     reason: 'mode',
-    ...(policy.mode === 'dontAsk' ? {} : { ask: true }),
   };
 }

@@ -15,3 +15,5 @@ export type { ParsedRequest, RequestBlock, RequestMessage } from './request';
 export { ScenarioError, STOP_REASONS, loadScenarioFile, parseScenario, parseStep } from './scenario';
 export type { ContentSpec, ExpectSpec, FaultSpec, Scenario, ScenarioInput, Script, Step, StepSpec } from './scenario';
 export { EXPECTATION_FAILED_PREFIX } from './expectations';
+export { matchMarker, ownUserText, routeByMarker } from './router';
+export type { MarkedScript, RouteContext, RouterOptions, RouteStep } from './router';

@@ -271,6 +271,7 @@ export async function handleMessages(
     const headers: Record<string, string> = {};
     const retryAfter = fault.retry_after ?? (fault.status === 429 ? 1 : undefined);
     if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+    if (fault.should_retry !== undefined) headers['x-should-retry'] = String(fault.should_retry);
     if (fault.status === 429) {
       headers['anthropic-ratelimit-requests-remaining'] = '0';
       headers['anthropic-ratelimit-requests-reset'] = new Date(Date.now() + (retryAfter ?? 1) * 1000).toISOString();

@@ -44,13 +44,18 @@ function partOf(kind: string, obj: Record<string, unknown>): PromptPart {
  * A message block as the model sees it: a `tool_reference` inside a tool_result stands for the
  * referenced tool's whole definition (the API expands it where it stands).
  */
-function expanded(block: RequestBlock, deferred: ReadonlyMap<string, Record<string, unknown>>): Record<string, unknown> {
+function expanded(
+  block: RequestBlock,
+  deferred: ReadonlyMap<string, Record<string, unknown>>,
+): Record<string, unknown> {
   const content = block['content'];
   if (block.type !== 'tool_result' || !Array.isArray(content)) return block;
   return {
     ...block,
     content: (content as Array<Record<string, unknown>>).map((c) =>
-      c['type'] === 'tool_reference' ? { type: 'tool_reference', tool: deferred.get(String(c['tool_name'])) ?? null } : c,
+      c['type'] === 'tool_reference'
+        ? { type: 'tool_reference', tool: deferred.get(String(c['tool_name'])) ?? null }
+        : c,
     ),
   };
 }

@@ -93,6 +93,8 @@ export const FaultSpecSchema = z
     message: z.string().optional(),
     /** `retry-after` header value in seconds (429 defaults to 1). */
     retry_after: z.number().nonnegative().optional(),
+    /** `x-should-retry` header of an HTTP error: the API's own word on retrying it. */
+    should_retry: z.boolean().optional(),
     /** Send this many SSE events (pings count), then destroy the socket. */
     cut_after_events: nonNegativeInt.optional(),
     /** Send a data line that is not JSON (after `after_events` good events), then end the stream. */

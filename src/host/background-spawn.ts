@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { PRIVATE_FILE_MODE, ensurePrivateDataDir } from '../store/data-dir';
 
 /** Where the background server writes its output: `<dataDir>/server.log`. */
 export function backgroundLogPath(dataDir: string): string {
@@ -38,9 +39,9 @@ let earlySpawn: SpawnedServer | null = null;
  * time loses the lock and exits.
  */
 export function spawnBackgroundServer(opts: SpawnBackgroundServerOptions): SpawnedServer {
-  fs.mkdirSync(opts.dataDir, { recursive: true });
+  ensurePrivateDataDir(opts.dataDir);
   const args = [opts.binPath, 'server', '--background', ...(opts.configPath ? ['--config', opts.configPath] : [])];
-  const fd = fs.openSync(backgroundLogPath(opts.dataDir), 'a');
+  const fd = fs.openSync(backgroundLogPath(opts.dataDir), 'a', PRIVATE_FILE_MODE);
   const state: SpawnedServer = { dataDir: opts.dataDir, exited: false, code: null };
   try {
     const child = spawn(process.execPath, args, {

@@ -14,6 +14,7 @@ import { binPath } from './package-root';
 import { EmbeddedServerBusyError, serverLockHolder } from './server-lock';
 
 import { backgroundLogPath, takeEarlySpawn, spawnBackgroundServer } from './background-spawn';
+import { AgentRunnerError } from '../common/errors';
 
 export { backgroundLogPath } from './background-spawn';
 
@@ -61,23 +62,41 @@ export async function stopMismatchedIdleServer(
   env: NodeJS.ProcessEnv,
   log: (line: string) => void,
 ): Promise<boolean> {
-  if (state.mode !== 'background' || state.ownerPid === undefined) return false;
   if (fingerprintMismatch(state, config, env) === null) return false;
+  return stopIdleBackgroundServer(state, config, log, "this run's model settings");
+}
+
+/** Running turn workflows on a shared server, or null when it cannot be asked. */
+export async function runningTurnCount(state: ServerState, config: Config): Promise<number | null> {
   const { Client, Connection } = await import('@temporalio/client');
-  let running: number;
   try {
     const connection = await Connection.connect({ address: state.address, connectTimeout: 3000 });
     try {
       const client = new Client({ connection, namespace: config.temporal.namespace });
-      running = (await client.workflow.count(`WorkflowType = 'turnWorkflow' AND ExecutionStatus = 'Running'`)).count;
+      return (await client.workflow.count(`WorkflowType = 'turnWorkflow' AND ExecutionStatus = 'Running'`)).count;
     } finally {
       await connection.close();
     }
   } catch {
-    return false;
+    return null;
   }
-  if (running > 0) return false;
-  log(`restarting the idle background server (pid ${state.ownerPid}) with this run's model settings`);
+}
+
+/**
+ * Stops the background server of `state` when no turn is running on it (a foreground
+ * `agent-runner server`, started on purpose, is never stopped), saying why on `log`
+ * (`restarting the idle background server (pid N) with <why>`).
+ * @returns true when it was stopped; false when it stays (foreground, busy, or not answering)
+ */
+export async function stopIdleBackgroundServer(
+  state: ServerState,
+  config: Config,
+  log: (line: string) => void,
+  why: string,
+): Promise<boolean> {
+  if (state.mode !== 'background' || state.ownerPid === undefined) return false;
+  if ((await runningTurnCount(state, config)) !== 0) return false;
+  log(`restarting the idle background server (pid ${state.ownerPid}) with ${why}`);
   try {
     process.kill(state.ownerPid, 'SIGTERM');
   } catch {
@@ -94,8 +113,9 @@ export async function stopMismatchedIdleServer(
  * Thrown by {@link ensureBackgroundServer} when the background server it started exited or did
  * not come up in time; the message ends with the last lines of `<dataDir>/server.log`.
  */
-export class BackgroundServerStartError extends Error {
+export class BackgroundServerStartError extends AgentRunnerError {
   override readonly name = 'BackgroundServerStartError';
+  readonly kind = 'runtime';
 }
 
 /** Options of {@link ensureBackgroundServer}. */

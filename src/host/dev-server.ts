@@ -8,8 +8,11 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensurePrivateDataDir } from '../store/data-dir';
 import { serverAnswers, tcpProbe } from './server-state';
 import { devServerEnvironment } from '../env/child-env';
+import { retry } from '../connection/retry';
+import { AgentRunnerError } from '../common/errors';
 
 // ---------------------------------------------------------------------------------------------
 // Finding the CLI
@@ -26,8 +29,9 @@ export const TEMPORAL_CLI_PATH_ENV = 'TEMPORAL_CLI_PATH';
  * Thrown by {@link findTemporalCli} when no usable Temporal CLI is found, and by
  * {@link startDevServer} when its `cliPath` is not an executable file.
  */
-export class TemporalCliNotFoundError extends Error {
+export class TemporalCliNotFoundError extends AgentRunnerError {
   override readonly name = 'TemporalCliNotFoundError';
+  readonly kind = 'usage';
   constructor(
     /** Each place looked at, with why it was not usable. */
     readonly searched: readonly string[],
@@ -245,8 +249,9 @@ export interface DevServer {
  * Thrown by {@link startDevServer} when the server exits before it answers or does not answer in
  * time. The message ends with the server's last log lines.
  */
-export class DevServerStartError extends Error {
+export class DevServerStartError extends AgentRunnerError {
   override readonly name = 'DevServerStartError';
+  readonly kind = 'runtime';
   constructor(
     message: string,
     /** The last lines (up to 200) the server printed. */
@@ -276,19 +281,12 @@ export async function startDevServer(opts: StartDevServerOptions): Promise<DevSe
     throw new TemporalCliNotFoundError([`cliPath: ${opts.cliPath} (${describeUnusable(opts.cliPath)})`]);
   }
   const autoPorts = !opts.port && !(opts.ui && opts.uiPort);
-  const attempts = autoPorts ? 3 : 1;
-  let lastError: unknown;
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    try {
-      return await startOnce(opts);
-    } catch (err) {
-      lastError = err;
-      const portClash =
-        err instanceof DevServerStartError && err.logTail.some((l) => /address already in use/i.test(l));
-      if (!portClash) throw err;
-    }
-  }
-  throw lastError;
+  // A port picked for us can be taken by another process before the server binds it: pick again.
+  return retry(() => startOnce(opts), {
+    attempts: autoPorts ? 3 : 1,
+    delayMs: 0,
+    retryIf: (err) => err instanceof DevServerStartError && err.logTail.some((l) => /address already in use/i.test(l)),
+  });
 }
 
 async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
@@ -297,10 +295,13 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
   const namespace = opts.namespace ?? 'default';
   const startTimeoutMs = opts.startTimeoutMs ?? 60_000;
   const dataDir = path.resolve(opts.dataDir);
-  fs.mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDataDir(dataDir);
   const dbFilename = opts.dbFilename === undefined ? 'temporal.db' : opts.dbFilename;
   const dbPath = dbFilename === null ? null : path.resolve(dataDir, dbFilename);
-  if (dbPath !== null) fs.mkdirSync(path.dirname(dbPath), { recursive: true });
+  if (dbPath !== null) {
+    fs.mkdirSync(path.dirname(dbPath), { recursive: true, mode: PRIVATE_DIR_MODE });
+    makeDatabasePrivate(dbPath);
+  }
 
   const wanted = [opts.port || 0, ui ? opts.uiPort || 0 : -1, 0, 0];
   const [port, uiPort, httpPort, metricsPort] = await freePorts(ip, wanted);
@@ -338,7 +339,7 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
   let logFile: string | null = null;
   if (opts.keepAlive) {
     logFile = path.join(dataDir, 'temporal-server.log');
-    const fd = fs.openSync(logFile, 'a');
+    const fd = fs.openSync(logFile, 'a', PRIVATE_FILE_MODE);
     try {
       child = spawn(opts.cliPath, args, { stdio: ['ignore', fd, fd], env: childEnv, detached: true });
     } finally {
@@ -426,6 +427,8 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
     );
   }
 
+  // A new database was created by the server (with its umask): owner-only from now on.
+  if (dbPath !== null) makeDatabasePrivate(dbPath);
   // The server does not keep this process alive; the exit hook (or stop()) ends it.
   child.unref();
   for (const stream of [child.stdout, child.stderr]) (stream as net.Socket | null)?.unref();
@@ -439,6 +442,23 @@ async function startOnce(opts: StartDevServerOptions): Promise<DevServer> {
     dbPath,
     stop,
   };
+}
+
+/**
+ * Removes group and other access from the SQLite database and its `-wal` and `-shm` files.
+ * SQLite creates those two with the database file's mode, so they stay private when it recreates
+ * them. (The server cannot be given an empty owner-only file to start from: it takes an existing
+ * file for an initialized database.)
+ */
+function makeDatabasePrivate(dbPath: string): void {
+  for (const f of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) {
+    try {
+      const st = fs.lstatSync(f);
+      if (st.isFile() && (st.mode & 0o077) !== 0) fs.chmodSync(f, st.mode & 0o700);
+    } catch {
+      // not there (yet)
+    }
+  }
 }
 
 /** `setpriv` (util-linux) on PATH on Linux, else null: it can give a child a parent-death signal. */
@@ -558,48 +578,35 @@ function connectHost(ip: string): string {
   return ip;
 }
 
-/**
- * Polls until the TCP port accepts, then until the gRPC health check says SERVING and each
- * namespace can be described. Rejects at the deadline with the last error.
- */
 /** Interval of the dev server's port probes while it boots, in ms. */
 const TCP_PROBE_INTERVAL_MS = 20;
 
+/**
+ * Polls until the TCP port accepts, then until the gRPC health check says SERVING and each
+ * namespace can be described. Rejects at the deadline (or on abort) with the last error.
+ */
 async function waitUntilReady(
   address: string,
   namespaces: string[],
   deadline: number,
   signal: AbortSignal,
 ): Promise<void> {
-  let lastError: unknown = new Error('not tried');
-  let delay = 50;
-  const pause = async (): Promise<void> => {
-    await sleep(Math.min(delay, Math.max(0, deadline - Date.now())));
-    delay = Math.min(delay * 1.5, 500);
-  };
-  const timedOut = (): boolean => signal.aborted || Date.now() >= deadline;
-
+  if (signal.aborted || Date.now() >= deadline) throw new Error('not tried: the start deadline had passed');
   // 1. The port accepts connections (cheap; avoids gRPC's reconnect backoff). A refused local
   // connect costs microseconds: probe every 20 ms, so that readiness is seen at once.
-  for (;;) {
-    if (timedOut()) throw lastError;
-    try {
-      await tcpProbe(address, Math.min(1000, deadline - Date.now()));
-      break;
-    } catch (err) {
-      lastError = err;
-      await sleep(Math.min(TCP_PROBE_INTERVAL_MS, Math.max(0, deadline - Date.now())));
-    }
-  }
+  await retry(() => tcpProbe(address, Math.max(1, Math.min(1000, deadline - Date.now()))), {
+    delayMs: TCP_PROBE_INTERVAL_MS,
+    factor: 1,
+    deadline,
+    signal,
+  });
 
   // 2. The server answers and the namespaces exist.
   const { Connection } = await import('@temporalio/client');
   const connection = Connection.lazy({ address, connectTimeout: Math.max(1, deadline - Date.now()) });
   try {
-    delay = 50;
-    for (;;) {
-      if (timedOut()) throw lastError;
-      try {
+    await retry(
+      async () => {
         const callDeadline = Math.min(deadline, Date.now() + 2000);
         const health = await connection.withDeadline(callDeadline, () => connection.healthService.check({}));
         // 1 = SERVING
@@ -609,12 +616,9 @@ async function waitUntilReady(
             connection.workflowService.describeNamespace({ namespace }),
           );
         }
-        return;
-      } catch (err) {
-        lastError = err;
-        await pause();
-      }
-    }
+      },
+      { delayMs: 50, factor: 1.5, maxDelayMs: 500, deadline, signal },
+    );
   } finally {
     await connection.close();
   }

@@ -6,57 +6,35 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Config } from '../config';
+import { AgentRunnerError } from '../common/errors';
+import { DataDirError, PRIVATE_FILE_MODE, ensurePrivateDataDir, unwritableDataDir } from '../store/data-dir';
 
-/**
- * Thrown by {@link checkDataDir} when the data directory cannot be created or written (read-only
- * file system, no permission, no space, a file in the way). The CLI prints it and exits 2.
- */
-export class DataDirError extends Error {
-  override readonly name = 'DataDirError';
-}
+export { DataDirError, fileSystemReason } from '../store/data-dir';
 
 /**
  * Thrown by {@link checkModelKey} when a process that will run a worker has no model API key
  * (the worker calls the model with it). The CLI prints it and exits 2.
  */
-export class ModelKeyMissingError extends Error {
+export class ModelKeyMissingError extends AgentRunnerError {
   override readonly name = 'ModelKeyMissingError';
-}
-
-const FS_REASONS: Record<string, string> = {
-  EROFS: 'it is on a read-only file system',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'disk quota exceeded',
-  ENOTDIR: 'a path component is a file, not a directory',
-  EEXIST: 'a file of that name is in the way',
-};
-
-/** A file-system error (`EROFS`, `EACCES`, …) in words, or null for other errors. */
-export function fileSystemReason(e: unknown): string | null {
-  const code = (e as NodeJS.ErrnoException | null)?.code;
-  return code !== undefined ? (FS_REASONS[code] ?? null) : null;
+  readonly kind = 'usage';
 }
 
 /**
- * Makes sure the data directory exists and is writable (creates it, then writes and removes a
- * probe file).
+ * Makes sure the data directory exists, is private (created or repaired as 0700, this user's:
+ * src/store/data-dir.ts) and is writable (writes and removes a probe file).
  * @throws DataDirError naming the directory, the reason and how to choose another one
  */
 export function checkDataDir(dataDir: string): void {
   const probe = path.join(dataDir, `.write-check-${process.pid}`);
   try {
-    // Created private (0700): it holds transcripts, prompts and tool output.
-    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    fs.writeFileSync(probe, '');
+    // Private: it holds transcripts, prompts and tool output.
+    ensurePrivateDataDir(dataDir);
+    fs.writeFileSync(probe, '', { mode: PRIVATE_FILE_MODE });
     fs.rmSync(probe, { force: true });
   } catch (e) {
-    const reason = fileSystemReason(e) ?? (e instanceof Error ? e.message : String(e));
-    throw new DataDirError(
-      `the data directory ${dataDir} is not writable (${reason}). It holds the transcripts and the ` +
-        'embedded Temporal database: set AGENT_RUNNER_DATA_DIR (or dataDir in temporal.yaml) to a writable directory.',
-    );
+    if (e instanceof DataDirError) throw e;
+    throw unwritableDataDir(dataDir, e);
   }
 }
 

@@ -12,11 +12,22 @@ import { SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import type { ClientRuntime, ServerTarget } from '../connection/connect';
 import { readServerState, touchServer } from './server-state';
 import { resolveConfigPath } from '../config/load';
-import { connectTemporalClient, findServer, openTranscriptStore, targetConnectionOptions } from '../connection/connect';
+import {
+  clientStore,
+  connectTemporalClient,
+  findServer,
+  openTranscriptStore,
+  targetConnectionOptions,
+} from '../connection/connect';
 import type { DevServer } from './dev-server';
 import type { ServerLock, ServerLockMode } from './server-lock';
 import { acquireServerLock } from './server-lock';
 import { checkDataDir, checkModelKey } from './preflight';
+import { untilReachable } from './wait-at-start';
+import { StoreConnectionError } from '../store/postgres/errors';
+import { isStoreUnreachable } from '../store/outage';
+import { TemporalUnreachableError } from '../connection/connect';
+import { ServerVersionSkewError, describeRunner, runnerDiffers, runnerIdentity } from './runner-build';
 
 export { runtimeLogLevel } from '../worker/log-level';
 export { TemporalUnreachableError, connectionOptions, sessionsDir } from '../connection/connect';
@@ -82,6 +93,19 @@ export interface OpenRuntimeOptions {
    * worker) that the model API key is set. @default true
    */
   preflight?: boolean;
+  /**
+   * Wait (with a notice, without limit) for a configured Temporal server and a PostgreSQL store
+   * that cannot be reached yet, instead of failing: `agent-runner worker`, which starts when they
+   * answer as a running worker carries on when they come back. @default false
+   */
+  waitForServices?: boolean;
+  /**
+   * Whether the command calls the model (runs turns). One that does not (`attach`, `pool create`)
+   * needs no model key and never stops or restarts a shared server, whatever its version or model
+   * settings; with no server running and no key it starts a private dev server without a worker
+   * (enough to read finished turns) instead of the background server. @default true
+   */
+  callsModel?: boolean;
 }
 
 /**
@@ -104,10 +128,18 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
   const log = opts.log ?? (() => undefined);
   // Opened first: a store that cannot be reached fails before any server starts. A process that
   // runs a worker brings a PostgreSQL schema up to date; others only check it.
-  const store = await openTranscriptStore(
-    config,
-    log,
-    opts.worker === false || (opts.worker === undefined && config.temporal.address) ? 'check' : 'migrate',
+  const notice = opts.notice ?? log;
+  const waitFor = <T>(what: string, unreachable: (err: unknown) => boolean, fn: () => Promise<T>): Promise<T> =>
+    opts.waitForServices ? untilReachable(fn, { what, unreachable, notice }) : fn();
+  const store = await waitFor(
+    'the PostgreSQL transcript store',
+    (err) => err instanceof StoreConnectionError && isStoreUnreachable(err.cause),
+    () =>
+      openTranscriptStore(
+        config,
+        log,
+        opts.worker === false || (opts.worker === undefined && config.temporal.address) ? 'check' : 'migrate',
+      ),
   );
   let devServer: DevServer | null = null;
   let lock: ServerLock | null = null;
@@ -120,22 +152,42 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
   let workerRun: Promise<void> | null = null;
   try {
     let found: ServerTarget | null = opts.forceEmbedded && !config.temporal.address ? null : await findServer(config);
-    const wantDaemon = (opts.daemon ?? false) && !opts.forceEmbedded && opts.worker !== true;
-    if (found?.mode === 'shared' && wantDaemon && opts.preflight !== false) {
-      // A background server left by a run with other model settings (another ANTHROPIC_BASE_URL
-      // or key) would serve this run with those: restart it when it is idle.
+    const callsModel = opts.callsModel ?? true;
+    let wantDaemon = (opts.daemon ?? false) && !opts.forceEmbedded && opts.worker !== true;
+    if (found?.mode === 'shared' && opts.worker !== true && opts.preflight !== false) {
       const state = readServerState(config.dataDir);
-      const { fingerprintMismatch, stopMismatchedIdleServer } = await import('./background');
-      if (state && fingerprintMismatch(state, config, env) !== null) {
-        checkModelKey(config, env);
-        if (await stopMismatchedIdleServer(state, config, env, log)) found = null;
+      const me = runnerIdentity();
+      if (state && runnerDiffers(state.runner, me)) {
+        // Another agent-runner's worker would run this turn: restart that server when it is idle
+        // (and this run starts its own), else refuse. Commands that call no model only say so.
+        if (!callsModel) {
+          notice(
+            `agent-runner: note: the shared server (pid ${state.ownerPid ?? state.pid}) runs ${describeRunner(state.runner)}; this is ${describeRunner(me)}`,
+          );
+        } else {
+          const { stopIdleBackgroundServer, runningTurnCount } = await import('./background');
+          const why = `this run's ${describeRunner(me)} (it ran ${describeRunner(state.runner)})`;
+          if (wantDaemon && (await stopIdleBackgroundServer(state, config, notice, why))) found = null;
+          else throw new ServerVersionSkewError(state, me, (await runningTurnCount(state, config)) !== 0);
+        }
+      } else if (state && wantDaemon && callsModel) {
+        // A background server left by a run with other model settings (another ANTHROPIC_BASE_URL
+        // or key) would serve this run with those: restart it when it is idle.
+        const { fingerprintMismatch, stopMismatchedIdleServer } = await import('./background');
+        if (fingerprintMismatch(state, config, env) !== null) {
+          checkModelKey(config, env);
+          if (await stopMismatchedIdleServer(state, config, env, log)) found = null;
+        }
       }
     }
+    // No model calls and no key: no background server (its worker could not call the model for a
+    // turn still running); a private dev server without a worker reads finished turns.
+    if (!callsModel && found === null && wantDaemon && !env[config.model.apiKeyEnv]) wantDaemon = false;
     const daemon = wantDaemon && found === null;
-    const runWorker = opts.worker ?? (found === null && !daemon);
+    const runWorker = opts.worker ?? (found === null && !daemon && callsModel);
     if (opts.preflight !== false && (runWorker || found === null)) {
       checkDataDir(config.dataDir);
-      checkModelKey(config, env);
+      if (callsModel || runWorker) checkModelKey(config, env);
     }
     if (daemon) {
       // A missing CLI: fetched (first use) or an exit 2 here, not an error in the server's log.
@@ -157,7 +209,7 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
         touchServer(config.dataDir);
         const state = readServerState(config.dataDir);
         const { fingerprintMismatch } = await import('./background');
-        const note = state && !runWorker ? fingerprintMismatch(state, config, env) : null;
+        const note = state && !runWorker && callsModel ? fingerprintMismatch(state, config, env) : null;
         if (note) (opts.notice ?? log)(note);
       }
     } else {
@@ -219,11 +271,20 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
         forwardCoreLogs: opts.forwardCoreLogs ?? true,
       });
     }
-    ({ connection, client } = await connectTemporalClient(config, { address, mode }, env));
+    const target = { address, mode };
+    ({ connection, client } = await waitFor(
+      `Temporal at ${address}`,
+      (err) => err instanceof TemporalUnreachableError,
+      () => connectTemporalClient(config, target, env),
+    ));
     if (runWorker) {
       const { NativeConnection } = await import('@temporalio/worker');
       const { createRunnerWorker } = await import('../worker/worker');
-      nativeConnection = await NativeConnection.connect(targetConnectionOptions(config, { address, mode }, env));
+      nativeConnection = await waitFor(
+        `Temporal at ${address}`,
+        (err) => err instanceof Error && err.name === 'TransportError',
+        () => NativeConnection.connect(targetConnectionOptions(config, target, env)),
+      );
       worker = await createRunnerWorker({ connection: nativeConnection, config, store, env });
       workerRun = worker.run();
     }
@@ -259,7 +320,9 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
   return {
     recover,
     client,
-    store,
+    // The worker has the raw store (its activities wait within each attempt); this process's
+    // own reads and writes wait through an outage with a notice.
+    store: clientStore(config, store, opts.notice ?? log),
     taskQueue: config.temporal.taskQueue,
     address,
     mode,

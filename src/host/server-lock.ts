@@ -11,11 +11,13 @@
  * between two processes taking over the same stale file remains there).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, realpathSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { PRIVATE_FILE_MODE, ensurePrivateDataDir } from '../store/data-dir';
 import * as net from 'node:net';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { isPidAlive } from './server-state';
+import { AgentRunnerError } from '../common/errors';
 
 /** Who holds the lock: a `-p --no-daemon` run, `agent-runner server`, or the background server. */
 export type ServerLockMode = 'private' | 'foreground' | 'background';
@@ -44,8 +46,9 @@ const LockFileSchema = z.object({
 });
 
 /** Thrown when another live process holds the server lock of the data directory. */
-export class EmbeddedServerBusyError extends Error {
+export class EmbeddedServerBusyError extends AgentRunnerError {
   override readonly name = 'EmbeddedServerBusyError';
+  readonly kind = 'usage';
   constructor(
     readonly dataDir: string,
     readonly pid: number,
@@ -98,7 +101,7 @@ export const SERVER_LOCK_VERSION = 1;
 function writeLockFile(dataDir: string, info: ServerLockInfo): void {
   const file = serverLockPath(dataDir);
   const tmp = `${file}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w');
+  const fd = openSync(tmp, 'w', PRIVATE_FILE_MODE);
   try {
     writeSync(fd, `${JSON.stringify({ v: SERVER_LOCK_VERSION, ...info })}\n`);
   } finally {
@@ -167,7 +170,7 @@ function isPidRunning(pid: number): boolean {
  * @throws EmbeddedServerBusyError when a live process holds it (naming that process and its mode)
  */
 export async function acquireServerLock(dataDir: string, mode: ServerLockMode): Promise<ServerLock> {
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDataDir(dataDir);
   const file = serverLockPath(dataDir);
   let mutex: net.Server | null = null;
   let previous: ServerLockInfo | null;
@@ -224,7 +227,7 @@ export async function acquireServerLock(dataDir: string, mode: ServerLockMode): 
 function takeLockFileExclusively(dataDir: string, file: string): ServerLockInfo | null {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      closeSync(openSync(file, 'wx'));
+      closeSync(openSync(file, 'wx', PRIVATE_FILE_MODE));
       return null;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
@@ -235,7 +238,7 @@ function takeLockFileExclusively(dataDir: string, file: string): ServerLockInfo 
       rmSync(file, { force: true }); // stale: its process is gone
       if (held) {
         try {
-          closeSync(openSync(file, 'wx'));
+          closeSync(openSync(file, 'wx', PRIVATE_FILE_MODE));
           return held;
         } catch {
           // another process took it first: look again

@@ -6,7 +6,9 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { PRIVATE_FILE_MODE, ensurePrivateDataDir } from '../store/data-dir';
 import { z } from 'zod';
+import type { RunnerIdentity } from './runner-build';
 
 /** What `<dataDir>/server.json` records about a running shared dev server. */
 export interface ServerState {
@@ -26,6 +28,8 @@ export interface ServerState {
   workerEnv?: WorkerEnvFingerprint;
   /** ISO time the server was recorded. */
   startedAt?: string;
+  /** The agent-runner version and build its worker runs (absent: a version before this was recorded). */
+  runner?: RunnerIdentity;
 }
 
 /**
@@ -48,6 +52,7 @@ const ServerStateFileSchema = z.object({
   idleTimeoutMs: z.number().int().nonnegative().optional(),
   workerEnv: z.object({ baseUrl: z.string().nullable(), apiKeySha: z.string().nullable() }).optional(),
   startedAt: z.string().optional(),
+  runner: z.object({ version: z.string(), build: z.string().nullable() }).optional(),
 });
 
 /** Version (`v`) of the dev-server state file. */
@@ -60,11 +65,11 @@ export function serverStatePath(dataDir: string): string {
 
 /** Records a shared server in `<dataDir>/server.json` (atomically: temp file + rename). */
 export function writeServerState(dataDir: string, state: ServerState): void {
-  fs.mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDataDir(dataDir);
   const file = serverStatePath(dataDir);
   const tmp = `${file}.${process.pid}.tmp`;
   const body = { v: SERVER_STATE_VERSION, ...state, startedAt: state.startedAt ?? new Date().toISOString() };
-  fs.writeFileSync(tmp, `${JSON.stringify(body, null, 2)}\n`);
+  fs.writeFileSync(tmp, `${JSON.stringify(body, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
   fs.renameSync(tmp, file);
 }
 
@@ -83,6 +88,7 @@ export function readServerState(dataDir: string): ServerState | null {
       ...(d.idleTimeoutMs !== undefined ? { idleTimeoutMs: d.idleTimeoutMs } : {}),
       ...(d.workerEnv !== undefined ? { workerEnv: d.workerEnv } : {}),
       ...(d.startedAt !== undefined ? { startedAt: d.startedAt } : {}),
+      ...(d.runner !== undefined ? { runner: d.runner } : {}),
     };
   } catch {
     return null;
@@ -119,7 +125,7 @@ export function touchServer(dataDir: string): void {
     fs.utimesSync(serverTouchPath(dataDir), now, now);
   } catch {
     try {
-      fs.writeFileSync(serverTouchPath(dataDir), '');
+      fs.writeFileSync(serverTouchPath(dataDir), '', { mode: PRIVATE_FILE_MODE });
     } catch {
       // a read-only data directory: the idle timeout then counts from the last turn
     }
@@ -148,7 +154,7 @@ export function readLastAddress(dataDir: string): string | null {
 /** Records the current server's address in {@link lastAddressPath} (best effort). */
 export function writeLastAddress(dataDir: string, address: string): void {
   try {
-    fs.writeFileSync(lastAddressPath(dataDir), `${address}\n`);
+    fs.writeFileSync(lastAddressPath(dataDir), `${address}\n`, { mode: PRIVATE_FILE_MODE });
   } catch {
     // best effort: a restart then picks a free port
   }

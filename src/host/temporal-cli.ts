@@ -9,9 +9,11 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Config } from '../config';
+import { retry } from '../connection/retry';
 import { isPidAlive } from './server-state';
 import { TemporalCliNotFoundError, findProjectRoot, findTemporalCli } from './dev-server';
 import { packageRoot } from './package-root';
+import { PRIVATE_DIR_MODE, ensurePrivateDataDir } from '../store/data-dir';
 
 /** Where a CLI fetched on first use lives: `<dataDir>/temporal-cli`. */
 export function fetchedCliDir(dataDir: string): string {
@@ -66,24 +68,33 @@ async function fetchCli(opts: EnsureTemporalCliOptions, notFound: TemporalCliNot
   const bin = fetchedCliPath(config.dataDir);
   const script = opts.installScript ?? path.join(packageRoot(), 'scripts', 'install-temporal-cli.sh');
   if (!fs.existsSync(script)) throw notFound;
-  fs.mkdirSync(dir, { recursive: true });
+  ensurePrivateDataDir(config.dataDir);
+  fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const lock = path.join(dir, '.install.lock');
-  const deadline = Date.now() + (opts.waitMs ?? 600_000);
-  for (;;) {
-    try {
-      fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = Number(fs.readFileSync(lock, 'utf8').trim());
-      if (!Number.isInteger(holder) || holder <= 0 || !isPidAlive(holder)) {
+  // One process installs; the others wait for it (a lock left by a dead process is taken over).
+  const takeLock = (): void => {
+    for (;;) {
+      try {
+        fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
+        return;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        const holder = Number(fs.readFileSync(lock, 'utf8').trim());
+        if (Number.isInteger(holder) && holder > 0 && isPidAlive(holder)) throw new InstallLockHeld(holder);
         fs.rmSync(lock, { force: true }); // left by a process that died mid-install
-        continue;
       }
-      if (Date.now() > deadline)
-        throw new TemporalCliNotFoundError([...notFound.searched, `${dir} (process ${holder} is still installing it)`]);
-      await new Promise((r) => setTimeout(r, 250));
     }
+  };
+  try {
+    await retry(async () => takeLock(), {
+      delayMs: 250,
+      factor: 1,
+      deadline: Date.now() + (opts.waitMs ?? 600_000),
+      retryIf: (err) => err instanceof InstallLockHeld,
+    });
+  } catch (err) {
+    if (!(err instanceof InstallLockHeld)) throw err;
+    throw new TemporalCliNotFoundError([...notFound.searched, `${dir} (process ${err.holder} is still installing it)`]);
   }
   try {
     if (isExecutable(bin)) return bin; // another process installed it while we waited
@@ -99,6 +110,13 @@ async function fetchCli(opts: EnsureTemporalCliOptions, notFound: TemporalCliNot
     return bin;
   } finally {
     fs.rmSync(lock, { force: true });
+  }
+}
+
+/** Internal: another live process holds the install lock. */
+class InstallLockHeld extends Error {
+  constructor(readonly holder: number) {
+    super(`process ${holder} holds the install lock`);
   }
 }
 

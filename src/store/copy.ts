@@ -4,6 +4,7 @@
  * interruption and copies only what is missing.
  */
 import type { TranscriptStore } from './transcript-store';
+import { AgentRunnerError } from '../common/errors';
 
 /** Lines are copied in batches of this many. */
 const BATCH = 500;
@@ -35,8 +36,9 @@ export interface CopyOptions {
 }
 
 /** Thrown by {@link copySessions} when a session asked for is not in the source. */
-export class UnknownSessionError extends Error {
+export class UnknownSessionError extends AgentRunnerError {
   override readonly name = 'UnknownSessionError';
+  readonly kind = 'usage';
 }
 
 const zero = (): CopyCounts => ({

@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './data-dir';
 import {
   CONTENT_CHUNK_BYTES,
   HashingReader,
@@ -50,10 +51,10 @@ export class JsonlContentFiles {
     if (existing) return { ...existing, created: false };
 
     const dir = path.dirname(file);
-    await fs.promises.mkdir(dir, { recursive: true });
+    await fs.promises.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const tmp = path.join(dir, `.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
     const reader = new HashingReader(sessionId, key, contentLimit(this.maxBytes, opts));
-    const handle = await fs.promises.open(tmp, 'wx');
+    const handle = await fs.promises.open(tmp, 'wx', PRIVATE_FILE_MODE);
     let info: ContentInfo;
     try {
       let pos = HEADER_BYTES;

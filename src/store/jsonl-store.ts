@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensurePrivateDataDir } from './data-dir';
 import { randomBytes } from 'node:crypto';
 import { TRANSCRIPT_SCHEMA_VERSION, TranscriptEntrySchema, type TranscriptEntry } from '../common/transcript';
 import {
@@ -18,6 +19,7 @@ import { JsonlContentFiles } from './jsonl-content';
 import { checkId } from './ids';
 import { FileStreamEventChannel } from './stream-events';
 import type { StreamEventChannel } from './stream-events';
+import { carriesAttachments, toolResultIdsOf } from './line-keys';
 import {
   ModelAttemptUsageSchema,
   TranscriptChainError,
@@ -67,6 +69,10 @@ interface SessionCache {
   lines: number;
   entries: TranscriptEntry[];
   byUuid: Map<string, TranscriptEntry>;
+  /** Lines by the tool_use ids of their tool_result blocks, in file order. */
+  byToolResultId: Map<string, TranscriptEntry[]>;
+  /** Lines that carry context attachments, in file order. */
+  withAttachments: TranscriptEntry[];
   /** Offset of an unterminated last line already reported as torn. */
   tornWarnedAt: number;
 }
@@ -95,6 +101,7 @@ export class JsonlTranscriptStore implements TranscriptStore {
   private readonly content: JsonlContentFiles;
   /** Stream events of model calls, as files beside the transcripts (`<dataDir>/stream-events/`). */
   readonly streamEvents: StreamEventChannel;
+  readonly description: string;
 
   /**
    * @param dataDir the runner's data directory; files go to `<dataDir>/sessions/`.
@@ -103,7 +110,10 @@ export class JsonlTranscriptStore implements TranscriptStore {
     readonly dataDir: string,
     opts: JsonlTranscriptStoreOptions = {},
   ) {
+    // The data directory is private (0700, this user's): checked, and repaired, once per process.
+    ensurePrivateDataDir(dataDir);
     this.dir = sessionsDir(dataDir);
+    this.description = `transcript store at ${this.dir} (JSONL files)`;
     this.warn = opts.onWarning ?? ((msg) => process.emitWarning(msg, 'TranscriptStoreWarning'));
     this.maxCached = Math.max(1, opts.maxCachedSessions ?? 64);
     this.content = new JsonlContentFiles(this.dir, opts.maxContentBytes ?? DEFAULT_MAX_CONTENT_BYTES);
@@ -149,6 +159,16 @@ export class JsonlTranscriptStore implements TranscriptStore {
   /** Lines in file order; a uuid stored twice (two processes racing) is returned once. */
   async load(sessionId: string): Promise<TranscriptEntry[]> {
     return [...(await this.read(sessionId)).entries];
+  }
+
+  /** From the session's in-memory index (built as lines are read): no scan of its lines. */
+  async toolResultLines(sessionId: string, toolUseId: string): Promise<TranscriptEntry[]> {
+    return [...((await this.read(sessionId)).byToolResultId.get(toolUseId) ?? [])];
+  }
+
+  /** From the session's in-memory index (built as lines are read): no scan of its lines. */
+  async attachmentLines(sessionId: string): Promise<TranscriptEntry[]> {
+    return [...(await this.read(sessionId)).withAttachments];
   }
 
   /**
@@ -217,10 +237,10 @@ export class JsonlTranscriptStore implements TranscriptStore {
     checkId('session id', sessionId);
     checkId('tool use id', toolUseId);
     const runsDir = path.join(this.dir, `${sessionId}.runs`);
-    await fs.promises.mkdir(runsDir, { recursive: true });
+    await fs.promises.mkdir(runsDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     let handle: fs.promises.FileHandle;
     try {
-      handle = await fs.promises.open(path.join(runsDir, toolUseId), 'wx');
+      handle = await fs.promises.open(path.join(runsDir, toolUseId), 'wx', PRIVATE_FILE_MODE);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') return true;
       throw err;
@@ -245,7 +265,7 @@ export class JsonlTranscriptStore implements TranscriptStore {
     const dir = this.attemptDir(sessionId, record.callUuid);
     const parsed = ModelAttemptUsageSchema.safeParse(record);
     if (!parsed.success) throw new Error(`putModelAttemptUsage: invalid record: ${parsed.error.message}`);
-    await fs.promises.mkdir(dir, { recursive: true });
+    await fs.promises.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const file = path.join(dir, `${record.attempt}-${record.phase}.json`);
     const tmp = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
     try {
@@ -553,6 +573,12 @@ export class JsonlTranscriptStore implements TranscriptStore {
     if (cache.byUuid.has(entry.uuid)) return; // first write wins (upsert raced across processes)
     cache.byUuid.set(entry.uuid, entry);
     cache.entries.push(entry);
+    for (const id of toolResultIdsOf(entry)) {
+      const lines = cache.byToolResultId.get(id);
+      if (lines) lines.push(entry);
+      else cache.byToolResultId.set(id, [entry]);
+    }
+    if (carriesAttachments(entry)) cache.withAttachments.push(entry);
   }
 
   private remember(sessionId: string, cache: SessionCache): void {
@@ -589,7 +615,17 @@ function sameLine(stored: TranscriptEntry, own: TranscriptEntry): boolean {
 }
 
 function emptyCache(dev: number, ino: number): SessionCache {
-  return { dev, ino, offset: 0, lines: 0, entries: [], byUuid: new Map(), tornWarnedAt: -1 };
+  return {
+    dev,
+    ino,
+    offset: 0,
+    lines: 0,
+    entries: [],
+    byUuid: new Map(),
+    byToolResultId: new Map(),
+    withAttachments: [],
+    tornWarnedAt: -1,
+  };
 }
 
 /**
@@ -616,17 +652,17 @@ async function writeAll(handle: fs.promises.FileHandle, data: Buffer, sizeBefore
 /** Opens a transcript for appending; its directory is made only when it is missing. */
 async function openForAppend(file: string, dir: string): Promise<fs.promises.FileHandle> {
   try {
-    return await fs.promises.open(file, 'a+');
+    return await fs.promises.open(file, 'a+', PRIVATE_FILE_MODE);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    await fs.promises.mkdir(dir, { recursive: true });
-    return fs.promises.open(file, 'a+');
+    await fs.promises.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    return fs.promises.open(file, 'a+', PRIVATE_FILE_MODE);
   }
 }
 
 /** Writes a whole new file and fsyncs it. */
 async function writeDurable(file: string, data: string): Promise<void> {
-  const handle = await fs.promises.open(file, 'wx');
+  const handle = await fs.promises.open(file, 'wx', PRIVATE_FILE_MODE);
   try {
     await handle.writeFile(data);
     await handle.sync();

@@ -6,6 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './data-dir';
 import { checkId } from './ids';
 
 /** Events of one model call read from a channel. */
@@ -62,7 +63,7 @@ export class FileStreamEventChannel implements StreamEventChannel {
     let pending: string[] = [];
     let failed = false;
     let flushing: Promise<void> = fs.promises
-      .mkdir(dir, { recursive: true })
+      .mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE })
       .then(() => sweep(dir, file))
       .catch(() => {
         failed = true;
@@ -72,7 +73,7 @@ export class FileStreamEventChannel implements StreamEventChannel {
         if (failed || pending.length === 0) return;
         const body = pending.join('');
         pending = [];
-        await fs.promises.appendFile(file, body).catch(() => {
+        await fs.promises.appendFile(file, body, { mode: PRIVATE_FILE_MODE }).catch(() => {
           failed = true;
         });
       });

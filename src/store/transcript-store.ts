@@ -80,6 +80,11 @@ import type { StreamEventChannel } from './stream-events';
  */
 export interface TranscriptStore {
   /**
+   * The store for people, in messages: `PostgreSQL transcript store at postgres://u:***@h/db`,
+   * `transcript store at /data/sessions (JSONL files)`. @default "transcript store"
+   */
+  readonly description?: string;
+  /**
    * Stores one line unless its uuid is already stored; resolves after it is durable.
    * @returns the stored line (the first writer's) and whether this call wrote it.
    */
@@ -93,6 +98,18 @@ export interface TranscriptStore {
   get(sessionId: string, uuid: string): Promise<TranscriptEntry | undefined>;
   /** Every line of a session in file order (empty when the session is unknown). */
   load(sessionId: string): Promise<TranscriptEntry[]>;
+  /**
+   * The lines holding a `tool_result` block for `toolUseId`, in write order (usually one; a
+   * compaction's kept copy, or an id an API repeated, adds more). Read through an index: the cost
+   * does not grow with the session.
+   */
+  toolResultLines(sessionId: string, toolUseId: string): Promise<TranscriptEntry[]>;
+  /**
+   * The lines that carry context attachments, in write order: the session's context lines, the
+   * summaries of compactions, tool results with nested memory (`carriesAttachments` in
+   * src/store/line-keys.ts). Read through an index: a few lines, whatever the session's size.
+   */
+  attachmentLines(sessionId: string): Promise<TranscriptEntry[]>;
   /**
    * The conversation chain ending at `leafUuid`, oldest first, starting after the most recent
    * compact boundary on the chain (the boundary itself excluded).

@@ -7,8 +7,6 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { BudgetPoolInput } from '../common/budget-pool';
-import { DEFAULT_POOL_SIGNALS_PER_RUN } from '../common/budget-pool';
-import { PoolLedger, newPoolSnapshot } from '../engine/budget-pool';
 import type { PoolStatus } from '../engine/budget-pool';
 import {
   closePoolUpdate,
@@ -20,6 +18,7 @@ import {
   setPoolLimitSignal,
 } from './messages';
 import type { PoolStateView } from './messages';
+import { PoolState } from './budget-pool-state';
 
 /** Status signals sent per workflow task at most (a broadcast to thousands of members is split). */
 const SEND_CHUNK = 500;
@@ -40,98 +39,53 @@ const SEND_CHUNK = 500;
  * it, carrying the compact member map (workflow id → USD).
  */
 export async function budgetPoolWorkflow(input: BudgetPoolInput): Promise<PoolStateView> {
-  const ledger = new PoolLedger(input.state ?? newPoolSnapshot(input.limitUsd));
-  const maxSignals = Math.max(1, input.maxSignalsPerRun ?? DEFAULT_POOL_SIGNALS_PER_RUN);
-  const runs = (input.runs ?? 0) + 1;
-  let signals = 0;
-  /** Status messages to send: member id → highest ack owed (null: status only). */
-  const outbox = new Map<string, number | null>(Object.entries(input.pending ?? {}));
+  return new BudgetPool(input).run();
+}
 
-  const enqueue = (id: string, ack: number | null): void => {
-    const prev = outbox.get(id);
-    outbox.set(id, prev === undefined || prev === null ? ack : ack === null ? prev : Math.max(prev, ack));
-  };
-  const broadcast = (): void => {
-    for (const id of ledger.memberIds()) enqueue(id, null);
-  };
+/** A running pool: its state ({@link PoolState}), the handlers of its protocol, the loop that sends what members are owed. */
+class BudgetPool {
+  private readonly state: PoolState;
 
-  setHandler(joinPoolSignal, (m) => {
-    signals++;
-    ledger.join(m.memberWorkflowId);
-    if (m.seq !== undefined) enqueue(m.memberWorkflowId, m.seq);
-    else if (ledger.exhausted) enqueue(m.memberWorkflowId, null);
-  });
-  setHandler(reportSpendSignal, (m) => {
-    signals++;
-    if (ledger.spend(m.memberWorkflowId, m.usd, Date.now()) !== null) broadcast();
-    if (m.seq !== undefined) enqueue(m.memberWorkflowId, m.seq);
-  });
-  setHandler(leavePoolSignal, (m) => {
-    signals++;
-    ledger.leave(m.memberWorkflowId);
-    outbox.delete(m.memberWorkflowId);
-  });
-  setHandler(setPoolLimitSignal, ({ limitUsd }) => {
-    signals++;
-    if (typeof limitUsd !== 'number' || !Number.isFinite(limitUsd) || limitUsd < 0) return;
-    if (ledger.setLimit(limitUsd, Date.now()) !== null) broadcast();
-  });
-  let closing = false;
-  setHandler(
-    closePoolUpdate,
-    (): PoolStateView => {
-      closing = true;
-      return view();
-    },
-    {
-      validator: ({ force }) => {
-        if (!force && ledger.members > 0) {
-          throw new Error(
-            `${ledger.members} running turn(s) are in the pool; close it with force to let them go on without it`,
-          );
-        }
+  constructor(private readonly input: BudgetPoolInput) {
+    this.state = new PoolState(input);
+    const state = this.state;
+    setHandler(joinPoolSignal, (m) => state.join(m));
+    setHandler(reportSpendSignal, (m) => state.spend(m, Date.now()));
+    setHandler(leavePoolSignal, (m) => state.leave(m));
+    setHandler(setPoolLimitSignal, ({ limitUsd }) => state.setLimit(limitUsd, Date.now()));
+    setHandler(
+      closePoolUpdate,
+      (): PoolStateView => {
+        state.close();
+        return state.view();
       },
-    },
-  );
-  setHandler(poolStateQuery, (): PoolStateView => view());
-  function view(): PoolStateView {
-    const s = ledger.snapshot();
-    return {
-      poolId: input.poolId,
-      limitUsd: s.limitUsd,
-      spentUsd: s.spentUsd,
-      members: ledger.members,
-      exhausted: s.exhausted,
-      exhaustedAt: s.exhaustedAtMs === null ? null : new Date(s.exhaustedAtMs).toISOString(),
-      reports: s.reports,
-      runs,
-      signalsThisRun: signals,
-    };
+      { validator: ({ force }) => state.checkClose(force) },
+    );
+    setHandler(poolStateQuery, (): PoolStateView => state.view());
   }
 
-  async function send(id: string, status: PoolStatus): Promise<void> {
+  /** Sends what members are owed, until closed; continues as new when due. */
+  async run(): Promise<PoolStateView> {
+    const suggested = (): boolean => workflowInfo().continueAsNewSuggested;
+    for (;;) {
+      await condition(() => this.state.hasWork(suggested()));
+      if (this.state.closed) {
+        await condition(allHandlersFinished);
+        return this.state.view();
+      }
+      if (this.state.continueAsNewDue(suggested())) {
+        await continueAsNew<typeof budgetPoolWorkflow>({ ...this.input, ...this.state.carry() });
+      }
+      await Promise.all(this.state.takeMessages(SEND_CHUNK).map(([id, status]) => this.send(id, status)));
+    }
+  }
+
+  private async send(id: string, status: PoolStatus): Promise<void> {
     try {
       await getExternalWorkflowHandle(id).signal(poolStatusSignal, status);
     } catch {
       // The member's turn is gone (ended without leaving, or terminated): forget it.
-      ledger.leave(id);
+      this.state.forget(id);
     }
-  }
-
-  for (;;) {
-    await condition(() => outbox.size > 0 || closing || signals >= maxSignals || workflowInfo().continueAsNewSuggested);
-    if (closing && outbox.size === 0) {
-      await condition(allHandlersFinished);
-      return view();
-    }
-    if (!closing && (signals >= maxSignals || workflowInfo().continueAsNewSuggested)) {
-      // Handlers are synchronous, so every received signal is already counted in the ledger.
-      const pending: Record<string, number | null> = {};
-      for (const [id, ack] of outbox) pending[id] = ack;
-      await continueAsNew<typeof budgetPoolWorkflow>({ ...input, state: ledger.snapshot(), pending, runs });
-    }
-    const batch = [...outbox.entries()].slice(0, SEND_CHUNK);
-    for (const [id] of batch) outbox.delete(id);
-    await Promise.all(batch.map(([id, ack]) => send(id, ledger.status(ack ?? undefined))));
   }
 }

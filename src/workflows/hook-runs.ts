@@ -1,7 +1,8 @@
 import { uuid4 } from '@temporalio/workflow';
 import type { HookEvent, HookOutcome, RunHooksInput } from '../common/hooks';
 import { HOOK_CONFIG_ERROR_PREFIX, hooksApply } from '../common/hooks';
-import type { ToolPermission, ToolUseSummary } from '../common/tools';
+import type { ToolUseSummary } from '../common/tools';
+import type { HookPermission } from '../engine/permissions';
 import type { TurnInput } from '../common/turn';
 import { uninterruptible } from './interrupts';
 import type { TurnActivities } from './turn-activities';
@@ -100,16 +101,15 @@ export class HookRuns {
   }
 
   /**
-   * PreToolUse: the hooks' verdict combined with the permission the rules gave. A hook's deny
-   * wins; its allow skips the mode's question but not a deny rule; its ask (nobody to ask yet)
-   * denies with the hook's reason. Returns the permission, the ref of a changed input, and a stop.
+   * PreToolUse: the hooks' verdict on one call (deny, ask, allow, or none), its text for the
+   * model, the ref of a changed input, and a stop. The turn weighs the verdict against the rules
+   * and the mode by the one order of precedence (src/engine/permission-precedence.ts).
    */
   async preToolUse(
     use: ToolUseSummary,
     assistantUuid: string,
-    base: ToolPermission,
-  ): Promise<{ permission: ToolPermission; inputRef?: string; stop: HookStop }> {
-    if (!this.applies('PreToolUse', use.name)) return { permission: base, stop: null };
+  ): Promise<{ hook: HookPermission; inputRef?: string; stop: HookStop }> {
+    if (!this.applies('PreToolUse', use.name)) return { hook: { decision: 'none' }, stop: null };
     const o = await this.run(
       'PreToolUse',
       `PreToolUse/${use.id}`,
@@ -122,29 +122,25 @@ export class HookRuns {
       case 'deny':
       case 'block':
         return {
-          permission: {
-            behavior: 'deny',
+          hook: {
+            decision: 'deny',
             message: `PreToolUse:${use.name} hook error: ${o.reason ?? 'blocked by a hook'}`,
-            reason: 'hook',
           },
           stop,
         };
       case 'ask':
         return {
-          permission: {
-            behavior: 'deny',
+          hook: {
+            decision: 'ask',
             message: o.reason ?? `A PreToolUse hook asked for approval of ${use.name}, and no one could give it.`,
-            reason: 'hook_ask',
           },
+          ...inputRef,
           stop,
         };
-      case 'allow': {
-        if (base.behavior === 'deny' && base.reason === 'rule') return { permission: base, ...inputRef, stop };
-        if (base.behavior === 'checkCommand') return { permission: { ...base, allow: null }, ...inputRef, stop };
-        return { permission: { behavior: 'allow' }, ...inputRef, stop };
-      }
+      case 'allow':
+        return { hook: { decision: 'allow' }, ...inputRef, stop };
       default:
-        return { permission: base, ...inputRef, stop };
+        return { hook: { decision: 'none' }, ...inputRef, stop };
     }
   }
 

@@ -1,8 +1,9 @@
-import { patched, uuid4 } from '@temporalio/workflow';
+import { uuid4 } from '@temporalio/workflow';
 import { isMcpToolName } from '../common/mcp';
 import type { RunToolInput, RunToolSummary, ToolPermission, ToolUseSummary } from '../common/tools';
 import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import type { TurnInput } from '../common/turn';
+import type { HookPermission } from '../engine/permissions';
 import { decidePermission, turnPolicy } from '../engine/permissions';
 import { SKILL_TOOL, TOOL_SEARCH_TOOL } from '../common/session-tools';
 import { partitionToolUses } from '../engine/tool-batches';
@@ -11,13 +12,31 @@ import type { HookRuns, HookStop } from './hook-runs';
 import type { Interrupts } from './interrupts';
 import { uninterruptible } from './interrupts';
 import type { TurnActivities } from './turn-activities';
-import { LOCAL_ACTIVITIES_PATCH, LOCAL_TOOLS } from './turn-activities';
+import { LOCAL_TOOLS } from './turn-activities';
+import { isPatched } from './patches';
 import type { TurnState } from './turn-state';
 import type { WorkspaceFollower } from './workspace';
 import { toolFaultOf } from './failures';
 
-/** Patch id: a tool run that failed with a fault retrying cannot fix gets an is_error result. */
-const TOOL_FAULT_RESULTS_PATCH = 'tool-fault-results';
+/**
+ * How a hook's verdict was combined with the rules before the `hookPrecedence` patch, kept so
+ * that histories recorded then replay with the same commands. Its `allow` skipped the activity's
+ * checks (the fault of issue 18); it runs only for those histories.
+ */
+function legacyHookPermission(base: ToolPermission, hook: HookPermission): ToolPermission {
+  switch (hook.decision) {
+    case 'deny':
+      return { behavior: 'deny', message: hook.message, reason: 'hook' };
+    case 'ask':
+      return { behavior: 'deny', message: hook.message, reason: 'hook_ask' };
+    case 'allow':
+      if (base.behavior === 'deny' && base.reason === 'rule') return base;
+      if (base.behavior === 'checkCommand') return { ...base, allow: null };
+      return { behavior: 'allow' };
+    default:
+      return base;
+  }
+}
 
 /** A tool call with the transcript position of its result, planned before it runs. */
 interface PlannedRun {
@@ -56,7 +75,7 @@ export class ToolRuns {
       // A fault (`Tool.Fault`: invalid input the system rejects, a broken repository, a bug) was
       // not retried: the model gets it as the call's is_error result and the turn goes on.
       const fault = toolFaultOf(err);
-      if (fault === undefined || input.skipReason !== undefined || !patched(TOOL_FAULT_RESULTS_PATCH)) throw err;
+      if (fault === undefined || input.skipReason !== undefined || !isPatched('toolFaultResults')) throw err;
       const { sessionId, cwd, assistantUuid, toolUseId, toolName, resultUuid, parentUuid } = input;
       const skipped: RunToolInput = {
         sessionId,
@@ -75,7 +94,7 @@ export class ToolRuns {
 
   private runWhereTheWorkspaceIs(input: RunToolInput, use?: ToolUseSummary): Promise<RunToolSummary> {
     const label = use?.label ?? input.toolName;
-    if (input.skipReason === undefined && LOCAL_TOOLS.has(input.toolName) && patched(LOCAL_ACTIVITIES_PATCH)) {
+    if (input.skipReason === undefined && LOCAL_TOOLS.has(input.toolName) && isPatched('localActivities')) {
       return this.workspace.runToolLocal(input, this.acts.local.runTool, this.acts.runTool, label);
     }
     return this.workspace.runTool(
@@ -113,14 +132,19 @@ export class ToolRuns {
     if (plain.skipReason !== undefined) return plain;
     let prepared = plain;
     if (this.hooks.applies('PreToolUse', run.use.name)) {
-      const hooked = await this.hooks.preToolUse(run.use, assistantUuid, plain.permission);
+      const hooked = await this.hooks.preToolUse(run.use, assistantUuid);
       if (hooked.stop) {
         this.hookStop ??= hooked.stop;
         return this.runInput(run, assistantUuid, `Not run: ${hooked.stop.errors.join('; ')}`);
       }
+      // The hook's verdict yields to deny and ask rules and safety checks (one order of
+      // precedence); histories recorded before it replay with the earlier combination.
+      const permission = isPatched('hookPrecedence')
+        ? decidePermission(turnPolicy(this.input.options, this.state.skillRules), run.use.name, hooked.hook)
+        : legacyHookPermission(plain.permission, hooked.hook);
       prepared = {
         ...plain,
-        permission: hooked.permission,
+        permission,
         ...(hooked.inputRef !== undefined ? { inputRef: hooked.inputRef } : {}),
       };
     }

@@ -1,10 +1,8 @@
-import { ActivityCancellationType, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
 import type { ActivityTimeouts } from '../common/turn';
 import { activityTimeouts } from './timeouts';
-
-/** Patch id: cancelled tool runs are awaited until they have stopped. */
-const WAIT_FOR_CANCELLED_TOOLS = 'wait-for-cancelled-tools';
+import { isPatched } from './patches';
 
 /**
  * How a tool run is cancelled: waited for until its activity has stopped (its command killed).
@@ -12,7 +10,7 @@ const WAIT_FOR_CANCELLED_TOOLS = 'wait-for-cancelled-tools';
  * For every tool proxy, the shared queue's and a workspace host's alike.
  */
 export function toolCancellationType(): ActivityCancellationType {
-  return patched(WAIT_FOR_CANCELLED_TOOLS)
+  return isPatched('waitForCancelledTools')
     ? ActivityCancellationType.WAIT_CANCELLATION_COMPLETED
     : ActivityCancellationType.TRY_CANCEL;
 }
@@ -44,9 +42,6 @@ export type TurnActivities = Pick<
  * commands or can take long (Bash, Edit, Write, …) stays a normal activity with heartbeats.
  */
 export const LOCAL_TOOLS: ReadonlySet<string> = new Set(['Read', 'Glob', 'Grep']);
-
-/** Patch id of local activities (histories from before them replay with normal activities). */
-export const LOCAL_ACTIVITIES_PATCH = 'local-activities';
 
 /**
  * Activity stubs of one turn. Model calls (and the compaction's summarizing call) stream with

@@ -4,7 +4,6 @@ import {
   condition,
   continueAsNew,
   isCancellation,
-  patched,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
@@ -14,7 +13,6 @@ import {
 import { SA } from '../common/search-attributes';
 import { modelCallLabel } from '../common/summary';
 import { summarized } from './activity-summary';
-import { LOCAL_ACTIVITIES_PATCH } from './turn-activities';
 import type { CallModelSummary } from '../common/model';
 import { ModelErrorType } from '../common/model';
 import { STRUCTURED_OUTPUT_NUDGE } from '../common/structured-output';
@@ -43,24 +41,14 @@ import { Approvals } from './approvals';
 import { HookRuns } from './hook-runs';
 import { Interrupts, uninterruptible } from './interrupts';
 import { interruptSignal, poolStatusSignal, setLimitsSignal, turnProgressQuery, turnSpendQuery } from './messages';
+import { agentResultFailure } from '../common/agent-result';
 import { PoolMember } from './pool-member';
 import { ToolRuns } from './tool-runs';
 import { turnActivities } from './turn-activities';
 import type { TurnActivities } from './turn-activities';
 import { TurnState } from './turn-state';
-import { WORKSPACE_PATCH, WorkspaceFollower, WorkspaceStop } from './workspace';
-
-/** Patch id of `AgentStatus` / `AgentCostUsd` set on the turn workflow itself when it ends. */
-const TURN_STATUS_PATCH = 'turn-status-attributes';
-
-/** Patch id of the `loadContext` step at a new session's first turn. */
-const SESSION_CONTEXT_PATCH = 'session-context';
-
-/**
- * Patch id: a new session's context is loaded while its workspace is prepared (both activities
- * scheduled in one workflow task), not after it. Histories from before replay sequentially.
- */
-const PARALLEL_SETUP_PATCH = 'parallel-session-setup';
+import { WorkspaceFollower, WorkspaceStop } from './workspace';
+import { isPatched } from './patches';
 
 /** Model calls per workflow run before a long turn continues as new. */
 const DEFAULT_MAX_STEPS_PER_RUN = 200;
@@ -87,7 +75,9 @@ const STRUCTURED_OUTPUT_EXHAUSTED = 'structured_output_retry_exhausted';
  * call, stops (`error_max_budget_usd`) once the pool is exhausted, and leaves at the end.
  *
  * Signals: `setLimits`, `interrupt`, `poolStatus`. Query: `progress`.
- * @returns a TurnOutcome; never throws for model or tool errors (they become error results).
+ * @returns a TurnOutcome for a success; an error result (model or tool errors, limits, an
+ *   interrupt) fails the workflow with an `AgentResult.<subtype>` failure whose details hold the
+ *   TurnOutcome (`resultOfFailure` reads it), so that the Web UI shows the turn as Failed.
  */
 export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   const turn = new Turn(input);
@@ -95,6 +85,10 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   // Not reached on continue-as-new (run() throws it): the next run is still a member.
   await turn.member.leave();
   turn.finish(outcome);
+  // An error result fails the workflow (the Web UI lists it as Failed), carrying the outcome.
+  if (outcome.isError && isPatched('errorResultFailsTurn')) {
+    throw agentResultFailure(outcome.subtype, outcome.errors, outcome);
+  }
   return outcome;
 }
 
@@ -102,9 +96,6 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
  * A running turn: its state (one object, carried through continue-as-new), its budget pool
  * membership, its interrupts, and one method per step of the loop.
  */
-/** Patch id: a compaction that did not bring the context under the threshold is not repeated. */
-const NO_REPEATED_AUTO_COMPACT_PATCH = 'no-repeated-auto-compact';
-
 class Turn {
   readonly state: TurnState;
   readonly member: PoolMember;
@@ -220,15 +211,15 @@ class Turn {
       );
     }
     let contextLoaded = false;
-    if (patched(WORKSPACE_PATCH)) {
+    if (isPatched('workspace')) {
       // Where the working tree is: recorded (origin, base, first snapshot) on its host, or
       // re-materialized on a live worker when the previous turn's host is gone.
       this.state.activity = 'prepareWorkspace';
       if (
         input.parentUuid === null &&
         !input.options.bare &&
-        patched(PARALLEL_SETUP_PATCH) &&
-        patched(SESSION_CONTEXT_PATCH)
+        isPatched('parallelSessionSetup') &&
+        isPatched('sessionContext')
       ) {
         const failed = await this.prepareWithContext(input.promptUuid);
         if (failed) return failed;
@@ -239,7 +230,7 @@ class Turn {
     }
     // Histories from before the session context replay without the step (patched marker).
     // `--bare` sessions have no context (no memory files, git status or environment).
-    if (!contextLoaded && input.parentUuid === null && !input.options.bare && patched(SESSION_CONTEXT_PATCH)) {
+    if (!contextLoaded && input.parentUuid === null && !input.options.bare && isPatched('sessionContext')) {
       const failed = await this.loadContext(input.promptUuid);
       if (failed) return failed;
     }
@@ -350,7 +341,7 @@ class Turn {
     if (last && shouldAutoCompact(last.tokens, last.window, this.input.options.compaction)) {
       // A compaction right before this call did not bring it under the threshold: compacting
       // again and again would cost a summary call per step and gain nothing.
-      if (last.afterCompaction && patched(NO_REPEATED_AUTO_COMPACT_PATCH)) d.autoCompactIneffective = true;
+      if (last.afterCompaction && isPatched('noRepeatedAutoCompact')) d.autoCompactIneffective = true;
       if (!d.autoCompactIneffective) await this.compact('auto');
     }
     return null;
@@ -388,6 +379,7 @@ class Turn {
           ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
           ...(options.definitionsKey !== undefined ? { definitionsKey: options.definitionsKey } : {}),
           ...(options.toolSearch !== undefined ? { toolSearch: options.toolSearch } : {}),
+          ...this.workspace.forModelCall(),
         }),
       );
     } catch (err) {
@@ -583,6 +575,16 @@ class Turn {
    * crossed it do not run (each gets a result saying so). Returns the outcome when the turn stops.
    */
   private async runTools(assistantUuid: string, call: CallModelSummary): Promise<TurnOutcome | null> {
+    if (call.toolUses.length > 0 && this.member.awaitingAck() && isPatched('poolAckBeforeTools')) {
+      // The pool learns of this call's spend first: if it crossed the pool's limit, the pool
+      // answers "exhausted" and the tools below do not run (docs/limits.md). Milliseconds, once per step.
+      this.state.activity = 'waitBudgetPool';
+      await this.member.awaitAck((wait) => this.interrupts.run(wait));
+      if (this.interrupts.requested()) {
+        await this.tools.skipAll(assistantUuid, call.toolUses, `Interrupted: ${this.interrupts.reason}`);
+        return this.interrupted('aborted_tools');
+      }
+    }
     const { maxBudgetUsd } = this.state.data.limits;
     const afterCall = checkLimits(
       maxBudgetUsd !== undefined ? { maxBudgetUsd } : {},
@@ -722,7 +724,7 @@ class Turn {
     normal: (arg: A) => Promise<R>,
     arg: A,
   ): Promise<void> {
-    if (patched(LOCAL_ACTIVITIES_PATCH)) {
+    if (isPatched('localActivities')) {
       try {
         await summarized(local, summary, arg);
         return;
@@ -757,7 +759,7 @@ class Turn {
   finish(outcome: TurnOutcome): void {
     this.updateDetails();
     if (workflowInfo().typedSearchAttributes.get(SA.sessionId) === undefined) return;
-    if (!patched(TURN_STATUS_PATCH)) return;
+    if (!isPatched('turnStatusAttributes')) return;
     upsertSearchAttributes([
       { key: SA.status, value: outcome.subtype },
       { key: SA.costUsd, value: Math.round(outcome.costUsd * 1e6) / 1e6 },
@@ -766,11 +768,16 @@ class Turn {
 
   private progress(): TurnProgress {
     const d = this.state.data;
+    // While the host of a tool call is gone and the workspace moves, that is what the turn does
+    // (not the call: it is not running anywhere).
+    const label = this.workspace.moving
+      ? `move the workspace to a live worker (the host of ${this.state.activityLabel ?? this.state.activity} is gone)`
+      : this.state.activityLabel;
     return {
       events: [...d.events],
       done: this.state.done,
-      activity: this.state.activity,
-      ...(this.state.activityLabel !== null ? { activityLabel: this.state.activityLabel } : {}),
+      activity: this.workspace.moving ? 'prepareWorkspace' : this.state.activity,
+      ...(label !== null ? { activityLabel: label } : {}),
       activitySince: new Date(this.state.activitySinceMs).toISOString(),
       modelCall: this.state.modelCall,
       numTurns: d.numTurns,

@@ -13,9 +13,6 @@ import { WorkspaceErrorType, mapFormerPath, type WorkspaceRef } from '../common/
 import { activityTimeouts } from './timeouts';
 import { toolCancellationType } from './turn-activities';
 
-/** Patch id of workspace following (turns recorded before it replay without it). */
-export const WORKSPACE_PATCH = 'workspace-follows-turn-v1';
-
 /**
  * How long a tool call waits on a host queue before the host counts as gone, when the worker
  * did not say (`workspace.hostTimeoutMs` of the worker that holds the tree travels in the ref).
@@ -65,6 +62,11 @@ export class WorkspaceFollower {
     }).prepareWorkspace;
   }
 
+  /** True while the workspace moves to a live worker because its host is gone. */
+  get moving(): boolean {
+    return this.recovering !== null;
+  }
+
   /** Where the workspace is (null: not followed). */
   get ref(): WorkspaceRef | null {
     return this.holder.workspace ?? null;
@@ -86,6 +88,22 @@ export class WorkspaceFollower {
   currentPath(p: string): string {
     const ref = this.ref;
     return ref ? mapFormerPath(p, ref.formerPaths, ref.repoRoot) : p;
+  }
+
+  /**
+   * Where the workspace is, for a model call (see `CallModelInput.workspace`): its host queue,
+   * root and former roots; empty when it is not followed.
+   */
+  forModelCall(): { workspace?: { hostQueue: string; repoRoot: string; formerRoots?: string[] } } {
+    const ref = this.ref;
+    if (!ref) return {};
+    return {
+      workspace: {
+        hostQueue: ref.hostQueue,
+        repoRoot: ref.repoRoot,
+        ...(ref.formerPaths.length > 0 ? { formerRoots: ref.formerPaths } : {}),
+      },
+    };
   }
 
   /** Finds or makes the workspace on a live worker (shared queue); null when it is not followed. */

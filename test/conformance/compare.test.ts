@@ -54,6 +54,7 @@ function run(messages: StreamMessage[], over: Partial<SideRun> = {}): SideRun {
     strayLines: [],
     requests: [],
     files: { 'a.txt': 'a\n' },
+    homeFiles: {},
     durationMs: 1,
     paths: { repo: '/r', home: '/h' },
     ...over,

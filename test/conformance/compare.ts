@@ -345,6 +345,10 @@ export function compareToolSchemas(claude: ParsedRequest | undefined, ours: Pars
   return diffs;
 }
 
+function prefixed(prefix: string, files: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(files ?? {}).map(([k, v]) => [prefix + k, v]));
+}
+
 function compareRepos(a: Record<string, string>, b: Record<string, string>): Difference[] {
   const diffs: Difference[] = [];
   for (const p of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
@@ -499,6 +503,7 @@ export function compareRuns(runs: Record<Side, SideRun>, opts: { systemTail?: st
   diffs.push(...compareToolResults(claude.requests, ours.requests));
   diffs.push(...compareContext(claude.requests, claude.paths, ours.requests, ours.paths, opts));
   diffs.push(...compareRepos(claude.files, ours.files));
+  diffs.push(...compareRepos(prefixed('~/', claude.homeFiles), prefixed('~/', ours.homeFiles)));
   diffs.push(...compareResumed(runs, opts));
   return diffs;
 }

@@ -104,6 +104,10 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       'bash-compound-scoped',
       'command-frontmatter-args',
       'skill-listed-and-loaded',
+      'hook-allow-rules',
+      'bash-builtins-asked',
+      'settings-untrusted',
+      'settings-subdirectory',
     ],
     reason:
       "The text of a permission denial is the runner's own (it names the rule or the flag that would allow the call); the denial itself, is_error, the system/permission_denied message and result.permission_denials match.",
@@ -211,6 +215,14 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     where: /^Read\.(pages|allow_large)$/,
     reason:
       'Read has no PDF support (pages) and no way past its size limit (allow_large): files over 256 KB are read in windows with offset/limit, which keeps every tool result small enough for the transcript store and the context.',
+  },
+  {
+    id: 'bash-env-never-sourced',
+    kind: 'repository',
+    where: 'sourced.txt',
+    scenarios: ['settings-env-shell'],
+    reason:
+      "Deliberate, beyond Claude Code: BASH_ENV (and ENV, SHELLOPTS, BASHOPTS, CDPATH, PS4) never reaches the runner's shell. Claude Code 2.1.328 keeps it out of the command's shell too, but sources it once, silently, while it prepares its shell (so a repository's settings env runs a script of the repository).",
   },
   {
     id: 'structured-output-never-success-without-output',

@@ -65,6 +65,8 @@ export interface SideRun {
   requests: ParsedRequest[];
   /** The repository afterwards: relative path → content. */
   files: Record<string, string>;
+  /** The scenario's `homeAfter` files of HOME afterwards: relative path → content (absent when missing). */
+  homeFiles?: Record<string, string>;
   durationMs: number;
   /** The scenario's second run (`resume`), when it has one. */
   resumed?: ResumedRun;
@@ -210,6 +212,19 @@ export function snapshotRepo(dir: string): Record<string, string> {
   return out;
 }
 
+/** The files named (relative to `dir`) that exist: relative path → UTF-8 content. */
+export function snapshotFiles(dir: string, rels: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const rel of rels) {
+    try {
+      out[rel] = readFileSync(join(dir, rel), 'utf8');
+    } catch {
+      // absent
+    }
+  }
+  return out;
+}
+
 /** Options of {@link runScenario}. */
 export interface RunOptions {
   claudeBin: string;
@@ -326,6 +341,10 @@ export async function runScenario(s: ConformanceScenario, opts: RunOptions): Pro
   try {
     for (const side of ['claude', 'ours'] as const) {
       createRepo(repo, s.files ?? DEFAULT_FILES);
+      if (s.setup !== undefined) {
+        const r = spawnSync('bash', ['-c', s.setup], { cwd: repo, encoding: 'utf8' });
+        if (r.status !== 0) throw new Error(`setup of ${s.name} failed: ${r.stderr}`);
+      }
       if (s.git) gitInit(repo);
       const home = join(root, `home-${side}`);
       mkdirSync(home, { recursive: true });
@@ -342,8 +361,10 @@ export async function runScenario(s: ConformanceScenario, opts: RunOptions): Pro
       const firstRequest = opts.model.requests.length;
       const started = Date.now();
       const timeoutMs = opts.timeoutMs ?? 120_000;
+      const cwd = s.cwd === undefined ? repo : join(repo, s.cwd);
+      mkdirSync(cwd, { recursive: true });
       const r = await runProcess(cmd, argv, {
-        cwd: repo,
+        cwd,
         env,
         timeoutMs,
         ...(input.stdin !== undefined ? { stdin: input.stdin } : {}),
@@ -365,7 +386,7 @@ export async function runScenario(s: ConformanceScenario, opts: RunOptions): Pro
         const [cmd2, argv2] =
           side === 'claude' ? [opts.claudeBin, flags2] : [process.execPath, [RUNNER_BIN, ...flags2]];
         const first2 = opts.model.requests.length;
-        const r2 = await runProcess(cmd2, argv2, { cwd: repo, env, timeoutMs });
+        const r2 = await runProcess(cmd2, argv2, { cwd, env, timeoutMs });
         const l2 = parseLines(r2.stdout);
         resumed = {
           exitCode: r2.code,
@@ -385,6 +406,7 @@ export async function runScenario(s: ConformanceScenario, opts: RunOptions): Pro
         ...lines,
         requests: opts.model.requests.slice(firstRequest, firstEnd),
         files: snapshotRepo(repo),
+        homeFiles: snapshotFiles(home, s.homeAfter ?? []),
         durationMs: Date.now() - started,
         ...(resumed ? { resumed } : {}),
         paths: { repo, home },

@@ -3,7 +3,7 @@
  * worker, detached); later and parallel runs use it; `server status|stop` manage it.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModelServer, type FakeModelServer } from '../../src/fake-model';
@@ -26,7 +26,16 @@ describe('background server', () => {
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
-    fake = await startFakeModelServer({ responder: () => ({ content: [{ text: 'hello from the model' }] }) });
+    fake = await startFakeModelServer({
+      responder: (req) => {
+        // "take your time": one slow Bash first (a turn that keeps the server busy for a while).
+        const slow = JSON.stringify(req.messages[0]?.content ?? '').includes('take your time');
+        if (slow && req.messages.filter((m) => m.role === 'assistant').length === 0) {
+          return { content: [{ tool_use: { name: 'Bash', input: { command: 'sleep 8' } } }] };
+        }
+        return { content: [{ text: 'hello from the model' }] };
+      },
+    });
     dataDir = mkdtempSync(join(tmpdir(), 'dar-bg-'));
     env = { ...process.env, AGENT_RUNNER_DATA_DIR: dataDir, ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: 'k' };
     for (const k of ['TEMPORAL_ADDRESS', 'AGENT_RUNNER_CONFIG', 'AGENT_RUNNER_NO_DAEMON', 'NODE_OPTIONS'])
@@ -108,6 +117,79 @@ describe('background server', () => {
     }
   });
 
+  test('background server: attach calls no model: it needs no key and never restarts the server, whatever key it has', async () => {
+    const sessionId = '5e55f00d-0000-4000-8000-000000000013';
+    const first = await p('say hello for attach', ['--session-id', sessionId]);
+    expect(first.code).toBe(0);
+    const before = readServerState(dataDir);
+    const noKey = { ...env };
+    delete noKey['ANTHROPIC_API_KEY'];
+    delete noKey['ANTHROPIC_BASE_URL'];
+    const a = await runCli(['attach', sessionId, '--output-format', 'json'], { env: noKey, cwd: tmpdir() });
+    expect({ code: a.code, stderr: a.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(a.stdout)).toMatchObject({
+      subtype: 'success',
+      result: 'hello from the model',
+      session_id: sessionId,
+    });
+    const otherKey = { ...noKey, ANTHROPIC_API_KEY: 'another-key' };
+    const b = await runCli(['attach', sessionId, '--output-format', 'json'], { env: otherKey, cwd: tmpdir() });
+    expect(b.code).toBe(0);
+    expect(b.stderr).not.toMatch(/restarting/);
+    expect(readServerState(dataDir)?.ownerPid).toBe(before?.ownerPid);
+  });
+
+  test('background server: server status shows its agent-runner version; a run restarts an idle server of another version, saying so, and refuses (exit 2) a busy one', async () => {
+    const state = readServerState(dataDir);
+    if (!state?.ownerPid || !state.runner) throw new Error('no background server with a version recorded');
+    const mine = state.runner;
+    const status = await runCli(['server', 'status'], { env, cwd: tmpdir() });
+    expect(status.stdout).toMatch(new RegExp(`version\\s+agent-runner ${mine.version.replace(/\./g, '\\.')}`));
+    expect(JSON.parse((await runCli(['server', 'status', '--json'], { env, cwd: tmpdir() })).stdout)).toMatchObject({
+      runner: mine,
+      versionMatches: true,
+    });
+    // The recorded server now claims an older version (as an older install's server would).
+    const file = join(dataDir, 'server.json');
+    const older = (): void => {
+      const j = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+      writeFileSync(file, JSON.stringify({ ...j, runner: { version: '0.0.9', build: 'a1b2c3d4e5f6' } }));
+    };
+    older();
+    const st = await runCli(['server', 'status'], { env, cwd: tmpdir() });
+    expect(st.stdout).toMatch(/version\s+agent-runner 0\.0\.9 \(build a1b2c3d4e5f6\) \(this client is agent-runner /);
+    const idle = await p('hello after an upgrade');
+    expect(idle.code).toBe(0);
+    expect(idle.stderr).toMatch(
+      new RegExp(
+        `restarting the idle background server \\(pid ${state.ownerPid}\\) with this run's agent-runner .* \\(it ran agent-runner 0\\.0\\.9 \\(build a1b2c3d4e5f6\\)\\)`,
+      ),
+    );
+    const restarted = readServerState(dataDir);
+    expect(restarted?.ownerPid).not.toBe(state.ownerPid);
+    expect(restarted?.runner).toEqual(mine);
+
+    // Busy: a turn runs on it, so it is not restarted; the run is refused, nothing run.
+    const slow = p('take your time');
+    expect(await waitUntil(() => readServerState(dataDir) !== null, 10_000)).toBe(true);
+    await new Promise((r) => setTimeout(r, 3000)); // the slow turn is running its Bash
+    older();
+    const refused = await p('hello while busy');
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(
+      /the shared agent-runner server \(pid \d+, background\) runs agent-runner 0\.0\.9 \(build a1b2c3d4e5f6\), and this is agent-runner .*: its worker would run this turn with other code\. It is running turns, so it is not restarted now/,
+    );
+    expect((await slow).code).toBe(0);
+    // An older server that records no version at all counts as another version.
+    const j = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    delete j['runner'];
+    writeFileSync(file, JSON.stringify(j));
+    const unknown = await p('hello to an unversioned server');
+    expect(unknown.code).toBe(0);
+    expect(unknown.stderr).toMatch(/it ran an older agent-runner that does not record its version/);
+  });
+
   test('background server: server stop ends it; status then says none runs (exit 1); --no-daemon leaves nothing behind; the next server takes the same address', async () => {
     const state = readServerState(dataDir);
     const stop = await runCli(['server', 'stop'], { env, cwd: tmpdir() });
@@ -133,5 +215,18 @@ describe('background server', () => {
     const again = await p('after a stop');
     expect(again.code).toBe(0);
     expect(readServerState(dataDir)?.address).toBe(state?.address);
+  });
+
+  test('background server: attach with no server running and no model key reads the finished turn from a private dev server, and leaves no server behind', async () => {
+    const sessionId = '5e55f00d-0000-4000-8000-000000000014';
+    expect((await p('say hello before the stop', ['--session-id', sessionId])).code).toBe(0);
+    expect((await runCli(['server', 'stop'], { env, cwd: tmpdir() })).code).toBe(0);
+    const noKey = { ...env };
+    delete noKey['ANTHROPIC_API_KEY'];
+    const a = await runCli(['attach', sessionId, '--output-format', 'json'], { env: noKey, cwd: tmpdir() });
+    expect({ code: a.code, stderr: a.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(a.stdout)).toMatchObject({ subtype: 'success', result: 'hello from the model' });
+    expect((await runCli(['server', 'status'], { env, cwd: tmpdir() })).code).toBe(1);
+    expect(devServersOn(dataDir)).toEqual([]);
   });
 });

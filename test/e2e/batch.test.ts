@@ -383,11 +383,31 @@ describe('agent-runner batch', () => {
     expect(retry.results.get('good')?.session_id).toBe(first.results.get('good')?.session_id);
     expect(retry.stderr).toContain('bad: failed in an earlier run; retrying as a new session');
     expect(retry.stderr).toContain('1 of 2 tasks had finished in an earlier run of this batch and were not run again');
+    // The failed first attempt's spend stays the task's: on its result line and in the summary's total.
+    const badFirst = first.results.get('bad')!;
+    expect(badFirst.total_cost_usd).toBeGreaterThan(0);
+    expect(retry.results.get('bad')?.earlier_attempts).toEqual([
+      {
+        session_id: badFirst.session_id,
+        subtype: 'error_max_turns',
+        num_turns: badFirst.num_turns,
+        total_cost_usd: badFirst.total_cost_usd,
+        total_cost_usd_known: true,
+      },
+    ]);
+    const spent = [retry.results.get('good'), retry.results.get('bad')].reduce(
+      (sum, r) => sum + (r?.total_cost_usd ?? 0),
+      badFirst.total_cost_usd,
+    );
+    const total = (out: string): string | undefined => /^2 tasks: .* · \$(\d+\.\d{4}) · /m.exec(out)?.[1];
+    expect(total(retry.stdout)).toBe(spent.toFixed(4));
 
     const settled = await run();
     expect(settled.code).toBe(0);
     expect(settled.results.get('bad')?.session_id).toBe(retry.results.get('bad')?.session_id);
     expect(settled.stderr).toContain('NOTHING RAN');
     expect(settled.stderr).not.toContain('--retry-failed');
+    expect(settled.results.get('bad')?.earlier_attempts).toEqual(retry.results.get('bad')?.earlier_attempts);
+    expect(total(settled.stdout)).toBe(spent.toFixed(4));
   });
 });

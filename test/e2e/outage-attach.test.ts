@@ -25,10 +25,15 @@ function startCli(args: string[], env: NodeJS.ProcessEnv) {
   const child = spawn(process.execPath, [BIN, ...args], { env, cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
+  /** When each stderr chunk came (epoch ms). */
+  const stderrAt: number[] = [];
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+    stderrAt.push(Date.now());
+  });
   const done = new Promise<CliRun>((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
-  return { child, done, stderr: () => stderr };
+  return { child, done, stderr: () => stderr, stderrAt };
 }
 
 /** A model that runs `touch started; sleep N` in Bash, then answers `text`. */
@@ -77,11 +82,21 @@ describe('client through outages, and attach', () => {
     const state = readServerState(env['AGENT_RUNNER_DATA_DIR'] as string);
     if (!state?.ownerPid) throw new Error('no background server recorded');
     process.kill(state.ownerPid, 'SIGKILL');
+    const killed = Date.now();
     const r = await run.done;
+    const ended = Date.now();
     expect({ code: r.code, stderr: r.stderr }).toMatchObject({ code: 0 });
     expect(JSON.parse(r.stdout)).toMatchObject({ subtype: 'success', result: 'done after the outage' });
     expect(r.stderr).toContain('Temporal is unreachable');
     expect(r.stderr).toContain('Temporal is back after');
+    const times = [killed, ...run.stderrAt.filter((t) => t >= killed), ended];
+    const longestSilence = Math.max(...times.slice(1).map((t, i) => t - (times[i] as number)));
+    console.log(
+      `kill -9 of the background server: result after ${Math.round((ended - killed) / 1000)} s, longest silence ${Math.round(longestSilence / 1000)} s (stderr at ${times.map((t) => Math.round((t - killed) / 100) / 10).join(', ')} s)\n${r.stderr}`,
+    );
+    // The recovery that follows (the dead worker's Bash waits for its heartbeat timeout, then
+    // for a worker) is said as it goes, and never leaves stderr silent for long.
+    expect(longestSilence).toBeLessThan(20_000);
     const after = readServerState(env['AGENT_RUNNER_DATA_DIR'] as string);
     expect(after?.ownerPid).not.toBe(state.ownerPid);
     expect(after?.address).toBe(state.address);

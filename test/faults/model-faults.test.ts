@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repeatedCompletedCalls } from '../../src/fake-model';
+import { billedUsage, repeatedCompletedCalls } from '../../src/fake-model';
+import type { Config } from '../../src/config';
 import type { StepSpec } from '../../src/fake-model';
 import { makeRepo, startRunnerEnv } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
@@ -107,5 +108,60 @@ describe('faults: the model server fails in bursts', () => {
     expect(result.errors?.join('\n')).toContain('API Error 529');
     expect(env.fake.requests().filter((r) => r.step === 1)).toHaveLength(3);
     expect(expectIntactTranscript(env.dataDir, engine.sessionId)).toMatchObject({ toolUses: 1, toolResults: 1 });
+  });
+});
+
+describe('faults: a response stream that goes quiet', () => {
+  let env: RunnerEnv;
+  afterEach(async () => env?.close());
+
+  /** Workers whose streams may be quiet for 1 s at most (Claude Code's default is 300 s). */
+  const quick = (c: Config): Config => ({ ...c, model: { ...c.model, streamIdleTimeoutMs: 1000 } });
+
+  test('stream idle: a stream that sends nothing for the idle limit after message_start is given up and retried; the turn succeeds and the quiet attempt is billed', async () => {
+    env = await startRunnerEnv({
+      workerConfig: quick,
+      // Attempt 1 sends message_start, then one event every 4 s; attempt 2 streams normally.
+      responder: (_req, { attempt }) => ({
+        ...(attempt === 1 ? { chunk_delay_ms: 4000 } : {}),
+        content: [{ text: 'an answer that arrives after all' }],
+      }),
+    });
+    const engine = env.engine({ cwd: makeRepo({}) });
+    const started = Date.now();
+    const { result } = await env.runTurn(engine, 'go', {
+      timeouts: { modelHeartbeatMs: 5000, toolHeartbeatMs: 5000, modelMaxAttempts: 3 },
+    });
+    const elapsed = Date.now() - started;
+    expect(result).toMatchObject({ subtype: 'success', result: 'an answer that arrives after all' });
+    const log = env.fake.requests();
+    expect(log.map((r) => [r.attempt, r.outcome])).toEqual([
+      [1, 'aborted'],
+      [2, 'completed'],
+    ]);
+    // The quiet attempt's message_start was billed: it is in the turn's usage.
+    const quiet = log[0]?.billed;
+    expect((quiet?.cache_creation_input_tokens ?? 0) + (quiet?.input_tokens ?? 0)).toBeGreaterThan(0);
+    expect(result.usage).toMatchObject(billedUsage(log));
+    expect(elapsed).toBeLessThan(15_000);
+  });
+
+  test('stream idle: when every attempt goes quiet the turn ends with "API Error: Stream idle timeout - partial response received", every attempt billed', async () => {
+    env = await startRunnerEnv({
+      workerConfig: quick,
+      responder: () => ({ chunk_delay_ms: 4000, content: [{ text: 'never finished' }] }),
+    });
+    const engine = env.engine({ cwd: makeRepo({}) });
+    const { result } = await env.runTurn(engine, 'go', {
+      timeouts: { modelHeartbeatMs: 5000, toolHeartbeatMs: 5000, modelMaxAttempts: 2 },
+    });
+    expect(result).toMatchObject({ subtype: 'error_during_execution', is_error: true });
+    expect((result as { errors?: string[] }).errors?.join('\n')).toMatch(
+      /API Error: Stream idle timeout - partial response received \(no stream event for 1 s; .*\) \(ModelError\.StreamIdleTimeout\)/,
+    );
+    const log = env.fake.requests();
+    expect(log.map((r) => r.outcome)).toEqual(['aborted', 'aborted']);
+    expect(result.usage.cache_creation_input_tokens + result.usage.input_tokens).toBeGreaterThan(0);
+    expect(result.usage).toMatchObject(billedUsage(log));
   });
 });

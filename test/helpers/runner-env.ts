@@ -71,8 +71,14 @@ export interface RunnerEnv {
  * A fake model server, a temp data directory and store, a Temporal client on the shared dev
  * server, and (by default) an in-process worker on a fresh task queue.
  */
-export async function startRunnerEnv(opts: FakeModelServerOptions & { worker?: boolean } = {}): Promise<RunnerEnv> {
-  const { worker: wantWorker = true, ...fakeOpts } = opts;
+export async function startRunnerEnv(
+  opts: FakeModelServerOptions & {
+    worker?: boolean;
+    /** Changes the config the in-process workers run with (e.g. a short stream idle limit). */
+    workerConfig?: (config: Config) => Config;
+  } = {},
+): Promise<RunnerEnv> {
+  const { worker: wantWorker = true, workerConfig, ...fakeOpts } = opts;
   const fake = await startFakeModelServer(fakeOpts);
   const dataDir = mkdtempSync(join(tmpdir(), 'dar-data-'));
   const store = new JsonlTranscriptStore(dataDir);
@@ -92,7 +98,7 @@ export async function startRunnerEnv(opts: FakeModelServerOptions & { worker?: b
     const conn = await NativeConnection.connect({ address });
     const worker = await createRunnerWorker({
       connection: conn,
-      config,
+      config: workerConfig ? workerConfig(config) : config,
       store,
       taskQueue,
       env,

@@ -38,6 +38,18 @@ describe('model API errors, classified and retried by Temporal', () => {
     if ('retry_after' in fault) expect(elapsedMs).toBeGreaterThanOrEqual(fault.retry_after * 1000);
   });
 
+  test('api errors: x-should-retry true makes a 400 retried (as the SDK does), and the turn succeeds', async () => {
+    const { result, attempts } = await run([{ ...answer, errors: [{ status: 400, should_retry: true }] }]);
+    expect(result).toMatchObject({ subtype: 'success', result: 'all good' });
+    expect(attempts.map((a) => a.outcome)).toEqual(['http_error', 'completed']);
+  });
+
+  test('api errors: x-should-retry false makes a 529 final: one attempt, error_during_execution', async () => {
+    const { result, attempts } = await run([{ ...answer, errors: [{ status: 529, should_retry: false }] }]);
+    expect(result).toMatchObject({ subtype: 'error_during_execution', is_error: true, api_error_status: 529 });
+    expect(attempts).toHaveLength(1);
+  });
+
   test.each([
     ['400 invalid request', { status: 400, message: 'messages: bad shape' }, 400],
     ['401 authentication', { status: 401 }, 401],

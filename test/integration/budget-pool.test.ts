@@ -166,6 +166,41 @@ describe('budget pools', () => {
     expect(nothing.err[0]).toContain('no running session or budget pool "nothing-here"');
   });
 
+  test('pool: the tools of the call that exhausted the pool do not run (each gets a "Not run" result), as for a turn budget', async () => {
+    env = await startRunnerEnv({
+      responder: (req) => {
+        const step = req.messages.filter((m) => m.role === 'assistant').length;
+        return {
+          content: [{ tool_use: { name: 'Bash', input: { command: `echo ${step + 1} >> ran.txt` } } }],
+          usage: USAGE,
+        };
+      },
+    });
+    const pool = await ensureBudgetPool(env.client, {
+      taskQueue: env.taskQueue,
+      poolId: `bash-${randomUUID().slice(0, 8)}`,
+      limitUsd: 0.005,
+    });
+    const repo = makeRepo({});
+    const engine = env.engine({ cwd: repo });
+    // Call 1 costs $0.003 (its Bash runs); call 2 brings the pool to $0.006: its Bash must not run.
+    const { result } = await env.runTurn(engine, 'spend with Bash', { budgetPoolId: pool.workflowId });
+    expect(result).toMatchObject({ subtype: 'error_max_budget_usd', num_turns: 2 });
+    expect(result.errors?.[0]).toMatch(/^Budget pool exhausted \(\$0\.005\)/);
+    const { readFileSync } = await import('node:fs');
+    expect(readFileSync(`${repo}/ran.txt`, 'utf8')).toBe('1\n');
+    const lines = await env.store.load(engine.sessionId);
+    const results = lines.flatMap((l) =>
+      Array.isArray(l.message?.content)
+        ? (l.message.content as Array<{ type: string; content?: unknown }>).filter((b) => b.type === 'tool_result')
+        : [],
+    );
+    expect(results).toHaveLength(2);
+    expect(results[1]?.content).toBe(
+      '<tool_use_error>Not run: the turn stopped because its budget was reached.</tool_use_error>',
+    );
+  });
+
   test('pool: continue-as-new carries the limit, the spend and 2,000 members', async () => {
     env = await startRunnerEnv({
       responder: (_req, ctx) => (ctx.step < 3 ? glob : { content: [{ text: 'done' }], usage: USAGE }),

@@ -1,3 +1,4 @@
+import { turnOutcome } from '../../src/client/turn-outcome';
 import { installRuntimeLogging } from '../../src/worker/logging';
 import type { TurnOutcome } from '../../src/common/turn';
 import type { SDKResultMessage } from '../../src/common/sdk-messages';
@@ -80,7 +81,7 @@ describe('interrupting a running turn', () => {
     expect(first).toMatchObject({ subtype: 'error_during_execution', is_error: true });
     expect(first.errors).toContain('[interrupted] stop now');
 
-    const outcome: TurnOutcome = await env.client.workflow.getHandle(started.turnWorkflowId).result();
+    const outcome: TurnOutcome = await turnOutcome(env.client, started.turnWorkflowId);
     const chain = await env.store.chain(engine.sessionId, outcome.leafUuid);
     const results = chain.flatMap((l) =>
       Array.isArray(l.message?.content)
@@ -241,7 +242,8 @@ describe('signals and queries on a running turn', () => {
       subtype: 'error_during_execution',
       errors: ['[interrupted] Interrupted: the turn workflow was cancelled'],
     });
-    expect((await handle.describe()).status.name).toBe('COMPLETED');
+    // An error result (here: an interrupt) lists the turn as Failed, its outcome in the failure.
+    expect((await handle.describe()).status.name).toBe('FAILED');
     const second = await env.runTurn(engine, 'go on');
     expect(second.result).toMatchObject({ subtype: 'success', result: 'continuing after the interrupt' });
   });

@@ -3,6 +3,8 @@
  * on every activity, static summary and details on the turn, current details, and the turn's own
  * `AgentStatus` so that an agent that failed is found as failed.
  */
+import { resultOfFailure } from '../../src/common/agent-result';
+import type { TurnOutcome } from '../../src/common/turn';
 import { temporal } from '@temporalio/proto';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { SA } from '../../src/common/search-attributes';
@@ -88,17 +90,45 @@ describe('turn legibility', () => {
     expect(d.typedSearchAttributes.get(SA.sessionId)).toBe(engine.sessionId);
   });
 
-  test('turn: an agent that ends in an error result is found as failed (AgentStatus) while its workflow completes', async () => {
+  test('turn: an agent that ends in an error result is listed as Failed (its turn and its session), the result still readable', async () => {
     env = await startRunnerEnv({
       responder: () => ({ content: [{ tool_use: { name: 'Glob', input: { pattern: '**/*.ts' } } }] }),
     });
     const engine = env.engine({ cwd: makeRepo({ 'x.ts': '' }) });
     const { result } = await env.runTurn(engine, 'loop', testTurnOptions({ limits: { maxTurns: 2 } }));
-    expect(result.subtype).toBe('error_max_turns');
+    expect(result).toMatchObject({ subtype: 'error_max_turns', num_turns: 2, is_error: true });
     const turnId = (await engine.state()).lastTurnWorkflowId ?? '';
     const d = await env.client.workflow.getHandle(turnId).describe();
-    expect(d.status.name).toBe('COMPLETED');
+    // The Web UI's list shows the workflow status: Failed, with the result's subtype and error.
+    expect(d.status.name).toBe('FAILED');
     expect(d.typedSearchAttributes.get(SA.status)).toBe('error_max_turns');
+    const failure = await env.client.workflow
+      .getHandle(turnId)
+      .result()
+      .then(
+        () => null,
+        (e: unknown) => (e as { cause?: { type?: string; message?: string } }).cause,
+      );
+    expect(failure).toMatchObject({
+      type: 'AgentResult.error_max_turns',
+      message: expect.stringMatching(/^error_max_turns: Reached maximum number of turns \(2\)/),
+    });
+    // Whoever reads the turn's result gets the outcome from the failure (attach, batch, the session).
+    const carried = resultOfFailure<TurnOutcome>(failure);
+    expect(carried).toMatchObject({ subtype: 'error_max_turns', numTurns: 2 });
+    const again = [];
+    for await (const m of engine.follow({ turnWorkflowId: turnId, offset: 0 })) again.push(m);
+    expect(again.at(-1)).toMatchObject({ type: 'result', subtype: 'error_max_turns', num_turns: 2 });
+    expect((await engine.state()).turnCount).toBe(1);
+    // Its session, ended after that turn, is Failed too.
+    await engine.end();
+    const session = env.client.workflow.getHandle(`agent-session-${engine.sessionId}`);
+    const closed = await session.result().then(
+      () => 'completed',
+      (e: unknown) => (e as { cause?: { type?: string } }).cause?.type,
+    );
+    expect(closed).toBe('AgentResult.error_max_turns');
+    expect((await session.describe()).status.name).toBe('FAILED');
     // The saved-view query of docs/architecture.md finds it.
     const failed: string[] = [];
     const query = `WorkflowType = 'turnWorkflow' AND AgentStatus != 'success' AND AgentStatus != 'running' AND AgentSessionId = '${engine.sessionId}'`;
@@ -107,5 +137,18 @@ describe('turn legibility', () => {
       if (failed.length === 0) await new Promise((r) => setTimeout(r, 200));
     }
     expect(failed).toEqual([turnId]);
+  });
+
+  test('turn: a successful turn and its session complete (Completed in the list)', async () => {
+    env = await startRunnerEnv({ responder: () => ({ content: [{ text: 'fine' }] }) });
+    const engine = env.engine({ cwd: makeRepo({}) });
+    const { result } = await env.runTurn(engine, 'hello');
+    expect(result).toMatchObject({ subtype: 'success', result: 'fine' });
+    const turnId = (await engine.state()).lastTurnWorkflowId ?? '';
+    expect((await env.client.workflow.getHandle(turnId).describe()).status.name).toBe('COMPLETED');
+    await engine.end();
+    const session = env.client.workflow.getHandle(`agent-session-${engine.sessionId}`);
+    await session.result();
+    expect((await session.describe()).status.name).toBe('COMPLETED');
   });
 });

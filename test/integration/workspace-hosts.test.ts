@@ -19,6 +19,7 @@ import { PostgresTranscriptStore } from '../../src/store/postgres/postgres-store
 import { runCli } from '../helpers/cli';
 import { freshSchemaUrl, sql } from '../helpers/postgres';
 import { temporalAddress, testTurnOptions } from '../helpers/runner-env';
+import { turnProgressQuery } from '../../src/workflows/messages';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
 
 const tmp = (p: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `dar-ws-${p}-`));
@@ -172,12 +173,14 @@ describe('workspace follows the turn to another host', () => {
     taskQueue: string,
     cwd: string,
     prompt: string,
+    stallNotice?: (line: string) => void,
   ): Promise<{ result: SDKResultMessage; sessionId: string }> {
     const engine = new QueryEngine({
       client,
       store,
       taskQueue,
       cwd,
+      ...(stallNotice ? { stallNotice } : {}),
       defaults: testTurnOptions({
         limits: { maxTurns: 20 },
         timeouts: { modelHeartbeatMs: 3000, toolHeartbeatMs: 3000, modelMaxAttempts: 6 },
@@ -243,7 +246,11 @@ describe('workspace follows the turn to another host', () => {
     return reference;
   }
 
-  async function movingRun(label: string, origin: (hostARoot: string) => string): Promise<void> {
+  async function movingRun(
+    label: string,
+    origin: (hostARoot: string) => string,
+    opts: { remoteAwayDuringMove?: boolean } = {},
+  ): Promise<void> {
     const remote = path.join(tmp('remote'), 'repo.git');
     const seed = tmp('seed');
     seedRepo(seed);
@@ -259,10 +266,40 @@ describe('workspace follows the turn to another host', () => {
     const cwd = origin(a.root);
     if (!fs.existsSync(cwd)) gitIn(a.root, 'clone', '-q', remote, cwd);
     const bStarted = startWorkerProcess(hostEnv(b, taskQueue)); // B joins while A works
+    // What the turn says it does while its host is gone (the `status` and Web UI label), and what
+    // the client says on stderr while the move waits for the remote.
+    const labels = new Set<string>();
+    const notices: string[] = [];
+    let watching = true;
+    let remoteBack: Promise<void> = Promise.resolve();
     onKillStep = async () => {
       b.worker = await bStarted;
+      if (opts.remoteAwayDuringMove) fs.renameSync(remote, `${remote}.away`);
       await a.worker!.kill9();
       fs.rmSync(a.root, { recursive: true, force: true });
+      // The remote comes back once the client has said that the move is being retried.
+      if (opts.remoteAwayDuringMove) {
+        remoteBack = (async () => {
+          const deadline = Date.now() + 120_000;
+          while (!notices.some((n) => /preparing the workspace .* is being retried/.test(n)) && Date.now() < deadline) {
+            await new Promise((r) => setTimeout(r, 200));
+          }
+          fs.renameSync(`${remote}.away`, remote);
+        })();
+      }
+      void (async () => {
+        const q = `WorkflowType = 'turnWorkflow' AND ExecutionStatus = 'Running' AND TaskQueue = '${taskQueue}'`;
+        while (watching) {
+          for await (const w of client.workflow.list({ query: q })) {
+            const p = await client.workflow
+              .getHandle(w.workflowId)
+              .query(turnProgressQuery)
+              .catch(() => null);
+            if (p?.activityLabel) labels.add(p.activityLabel);
+          }
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })();
     };
     const dump = process.env['DEBUG_WS']
       ? setInterval(
@@ -270,10 +307,14 @@ describe('workspace follows the turn to another host', () => {
           25_000,
         )
       : null;
-    const { result, sessionId } = await runTurn(taskQueue, cwd, `moving run (${label})`).finally(() => {
+    const { result, sessionId } = await runTurn(taskQueue, cwd, `moving run (${label})`, (l) =>
+      notices.push(l),
+    ).finally(() => {
       if (dump) clearInterval(dump);
     });
     b.worker ??= await bStarted;
+    watching = false;
+    await remoteBack;
 
     if (process.env['DEBUG_WS']) {
       process.stderr.write(`[B final stderr]\n${b.worker.stderr()}\n`);
@@ -310,6 +351,29 @@ describe('workspace follows the turn to another host', () => {
 
     await expectChainOnce(sessionId, await leafOf(sessionId));
     expect(repeatedCompletedCalls(fake.requests())).toEqual([]);
+    // Files read on host A were checked where they are on B: no file the tree still has was
+    // reported to the model as deleted (every reminder of the run is on a line of the session).
+    const deletedNotes = (await store.load(sessionId)).flatMap((l) =>
+      (
+        ((l as Record<string, unknown>)['fileReminder'] as { files?: Array<{ path: string; state: unknown }> })
+          ?.files ?? []
+      )
+        .filter((f) => f.state === null)
+        .map((f) => f.path),
+    );
+    expect(deletedNotes).toEqual([]);
+    if (opts.remoteAwayDuringMove) {
+      // While the tree waited to move, the turn said so (not that host A's tool call was
+      // running), and the client said why on stderr.
+      expect([...labels].some((l) => /^move the workspace to a live worker \(the host of .+ is gone\)$/.test(l))).toBe(
+        true,
+      );
+      const retry = notices.find((n) => /preparing the workspace/.test(n));
+      expect(retry).toMatch(
+        /^agent-runner: waiting: preparing the workspace .* is being retried \(attempt \d+ of 20.*\): cannot rebuild the workspace/,
+      );
+      expect(notices.at(-1)).toBe('agent-runner: the turn goes on');
+    }
     await b.worker.stop();
   }
 
@@ -321,6 +385,10 @@ describe('workspace follows the turn to another host', () => {
 
   test('workspace: host A dies after step 4; host B re-materializes from the remote and finishes the turn', async () => {
     await movingRun('remote', (rootA) => path.join(rootA, 'checkout'));
+  });
+
+  test('workspace: host B cannot reach the remote at first: the move is retried, the client says so, the turn says it moves, and it finishes once the remote is back', async () => {
+    await movingRun('remote away', (rootA) => path.join(rootA, 'checkout'), { remoteAwayDuringMove: true });
   });
 
   test('workspace: the same with a repository that has no remote (the base travels as a bundle in the store)', async () => {

@@ -89,6 +89,12 @@ describe('lint guards', () => {
     ['src/engine/x.ts', "import { compileJsonSchema } from '../validation/json-schema';"],
     ['src/common/x.ts', "import { startFakeModelServer } from '../fake-model';"],
     ['src/workflows/x.ts', "import { QueryEngine } from '..';"],
+    // patched() and deprecatePatch() only through the patch table (src/workflows/patches.ts).
+    ['src/workflows/x.ts', "import { patched } from '@temporalio/workflow';"],
+    ['src/workflows/x.ts', "import { condition, deprecatePatch } from '@temporalio/workflow';"],
+    ['src/workflows/x.ts', "import * as wf from '@temporalio/workflow';"],
+    ['src/engine/x.ts', "import { patched } from '@temporalio/workflow';"],
+    ['src/common/x.ts', "import { patched } from '@temporalio/workflow';"],
     // src/common imports nothing else under src/, not even types (no cycle through types either).
     ['src/common/x.ts', "import type { TranscriptStore } from '../store/transcript-store';"],
     ['src/common/x.ts', "import type { PoolStatus } from '../engine/budget-pool';"],
@@ -112,6 +118,7 @@ describe('lint guards', () => {
   const allowed: Array<[string, string]> = [
     ['src/workflows/x.ts', "import type { Activities } from '../activities/types';"],
     ['src/workflows/x.ts', "import { proxyActivities } from '@temporalio/workflow';"],
+    ['src/workflows/patches.ts', "import { patched } from '@temporalio/workflow';"],
     ['src/workflows/x.ts', "import { ApplicationFailure } from '@temporalio/common';"],
     ['src/workflows/x.ts', "import { addUsage } from '../common/usage';"],
     ['src/workflows/x.ts', "import { checkLimits } from '../engine/limits';"],
@@ -141,6 +148,12 @@ describe('lint guards', () => {
     { rule: 'import-x/no-cycle', filePath: 'test/lint/fixtures/type-cycle/a.ts' },
     { rule: 'no-restricted-syntax', filePath: 'src/store/x.ts', code: 'export const line = { v: 1, uuid: "a" };\n' },
     { rule: 'no-restricted-syntax', filePath: 'src/store/x.ts', code: 'const V = 1;\nexport const line = { v: V };\n' },
+    { rule: 'max-lines-per-function', filePath: 'src/workflows/x.ts', code: longFunction(81) },
+    { rule: 'max-lines-per-function', filePath: 'src/workflows/x.ts', code: longFunction(80) },
+    { rule: 'max-lines-per-function', filePath: 'src/client/x.ts', code: longFunction(81) },
+    { rule: 'max-lines-per-function', filePath: 'src/activities/tool-run/x.ts', code: longFunction(61) },
+    { rule: 'max-lines-per-function', filePath: 'src/activities/tool-run/x.ts', code: longFunction(60) },
+    { rule: 'max-lines-per-function', filePath: 'src/activities/run-tool.ts', code: longFunction(61) },
   ];
   let results: string[][] = [];
   beforeAll(() => {
@@ -173,7 +186,27 @@ describe('lint guards', () => {
     ]);
     expect(resultOf(at + 1)).toEqual([]);
   });
+
+  test('lint: a function in src/workflows over 80 lines is an error; 80 lines is not, nor a long function elsewhere', () => {
+    const at = flagged.length + allowed.length + 4;
+    expect(resultOf(at).map((m) => m.split(':')[0])).toEqual(['max-lines-per-function']);
+    expect(resultOf(at + 1)).toEqual([]);
+    expect(resultOf(at + 2)).toEqual([]);
+  });
+
+  test('lint: a function of the tool run (run-tool.ts, tool-run/) over 60 lines is an error; 60 lines is not', () => {
+    const at = flagged.length + allowed.length + 7;
+    expect(resultOf(at).map((m) => m.split(':')[0])).toEqual(['max-lines-per-function']);
+    expect(resultOf(at + 1)).toEqual([]);
+    expect(resultOf(at + 2).map((m) => m.split(':')[0])).toEqual(['max-lines-per-function']);
+  });
 });
+
+/** A function of `lines` lines (its first and last line included). */
+function longFunction(lines: number): string {
+  const body = Array.from({ length: lines - 2 }, (_, i) => `  void ${i};`).join('\n');
+  return `export function f(): void {\n${body}\n}\n`;
+}
 
 describe('transcript line type', () => {
   test('TranscriptEntry: a field the schema does not declare does not compile, and is kept when parsed', () => {

@@ -3,7 +3,8 @@
  * a subdirectory of the working directory that has its own CLAUDE.md, that memory file is added
  * beside the tool result, once per turn. What is already loaded is derived from the transcript
  * (the session's context line and this turn's lines), so nothing about it travels through
- * workflow history.
+ * workflow history; only the lines that carry attachments are read (`attachmentLines`, an index
+ * of the store), and only for a call that may bring memory in.
  */
 import type { ContextAttachment, SettingSource } from '../../common/context';
 import type { TranscriptEntry } from '../../common/transcript';
@@ -41,27 +42,29 @@ export function sessionSettingSources(entries: readonly TranscriptEntry[]): read
 /**
  * The nested memory to attach to the result of a tool call that ran: for Read, Edit and Write
  * of a file below the working directory, the memory files of the directories between them that
- * are not in the context of this turn yet.
+ * are not in the context of this turn yet. `lines` gives the session's lines that carry
+ * attachments (any superset of them will do); it is called only for such a call.
  */
 export async function nestedMemoryAttachments(args: {
   cwd: string;
   turnId: string;
   toolName: string;
   toolInput: unknown;
-  entries: readonly TranscriptEntry[];
+  lines: () => Promise<readonly TranscriptEntry[]>;
 }): Promise<{ attachments: ContextAttachment[]; warnings: string[] }> {
   const fp = (args.toolInput as { file_path?: unknown } | null)?.file_path;
   if (!NESTED_MEMORY_TOOLS.has(args.toolName) || typeof fp !== 'string' || fp === '' || fp.length > 4096) {
     return { attachments: [], warnings: [] };
   }
-  const sources = new Set(sessionSettingSources(args.entries));
+  const entries = await args.lines();
+  const sources = new Set(sessionSettingSources(entries));
   if (!sources.has('project') && !sources.has('local')) return { attachments: [], warnings: [] };
   const loaded = await loadNestedMemory({
     filePath: resolveToolPath(args.cwd, fp),
     cwd: args.cwd,
     root: (await repositoryRoot(args.cwd)) ?? args.cwd,
     sources: { project: sources.has('project'), local: sources.has('local') },
-    loaded: loadedMemoryPaths(args.entries, args.turnId),
+    loaded: loadedMemoryPaths(entries, args.turnId),
   });
   return {
     attachments: loaded.files.map((file) => ({ type: 'nested_memory' as const, file })),

@@ -19,6 +19,7 @@ import type { CombinedVerdict } from './interpret';
 import { combineVerdicts, interpretHookResult } from './interpret';
 import { runHookCommand } from './run-command';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/version';
+import { heartbeatEvery } from '../heartbeats';
 
 /** Subtype of the sidecar lines written here (the hooks config's: src/client/stored-config.ts). */
 export const HOOK_OUTCOME_SUBTYPE = 'hook_outcome';
@@ -129,7 +130,7 @@ export function createRunHooks(deps: RunHooksDeps): (input: RunHooksInput) => Pr
       verdict = { decision: null, contexts: [], configErrors: [] };
     } else {
       const ctx = Context.current();
-      const beat = setInterval(() => ctx.heartbeat(), 1000);
+      const beat = heartbeatEvery(1000, () => ctx.heartbeat());
       try {
         const json = await hookInput(store, input);
         const results = await Promise.all(
@@ -146,7 +147,7 @@ export function createRunHooks(deps: RunHooksDeps): (input: RunHooksInput) => Pr
         );
         verdict = combineVerdicts(results.map((r, i) => interpretHookResult(input.event, commands[i]!, r)));
       } finally {
-        clearInterval(beat);
+        beat.stop();
       }
     }
     const text = contextText(input, verdict, commands);

@@ -8,8 +8,8 @@ import type { ModelErrorDetails } from '../../common/model';
 import { ModelErrorType } from '../../common/model';
 import type { TranscriptEntry } from '../../common/transcript';
 import type { ModelPrice } from '../../common/usage';
-import type { TranscriptStore } from '../../store/transcript-store';
-import { billedTotals, toBilling } from './billing';
+import type { ModelAttemptUsage, TranscriptStore } from '../../store/transcript-store';
+import { billedTotals, lineTotals, toBilling } from './billing';
 
 const TOO_LONG = /prompt is too long:\s*(\d+)\s*tokens\s*>\s*(\d+)\s*maximum/i;
 
@@ -40,7 +40,8 @@ export function newestPromptChars(chain: readonly TranscriptEntry[]): number {
 
 /**
  * The failure of a call, with `billed` (the usage every attempt of it recorded) and
- * `promptOverLimit` added to its details.
+ * `promptOverLimit` added to its details. `known` are records of the failing attempt that it
+ * holds itself (in the store or not: a store that cannot be reached does not lose them).
  */
 export async function describeCallFailure(
   failure: ApplicationFailure,
@@ -51,10 +52,11 @@ export async function describeCallFailure(
     priceFor(model: string): ModelPrice | null;
     chain: readonly TranscriptEntry[];
     requestChars: number;
+    known?: readonly ModelAttemptUsage[];
   },
 ): Promise<ApplicationFailure> {
   const records = await ctx.store.modelAttemptUsage(ctx.sessionId, ctx.callUuid).catch(() => []);
-  const billing = toBilling(records);
+  const billing = toBilling([...records, ...(ctx.known ?? [])]);
   const totals = billedTotals(billing, ctx.priceFor);
   const base = (failure.details?.[0] ?? {}) as ModelErrorDetails;
   const details: ModelErrorDetails = {
@@ -75,6 +77,11 @@ export async function describeCallFailure(
       ? { promptOverLimit: true }
       : {}),
   };
+  return withDetails(failure, details);
+}
+
+/** `failure` (type, message, retry decision, cause) with `details` as its details. */
+function withDetails(failure: ApplicationFailure, details: ModelErrorDetails): ApplicationFailure {
   return ApplicationFailure.create({
     ...(failure.type ? { type: failure.type } : {}),
     message: failure.message,
@@ -85,4 +92,28 @@ export async function describeCallFailure(
       : {}),
     ...(failure.cause ? { cause: failure.cause } : {}),
   });
+}
+
+/**
+ * The `TranscriptError.Unavailable` failure of a call whose complete response could not be
+ * stored: `failure` with the usage the response's line lists as `billed`, so that the turn counts
+ * what the API billed although the line is not in the store.
+ */
+export function unstoredResponseFailure(
+  failure: ApplicationFailure,
+  line: TranscriptEntry,
+  priceFor: (model: string) => ModelPrice | null,
+): ApplicationFailure {
+  const totals = lineTotals(line, priceFor);
+  const details: ModelErrorDetails = {
+    status: null,
+    requestId: typeof line.requestId === 'string' ? line.requestId : null,
+    billed: {
+      model: line.message?.model ?? '',
+      usage: totals.usage,
+      costUsd: totals.costUsd,
+      attempts: totals.attempts,
+    },
+  };
+  return withDetails(failure, details);
 }

@@ -16,14 +16,17 @@ import type { StreamEventWriter } from '../../store/stream-events';
 import { TranscriptChainError } from '../../store/transcript-store';
 import type { ModelAttemptUsage } from '../../store/transcript-store';
 import { storageFailure } from '../store-errors';
+import { StoreUnavailableError } from '../../store/outage';
+import { HeldResponses } from './held-responses';
 import { structuredOutputTools } from '../structured-output';
 import { billableRecords, lineTotals, toBilling } from './billing';
-import { describeCallFailure } from './call-failure';
+import { describeCallFailure, unstoredResponseFailure } from './call-failure';
 import { replayedReminder, withFileReminder } from './file-reminders';
 import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
 import { buildMessages, buildSystem } from './request';
 import { assembleStream } from './stream';
+import { watchedStream } from './stream-watchdog';
 import type { AssembledMessage } from './stream';
 import { layeredSystemPrompt } from './system-prompt';
 import { getContextContent, MissingContextContentError } from '../../store/context-content';
@@ -44,6 +47,7 @@ async function offersSkills(
   if (input.definitionsKey === undefined) return false;
   return modelInvocable(await definitionsOf(store, input.sessionId, input.definitionsKey)).length > 0;
 }
+import { heartbeatEvery } from '../heartbeats';
 
 /** What `callModel` needs from the worker. */
 export interface ModelDeps {
@@ -62,6 +66,13 @@ export interface ModelDeps {
   attemptContext?(): AttemptContext;
   /** Fault injection for the fault suite; unset in production. */
   faults?: ModelFaultHooks;
+  /** This worker's host queue (workspaces followed): a call for a workspace held elsewhere checks no files. */
+  hostQueue?: string;
+  /**
+   * Longest wait for the next event of a response stream, ms; 0 or absent = no limit. The worker
+   * sets {@link streamIdleTimeoutMs} (Claude Code's 300000 by default).
+   */
+  streamIdleTimeoutMs?: number;
 }
 
 /**
@@ -118,19 +129,32 @@ export interface AttemptContext {
   turnId: string;
   /** Heartbeat timeout of the activity, ms, when one is set. */
   heartbeatTimeoutMs?: number;
+  /**
+   * Epoch ms by which the attempt ends itself (shortly before its start-to-close timeout), so
+   * that its failure reports what it was billed; absent = none.
+   */
+  deadline?: number;
   /** Aborted when the activity is cancelled (also when this attempt was superseded). */
   signal: AbortSignal;
   /** Records a heartbeat (small details only: they may end up in workflow history). */
   heartbeat(details?: unknown): void;
 }
 
+/** Time an attempt keeps before its start-to-close timeout to end itself with a clear failure, ms. */
+const ATTEMPT_END_MARGIN_MS = 3000;
+
 /** The {@link AttemptContext} of the running activity. */
 export function activityAttemptContext(): AttemptContext {
   const ctx = Context.current();
+  // Start-to-close counts from the attempt's start: about now (the activity has just begun).
+  const { startToCloseTimeoutMs } = ctx.info;
   return {
     attempt: ctx.info.attempt,
     turnId: ctx.info.workflowExecution?.workflowId ?? '',
     ...(ctx.info.heartbeatTimeoutMs ? { heartbeatTimeoutMs: ctx.info.heartbeatTimeoutMs } : {}),
+    ...(startToCloseTimeoutMs > ATTEMPT_END_MARGIN_MS * 2
+      ? { deadline: Date.now() + startToCloseTimeoutMs - ATTEMPT_END_MARGIN_MS }
+      : {}),
     signal: ctx.cancellationSignal,
     heartbeat: (details) => ctx.heartbeat(details),
   };
@@ -226,6 +250,8 @@ function usageSince(a: Usage, b: Usage): Usage {
  *   when the context chain is broken; store errors as they are (the caller maps them).
  */
 export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Promise<CallModelSummary> {
+  // Complete responses whose line the store did not take before their attempt ran out of time.
+  const held = new HeldResponses();
   return async function callModel(input: CallModelInput): Promise<CallModelSummary> {
     const actx = (deps.attemptContext ?? activityAttemptContext)();
     const progress: CallModelHeartbeat = { attempt: actx.attempt, events: 0, recorded: false };
@@ -233,13 +259,19 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     const heartbeat = (): void => {
       if (!silent) actx.heartbeat(progress);
     };
-    // The first beat after one interval (a third of the timeout at most), not at once: a call that
-    // ends sooner costs the server no heartbeat write, and the timeout counts from the start anyway.
-    const beat = setInterval(
-      heartbeat,
+    // Every third of the heartbeat timeout (at most every MAX_HEARTBEAT_INTERVAL_MS), from the start.
+    const beat = heartbeatEvery(
       Math.max(50, Math.min(MAX_HEARTBEAT_INTERVAL_MS, (actx.heartbeatTimeoutMs ?? Infinity) / 3)),
+      heartbeat,
     );
     try {
+      // A response an earlier attempt on this worker read but could not store: written now (the
+      // store waits), never requested again.
+      const kept = held.take(input.sessionId, input.assistantUuid);
+      if (kept) {
+        const line = await appendHeld(kept);
+        return { ...summarize(line, input.cwd, deps, 0, true), ...(await replayedReminder(deps.store, input, line)) };
+      }
       const existing = await deps.store.get(input.sessionId, input.assistantUuid);
       if (existing) {
         return {
@@ -258,9 +290,29 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         ...(stored.reminder ? { fileReminder: stored.reminder } : {}),
       };
     } finally {
-      clearInterval(beat);
+      beat.stop();
     }
   };
+
+  /** Appends a held line (kept again when the store is still unreachable); returns the stored line. */
+  async function appendHeld(entry: TranscriptEntry): Promise<TranscriptEntry> {
+    try {
+      return (await deps.store.append(entry)).entry;
+    } catch (err) {
+      throw unstored(err, entry);
+    }
+  }
+
+  /**
+   * A complete response whose line the store did not take: kept on this worker for the call's
+   * next attempt, and its billed usage travels with the failure (counted if no attempt follows).
+   */
+  function unstored(err: unknown, entry: TranscriptEntry): unknown {
+    if (!(err instanceof StoreUnavailableError)) return err;
+    held.keep(entry);
+    const failure = storageFailure(err);
+    return failure ? unstoredResponseFailure(failure, entry, deps.priceFor) : err;
+  }
 
   async function streamCall(
     input: CallModelInput,
@@ -280,8 +332,19 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       }
       throw err;
     }
-    // Files the model read that changed on disk since get a reminder line before this call.
-    const context = await withFileReminder(deps.store, { ...input, turnId: actx.turnId }, chain);
+    // Files the model read that changed on disk since get a reminder line before this call: checked
+    // on the workspace's host only, where they are now (after a move, under the new root).
+    const ws = input.workspace;
+    const context = await withFileReminder(
+      deps.store,
+      {
+        ...input,
+        turnId: actx.turnId,
+        ...(ws?.formerRoots ? { moved: { repoRoot: ws.repoRoot, formerRoots: ws.formerRoots } } : {}),
+      },
+      chain,
+      { checkFiles: ws === undefined || ws.hostQueue === deps.hostQueue },
+    );
     // Deferred tools stay out of `tools` until a ToolSearch result on the chain loaded them.
     const offered = offeredTools(
       {
@@ -342,7 +405,9 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     const record = async (msg: Readonly<AssembledMessage>): Promise<TranscriptEntry> => {
       const endUsage = startUsage ? usageSince(startUsage, msg.usage) : msg.usage;
       const end = attemptUsage(msg, 'end', endUsage);
-      const records = await billable;
+      // Earlier attempts' records the store could not give are listed by a later line instead
+      // (records of recent calls that no line lists are collected by every call).
+      const records = await billable.catch(() => [] as ModelAttemptUsage[]);
       // Listed once even when the store already holds it (units are unique).
       const billing = toBilling([...records, ...(startRecord ? [startRecord] : []), end]);
       const { invalidToolInputs, ...message } = msg;
@@ -360,24 +425,39 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         ...(Object.keys(invalidToolInputs).length ? { invalidToolInputs } : {}),
         billing,
       };
-      const result = await deps.store.append(entry);
+      let result: Awaited<ReturnType<TranscriptStore['append']>>;
+      try {
+        result = await deps.store.append(entry);
+      } catch (err) {
+        // The store stayed unreachable for as long as this attempt may run: the response is kept
+        // on this worker, and the call's next attempt here writes it instead of calling again.
+        throw unstored(err, entry);
+      }
       if (!result.written) await deps.store.putModelAttemptUsage(input.sessionId, end);
       progress.recorded = true;
       return result.entry;
     };
+    // The watchdog's own abort, beside the activity's cancellation.
+    const giveUp = new AbortController();
     try {
       const { data, request_id } = await deps
         .anthropic()
         .messages.create(params, {
-          signal: actx.signal,
+          signal: AbortSignal.any([actx.signal, giveUp.signal]),
           // `defer_loading` tools and `tool_reference` results are a beta of the Messages API.
           ...(offered.plan.active ? { headers: { 'anthropic-beta': TOOL_SEARCH_BETA } } : {}),
         })
         .withResponse();
       requestId = request_id ?? null;
+      // A stream that goes quiet is given up (and the attempt ends before its start-to-close).
+      const watched = watchedStream(data, {
+        idleMs: deps.streamIdleTimeoutMs ?? 0,
+        ...(actx.deadline !== undefined ? { deadline: actx.deadline } : {}),
+        onGiveUp: () => giveUp.abort(),
+      });
       // `--include-partial-messages`: the raw events also go to the store's side channel.
       const tap = input.streamEvents ? deps.store.streamEvents?.open(input.sessionId, input.assistantUuid) : undefined;
-      const assembled = await assembleStream(tap ? publishing(data, tap, started) : data, {
+      const assembled = await assembleStream(tap ? publishing(watched, tap, started) : watched, {
         onEvent: (n) => {
           progress.events = n;
         },
@@ -400,7 +480,9 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     } catch (err) {
       // A failure reports what was billed: the start record must be in the store first.
       await startWrite?.catch(() => undefined);
-      if (storageFailure(err) || actx.signal.aborted) throw err;
+      // A store error (a complete response the store did not take carries its billing already).
+      const unstoredResponse = err instanceof ApplicationFailure && err.type === ModelErrorType.TranscriptUnavailable;
+      if (storageFailure(err) || actx.signal.aborted || unstoredResponse) throw err;
       throw await describeCallFailure(failFastForFallback(classifyModelError(err), input, actx.attempt), {
         store: deps.store,
         sessionId: input.sessionId,
@@ -408,6 +490,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         priceFor: deps.priceFor,
         chain: context.chain,
         requestChars: JSON.stringify(params).length,
+        ...(startRecord ? { known: [startRecord] } : {}),
       });
     }
     return { entry: stored, durationMs: Date.now() - started, reminder: context.reminder };

@@ -11,6 +11,7 @@ import { billedTotals, toBilling } from './billing';
 import { uuidV5 } from '../../store/uuid';
 import { shellCwdOfChain } from '../shell-cwd';
 import type { ModelDeps } from './call-model';
+import { heartbeatEvery } from '../heartbeats';
 
 /** First words of the compaction request (the local model server's scenarios match on them). */
 export const COMPACT_INSTRUCTION =
@@ -161,7 +162,7 @@ async function summarize(
   const instructions = await instructionsOf(deps.store, input);
   // Heartbeats while the model writes the summary: a dead worker is noticed within the heartbeat timeout.
   const ctx = activityContext();
-  const beat = ctx ? setInterval(() => ctx.heartbeat(), 1000) : undefined;
+  const beat = ctx ? heartbeatEvery(1000, () => ctx.heartbeat()) : undefined;
   try {
     const resp = await deps.anthropic().messages.create(
       {
@@ -207,7 +208,7 @@ async function summarize(
     const text = renderConversation(summarized, MAX_FALLBACK_SUMMARY_CHARS);
     return { text, usage: emptyUsage(), model: input.model, fallback: true, stored: false };
   } finally {
-    if (beat) clearInterval(beat);
+    beat?.stop();
   }
 }
 

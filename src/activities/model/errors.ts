@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ModelErrorDetails } from '../../common/model';
 import { ModelErrorType } from '../../common/model';
+import { AttemptDeadlineError, StreamIdleTimeoutError } from './stream-watchdog';
 
 const PROMPT_TOO_LONG = /prompt is too long/i;
 
@@ -47,16 +48,51 @@ function failure(
 }
 
 /**
+ * The API's own word on retrying an HTTP error, its `x-should-retry` header: `true` or `false`,
+ * undefined when absent (or anything else). The Anthropic SDK obeys it before the status
+ * (`shouldRetry` in its `src/client.ts`), and so does {@link classifyModelError}.
+ */
+export function shouldRetryHeader(headers: Headers | undefined): boolean | undefined {
+  const v = headers?.get('x-should-retry');
+  return v === 'true' ? true : v === 'false' ? false : undefined;
+}
+
+/**
  * Maps an error from a Messages API call to a typed `ApplicationFailure` (Temporal alone
- * retries; the SDK's own retries are off):
+ * retries; the SDK's own retries are off). An HTTP error's `x-should-retry` header decides
+ * whether it is retried, as in the SDK: `true` forces a retry, `false` forbids one; otherwise:
  * 429 → `ModelError.RateLimit` (next retry after `retry-after`), 529 → `ModelError.Overloaded`,
  * other 5xx / 408 / 409 → `ModelError.Server`, network → `ModelError.Connection`, a stream cut or
- * malformed → `ModelError.StreamInterrupted` (all retryable); 400 "prompt is too long" →
+ * malformed → `ModelError.StreamInterrupted`, a stream that went quiet →
+ * `ModelError.StreamIdleTimeout`, an attempt out of time → `ModelError.Timeout` (all retryable); 400 "prompt is too long" →
  * `ModelError.PromptTooLong`, other 400 → `ModelError.InvalidRequest`, 401, 403, 404, 413 →
  * their types (non-retryable).
  */
 export function classifyModelError(err: unknown): ApplicationFailure {
+  const f = classifyByStatus(err);
+  const headers = err instanceof Anthropic.APIError && typeof err.status === 'number' ? err.headers : undefined;
+  const said = shouldRetryHeader(headers);
+  if (said === undefined || said === !f.nonRetryable) return f;
+  // A forced retry waits as long as the server asked (`retry-after`), as the SDK does.
+  const delay = f.nextRetryDelay ?? (said ? retryAfterMs(headers) : undefined);
+  return ApplicationFailure.create({
+    ...(f.type ? { type: f.type } : {}),
+    message: f.message,
+    nonRetryable: !said,
+    details: f.details ? [...f.details] : [],
+    ...(said && delay !== undefined && delay !== null && delay !== 0 ? { nextRetryDelay: delay } : {}),
+    ...(f.cause ? { cause: f.cause } : {}),
+  });
+}
+
+function classifyByStatus(err: unknown): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
+  if (err instanceof StreamIdleTimeoutError) {
+    return failure(ModelErrorType.StreamIdleTimeout, err.message, false, { status: null, requestId: null }, err);
+  }
+  if (err instanceof AttemptDeadlineError) {
+    return failure(ModelErrorType.Timeout, err.message, false, { status: null, requestId: null }, err);
+  }
   if (err instanceof Anthropic.APIConnectionError) {
     return failure(ModelErrorType.Connection, err.message, false, { status: null, requestId: null }, err);
   }

@@ -17,6 +17,7 @@ import { uuidV5 } from '../../store/uuid';
 import { computeFileState, statOrUndefined } from '../tools/file-state';
 import { looksBinary } from '../tools/read';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/version';
+import { mapFormerPath } from '../../common/workspace';
 
 /** Files whose current content one reminder shows at most (the others get a note to Read them). */
 export const MAX_FILES_SHOWN = 10;
@@ -78,15 +79,39 @@ const CHANGED =
   'a command you ran). The change is intentional, so take it into account as you proceed (do not revert it ' +
   'unless the user asks you to).';
 
+/** Where a moved workspace's former roots are now (see `CallModelInput.moved`). */
+export interface WorkspaceMove {
+  repoRoot: string;
+  formerRoots: readonly string[];
+}
+
+/**
+ * The files the chain has read, by the path they have now: after a workspace move, a path under
+ * a former host's root is the same file under this host's root (the last state seen wins).
+ */
+function trackedHere(chain: readonly TranscriptEntry[], moved?: WorkspaceMove): Array<[string, FileReadState]> {
+  const files = trackedFiles(chain);
+  if (!moved || moved.formerRoots.length === 0) return [...files];
+  const here = new Map<string, FileReadState>();
+  for (const [p, state] of files) {
+    const now = mapFormerPath(p, moved.formerRoots, moved.repoRoot);
+    here.delete(now);
+    here.set(now, state);
+  }
+  return [...here];
+}
+
 /**
  * Checks the files the chain has read against the disk and builds the reminder line for those
- * that changed, or returns undefined when none did.
+ * that changed, or returns undefined when none did. After a workspace move (`moved`), a file is
+ * checked where it is now, not at the former host's path.
  */
 export async function buildFileReminder(
   chain: readonly TranscriptEntry[],
   line: Pick<TranscriptEntry, 'uuid' | 'parentUuid' | 'sessionId'> & { turnId?: string },
+  moved?: WorkspaceMove,
 ): Promise<TranscriptEntry | undefined> {
-  const tracked = [...trackedFiles(chain)].slice(-MAX_TRACKED_FILES);
+  const tracked = trackedHere(chain, moved).slice(-MAX_TRACKED_FILES);
   const files: RemindedFile[] = [];
   const texts: string[] = [];
   let shownChars = 0;
@@ -144,23 +169,32 @@ export function reminderSummary(e: TranscriptEntry): FileReminderSummary {
 /**
  * Before a model call: the reminder for files changed since the model read them, written to the
  * store (or the one an earlier attempt of the same call wrote), and the chain the call sends.
+ * `checkFiles: false` (the call runs on another host than the workspace's) checks nothing: a file
+ * missing here is not missing there.
  * @returns the chain to send and the parent of the assistant line (the reminder when there is one)
  */
 export async function withFileReminder(
   store: TranscriptStore,
-  call: { sessionId: string; assistantUuid: string; parentUuid: string; turnId?: string },
+  call: { sessionId: string; assistantUuid: string; parentUuid: string; turnId?: string; moved?: WorkspaceMove },
   chain: TranscriptEntry[],
+  opts: { checkFiles?: boolean } = {},
 ): Promise<{ chain: TranscriptEntry[]; parentUuid: string; reminder?: FileReminderSummary }> {
   const uuid = reminderUuid(call.assistantUuid);
   const earlier = await store.get(call.sessionId, uuid);
+  // Off the workspace's host the files are not here: only a reminder an earlier attempt wrote.
+  if (!earlier && opts.checkFiles === false) return { chain, parentUuid: call.parentUuid };
   const entry =
     earlier ??
-    (await buildFileReminder(chain, {
-      uuid,
-      parentUuid: call.parentUuid,
-      sessionId: call.sessionId,
-      ...(call.turnId ? { turnId: call.turnId } : {}),
-    }));
+    (await buildFileReminder(
+      chain,
+      {
+        uuid,
+        parentUuid: call.parentUuid,
+        sessionId: call.sessionId,
+        ...(call.turnId ? { turnId: call.turnId } : {}),
+      },
+      call.moved,
+    ));
   if (!entry) return { chain, parentUuid: call.parentUuid };
   if (!earlier) await store.append(entry);
   return { chain: [...chain, entry], parentUuid: uuid, reminder: reminderSummary(entry) };

@@ -5,7 +5,7 @@
  * it runs is asked about (a denial in headless runs), never allowed. A deny rule always wins.
  */
 import * as path from 'node:path';
-import type { PermissionDecision } from '../../common/permissions';
+import type { PermissionBasis, PermissionDecision } from '../../common/permissions';
 import { matchesCertainly, matchesPossibly } from '../../config-files/command-patterns';
 import type { PathContext } from './paths';
 import { decidePath, resolveUserPath } from './paths';
@@ -67,13 +67,27 @@ function deny(command: string, rule: string, multi: boolean): PermissionDecision
   return {
     behavior: 'deny',
     reasonType: multi ? 'subcommandResults' : 'rule',
+    basis: 'rule',
     rule: `Bash(${rule})`,
     message: `Permission to use Bash with command ${command} has been denied.`,
   };
 }
 
-function ask(reasonType: PermissionDecision['reasonType'], reason: string, rule?: string): PermissionDecision {
-  return { behavior: 'ask', reasonType, reason, ...(rule !== undefined ? { rule } : {}), message: reason };
+function ask(
+  reasonType: PermissionDecision['reasonType'],
+  reason: string,
+  basis: PermissionBasis,
+  rule?: string,
+): PermissionDecision {
+  return { behavior: 'ask', reasonType, basis, reason, ...(rule !== undefined ? { rule } : {}), message: reason };
+}
+
+/**
+ * What an ask about something that cannot be checked rests on: the deny and ask rules when there
+ * are any (they cannot be enforced on it, so a hook's allow must not lift it), else the mode.
+ */
+function uncheckedBasis(ctx: PathContext): PermissionBasis {
+  return ctx.rules.deny.length + ctx.rules.ask.length > 0 ? 'rule' : 'mode';
 }
 
 /** Decides a Bash command. */
@@ -100,6 +114,7 @@ export async function decideBash(command: string, ctx: BashContext): Promise<Per
         return ask(
           'other',
           `\`${shown(c.text)}\` could run a command the rule Bash(${pattern}) denies; it can't be checked before it runs`,
+          'rule',
           `Bash(${pattern})`,
         );
       }
@@ -107,20 +122,22 @@ export async function decideBash(command: string, ctx: BashContext): Promise<Per
   }
   const relevantRules = p.deny.length + p.ask.length > 0 || ctx.rules.deny.length + ctx.rules.ask.length > 0;
   const mustProve = !p.allowAll || relevantRules;
+  const unchecked = uncheckedBasis(ctx);
   if (mustProve && a.tooComplex.length > 0) {
     const first = a.tooComplex[0] as ScriptAnalysis['tooComplex'][number];
-    return ask('other', `This command can't be checked before it runs: ${first.reason}`);
+    return ask('other', `This command can't be checked before it runs: ${first.reason}`, unchecked);
   }
   if (mustProve) {
     const opaque = a.commands.find((c) => c.opaque !== undefined);
-    if (opaque && (p.deny.length > 0 || !p.allowAll)) {
-      if (p.deny.length > 0) return ask('other', `${opaque.opaque}, so the deny rules cannot be enforced on it`);
+    if (opaque && p.deny.length > 0) {
+      return ask('other', `${opaque.opaque}, so the deny rules cannot be enforced on it`, 'rule');
     }
     const steering = a.assigned.find((v) => ctx.exportedNames?.has(v.name));
     if (steering) {
       return ask(
         'other',
         `The command assigns ${steering.name}, a variable the commands it starts inherit, so what they do can't be checked before it runs`,
+        unchecked,
       );
     }
     const cd = a.commands.find((c) => c.kind === 'cd');
@@ -128,6 +145,7 @@ export async function decideBash(command: string, ctx: BashContext): Promise<Per
       return ask(
         'safetyCheck',
         'This command changes directory before running a version-control command, which can pick up untrusted hooks or repository configuration from the target directory',
+        unchecked,
       );
     }
   }
@@ -138,15 +156,19 @@ export async function decideBash(command: string, ctx: BashContext): Promise<Per
         return ask(
           'rule',
           `The rule Bash(${pattern}) asks before \`${shown(c.text)}\` runs, and no one can be asked in this run`,
+          'rule',
           `Bash(${pattern})`,
         );
       }
     }
   }
-  // 5. Every command allowed, every path allowed; a protected path is named first.
-  const guarded = pathDecisions.find((d) => d.decision.behavior !== 'allow' && d.decision.namesPath === true);
+  // 5. Every command allowed, every path allowed. What a hook's allow cannot lift comes first: a
+  // protected path (named first), then any other path a rule or a safety check stops.
+  const refused = pathDecisions.filter((d) => d.decision.behavior !== 'allow');
+  const guarded =
+    refused.find((d) => d.decision.namesPath === true) ?? refused.find((d) => d.decision.basis !== 'mode');
   if (guarded) return fallback(ctx, guarded.decision);
-  const notAllowedPath = pathDecisions.find((d) => d.decision.behavior !== 'allow');
+  const notAllowedPath = refused[0];
   for (const c of a.commands) {
     const byRule = p.allowAll || p.allow.some((pattern) => matchesCertainly(c.text, pattern));
     if (byRule || !c.needsRule) continue;
@@ -171,6 +193,7 @@ function notAllowed(ctx: BashContext, c: CheckedCommand, multi: boolean): Permis
   return {
     behavior,
     reasonType: ctx.mode === 'dontAsk' || ctx.mode === 'plan' ? 'mode' : multi ? 'subcommandResults' : 'other',
+    basis: 'mode',
     reason,
     message:
       `Claude requested permissions to use Bash, but you haven't granted it yet: ${reason}. ` +
@@ -223,7 +246,11 @@ async function decidePaths(a: ScriptAnalysis, ctx: BashContext, p: Patterns): Pr
     if (word.dynamic || word.value.includes(DYNAMIC) || /^~[^/]/.test(word.value)) {
       out.push({
         ...base,
-        decision: ask('other', `${what} \`${shown(word.value)}\` is only known at run time, so it can't be checked`),
+        decision: ask(
+          'other',
+          `${what} \`${shown(word.value)}\` is only known at run time, so it can't be checked`,
+          uncheckedBasis(ctx),
+        ),
       });
       return;
     }
@@ -231,18 +258,23 @@ async function decidePaths(a: ScriptAnalysis, ctx: BashContext, p: Patterns): Pr
     if (!dirs) {
       out.push({
         ...base,
-        decision: ask('other', `${what} \`${word.value}\` follows a change of directory that can't be followed`),
+        decision: ask(
+          'other',
+          `${what} \`${word.value}\` follows a change of directory that can't be followed`,
+          uncheckedBasis(ctx),
+        ),
       });
       return;
     }
     for (const d of dirs) {
       const abs = resolveUserPath(d, word.value, ctx.home);
       let decision = await decidePath({ access, absPath: abs, recursive }, ctx);
-      // Bash allowed wholesale (or bypass): only rules and symlink escapes stop a path.
+      // Bash allowed wholesale (or bypass): only rules and safety checks (symlink escapes, paths
+      // that cannot be checked against the rules) stop a path.
       if (
         decision.behavior === 'ask' &&
         p.allowAll &&
-        decision.reasonType !== 'rule' &&
+        decision.basis === 'mode' &&
         decision.reasonType !== 'safetyCheck'
       ) {
         decision = { behavior: 'allow', reasonType: 'rule', message: '' };

@@ -86,6 +86,7 @@ export async function decideToolPermission(req: ToolPermissionRequest): Promise<
       return {
         behavior: 'deny',
         reasonType: 'safetyCheck',
+        basis: 'safety',
         reason: err.message,
         message: `Permission denied: ${err.message}.`,
       };

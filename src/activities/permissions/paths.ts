@@ -2,6 +2,7 @@
  * The permission decision for one file access (a Read, Glob or Grep target, an Edit or Write
  * target, a Bash redirection or a path operand of a Bash command), made on real paths.
  */
+import { lstatSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PermissionDecision, ScopedRules } from '../../common/permissions';
@@ -102,16 +103,28 @@ export async function decidePath(a: PathAccess, ctx: PathContext): Promise<Permi
   if (a.access === 'write' && HARMLESS_DEVICES.has(literal)) return allow();
   if (/^\/dev\/fd\/\d+$/.test(literal) || /^\/proc\/self\/fd\/\d+$/.test(literal)) return allow();
   const real = await realPathOf(literal);
+
+  const decision = await decideResolvedPath(a, literal, real, ctx);
+  // What the file tools write is the path decided on (src/activities/tools/safe-write.ts).
+  return a.tool === undefined ? decision : { ...decision, resolvedPath: real };
+}
+
+async function decideResolvedPath(
+  a: PathAccess,
+  literal: string,
+  real: string,
+  ctx: PathContext,
+): Promise<PermissionDecision> {
   const tools = [...(a.access === 'read' ? READ_RULE_TOOLS : EDIT_RULE_TOOLS), ...(a.ruleTools ?? [])];
   const verb = a.access === 'read' ? 'read' : 'write to';
   const both = real === literal ? [literal] : [literal, real];
-
   const denied = findRule(ctx.rules.deny, tools, ctx, both, { recursive: a.recursive === true });
   if (denied) {
     const fileTool = a.tool === 'Read' || a.tool === 'Edit' || a.tool === 'Write' || a.tool === 'NotebookEdit';
     return {
       behavior: 'deny',
       reasonType: 'rule',
+      basis: 'rule',
       rule: denied.rule,
       reason: `${denied.rule} denies ${a.access === 'read' ? 'reading' : 'changing'} ${literal}`,
       // Claude Code's words for a file tool; a path inside a Bash command names the rule.
@@ -121,11 +134,27 @@ export async function decidePath(a: PathAccess, ctx: PathContext): Promise<Permi
       ...(fileTool ? { silent: true } : {}),
     };
   }
+  if (
+    a.access === 'write' &&
+    (a.tool === 'Edit' || a.tool === 'Write' || a.tool === 'NotebookEdit') &&
+    isSymlink(literal)
+  ) {
+    // As Claude Code: a file tool never writes through a link at the file's own name, in any mode.
+    return {
+      behavior: 'deny',
+      reasonType: 'other',
+      basis: 'safety',
+      reason: 'Write target is a symbolic link',
+      message: `Refusing to write ${literal}: it is a symbolic link. Write to the link's target path instead: ${real}.`,
+      namesPath: true,
+    };
+  }
   const asked = findRule(ctx.rules.ask, tools, ctx, both);
   if (asked) {
     return {
       behavior: 'ask',
       reasonType: 'rule',
+      basis: 'rule',
       rule: asked.rule,
       message: `Claude requested permissions to ${verb} ${literal}, which the rule ${asked.rule} says to ask about, and no one can be asked in this run.`,
     };
@@ -154,6 +183,8 @@ export async function decidePath(a: PathAccess, ctx: PathContext): Promise<Permi
   return {
     behavior,
     reasonType: throughLink ? 'safetyCheck' : inside ? 'mode' : 'workingDir',
+    // A link out of the working directories is a safety check no hook lifts (as in Claude Code).
+    basis: throughLink ? 'safety' : 'mode',
     reason,
     message:
       `Claude requested permissions to ${verb} ${literal}, but you haven't granted it yet. ${reason}.` +
@@ -179,10 +210,19 @@ async function protectedWrite(
   return {
     behavior: ctx.mode === 'dontAsk' || ctx.mode === 'plan' ? 'deny' : 'ask',
     reasonType: 'safetyCheck',
+    basis: 'safety',
     reason: message,
     message,
     namesPath: true,
   };
+}
+
+function isSymlink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 function ruleHint(abs: string, cwd: string): string {

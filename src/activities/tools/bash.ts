@@ -20,6 +20,8 @@ import { statOrUndefined } from './file-state';
 import { errorOutput, plainErrorOutput } from './format';
 import { newShellCwdFile, shellCwdTrap, shellEnd, shellStart, withShellCwd } from './shell-cwd';
 import type { ToolContext, ToolDefinition, ToolOutput } from './types';
+import { heartbeatEvery } from '../heartbeats';
+import type { Heartbeat } from '../heartbeats';
 
 /** Timeout when the input gives none, ms. */
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
@@ -48,6 +50,21 @@ const PARENT_DEATH_SIGNAL = 'USR2';
 const SUPERVISOR = `trap 'kill -KILL 0' ${PARENT_DEATH_SIGNAL}; ${BASH_PATH} -c "$1" & wait $!`;
 
 let setprivPath: string | null | undefined;
+
+/**
+ * Variables bash would act on before (or instead of) the command, from wherever they come (the
+ * worker's environment, a settings file's `env`): `BASH_ENV` and `ENV` name a script it would
+ * source first, `SHELLOPTS`/`BASHOPTS` turn options on, `CDPATH` moves a relative `cd`, and
+ * `PS4` is expanded by `set -x`. Claude Code's shell drops the same ones.
+ */
+const SHELL_STEERING_ENV: readonly string[] = ['BASH_ENV', 'ENV', 'SHELLOPTS', 'BASHOPTS', 'CDPATH', 'PS4'];
+
+/** The environment a Bash command gets: `env` without {@link SHELL_STEERING_ENV}. */
+export function shellEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const name of SHELL_STEERING_ENV) delete out[name];
+  return out;
+}
 
 /** util-linux `setpriv` on PATH, or null (then commands do not die with a killed worker). */
 export function findSetpriv(env: NodeJS.ProcessEnv = process.env): string | null {
@@ -187,7 +204,7 @@ async function runCommand(input: BashInput, ctx: ToolContext, cwdFile: string): 
     let spawnError: Error | undefined;
     let done = false;
     const timers: NodeJS.Timeout[] = [];
-    let heartbeat: NodeJS.Timeout | undefined;
+    let heartbeat: Heartbeat | undefined;
 
     // `exec 2>&1` first: stderr joins stdout in the order things were written.
     // The EXIT trap writes the directory the command leaves the shell in (for the next call).
@@ -198,7 +215,7 @@ async function runCommand(input: BashInput, ctx: ToolContext, cwdFile: string): 
       cwd: ctx.cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'ignore'],
-      env: ctx.env ?? toolEnvironment(),
+      env: shellEnvironment(ctx.env ?? toolEnvironment()),
     });
 
     const signalGroup = (sig: NodeJS.Signals): void => {
@@ -233,7 +250,7 @@ async function runCommand(input: BashInput, ctx: ToolContext, cwdFile: string): 
       if (done) return;
       done = true;
       for (const t of timers) clearTimeout(t);
-      if (heartbeat) clearInterval(heartbeat);
+      heartbeat?.stop();
       ctx.signal.removeEventListener('abort', onAbort);
       child.stdout?.destroy();
 
@@ -278,7 +295,7 @@ async function runCommand(input: BashInput, ctx: ToolContext, cwdFile: string): 
 
     timers.push(setTimeout(() => killGroup('timeout'), timeoutMs));
     ctx.heartbeat();
-    heartbeat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
+    heartbeat = heartbeatEvery(HEARTBEAT_MS, () => ctx.heartbeat());
     ctx.signal.addEventListener('abort', onAbort, { once: true });
   });
 }

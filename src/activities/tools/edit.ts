@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { FILE_STATE_CURRENT_NOTE, cwdHint, errorOutput } from './format';
 import { checkWritable, loadForModification, resolveToolPath, statOrUndefined, writeTextFile } from './file-state';
 import { diffHunks, type PatchHunk } from './patch';
+import { refusedWriteAsError } from './safe-write';
 import type { ToolContext, ToolDefinition, ToolOutput } from './types';
 
 /** Input of the Edit tool (Claude Code's schema). */
@@ -81,7 +82,7 @@ async function runEdit(input: EditInput, ctx: ToolContext): Promise<ToolOutput> 
 
   if (!st) {
     if (input.old_string !== '') return errorOutput(`File does not exist. ${cwdHint(ctx.cwd)}`);
-    const state = await writeTextFile(abs, input.new_string);
+    const state = await writeTextFile(abs, input.new_string, ctx);
     return success(
       abs,
       `The file ${abs} has been updated successfully. ${FILE_STATE_CURRENT_NOTE}`,
@@ -140,7 +141,7 @@ async function runEdit(input: EditInput, ctx: ToolContext): Promise<ToolOutput> 
   }
 
   const updated = oldS === '' ? newS : replaceLiteral(original, oldS, newS, replaceAll);
-  const state = await writeTextFile(abs, updated);
+  const state = await writeTextFile(abs, updated, ctx);
   // Claude Code's wording, including its shorter first sentence for replace_all.
   const message = replaceAll
     ? `The file ${abs} has been updated. All occurrences were successfully replaced. ${FILE_STATE_CURRENT_NOTE}`
@@ -168,5 +169,5 @@ export const EditTool: ToolDefinition<EditInput> = {
   inputSchema: EditInputSchema,
   readOnly: false,
   idempotent: false,
-  run: runEdit,
+  run: (input, ctx) => refusedWriteAsError(runEdit(input, ctx)),
 };

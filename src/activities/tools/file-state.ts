@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FileReadState } from '../../common/tools';
 import type { ToolContext } from './types';
+import { writeFileThroughHandle } from './safe-write';
 
 /** Chunk size used when streaming files. */
 export const FILE_CHUNK_BYTES = 64 * 1024;
@@ -144,11 +145,17 @@ export async function loadForModification(abs: string, st: Stats): Promise<Loade
 
 /**
  * Writes `text` (UTF-8) to `abs`, creating parent directories, and returns the new read state.
+ * The file is written as a new file renamed over the old one, through a handle on the directory
+ * the permission check approved (src/activities/tools/safe-write.ts): a hard link is broken, the
+ * mode kept, and a path whose links changed since the check is refused.
+ * @throws WriteRefusedError (safe-write.ts) for a path whose resolution changed or a symbolic link at the file's name
  */
-export async function writeTextFile(abs: string, text: string): Promise<FileReadState> {
-  await fsp.mkdir(path.dirname(abs), { recursive: true });
-  const bytes = Buffer.from(text, 'utf8');
-  await fsp.writeFile(abs, bytes);
-  const st = await fsp.stat(abs);
-  return { mtimeMs: st.mtimeMs, size: bytes.length, sha256: sha256Hex(bytes) };
+export async function writeTextFile(
+  abs: string,
+  text: string,
+  ctx: Pick<ToolContext, 'checkedPath'> = {},
+): Promise<FileReadState> {
+  return writeFileThroughHandle(abs, Buffer.from(text, 'utf8'), {
+    ...(ctx.checkedPath !== undefined ? { checkedPath: ctx.checkedPath } : {}),
+  });
 }

@@ -3,9 +3,9 @@
  * relative to the working directory.
  */
 import { z } from 'zod';
-import { cwdHint, errorOutput } from './format';
+import { cwdHint, errorOutput, plainErrorOutput } from './format';
 import { displayPath, resolveOptionalPath, statOrUndefined } from './file-state';
-import { sortByMtimeAsc, walkFiles } from './file-walk';
+import { anyDepth, envTruthy, sortByMtimeAsc, walkFiles } from './file-walk';
 import type { ToolContext, ToolDefinition, ToolOutput } from './types';
 
 /** Most paths Glob returns. */
@@ -37,8 +37,8 @@ export interface GlobStructured {
 }
 
 const DESCRIPTION = [
-  'Finds files whose paths match a glob pattern (such as "**/*.js" or "src/**/*.{ts,tsx}") and returns their paths (relative to the working directory when inside it), least recently modified first.',
-  `It lists files only, skips .git and node_modules, and returns at most ${GLOB_MAX_RESULTS} paths.`,
+  'Finds files whose paths match a glob pattern (such as "**/*.js" or "src/**/*.{ts,tsx}"; a pattern without "/" matches file names at any depth) and returns their paths (relative to the working directory when inside it), least recently modified first.',
+  `It lists files only, hidden and git-ignored ones included, and returns at most ${GLOB_MAX_RESULTS} paths.`,
   'Use it to locate files by name; use Grep to search file contents.',
   'Several independent searches can be issued together in one response.',
 ].join(' ');
@@ -47,10 +47,23 @@ async function runGlob(input: GlobInput, ctx: ToolContext): Promise<ToolOutput> 
   const started = Date.now();
   const base = resolveOptionalPath(ctx.cwd, input.path);
   const st = await statOrUndefined(base);
-  if (!st) return errorOutput(`Directory does not exist: ${base}. ${cwdHint(ctx.cwd)}`);
+  // As Claude Code: the message as is, without <tool_use_error> tags.
+  if (!st) return plainErrorOutput(`Directory does not exist: ${base}. ${cwdHint(ctx.cwd)}`);
   if (!st.isDirectory()) return errorOutput(`Path is not a directory: ${base}`);
 
-  const entries = sortByMtimeAsc(await walkFiles([input.pattern], { cwd: base }, ctx));
+  // As Claude Code's Glob (ripgrep's `--files --glob <pattern> --no-ignore --hidden`): every file,
+  // ignored and hidden ones too, unless CLAUDE_CODE_GLOB_NO_IGNORE / CLAUDE_CODE_GLOB_HIDDEN say no.
+  const env = ctx.env ?? process.env;
+  const found = await walkFiles(
+    [anyDepth(input.pattern)],
+    {
+      cwd: base,
+      ignoreFiles: !envTruthy(env['CLAUDE_CODE_GLOB_NO_IGNORE'] ?? 'true'),
+      hidden: envTruthy(env['CLAUDE_CODE_GLOB_HIDDEN'] ?? 'true'),
+    },
+    ctx,
+  );
+  const entries = sortByMtimeAsc(found);
   const truncated = entries.length > GLOB_MAX_RESULTS;
   const filenames = entries.slice(0, GLOB_MAX_RESULTS).map((e) => displayPath(ctx.cwd, e.path));
   const structured: GlobStructured = {

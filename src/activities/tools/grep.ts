@@ -6,9 +6,9 @@
  */
 import { promises as fsp } from 'node:fs';
 import { z } from 'zod';
-import { cwdHint, errorOutput, formatBytes, truncateLine } from './format';
+import { cwdHint, errorOutput, formatBytes, plainErrorOutput, truncateLine } from './format';
 import { displayPath, resolveOptionalPath, statOrUndefined } from './file-state';
-import { sortByMtimeDesc, walkFiles, type WalkEntry } from './file-walk';
+import { VCS_DIRECTORY_NAMES, anyDepth, sortByMtimeDesc, walkFiles, type WalkEntry } from './file-walk';
 import { GREP_FILE_TYPES, fileTypeMatcher } from './grep-types';
 import { throttledHeartbeat, throwIfAborted } from './progress';
 import { BINARY_SNIFF_BYTES, looksBinary } from './read';
@@ -85,7 +85,7 @@ export interface GrepStructured {
 }
 
 const DESCRIPTION = [
-  'Searches file contents with a regular expression (JavaScript RegExp syntax) under a file or directory, skipping binary files, .git and node_modules.',
+  'Searches file contents with a regular expression (JavaScript RegExp syntax) under a file or directory, skipping binary files, version-control directories and files that .gitignore, .ignore or .rgignore ignore (hidden files are searched).',
   'Narrow the files with glob (e.g. "*.ts", "src/**/*.py") or type (e.g. "js", "py", "rust").',
   'output_mode "files_with_matches" (the default) lists matching files, most recently modified first; "content" shows matching lines as path:line:text, with optional context (-A, -B, -C) and case-insensitivity (-i); "count" shows how many matching lines each file has.',
   'Each line is matched separately unless multiline is true. Escape regex special characters to search for them literally (e.g. "interface\\{\\}").',
@@ -110,11 +110,6 @@ export function splitGlobs(spec: string): string[] {
   }
   if (cur) out.push(cur);
   return out;
-}
-
-/** A slash-less glob matches a base name at any depth, as in ripgrep. */
-function anyDepth(pattern: string): string {
-  return pattern.includes('/') ? pattern : `**/${pattern}`;
 }
 
 /** Builds the search RegExp; a leading `(?i)` (ripgrep syntax) becomes the `i` flag. */
@@ -272,7 +267,13 @@ async function candidateFiles(
   const globs = input.glob === undefined ? [] : splitGlobs(input.glob);
   const include = globs.filter((g) => !g.startsWith('!')).map(anyDepth);
   const exclude = globs.filter((g) => g.startsWith('!')).map((g) => anyDepth(g.slice(1)));
-  let entries = await walkFiles(include.length > 0 ? include : ['**/*'], { cwd: base, ignore: exclude }, ctx);
+  // As ripgrep's defaults, which Claude Code's Grep keeps: ignore files honoured, hidden files
+  // searched, version-control directories left out.
+  let entries = await walkFiles(
+    include.length > 0 ? include : ['**/*'],
+    { cwd: base, ignore: exclude, ignoreFiles: true, skipNames: VCS_DIRECTORY_NAMES },
+    ctx,
+  );
   if (input.type !== undefined) {
     const matcher = fileTypeMatcher(input.type);
     if (!matcher) {
@@ -296,7 +297,8 @@ async function runGrep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> 
   }
   const base = resolveOptionalPath(ctx.cwd, input.path);
   const st = await statOrUndefined(base);
-  if (!st) return errorOutput(`Path does not exist: ${base}. ${cwdHint(ctx.cwd)}`);
+  // As Claude Code: the message as is, without <tool_use_error> tags.
+  if (!st) return plainErrorOutput(`Path does not exist: ${base}. ${cwdHint(ctx.cwd)}`);
 
   const candidates = await candidateFiles(base, !st.isDirectory(), input, ctx);
   if ('error' in candidates) return errorOutput(candidates.error);

@@ -24,6 +24,11 @@ export interface ToolContext {
   env?: NodeJS.ProcessEnv;
   /** Files a search (Glob, Grep) must leave out of its results: denied by a rule, or outside the working directories. */
   readDenied?: (absPath: string) => boolean;
+  /**
+   * For Write and Edit: the real path the permission check resolved for `file_path`. The write is
+   * refused when the parent directory no longer resolves to its directory (src/activities/tools/safe-write.ts).
+   */
+  checkedPath?: string;
 }
 
 /** Tool settings from config (`tools:` in temporal.yaml). */

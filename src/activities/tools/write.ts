@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { FILE_STATE_CURRENT_NOTE, errorOutput } from './format';
 import { checkWritable, loadForModification, resolveToolPath, statOrUndefined, writeTextFile } from './file-state';
 import { diffHunks, type PatchHunk } from './patch';
+import { refusedWriteAsError } from './safe-write';
 import type { ToolContext, ToolDefinition, ToolOutput } from './types';
 
 /** Input of the Write tool (Claude Code's schema). */
@@ -53,7 +54,7 @@ async function runWrite(input: WriteInput, ctx: ToolContext): Promise<ToolOutput
     if (refusal) return errorOutput(refusal);
     originalFile = loaded.text;
   }
-  const state = await writeTextFile(abs, input.content);
+  const state = await writeTextFile(abs, input.content, ctx);
   const structured: WriteStructured = {
     type: originalFile === null ? 'create' : 'update',
     filePath: abs,
@@ -80,5 +81,5 @@ export const WriteTool: ToolDefinition<WriteInput> = {
   inputSchema: WriteInputSchema,
   readOnly: false,
   idempotent: false,
-  run: runWrite,
+  run: (input, ctx) => refusedWriteAsError(runWrite(input, ctx)),
 };

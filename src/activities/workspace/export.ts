@@ -12,10 +12,12 @@ import {
 } from '../../common/workspace';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { materialize, type Origin } from './snapshot';
+import { AgentRunnerError } from '../../common/errors';
 
 /** Thrown when a session has no recorded workspace, or the target directory is not empty. */
-export class WorkspaceExportError extends Error {
+export class WorkspaceExportError extends AgentRunnerError {
   override readonly name = 'WorkspaceExportError';
+  readonly kind = 'usage';
 }
 
 /**

@@ -31,6 +31,7 @@ import {
   workingTree,
   type Origin,
 } from './snapshot';
+import { AgentRunnerError } from '../../common/errors';
 
 /** Input of `prepareWorkspace`. */
 export interface PrepareWorkspaceInput {
@@ -54,8 +55,9 @@ export interface WorkspaceHost {
  * Thrown at worker start when the workspace root cannot be created or written: the worker could
  * not take over a workspace, so it refuses to start (the CLI exits 2).
  */
-export class WorkspaceRootError extends Error {
+export class WorkspaceRootError extends AgentRunnerError {
   override readonly name = 'WorkspaceRootError';
+  readonly kind = 'usage';
 }
 
 /**
@@ -64,7 +66,8 @@ export class WorkspaceRootError extends Error {
  */
 export function checkWorkspaceRoot(root: string): void {
   try {
-    fs.mkdirSync(root, { recursive: true });
+    // Workspaces hold checkouts of the sessions' repositories: what this creates is owner-only.
+    fs.mkdirSync(root, { recursive: true, mode: 0o700 });
     const probe = path.join(root, `.probe-${process.pid}`);
     fs.writeFileSync(probe, 'ok');
     fs.rmSync(probe);

@@ -51,7 +51,15 @@ export async function runAttach(config: Config, sessionId: string, flags: Attach
     throw new UsageError(`--turn must be a positive integer, got "${flags.turn}"`);
   }
   const log = flags.verbose ? (l: string) => io.stderr(l) : () => undefined;
-  const rt = await openRuntime({ config, ...serverModeOptions(flags), worker: false, log, notice: io.stderr });
+  // Attaching calls no model: no key needed, and a shared server is used as it is (never restarted).
+  const rt = await openRuntime({
+    config,
+    ...serverModeOptions(flags),
+    worker: false,
+    callsModel: false,
+    log,
+    notice: io.stderr,
+  });
   try {
     const turnId =
       flags.turn !== undefined
@@ -63,6 +71,18 @@ export async function runAttach(config: Config, sessionId: string, flags: Attach
         await rt.client.workflow.getHandle(turnId).describe();
       } catch {
         throw new UsageError(`attach: session ${sessionId} has no turn ${flags.turn} on ${rt.address}`);
+      }
+    }
+    if (rt.mode === 'embedded' && !rt.worker) {
+      // A private dev server without a worker (no server ran, and no model key to start one):
+      // a finished turn can be read, a running one would never move.
+      const status = (await rt.client.workflow.getHandle(turnId).describe()).status.name;
+      if (status === 'RUNNING') {
+        throw new UsageError(
+          `attach: turn ${turnId} is still running, and no agent-runner server runs to carry it on: ` +
+            `set ${config.model.apiKeyEnv} (attach then starts the background server, whose worker continues the turn), ` +
+            'or start `agent-runner server`',
+        );
       }
     }
     if (flags.verbose) io.stderr(`attached to ${turnId}`);
@@ -78,6 +98,8 @@ export async function runAttach(config: Config, sessionId: string, flags: Attach
         notice: (l) => io.stderr(l),
         onUnreachable: () => rt.recover(),
       },
+      // A turn that shows nothing new for a few seconds: what it waits for, on stderr.
+      stallNotice: (l) => io.stderr(l),
     });
     let result: SDKResultMessage | undefined;
     for await (const msg of engine.follow({ turnWorkflowId: turnId, offset: 0 })) {

@@ -1,8 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { isGrpcCancelledError } from '@temporalio/client';
 import type { BatchBudget } from '../../client/batch';
 import { budgetPoolState, ensureBudgetPool, setBudgetPoolLimit } from '../../client/budget-pool';
 import type { ClientRuntime as Runtime } from '../../connection/connect';
+import { retry } from '../../connection/retry';
 
 /** Pool id of a batch's budget pool. */
 export function batchPoolId(batchId: string): string {
@@ -35,18 +35,12 @@ export async function createBatchBudget(rt: Runtime, batchId: string, limitUsd: 
 }
 
 /** A query right after the pool started may find no worker ready yet: retry for up to ~30 s. */
-async function withRetry<T>(fn: () => Promise<T>): Promise<T> {
-  let delay = 100;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      // A cancelled call (the batch was interrupted) is not retried.
-      if (attempt >= 20 || isGrpcCancelledError(err) || isGrpcCancelledError((err as { cause?: unknown }).cause)) {
-        throw err;
-      }
-      await sleep(delay);
-      delay = Math.min(delay * 2, 2000);
-    }
-  }
+function withRetry<T>(fn: () => Promise<T>): Promise<T> {
+  // A cancelled call (the batch was interrupted) is not retried.
+  return retry(fn, {
+    attempts: 21,
+    delayMs: 100,
+    maxDelayMs: 2000,
+    retryIf: (err) => !isGrpcCancelledError(err) && !isGrpcCancelledError((err as { cause?: unknown }).cause),
+  });
 }

@@ -2,7 +2,8 @@ import { closeSync, existsSync, openSync, readFileSync, statSync, writeSync } fr
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../../config';
 import type { BatchBudget, BatchEvent, BatchResult, TaskSource } from '../../client/batch';
-import { defaultBatchId, parseTaskFile, runBatch } from '../../client/batch';
+import { defaultBatchId, runBatch } from '../../client/batch';
+import { parseTaskFile } from '../../client/batch-tasks';
 import { openRuntime } from '../../host/runtime';
 import type { Runtime } from '../../host/runtime';
 import type { ServerModeFlags } from '../server-mode';

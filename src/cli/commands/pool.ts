@@ -2,12 +2,14 @@ import type { Config } from '../../config';
 import type { BudgetPoolRow } from '../../client/budget-pool';
 import {
   BudgetPoolBusyError,
+  BudgetPoolNotFoundError,
   budgetPoolState,
   closeBudgetPool,
   ensureBudgetPool,
   listBudgetPools,
 } from '../../client/budget-pool';
 import type { PoolStateView } from '../../workflows/messages';
+import { retry } from '../../connection/retry';
 import { budgetPoolWorkflowId } from '../../common/ids';
 import type { ControlIo } from '../control';
 import { int, kvTable, limitValue, openControlRuntime, usd } from '../control';
@@ -52,21 +54,17 @@ export function formatPool(s: PoolStateView): string {
   ]);
 }
 
-/** A query right after `pool create` may find no worker ready yet: retry briefly. */
-export async function poolStateWithRetry(
+/** A query right after `pool create` may find no worker ready yet: retry briefly (about 9 s). */
+export function poolStateWithRetry(
   rtClient: Parameters<typeof budgetPoolState>[0],
   poolId: string,
 ): Promise<PoolStateView> {
-  let delay = 100;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await budgetPoolState(rtClient, poolId);
-    } catch (e) {
-      if (attempt >= 8 || (e as Error).name === 'BudgetPoolNotFoundError') throw e;
-      await new Promise((r) => setTimeout(r, delay));
-      delay = Math.min(delay * 2, 2000);
-    }
-  }
+  return retry(() => budgetPoolState(rtClient, poolId), {
+    attempts: 9,
+    delayMs: 100,
+    maxDelayMs: 2000,
+    retryIf: (e) => !(e instanceof BudgetPoolNotFoundError),
+  });
 }
 
 /**
@@ -85,7 +83,15 @@ export async function runPoolCreate(
   return withControlErrors(io, async () => {
     const mode = serverModeOptions(flags);
     const rt = mode.daemon
-      ? await (await import('../../host/runtime')).openRuntime({ config, ...mode, worker: false, quiet: true })
+      ? await (
+          await import('../../host/runtime')
+        ).openRuntime({
+          config,
+          ...mode,
+          worker: false,
+          callsModel: false,
+          quiet: true,
+        })
       : await openControlRuntime(config, 'pool create');
     try {
       let pool;

@@ -292,6 +292,8 @@ export async function runPrint(
         notice: (l) => io.stderr(l),
         onUnreachable: () => rt.recover(),
       },
+      // A turn that shows nothing new for a few seconds: what it waits for, on stderr.
+      stallNotice: (l) => io.stderr(l),
       onWarning: (w) => io.stderr(`agent-runner: ${w}`),
       includePartialMessages: flags.includePartialMessages === true && flags.outputFormat === 'stream-json',
       replayUserMessages: flags.replayUserMessages === true,

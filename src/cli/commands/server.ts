@@ -9,6 +9,7 @@ import type { ServerState } from '../../host/server-state';
 import { readServerLock, serverLockHolder } from '../../host/server-lock';
 import type { ControlIo } from '../control';
 import { kvTable } from '../control';
+import { describeRunner, runnerDiffers, runnerIdentity } from '../../host/runner-build';
 import { EXIT } from '../output';
 
 function ago(iso: string | undefined): string {
@@ -53,11 +54,25 @@ export async function runServerStatus(config: Config, flags: { json?: boolean },
   }
   const turns = await runningTurns(config, live);
   if (flags.json) {
-    io.stdout(JSON.stringify({ running: true, dataDir: config.dataDir, runningTurns: turns, ...live }));
+    io.stdout(
+      JSON.stringify({
+        running: true,
+        dataDir: config.dataDir,
+        runningTurns: turns,
+        ...live,
+        client: runnerIdentity(),
+        versionMatches: !runnerDiffers(live.runner),
+      }),
+    );
     return EXIT.success;
   }
+  const me = runnerIdentity();
   const rows: Array<[string, string]> = [
     ['server', `running (${live.mode ?? 'foreground'})`],
+    [
+      'version',
+      `${describeRunner(live.runner)}${runnerDiffers(live.runner, me) ? ` (this client is ${describeRunner(me)}: a run restarts the server when it is idle)` : ''}`,
+    ],
     ['Temporal', `${live.address} (dev server pid ${live.pid})`],
     ['Web UI', live.uiUrl ?? '- (headless)'],
     ['process', `pid ${live.ownerPid ?? '?'}, started ${live.startedAt ?? '?'}${ago(live.startedAt)}`],

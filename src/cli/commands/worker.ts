@@ -9,7 +9,8 @@ import type { SparePool } from '../../host/spare-pool';
  * `agent-runner server`) until SIGINT/SIGTERM, then shuts down gracefully.
  */
 export async function runWorker(config: Config, log: (l: string) => void): Promise<number> {
-  const rt = await openRuntime({ config, worker: true, log });
+  // Temporal or the store down at start: the worker waits for them (as a running worker does).
+  const rt = await openRuntime({ config, worker: true, log, notice: log, waitForServices: true });
   if (rt.mode === 'embedded') {
     await rt.close();
     throw new UsageError(
@@ -61,6 +62,7 @@ export async function runServer(config: Config, log: (l: string) => void, flags:
     null;
   const previousPort = previousAddress ? Number(previousAddress.slice(previousAddress.lastIndexOf(':') + 1)) : 0;
   const { workerEnvFingerprint } = await import('../../host/background');
+  const { runnerIdentity } = await import('../../host/runner-build');
   // Recorded as soon as the dev server answers: clients start their turns while the worker loads
   // (their workflow tasks wait on the task queue until it polls).
   const record = (devServer: NonNullable<Runtime['devServer']>): void => {
@@ -73,6 +75,7 @@ export async function runServer(config: Config, log: (l: string) => void, flags:
       mode: background ? 'background' : 'foreground',
       ...(background ? { idleTimeoutMs: config.devServer.idleTimeoutMs } : {}),
       workerEnv: workerEnvFingerprint(config, process.env),
+      runner: runnerIdentity(),
     });
   };
   let rt: Runtime;

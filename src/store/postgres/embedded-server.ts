@@ -16,6 +16,13 @@ export interface EmbeddedPostgresServer {
   port: number;
   /** Creates a database and returns its URL. */
   createDatabase(name: string): Promise<string>;
+  /**
+   * Stops the server (a fast shutdown: open sessions are terminated) and keeps its data: a
+   * PostgreSQL outage, for fault tests. {@link restart} brings it back on the same port.
+   */
+  halt(): Promise<void>;
+  /** Starts a halted server again on the same port and data. */
+  restart(): Promise<void>;
   /** Stops the server and deletes its data directory. */
   stop(): Promise<void>;
 }
@@ -99,9 +106,20 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions = {}):
     }
     const url = `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`;
     let stopped = false;
+    let halted = false;
     return {
       url,
       port,
+      async halt() {
+        if (stopped || halted) return;
+        halted = true;
+        await server.stop();
+      },
+      async restart() {
+        if (stopped || !halted) return;
+        await server.start();
+        halted = false;
+      },
       async createDatabase(name) {
         const c = new Client({ connectionString: url });
         await c.connect();
@@ -115,7 +133,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions = {}):
       async stop() {
         if (stopped) return;
         stopped = true;
-        await server.stop();
+        if (!halted) await server.stop();
         fs.rmSync(root, { recursive: true, force: true });
       },
     };

@@ -1,17 +1,22 @@
 /** Errors of the PostgreSQL store that a user must act on (the CLI exits 2 on each). */
+import { AgentRunnerError } from '../../common/errors';
 
 /** Thrown when the database cannot be reached or refuses the connection (the URL is masked). */
-export class StoreConnectionError extends Error {
+export class StoreConnectionError extends AgentRunnerError {
   override readonly name = 'StoreConnectionError';
+  readonly kind = 'usage';
   constructor(
     /** The URL, password masked. */
     readonly url: string,
     /** What the driver said. */
     readonly reason: string,
+    /** The driver's error (its code tells an unreachable server from a refused login). */
+    cause?: unknown,
   ) {
     super(
       `cannot connect to the PostgreSQL transcript store at ${url}: ${reason} ` +
         '(store.url in temporal.yaml or AGENT_RUNNER_STORE_URL)',
+      cause === undefined ? undefined : { cause },
     );
   }
 }
@@ -21,8 +26,9 @@ export class StoreConnectionError extends Error {
  * code (upgrade agent-runner), or older than the code in a process that does not migrate (run
  * `agent-runner store migrate`, or start a worker).
  */
-export class StoreSchemaError extends Error {
+export class StoreSchemaError extends AgentRunnerError {
   override readonly name = 'StoreSchemaError';
+  readonly kind = 'usage';
   constructor(
     readonly url: string,
     /** Schema version found in the database (0 = no tables yet). */
@@ -41,8 +47,9 @@ export class StoreSchemaError extends Error {
 }
 
 /** Thrown when the server is older than the store supports. */
-export class StoreServerVersionError extends Error {
+export class StoreServerVersionError extends AgentRunnerError {
   override readonly name = 'StoreServerVersionError';
+  readonly kind = 'usage';
 }
 
 /** The text of a driver error, for messages (AggregateError of several addresses included). */

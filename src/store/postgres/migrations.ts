@@ -4,13 +4,20 @@
  * starting at once) queue on an advisory lock. Never edit a released migration: add one.
  */
 import type { Pool, PoolClient } from 'pg';
+import type { TranscriptEntry } from '../../common/transcript';
+import { carriesAttachments, toolResultIdsOf } from '../line-keys';
 import { StoreSchemaError } from './errors';
 
-/** One step of the schema. `sql` gets the quoted schema name and returns the statements. */
+/**
+ * One step of the schema. `sql` gets the quoted schema name and returns the statements;
+ * `backfill`, when present, then fills what the new structures need from existing rows, in the
+ * same transaction.
+ */
 export interface Migration {
   version: number;
   name: string;
   sql: (schema: string) => string;
+  backfill?: (client: PoolClient, schema: string) => Promise<void>;
 }
 
 /**
@@ -110,7 +117,73 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX stream_events_done ON ${s}.stream_events (created_at) WHERE done;
     `,
   },
+  {
+    version: 4,
+    name: 'lines by tool_use id, lines with attachments',
+    sql: (s) => `
+      -- The lines holding a tool_result for a tool_use id (toolResultLines): runTool looks for
+      -- an earlier result of its call here instead of reading the session.
+      CREATE TABLE ${s}.tool_results (
+        session_id text COLLATE "C" NOT NULL,
+        tool_use_id text COLLATE "C" NOT NULL,
+        uuid text COLLATE "C" NOT NULL,
+        PRIMARY KEY (session_id, tool_use_id, uuid)
+      );
+      -- The lines with context attachments (attachmentLines): nested memory reads these only.
+      ALTER TABLE ${s}.entries ADD COLUMN has_attachments boolean NOT NULL DEFAULT false;
+      CREATE INDEX entries_with_attachments ON ${s}.entries (session_id, seq) WHERE has_attachments;
+    `,
+    backfill: backfillLineKeys,
+  },
 ];
+
+/** Rows read per round of {@link backfillLineKeys}. */
+const BACKFILL_BATCH = 1000;
+
+/**
+ * Indexes the lines stored before migration 4 (tool_result ids, attachments), reading them through
+ * a cursor in batches. The keys are computed from the parsed line (src/store/line-keys.ts), as
+ * when a line is written: extracting fields in SQL would fail on a line holding a `\u0000`.
+ */
+async function backfillLineKeys(client: PoolClient, s: string): Promise<void> {
+  await client.query(
+    `DECLARE line_keys NO SCROLL CURSOR FOR
+       SELECT session_id, uuid, entry::text AS text FROM ${s}.entries
+       WHERE entry::text LIKE '%"tool_result"%' OR entry::text LIKE '%"attachment%'`,
+  );
+  for (;;) {
+    const r = await client.query<{ session_id: string; uuid: string; text: string }>(
+      `FETCH ${BACKFILL_BATCH} FROM line_keys`,
+    );
+    if (r.rows.length === 0) break;
+    const results: { session: string[]; id: string[]; uuid: string[] } = { session: [], id: [], uuid: [] };
+    const withAttachments: { session: string[]; uuid: string[] } = { session: [], uuid: [] };
+    for (const row of r.rows) {
+      const line = JSON.parse(row.text) as TranscriptEntry;
+      for (const id of toolResultIdsOf(line)) {
+        results.session.push(row.session_id);
+        results.id.push(id);
+        results.uuid.push(row.uuid);
+      }
+      if (carriesAttachments(line)) {
+        withAttachments.session.push(row.session_id);
+        withAttachments.uuid.push(row.uuid);
+      }
+    }
+    await client.query(
+      `INSERT INTO ${s}.tool_results (session_id, tool_use_id, uuid)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING`,
+      [results.session, results.id, results.uuid],
+    );
+    await client.query(
+      `UPDATE ${s}.entries e SET has_attachments = true
+       FROM unnest($1::text[], $2::text[]) AS a(session_id, uuid)
+       WHERE e.session_id = a.session_id AND e.uuid = a.uuid`,
+      [withAttachments.session, withAttachments.uuid],
+    );
+  }
+  await client.query('CLOSE line_keys');
+}
 
 /** The schema version this code expects: the last migration's. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
@@ -161,6 +234,7 @@ export async function migrate(pool: Pool, schema: string, schemaName: string, ur
     for (const m of MIGRATIONS) {
       if (m.version <= from) continue;
       await client.query(m.sql(schema));
+      await m.backfill?.(client, schema);
       await client.query(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2)`, [
         m.version,
         m.name,

@@ -17,6 +17,7 @@ import {
   type PutContentResult,
 } from '../content';
 import { checkId } from '../ids';
+import { carriesAttachments, toolResultIdsOf } from '../line-keys';
 import {
   ModelAttemptUsageSchema,
   TranscriptChainError,
@@ -87,6 +88,7 @@ export class PostgresTranscriptStore implements TranscriptStore {
   private closed = false;
   /** The `--include-partial-messages` side channel, in the same database (`stream_events`). */
   readonly streamEvents: PostgresStreamEventChannel;
+  readonly description: string;
 
   private constructor(
     private readonly pool: Pool,
@@ -95,6 +97,7 @@ export class PostgresTranscriptStore implements TranscriptStore {
     opts: PostgresStoreOptions,
   ) {
     this.s = escapeIdentifier(url.schema);
+    this.description = `PostgreSQL transcript store at ${url.display}`;
     this.maxContentBytes = opts.maxContentBytes ?? DEFAULT_MAX_CONTENT_BYTES;
     this.cacheLimit = opts.cacheBytes ?? 64 * 1024 * 1024;
     this.streamEvents = new PostgresStreamEventChannel(pool, this.s);
@@ -127,7 +130,7 @@ export class PostgresTranscriptStore implements TranscriptStore {
         const r = await pool.query<{ v: string }>("SELECT current_setting('server_version_num') AS v");
         versionNum = Number(r.rows[0]?.v ?? 0);
       } catch (err) {
-        throw new StoreConnectionError(parsed.display, driverMessage(err));
+        throw new StoreConnectionError(parsed.display, driverMessage(err), err);
       }
       if (versionNum < MIN_SERVER_VERSION_NUM) {
         throw new StoreServerVersionError(
@@ -208,27 +211,40 @@ export class PostgresTranscriptStore implements TranscriptStore {
     // in the line, while the json type itself keeps such text as it is.
     // The session row is upserted first (the insert reads from `touched`): writers of one
     // session queue on it, which orders seq by commit and rules out lock-order deadlocks.
+    // The index rows of the lines this statement writes (tool_result ids) go in with them.
     const sql = `
       WITH touched AS (
         INSERT INTO ${this.s}.sessions AS ss (session_id, cwd) VALUES ($1, $2)
         ON CONFLICT (session_id) DO UPDATE SET modified_at = now(), cwd = COALESCE(ss.cwd, EXCLUDED.cwd)
         RETURNING 1 AS one
+      ), written AS (
+        INSERT INTO ${this.s}.entries (session_id, uuid, parent_uuid, is_boundary, has_attachments, entry)
+        SELECT $1, i.uuid, i.parent_uuid, i.is_boundary, i.has_attachments, i.entry::json
+        FROM unnest($3::text[], $4::text[], $5::boolean[], $6::boolean[], $7::text[]) WITH ORDINALITY
+               AS i(uuid, parent_uuid, is_boundary, has_attachments, entry, ord)
+        CROSS JOIN touched
+        ORDER BY i.ord
+        ON CONFLICT (session_id, uuid) DO NOTHING
+        RETURNING uuid
+      ), indexed AS (
+        INSERT INTO ${this.s}.tool_results (session_id, tool_use_id, uuid)
+        SELECT $1, t.tool_use_id, t.uuid
+        FROM unnest($8::text[], $9::text[]) AS t(uuid, tool_use_id)
+        JOIN written w ON w.uuid = t.uuid
+        ON CONFLICT DO NOTHING
       )
-      INSERT INTO ${this.s}.entries (session_id, uuid, parent_uuid, is_boundary, entry)
-      SELECT $1, i.uuid, i.parent_uuid, i.is_boundary, i.entry::json
-      FROM unnest($3::text[], $4::text[], $5::boolean[], $6::text[]) WITH ORDINALITY
-             AS i(uuid, parent_uuid, is_boundary, entry, ord)
-      CROSS JOIN touched
-      ORDER BY i.ord
-      ON CONFLICT (session_id, uuid) DO NOTHING
-      RETURNING uuid`;
+      SELECT uuid FROM written`;
+    const results = unique.flatMap((e) => toolResultIdsOf(e).map((id) => [e.uuid, id] as const));
     const params = [
       sessionId,
       cwd,
       unique.map((e) => e.uuid),
       unique.map((e) => e.parentUuid),
       unique.map((e) => e.type === 'system' && e.subtype === 'compact_boundary'),
+      unique.map(carriesAttachments),
       texts,
+      results.map(([uuid]) => uuid),
+      results.map(([, id]) => id),
     ];
     const r = await this.withRetry(() => this.pool.query<{ uuid: string }>(sql, params));
     const created = new Set(r.rows.map((row) => row.uuid));
@@ -280,6 +296,34 @@ export class PostgresTranscriptStore implements TranscriptStore {
       loaded.seq = row.seq;
     }
     return [...loaded.entries];
+  }
+
+  /** Through the `tool_results` index (migration 4): the uuids, then the lines not cached. */
+  async toolResultLines(sessionId: string, toolUseId: string): Promise<TranscriptEntry[]> {
+    checkId('session id', sessionId);
+    const r = await this.pool.query<{ uuid: string }>(
+      `SELECT t.uuid FROM ${this.s}.tool_results t
+       JOIN ${this.s}.entries e ON e.session_id = t.session_id AND e.uuid = t.uuid
+       WHERE t.session_id = $1 AND t.tool_use_id = $2 ORDER BY e.seq`,
+      [sessionId, toolUseId],
+    );
+    return this.linesOf(
+      sessionId,
+      r.rows.map((row) => row.uuid),
+    );
+  }
+
+  /** Through the partial index `entries_with_attachments` (migration 4): the uuids, then the lines not cached. */
+  async attachmentLines(sessionId: string): Promise<TranscriptEntry[]> {
+    checkId('session id', sessionId);
+    const r = await this.pool.query<{ uuid: string }>(
+      `SELECT uuid FROM ${this.s}.entries WHERE session_id = $1 AND has_attachments ORDER BY seq`,
+      [sessionId],
+    );
+    return this.linesOf(
+      sessionId,
+      r.rows.map((row) => row.uuid),
+    );
   }
 
   /**
@@ -517,6 +561,16 @@ export class PostgresTranscriptStore implements TranscriptStore {
       this.remember(sessionId, row.entry, row.n);
     }
     return out;
+  }
+
+  /** The lines of `uuids`, in that order: cached ones from memory, the others in one query. */
+  private async linesOf(sessionId: string, uuids: string[]): Promise<TranscriptEntry[]> {
+    const missing = uuids.filter((u) => !this.cached(sessionId, u));
+    const fetched = missing.length > 0 ? await this.fetch(sessionId, missing) : new Map<string, TranscriptEntry>();
+    return uuids.flatMap((u) => {
+      const e = fetched.get(u) ?? this.cached(sessionId, u);
+      return e ? [e] : [];
+    });
   }
 
   private cached(sessionId: string, uuid: string): TranscriptEntry | undefined {

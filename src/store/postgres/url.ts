@@ -4,6 +4,7 @@
  * (`sslmode`, `sslrootcert`, `application_name`, …). Missing parts fall back to libpq's
  * environment variables (`PGHOST`, `PGUSER`, `PGPASSWORD`, …), as `psql` does.
  */
+import { AgentRunnerError } from '../../common/errors';
 
 /** The schema of the tables when the URL names none. */
 export const DEFAULT_PG_SCHEMA = 'agent_runner';
@@ -21,8 +22,9 @@ export interface PostgresUrl {
 }
 
 /** Thrown for a store URL that is not a usable `postgres://` URL. */
-export class InvalidStoreUrlError extends Error {
+export class InvalidStoreUrlError extends AgentRunnerError {
   override readonly name = 'InvalidStoreUrlError';
+  readonly kind = 'usage';
 }
 
 /** True for `postgres://` and `postgresql://` URLs. */

@@ -1,6 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   formatFileSize,
   keepLargeResult,
@@ -89,5 +89,25 @@ describe('large tool results by reference', () => {
     const elsewhere = join(dir, 'other', 'agent-runner-results', 'sess', 'toolu_9.txt');
     expect(await materializeLargeResults(store, 'sess', { file_path: elsewhere }, dir)).toEqual([]);
     expect(existsSync(elsewhere)).toBe(false);
+  });
+
+  test("keepLargeResult: the result directories in the shared temporary directory must be this user's own; a planted link is refused", async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'large-result-outside-'));
+    try {
+      symlinkSync(outside, join(dir, 'agent-runner-results'));
+      await expect(keepLargeResult(bashOut(seq(10_000)), opts('toolu_link'))).rejects.toThrow(
+        /agent-runner-results is a symbolic link, not a directory of this user: refusing to write tool results there/,
+      );
+      expect(readdirSync(outside)).toEqual([]);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+  test('keepLargeResult: the file and its directories are owner-only', async () => {
+    const { record } = await keepLargeResult(bashOut(seq(10_000)), opts('toolu_mode'));
+    if (!record) throw new Error('expected a large result');
+    expect(statSync(record.path).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(record.path)).mode & 0o777).toBe(0o700);
+    expect(statSync(dirname(dirname(record.path))).mode & 0o777).toBe(0o700);
   });
 });

@@ -1,5 +1,6 @@
 import { syntheticResult } from '../../../src/client/batch';
-import type { BatchResult, BatchTask } from '../../../src/client/batch';
+import type { BatchResult } from '../../../src/client/batch';
+import type { BatchTask } from '../../../src/client/batch-tasks';
 import { BatchProgress, formatTaskLine, summaryTable } from '../../../src/cli/progress';
 
 function task(id: string): BatchTask {
@@ -111,5 +112,36 @@ describe('batch progress output', () => {
       '(finished earlier, not run again)',
     );
     expect(formatTaskLine(task('x'), result('x', true, 0), 'retried')).toContain('(retried)');
+  });
+
+  test('batch progress: a retried task costs every attempt, in its row, the totals and the counters', () => {
+    const retried: BatchResult = {
+      ...result('flaky', true, 0.01),
+      earlier_attempts: [
+        {
+          session_id: 'session-flaky-0',
+          subtype: 'error_during_execution',
+          num_turns: 1,
+          total_cost_usd: 0.02,
+          total_cost_usd_known: true,
+        },
+      ],
+    };
+    const unknown: BatchResult = { ...result('lost', false, 0), total_cost_usd_known: false };
+    const lines = summaryTable(
+      [
+        { task: task('flaky'), result: retried },
+        { task: task('lost'), result: unknown },
+      ],
+      [],
+      1000,
+    ).split('\n');
+    expect(lines[1]).toMatch(/^flaky\s+success\s+2\s+\$0\.0300\s/);
+    expect(lines[2]).toMatch(/^lost\s+error_max_turns\s+2\s+\$0\.0000\+\s/);
+    expect(lines[3]).toBe('2 tasks: 1 succeeded, 1 failed · $0.0300 (cost of 1 unknown) · 1.0 s · 2.00 tasks/s');
+    const { out } = sink();
+    const progress = new BatchProgress(1, { mode: 'none', out });
+    progress.onEvent({ type: 'task_done', task: task('flaky'), sessionId: 's', source: 'retried', result: retried });
+    expect(progress.counts.costUsd).toBeCloseTo(0.03, 10);
   });
 });

@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseTaskFile } from '../../../src/client/batch-tasks';
 import {
   defaultBatchId,
-  parseTaskFile,
   taskPromptUuid,
   taskSessionId,
   taskSubmitUpdateId,

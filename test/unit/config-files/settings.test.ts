@@ -1,8 +1,15 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { readSettingsEnv } from '../../../src/activities/settings-env';
-import { SettingsError, loadSettings, parseSettingSources } from '../../../src/config-files';
+import {
+  SettingsError,
+  loadSettings,
+  parseSettingSources,
+  projectRootOf,
+  projectTrust,
+} from '../../../src/config-files';
 
 let root: string;
 let home: string;
@@ -70,8 +77,10 @@ describe('settings files', () => {
     const s = load();
     expect(s.permissions.allow).toEqual([]);
     expect(s.permissions.deny).toEqual(['Bash(rm *)']);
-    expect(s.warnings[0]).toMatch(
-      /Ignoring 1 permissions.allow entries from .*settings.json: this workspace has not been trusted/,
+    expect(s.warnings[0]).toBe(
+      'Ignoring 1 permissions.allow entry from .claude/settings.json: this workspace has not been trusted. ' +
+        'Run Claude Code interactively here once and accept the trust dialog, ' +
+        `or set projects[${JSON.stringify(cwd)}].hasTrustDialogAccepted: true in ${join(home, '.claude.json')}.`,
     );
   });
   test("loadSettings: a project cannot turn permission checks off (bypassPermissions), trusted or not; other modes and the user's own settings can", () => {
@@ -101,6 +110,108 @@ describe('settings files', () => {
     const s = load();
     expect(s.hooks).toEqual([{ source: 'project', path: join(cwd, '.claude', 'settings.json'), hooks }]);
     expect(s.sources[0]?.settings['statusLine']).toEqual({ type: 'command' });
+  });
+});
+
+describe('trust: what an untrusted project cannot widen (as claude -p 2.1.328)', () => {
+  const untrusted = (): void => write(join(home, '.claude.json'), {});
+  test('loadSettings: an untrusted project adds no directories and no allow rules, with one warning per setting', () => {
+    untrusted();
+    mkdirSync(join(cwd, 'lib'));
+    write(join(cwd, '.claude', 'settings.json'), {
+      permissions: { additionalDirectories: ['~', 'lib'], allow: ['Write'], deny: ['Bash(rm *)'] },
+    });
+    write(join(cwd, '.claude', 'settings.local.json'), { permissions: { additionalDirectories: ['/tmp'] } });
+    const s = load();
+    expect(s.permissions.additionalDirectories).toEqual([]);
+    expect(s.permissions.allow).toEqual([]);
+    expect(s.permissions.deny).toEqual(['Bash(rm *)']);
+    expect(s.warnings.slice(0, 2)).toEqual([
+      expect.stringMatching(
+        /^Ignoring 1 permissions.allow entry from .claude\/settings.json: this workspace has not been trusted/,
+      ),
+      expect.stringMatching(
+        /^Ignoring 3 permissions.additionalDirectories entries from .claude\/settings.json and .claude\/settings.local.json: /,
+      ),
+    ]);
+    write(join(home, '.claude.json'), { projects: { [cwd]: { hasTrustDialogAccepted: true } } });
+    expect(load().permissions.additionalDirectories).toEqual([home, join(cwd, 'lib'), '/tmp']);
+  });
+  test("loadSettings: an untrusted project's defaultMode applies (acceptEdits, plan, dontAsk), as in Claude Code; bypassPermissions never", () => {
+    untrusted();
+    for (const mode of ['acceptEdits', 'plan', 'dontAsk'] as const) {
+      write(join(cwd, '.claude', 'settings.json'), { permissions: { defaultMode: mode } });
+      expect(load().permissions.defaultMode).toBe(mode);
+    }
+    write(join(cwd, '.claude', 'settings.json'), { permissions: { defaultMode: 'bypassPermissions' } });
+    expect(load().permissions.defaultMode).toBeUndefined();
+  });
+  test("loadSettings: the user's settings and --settings are not a project's: they widen without trust", () => {
+    untrusted();
+    write(join(home, '.claude', 'settings.json'), {
+      permissions: { allow: ['Bash(git *)'], additionalDirectories: [root] },
+    });
+    const s = load({ settingsArg: '{"permissions":{"allow":["Read"]}}' });
+    expect(s.permissions.allow).toEqual(['Bash(git *)', 'Read']);
+    expect(s.permissions.additionalDirectories).toEqual([root]);
+  });
+  test("projectTrust: in a git repository only the root's record counts", () => {
+    spawnSync('git', ['init', '-q'], { cwd });
+    const sub = join(cwd, 'sub', 'deeper');
+    mkdirSync(sub, { recursive: true });
+    const trustOnly = (dir: string): void =>
+      write(join(home, '.claude.json'), { projects: { [dir]: { hasTrustDialogAccepted: true } } });
+    trustOnly(cwd);
+    expect([projectTrust(cwd, {}, home), projectTrust(sub, {}, home)]).toEqual(['trusted', 'trusted']);
+    trustOnly(sub);
+    expect(projectTrust(sub, {}, home)).toBe('untrusted');
+    trustOnly(root); // a parent of the repository
+    expect(projectTrust(cwd, {}, home)).toBe('untrusted');
+    expect(projectRootOf(sub)).toBe(cwd);
+  });
+  test('projectTrust: outside a repository the working directory is trusted by its own record; one above trusts its local settings only', () => {
+    const sub = join(cwd, 'sub');
+    mkdirSync(sub);
+    write(join(home, '.claude.json'), { projects: { [cwd]: { hasTrustDialogAccepted: true } } });
+    expect(projectTrust(cwd, {}, home)).toBe('trusted');
+    expect(projectTrust(sub, {}, home)).toBe('localOnly');
+    write(join(sub, '.claude', 'settings.json'), { permissions: { allow: ['Bash(a *)'] } });
+    write(join(sub, '.claude', 'settings.local.json'), { permissions: { allow: ['Bash(b *)'] } });
+    expect(loadSettings({ cwd: sub, home, env: {} }).permissions.allow).toEqual(['Bash(b *)']);
+  });
+});
+
+describe('settings discovery from a subdirectory (as claude -p 2.1.328)', () => {
+  test("loadSettings: a subdirectory of a repository reads the root's settings.local.json (rules, hooks) but not its settings.json", () => {
+    spawnSync('git', ['init', '-q'], { cwd });
+    const sub = join(cwd, 'sub', 'deeper');
+    mkdirSync(sub, { recursive: true });
+    const hooks = { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'true' }] }] };
+    write(join(cwd, '.claude', 'settings.local.json'), {
+      permissions: { deny: ['Bash(rm *)', 'Read(/secret.txt)'], allow: ['Bash(touch *)'], defaultMode: 'plan' },
+      hooks,
+    });
+    write(join(cwd, '.claude', 'settings.json'), { permissions: { deny: ['Bash(curl *)'] } });
+    write(join(sub, '.claude', 'settings.local.json'), {
+      permissions: { deny: ['Bash(git push *)'], defaultMode: 'dontAsk' },
+    });
+    const s = loadSettings({ cwd: sub, home, env: {} });
+    expect(s.sources.map((x) => [x.source, x.path])).toEqual([
+      ['local', join(cwd, '.claude', 'settings.local.json')],
+      ['local', join(sub, '.claude', 'settings.local.json')],
+    ]);
+    // `/path` rules of the root's file are relative to the root; the subdirectory's file ranks above it.
+    expect(s.permissions.deny).toEqual(['Bash(rm *)', `Read(/${cwd}/secret.txt)`, 'Bash(git push *)']);
+    expect(s.permissions.allow).toEqual(['Bash(touch *)']);
+    expect(s.permissions.defaultMode).toBe('dontAsk');
+    expect(s.hooks).toEqual([{ source: 'local', path: join(cwd, '.claude', 'settings.local.json'), hooks }]);
+    expect(loadSettings({ cwd: sub, home, env: {}, settingSources: 'user,project' }).sources).toEqual([]);
+  });
+  test('loadSettings: outside a repository a subdirectory reads only its own files', () => {
+    const sub = join(cwd, 'sub');
+    mkdirSync(sub);
+    write(join(cwd, '.claude', 'settings.local.json'), { permissions: { deny: ['Bash(rm *)'] } });
+    expect(loadSettings({ cwd: sub, home, env: {} }).sources).toEqual([]);
   });
 });
 

@@ -90,7 +90,13 @@ describe('config defaults', () => {
       largeResultChars: 30_000,
       secretEnv: [],
     });
-    expect(c.store).toEqual({ url: null, maxContentBytes: 268435456, poolSize: 10, connectTimeoutMs: 10000 });
+    expect(c.store).toEqual({
+      url: null,
+      maxContentBytes: 268435456,
+      poolSize: 10,
+      connectTimeoutMs: 10000,
+      outageTimeoutMs: 600000,
+    });
     expect(c.dataDir).toBe('/home/tester/.agent-runner');
   });
 });

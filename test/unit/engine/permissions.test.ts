@@ -31,9 +31,10 @@ describe('decidePermission (the workflow part, by tool name)', () => {
     expect(decidePermission({ mode: 'default' }, 'Read')).toMatchObject({ behavior: 'check', mode: 'default' });
     expect(decidePermission({ mode: 'acceptEdits' }, 'Edit')).toMatchObject({ behavior: 'check', mode: 'acceptEdits' });
   });
-  test('decidePermission: plan mode refuses every tool that changes something', () => {
+  test('decidePermission: plan mode refuses every edit; Bash is checked (allowed and read-only commands run, as in Claude Code)', () => {
     expect(decidePermission({ mode: 'plan' }, 'Write')).toMatchObject({ behavior: 'deny', reason: 'mode' });
-    expect(decidePermission({ mode: 'plan' }, 'Bash')).toMatchObject({ behavior: 'deny', reason: 'mode' });
+    expect(decidePermission({ mode: 'plan' }, 'Edit', { decision: 'allow' })).toMatchObject({ behavior: 'deny' });
+    expect(decidePermission({ mode: 'plan' }, 'Bash')).toMatchObject({ behavior: 'check', mode: 'plan' });
     expect(decidePermission({ mode: 'plan' }, 'Grep').behavior).toBe('check');
   });
   test('decidePermission: a whole-tool ask rule is a denial in a headless run', () => {

@@ -113,6 +113,8 @@ test('fake model: a tool sent with defer_loading is outside the cached prefix; a
   // The prefix (tools, system) is read from the cache although a tool joined the request.
   expect(second.cacheReadTokens).toBeGreaterThanOrEqual(1000);
   // The loaded definition is in the prompt, at the tool_reference.
-  expect(promptParts(loaded as never).some((p) => p.key.includes('"tool_reference","tool":{"name":"mcp__a__b"'))).toBe(true);
+  expect(promptParts(loaded as never).some((p) => p.key.includes('"tool_reference","tool":{"name":"mcp__a__b"'))).toBe(
+    true,
+  );
   expect(second.promptTokens).toBeGreaterThan(1000 + 1000);
 });

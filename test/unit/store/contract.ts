@@ -359,6 +359,51 @@ export function describeStoreContract(
     });
   });
 
+  describe(`${backend} store contract: lookups by tool_use id and attachments`, () => {
+    const result = (uuid: string, parent: string, ...ids: string[]): TranscriptEntry =>
+      entry(uuid, parent, {
+        message: {
+          role: 'user',
+          content: ids.map((id) => ({ type: 'tool_result', tool_use_id: id, content: `result of ${id}` })),
+        },
+      });
+
+    test('store: toolResultLines are the lines holding a tool_result of the id, in write order, for every reader', async () => {
+      await store.appendMany([
+        entry('p', null),
+        result('r1', 'p', 'toolu_a'),
+        result('r2', 'r1', 'toolu_b', 'toolu_c'),
+        entry('text', 'r2', { message: { role: 'user', content: 'toolu_a in plain text is not a result' } }),
+      ]);
+      await store.append(result('copy', 'text', 'toolu_a')); // a compaction's kept copy
+      await store.append(result('r1', 'p', 'toolu_z')); // a uuid already held: not written, not indexed
+      expect((await store.toolResultLines(SESSION, 'toolu_a')).map((e) => e.uuid)).toEqual(['r1', 'copy']);
+      expect((await store.toolResultLines(SESSION, 'toolu_c')).map((e) => e.uuid)).toEqual(['r2']);
+      expect(await store.toolResultLines(SESSION, 'toolu_z')).toEqual([]);
+      expect(await store.toolResultLines('unknown-session', 'toolu_a')).toEqual([]);
+      const other = await fx.reopen();
+      expect((await other.toolResultLines(SESSION, 'toolu_a')).map((e) => e.uuid)).toEqual(['r1', 'copy']);
+      await other.append(result('late', 'copy', 'toolu_b'));
+      expect((await store.toolResultLines(SESSION, 'toolu_b')).map((e) => e.uuid)).toEqual(['r2', 'late']);
+      expect((await store.toolResultLines(SESSION, 'toolu_b'))[1]).toEqual(await store.get(SESSION, 'late'));
+    });
+
+    test('store: attachmentLines are the lines with attachments or of type attachment, in write order', async () => {
+      const memory = [{ type: 'nested_memory', file: { path: '/r/sub/CLAUDE.md', content: 'x' } }];
+      await store.appendMany([
+        entry('p', null),
+        { ...entry('ctx', 'p'), type: 'attachment', settingSources: ['project'] } as TranscriptEntry,
+        entry('plain', 'ctx'),
+        entry('nested', 'plain', { attachments: memory as unknown as TranscriptEntry['attachments'] }),
+      ]);
+      expect((await store.attachmentLines(SESSION)).map((e) => e.uuid)).toEqual(['ctx', 'nested']);
+      const other = await fx.reopen();
+      await other.append(entry('summary', 'nested', { attachments: [] as unknown as TranscriptEntry['attachments'] }));
+      expect((await store.attachmentLines(SESSION)).map((e) => e.uuid)).toEqual(['ctx', 'nested', 'summary']);
+      expect(await store.attachmentLines('unknown-session')).toEqual([]);
+    });
+  });
+
   describe(`${backend} store contract: sessions, markers, ids`, () => {
     test('store: listSessions is most recently modified first, with cwd from the first line', async () => {
       await expect(store.listSessions()).resolves.toEqual([]);

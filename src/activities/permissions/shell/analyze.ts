@@ -137,8 +137,24 @@ export class ScriptWalker {
   /** Entry point: the `program` node. */
   program(root: SyntaxNode): ScriptFacts {
     if (root.hasError) this.findErrors(root);
+    this.findBackground(root);
     this.statements(root.namedChildren);
     return this.facts;
+  }
+
+  /**
+   * The `&` operator: what it starts runs on past the end of this call (and of the check), as
+   * Claude Code says when it asks about it.
+   */
+  private findBackground(node: SyntaxNode): void {
+    for (const c of node.children) {
+      if (!c) continue;
+      if (!c.isNamed && c.type === '&') {
+        this.complex(c, 'the `&` operator runs a command in the background, past the end of this call');
+        return;
+      }
+      if (c.childCount > 0) this.findBackground(c);
+    }
   }
 
   private findErrors(node: SyntaxNode): void {
@@ -261,6 +277,9 @@ export class ScriptWalker {
         name,
         `the command defines a function named \`${name.text}\`, which replaces the program at that path`,
       );
+    } else {
+      // Its body is checked below, but what calls it and when is not (Claude Code asks too).
+      this.complex(node, `the command defines a function${name ? ` (\`${name.text}\`)` : ''}`);
     }
     for (const c of node.namedChildren) {
       if (!c || c === name || c.equals(name as SyntaxNode)) continue;

@@ -17,7 +17,7 @@ export type CommandKind =
   | 'fileWrite'
   /** Changes directory: relative paths after it resolve elsewhere. */
   | 'cd'
-  /** Harmless shell builtin with no files (`set -e`, `exit`, a call of a function the script defines). */
+  /** Harmless builtin with no files (`true`, `false`, `sleep`, a wrapper with no command). */
   | 'builtin'
   /** Anything else: needs an allow rule. */
   | 'other';
@@ -103,19 +103,16 @@ const STEERING_BUILTINS = new Set([
   'unset',
   'caller',
 ]);
-/** Builtins that only steer the current shell (no files, no other commands). */
-const HARMLESS_BUILTINS = new Set([
-  'exit',
-  'return',
-  'break',
-  'continue',
-  'shift',
-  'wait',
-  'sleep',
-  'true',
-  'false',
-  ':',
-]);
+/**
+ * Commands that run without a rule although they are neither reads nor file commands: those
+ * `claude -p` 2.1.328 runs without asking. Builtins that steer the shell's flow or state (`exit`,
+ * `return`, `break`, `continue`, `shift`, `wait`, `:`, `set`, `umask`, …) and calls of functions
+ * the command defines need a rule, as Claude Code asks about them (test/unit/permissions/
+ * hostile-commands.test.ts, bench/hostile-commands.ts `CLAUDE_ASKS`).
+ */
+const HARMLESS_BUILTINS = new Set(['sleep', 'true', 'false']);
+/** Wrappers that need a rule of their own, as in Claude Code; the command they run is checked too. */
+const RULED_WRAPPERS = new Set(['nohup', 'time', 'exec']);
 /** Read-only commands without file operands. */
 const READ_ONLY_NO_PATHS = new Set([
   'echo',
@@ -270,9 +267,18 @@ export function unwrapCommand(found: FoundCommand, functions: ReadonlySet<string
       return true;
     };
 
-    if (name === 'time' || name === 'nohup') {
-      if (transparent(skipOptions(args, /^$/, /^-p$/), name)) continue;
-      return out;
+    if (RULED_WRAPPERS.has(name)) {
+      // `nohup`, `time` and `exec` need a rule themselves (Claude Code asks about them), and what
+      // they run is checked as any command is.
+      out.commands.push(checked(env, argv, found, 'other'));
+      const rest = name === 'exec' ? skipOptions(args, /^-a$/, /^-[cl]+$/) : skipOptions(args, /^$/, /^-p$/);
+      if (rest === 'unknown') {
+        complex(`the options of \`${name}\` cannot be checked`);
+        return out;
+      }
+      if (rest.length === 0) return out;
+      argv = rest;
+      continue;
     }
     if (name === 'timeout') {
       const rest = skipOptions(
@@ -297,13 +303,13 @@ export function unwrapCommand(found: FoundCommand, functions: ReadonlySet<string
         continue;
       return out;
     }
-    if (name === 'command' || name === 'builtin' || name === 'exec') {
+    if (name === 'command' || name === 'builtin') {
       if (name === 'command' && args.some((a) => /^-[pvV]*[vV]/.test(a.value))) {
-        out.commands.push(checked(env, argv, found, 'readOnly', { needsRule: false }));
+        // `command -v` (Claude Code asks about it; `type` and `which` are reads).
+        out.commands.push(checked(env, argv, found, 'other'));
         return out;
       }
-      const opts = name === 'exec' ? skipOptions(args, /^-a$/, /^-[cl]+$/) : skipOptions(args, /^$/, /^-p$/);
-      if (transparent(opts, name)) continue;
+      if (transparent(skipOptions(args, /^$/, /^-p$/), name)) continue;
       return out;
     }
     if (name === 'env') {
@@ -413,7 +419,8 @@ export function unwrapCommand(found: FoundCommand, functions: ReadonlySet<string
           ),
       );
       if (unsafe) complex(`\`set ${unsafe.value.replace(DYNAMIC, '…')}\` changes how the shell runs later commands`);
-      out.commands.push(checked(env, argv, found, unsafe ? 'other' : 'builtin'));
+      // Every `set` needs a rule (Claude Code asks about `set -e` too).
+      out.commands.push(checked(env, argv, found, 'other'));
       return out;
     }
     if (STEERING_BUILTINS.has(name)) {
@@ -430,8 +437,10 @@ export function unwrapCommand(found: FoundCommand, functions: ReadonlySet<string
       out.commands.push(checked(env, argv, found, 'other'));
       return out;
     }
-    if (functions.has(head.value) && env.length === 0) {
-      out.commands.push(checked(env, argv, found, 'builtin'));
+    if (functions.has(head.value)) {
+      // A call of a function the command defines: its body is checked where it is defined, and
+      // the definition itself is asked about (analyze.ts), as in Claude Code.
+      out.commands.push(checked(env, argv, found, 'other'));
       return out;
     }
     if (name === 'wait' && args.some((a) => a.dynamic || /^-[a-zA-Z]*p/.test(a.value))) {
@@ -478,7 +487,8 @@ export function unwrapCommand(found: FoundCommand, functions: ReadonlySet<string
     if (READ_ONLY_WITH_PATHS.has(name)) {
       let ops = operands(args);
       if (name === 'grep' || name === 'egrep' || name === 'fgrep') ops = grepFiles(args);
-      if (name === 'uniq' && ops.length > 1) {
+      // `uniq IN OUT` writes OUT; Claude Code asks about `uniq` with any file operand.
+      if (name === 'uniq' && ops.length > 0) {
         out.commands.push(checked(env, argv, found, 'other'));
         return out;
       }

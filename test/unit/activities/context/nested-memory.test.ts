@@ -44,7 +44,7 @@ describe('nested memory', () => {
       turnId: 'turn-1',
       toolName: 'Read',
       toolInput: { file_path: 'sub/deep/x.txt' },
-      entries: [contextLine()],
+      lines: async () => [contextLine()],
     });
     expect(r.attachments.map((a) => a.type === 'nested_memory' && a.file.path)).toEqual([
       join(repo, 'sub/CLAUDE.md'),
@@ -54,15 +54,19 @@ describe('nested memory', () => {
 
   test('nestedMemoryAttachments: once per turn, derived from the transcript; again in the next turn', async () => {
     const entries = [contextLine(), nestedLine(join(repo, 'sub/CLAUDE.md'), 'turn-1')];
-    const args = { cwd: repo, toolName: 'Edit', toolInput: { file_path: join(repo, 'sub/x.txt') }, entries };
+    const lines = async (): Promise<TranscriptEntry[]> => entries;
+    const args = { cwd: repo, toolName: 'Edit', toolInput: { file_path: join(repo, 'sub/x.txt') }, lines };
     expect((await nestedMemoryAttachments({ ...args, turnId: 'turn-1' })).attachments).toEqual([]);
     expect((await nestedMemoryAttachments({ ...args, turnId: 'turn-2' })).attachments).toHaveLength(1);
   });
 
-  test('nestedMemoryAttachments: only Read, Edit and Write; not with setting sources that exclude project files', async () => {
+  test('nestedMemoryAttachments: only Read, Edit and Write (the transcript is not read for the others); not with setting sources that exclude project files', async () => {
     const input = { file_path: join(repo, 'sub/x.txt') };
+    const unread = async (): Promise<TranscriptEntry[]> => {
+      throw new Error('the transcript was read');
+    };
     for (const toolName of ['Glob', 'Grep', 'Bash']) {
-      const r = await nestedMemoryAttachments({ cwd: repo, turnId: 't', toolName, toolInput: input, entries: [] });
+      const r = await nestedMemoryAttachments({ cwd: repo, turnId: 't', toolName, toolInput: input, lines: unread });
       expect(r.attachments).toEqual([]);
     }
     const userOnly = await nestedMemoryAttachments({
@@ -70,7 +74,7 @@ describe('nested memory', () => {
       turnId: 't',
       toolName: 'Write',
       toolInput: input,
-      entries: [contextLine(['user'])],
+      lines: async () => [contextLine(['user'])],
     });
     expect(userOnly.attachments).toEqual([]);
   });

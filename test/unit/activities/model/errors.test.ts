@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { classifyModelError, retryAfterMs } from '../../../../src/activities/model/errors';
+import { classifyModelError, retryAfterMs, shouldRetryHeader } from '../../../../src/activities/model/errors';
 
 function apiError(
   status: number,
@@ -60,5 +60,43 @@ describe('retry-after of zero', () => {
     const f = classifyModelError(apiError(429, 'slow down', { 'retry-after': '0' }));
     expect(f.nonRetryable).toBe(false);
     expect(f.nextRetryDelay).toBeUndefined();
+  });
+});
+
+describe('x-should-retry', () => {
+  test.each([
+    [400, 'true', 'ModelError.InvalidRequest', false],
+    [401, 'true', 'ModelError.Authentication', false],
+    [429, 'false', 'ModelError.RateLimit', true],
+    [529, 'false', 'ModelError.Overloaded', true],
+    [500, 'false', 'ModelError.Server', true],
+    [500, 'maybe', 'ModelError.Server', false],
+    [400, 'TRUE', 'ModelError.InvalidRequest', true],
+  ])(
+    'classifyModelError: HTTP %i with x-should-retry %s keeps its type %s (nonRetryable %s)',
+    (status, h, type, nr) => {
+      const f = classifyModelError(apiError(status, 'boom', { 'x-should-retry': h }));
+      expect(f.type).toBe(type);
+      expect(f.nonRetryable).toBe(nr);
+      expect(f.details?.[0]).toMatchObject({ status });
+      expect(f.cause).toBeInstanceOf(Anthropic.APIError);
+    },
+  );
+
+  test('classifyModelError: a retry the header forces waits for retry-after; one it forbids has no delay', () => {
+    expect(
+      classifyModelError(apiError(400, 'x', { 'x-should-retry': 'true', 'retry-after': '3' })).nextRetryDelay,
+    ).toBe(3000);
+    expect(
+      classifyModelError(apiError(429, 'x', { 'x-should-retry': 'false', 'retry-after': '3' })).nextRetryDelay,
+    ).toBeUndefined();
+  });
+
+  test('shouldRetryHeader: exactly "true" or "false", as the SDK reads it', () => {
+    expect(shouldRetryHeader(new Headers({ 'x-should-retry': 'true' }))).toBe(true);
+    expect(shouldRetryHeader(new Headers({ 'x-should-retry': 'false' }))).toBe(false);
+    expect(shouldRetryHeader(new Headers({ 'x-should-retry': '1' }))).toBeUndefined();
+    expect(shouldRetryHeader(new Headers())).toBeUndefined();
+    expect(shouldRetryHeader(undefined)).toBeUndefined();
   });
 });

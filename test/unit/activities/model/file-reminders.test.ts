@@ -110,4 +110,53 @@ describe('read-file state reminders', () => {
     expect(await replayedReminder(store, call, assistant)).toEqual({ fileReminder: first.reminder });
     expect(await replayedReminder(store, call, { ...assistant, parentUuid: 'r1' })).toEqual({});
   });
+
+  test('buildFileReminder: after a workspace move, files read on the former host are checked where they are now, not reported deleted', async () => {
+    const { mkdirSync, cpSync } = await import('node:fs');
+    const oldRoot = join(dir, 'host-a', 'repo');
+    const newRoot = join(dir, 'host-b', 'repo');
+    mkdirSync(join(oldRoot, 'src'), { recursive: true });
+    writeFileSync(join(oldRoot, 'a.txt'), 'alpha\n');
+    writeFileSync(join(oldRoot, 'src', 'b.txt'), 'beta\n');
+    const chain = [
+      await readLine('r1', null, join(oldRoot, 'a.txt')),
+      await readLine('r2', 'r1', join(oldRoot, 'src', 'b.txt')),
+    ];
+    // The tree is re-materialized under the new host's root (new mtimes), then host A is gone.
+    cpSync(oldRoot, newRoot, { recursive: true });
+    rmSync(join(dir, 'host-a'), { recursive: true });
+    touch(join(newRoot, 'a.txt'), 3_000_000);
+    const line = { uuid: 'x', parentUuid: 'r2', sessionId: 's' };
+    const moved = { repoRoot: newRoot, formerRoots: [oldRoot] };
+    expect(await buildFileReminder(chain, line, moved)).toBeUndefined();
+    // Without the move the same chain tells the model both files were deleted (the old fault).
+    expect(text(await buildFileReminder(chain, line))).toContain(`${join(oldRoot, 'a.txt')} was deleted`);
+    // A file that did change on the new host is reported at its new path.
+    writeFileSync(join(newRoot, 'src', 'b.txt'), 'BETA\n');
+    touch(join(newRoot, 'src', 'b.txt'), 4_000_000);
+    const e = await buildFileReminder(chain, line, moved);
+    expect(text(e)).toContain(`Note: ${join(newRoot, 'src', 'b.txt')} was modified since you last read it`);
+    expect(text(e)).not.toContain(oldRoot);
+    expect(e?.fileReminder).toMatchObject({ files: [{ path: join(newRoot, 'src', 'b.txt'), shown: true }] });
+  });
+
+  test("withFileReminder: off the workspace's host (checkFiles false) nothing is checked, but a reminder an earlier attempt wrote is reused", async () => {
+    const store = new JsonlTranscriptStore(dir);
+    const gone = join(dir, 'elsewhere', 'a.txt'); // a file of another host's tree: not here
+    writeFileSync(join(dir, 'b.txt'), 'b\n');
+    const read = await readLine('r1', null, join(dir, 'b.txt'));
+    const onOtherHost = {
+      ...read,
+      toolRun: { ...read.toolRun!, fileState: { ...read.toolRun!.fileState!, path: gone } },
+    };
+    const call = { sessionId: 's', assistantUuid: 'a1', parentUuid: 'r1' };
+    const skipped = await withFileReminder(store, call, [onOtherHost], { checkFiles: false });
+    expect(skipped).toEqual({ chain: [onOtherHost], parentUuid: 'r1' });
+    expect(await store.get('s', reminderUuid('a1'))).toBeUndefined();
+    // On the host (checkFiles true) the same file is reported gone, and a retry elsewhere reuses that line.
+    const checked = await withFileReminder(store, call, [onOtherHost]);
+    expect(checked.parentUuid).toBe(reminderUuid('a1'));
+    const retried = await withFileReminder(store, call, [onOtherHost], { checkFiles: false });
+    expect(retried.parentUuid).toBe(reminderUuid('a1'));
+  });
 });

@@ -27,6 +27,7 @@ beforeAll(() => {
   symlinkSync(join(outside, 'o.txt'), join(cwd, 'linkfile')); // a file leading outside
   symlinkSync(join(outside, 'new.txt'), join(cwd, 'dangling')); // a link to a file that does not exist yet
   symlinkSync(join(cwd, 'a.txt'), join(outside, 'back-in')); // outside, leading inside
+  symlinkSync(cwd, join(outside, 'linkdir-back')); // a directory outside, leading inside
   symlinkSync(join(cwd, 'loop1'), join(cwd, 'loop2'));
   symlinkSync(join(cwd, 'loop2'), join(cwd, 'loop1'));
 });
@@ -86,7 +87,26 @@ describe('the working-directory boundary compares files, not strings', () => {
     expect((await decide('Write', { file_path: '../outside/z.txt' }, 'acceptEdits')).behavior).not.toBe('allow');
   });
   test('acceptEdits: a path outside that resolves inside is inside', async () => {
-    expect((await decide('Edit', { file_path: join(outside, 'back-in') }, 'acceptEdits')).behavior).toBe('allow');
+    expect((await decide('Read', { file_path: join(outside, 'back-in') }, 'acceptEdits')).behavior).toBe('allow');
+    expect((await decide('Write', { file_path: join(outside, 'linkdir-back', 'a.txt') }, 'acceptEdits')).behavior).toBe(
+      'allow',
+    );
+  });
+  test('a file tool never writes through a link at the file name, whatever its target and the mode (as Claude Code)', async () => {
+    for (const mode of ['acceptEdits', 'bypassPermissions'] as const) {
+      expect(await decide('Edit', { file_path: join(outside, 'back-in') }, mode)).toMatchObject({
+        behavior: 'deny',
+        reasonType: 'other',
+        basis: 'safety',
+        message: `Refusing to write ${join(outside, 'back-in')}: it is a symbolic link. Write to the link's target path instead: ${join(cwd, 'a.txt')}.`,
+      });
+    }
+  });
+  test('the decision names the real path it was made on (Write and Edit write only there)', async () => {
+    expect(await decide('Write', { file_path: join(outside, 'linkdir-back', 'n.txt') }, 'acceptEdits')).toMatchObject({
+      behavior: 'allow',
+      resolvedPath: join(cwd, 'n.txt'),
+    });
   });
   test('default mode: reads inside run, reads outside (also through symlinks) are asked about', async () => {
     expect((await decide('Read', { file_path: join(cwd, 'a.txt') }, 'default')).behavior).toBe('allow');

@@ -67,7 +67,6 @@ describe('protected paths: writes that widen what runs later are asked about', (
     ['.GIT/config (case-insensitive)', () => join(cwd, '.GIT', 'config')],
     ['.git under a new directory (a repository being made)', () => join(cwd, 'new', '.git', 'hooks', 'pre-commit')],
     ['a path through a symlink into .git', () => join(cwd, 'innocent', 'hooks', 'post-checkout')],
-    ['a symlink to .git/config', () => join(cwd, 'cfg')],
     ['.gitmodules', () => join(cwd, '.gitmodules')],
     ['.mcp.json', () => join(cwd, '.mcp.json')],
     ['.vscode/settings.json', () => join(cwd, '.vscode', 'settings.json')],
@@ -87,6 +86,23 @@ describe('protected paths: writes that widen what runs later are asked about', (
     });
   }
 
+  test('protected paths: a link to .git/config is refused to the file tools (a link at the name), asked about to Bash', async () => {
+    const f = join(cwd, 'cfg');
+    expect(await write(f, 'bypassPermissions', { allow: ['Write'] })).toMatchObject({
+      behavior: 'deny',
+      reason: 'Write target is a symbolic link',
+      message: `Refusing to write ${f}: it is a symbolic link. Write to the link's target path instead: ${join(cwd, '.git', 'config')}.`,
+    });
+    const bash = await decideToolPermission({
+      toolName: 'Bash',
+      input: { command: 'echo x > cfg' },
+      cwd,
+      mode: 'acceptEdits',
+      rules: none,
+      home,
+    });
+    expect(bash).toMatchObject({ behavior: 'ask', reasonType: 'safetyCheck' });
+  });
   test('protected paths: the git directory a .git file points to (--separate-git-dir) is protected too', async () => {
     expect(isGitDirectory(separateGitDir)).toBe(true);
     const f = join(separateGitDir, 'config');

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatTimeout } from '../../../../src/activities/tools/bash';
@@ -132,6 +132,23 @@ describe('Bash', () => {
     );
   });
 
+  test('Bash: BASH_ENV, ENV, SHELLOPTS, BASHOPTS, CDPATH and PS4 of its environment do not steer the shell (as in Claude Code)', async () => {
+    await s.write('evil.sh', 'echo SOURCED; touch sourced.txt\n');
+    await s.write('away/sub/.keep', '');
+    s.ctx.env = {
+      ...process.env,
+      BASH_ENV: s.p('evil.sh'),
+      ENV: s.p('evil.sh'),
+      SHELLOPTS: 'xtrace',
+      CDPATH: s.p('away'),
+      PS4: '$(touch ps4.txt)',
+      FOO: 'kept',
+    };
+    const out = await s.run('Bash', { command: 'cd sub 2>/dev/null || echo no-sub; echo "FOO=$FOO"; set -x; true' });
+    expect(text(out)).toBe('no-sub\nFOO=kept\n+ true');
+    expect(existsSync(s.p('sourced.txt'))).toBe(false);
+    expect(existsSync(s.p('ps4.txt'))).toBe(false);
+  });
   test('Bash: timeouts are worded as Claude Code words them', () => {
     expect([500, 1000, 1500, 60_000, 150_000].map(formatTimeout)).toEqual(['500ms', '1s', '1.5s', '1m', '2m 30s']);
   });

@@ -9,8 +9,11 @@ beforeEach(async () => {
   const absA = await s.write('src/a.ts', 'import x from "y";\nconst Foo = 1;\n// foo here\nexport default Foo;\n');
   const absB = await s.write('src/b.py', 'def foo():\n    return 1\n\n\nprint("FOO")\n');
   await s.write('src/c.bin', Buffer.from('foo\0binary'));
+  // Left out: an ignore file's directory, and version-control directories.
+  await s.write('.ignore', 'node_modules/\n');
   await s.write('node_modules/m/index.ts', 'foo\n');
   await s.write('.git/config', 'foo\n');
+  await s.write('.hg/store', 'foo\n');
   await age(absA, 100);
   await age(absB, 200);
 });
@@ -19,7 +22,7 @@ afterEach(async () => {
 });
 
 describe('Grep', () => {
-  test('Grep: files_with_matches (default) lists files newest first, skipping binaries, .git, node_modules', async () => {
+  test('Grep: files_with_matches (default) lists files newest first, skipping binaries, ignored files and version control', async () => {
     const out = await s.run('Grep', { pattern: 'foo', '-i': true });
     expect(out.outcome).toBe('ok');
     expect(text(out)).toBe(`Found 2 files\n${a}\n${b}`);
@@ -146,5 +149,42 @@ describe('Grep limits', () => {
     expect(out.structured).toMatchObject({ numLines: 2, totalLines: 400_000 });
     const context = await s.run('Grep', { pattern: 'hit', output_mode: 'content', path: 'big', '-A': 1 });
     expect(context.structured).toMatchObject({ numLines: 250, totalLines: 400_001 });
+  });
+
+  test('Grep: honours ignore files as ripgrep does; hidden files and node_modules are searched unless ignored', async () => {
+    const t = await makeSession(); // a tree of its own: not a git repository at first
+    try {
+      await t.write('.hidden/h.txt', 'needle\n');
+      await t.write('vendor/node_modules/p/i.js', 'needle\n');
+      await t.write('.gitignore', 'gi.txt\n');
+      await t.write('gi.txt', 'needle\n');
+      await t.write('.rgignore', 'rg.txt\n');
+      await t.write('rg.txt', 'needle\n');
+      const found = async (path?: string): Promise<string[]> =>
+        text(await t.run('Grep', { pattern: 'needle', ...(path ? { path } : {}) }))
+          .split('\n')
+          .slice(1)
+          .sort();
+      // Not a git repository: .gitignore does not apply (ripgrep's default), .ignore/.rgignore do.
+      expect(await found()).toEqual(['.hidden/h.txt', 'gi.txt', 'vendor/node_modules/p/i.js']);
+      await t.write('.git/description', 'needle\n');
+      expect(await found()).toEqual(['.hidden/h.txt', 'vendor/node_modules/p/i.js']);
+      // A directory given as the path is searched even when ignored; the rules still apply inside it.
+      await t.write('.ignore', 'node_modules/\n*.log\n');
+      await t.write('node_modules/m/skip.log', 'needle\n');
+      await t.write('node_modules/m/take.js', 'needle\n');
+      expect(await found()).toEqual(['.hidden/h.txt']);
+      expect(await found('node_modules')).toEqual(['node_modules/m/take.js']);
+      // A version-control directory given as the path is searched too.
+      expect(await found('.git')).toEqual(['.git/description']);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  test('Grep: a missing path is an error, without <tool_use_error> tags (as Claude Code)', async () => {
+    const out = await s.run('Grep', { pattern: 'x', path: 'nowhere' });
+    expect(out.isError).toBe(true);
+    expect(text(out)).toMatch(/^Path does not exist: .*nowhere\. /);
   });
 });

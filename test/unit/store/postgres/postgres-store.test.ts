@@ -1,6 +1,6 @@
 import type { TranscriptEntry } from '../../../../src/common/transcript';
 import { StoreConnectionError, StoreSchemaError } from '../../../../src/store/postgres/errors';
-import { SCHEMA_VERSION } from '../../../../src/store/postgres/migrations';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../../../src/store/postgres/migrations';
 import { PostgresTranscriptStore, chainLinksSql } from '../../../../src/store/postgres/postgres-store';
 import { freshSchemaUrl, postgresAdminUrl, sql } from '../../../helpers/postgres';
 
@@ -110,6 +110,70 @@ describe('PostgreSQL store: connection errors', () => {
     const err = await PostgresTranscriptStore.open(none.toString()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreConnectionError);
     expect((err as Error).message).toMatch(/database "no_such_db" does not exist/);
+  });
+});
+
+describe('PostgreSQL store: the line index (migration 4)', () => {
+  test('postgres store: migration 4 indexes the lines stored before it (tool_result ids, attachments), a NUL in a line included', async () => {
+    const { url, schema } = fresh();
+    // A store at schema version 3 with lines written by the code of that version.
+    await sql(`CREATE SCHEMA ${schema}`);
+    await sql(`CREATE TABLE ${schema}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL,
+                 applied_at timestamptz NOT NULL DEFAULT now())`);
+    for (const m of MIGRATIONS.filter((m) => m.version <= 3)) {
+      await sql(m.sql(schema));
+      await sql(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
+    }
+    const result = (uuid: string, parent: string, id: string, text = 'ok'): TranscriptEntry => ({
+      ...line('old', uuid, parent),
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text }] },
+    });
+    const old: TranscriptEntry[] = [
+      line('old', 'p', null),
+      { ...line('old', 'ctx', 'p'), type: 'attachment', settingSources: ['project'] } as TranscriptEntry,
+      result('r1', 'ctx', 'toolu_1'),
+      result('r2', 'r1', 'toolu_2', 'a NUL \u0000 in the output'),
+      line('old', 'plain', 'r2', 'mentions "tool_result" and "attachments" in text only'),
+    ];
+    for (const e of old) {
+      await sql(
+        `INSERT INTO ${schema}.entries (session_id, uuid, parent_uuid, is_boundary, entry) VALUES ($1, $2, $3, false, $4::json)`,
+        [e.sessionId, e.uuid, e.parentUuid, JSON.stringify(e)],
+      );
+    }
+    const store = await open(url);
+    await expect(store.schemaVersion()).resolves.toBe(SCHEMA_VERSION);
+    expect((await store.toolResultLines('old', 'toolu_1')).map((e) => e.uuid)).toEqual(['r1']);
+    expect((await store.toolResultLines('old', 'toolu_2')).map((e) => e.uuid)).toEqual(['r2']);
+    expect((await store.attachmentLines('old')).map((e) => e.uuid)).toEqual(['ctx']);
+  });
+
+  test('postgres store: lookups by tool_use id and of attachment lines use their indexes, never a scan of the session', async () => {
+    const { url, schema } = fresh();
+    const store = await open(url);
+    for (let s = 0; s < 20; s++) {
+      const lines = Array.from({ length: 500 }, (_, i) => ({
+        ...line(`s${s}`, `s${s}-${i}`, i ? `s${s}-${i - 1}` : null),
+        message: { role: 'user' as const, content: [{ type: 'tool_result', tool_use_id: `t${s}-${i}`, content: 'x' }] },
+      }));
+      await store.appendMany(lines);
+    }
+    await sql(`ANALYZE ${schema}.entries`);
+    await sql(`ANALYZE ${schema}.tool_results`);
+    const explain = async (q: string): Promise<string> =>
+      (await sql<{ 'QUERY PLAN': string }>(`EXPLAIN ${q}`)).map((r) => r['QUERY PLAN']).join('\n');
+    const byId = await explain(
+      `SELECT t.uuid FROM ${schema}.tool_results t JOIN ${schema}.entries e ON e.session_id = t.session_id AND e.uuid = t.uuid
+       WHERE t.session_id = 's7' AND t.tool_use_id = 't7-250' ORDER BY e.seq`,
+    );
+    expect(byId).toMatch(/Index (Only )?Scan using tool_results_pkey/);
+    expect(byId).not.toMatch(/Seq Scan/);
+    const attached = await explain(
+      `SELECT uuid FROM ${schema}.entries WHERE session_id = 's7' AND has_attachments ORDER BY seq`,
+    );
+    expect(attached).toMatch(/entries_with_attachments/);
+    expect(attached).not.toMatch(/Seq Scan/);
+    expect((await store.toolResultLines('s7', 't7-250')).map((e) => e.uuid)).toEqual(['s7-250']);
   });
 });
 
