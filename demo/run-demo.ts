@@ -45,8 +45,22 @@ export interface DemoOptions {
 /** Directory under the OS temp dir holding the demo's repositories and default data dir. */
 export const DEMO_BASE_DIR = path.join(os.tmpdir(), 'durable-agent-runner-demo');
 
-/** Data directory used when `AGENT_RUNNER_DATA_DIR` is not set. */
-export const DEFAULT_DEMO_DATA_DIR = path.join(DEMO_BASE_DIR, 'data');
+/**
+ * The data directory the demo of the checkout at `root` uses when `AGENT_RUNNER_DATA_DIR` is not
+ * set: one per checkout, named by a hash of its real path
+ * (`<tmp>/durable-agent-runner-demo/data-<12 hex>`), so that the demos of two checkouts never
+ * share a background server (one restarting the other's) or each other's transcripts.
+ */
+export function defaultDemoDataDir(root: string): string {
+  let real = path.resolve(root);
+  try {
+    real = fs.realpathSync(real);
+  } catch {
+    // a path that does not exist (yet) is named as given
+  }
+  const hash = createHash('sha256').update(real).digest('hex').slice(0, 12);
+  return path.join(DEMO_BASE_DIR, `data-${hash}`);
+}
 
 /** API key given to the agent when it talks to the local model server. */
 export const LOCAL_MODEL_API_KEY = 'demo-local-model';
@@ -464,9 +478,9 @@ function report(
 export async function runDemo(opts: DemoOptions): Promise<number> {
   process.stdout.on('error', () => undefined);
   const root = projectRoot();
-  const dataDir = path.resolve(process.env['AGENT_RUNNER_DATA_DIR'] || DEFAULT_DEMO_DATA_DIR);
+  const dataDir = path.resolve(process.env['AGENT_RUNNER_DATA_DIR'] || defaultDemoDataDir(root));
   fs.mkdirSync(DEMO_BASE_DIR, { recursive: true });
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const workDir = fs.realpathSync(fs.mkdtempSync(path.join(DEMO_BASE_DIR, 'run-')));
   const repo = path.join(workDir, DEMO_PACKAGE.name);
 
@@ -565,7 +579,7 @@ Exit codes: 0 the tests pass after the agent's fix; 1 they still fail; the agent
 if it is not 0; 2 the demo could not be set up (no registry, git, build or Temporal CLI).
 
 Environment: ANTHROPIC_API_KEY (use the real model), AGENT_RUNNER_DATA_DIR (default
-${DEFAULT_DEMO_DATA_DIR}), TEMPORAL_CLI_PATH, TEMPORAL_ADDRESS.`,
+${defaultDemoDataDir(projectRoot())}, one per checkout), TEMPORAL_CLI_PATH, TEMPORAL_ADDRESS.`,
     )
     .action(async (flags: { keep?: boolean }) => {
       await onRun({ keep: flags.keep ?? true });

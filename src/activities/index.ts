@@ -1,11 +1,15 @@
-import Anthropic from '@anthropic-ai/sdk';
-import { ApplicationFailure } from '@temporalio/common';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from '../config';
 import { findPrice } from '../config';
-import { ModelErrorType } from '../common/model';
 import type { ModelPrice } from '../common/usage';
 import type { TranscriptStore } from '../store/transcript-store';
 import { createCallModel } from './model/call-model';
+import type { ModelClient } from './model/call-model';
+import { createToolModelCalls } from './tools/web/model-calls';
+import { modelClientsFromConfig, providerPrice } from './model/providers';
+import type { ModelClients } from './model/providers';
+import { modelProviderOf } from '../config/provider';
+import type { ModelProvider } from '../common/model-capabilities';
 import type { ModelFaultHooks } from './model/call-model';
 import { createCompactContext } from './model/compact';
 import { streamIdleTimeoutMs } from './model/stream-watchdog';
@@ -39,45 +43,16 @@ export interface ActivityDeps {
   config: Pick<Config, 'model' | 'prices'> & Partial<Pick<Config, 'tools' | 'temporal' | 'store'>>;
   /** Environment to read the API key from. @default process.env */
   env?: NodeJS.ProcessEnv;
-  /** Overrides the Anthropic client (tests). */
-  anthropic?: () => Anthropic;
+  /** Overrides the model client (tests); the argument is the model to call. */
+  anthropic?: (model?: string) => ModelClient;
+  /** Which API the client calls. @default from config `model.provider` and the environment */
+  provider?: ModelProvider;
   /** Fault points of model calls, for the fault suite (`test/faults`); unset in production. */
   modelFaults?: ModelFaultHooks;
   /** The worker's MCP client pool (the worker closes it on shutdown). @default a new pool */
   mcpPool?: McpClientPool;
   /** This worker's host queue and workspace settings; absent = workspaces are not followed. */
   workspace?: WorkspaceHost;
-}
-
-/**
- * Builds the Anthropic client from config: API key from the environment variable named by
- * `model.apiKeyEnv` (never from workflow input), base URL from `model.baseUrl`
- * (`ANTHROPIC_BASE_URL`), SDK retries off (Temporal retries).
- * @throws ApplicationFailure `ModelError.Authentication` (non-retryable) when no key is set.
- */
-export function anthropicFromConfig(
-  config: Pick<Config, 'model'>,
-  env: NodeJS.ProcessEnv = process.env,
-): () => Anthropic {
-  let client: Anthropic | undefined;
-  return () => {
-    if (client) return client;
-    const apiKey = env[config.model.apiKeyEnv];
-    if (!apiKey) {
-      throw ApplicationFailure.create({
-        type: ModelErrorType.Authentication,
-        nonRetryable: true,
-        message: `${config.model.apiKeyEnv} is not set in the worker's environment: the model cannot be called`,
-      });
-    }
-    client = new Anthropic({
-      apiKey,
-      ...(config.model.baseUrl ? { baseURL: config.model.baseUrl } : {}),
-      maxRetries: 0,
-      timeout: config.model.requestTimeoutMs,
-    });
-    return client;
-  };
 }
 
 /**
@@ -89,13 +64,19 @@ export function createActivities(given: ActivityDeps): Activities {
   const outageTimeoutMs = given.config.store?.outageTimeoutMs;
   const outage = activityStoreOutage(given.store, outageTimeoutMs !== undefined ? { timeoutMs: outageTimeoutMs } : {});
   const deps: ActivityDeps = { ...given, store: waitingStore(given.store, outage) };
-  const anthropic = deps.anthropic ?? anthropicFromConfig(deps.config, deps.env);
-  const priceFor = (model: string): ModelPrice | null => findPrice(deps.config.prices, model) ?? null;
+  const clients = deps.anthropic ? undefined : modelClientsFromConfig(deps.config, deps.env ?? process.env);
+  const anthropic = deps.anthropic ?? ((model?: string) => (clients as ModelClients).client(model));
+  const env = deps.env ?? process.env;
+  const provider = deps.provider ?? clients?.provider ?? modelProviderOf(deps.config.model, env);
+  const priceFor = (model: string): ModelPrice | null =>
+    providerPrice(findPrice(deps.config.prices, model) ?? null, model, provider, env, model in deps.config.prices);
+  const modelCalls = createToolModelCalls({ client: anthropic, provider, priceFor });
   const mcp = { store: deps.store, pool: deps.mcpPool ?? new McpClientPool(deps.env ? { env: deps.env } : {}) };
   const mcpTools = createMcpToolExecutor(mcp);
   const modelDeps = {
     store: deps.store,
     anthropic,
+    provider,
     priceFor,
     toolsForModel: (names: string[]) => toolsForModel(names) as Anthropic.Tool[],
     ...(deps.modelFaults ? { faults: deps.modelFaults } : {}),
@@ -140,6 +121,7 @@ export function createActivities(given: ActivityDeps): Activities {
           : {}),
         // Tool processes get the worker's environment minus the runner's secrets (src/env/child-env.ts).
         childEnv,
+        modelCalls,
         ...(ws ? { hostQueue: ws.hostQueue } : {}),
       }),
     ),

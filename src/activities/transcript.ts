@@ -6,8 +6,8 @@ import { ModelErrorType } from '../common/model';
 import type { TranscriptEntry } from '../common/transcript';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../common/transcript';
 import type { RecordPromptInput } from '../common/turn';
-import type { Usage } from '../common/usage';
-import { addUsage, emptyUsage } from '../common/usage';
+import type { Usage, UsageDetails } from '../common/usage';
+import { addUsage, emptyUsage, usageDetailsOf } from '../common/usage';
 import type { ModelPrice } from '../common/usage';
 import { addModelUsage, costOfUsage } from '../engine/cost';
 import { isSidecarEntry } from '../store/sidecar';
@@ -70,9 +70,14 @@ export function isPromptLine(e: TranscriptEntry): boolean {
  * The leaf of a stored conversation: the last line (file order) that no other line names as
  * its parent and whose chain is whole. Parallel tool results may be written out of order, so
  * file order alone is wrong; and lines written ahead of the line they hang from (a compaction cut
- * short before its boundary was written) are not a conversation to continue.
+ * short before its boundary was written) are not a conversation to continue. The lines of a turn
+ * whose prompt a UserPromptSubmit hook blocked are left out.
  */
-export function findLeaf(entries: readonly TranscriptEntry[]): string | null {
+export function findLeaf(all: readonly TranscriptEntry[]): string | null {
+  // A turn whose prompt a hook blocked left the conversation: its lines are not candidates, nor
+  // parents (the conversation goes on from before its prompt).
+  const dropped = new Set(all.filter((e) => e.dropsTurn && e.turnId).map((e) => e.turnId));
+  const entries = dropped.size ? all.filter((e) => e.turnId === undefined || !dropped.has(e.turnId)) : all;
   const byUuid = new Map(entries.map((e) => [e.uuid, e]));
   const parents = new Set(entries.map((e) => e.parentUuid).filter((p): p is string => p !== null));
   const whole = (e: TranscriptEntry): boolean => {
@@ -105,21 +110,37 @@ export function createLoadSession(
     const entries = await store.load(sessionId);
     let usage = emptyUsage();
     let modelUsage: StoredSessionSummary['modelUsage'] = {};
-    const add = (model: string, u: Usage, maxOutputTokens: number): void => {
+    const add = (model: string, u: Usage, maxOutputTokens: number, details: UsageDetails = {}): void => {
       usage = addUsage(usage, u);
-      modelUsage = addModelUsage(modelUsage, model, u, costOfUsage(u, priceFor(model)), {
-        contextWindow: contextWindowOf(model),
-        maxOutputTokens,
-      });
+      const searches = details.webSearchRequests ?? 0;
+      modelUsage = addModelUsage(
+        modelUsage,
+        model,
+        u,
+        costOfUsage(u, priceFor(model), searches),
+        { contextWindow: contextWindowOf(model), maxOutputTokens },
+        details,
+      );
     };
     const listed = new Set<string>();
     for (const e of entries) {
       const max = e.maxTokens ?? 0;
+      // Thinking tokens and web searches of a response, counted once (with its own model's usage).
+      const details = e.type === 'assistant' ? usageDetailsOf(e.message?.usage) : undefined;
       if (e.billing) {
         for (const unit of e.billing.units) listed.add(unit);
-        for (const [model, u] of Object.entries(e.billing.byModel)) add(model, u, max);
+        const own = e.message?.model;
+        for (const [model, u] of Object.entries(e.billing.byModel)) add(model, u, max, model === own ? details : {});
       } else if (e.type === 'assistant' && e.message?.usage) {
-        add(e.message.model ?? 'unknown', lineTotals(e, priceFor).usage, max);
+        add(e.message.model ?? 'unknown', lineTotals(e, priceFor).usage, max, details);
+      }
+      // Model calls a tool made (WebSearch, WebFetch) are on its result line.
+      const spent = e.toolRun?.modelSpend;
+      if (spent) {
+        add(spent.model, spent.usage, 0, {
+          webSearchRequests: spent.webSearchRequests,
+          ...(spent.thinkingTokens !== undefined ? { thinkingTokens: spent.thinkingTokens } : {}),
+        });
       }
     }
     const unreported = (await store.modelAttemptUsage(sessionId)).filter((r) => !listed.has(attemptUsageKey(r)));

@@ -1,4 +1,5 @@
 import type { HooksConfig, TurnHooks } from '../common/hooks';
+import { DEFAULT_STOP_HOOK_BLOCK_CAP } from '../common/hooks';
 import { missingHookCommands } from './hook-check';
 import type { LoadedSettings } from '../config-files';
 import { HooksConfigError, mergeHooks, parseHooksSection } from '../config-files/hooks';
@@ -27,13 +28,37 @@ export function hooksFromSettings(
   return hooks;
 }
 
-/** What the turn carries of its hooks: the stored config's ref and the matchers of each event. */
-export function turnHooks(hooks: HooksConfig, configRef: string): TurnHooks {
+/** The environment variable of the Stop-hook block cap (Claude Code's name). */
+export const STOP_HOOK_BLOCK_CAP_ENV = 'CLAUDE_CODE_STOP_HOOK_BLOCK_CAP';
+
+/**
+ * The Stop-hook block cap from `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` (a whole number, 0 = no cap),
+ * or Claude Code's default 8.
+ * @throws UsageError when the variable is set to anything else
+ */
+export function stopHookBlockCap(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[STOP_HOOK_BLOCK_CAP_ENV];
+  if (raw === undefined || raw.trim() === '') return DEFAULT_STOP_HOOK_BLOCK_CAP;
+  if (!/^\d+$/.test(raw.trim())) {
+    throw new UsageError(`${STOP_HOOK_BLOCK_CAP_ENV} must be a whole number of blocks (0 = no cap), got "${raw}"`);
+  }
+  return Number(raw.trim());
+}
+
+/**
+ * What the turn carries of its hooks: the stored config's ref, the matchers of each event and
+ * the Stop-hook block cap.
+ */
+export function turnHooks(
+  hooks: HooksConfig,
+  configRef: string,
+  stopBlockCap: number = DEFAULT_STOP_HOOK_BLOCK_CAP,
+): TurnHooks {
   const matchers: TurnHooks['matchers'] = {};
   for (const [event, list] of Object.entries(hooks) as Array<
     [keyof HooksConfig, NonNullable<HooksConfig[keyof HooksConfig]>]
   >) {
     matchers[event] = list.map((h) => h.matcher);
   }
-  return { configRef, matchers };
+  return { configRef, matchers, stopBlockCap };
 }

@@ -116,6 +116,13 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--task-budget <tokens>', 'output-token budget: nudge the model to continue while under 90% of it')
     .option('--model <id>', 'model id (default: model.name in temporal.yaml, or AGENT_RUNNER_MODEL)')
     .option('--fallback-model <id>', 'model to switch to when the model keeps answering overloaded (529)')
+    .option('--effort <level>', 'effort of the model: low | medium | high | xhigh | max (models that take one)')
+    .option(
+      '--max-thinking-tokens <n>',
+      'thinking budget of models that think with one (4.x; 0 = no thinking); 5.x models think adaptively',
+    )
+    .addOption(new Option('--thinking <mode>', 'adaptive | enabled | disabled (as the Agent SDK passes it)').hideHelp())
+    .addOption(new Option('--thinking-display <display>', 'updates | summarized | omitted').hideHelp())
     .option(
       '--json-schema <schema>',
       'JSON Schema (JSON text or a file) for a structured answer: result.structured_output',
@@ -251,11 +258,15 @@ See docs/batch.md.`,
       const flags = cmd.optsWithGlobals<BatchFlags>();
       const { runBatchCommand } = await import('./commands/batch');
       setExit(
-        await runBatchCommand(await config(program), file, flags, {
-          stdout: out,
-          stderr: err,
-          progressStream: process.stderr,
-        }),
+        await runBatchCommand(
+          await config(program),
+          file,
+          flags,
+          { stdout: out, stderr: err, progressStream: process.stderr },
+          // The command line as typed (after `agent-runner`): suggested re-runs repeat every flag.
+          // Commander keeps the parsed argv in `rawArgs` (not in its typings).
+          ((program as Command & { rawArgs?: string[] }).rawArgs ?? process.argv).slice(2),
+        ),
       );
     });
   program

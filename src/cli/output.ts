@@ -19,15 +19,23 @@ export const EXIT = {
   usage: 2,
 } as const;
 
+/** The text of a `system`/`informational` notice (not in the SDK's message types), or null. */
+function noticeText(m: unknown): string | null {
+  const n = m as { subtype?: unknown; content?: unknown };
+  return n.subtype === 'informational' ? String(n.content ?? '') : null;
+}
+
 /** One-line human summary of a message, for `--verbose` progress on stderr. */
 export function describeMessage(m: SDKMessage): string | null {
   switch (m.type) {
     case 'system':
       if (m.subtype === 'init') return `session ${m.session_id} · model ${m.model} · cwd ${m.cwd}`;
       if (m.subtype === 'permission_denied') return null; // its tool result follows
-      if (m.subtype === 'status') return null;
+      if (m.subtype === 'status' || m.subtype === 'thinking_tokens') return null;
       if (m.subtype === 'model_fallback') return m.content;
-      return `context compacted (${m.compact_metadata.pre_tokens} tokens before)`;
+      if (m.subtype === 'compact_boundary') return `context compacted (${m.compact_metadata.pre_tokens} tokens before)`;
+      // A notice (a refusal, the Stop-hook cap, a blocked prompt); notifications repeat it.
+      return noticeText(m);
     case 'assistant': {
       const content = (m.message['content'] ?? []) as Array<Record<string, unknown>>;
       const parts = content.map((b) =>

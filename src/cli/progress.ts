@@ -56,7 +56,12 @@ export class TerminalProgressBar implements ProgressBar {
     this.multi.log(`${line}\n`);
   }
 
+  /**
+   * Draws the last state, lines logged since the last redraw included, and stops. (cli-progress's
+   * own `stop` renders the bar but not the lines still buffered: the last task's line was lost.)
+   */
   stop(): void {
+    this.multi.update();
     this.multi.stop();
   }
 }

@@ -14,9 +14,14 @@ import { ruleSyntaxError } from '../config-files/permission-rules';
 import { canonicalRule, loadSettings } from '../config-files';
 import type { LoadedSettings } from '../config-files';
 import { UsageError } from './turn-options';
+import type { ThinkingFlags } from './thinking-options';
+import { withThinkingSettings } from './thinking-options';
+import type { ModelNaming } from '../config/model-aliases';
+import { BUILTIN_TOOL_NAMES, WEB_TOOL_NAMES } from '../common/tools';
+import { ruleName } from '../engine/permissions';
 
 /** Flags this step reads. */
-export interface SettingsFlags {
+export interface SettingsFlags extends ThinkingFlags {
   settings?: string;
   settingSources?: string;
   addDir?: string[];
@@ -36,6 +41,8 @@ export interface ApplySettingsOptions {
   warn?: (line: string) => void;
   /** Receives the loaded settings (the hooks read their `hooks` sections from them). */
   onLoaded?: (loaded: LoadedSettings) => void;
+  /** How a settings `model` resolves (provider, environment). @default first-party, no environment */
+  naming?: ModelNaming;
 }
 
 function checkRules(flag: string, rules: readonly string[] | undefined): void {
@@ -102,13 +109,20 @@ export function applySettings(base: TurnOptions, flags: SettingsFlags, opts: App
   const rest: TurnOptions = { ...base };
   delete rest.allowedTools;
   delete rest.disallowedTools;
+  const env = opts.env ?? process.env;
+  const thinking = withThinkingSettings(base.thinking, flags, env, loaded.thinking, opts.warn);
+  delete rest.thinking;
+  // `--model` and `ANTHROPIC_MODEL` rank above a settings file's model.
+  const modelGiven = flags.model !== undefined || (env['ANTHROPIC_MODEL'] ?? '').trim() !== '';
   return {
     ...rest,
-    ...(flags.model === undefined && loaded.model !== undefined ? { model: resolveModelAlias(loaded.model) } : {}),
+    ...(thinking ? { thinking } : {}),
+    ...(!modelGiven && loaded.model !== undefined ? { model: resolveModelAlias(loaded.model, opts.naming) } : {}),
     ...(!modeGiven && loaded.permissions.defaultMode !== undefined
       ? { permissionMode: loaded.permissions.defaultMode }
       : {}),
     ...(allowed ? { allowedTools: allowed } : {}),
+    ...defaultToolsFor(base.tools, allowed),
     ...(disallowed ? { disallowedTools: disallowed } : {}),
     ...(ask ? { askTools: ask } : {}),
     ...(dirs ? { additionalDirectories: dirs } : {}),
@@ -131,4 +145,15 @@ export function settingsOverrides(
     if (JSON.stringify(v) !== JSON.stringify((base as unknown as Record<string, unknown>)[k])) out[k] = v;
   }
   return out as Partial<TurnOptions>;
+}
+
+/**
+ * With no `--tools`: the built-in tools, plus WebSearch and WebFetch when an allow rule names
+ * them (Claude Code offers them through ToolSearch; here a tool no rule allows is not offered,
+ * since every call of it would be denied headless).
+ */
+function defaultToolsFor(tools: string[] | undefined, allowed: readonly string[] | undefined): { tools?: string[] } {
+  if (tools !== undefined) return {};
+  const web = WEB_TOOL_NAMES.filter((t) => (allowed ?? []).some((r) => ruleName(r) === t));
+  return web.length > 0 ? { tools: [...BUILTIN_TOOL_NAMES, ...web] } : {};
 }

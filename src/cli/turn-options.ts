@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Config } from '../config';
 import { splitToolList as splitList } from '../common/tool-list';
 import type { TurnOptions } from '../common/turn';
-import { BUILTIN_TOOL_NAMES } from '../common/tools';
+import { TOOL_NAMES } from '../common/tools';
 import { SKILL_TOOL, TOOL_SEARCH_TOOL } from '../common/session-tools';
 import type { PermissionMode } from '../common/permissions';
 import { PERMISSION_MODES } from '../common/permissions';
@@ -11,7 +11,12 @@ import { POOL_ID_PATTERN } from '../common/budget-pool';
 import { budgetPoolWorkflowId } from '../common/ids';
 import { unenforceableBudget } from './budget-prices';
 import { resolveModelAlias } from '../config/model-aliases';
+import type { ModelNaming } from '../config/model-aliases';
+import { modelProviderOf } from '../config/provider';
+import { maxOutputTokensOf } from '../common/model-capabilities';
 import { parseSettingSources } from '../config-files/settings';
+import type { ThinkingFlags } from './thinking-options';
+import { thinkingOptionsFrom } from './thinking-options';
 
 import { UsageError } from './usage-error';
 
@@ -62,7 +67,7 @@ export function promptPart(
 }
 
 /** Flags of `-p` that shape a turn (as commander parses them). */
-export interface TurnFlags {
+export interface TurnFlags extends ThinkingFlags {
   model?: string;
   maxTurns?: string;
   maxBudgetUsd?: string;
@@ -116,11 +121,27 @@ function poolWorkflowIdFlag(poolId: string): string {
   return budgetPoolWorkflowId(poolId);
 }
 
+/** How model names resolve for this process: the provider of config and environment, and the environment. */
+export function modelNaming(config: Pick<Config, 'model'>, env: NodeJS.ProcessEnv = process.env): ModelNaming {
+  return { provider: modelProviderOf(config.model, env), env };
+}
+
+/** Where turn options read the environment and send warnings. */
+export interface TurnOptionsContext {
+  /** `ANTHROPIC_MODEL`, the provider's variables, effort and thinking variables. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** Receives warnings for stderr (an unknown effort). */
+  warn?: (line: string) => void;
+}
+
 /**
- * Turn options from config defaults and CLI flags.
+ * Turn options from config defaults and CLI flags (and `ANTHROPIC_MODEL`, which ranks between
+ * `--model` and config, as in Claude Code).
  * @throws UsageError naming the flag and the bad value
  */
-export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
+export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptionsContext = {}): TurnOptions {
+  const env = ctx.env ?? process.env;
+  const naming = modelNaming(config, env);
   if (flags.model !== undefined && flags.model.trim() === '') throw new UsageError('--model must not be empty');
   const mode = (
     flags.dangerouslySkipPermissions ? 'bypassPermissions' : (flags.permissionMode ?? 'default')
@@ -134,13 +155,15 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
   // `--tools default` (what the Agent SDK sends for its `claude_code` preset) means every built-in tool.
   const tools = listedTools?.length === 1 && listedTools[0] === 'default' ? undefined : listedTools;
   if (tools) {
-    const known: readonly string[] = [...BUILTIN_TOOL_NAMES, SKILL_TOOL, TOOL_SEARCH_TOOL];
+    const known: readonly string[] = [...TOOL_NAMES, SKILL_TOOL, TOOL_SEARCH_TOOL];
     const unknown = tools.filter((t) => !known.includes(t));
     if (unknown.length)
       throw new UsageError(`--tools: unknown tool(s) ${unknown.join(', ')}; available: ${known.join(', ')}`);
   }
-  const model = resolveModelAlias(flags.model ?? config.model.name);
-  const fallbackModel = flags.fallbackModel !== undefined ? resolveModelAlias(flags.fallbackModel) : undefined;
+  const envModel = env['ANTHROPIC_MODEL']?.trim() ? env['ANTHROPIC_MODEL'] : undefined;
+  const model = resolveModelAlias(flags.model ?? envModel ?? config.model.name, naming);
+  const fallbackModel = flags.fallbackModel !== undefined ? resolveModelAlias(flags.fallbackModel, naming) : undefined;
+  const thinking = thinkingOptionsFrom(flags, env, ctx.warn);
   if (flags.fallbackModel !== undefined) {
     if (flags.fallbackModel.trim() === '') throw new UsageError('--fallback-model must not be empty');
     if (fallbackModel === model) {
@@ -176,7 +199,8 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags): TurnOptions {
   if (refused !== null) throw new UsageError(refused);
   return {
     model,
-    maxTokens: config.model.maxTokens,
+    maxTokens: config.model.maxTokens ?? maxOutputTokensOf(model, naming.provider),
+    ...(thinking ? { thinking } : {}),
     limits: {
       ...(maxTurns !== undefined ? { maxTurns } : {}),
       ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),

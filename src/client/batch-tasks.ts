@@ -7,7 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { PERMISSION_MODES } from '../common/permissions';
 import { splitToolList } from '../common/tool-list';
-import { BUILTIN_TOOL_NAMES } from '../common/tools';
+import { TOOL_NAMES } from '../common/tools';
 import type { TurnOptions } from '../common/turn';
 import { resolveModelAlias } from '../config/model-aliases';
 
@@ -52,12 +52,12 @@ export const BatchTaskLineSchema = z
     if (t.cwd !== undefined && t.repo !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['repo'], message: 'give either cwd or repo, not both' });
     }
-    const unknown = (t.tools ?? []).filter((n) => !(BUILTIN_TOOL_NAMES as readonly string[]).includes(n));
+    const unknown = (t.tools ?? []).filter((n) => !TOOL_NAMES.includes(n));
     if (unknown.length) {
       ctx.addIssue({
         code: 'custom',
         path: ['tools'],
-        message: `unknown tool(s) ${unknown.join(', ')}; available: ${BUILTIN_TOOL_NAMES.join(', ')}`,
+        message: `unknown tool(s) ${unknown.join(', ')}; available: ${TOOL_NAMES.join(', ')}`,
       });
     }
   });

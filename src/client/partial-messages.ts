@@ -5,7 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SDKMessage, SDKPartialAssistantMessage, SDKStatusMessage } from '../common/sdk-messages';
+import type {
+  SDKMessage,
+  SDKPartialAssistantMessage,
+  SDKStatusMessage,
+  SDKThinkingTokensMessage,
+} from '../common/sdk-messages';
 import type { StreamEventChannel } from '../store/stream-events';
 
 /** How long the client waits for the rest of a call's events once its response is recorded (ms). */
@@ -16,6 +21,8 @@ interface CallTail {
   done: boolean;
   announced: boolean;
   apiMessageId?: string;
+  /** Characters of thinking so far, by content block index (for the live token estimate). */
+  thinkingChars?: Map<number, number>;
 }
 
 /** The partial messages of one session's turns. */
@@ -62,7 +69,7 @@ export class PartialMessages {
     const read = await this.channel.read(this.sessionId, callId, tail.offset);
     tail.offset = read.next;
     tail.done = read.done;
-    return [...fresh, ...read.events.map((r) => this.message(tail, r))];
+    return [...fresh, ...read.events.flatMap((r) => this.messages(tail, r))];
   }
 
   /**
@@ -80,14 +87,47 @@ export class PartialMessages {
       const read = await this.channel.read(this.sessionId, callId, tail.offset);
       tail.offset = read.next;
       tail.done = read.done;
-      out.push(...read.events.map((r) => this.message(tail, r)));
+      out.push(...read.events.flatMap((r) => this.messages(tail, r)));
       if (tail.done || !read.exists || Date.now() > deadline) return out;
       await sleep(20);
     }
   }
 
+  /** The stream event of a record, after a `system`/`thinking_tokens` estimate when it carries thinking. */
+  private messages(tail: CallTail, record: unknown): SDKMessage[] {
+    const event = (record as { event?: Record<string, unknown> }).event ?? {};
+    const delta = event['delta'] as { type?: unknown; thinking?: unknown } | undefined;
+    const estimate =
+      event['type'] === 'content_block_delta' && delta?.type === 'thinking_delta' && typeof delta.thinking === 'string'
+        ? this.thinkingEstimate(tail, Number(event['index'] ?? 0), delta.thinking.length)
+        : undefined;
+    return estimate ? [estimate, this.message(tail, record)] : [this.message(tail, record)];
+  }
+
+  /**
+   * Claude Code's live estimate of a thinking block's tokens (`ceil(characters / 4)` so far), sent
+   * when it grows: progress for a spinner, not the billed count (that is in the result's usage).
+   */
+  private thinkingEstimate(tail: CallTail, index: number, chars: number): SDKMessage | undefined {
+    tail.thinkingChars ??= new Map();
+    const before = tail.thinkingChars.get(index) ?? 0;
+    tail.thinkingChars.set(index, before + chars);
+    const was = Math.ceil(before / 4);
+    const now = Math.ceil((before + chars) / 4);
+    if (now <= was) return undefined;
+    const m: SDKThinkingTokensMessage = {
+      type: 'system',
+      subtype: 'thinking_tokens',
+      estimated_tokens: now,
+      estimated_tokens_delta: now - was,
+      uuid: randomUUID(),
+      session_id: this.sessionId,
+    };
+    return m;
+  }
+
   private message(tail: CallTail, record: unknown): SDKPartialAssistantMessage {
-    const r = record as { event?: Record<string, unknown>; ttft_ms?: number };
+    const r = record as { event?: Record<string, unknown>; ttft_ms?: number; thinking_display?: string };
     const event = r.event ?? {};
     if (event['type'] === 'message_start') {
       const id = (event['message'] as { id?: unknown } | undefined)?.id;
@@ -100,6 +140,7 @@ export class PartialMessages {
       parent_tool_use_id: null,
       uuid: randomUUID(),
       ...(r.ttft_ms !== undefined ? { ttft_ms: r.ttft_ms } : {}),
+      ...(r.thinking_display !== undefined ? { thinking_display: r.thinking_display } : {}),
       ...(tail.apiMessageId !== undefined ? { api_message_id: tail.apiMessageId } : {}),
     };
   }

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WithStartWorkflowOperation } from '@temporalio/client';
-import type { SessionInput, SessionState, SubmitResponse } from '../common/session';
+import type { SessionInput, SessionSpend, SessionState, SubmitResponse } from '../common/session';
 import type { SDKMessage, SDKSystemInitMessage, SDKUserMessage } from '../common/sdk-messages';
 import type { TurnOptions, TurnOutcome, TurnProgress } from '../common/turn';
 import type { TranscriptEntry } from '../common/transcript';
@@ -28,6 +28,9 @@ import { storePrompt } from './prompt-ref';
 import type { SessionDefinitions } from './slash-commands';
 import { resolvePrompt } from './slash-commands';
 import { putDefinitions } from '../store/definitions';
+import { promptCommandOf } from '../common/prompt-command';
+import { mergeModelUsage, totalCost } from '../engine/cost';
+import { turnInputOf } from './turn-input';
 import type { OutageOptions } from './outage';
 import { firstLine, sessionDetails, sessionMemo, sessionSummary } from './session-metadata';
 import { OutageWaiter, isServerUnreachable } from './outage';
@@ -120,6 +123,11 @@ export interface StreamPosition {
   turnWorkflowId: string;
   /** Number of transcript events already delivered. */
   offset: number;
+  /**
+   * The session's spend before the turn (from `start`): the result reports the session's totals.
+   * Without it (following a turn this engine did not start) they are asked of the session.
+   */
+  sessionBefore?: SessionSpend;
 }
 
 /** Thrown by {@link QueryEngine.start} (and `submitMessage`) for an empty or blank prompt; nothing is started. */
@@ -368,7 +376,32 @@ export class QueryEngine {
       const replay = await this.replayOf(promptUuid, started.turnWorkflowId, replayText);
       if (replay) yield replay;
     }
-    yield* this.follow({ turnWorkflowId: started.turnWorkflowId, offset: 0 });
+    yield* this.follow({
+      turnWorkflowId: started.turnWorkflowId,
+      offset: 0,
+      ...(started.sessionBefore ? { sessionBefore: started.sessionBefore } : {}),
+    });
+  }
+
+  /**
+   * Streams a turn this engine did not start (`attach`) as `-p` streamed it: `system/init` with
+   * the options the turn runs with (read from its history; the engine's defaults when they cannot
+   * be read), then everything {@link follow} yields.
+   */
+  async *attach(turnWorkflowId: string): AsyncGenerator<SDKMessage, void, undefined> {
+    const input = await turnInputOf(this.opts.client, turnWorkflowId);
+    const options = input?.options ?? this.opts.defaults;
+    // A running turn's MCP servers are known once it has started them; a finished one answers at once.
+    const mcp = options.mcp ? await this.mcpInit(turnWorkflowId, 10_000) : undefined;
+    yield initMessage({
+      sessionId: this.sessionId,
+      uuid: randomUUID(),
+      cwd: input?.cwd ?? this.opts.cwd,
+      options,
+      apiKeySource: this.opts.apiKeySource ?? 'user',
+      ...(mcp ? { mcp } : {}),
+    });
+    yield* this.follow({ turnWorkflowId, offset: 0 });
   }
 
   private partial: PartialMessages | undefined;
@@ -439,7 +472,8 @@ export class QueryEngine {
   ): AsyncGenerator<SDKMessage, void, undefined> {
     const handle = this.opts.client.workflow.getHandle<() => Promise<TurnOutcome>>(pos.turnWorkflowId);
     let offset = pos.offset;
-    this.position = { turnWorkflowId: pos.turnWorkflowId, offset };
+    const keep = pos.sessionBefore ? { sessionBefore: pos.sessionBefore } : {};
+    this.position = { turnWorkflowId: pos.turnWorkflowId, offset, ...keep };
     let outcome: TurnOutcome | undefined;
     let failure: unknown;
     // The result's long poll fails during an outage: wait for the server and poll again.
@@ -494,7 +528,7 @@ export class QueryEngine {
         // A response's stream events (the rest of them) come before its assistant messages.
         const partial = this.partialMessages();
         if (partial && entry?.type === 'assistant') yield* await partial.drain(uuid);
-        this.position = { turnWorkflowId: pos.turnWorkflowId, offset: offset + 1 };
+        this.position = { turnWorkflowId: pos.turnWorkflowId, offset: offset + 1, ...keep };
         yield* msgs;
       }
       // Then the stream events of the call in flight (after the lines recorded before it).
@@ -520,9 +554,48 @@ export class QueryEngine {
       }
       await Promise.race([result, sleep(poll)]);
     }
-    const message = await turnResultMessage(this.opts.store, this.sessionId, outcome, randomUUID());
+    // As Claude Code: `total_cost_usd` and `modelUsage` are the session's, all turns so far.
+    const totals = await this.sessionTotals(pos, outcome);
+    const message = await turnResultMessage(this.opts.store, this.sessionId, totals, randomUUID());
     this.resultYieldedFor = pos.turnWorkflowId;
     yield message;
+  }
+
+  /**
+   * The outcome with the session's totals (cost and usage by model, this turn included) in place
+   * of the turn's: added to what the session had before (`pos.sessionBefore`), or, for a turn
+   * this engine did not start (`attach`), the session's own once it has counted this turn. When
+   * neither can be had (an older session, a turn since followed by others), the turn's own.
+   */
+  private async sessionTotals(pos: StreamPosition, outcome: TurnOutcome): Promise<TurnOutcome> {
+    let spend: SessionSpend | undefined;
+    if (pos.sessionBefore) {
+      const modelUsage = mergeModelUsage(pos.sessionBefore.modelUsage, outcome.modelUsage);
+      const cost = totalCost(modelUsage);
+      spend = { costUsd: cost.usd, costKnown: cost.known, modelUsage };
+    } else {
+      spend = await this.sessionSpendThrough(pos.turnWorkflowId);
+    }
+    return spend
+      ? { ...outcome, costUsd: spend.costUsd, costKnown: spend.costKnown, modelUsage: spend.modelUsage }
+      : outcome;
+  }
+
+  /** The session's totals once it has counted `turnWorkflowId`, if that is its last turn (waits briefly). */
+  private async sessionSpendThrough(turnWorkflowId: string): Promise<SessionSpend | undefined> {
+    const deadline = Date.now() + SESSION_APPLY_WAIT_MS;
+    try {
+      for (;;) {
+        const s = await this.sessionHandle().query(sessionStateQuery);
+        if (s.lastTurnWorkflowId === turnWorkflowId) {
+          return { costUsd: s.totalCostUsd, costKnown: s.costKnown, modelUsage: s.modelUsage };
+        }
+        if (s.currentTurnWorkflowId !== turnWorkflowId || Date.now() >= deadline) return undefined;
+        await sleep(20);
+      }
+    } catch {
+      return undefined; // the session is gone (idle timeout) or unreachable: the turn's figures
+    }
   }
 
   /**

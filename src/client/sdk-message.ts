@@ -52,6 +52,7 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
     };
     return m;
   }
+  if (e.type === 'system' && e.subtype === 'informational') return informationalMessage(e);
   if (!e.message) return null;
   if (e.type === 'assistant') {
     const m: SDKAssistantMessage = {
@@ -72,6 +73,7 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
       parent_tool_use_id: null,
       ...(e.toolUseResult !== undefined ? { tool_use_result: e.toolUseResult } : {}),
       ...(e.isMeta ? { isSynthetic: true } : {}),
+      ...(e.refusedMessageId !== undefined ? { refused_message_id: e.refusedMessageId } : {}),
       timestamp: e.timestamp,
     };
     return m;
@@ -92,8 +94,13 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
   const whole = entryToSdkMessage(e);
   if (whole?.type === 'user') {
     const denied = permissionDenied(e);
-    // Claude Code follows a Stop hook's feedback with a notification.
-    if (e['hookEvent'] === 'Stop') return [whole, stopHookNotification(e)];
+    if (e.isMeta && typeof e['hookEvent'] === 'string' && e['hookEvent'] !== 'Stop') {
+      // Hook context for the model (PostToolUse, SessionStart, UserPromptSubmit): Claude Code
+      // does not stream it.
+      return [];
+    }
+    // Claude Code follows the first Stop hook feedback of a turn with a notification.
+    if (e['hookEvent'] === 'Stop') return e['stopHookActive'] === true ? [whole] : [whole, stopHookNotification(e)];
     const split = withFollowUp(e, whole);
     return denied ? [denied, ...split] : split;
   }
@@ -111,6 +118,10 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
       },
     ];
   }
+  if (whole && e.type === 'system' && e.subtype === 'informational') {
+    const n = notificationOf(e);
+    return n ? [whole, n] : [whole];
+  }
   if (!whole || whole.type !== 'assistant') return whole ? [whole] : [];
   const msg = whole.message;
   const blocks = Array.isArray(msg['content']) ? (msg['content'] as unknown[]) : [];
@@ -121,14 +132,18 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
     timestamp: e.timestamp,
     ...(e.requestId !== undefined ? { request_id: e.requestId } : {}),
   };
-  if (blocks.length <= 1) return [withMcpMeta(base, blocks)];
+  if (blocks.length <= 1) return [withThinkingDisplay(withMcpMeta(base, blocks), e, blocks)];
   return blocks.map((block, i) =>
-    withMcpMeta(
-      {
-        ...base,
-        uuid: i === blocks.length - 1 ? e.uuid : uuidV5(`${e.uuid}/block/${i}`),
-        message: { ...base.message, content: [block] },
-      },
+    withThinkingDisplay(
+      withMcpMeta(
+        {
+          ...base,
+          uuid: i === blocks.length - 1 ? e.uuid : uuidV5(`${e.uuid}/block/${i}`),
+          message: { ...base.message, content: [block] },
+        },
+        [block],
+      ),
+      e,
       [block],
     ),
   );
@@ -159,6 +174,16 @@ function withFollowUp(e: TranscriptEntry, whole: SDKUserMessage): SDKMessage[] {
   ];
 }
 
+/** Claude Code's `thinking_display` on the message of a thinking block: the display the request asked for. */
+function withThinkingDisplay(
+  m: SDKAssistantMessage,
+  e: TranscriptEntry,
+  blocks: readonly unknown[],
+): SDKAssistantMessage {
+  const thinks = blocks.some((b) => (b as { type?: unknown }).type === 'thinking');
+  return thinks && e.thinkingDisplay !== undefined ? { ...m, thinking_display: e.thinkingDisplay } : m;
+}
+
 /** Claude Code's `tool_use_meta` on a message with MCP tool calls (display names for a UI). */
 function withMcpMeta(m: SDKAssistantMessage, blocks: readonly unknown[]): SDKAssistantMessage {
   const meta = blocks
@@ -175,6 +200,41 @@ function withMcpMeta(m: SDKAssistantMessage, blocks: readonly unknown[]): SDKAss
       };
     });
   return meta.length ? { ...m, tool_use_meta: meta } : m;
+}
+
+/**
+ * A `system`/`informational` line (a notice the runner shows the caller, not the model: a
+ * refusal note, the Stop-hook cap, a prompt a hook blocked) as Claude Code streams it.
+ */
+function informationalMessage(e: TranscriptEntry): SDKMessage {
+  const f = e as Record<string, unknown>;
+  return {
+    type: 'system',
+    subtype: 'informational',
+    content: String(f['content'] ?? ''),
+    level: String(f['level'] ?? 'notice'),
+    ...(f['preventContinuation'] === true ? { prevent_continuation: true } : {}),
+    ...(f['promptSubmitOutcome'] !== undefined ? { prompt_submit_outcome: f['promptSubmitOutcome'] } : {}),
+    uuid: e.uuid,
+    session_id: e.sessionId,
+  } as unknown as SDKMessage;
+}
+
+/** The `system`/`notification` Claude Code sends with some notices (`notification` of an informational line). */
+function notificationOf(e: TranscriptEntry): SDKMessage | undefined {
+  const n = (e as Record<string, unknown>)['notification'] as
+    { key?: string; text?: string; priority?: string; color?: string } | undefined;
+  if (!n?.key) return undefined;
+  return {
+    type: 'system',
+    subtype: 'notification',
+    key: n.key,
+    text: n.text ?? '',
+    priority: n.priority ?? 'immediate',
+    ...(n.color !== undefined ? { color: n.color } : {}),
+    uuid: uuidV5(`${e.uuid}/notification`),
+    session_id: e.sessionId,
+  } as unknown as SDKMessage;
 }
 
 /** The `system`/`notification` Claude Code sends after a Stop hook's feedback. */
@@ -221,6 +281,23 @@ function permissionDenied(e: TranscriptEntry): SDKPermissionDeniedMessage | unde
     ...(run.denyDetail !== undefined ? { decision_reason: run.denyDetail } : {}),
     message: typeof block.content === 'string' ? block.content : JSON.stringify(block.content ?? ''),
   };
+}
+
+/**
+ * The text of a turn's `result`: the notice a hook left (`resultTextUuid`: a `system` line's
+ * `content`), none (`resultTextUuid: null`), or the last answer's text blocks. `read` finds a
+ * line (undefined when it is not there).
+ */
+export async function resultTextOf(
+  outcome: Pick<TurnOutcome, 'lastAssistantUuid' | 'resultTextUuid'>,
+  read: (uuid: string) => Promise<TranscriptEntry | undefined>,
+): Promise<string> {
+  if (outcome.resultTextUuid !== undefined) {
+    if (outcome.resultTextUuid === null) return '';
+    const notice = await read(outcome.resultTextUuid);
+    return String((notice as Record<string, unknown> | undefined)?.['content'] ?? '');
+  }
+  return outcome.lastAssistantUuid ? assistantText(await read(outcome.lastAssistantUuid)) : '';
 }
 
 /** Text of an assistant line's text blocks, joined. */
@@ -308,7 +385,11 @@ export function resultMessage(
     stop_reason: o.stopReason,
     total_cost_usd: o.costUsd,
     total_cost_usd_known: o.costKnown,
-    usage: o.usage,
+    usage: {
+      ...o.usage,
+      output_tokens_details: { thinking_tokens: sumOf(o.modelUsage, (u) => u.thinkingTokens ?? 0) },
+      server_tool_use: { web_search_requests: sumOf(o.modelUsage, (u) => u.webSearchRequests), web_fetch_requests: 0 },
+    },
     modelUsage: o.modelUsage,
     permission_denials: o.permissionDenials,
     terminal_reason: o.terminalReason,
@@ -336,6 +417,10 @@ export function resultMessage(
   }
   if (o.subtype === 'success') return { ...base, result: args.finalText, api_error_status: o.apiErrorStatus };
   return { ...base, errors: o.errors, ...(o.apiErrorStatus !== null ? { api_error_status: o.apiErrorStatus } : {}) };
+}
+
+function sumOf(map: TurnOutcome['modelUsage'], f: (u: TurnOutcome['modelUsage'][string]) => number): number {
+  return Object.values(map).reduce((n, u) => n + f(u), 0);
 }
 
 /** The user-facing view of a workspace ref (result message, `status`). */

@@ -15,7 +15,7 @@ import { emptyUsage } from '../common/usage';
 import { retryUntilDefined } from '../connection/retry';
 import type { TranscriptStore } from '../store/transcript-store';
 import { turnSpendQuery } from '../workflows/messages';
-import { assistantText, resultMessage } from './sdk-message';
+import { resultMessage, resultTextOf } from './sdk-message';
 import { resultOfFailure } from '../common/agent-result';
 
 /** How long the client waits for a failed turn's `spend` (a worker replays the turn to answer), ms. */
@@ -127,7 +127,8 @@ export async function awaitTurnOutcome(
 }
 
 /**
- * The SDK `result` message of a turn's outcome: its final text (the last assistant line) and
+ * The SDK `result` message of a turn's outcome: its final text (the last assistant line, or the
+ * notice the outcome names as its result) and
  * structured output (the line the outcome names) read from the store.
  * @param uuid the message's uuid (random for a live stream, name-based for a batch task)
  */
@@ -137,9 +138,7 @@ export async function turnResultMessage(
   outcome: TurnOutcome,
   uuid: string,
 ): Promise<SDKResultMessage> {
-  const finalText = outcome.lastAssistantUuid
-    ? assistantText(await readTurnLine(store, sessionId, outcome.lastAssistantUuid))
-    : '';
+  const finalText = await resultTextOf(outcome, (line) => readTurnLine(store, sessionId, line));
   const structured = outcome.structuredOutputUuid
     ? await readTurnLine(store, sessionId, outcome.structuredOutputUuid)
     : undefined;

@@ -31,11 +31,49 @@ export interface HookCommand {
 export type HooksConfig = Partial<Record<HookEvent, HookCommand[]>>;
 
 /**
- * Whether a matcher selects a tool, as in Claude Code: empty, absent or `*` match every tool; a
- * matcher of letters, digits, `_` and `|` is a list of exact names; anything else is a regular
- * expression that must match the whole name. An invalid regex matches nothing.
+ * Events whose hooks have a matcher, and what it is tested against: the tool's name
+ * (PreToolUse, PostToolUse), the session's `source` (SessionStart: `startup`, `resume`), the
+ * compaction's `trigger` (PreCompact: `auto`, `manual`). UserPromptSubmit and Stop have none:
+ * their hooks always run, whatever matcher they are given (as in Claude Code).
  */
-export function hookMatcherMatches(matcher: string | undefined, toolName: string): boolean {
+export const MATCHED_HOOK_EVENTS: ReadonlySet<HookEvent> = new Set<HookEvent>([
+  'PreToolUse',
+  'PostToolUse',
+  'SessionStart',
+  'PreCompact',
+]);
+
+/** A matcher that is a list of names: letters, digits, `_`, separated by `|` or `,` (spaces allowed around them). */
+const NAME_LIST = /^[a-zA-Z0-9_|, -]+$/;
+
+/**
+ * Whether a hook's matcher selects `subject` (a tool name, a SessionStart source, a PreCompact
+ * trigger), as Claude Code 2.1.328 decides it: an empty, absent or `*` matcher selects
+ * everything; a list of names (`Edit|Write`, `Edit, Write`, `Write,Edit`) selects each name
+ * exactly; anything else is a regular expression searched in the subject, not anchored (`r.te`
+ * selects `Write`, `^Bash$` only `Bash`). An invalid regular expression selects nothing.
+ */
+export function hookMatcherMatches(matcher: string | undefined, subject: string): boolean {
+  if (matcher === undefined || matcher === '' || matcher === '*') return true;
+  if (NAME_LIST.test(matcher)) {
+    return matcher
+      .split(/[|,]/)
+      .map((n) => n.trim())
+      .some((n) => n !== '' && n === subject);
+  }
+  try {
+    return new RegExp(matcher).test(subject);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The matcher rule of versions before `hook-matchers` (exact `|` lists, anchored regular
+ * expressions, no matcher for SessionStart and PreCompact), kept so that histories recorded with
+ * it replay as they ran.
+ */
+export function legacyHookMatcherMatches(matcher: string | undefined, toolName: string): boolean {
   if (matcher === undefined || matcher === '' || matcher === '*') return true;
   if (/^[A-Za-z0-9_|]+$/.test(matcher)) return matcher.split('|').includes(toolName);
   try {
@@ -51,13 +89,46 @@ export interface TurnHooks {
   configRef: string;
   /** Matchers by event (one per command); an event without hooks is absent. */
   matchers: Partial<Record<HookEvent, string[]>>;
+  /**
+   * Times Stop hooks may block the end of one turn in a row; the next block is overridden and
+   * the turn ends (Claude Code's `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`; 0 = no cap). Absent in turns
+   * of older versions (their cap was {@link LEGACY_STOP_HOOK_BLOCKS}).
+   * @default 8
+   */
+  stopBlockCap?: number;
 }
 
-/** Whether any hook of `event` applies (to `toolName` for tool events). */
-export function hooksApply(hooks: TurnHooks | undefined, event: HookEvent, toolName?: string): boolean {
+/** Claude Code's default for `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`: the 9th block in a row ends the turn. */
+export const DEFAULT_STOP_HOOK_BLOCK_CAP = 8;
+/** The cap of versions before `stop-hook-block-cap`: a Stop hook ran at most this many times more. */
+export const LEGACY_STOP_HOOK_BLOCKS = 20;
+
+/**
+ * Claude Code's warning when Stop hooks blocked the end of a turn more than `cap` times in a row
+ * (`count` = cap + 1) and the turn ends anyway.
+ */
+export function stopHookCapMessage(count: number): string {
+  return (
+    `A hook blocked the turn from ending ${count} consecutive times\u2014overriding and ending turn. ` +
+    "For Stop/SubagentStop hooks, check stop_hook_active in the input and return success while it's true. " +
+    'Set CLAUDE_CODE_STOP_HOOK_BLOCK_CAP to raise this limit.'
+  );
+}
+
+/**
+ * Whether any hook of `event` applies to `subject` (the tool name, SessionStart source or
+ * PreCompact trigger; see {@link MATCHED_HOOK_EVENTS}). `legacy`: the rule of histories recorded
+ * before `hook-matchers` (see {@link legacyHookMatcherMatches}).
+ */
+export function hooksApply(hooks: TurnHooks | undefined, event: HookEvent, subject?: string, legacy = false): boolean {
   const m = hooks?.matchers[event];
   if (!m?.length) return false;
-  return toolName === undefined ? true : m.some((x) => hookMatcherMatches(x, toolName));
+  if (legacy) {
+    const toolEvent = event === 'PreToolUse' || event === 'PostToolUse';
+    return subject === undefined || !toolEvent ? true : m.some((x) => legacyHookMatcherMatches(x, subject));
+  }
+  if (subject === undefined || !MATCHED_HOOK_EVENTS.has(event)) return true;
+  return m.some((x) => hookMatcherMatches(x, subject));
 }
 
 /** Input of the `runHooks` activity: refs only (the activity reads the content from the store). */
@@ -85,6 +156,12 @@ export interface RunHooksInput {
    * block reason): the activity writes it as a meta user line with this uuid and parent.
    */
   contextLine?: { uuid: string; parentUuid: string };
+  /**
+   * UserPromptSubmit: where the notice of a block or stop goes (a `system` informational line
+   * whose text is the turn's result): under `parentUuid` for a stop (the prompt is kept), under
+   * `blockedParentUuid` for a block (the prompt leaves the conversation).
+   */
+  noticeLine?: { uuid: string; parentUuid: string; blockedParentUuid: string | null };
 }
 
 /** Outcome of one event's hooks (small: texts capped). */
@@ -97,6 +174,8 @@ export interface HookOutcome {
   updatedInput?: boolean;
   /** True when the context line was written (the workflow appends it to the chain). */
   contextWritten?: boolean;
+  /** UserPromptSubmit: the notice line was written, for a blocked or a stopped prompt. */
+  notice?: 'blocked' | 'stopped';
   /** `continue: false`: the turn stops, with this reason. */
   stop?: { reason: string };
   /**
@@ -109,6 +188,9 @@ export interface HookOutcome {
   /** True when the outcome was already stored (a retried activity): no hook ran. */
   replayed: boolean;
 }
+
+/** Claude Code's reason for a hook's block or deny that gives none (`PreToolUse:Bash hook error: Blocked by hook`). */
+export const DEFAULT_BLOCK_REASON = 'Blocked by hook';
 
 /** Prefix of a result error caused by a hook configuration error; `-p` exits 2 on it. */
 export const HOOK_CONFIG_ERROR_PREFIX = 'Hook configuration error: ';

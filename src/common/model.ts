@@ -1,5 +1,6 @@
 import type { Usage } from './usage';
 import type { FileReadState, ToolUseSummary } from './tools';
+import type { ThinkingOptions } from './thinking';
 
 /** Input of the `callModel` activity. Content is read from the transcript store, not sent here. */
 export interface CallModelInput {
@@ -10,8 +11,10 @@ export interface CallModelInput {
   /** Last line of the context: the request holds the chain ending here. */
   parentUuid: string;
   model: string;
-  /** `max_tokens` (tokens). */
+  /** `max_tokens` (tokens); a known model with a lower limit gets its own. */
   maxTokens: number;
+  /** Effort and thinking the turn asks for (the parameters per model: src/activities/model/thinking-params.ts). */
+  thinking?: ThinkingOptions;
   /** Names of the tools offered to the model. @default every built-in tool */
   tools?: string[];
   /** Content key (session content store) of the text replacing the default system prompt. */
@@ -55,8 +58,12 @@ export interface CallModelSummary {
    * attempts of recent calls that had not been counted yet. Counted by exactly one summary.
    */
   usage: Usage;
-  /** USD of `usage`, or null when a model of it has no price in the table. */
+  /** USD of `usage` (and of the response's web searches), or null when a model of it has no price in the table. */
   costUsd: number | null;
+  /** Thinking tokens among the response's output tokens, as the API reported them (0 when it did not). */
+  thinkingTokens?: number;
+  /** Web searches the API ran for the response (`usage.server_tool_use`). */
+  webSearchRequests?: number;
   /** API responses `usage` covers (1 when nothing was repeated). @default 1 */
   billedAttempts?: number;
   contextWindow: number;
@@ -68,6 +75,8 @@ export interface CallModelSummary {
   durationMs: number;
   /** True when the line already existed (the call had completed before a crash): no API call made. */
   replayed: boolean;
+  /** The API's message id, of a refused response only (`stop_reason: "refusal"`): the note to the model names it. */
+  refusedMessageId?: string;
   /**
    * A `<system-reminder>` line written before the call because files the model had read changed
    * on disk: its uuid (the assistant line follows it) and the files whose whole content it showed

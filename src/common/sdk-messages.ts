@@ -97,6 +97,8 @@ export interface SDKAssistantMessage {
   local_command_source?: string;
   local_command_run?: { command: string; args: string };
   local_command_outcome?: { kind: string };
+  /** On the message of a thinking block: the display the request asked for (`updates`, `summarized`, …). */
+  thinking_display?: string;
 }
 
 export interface SDKUserMessage {
@@ -138,7 +140,15 @@ export interface SDKResultMessage {
   total_cost_usd: number;
   /** False when some model's cost is unknown (not in the price table). Extension of ours. */
   total_cost_usd_known: boolean;
-  usage: Usage;
+  /**
+   * Tokens of the turn, with `output_tokens_details.thinking_tokens` (thinking tokens among the
+   * output tokens, as far as the API reported them) and `server_tool_use` (web searches the API
+   * ran, WebSearch's included; fetches: 0, WebFetch fetches on the worker).
+   */
+  usage: Usage & {
+    output_tokens_details?: { thinking_tokens: number };
+    server_tool_use?: { web_search_requests: number; web_fetch_requests: number };
+  };
   modelUsage: Record<string, ModelUsage>;
   permission_denials: SDKPermissionDenial[];
   terminal_reason: string;
@@ -197,6 +207,21 @@ export interface SDKPartialAssistantMessage {
   api_message_id?: string;
   /** On `message_start`: time from the request to its first event (ms). */
   ttft_ms?: number;
+  /** On `message_start` and the events of a thinking block: the display the request asked for. */
+  thinking_display?: string;
+}
+
+/**
+ * Live estimate of a thinking block's tokens while it streams (`--include-partial-messages`):
+ * progress for a spinner, not the billed count. `estimated_tokens` is the block's running total.
+ */
+export interface SDKThinkingTokensMessage {
+  type: 'system';
+  subtype: 'thinking_tokens';
+  estimated_tokens: number;
+  estimated_tokens_delta: number;
+  uuid: string;
+  session_id: string;
 }
 
 export type SDKMessage =
@@ -208,4 +233,5 @@ export type SDKMessage =
   | SDKAssistantMessage
   | SDKUserMessage
   | SDKPartialAssistantMessage
+  | SDKThinkingTokensMessage
   | SDKResultMessage;

@@ -64,6 +64,19 @@ export interface SubmitResponse {
   turnWorkflowId: string;
   turnNumber: number;
   promptUuid: string;
+  /**
+   * What the session had spent before this turn (every earlier turn, resumed ones too): a
+   * result's `total_cost_usd` and `modelUsage` are the session's totals, as in Claude Code.
+   * Absent from sessions of older versions.
+   */
+  sessionBefore?: SessionSpend;
+}
+
+/** A session's spend so far: USD (known when every model had a price) and usage by model. */
+export interface SessionSpend {
+  costUsd: number;
+  costKnown: boolean;
+  modelUsage: Record<string, ModelUsage>;
 }
 
 /** What `loadSession` finds in the store for a session. */

@@ -7,10 +7,20 @@ import type { PermissionMode } from './permissions';
  * transcript store (DESIGN.md rule 1).
  */
 import type { SnapshotRef } from './workspace';
+import type { ToolModelSpend } from './usage';
 
-/** Names of the built-in tools, as Claude Code names them. */
+/** Names of the built-in tools offered by default, as Claude Code names them. */
 export const BUILTIN_TOOL_NAMES = ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'] as const;
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
+
+/**
+ * Tools that reach the web (and call the model again): offered when `--tools` names them, or when
+ * an allow rule names them and `--tools` is not given (Claude Code defers them to ToolSearch).
+ */
+export const WEB_TOOL_NAMES = ['WebSearch', 'WebFetch'] as const;
+
+/** Every tool the runner has (the values `--tools` takes). */
+export const TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...WEB_TOOL_NAMES];
 
 /** Tools that only read: a batch of consecutive calls to them runs in parallel. */
 export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['Read', 'Glob', 'Grep']);
@@ -181,6 +191,8 @@ export interface RunToolSummary {
    * `MAX_SKILL_RULES`, each at most `MAX_SKILL_RULE_CHARS`), which apply from now on in the turn.
    */
   allowedRules?: string[];
+  /** Model calls the tool made for the conversation (WebSearch, WebFetch): the turn counts them. */
+  modelSpend?: ToolModelSpend;
 }
 
 /** Most allow rules one skill brings into a turn (they travel in workflow history). */

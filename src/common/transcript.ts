@@ -67,6 +67,18 @@ export const ToolRunRecordSchema = z.object({
   snapshot: z.object({ toolUseId: z.string(), commit: z.string(), bytes: z.number() }).optional(),
   /** Allow rules the call brought into the turn (a loaded skill's `allowed-tools`). */
   allowedRules: z.array(z.string()).optional(),
+  /** Model calls the tool made (WebSearch, WebFetch): what they were billed (`ToolModelSpend` in `usage.ts`). */
+  modelSpend: z
+    .object({
+      model: z.string(),
+      usage: UsageSchema,
+      webSearchRequests: tokenCount,
+      thinkingTokens: tokenCount.optional(),
+      costUsd: z.number().nullable(),
+      calls: tokenCount,
+      durationMs: z.number().nonnegative(),
+    })
+    .optional(),
 });
 export type ToolRunRecord = z.infer<typeof ToolRunRecordSchema>;
 
@@ -119,6 +131,8 @@ const TranscriptEntryFields = {
   cwd: z.string().optional(),
   /** `max_tokens` of the request, on assistant lines (tokens). */
   maxTokens: z.number().int().positive().optional(),
+  /** On assistant lines with thinking: how the request asked the API to show it (`thinking.display`). */
+  thinkingDisplay: z.string().optional(),
   /** tool_use ids whose streamed input was not valid JSON, with that text, on assistant lines. */
   invalidToolInputs: z.record(z.string(), z.string()).optional(),
   /** What the runner recorded about the tool run, on tool_result lines. */
@@ -149,6 +163,15 @@ const TranscriptEntryFields = {
   structuredOutput: z.unknown().optional(),
   /** Hooks (`src/activities/hooks/`): the event of a hook's context line; a hook run's outcome; the config. */
   hookEvent: z.string().optional(),
+  /**
+   * On the notice of a prompt a UserPromptSubmit hook blocked: the lines of its turn (`turnId`)
+   * are not part of the conversation (the next turn goes on from before the prompt).
+   */
+  dropsTurn: z.boolean().optional(),
+  /** On the note after a refused response: the API message id of that response (`refused_message_id`). */
+  refusedMessageId: z.string().optional(),
+  /** On a Stop hook's feedback line: an earlier Stop hook of the turn blocked too (`stop_hook_active`). */
+  stopHookActive: z.boolean().optional(),
   hookOutcome: z.unknown().optional(),
   hooksConfig: z.unknown().optional(),
   /** A tool input a hook replaced (`PreToolUse` `updatedInput`). */

@@ -13,6 +13,7 @@ import type { PromptCommand } from './prompt-command';
 import type { WorkspaceRef } from './workspace';
 import type { SettingSource } from './context';
 import type { SettingsEnvRef } from './permissions';
+import type { ThinkingOptions } from './thinking';
 
 /** Schema version of workflow inputs carried across continue-as-new. */
 export const WORKFLOW_STATE_VERSION = 1;
@@ -21,8 +22,10 @@ export const WORKFLOW_STATE_VERSION = 1;
 export interface TurnOptions {
   /** Model id, e.g. `claude-sonnet-4-5`. */
   model: string;
-  /** `max_tokens` of each model call (tokens). */
+  /** `max_tokens` of each model call (tokens); a model with a lower limit gets its own. */
   maxTokens: number;
+  /** Effort and extended thinking asked for (absent: each model's defaults). */
+  thinking?: ThinkingOptions;
   limits: TurnLimits;
   permissionMode: PermissionMode;
   /** Allow rules (`--allowedTools` and settings files), path rules in canonical form. */
@@ -210,6 +213,19 @@ export interface TurnCarry {
   mcp?: TurnMcpState;
   /** Stop hooks that made the turn go on so far (`stop_hook_active` after the first). */
   stopHookBlocks?: number;
+  /**
+   * The line whose text is the turn's result when that is not the last assistant line's (a
+   * hook's notice), or null for an empty result (as Claude Code's after a hook stopped the turn
+   * at a tool call, or a capped Stop hook). Absent: the last assistant line's text.
+   */
+  resultLine?: string | null;
+  /** A refused response (`stop_reason: "refusal"`) was noted to the model: the next one ends the turn. */
+  refusalNoted?: boolean;
+  /**
+   * A hook blocked the prompt: it leaves the conversation, which goes on from the prompt's
+   * parent (the outcome's leaf), as in Claude Code.
+   */
+  promptDropped?: boolean;
   /** Runs of this turn so far (1 on the first continue-as-new). */
   runs: number;
   /** Model the turn calls now: `options.model`, or the fallback after repeated overloaded errors. */
@@ -255,10 +271,15 @@ export interface TurnOutcome {
   stopReason: string | null;
   /** Transcript uuid of the last assistant message (the result text is read from it). */
   lastAssistantUuid: string | null;
+  /**
+   * When present, the result text is read from this line instead (a hook's notice), or is empty
+   * (null); see `TurnCarry.resultLine`.
+   */
+  resultTextUuid?: string | null;
   errors: string[];
   permissionDenials: DenialRecord[];
-  /** Last line of the conversation after the turn. */
-  leafUuid: string;
+  /** Last line of the conversation after the turn (null: none, the only prompt was blocked by a hook). */
+  leafUuid: string | null;
   /** Transcript uuids written by the turn, in conversation order (prompt excluded). */
   events: string[];
   readFileState: Record<string, FileReadState>;

@@ -50,7 +50,13 @@ export interface ModelUsage {
   outputTokens: number;
   cacheReadInputTokens: number;
   cacheCreationInputTokens: number;
+  /** Web searches the API ran (`usage.server_tool_use.web_search_requests`; WebSearch's searches). */
   webSearchRequests: number;
+  /**
+   * Thinking tokens among `outputTokens`, as far as the API reported them
+   * (`usage.output_tokens_details.thinking_tokens`); absent in states recorded before it was counted.
+   */
+  thinkingTokens?: number;
   costUSD: number | null;
   contextWindow: number;
   maxOutputTokens: number;
@@ -71,4 +77,55 @@ export interface ModelPrice {
   cacheWrite1h: number;
   /** Prompt-cache read, USD / MTok. */
   cacheRead: number;
+  /** Web searches of the API's server tool, USD per 1,000 searches. @default {@link WEB_SEARCH_USD_PER_1000} */
+  webSearch?: number;
+}
+
+/**
+ * The Anthropic API's price of its web search server tool: USD 10 per 1,000 searches, on top of
+ * the tokens (https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool,
+ * "Usage and pricing"; https://platform.claude.com/docs/en/about-claude/pricing, checked 2026-12).
+ */
+export const WEB_SEARCH_USD_PER_1000 = 10;
+
+/** Counts a response reports beside its tokens (both optional: older lines and other APIs lack them). */
+export interface UsageDetails {
+  /** Thinking tokens among the output tokens (`usage.output_tokens_details.thinking_tokens`). */
+  thinkingTokens?: number;
+  /** Searches of the web search server tool (`usage.server_tool_use.web_search_requests`). */
+  webSearchRequests?: number;
+}
+
+/** The {@link UsageDetails} of a Messages API `usage` object (any shape; missing counts are 0). */
+export function usageDetailsOf(usage: unknown): Required<UsageDetails> {
+  const u = (usage ?? {}) as {
+    output_tokens_details?: { thinking_tokens?: unknown } | null;
+    server_tool_use?: { web_search_requests?: unknown } | null;
+  };
+  const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+  return {
+    thinkingTokens: n(u.output_tokens_details?.thinking_tokens),
+    webSearchRequests: n(u.server_tool_use?.web_search_requests),
+  };
+}
+
+/**
+ * What the model calls a tool made for the conversation were billed (WebSearch's search call,
+ * WebFetch's summary call): kept on the tool's result line and counted by the turn like a model
+ * call's usage (its `modelUsage`, cost, USD limits and budget pool).
+ */
+export interface ToolModelSpend {
+  /** Model the tool called. */
+  model: string;
+  usage: Usage;
+  /** Web searches the API ran for it. */
+  webSearchRequests: number;
+  /** Thinking tokens among its output tokens. */
+  thinkingTokens?: number;
+  /** USD of tokens and searches, or null when the model has no price. */
+  costUsd: number | null;
+  /** Model calls it made. */
+  calls: number;
+  /** Wall time of those calls, ms. */
+  durationMs: number;
 }

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import type { HookCommand, HookEvent, HooksConfig } from '../common/hooks';
-import { HOOK_EVENTS } from '../common/hooks';
+import { HOOK_EVENTS, MATCHED_HOOK_EVENTS } from '../common/hooks';
 import { AgentRunnerError } from '../common/errors';
 
 /** One hook command of a settings file. */
@@ -20,7 +20,10 @@ export const HookCommandSchema = z.looseObject({
   timeout: z.number({ error: 'expected a positive number of seconds' }).positive().optional(),
 });
 
-/** One matcher group: a tool-name matcher (tool events only) and its commands. */
+/**
+ * One matcher group: a matcher (a tool name for tool events, the source for SessionStart, the
+ * trigger for PreCompact; see `hookMatcherMatches`) and its commands.
+ */
 export const HookMatcherSchema = z.looseObject({
   matcher: z.string({ error: 'expected a string (a tool name, "A|B", a regex, or "*")' }).optional(),
   hooks: z.array(HookCommandSchema, { error: 'expected an array of hooks' }),
@@ -68,6 +71,8 @@ export function parseHooksSection(
     }
     const list: HookCommand[] = [];
     groups.forEach((g, gi) => {
+      const problem = matcherProblem(event as HookEvent, g.matcher);
+      if (problem) warn(`${file}: hooks.${event}[${gi}].matcher: ${problem}`);
       g.hooks.forEach((h, hi) => {
         list.push({
           matcher: g.matcher ?? '',
@@ -80,6 +85,20 @@ export function parseHooksSection(
     if (list.length) out[event as HookEvent] = list;
   }
   return out;
+}
+
+/** Why a matcher will not do what it seems to (a warning), or undefined. */
+function matcherProblem(event: HookEvent, matcher: string | undefined): string | undefined {
+  if (matcher === undefined || matcher === '' || matcher === '*') return undefined;
+  if (!MATCHED_HOOK_EVENTS.has(event))
+    return `${event} hooks have no matcher; they run for every ${event === 'Stop' ? 'stop' : 'prompt'}`;
+  if (/^[a-zA-Z0-9_|, -]+$/.test(matcher)) return undefined;
+  try {
+    new RegExp(matcher);
+    return undefined;
+  } catch (e) {
+    return `not a valid regular expression (${(e as Error).message}); these hooks never run`;
+  }
 }
 
 /** Concatenates hooks of several files (every file's hooks run, as in Claude Code). */

@@ -17,12 +17,23 @@ const stringMap = z.record(z.string(), z.string({ error: 'expected a string' }),
   error: 'expected an object of strings',
 });
 
+/**
+ * A server's own tool-call timeout (ms), as Claude Code has it: it overrides `MCP_TOOL_TIMEOUT`
+ * for that server; values below 1000 are ignored.
+ */
+const serverTimeout = z
+  .number({ error: 'expected a whole number of milliseconds' })
+  .int({ error: 'expected a whole number of milliseconds' })
+  .positive({ error: 'expected a whole number of milliseconds' })
+  .optional();
+
 /** A server started as a child process, spoken to over stdin/stdout. */
 export const StdioServerSchema = z.looseObject({
   type: z.literal('stdio'),
   command: nonEmpty,
   args: z.array(z.string({ error: 'expected a string' }), { error: 'expected an array of strings' }).optional(),
   env: stringMap.optional(),
+  timeout: serverTimeout,
 });
 
 /** A remote server: streamable HTTP (`http`) or the older HTTP+SSE transport (`sse`). */
@@ -30,6 +41,7 @@ export const RemoteServerSchema = z.looseObject({
   type: z.enum(['http', 'sse']),
   url: z.url({ error: 'expected an http(s) URL' }),
   headers: stringMap.optional(),
+  timeout: serverTimeout,
 });
 
 /** One server entry; `type` defaults to `stdio`, as in Claude Code. */
@@ -56,6 +68,57 @@ export interface McpConfig {
   servers: Record<string, McpServerConfig>;
   /** Where each server came from (a file path or `--mcp-config (inline JSON)`), for messages. */
   sources: Record<string, string>;
+  /** The run's `MCP_TOOL_TIMEOUT` and `MCP_TIMEOUT`, when set (they travel with the config to the worker). */
+  timeouts?: McpTimeouts;
+}
+
+/** MCP timeouts of a run (ms), from Claude Code's environment variables. */
+export interface McpTimeouts {
+  /** `MCP_TOOL_TIMEOUT`: the longest tool call, wall clock (progress does not extend it). @default 900000 */
+  toolMs?: number;
+  /** `MCP_TIMEOUT`: how long a server may take to start and list its tools. @default 30000 */
+  connectMs?: number;
+}
+
+/** Default longest MCP tool call (ms): 15 minutes. */
+export const DEFAULT_MCP_TOOL_TIMEOUT_MS = 900_000;
+/** Default MCP server start-up bound (ms), Claude Code's `MCP_TIMEOUT` default. */
+export const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 30_000;
+/** The shortest tool-call timeout Claude Code accepts (ms); below it the next setting applies. */
+export const MIN_MCP_TOOL_TIMEOUT_MS = 1000;
+/** Longest timer (ms): Node's setTimeout limit, as Claude Code caps these values. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * `MCP_TOOL_TIMEOUT` and `MCP_TIMEOUT` from an environment: positive whole numbers of ms (an
+ * empty value is unset).
+ * @throws McpConfigError naming the variable for anything else
+ */
+export function mcpTimeoutsFromEnv(env: NodeJS.ProcessEnv): McpTimeouts {
+  const read = (name: string): number | undefined => {
+    const raw = env[name]?.trim();
+    if (raw === undefined || raw === '') return undefined;
+    if (!/^\d+$/.test(raw) || Number(raw) === 0) {
+      throw new McpConfigError(`${name} must be a positive whole number of milliseconds, got "${env[name]}"`);
+    }
+    return Math.min(Number(raw), MAX_TIMER_MS);
+  };
+  const toolMs = read('MCP_TOOL_TIMEOUT');
+  const connectMs = read('MCP_TIMEOUT');
+  return { ...(toolMs !== undefined ? { toolMs } : {}), ...(connectMs !== undefined ? { connectMs } : {}) };
+}
+
+/**
+ * A server's tool-call timeout (ms), as Claude Code picks it: the server's own `timeout` (from
+ * 1000 ms), else `MCP_TOOL_TIMEOUT` of the run, else `fallbackMs` (the worker's), at least 1 s.
+ */
+export function mcpToolTimeoutMs(
+  server: McpServerConfig,
+  runMs: number | undefined,
+  fallbackMs = DEFAULT_MCP_TOOL_TIMEOUT_MS,
+): number {
+  const own = server.timeout !== undefined && server.timeout >= MIN_MCP_TOOL_TIMEOUT_MS ? server.timeout : undefined;
+  return Math.min(Math.max(own ?? runMs ?? fallbackMs, MIN_MCP_TOOL_TIMEOUT_MS), MAX_TIMER_MS);
 }
 
 /** Thrown for an MCP config that cannot be read or is malformed; the CLI prints it and exits 2. */
@@ -114,6 +177,7 @@ export function mergeMcpConfigs(configs: readonly McpConfig[]): McpConfig {
   for (const c of configs) {
     Object.assign(out.servers, c.servers);
     Object.assign(out.sources, c.sources);
+    if (c.timeouts) out.timeouts = { ...out.timeouts, ...c.timeouts };
   }
   return out;
 }

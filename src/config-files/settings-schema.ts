@@ -1,7 +1,7 @@
 /**
  * The shape of a Claude Code settings file (`settings.json`), as far as the runner reads it:
- * `permissions` (allow, deny, ask, defaultMode, additionalDirectories), `env` and `model` are
- * checked; every other section (`hooks`, `statusLine`, …) is kept as written for the modules that
+ * `permissions` (allow, deny, ask, defaultMode, additionalDirectories), `env`, `model`,
+ * `effortLevel` and `alwaysThinkingEnabled` are checked; every other section (`hooks`, `statusLine`, …) is kept as written for the modules that
  * read it. Pure.
  */
 import { z } from 'zod';
@@ -31,6 +31,10 @@ export const SettingsFileSchema = z.looseObject({
     })
     .optional(),
   model: z.string({ error: 'expected a model id string' }).min(1, { error: 'expected a model id string' }).optional(),
+  /** Effort of every turn unless a flag or `CLAUDE_CODE_EFFORT_LEVEL` says (an unknown level is warned about and ignored). */
+  effortLevel: z.string({ error: 'expected an effort level string (low, medium, high, xhigh, max)' }).optional(),
+  /** `false` turns thinking off for the models that can (a thinking budget); 5.x models think anyway. */
+  alwaysThinkingEnabled: z.boolean({ error: 'expected true or false' }).optional(),
   /** Parsed loosely here; its schema lives with the hooks (src/config-files/hooks.ts). */
   hooks: z.unknown().optional(),
 });

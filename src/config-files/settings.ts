@@ -75,6 +75,8 @@ export interface LoadedSettings {
   /** Files whose `env` makes up {@link env}, lowest first (what a worker re-reads). */
   envFiles: string[];
   model?: string;
+  /** `effortLevel` and `alwaysThinkingEnabled` of the highest source that sets each. */
+  thinking: { effortLevel?: string; alwaysThinkingEnabled?: boolean };
   /** The `hooks` section of each source that has one, lowest precedence first (schema: src/config-files/hooks.ts). */
   hooks: Array<{ source: LoadedSource['source']; path: string; hooks: unknown }>;
   /** Warnings for stderr (e.g. ignored allow rules of an untrusted project). */
@@ -286,6 +288,7 @@ function merge(sources: LoadedSource[], cwd: string, trust: ProjectTrust, home: 
     permissions: { allow: [], deny: [], ask: [], additionalDirectories: [] },
     env: {},
     envFiles: [],
+    thinking: {},
     hooks: [],
     warnings: [],
   };
@@ -324,6 +327,9 @@ function merge(sources: LoadedSource[], cwd: string, trust: ProjectTrust, home: 
       out.envFiles.push(s.path);
     }
     if (s.settings.model !== undefined) out.model = s.settings.model;
+    if (s.settings.effortLevel !== undefined) out.thinking.effortLevel = s.settings.effortLevel;
+    if (s.settings.alwaysThinkingEnabled !== undefined)
+      out.thinking.alwaysThinkingEnabled = s.settings.alwaysThinkingEnabled;
     if (s.settings.hooks !== undefined) out.hooks.push({ source: s.source, path: s.path, hooks: s.settings.hooks });
   }
   return out;

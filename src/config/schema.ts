@@ -6,7 +6,8 @@
  */
 import { z } from 'zod';
 import type { ModelPrice } from '../common/usage';
-import { resolveModelAlias } from './model-aliases';
+import { canonicalModelId } from '../common/model-capabilities';
+import { MODEL_PROVIDER_NAMES, type ModelProviderName } from './provider';
 
 // ---------------------------------------------------------------------------------------------
 // Field helpers: each carries the message a user sees after "<field path>: ".
@@ -89,16 +90,28 @@ const ModelPriceSchema = z.strictObject({
   cacheWrite5m: usdPerMTok,
   cacheWrite1h: usdPerMTok,
   cacheRead: usdPerMTok,
+  /** USD per 1,000 web searches (default: the API's 10). */
+  webSearch: usdPerMTok.optional(),
 });
 
 /**
  * The price of `model` in `prices`: the entry whose key equals the model id, else the entry with
  * the longest key that is a prefix of the id followed by `-` or `@` (so
  * `claude-sonnet-4-5-20250929` and `claude-sonnet-4-5@20250929` find `claude-sonnet-4-5`, and
- * `claude-opus-4-1-20250805` finds `claude-opus-4-1` rather than `claude-opus-4`).
+ * `claude-opus-4-1-20250805` finds `claude-opus-4-1` rather than `claude-opus-4`); a Bedrock or
+ * Vertex id not in the table has the price of the model it names (`canonicalModelId`).
  * @returns undefined when no entry matches (the caller decides how to report unknown cost).
  */
 export function findPrice(prices: Readonly<PriceTable>, model: string): ModelPrice | undefined {
+  const found = findPriceOf(prices, model);
+  if (found) return found;
+  // A provider's id (us.anthropic.claude-sonnet-4-5-20250929-v1:0, claude-haiku-4-5@20251001)
+  // has the price of the model it names, unless the table has an entry for the id itself.
+  const canonical = canonicalModelId(model);
+  return canonical !== model ? findPriceOf(prices, canonical) : undefined;
+}
+
+function findPriceOf(prices: Readonly<PriceTable>, model: string): ModelPrice | undefined {
   const exact = Object.prototype.hasOwnProperty.call(prices, model) ? prices[model] : undefined;
   if (exact) return exact;
   let best: string | undefined;
@@ -198,9 +211,17 @@ const WorkerSchema = z.strictObject({
 });
 
 const ModelSchema = z.strictObject({
-  /** A model id, or a Claude Code alias (`sonnet`, `opus`, `haiku`) resolved to one. */
-  name: nonEmptyString('claude-sonnet-5-5').transform(resolveModelAlias),
-  maxTokens: positiveInt(8192),
+  /** A model id, or a Claude Code alias (`sonnet`, `opus`, `haiku`), resolved per provider when a turn starts. */
+  name: nonEmptyString('sonnet'),
+  maxTokens: z
+    .int({ error: 'expected a positive integer or null' })
+    .positive({ error: 'expected a positive integer or null' })
+    .nullable()
+    .default(null),
+  provider: z
+    .enum(MODEL_PROVIDER_NAMES, { error: `expected one of ${MODEL_PROVIDER_NAMES.join(', ')}, or null` })
+    .nullable()
+    .default(null),
   baseUrl: z
     .url({ error: 'expected an http(s) URL or null', protocol: /^https?$/ })
     .nullable()
@@ -269,7 +290,7 @@ const PricesSchema = z
   .record(z.string().min(1), ModelPriceSchema, { error: 'expected a table keyed by model id' })
   .default({})
   // Entries of the file are added to (or replace) the built-in ones.
-  .transform((given): PriceTable => ({ ...DEFAULT_PRICES, ...given }));
+  .transform((given): PriceTable => ({ ...DEFAULT_PRICES, ...(given as PriceTable) }));
 
 /**
  * The whole configuration (strict at every level: unknown keys are errors).
@@ -425,10 +446,26 @@ export interface WorkerConfig {
 
 /** The model and its API (`model`). */
 export interface ModelConfig {
-  /** Model id sent to the Messages API. @default "claude-sonnet-5-5". Env: `AGENT_RUNNER_MODEL`. */
+  /**
+   * Model of a turn that names none: a model id, or a Claude Code alias resolved for the provider
+   * when the turn starts (`sonnet` is `claude-sonnet-5-5` on the Anthropic API,
+   * `us.anthropic.claude-sonnet-4-5-20250929-v1:0` on Bedrock, `claude-sonnet-4-5@20250929` on
+   * Vertex, `claude-sonnet-4-5` on Foundry). @default "sonnet". Env: `AGENT_RUNNER_MODEL`.
+   */
   name: string;
-  /** `max_tokens` of each model call. @default 8192 */
-  maxTokens: number;
+  /**
+   * `max_tokens` of each model call; null = the model's own limit, as Claude Code sends it
+   * (128,000 for the 5.x models, 64,000 for Opus 4.6, 32,000 for the 4.x ones, 8,192 for 3.5 Haiku;
+   * src/common/model-capabilities.ts). @default null
+   */
+  maxTokens: number | null;
+  /**
+   * The API models are called through: `anthropic` (the Messages API, `ANTHROPIC_API_KEY`,
+   * `ANTHROPIC_AUTH_TOKEN` or settings `apiKeyHelper`), `bedrock`, `vertex` or `foundry`; null =
+   * chosen by the environment as Claude Code does (`CLAUDE_CODE_USE_BEDROCK`,
+   * `CLAUDE_CODE_USE_VERTEX`, `CLAUDE_CODE_USE_FOUNDRY`; see docs/providers.md). @default null
+   */
+  provider: ModelProviderName | null;
   /** Messages API base URL; null = the SDK's default. @default null. Env: `ANTHROPIC_BASE_URL`. */
   baseUrl: string | null;
   /** Name of the env var holding the API key (read by the worker only). @default "ANTHROPIC_API_KEY" */

@@ -1,20 +1,23 @@
-import type { ModelPrice, ModelUsage, Usage } from '../common/usage';
+import type { ModelPrice, ModelUsage, Usage, UsageDetails } from '../common/usage';
+import { WEB_SEARCH_USD_PER_1000 } from '../common/usage';
 
 const PER_TOKEN = 1 / 1_000_000;
 
 /**
- * Cost of one call in USD. Cache writes are billed at the 5-minute rate (the runner only sets
- * 5-minute breakpoints). Returns `null` when `price` is null (model not in the table): the cost
- * is then unknown, never reported as 0.
+ * Cost of one call in USD: its tokens, plus its web searches (`webSearchRequests`, at
+ * `price.webSearch` per 1,000). Cache writes are billed at the 5-minute rate (the runner only
+ * sets 5-minute breakpoints). Returns `null` when `price` is null (model not in the table): the
+ * cost is then unknown, never reported as 0.
  */
-export function costOfUsage(usage: Usage, price: ModelPrice | null): number | null {
+export function costOfUsage(usage: Usage, price: ModelPrice | null, webSearchRequests = 0): number | null {
   if (!price) return null;
   return (
     (usage.input_tokens * price.input +
       usage.output_tokens * price.output +
       usage.cache_creation_input_tokens * price.cacheWrite5m +
       usage.cache_read_input_tokens * price.cacheRead) *
-    PER_TOKEN
+      PER_TOKEN +
+    (webSearchRequests * (price.webSearch ?? WEB_SEARCH_USD_PER_1000)) / 1000
   );
 }
 
@@ -34,14 +37,17 @@ export function addModelUsage(
   usage: Usage,
   costUsd: number | null,
   limits: ModelLimits,
+  details: UsageDetails = {},
 ): Record<string, ModelUsage> {
   const prev = map[model];
+  const thinking = (prev?.thinkingTokens ?? 0) + (details.thinkingTokens ?? 0);
   const next: ModelUsage = {
     inputTokens: (prev?.inputTokens ?? 0) + usage.input_tokens,
     outputTokens: (prev?.outputTokens ?? 0) + usage.output_tokens,
     cacheReadInputTokens: (prev?.cacheReadInputTokens ?? 0) + usage.cache_read_input_tokens,
     cacheCreationInputTokens: (prev?.cacheCreationInputTokens ?? 0) + usage.cache_creation_input_tokens,
-    webSearchRequests: prev?.webSearchRequests ?? 0,
+    webSearchRequests: (prev?.webSearchRequests ?? 0) + (details.webSearchRequests ?? 0),
+    ...(prev?.thinkingTokens !== undefined || details.thinkingTokens !== undefined ? { thinkingTokens: thinking } : {}),
     costUSD: prev && prev.costUSD === null ? null : costUsd === null ? null : (prev?.costUSD ?? 0) + costUsd,
     contextWindow: limits.contextWindow,
     maxOutputTokens: limits.maxOutputTokens,
@@ -64,6 +70,9 @@ export function mergeModelUsage(
           cacheReadInputTokens: prev.cacheReadInputTokens + u.cacheReadInputTokens,
           cacheCreationInputTokens: prev.cacheCreationInputTokens + u.cacheCreationInputTokens,
           webSearchRequests: prev.webSearchRequests + u.webSearchRequests,
+          ...(prev.thinkingTokens !== undefined || u.thinkingTokens !== undefined
+            ? { thinkingTokens: (prev.thinkingTokens ?? 0) + (u.thinkingTokens ?? 0) }
+            : {}),
           costUSD: prev.costUSD === null || u.costUSD === null ? null : prev.costUSD + u.costUSD,
           contextWindow: u.contextWindow,
           maxOutputTokens: u.maxOutputTokens,

@@ -1,6 +1,6 @@
 import type { ScopedRules } from '../common/permissions';
 import type { ToolPermission } from '../common/tools';
-import { BUILTIN_TOOL_NAMES, READ_ONLY_TOOLS } from '../common/tools';
+import { READ_ONLY_TOOLS, TOOL_NAMES } from '../common/tools';
 import { isMcpToolName, mcpRuleMatches } from '../common/mcp';
 import type { RuleVerdict } from './permission-precedence';
 import { permissionPrecedence } from './permission-precedence';
@@ -141,10 +141,10 @@ function decideByName(policy: PermissionPolicy, toolName: string): ByName {
   }
   if (isMcpToolName(toolName)) return decideMcpTool(policy, toolName);
   if (toolName === SKILL_TOOL) return decideSkill(policy);
+  if (toolName === 'WebSearch' || toolName === 'WebFetch') return decideWebTool(policy, toolName);
   // A tool that does not exist is not a permission question: its run answers "No such tool
   // available", as in Claude Code (and it is not a permission denial).
-  if (!(BUILTIN_TOOL_NAMES as readonly string[]).includes(toolName))
-    return { verdict: 'allow', message: '', reason: 'rule' };
+  if (!TOOL_NAMES.includes(toolName)) return { verdict: 'allow', message: '', reason: 'rule' };
   if (wholeTool(policy.askTools, toolName)) {
     return {
       verdict: 'ask',
@@ -252,4 +252,31 @@ function decideMcpTool(policy: PermissionPolicy, toolName: string): ByName {
       `Allow it with --allowedTools ${toolName} (or mcp__<server> for all of a server's tools).`,
     reason: 'mode',
   };
+}
+
+/** Claude Code's denial of a tool call no rule allows, when no one can be asked. */
+export function notGrantedMessage(toolName: string): string {
+  return `Claude requested permissions to use ${toolName}, but you haven't granted it yet.`;
+}
+
+/**
+ * WebSearch and WebFetch, as Claude Code decides them: they need an allow rule (or
+ * bypassPermissions) in every other mode. WebSearch is decided here by name; WebFetch's
+ * `WebFetch(domain:…)` rules need the URL, so a call with such rules goes to the activity.
+ */
+function decideWebTool(policy: PermissionPolicy, toolName: 'WebSearch' | 'WebFetch'): ByName {
+  if (wholeTool(policy.askTools, toolName)) {
+    return {
+      verdict: 'ask',
+      message: `Claude requested permissions to use ${toolName}, which a permission rule says to ask about, and no one can be asked in this run.`,
+      reason: 'rule',
+    };
+  }
+  const rules = scopedRulesFor(policy, toolName);
+  const scoped = [...rules.allow, ...rules.deny, ...rules.ask].some((r) => ruleContent(r) !== null);
+  if (toolName === 'WebFetch' && scoped) return { verdict: 'check' };
+  if (policy.mode === 'bypassPermissions' || wholeTool(policy.allowedTools, toolName)) {
+    return { verdict: 'allow', message: '', reason: 'rule' };
+  }
+  return { verdict: 'unmatched', message: notGrantedMessage(toolName), reason: 'mode' };
 }

@@ -9,6 +9,7 @@
  * `ANTHROPIC_AUTH_TOKEN`), the Temporal API key (`temporal.apiKeyEnv`) and TLS key variables,
  * and every name in `tools.secretEnv` of the config.
  */
+import { MODEL_SECRET_ENV_NAMES } from '../config/model-credentials';
 
 /** Variables the dev server gets from the runner's environment (when set). */
 export const DEV_SERVER_ENV_NAMES: readonly string[] = [
@@ -28,6 +29,8 @@ export const DEV_SERVER_ENV_NAMES: readonly string[] = [
 export const DEFAULT_SECRET_ENV_NAMES: readonly string[] = [
   'ANTHROPIC_API_KEY',
   'ANTHROPIC_AUTH_TOKEN',
+  // Model credentials of the providers (Bedrock API keys, Foundry keys and tokens).
+  ...MODEL_SECRET_ENV_NAMES,
   'TEMPORAL_API_KEY',
   'TEMPORAL_TLS_KEY',
   'TEMPORAL_TLS_CERT',

@@ -23,6 +23,7 @@ import type { ResponseUsage } from './response';
 import type { FaultSpec, Scenario, Script, Step, StepSpec } from './scenario';
 import { parseStep } from './scenario';
 import { verifySigV4 } from './sigv4';
+import { checkThinkingBlocks, thinkingBudgetError } from './thinking-signatures';
 import type { SseEvent } from './sse';
 import { errorEvent, formatSse, malformedEvent, messageEvents } from './sse';
 
@@ -66,6 +67,8 @@ export interface MessagesHandlerDeps {
   attempts: Map<string, number>;
   /** Credentials the provider routes check (providers.ts). */
   providerAuth?: ProviderAuthOptions | undefined;
+  /** `redacted_thinking` data sent so far: only these may come back (thinking-signatures.ts). */
+  redactedIssued?: Set<string>;
 }
 
 /** Identity of one HTTP request. */
@@ -234,6 +237,10 @@ export async function handleMessages(
   }
   const pairing = checkToolPairing(req);
   if (pairing !== undefined) return fail(400, pairing);
+  const tampered = checkThinkingBlocks(req, deps.redactedIssued ?? new Set());
+  if (tampered !== undefined) return fail(400, tampered);
+  const budget = thinkingBudgetError(req);
+  if (budget !== undefined) return fail(400, budget);
   const breakpoints = countBreakpoints(req);
   if (breakpoints > 4) {
     return fail(400, `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`);
@@ -283,9 +290,16 @@ export async function handleMessages(
   const cache = deps.cache.account(req);
   const built = buildResponse(
     step,
-    { conversationKey: entry.conversationKey, step: entry.step, cwd: workingDirectory(req), requestModel: req.model },
+    {
+      conversationKey: entry.conversationKey,
+      step: entry.step,
+      cwd: workingDirectory(req),
+      requestModel: req.model,
+      thinkingTokenCount: betasOf(httpReq.headers, rawBody).includes('thinking-token-count-2026-05-13'),
+    },
     cache,
   );
+  for (const b of built.message.content) if (b.type === 'redacted_thinking') deps.redactedIssued?.add(b.data);
   const usage = built.message.usage;
   entry.inputTokens = usage.input_tokens;
   entry.cacheReadTokens = usage.cache_read_input_tokens;
@@ -360,4 +374,12 @@ export async function handleMessages(
   if (abort.signal.aborted && !res.writableFinished) return aborted();
   entry.outputTokens = outputTokens;
   return finish('completed', 200);
+}
+
+/** The betas a request names: its `anthropic-beta` header, and Bedrock's `anthropic_beta` in the body. */
+function betasOf(headers: IncomingHttpHeaders, body: unknown): string[] {
+  const header = headers['anthropic-beta'];
+  const fromHeader = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((b) => b.trim());
+  const inBody = (body as { anthropic_beta?: unknown } | null)?.anthropic_beta;
+  return [...fromHeader, ...(Array.isArray(inBody) ? inBody.map(String) : [])].filter((b) => b !== '');
 }

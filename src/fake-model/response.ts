@@ -1,3 +1,4 @@
+import { thinkingSignature } from './thinking-signatures';
 import { randomBytes } from 'node:crypto';
 import type { CacheAccounting } from './prompt-cache';
 import { shortHash } from './request';
@@ -17,6 +18,11 @@ export interface ResponseContext {
   cwd: string | undefined;
   /** `model` of the request (echoed unless the step sets `model`). */
   requestModel: string;
+  /**
+   * The request named the `thinking-token-count-2026-05-13` beta: the usage then reports the
+   * thinking tokens among the output tokens (`output_tokens_details.thinking_tokens`).
+   */
+  thinkingTokenCount?: boolean;
 }
 
 /** Usage of a response, Messages API shape, in tokens. */
@@ -29,6 +35,8 @@ export interface ResponseUsage {
   service_tier: 'standard';
   /** Server tool requests (`web_search_requests`, `web_fetch_requests`), when the step reports any. */
   server_tool_use?: Record<string, number>;
+  /** Thinking tokens among `output_tokens` (`ceil(chars / 4)` of the thinking), with the thinking-token-count beta. */
+  output_tokens_details?: { thinking_tokens: number };
 }
 
 /** A content block of a response. */
@@ -106,6 +114,7 @@ export function buildResponse(step: Step, ctx: ResponseContext, cache: CacheAcco
   const content: ResponseBlock[] = [];
   const toolJson = new Map<number, string>();
   let outputChars = 0;
+  let thinkingChars = 0;
   let hasToolUse = false;
   step.content.forEach((item, index) => {
     if (item.text !== undefined) {
@@ -115,7 +124,8 @@ export function buildResponse(step: Step, ctx: ResponseContext, cache: CacheAcco
     } else if (item.thinking !== undefined) {
       const thinking = renderTemplate(item.thinking, ctx);
       outputChars += thinking.length;
-      content.push({ type: 'thinking', thinking, signature: `fake-sig-${shortHash(thinking, 24)}` });
+      thinkingChars += thinking.length;
+      content.push({ type: 'thinking', thinking, signature: thinkingSignature(thinking) });
     } else if (item.redacted_thinking !== undefined) {
       content.push({ type: 'redacted_thinking', data: item.redacted_thinking });
     } else if (item.server_tool_use !== undefined) {
@@ -181,6 +191,9 @@ export function buildResponse(step: Step, ctx: ResponseContext, cache: CacheAcco
     },
     service_tier: 'standard',
     ...(o.server_tool_use !== undefined ? { server_tool_use: o.server_tool_use } : {}),
+    ...(ctx.thinkingTokenCount === true
+      ? { output_tokens_details: { thinking_tokens: Math.ceil(thinkingChars / 4) } }
+      : {}),
   };
   return {
     message: {

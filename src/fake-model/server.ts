@@ -101,6 +101,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions): Promis
     log,
     attempts,
     providerAuth: opts.providerAuth,
+    redactedIssued: new Set<string>(),
   };
   const reset = (): void => {
     log.clear();

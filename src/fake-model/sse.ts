@@ -1,4 +1,4 @@
-import type { BuiltResponse } from './response';
+import type { BuiltResponse, ResponseMessage } from './response';
 
 /**
  * Server-sent events of the Messages API streaming format.
@@ -92,7 +92,7 @@ export function messageEvents(built: BuiltResponse): SseEvent[] {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { ...message.usage, output_tokens: Math.min(1, message.usage.output_tokens) },
+        usage: startUsage(message.usage),
       },
     }),
   );
@@ -161,9 +161,17 @@ export function messageEvents(built: BuiltResponse): SseEvent[] {
         cache_read_input_tokens: u.cache_read_input_tokens,
         output_tokens: u.output_tokens,
         ...(u.server_tool_use !== undefined ? { server_tool_use: u.server_tool_use } : {}),
+        ...(u.output_tokens_details !== undefined ? { output_tokens_details: u.output_tokens_details } : {}),
       },
     }),
   );
   events.push(sseEvent('message_stop', { type: 'message_stop' }));
   return events;
+}
+
+/** `message_start`'s usage: the input counts, one output token so far, no thinking count yet. */
+function startUsage(u: ResponseMessage['usage']): Record<string, unknown> {
+  const { output_tokens_details: _details, ...rest } = u;
+  void _details;
+  return { ...rest, output_tokens: Math.min(1, u.output_tokens) };
 }

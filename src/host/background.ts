@@ -8,6 +8,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
+import { modelProviderOf } from '../config/provider';
+import { PROVIDER_ENV_NAMES } from '../config/model-credentials';
 import type { ServerState, WorkerEnvFingerprint } from './server-state';
 import { isPidAlive, readLiveServerState, serverTouchPath } from './server-state';
 import { binPath } from './package-root';
@@ -20,10 +22,20 @@ export { backgroundLogPath } from './background-spawn';
 
 /** The worker settings a client compares with a shared server's (the API key only as a hash). */
 export function workerEnvFingerprint(config: Config, env: NodeJS.ProcessEnv): WorkerEnvFingerprint {
-  const key = env[config.model.apiKeyEnv];
+  // The API key, and the provider with every variable its client reads (credentials, regions, endpoints).
+  const provider = modelProviderOf(config.model, env);
+  const parts = [config.model.apiKeyEnv, ...PROVIDER_ENV_NAMES[provider]]
+    .map((name) => env[name])
+    .filter((v): v is string => v !== undefined && v !== '');
   return {
     baseUrl: config.model.baseUrl,
-    apiKeySha: key ? createHash('sha256').update(key).digest('hex').slice(0, 12) : null,
+    apiKeySha:
+      parts.length > 0 || provider !== 'firstParty'
+        ? createHash('sha256')
+            .update(JSON.stringify([provider, ...parts]))
+            .digest('hex')
+            .slice(0, 12)
+        : null,
   };
 }
 
@@ -41,7 +53,7 @@ export function fingerprintMismatch(state: ServerState, config: Config, env: Nod
     );
   }
   if (mine.apiKeySha !== null && mine.apiKeySha !== state.workerEnv.apiKeySha) {
-    diffs.push(`another ${config.model.apiKeyEnv}`);
+    diffs.push(`other model credentials (${config.model.apiKeyEnv}, the provider or its variables)`);
   }
   if (diffs.length === 0) return null;
   return (

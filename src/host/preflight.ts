@@ -6,6 +6,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Config } from '../config';
+import { modelProviderOf } from '../config/provider';
+import { missingModelCredential } from '../config/model-credentials';
 import { AgentRunnerError } from '../common/errors';
 import { DataDirError, PRIVATE_FILE_MODE, ensurePrivateDataDir, unwritableDataDir } from '../store/data-dir';
 
@@ -43,9 +45,13 @@ export function checkDataDir(dataDir: string): void {
  * @throws ModelKeyMissingError naming the variable
  */
 export function checkModelKey(config: Config, env: NodeJS.ProcessEnv): void {
-  if (env[config.model.apiKeyEnv]) return;
+  const provider = modelProviderOf(config.model, env);
+  const absent = missingModelCredential(provider, config.model.apiKeyEnv, env);
+  if (absent === null) return;
   throw new ModelKeyMissingError(
-    `${config.model.apiKeyEnv} is not set: the worker this run starts cannot call the model ` +
-      '(set it, or point ANTHROPIC_BASE_URL at a local Messages API server with any key)',
+    `${absent}: the worker this run starts cannot call the model ` +
+      (provider === 'firstParty'
+        ? '(set it, or point ANTHROPIC_BASE_URL at a local Messages API server with any key)'
+        : `through ${provider} (see docs/providers.md)`),
   );
 }

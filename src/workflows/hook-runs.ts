@@ -1,19 +1,32 @@
 import { uuid4 } from '@temporalio/workflow';
 import type { HookEvent, HookOutcome, RunHooksInput } from '../common/hooks';
-import { HOOK_CONFIG_ERROR_PREFIX, hooksApply } from '../common/hooks';
+import {
+  DEFAULT_BLOCK_REASON,
+  DEFAULT_STOP_HOOK_BLOCK_CAP,
+  HOOK_CONFIG_ERROR_PREFIX,
+  LEGACY_STOP_HOOK_BLOCKS,
+  hooksApply,
+} from '../common/hooks';
 import type { ToolUseSummary } from '../common/tools';
 import type { HookPermission } from '../engine/permissions';
 import type { TurnInput } from '../common/turn';
 import { uninterruptible } from './interrupts';
+import { isPatched } from './patches';
 import type { TurnActivities } from './turn-activities';
 import type { TurnState } from './turn-state';
 import type { WorkspaceFollower } from './workspace';
 
-/** Why a hook ends the turn (the errors of its result), or null to go on. */
-export type HookStop = { terminalReason: 'hook_stopped'; errors: string[] } | null;
-
-/** Stop hooks may make one turn go on at most this many times (a hook that always blocks cannot loop forever). */
-export const MAX_STOP_HOOK_BLOCKS = 20;
+/**
+ * Why a hook ends the turn, or null to go on (`errors`: why, for the calls it leaves unrun). A
+ * configuration error ends it with those errors; a hook's own stop (`continue: false`, a blocked prompt) ends it in `success`, as in Claude Code,
+ * with `result` as its text (a notice line's uuid; null: empty; absent: the last answer's) and
+ * `dropPrompt` when the prompt is not kept in the conversation.
+ */
+export type HookStop = {
+  terminalReason: string;
+  errors: string[];
+  success?: { result?: string | null; dropPrompt?: boolean };
+} | null;
 
 /**
  * The turn's hooks (Claude Code's contract; see src/activities/hooks/interpret.ts): each event whose
@@ -30,9 +43,15 @@ export class HookRuns {
     private readonly workspace: WorkspaceFollower,
   ) {}
 
-  /** True when the turn has hooks for `event` (and `toolName`). */
-  applies(event: HookEvent, toolName?: string): boolean {
-    return hooksApply(this.input.options.hooks, event, toolName);
+  /**
+   * True when the turn has hooks for `event` whose matcher selects `subject` (the tool name,
+   * SessionStart source or PreCompact trigger). Histories recorded before `hook-matchers` keep
+   * the rule they ran with.
+   */
+  applies(event: HookEvent, subject?: string): boolean {
+    const hooks = this.input.options.hooks;
+    if (!hooks?.matchers[event]?.length) return false;
+    return hooksApply(hooks, event, subject, !isPatched('hookMatchers'));
   }
 
   /**
@@ -72,22 +91,59 @@ export class HookRuns {
     return outcome;
   }
 
-  /** The stop a hook outcome asks for: configuration errors, `continue: false`, or null. */
-  stopOf(outcome: HookOutcome | null): HookStop {
+  /**
+   * The stop a hook outcome asks for: configuration errors, `continue: false`, or null. Since
+   * `hook-stops-succeed` a `continue: false` ends the turn in `success` with `result` as its text
+   * (null: empty; absent: the last answer's), and `terminalReason` (Claude Code's).
+   */
+  stopOf(outcome: HookOutcome | null, success?: { terminalReason: string; result?: string | null }): HookStop {
     if (outcome?.configErrors?.length) {
       return { terminalReason: 'hook_stopped', errors: outcome.configErrors.map((e) => HOOK_CONFIG_ERROR_PREFIX + e) };
     }
-    if (outcome?.stop) return { terminalReason: 'hook_stopped', errors: [outcome.stop.reason] };
-    return null;
+    if (!outcome?.stop) return null;
+    if (success && isPatched('hookStopsSucceed')) {
+      return {
+        terminalReason: success.terminalReason,
+        errors: [outcome.stop.reason],
+        success: success.result !== undefined ? { result: success.result } : {},
+      };
+    }
+    return { terminalReason: 'hook_stopped', errors: [outcome.stop.reason] };
   }
 
   /** SessionStart (first turn of a session) and UserPromptSubmit, after the prompt is recorded. */
   async atTurnStart(): Promise<HookStop> {
-    if (this.input.turnNumber <= 1 && this.applies('SessionStart')) {
-      const stop = this.stopOf(await this.run('SessionStart', 'SessionStart', { source: 'startup' }, true));
+    if (this.input.turnNumber <= 1 && this.applies('SessionStart', 'startup')) {
+      const o = await this.run('SessionStart', 'SessionStart', { source: 'startup' }, true);
+      // Claude Code does not stop for a SessionStart hook's `continue: false`; configuration errors still do.
+      const stop = o?.stop && !o.configErrors?.length && isPatched('hookStopsSucceed') ? null : this.stopOf(o);
       if (stop) return stop;
     }
     if (!this.applies('UserPromptSubmit')) return null;
+    if (!isPatched('hookStopsSucceed')) return this.legacyUserPromptSubmit();
+    // A block or a stop is told by a notice line (its text is the result): a blocked prompt's
+    // notice hangs where the prompt did, since the prompt leaves the conversation.
+    const notice = { uuid: uuid4(), parentUuid: this.state.leaf, blockedParentUuid: this.input.parentUuid };
+    const o = await this.run(
+      'UserPromptSubmit',
+      'UserPromptSubmit',
+      { promptUuid: this.input.promptUuid, noticeLine: notice },
+      true,
+    );
+    if (o?.configErrors?.length) return this.stopOf(o);
+    if (o?.notice === 'blocked') {
+      this.state.recordNotice(notice.uuid);
+      return { terminalReason: 'hook_stopped', errors: [], success: { result: notice.uuid, dropPrompt: true } };
+    }
+    if (o?.notice === 'stopped') {
+      this.state.appendLine(notice.uuid, 'system');
+      return { terminalReason: 'hook_stopped', errors: [], success: { result: notice.uuid } };
+    }
+    return null;
+  }
+
+  /** UserPromptSubmit as versions before `hook-stops-succeed` ran it (an error result). */
+  private async legacyUserPromptSubmit(): Promise<HookStop> {
     const o = await this.run('UserPromptSubmit', 'UserPromptSubmit', { promptUuid: this.input.promptUuid }, true);
     const stop = this.stopOf(o);
     if (stop) return stop;
@@ -116,7 +172,8 @@ export class HookRuns {
       { tool: { name: use.name, toolUseId: use.id, assistantUuid } },
       false,
     );
-    const stop = this.stopOf(o);
+    // As in Claude Code, a stop after a tool call ends the turn with an empty result.
+    const stop = this.stopOf(o, { terminalReason: 'hook_stopped', result: null });
     const inputRef = o?.updatedInput ? { inputRef: o.outcomeRef } : {};
     switch (o?.decision) {
       case 'deny':
@@ -124,7 +181,7 @@ export class HookRuns {
         return {
           hook: {
             decision: 'deny',
-            message: `PreToolUse:${use.name} hook error: ${o.reason ?? 'blocked by a hook'}`,
+            message: `PreToolUse:${use.name} hook error: ${o.reason ?? DEFAULT_BLOCK_REASON}`,
           },
           stop,
         };
@@ -153,26 +210,36 @@ export class HookRuns {
       { tool: { name: use.name, toolUseId: use.id, assistantUuid, resultUuid } },
       true,
     );
-    return this.stopOf(o);
+    return this.stopOf(o, { terminalReason: 'hook_stopped', result: null });
   }
 
   /**
    * Stop: the model is done. A hook that blocks (exit 2 or `decision: "block"`) makes the turn go
-   * on: its reason is given to the model and `true` is returned.
+   * on: its reason is given to the model and `goOn` is true. After `stopBlockCap` blocks in a row
+   * (Claude Code's `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`, 8 by default; 0 = no cap) the next block is
+   * overridden: its feedback is recorded but no model call follows, `capped` is the count, and
+   * the turn ends.
    */
-  async stop(): Promise<{ goOn: boolean; stop: HookStop }> {
+  async stop(): Promise<{ goOn: boolean; stop: HookStop; capped?: number }> {
     if (!this.applies('Stop')) return { goOn: false, stop: null };
     const d = this.state.data;
     const blocks = d.stopHookBlocks ?? 0;
-    if (blocks >= MAX_STOP_HOOK_BLOCKS) return { goOn: false, stop: null };
+    const claudeCap = isPatched('stopHookBlockCap');
+    const cap = this.input.options.hooks?.stopBlockCap ?? DEFAULT_STOP_HOOK_BLOCK_CAP;
+    if (!claudeCap && blocks >= LEGACY_STOP_HOOK_BLOCKS) return { goOn: false, stop: null };
+    // This run's block would be one too many: it runs and its feedback is recorded (as in Claude
+    // Code), but it is not obeyed.
+    const over = claudeCap && cap > 0 && blocks >= cap;
     const o = await this.run(
       'Stop',
       `Stop/${d.numTurns}`,
       { stop: { lastAssistantUuid: d.lastAssistantUuid, stopHookActive: blocks > 0 } },
       true,
     );
-    const stop = this.stopOf(o);
+    // A Stop hook's stop keeps the last answer as the result (Claude Code's `stop_hook_prevented`).
+    const stop = this.stopOf(o, { terminalReason: 'stop_hook_prevented' });
     if (stop) return { goOn: false, stop };
+    if (o?.decision === 'block' && over) return { goOn: false, stop: null, capped: blocks + 1 };
     if (o?.decision === 'block' && o.contextWritten) {
       d.stopHookBlocks = blocks + 1;
       return { goOn: true, stop: null };
@@ -182,7 +249,7 @@ export class HookRuns {
 
   /** PreCompact, before a compaction (informational here). */
   async preCompact(trigger: 'auto' | 'manual'): Promise<void> {
-    if (!this.applies('PreCompact')) return;
+    if (!this.applies('PreCompact', trigger)) return;
     await this.run('PreCompact', `PreCompact/${this.state.data.compactions}`, { source: trigger }, false);
   }
 }

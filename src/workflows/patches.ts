@@ -152,6 +152,38 @@ export const PATCHES = {
     fixture: 'before-failed-turn-totals-v1.history.bin',
     deprecateWhen: 'No session run started before 60181ff is open or inside retention.',
   },
+  hookMatchers: {
+    id: 'hook-matchers',
+    since: '046268c (2026-12-01)',
+    before:
+      'Hook matchers apply to PreToolUse and PostToolUse only, as exact `|` lists or anchored regexes: comma lists and unanchored searches select nothing, and SessionStart and PreCompact hooks run whatever their matcher.',
+    fixture: 'before-hook-matchers-v1.history.bin',
+    deprecateWhen: 'No turn run started before 046268c is open or inside retention.',
+  },
+  stopHookBlockCap: {
+    id: 'stop-hook-block-cap',
+    since: '046268c (2026-12-01)',
+    before:
+      'After the legacy number of Stop-hook blocks in a row the Stop hooks no longer run and the turn ends with the last answer (no block cap of 8, no override warning, `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` not read).',
+    fixture: 'before-hook-matchers-v1.history.bin',
+    deprecateWhen: 'No turn run started before 046268c is open or inside retention.',
+  },
+  hookStopsSucceed: {
+    id: 'hook-stops-succeed',
+    since: 'f635f27 (2026-12-01)',
+    before:
+      "A hook's own stop (`continue: false`, a UserPromptSubmit block) ends the turn with an `error_during_execution` result (`hook_stopped`), the blocked prompt stays in the conversation, and SessionStart's `continue: false` stops the turn.",
+    fixture: 'before-hook-matchers-v1.history.bin',
+    deprecateWhen: 'No turn run started before f635f27 is open or inside retention.',
+  },
+  refusalNoted: {
+    id: 'refusal-noted',
+    since: 'a9c55c6 (2026-12-01)',
+    before:
+      'A response with `stop_reason: "refusal"` ends the turn at once with an error result; the model is not told of the refusal and is not called again.',
+    fixture: 'before-refusal-noted-v1.history.bin',
+    deprecateWhen: 'No turn run started before a9c55c6 is open or inside retention.',
+  },
 } as const satisfies Record<string, Patch>;
 
 /** The name of a patch in {@link PATCHES}. */

@@ -131,7 +131,13 @@ class Session {
       ...(isPatched('turnMetadata') ? turnMetadata(turnInput) : {}),
     });
     this.currentTurn = turn.id;
-    this.inbox.answer(next.id, { turnWorkflowId: turn.id, turnNumber: turn.number, promptUuid });
+    const { totalCostUsd, costKnown, modelUsage } = this.ledger.state;
+    this.inbox.answer(next.id, {
+      turnWorkflowId: turn.id,
+      turnNumber: turn.number,
+      promptUuid,
+      sessionBefore: { costUsd: totalCostUsd, costKnown, modelUsage },
+    });
     // An error result fails the turn workflow and travels in the failure; anything else failed it.
     const outcome = await handle.result().catch((err: unknown) => resultOfFailure<TurnOutcome>(err) ?? null);
     this.lastFailure = outcome === null ? 'error_during_execution' : outcome.isError ? outcome.subtype : null;

@@ -2,9 +2,11 @@ import type { CallModelSummary, CompactSummary } from '../common/model';
 import type { ResultSubtype } from '../common/sdk-messages';
 import type { FileReadState, RunToolSummary, ToolUseSummary } from '../common/tools';
 import type { TurnCarry, TurnInput, TurnOutcome, TurnSpend } from '../common/turn';
-import type { Usage } from '../common/usage';
+import type { Usage, UsageDetails } from '../common/usage';
 import { addUsage, emptyUsage } from '../common/usage';
 import { addModelUsage, totalCost } from '../engine/cost';
+import { contextWindowOf } from '../common/model-limits';
+import { maxOutputTokensOf } from '../common/model-capabilities';
 import type { ModelLimits } from '../engine/cost';
 import type { LimitState } from '../engine/limits';
 import { capReadFileState } from '../engine/read-file-state';
@@ -59,9 +61,12 @@ export class TurnState {
   /** Assistant uuid of the model call in flight, for the progress query (not carried). */
   modelCall: string | null = null;
   private readonly defaultModel: string;
+  /** The line the turn's prompt hangs from (null: the session's first prompt). */
+  private readonly parentUuid: string | null;
 
   constructor(input: TurnInput) {
     this.defaultModel = input.options.model;
+    this.parentUuid = input.parentUuid;
     const c = input.carry;
     this.data = c
       ? {
@@ -159,18 +164,24 @@ export class TurnState {
     d.lastMessageType = 'assistant';
     d.lastContentTypes = call.contentTypes;
     d.durationApiMs += call.durationMs;
-    this.addSpend(call.model, call.usage, call.costUsd, {
-      contextWindow: call.contextWindow,
-      maxOutputTokens: call.maxOutputTokens,
-    });
+    this.addSpend(
+      call.model,
+      call.usage,
+      call.costUsd,
+      { contextWindow: call.contextWindow, maxOutputTokens: call.maxOutputTokens },
+      {
+        ...(call.thinkingTokens !== undefined ? { thinkingTokens: call.thinkingTokens } : {}),
+        ...(call.webSearchRequests !== undefined ? { webSearchRequests: call.webSearchRequests } : {}),
+      },
+    );
     this.appendLine(assistantUuid, 'assistant');
   }
 
   /** Usage of a call that is not a turn of the conversation (e.g. the summary of a compaction). */
-  addSpend(model: string, usage: Usage, costUsd: number | null, limits: ModelLimits): void {
+  addSpend(model: string, usage: Usage, costUsd: number | null, limits: ModelLimits, details: UsageDetails = {}): void {
     const d = this.data;
     d.usage = addUsage(d.usage, usage);
-    d.modelUsage = addModelUsage(d.modelUsage, model, usage, costUsd, limits);
+    d.modelUsage = addModelUsage(d.modelUsage, model, usage, costUsd, limits, details);
   }
 
   /**
@@ -181,6 +192,21 @@ export class TurnState {
     this.data.events.push(uuid);
     this.data.leaf = uuid;
     if (type === 'user') this.data.lastMessageType = 'user';
+  }
+
+  /** A notice the caller sees (streamed) that is not part of the conversation. */
+  recordNotice(uuid: string): void {
+    this.data.events.push(uuid);
+  }
+
+  /** A hook blocked the prompt: the conversation goes on from before it. */
+  dropPrompt(): void {
+    this.data.promptDropped = true;
+  }
+
+  /** The turn's result text is `uuid`'s (a hook's notice), or empty (null), not the last answer's. */
+  setResultLine(uuid: string | null): void {
+    this.data.resultLine = uuid;
   }
 
   /** The session's context line (written after the first prompt): the chain goes on from it. */
@@ -222,6 +248,21 @@ export class TurnState {
   recordToolResult(result: RunToolSummary, use: ToolUseSummary | undefined): void {
     const d = this.data;
     d.events.push(result.resultUuid);
+    const spent = result.modelSpend;
+    if (spent) {
+      // A tool's own model calls (WebSearch, WebFetch) count like the conversation's.
+      this.addSpend(
+        spent.model,
+        spent.usage,
+        spent.costUsd,
+        { contextWindow: contextWindowOf(spent.model), maxOutputTokens: maxOutputTokensOf(spent.model) },
+        {
+          webSearchRequests: spent.webSearchRequests,
+          ...(spent.thinkingTokens !== undefined ? { thinkingTokens: spent.thinkingTokens } : {}),
+        },
+      );
+      d.durationApiMs += spent.durationMs;
+    }
     d.lastMessageType = 'user';
     if (result.fileState) this.setReadState(result.fileState.path, result.fileState.state);
     if (result.allowedRules?.length) this.addSkillRules(result.allowedRules);
@@ -320,9 +361,10 @@ export class TurnState {
       costKnown: cost.known,
       stopReason: d.stopReason,
       lastAssistantUuid: d.lastAssistantUuid,
+      ...(d.resultLine !== undefined ? { resultTextUuid: d.resultLine } : {}),
       errors,
       permissionDenials: d.denials,
-      leafUuid: d.leaf,
+      leafUuid: d.promptDropped ? this.parentUuid : d.leaf,
       events: d.events,
       readFileState: capReadFileState(d.readFileState),
       apiErrorStatus,

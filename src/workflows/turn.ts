@@ -19,6 +19,7 @@ import { STRUCTURED_OUTPUT_NUDGE } from '../common/structured-output';
 import type { TranscriptEntry } from '../common/transcript';
 import type { TurnInput, TurnOutcome, TurnProgress } from '../common/turn';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../common/version';
+import { stopHookCapMessage } from '../common/hooks';
 import { applyLimitPatch, checkLimits } from '../engine/limits';
 import { edeDiagnostic, isResultSuccessful } from '../engine/success';
 import { checkTokenBudget } from '../engine/token-budget';
@@ -26,6 +27,7 @@ import type { PromptCommand, RunnerCommand } from '../common/prompt-command';
 import { isRunnerCommand, promptCommandOf } from '../common/prompt-command';
 import { LOCAL_COMMAND_RESULT } from '../common/commands';
 import { decidePermission, turnPolicy } from '../engine/permissions';
+import { REFUSAL_NOTE, afterRefusal, refusalNotice, refusedAgainError } from '../engine/refusal';
 import { shouldAutoCompact, taskBudgetTokens } from '../engine/compaction';
 import { fallbackFor, fallbackNotice, OVERLOADED_ATTEMPTS_BEFORE_FALLBACK } from '../engine/model-fallback';
 import {
@@ -39,6 +41,7 @@ import { failureTerminalReason, failureText, modelFailureOf } from './failures';
 import type { ModelFailure } from './failures';
 import { Approvals } from './approvals';
 import { HookRuns } from './hook-runs';
+import type { HookStop } from './hook-runs';
 import { Interrupts, uninterruptible } from './interrupts';
 import { interruptSignal, poolStatusSignal, setLimitsSignal, turnProgressQuery, turnSpendQuery } from './messages';
 import { agentResultFailure } from '../common/agent-result';
@@ -144,7 +147,7 @@ class Turn {
       const failed = (await this.start()) ?? (await this.connectMcp());
       if (failed) return failed;
       const hookStop = await this.hooks.atTurnStart();
-      if (hookStop) return this.state.outcome('error_during_execution', hookStop.terminalReason, hookStop.errors);
+      if (hookStop) return this.hookStopOutcome(hookStop);
     }
     // A prompt by ref comes with its command; a turn of an older version parses its own prompt.
     const command = this.input.promptRef ? (this.input.command ?? null) : promptCommandOf(this.input.prompt ?? '');
@@ -368,6 +371,7 @@ class Turn {
           parentUuid: this.state.leaf,
           model,
           maxTokens: options.maxTokens,
+          ...(options.thinking ? { thinking: options.thinking } : {}),
           ...(options.tools ? { tools: options.tools } : {}),
           ...(options.systemPromptKey !== undefined ? { systemPromptKey: options.systemPromptKey } : {}),
           ...(options.appendSystemPromptKey !== undefined
@@ -599,6 +603,7 @@ class Turn {
       return this.state.outcome(afterCall.subtype, 'budget_exhausted', afterCall.errors);
     }
     let finished: boolean;
+    const spentBefore = this.state.cost().usd;
     try {
       finished = await this.tools.runAll(assistantUuid, call.toolUses);
     } catch (err) {
@@ -606,10 +611,12 @@ class Turn {
       // The working tree could not be recorded: stop before anything else changes it.
       return this.state.outcome('error_during_execution', err.terminalReason, [err.message]);
     }
+    // Tools that called the model (WebSearch, WebFetch) spent from the pool too. (Histories
+    // recorded before such tools have no tool spend: nothing is sent, so they replay unchanged.)
+    const toolSpend = this.state.cost().usd - spentBefore;
+    if (toolSpend > 0 && this.member.poolId !== undefined) await this.member.reportSpend(toolSpend);
     const hookStop = this.tools.hookStop;
-    if (hookStop) {
-      return this.state.outcome('error_during_execution', hookStop.terminalReason, hookStop.errors);
-    }
+    if (hookStop) return this.hookStopOutcome(hookStop);
     if (!finished) return this.interrupted('aborted_tools');
     return this.structuredOutputOutcome();
   }
@@ -636,6 +643,20 @@ class Turn {
     const { options } = this.input;
     const d = this.state.data;
     if (call.stopReason === 'pause_turn') return null;
+    if (call.stopReason === 'refusal' && isPatched('refusalNoted')) {
+      // As Claude Code: the first refusal of a turn is noted to the model, which goes on once.
+      const model = this.state.model;
+      if (afterRefusal(d.refusalNoted === true) === 'stop') {
+        return this.state.outcome('error_during_execution', 'api_error', [refusedAgainError(model)]);
+      }
+      d.refusalNoted = true;
+      await this.recordSystemLine({ subtype: 'informational', level: 'notice', content: refusalNotice(model) });
+      await this.recordMetaMessage(
+        REFUSAL_NOTE,
+        call.refusedMessageId !== undefined ? { refusedMessageId: call.refusedMessageId } : {},
+      );
+      return null;
+    }
     if (call.stopReason === 'max_tokens') {
       if (
         !resumesAfterCut(d.outputRecoveries ?? 0, options.maxOutputTokensRecoveries ?? MAX_OUTPUT_TOKENS_RECOVERIES)
@@ -668,15 +689,36 @@ class Turn {
     }
     // Stop hooks may make the model go on, with their reason as a new message.
     const stopHooks = await this.hooks.stop();
-    if (stopHooks.stop) {
-      return this.state.outcome('error_during_execution', stopHooks.stop.terminalReason, stopHooks.stop.errors);
-    }
+    if (stopHooks.stop) return this.hookStopOutcome(stopHooks.stop);
     if (stopHooks.goOn) return null;
+    if (stopHooks.capped !== undefined) {
+      // As Claude Code: a warning (and a notification), then a success with an empty result.
+      const content = stopHookCapMessage(stopHooks.capped);
+      await this.recordSystemLine({
+        subtype: 'informational',
+        level: 'warning',
+        content,
+        notification: { key: 'stop-hook-block-cap', text: content, priority: 'high', color: 'warning' },
+      });
+      this.state.setResultLine(null);
+      return this.state.outcome('success', 'completed', []);
+    }
     return this.finalOutcome();
   }
 
+  /**
+   * The outcome of a turn a hook ended: `success` for the hook's own stop (its result text, and a
+   * blocked prompt left out of the conversation), an error for a hook configuration error.
+   */
+  private hookStopOutcome(stop: NonNullable<HookStop>): TurnOutcome {
+    if (!stop.success) return this.state.outcome('error_during_execution', stop.terminalReason, stop.errors);
+    if (stop.success.result !== undefined) this.state.setResultLine(stop.success.result);
+    if (stop.success.dropPrompt) this.state.dropPrompt();
+    return this.state.outcome('success', stop.terminalReason, []);
+  }
+
   /** Writes a user line the runner adds for the model's benefit (`isMeta`), at the end of the chain. */
-  private async recordMetaMessage(text: string): Promise<void> {
+  private async recordMetaMessage(text: string, fields: Partial<TranscriptEntry> = {}): Promise<void> {
     const { sessionId, turnId } = this.input;
     const uuid = uuid4();
     const entry: TranscriptEntry = {
@@ -690,6 +732,7 @@ class Turn {
       message: { role: 'user', content: [{ type: 'text', text }] },
       turnId,
       isMeta: true,
+      ...fields,
     };
     this.state.activity = 'recordTranscript';
     await uninterruptible(() => this.record('transcript: note to the model', [entry]));

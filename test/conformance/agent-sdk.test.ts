@@ -194,6 +194,19 @@ describe('Claude Agent SDK query() with agent-runner as its executable', () => {
     expect({ code: r.code, context: describeRun(r) }).toMatchObject({ code: 0 });
     const results = r.messages.filter((m) => m['type'] === 'result');
     expect(results.map((m) => m['result'])).toEqual(['First answer.', 'Second answer.']);
+    // As Claude Code: each result's total_cost_usd and modelUsage are the session's so far (both
+    // turns in the second), usage is the turn's own.
+    type Result = {
+      total_cost_usd: number;
+      usage: { output_tokens: number };
+      modelUsage: Record<string, { outputTokens: number; costUSD: number }>;
+    };
+    const [r1, r2] = results as unknown as [Result, Result];
+    const m1 = r1.modelUsage['claude-sonnet-5-5'];
+    const m2 = r2.modelUsage['claude-sonnet-5-5'];
+    expect(m2?.outputTokens).toBe((m1?.outputTokens ?? 0) + r2.usage.output_tokens);
+    expect(r2.total_cost_usd).toBeGreaterThan(r1.total_cost_usd);
+    expect(r2.total_cost_usd).toBeCloseTo(m2?.costUSD ?? 0, 9);
     expect(new Set(r.messages.map((m) => m['session_id'])).size).toBe(1);
     // The second turn's request carried the first turn: one assistant message in its history.
     const second = model.requests.filter((q) => JSON.stringify(q.messages).includes('And a second question.'));

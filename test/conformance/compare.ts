@@ -358,10 +358,13 @@ function compareRepos(a: Record<string, string>, b: Record<string, string>): Dif
 }
 
 const isStreamEvent = (m: StreamMessage): boolean => m['type'] === 'stream_event';
+/** Live progress frames: stream events and thinking-token estimates (`system/thinking_tokens`). */
+const isProgress = (m: StreamMessage): boolean => isStreamEvent(m) || label(m) === 'system/thinking_tokens';
 
 /**
  * `stream_event` messages (`--include-partial-messages`): the sequence of their event types, and
- * their fields. They are left out of the other comparisons (Claude Code interleaves them with the
+ * their fields; and whether `system/thinking_tokens` estimates were sent. They are left out of the
+ * other comparisons (Claude Code interleaves them with the
  * assistant messages of the same response; the runner sends a response after its events).
  */
 function compareStreamEvents(claude: StreamMessage[], ours: StreamMessage[], prefix = ''): Difference[] {
@@ -372,8 +375,19 @@ function compareStreamEvents(claude: StreamMessage[], ours: StreamMessage[], pre
   const diffs: Difference[] = [];
   if (a.join('\n') !== b.join('\n'))
     diffs.push({ kind: 'stream-event', where: `${prefix}event types`, claude: a, ours: b });
-  const fields = compareFields(claude.filter(isStreamEvent), ours.filter(isStreamEvent));
+  const fields = compareFields(claude.filter(isProgress), ours.filter(isProgress));
   diffs.push(...fields.map((d) => ({ ...d, kind: 'stream-event' as const, where: `${prefix}${d.where}` })));
+  // Thinking-token estimates are approximations sent as thinking streams: whether a run sends
+  // them is compared, not how many (each CLI estimates in its own steps).
+  const estimates = (ms: StreamMessage[]): boolean => ms.some((m) => label(m) === 'system/thinking_tokens');
+  if (estimates(claude) !== estimates(ours)) {
+    diffs.push({
+      kind: 'stream-event',
+      where: `${prefix}system/thinking_tokens`,
+      claude: estimates(claude),
+      ours: estimates(ours),
+    });
+  }
   return diffs;
 }
 
@@ -449,8 +463,8 @@ export function compareContext(
 
 /** The messages of a run, compared as a whole run is (sequence, fields, result, stream events). */
 function compareMessages(claude: StreamMessage[], ours: StreamMessage[], prefix = ''): Difference[] {
-  const ca = canonicalOrder(claude.filter((m) => !isStreamEvent(m)));
-  const cb = canonicalOrder(ours.filter((m) => !isStreamEvent(m)));
+  const ca = canonicalOrder(claude.filter((m) => !isProgress(m)));
+  const cb = canonicalOrder(ours.filter((m) => !isProgress(m)));
   const tag = (ds: Difference[]): Difference[] =>
     prefix ? ds.map((d) => ({ ...d, where: `${prefix}${d.where}` })) : ds;
   return [
@@ -475,12 +489,15 @@ function compareResumed(runs: Record<Side, SideRun>, opts: { systemTail?: string
     diffs.push({ kind: 'exit-code', where: `${prefix}exit code`, claude: a.exitCode, ours: b.exitCode });
   diffs.push(...compareMessages(a.messages, b.messages, prefix));
   diffs.push(...compareContext(a.requests, runs.claude.paths, b.requests, runs.ours.paths, { ...opts, prefix }));
-  const facts = (r: typeof a): Record<string, boolean> => ({
+  const cost = (ms: readonly StreamMessage[]): number => Number(lastResult([...ms])?.['total_cost_usd'] ?? 0);
+  const facts = (r: typeof a, first: readonly StreamMessage[]): Record<string, boolean> => ({
     'continues in a new session': r.sessionId !== '' && r.sessionId !== r.firstSessionId,
     'leaves the first session unchanged': r.firstTranscriptUnchanged,
+    // total_cost_usd is the session's (the first run's spend included), not the second run's alone.
+    "reports the session's total cost": cost(r.messages) > cost(first),
   });
-  const fa = facts(a);
-  const fb = facts(b);
+  const fa = facts(a, runs.claude.messages);
+  const fb = facts(b, runs.ours.messages);
   for (const k of Object.keys(fa)) {
     if (fa[k] !== fb[k]) diffs.push({ kind: 'session', where: `${prefix}${k}`, claude: fa[k], ours: fb[k] });
   }

@@ -23,8 +23,8 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   {
     id: 'stop-hook-reminder',
     kind: 'context',
-    where: 'request 1',
-    scenarios: ['hook-stop-continue'],
+    where: /^request [1-9]$/,
+    scenarios: ['hook-stop-continue', 'hook-stop-cap', 'hook-stop-cap-env'],
     reason:
       "After a Stop hook's feedback Claude Code also sends a mid-conversation system reminder (to keep the user updated); the runner sends the feedback only.",
   },
@@ -203,6 +203,91 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       'Claude Code marks its message_start stream event with the thinking display it asked for (its requests set thinking.display); the runner asks for no extended thinking, so there is nothing to mark.',
   },
   {
+    id: 'thinking-tokens-estimates-need-partial-messages',
+    kind: 'stream-event',
+    where: 'system/thinking_tokens',
+    scenarios: ['thinking-resume'],
+    reason:
+      "Claude Code sends live thinking-token estimates (system/thinking_tokens, 'approximate progress for spinners') on every run; the runner's client sees a response's events only through the stream side channel, which a turn publishes with --include-partial-messages: there it sends them (thinking-tool-turn), without it the billed counts are in the result.",
+  },
+  {
+    id: 'web-fetch-no-preflight',
+    kind: 'tool-result',
+    where: /^toolu_conf_0_0\.(content|is_error)$/,
+    scenarios: ['web-fetch-preflight-offline'],
+    reason:
+      "Deliberate: WebFetch asks no domain check of api.anthropic.com first. Claude Code's preflight fails for every domain offline, behind a proxy and with Bedrock or Vertex (Unable to verify if domain … is safe to fetch), which makes the tool useless there; the runner fetches, and the WebFetch(domain:…) permission rules decide which hosts may be fetched.",
+  },
+  {
+    id: 'web-fetch-no-preflight',
+    kind: 'field',
+    where: 'user.tool_use_result',
+    scenarios: ['web-fetch-preflight-offline'],
+    reason:
+      "Follows from it: the fetch's tool_use_result is WebFetch's object ({bytes, code, codeText, result, durationMs, url}), not an error string.",
+  },
+  {
+    id: 'web-fetch-no-preflight',
+    kind: 'context',
+    where: /^request [12]$/,
+    scenarios: ['web-fetch-preflight-offline'],
+    reason:
+      "Follows from it: the runner's request 1 is WebFetch's summary call (Claude Code made none), so its next conversation call is request 2.",
+  },
+  {
+    id: 'provider-no-model-probes',
+    kind: 'context',
+    where: 'model probes before the turn',
+    reason:
+      'Claude Code sends Bedrock and Vertex a max_tokens 1 request per model it may use before each run, and switches to a fallback model when one is not enabled. The runner calls the model it was given and makes no other request: a model the account lacks fails the turn with the API error (a run costs no probe calls, and never runs on a model it was not asked for).',
+  },
+  {
+    id: 'provider-no-model-probes',
+    kind: 'context',
+    where: 'request 1',
+    scenarios: ['provider-bedrock-model-unavailable', 'provider-bedrock-no-model'],
+    reason:
+      "Follows from it: Claude Code's second conversation request is on the fallback model its probes found (with a notice of the switch); the runner's default model here (sonnet: Sonnet 4.5 on Bedrock) is enabled and needs none, and with no model enabled its one call fails.",
+  },
+  {
+    id: 'context-layout-4x-models',
+    kind: 'context',
+    where: /^request [01]$/,
+    scenarios: ['provider-foundry-api-key'],
+    reason:
+      "Claude Code puts the environment and the other context paragraphs into <system-reminder> blocks of the first user message for 4.x models (Foundry's default here is Sonnet 4.5); the runner sends them as one system message for every model, as Claude Code does for the 5.x ones.",
+  },
+  {
+    id: 'context-layout-4x-models',
+    kind: 'tool-result',
+    where: /^toolu_conf_0_0\.(content|is_error)$/,
+    scenarios: ['provider-foundry-api-key'],
+    reason:
+      "A recording artifact of that layout: the fake model finds the working directory for the script's {{cwd}} in a system message, so Claude Code's Read got a path that does not exist; the runner's Read of the same step read README.md.",
+  },
+  {
+    id: 'context-layout-4x-models',
+    kind: 'field',
+    where: 'user.tool_use_result',
+    scenarios: ['provider-foundry-api-key'],
+    reason: "Follows from it: Claude Code's failed Read has a string tool_use_result, the runner's read its object.",
+  },
+  {
+    id: 'api-errors-end-in-error-subtype',
+    kind: 'sequence',
+    where: 'messages',
+    scenarios: ['provider-vertex-skip-auth', 'provider-bedrock-no-model'],
+    reason:
+      'Deliberate (docs/compatibility.md): a model call that fails for good ends the turn with error_during_execution and the API error in errors, not a synthetic assistant message and success; no system/api_retry messages are streamed for the retries (Temporal retries the call, a 401 not at all).',
+  },
+  {
+    id: 'api-errors-end-in-error-subtype',
+    kind: 'result',
+    where: /^result\.(subtype|result|errors|stop_reason)$/,
+    scenarios: ['provider-vertex-skip-auth', 'provider-bedrock-no-model'],
+    reason: 'Follows from it: error_during_execution, no result text, the API error in errors, no stop_reason.',
+  },
+  {
     id: 'tool-deferred-placeholder',
     kind: 'tool-schema',
     where: 'DeferredToolPlaceholder',
@@ -254,6 +339,82 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     scenarios: ['json-schema-text-only'],
     reason:
       'Follows from it: error_max_structured_output_retries, is_error, no result text, errors naming the attempts, terminal_reason structured_output_retry_exhausted.',
+  },
+  {
+    id: 'prompt-hook-result-fields',
+    kind: 'field',
+    where: /^result\/success\.(terminal_reason|api_error_status)$/,
+    scenarios: ['hook-prompt-blocked', 'hook-prompt-stopped'],
+    reason:
+      'A turn a UserPromptSubmit hook ended still says why (terminal_reason "hook_stopped") and carries api_error_status: null like every other result; Claude Code leaves both out of this one result.',
+  },
+  {
+    id: 'prompt-hook-result-fields',
+    kind: 'result',
+    where: 'result.terminal_reason',
+    scenarios: ['hook-prompt-blocked', 'hook-prompt-stopped'],
+    reason: 'Follows from it: terminal_reason is "hook_stopped" where Claude Code has none.',
+  },
+  {
+    id: 'pretooluse-stop-not-run',
+    kind: 'field',
+    where: 'user.tool_use_result',
+    scenarios: ['hook-pretooluse-stop'],
+    reason:
+      'Deliberate: a PreToolUse hook that answers continue: false stops the turn before its call runs (the call gets an error result, "Not run: <stopReason>"); Claude Code 2.1.328 runs the call and then stops. A hook that asks to stop should not see the call it was asked about go ahead.',
+  },
+  {
+    id: 'pretooluse-stop-not-run',
+    kind: 'repository',
+    where: 'ran.txt',
+    scenarios: ['hook-pretooluse-stop'],
+    reason: 'Follows from it: the Bash call did not write its file.',
+  },
+  {
+    id: 'refusal-twice-error',
+    kind: 'sequence',
+    where: 'messages',
+    scenarios: ['refusal-twice'],
+    reason:
+      'Deliberate, as for other API errors: a second refusal ends the turn with error_during_execution and the reason in errors; Claude Code streams system/model_refusal_no_fallback and a synthetic assistant "API Error: …" message, then a success result with is_error.',
+  },
+  {
+    id: 'refusal-twice-error',
+    kind: 'result',
+    where: /^result\.(subtype|result|errors)$/,
+    scenarios: ['refusal-twice'],
+    reason:
+      'Follows from it: error_during_execution, no result text, the reason in errors (is_error, stop_reason, terminal_reason and the exit code match).',
+  },
+  {
+    id: 'mcp-server-start-failure',
+    kind: 'exit-code',
+    where: 'exit code',
+    scenarios: ['mcp-start-timeout'],
+    reason:
+      'Deliberate: an MCP server that does not start (here: not within MCP_TIMEOUT) ends the run before any model call with exit 2 and the reason; Claude Code lists it as failed and goes on without its tools. An unattended run should not silently lose the tools it was given.',
+  },
+  {
+    id: 'mcp-server-start-failure',
+    kind: 'sequence',
+    where: 'messages',
+    scenarios: ['mcp-start-timeout'],
+    reason: 'Follows from it: system/init (the server listed as failed, as in Claude Code), then the result.',
+  },
+  {
+    id: 'mcp-server-start-failure',
+    kind: 'result',
+    where: /^result\.(subtype|is_error|result|errors|terminal_reason|stop_reason)$/,
+    scenarios: ['mcp-start-timeout'],
+    reason:
+      'Follows from it: error_during_execution, terminal_reason turn_setup_failed, the server and reason in errors.',
+  },
+  {
+    id: 'mcp-server-start-failure',
+    kind: 'context',
+    where: /^request \d+$/,
+    scenarios: ['mcp-start-timeout'],
+    reason: 'Follows from it: no model call is made.',
   },
 ];
 

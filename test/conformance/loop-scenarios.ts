@@ -75,6 +75,24 @@ export const LOOP_SCENARIOS: readonly ConformanceScenario[] = [
     ],
   },
   {
+    name: 'refusal-continues',
+    title: 'stop_reason refusal: the safety-classifier note goes to the model, which goes on once',
+    steps: [
+      { content: [text('Let me read it.'), tool('Read', { file_path: '{{cwd}}/a.txt' })] },
+      { content: [text('I cannot help with that.')], stop_reason: 'refusal' },
+      { content: [text('Here is a safe answer.')] },
+    ],
+  },
+  {
+    name: 'refusal-twice',
+    title: 'stop_reason refusal twice in a row: the turn ends with an error (exit 1)',
+    steps: [
+      { content: [text('No.')], stop_reason: 'refusal' },
+      { content: [text('Still no.')], stop_reason: 'refusal' },
+      { content: [text('Never reached.')] },
+    ],
+  },
+  {
     name: 'bash-cd',
     title: 'Bash: cd persists across calls; leaving the working directory resets the shell',
     files: { 'a.txt': 'one\n', 'sub/b.txt': 'two\n' },

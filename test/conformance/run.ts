@@ -335,7 +335,7 @@ export async function runScenario(s: ConformanceScenario, opts: RunOptions): Pro
   const temporalCli = findTemporalCli();
   const input = s.streamInput
     ? { args: ['-p', '--input-format', 'stream-json'], stdin: userMessageLine(promptFor(s)) }
-    : { args: ['-p', promptFor(s)] };
+    : { args: ['-p', promptFor(s)], ...(s.stdin !== undefined ? { stdin: s.stdin } : {}) };
   const args = [...input.args, ...(s.flags ?? COMMON_FLAGS), ...(s.args ?? [])];
   const out = {} as Record<Side, SideRun>;
   try {
@@ -352,7 +352,7 @@ export async function runScenario(s: ConformanceScenario, opts: RunOptions): Pro
         mkdirSync(dirname(join(home, rel)), { recursive: true });
         writeFileSync(join(home, rel), content.split('{{repo}}').join(repo));
       }
-      const env = baseEnv(home, opts.model.server.baseUrl);
+      const env = { ...baseEnv(home, opts.model.server.baseUrl), ...(s.env ?? {}) };
       if (side === 'ours') {
         env['AGENT_RUNNER_DATA_DIR'] = join(root, 'runner-data');
         env['TEMPORAL_CLI_PATH'] = temporalCli;

@@ -36,6 +36,10 @@ export interface ConformanceScenario {
   resume?: { args: string[]; prompt: string; continue?: boolean };
   /** Text both CLIs must end their system prompt with (an appended system prompt). */
   systemTail?: string;
+  /** More environment variables for both CLIs. */
+  env?: Record<string, string>;
+  /** Text piped to both CLIs' stdin (with the prompt as an argument). */
+  stdin?: string;
   /** Directory of the repository both CLIs start in (relative; created when missing). @default the repository */
   cwd?: string;
   /** Files of each side's HOME compared afterwards (relative paths; present with the same content, or absent on both). */
@@ -335,6 +339,34 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
     ],
   },
   {
+    name: 'grep-long-lines',
+    title: 'Grep content mode: lines over 500 columns are omitted (matching and context lines)',
+    files: {
+      ...DEFAULT_FILES,
+      'long.txt': [
+        `ctx ${'c'.repeat(600)}`,
+        'short MATCH',
+        `${'x'.repeat(496)}MATCH`,
+        `MATCH${'q'.repeat(495)}`,
+        `${'é'.repeat(250)}MATCH`,
+        `${'😀'.repeat(250)}MATCH`,
+        '',
+      ].join('\n'),
+      'wide.txt': `${'w'.repeat(501)} MATCH\n`,
+    },
+    steps: [
+      {
+        content: [
+          tool('Grep', { pattern: 'MATCH', output_mode: 'content' }),
+          tool('Grep', { pattern: 'MATCH', output_mode: 'content', '-C': 1, path: '{{cwd}}/long.txt' }),
+          tool('Grep', { pattern: 'MATCH', output_mode: 'content', '-n': false, glob: '*.txt' }),
+          tool('Grep', { pattern: 'MATCH', output_mode: 'count' }),
+        ],
+      },
+      done,
+    ],
+  },
+  {
     name: 'ignore-files-git',
     title: 'Glob and Grep in a git repository with .gitignore, .ignore, hidden files and node_modules',
     git: true,
@@ -571,6 +603,12 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
     ],
   },
   {
+    name: 'stdin-appended',
+    title: 'A prompt argument with piped stdin: stdin is appended after a newline (cat app.log | -p "…")',
+    stdin: 'LOG 1: started\nLOG 2: failed with code 3\n',
+    steps: [{ content: [text('The log says it failed.')] }],
+  },
+  {
     name: 'bash-builtins-asked',
     title:
       'Bash(echo:*) allowed: builtins that steer the shell, wrappers, functions and & are asked about; sleep and true run',
@@ -783,6 +821,136 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
     steps: [{ content: [text('First answer.')] }, { content: [text('Checked again; done.')] }],
   },
   {
+    name: 'hook-matchers',
+    title:
+      'PreToolUse matchers: a comma list, an unanchored regex, an anchored one; default deny texts; PostToolUse context',
+    files: {
+      ...DEFAULT_FILES,
+      '.claude/settings.json': hooksSettings({
+        PreToolUse: [
+          { matcher: 'Edit, Write', command: 'echo "no writes here" >&2; exit 2' },
+          {
+            matcher: 'R.a',
+            command: 'echo \'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}\'',
+          },
+          { matcher: 'Glob,Grep', command: 'echo \'{"decision":"block"}\'' },
+          { matcher: '^Bas$', command: 'echo "not for Bash" >&2; exit 2' },
+        ],
+        PostToolUse: [
+          {
+            matcher: 'Bash',
+            command:
+              'cat > /dev/null; echo \'{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"the shell ran"}}\'',
+          },
+        ],
+      }),
+    },
+    steps: [
+      {
+        content: [
+          tool('Read', { file_path: '{{cwd}}/a.txt' }),
+          tool('Write', { file_path: '{{cwd}}/new.txt', content: 'new\n' }),
+          tool('Glob', { pattern: '*.txt' }),
+          tool('Grep', { pattern: 'foo' }),
+          tool('Bash', { command: 'echo hi', description: 'Say hi' }),
+        ],
+      },
+      done,
+    ],
+  },
+  {
+    name: 'hook-stop-cap',
+    title: 'A Stop hook that always blocks: 8 blocks go on, the 9th is overridden with a warning',
+    files: {
+      ...DEFAULT_FILES,
+      '.claude/settings.json': hooksSettings({
+        Stop: [{ command: 'cat > /dev/null; echo \'{"decision":"block","reason":"Keep going."}\'' }],
+      }),
+    },
+    steps: Array.from({ length: 12 }, (_, i) => ({ content: [text(`Answer ${i}.`)] })),
+  },
+  {
+    name: 'hook-stop-cap-env',
+    title: 'CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=2: the 3rd block of a Stop hook (exit 2) is overridden',
+    env: { CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: '2' },
+    files: {
+      ...DEFAULT_FILES,
+      '.claude/settings.json': hooksSettings({ Stop: [{ command: 'cat > /dev/null; echo "again" >&2; exit 2' }] }),
+    },
+    steps: Array.from({ length: 6 }, (_, i) => ({ content: [text(`Answer ${i}.`)] })),
+  },
+  {
+    name: 'hook-prompt-blocked',
+    title:
+      'A UserPromptSubmit hook blocks the prompt (exit 2): success with the notice, exit 0; the prompt is not kept',
+    files: {
+      ...DEFAULT_FILES,
+      '.claude/settings.json': hooksSettings({
+        UserPromptSubmit: [
+          {
+            command:
+              'cat > /dev/null; if [ -f .blocked-once ]; then exit 0; fi; touch .blocked-once; ' +
+              'echo "no secrets in prompts" >&2; exit 2',
+          },
+        ],
+      }),
+    },
+    // The marker again: the scripted model finds the scenario by the conversation's first prompt.
+    resume: { args: [], prompt: '[conformance:hook-prompt-blocked] The second prompt.' },
+    steps: [done],
+  },
+  {
+    name: 'hook-prompt-stopped',
+    title: 'A UserPromptSubmit hook answers continue: false: success with "Operation stopped by hook: …", exit 0',
+    files: {
+      ...DEFAULT_FILES,
+      '.claude/settings.json': hooksSettings({
+        UserPromptSubmit: [
+          // With a block from another hook, Claude Code takes whichever finishes first: not compared.
+          { command: 'cat > /dev/null; echo \'{"continue":false,"stopReason":"outside office hours"}\'' },
+        ],
+      }),
+    },
+    steps: [done],
+  },
+  {
+    name: 'hook-posttooluse-stop',
+    title: 'A PostToolUse hook answers continue: false: the turn ends in success with an empty result',
+    files: {
+      ...DEFAULT_FILES,
+      '.claude/settings.json': hooksSettings({
+        PostToolUse: [
+          { matcher: 'Read', command: 'cat > /dev/null; echo \'{"continue":false,"stopReason":"read once"}\'' },
+        ],
+      }),
+    },
+    steps: [{ content: [text('Reading.'), tool('Read', { file_path: '{{cwd}}/a.txt' })] }, done],
+  },
+  {
+    name: 'hook-pretooluse-stop',
+    title: 'A PreToolUse hook answers continue: false: the turn ends in success (Claude Code still runs the call)',
+    files: {
+      ...DEFAULT_FILES,
+      '.claude/settings.json': hooksSettings({
+        PreToolUse: [
+          { matcher: 'Bash', command: 'cat > /dev/null; echo \'{"continue":false,"stopReason":"no shell"}\'' },
+        ],
+      }),
+    },
+    steps: [{ content: [tool('Bash', { command: 'echo ran > ran.txt', description: 'Write a file' })] }, done],
+  },
+  {
+    name: 'hook-stop-continue-false',
+    title: 'A Stop hook answers continue: false: success with the last answer (stop_hook_prevented)',
+    files: {
+      ...DEFAULT_FILES,
+      '.claude/settings.json': hooksSettings({
+        Stop: [{ command: 'cat > /dev/null; echo \'{"continue":false,"stopReason":"enough"}\'' }],
+      }),
+    },
+    steps: [{ content: [text('First answer.')] }, done],
+  },
+  {
     name: 'mcp-stdio-tool',
     title: 'An MCP stdio server from --mcp-config: its tools in system/init and a call, a tool error',
     flags: COMMON_FLAGS_WITH_MCP,
@@ -795,6 +963,35 @@ export const SCENARIOS: readonly ConformanceScenario[] = [
       { content: [tool('mcp__fixture__fail', { message: 'it failed' })] },
       done,
     ],
+  },
+  {
+    name: 'mcp-tool-timeout',
+    title:
+      "MCP_TOOL_TIMEOUT bounds a hung MCP tool call (an error result in Claude Code's words); the server still answers",
+    flags: COMMON_FLAGS_WITH_MCP,
+    env: { MCP_TOOL_TIMEOUT: '2000' },
+    args: [
+      '--mcp-config',
+      JSON.stringify({ mcpServers: { fixture: { command: 'node', args: [MCP_FIXTURE_SERVER] } } }),
+    ],
+    steps: [
+      { content: [tool('mcp__fixture__hang', {})] },
+      { content: [tool('mcp__fixture__add', { a: 1, b: 2 })] },
+      done,
+    ],
+  },
+  {
+    name: 'mcp-start-timeout',
+    title: 'MCP_TIMEOUT bounds the start of an MCP server that is too slow (it is listed as failed)',
+    flags: COMMON_FLAGS_WITH_MCP,
+    env: { MCP_TIMEOUT: '1500' },
+    args: [
+      '--mcp-config',
+      JSON.stringify({
+        mcpServers: { fixture: { command: 'node', args: [MCP_FIXTURE_SERVER, '--slow-start', '8000'] } },
+      }),
+    ],
+    steps: [done],
   },
 ];
 

@@ -371,8 +371,13 @@ describe('agent-runner batch', () => {
     const again = await run();
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('NOTHING RAN. All 2 tasks had finished in an earlier run of this batch');
-    expect(again.stderr).toMatch(/to run every task again as a new batch: +agent-runner batch \S+ --batch-id /);
-    expect(again.stderr).toMatch(/to run again only the 1 that failed: +agent-runner batch \S+ --retry-failed/);
+    // The suggested commands carry every flag of the run (here --out and --progress).
+    expect(again.stderr).toMatch(
+      /to run every task again as a new batch: +agent-runner batch \S+ --out \S+ --progress lines --batch-id \S+-2 /,
+    );
+    expect(again.stderr).toMatch(
+      /to run again only the 1 that failed: +agent-runner batch \S+ --out \S+ --progress lines --retry-failed/,
+    );
     expect(again.stderr).toContain('(finished earlier, not run again)');
 
     writeFileSync(fixed, '');

@@ -92,13 +92,18 @@ describe('CI mode (-p --output-format json without a TTY)', () => {
 
   const base = (): string[] => ['-p', '--output-format', 'json', '--cwd', repo];
 
-  test.each<[string, Stdin]>([
-    ['stdin at /dev/null', 'dev-null'],
-    ['stdin closed (fd 0 closed)', 'closed'],
-    ['stdin an open pipe that never sends anything', 'silent-pipe'],
-  ])('ci: the prompt as an argument with %s: exit 0 and one JSON result', async (_label, stdin) => {
+  test.each<[string, Stdin, string]>([
+    ['stdin at /dev/null', 'dev-null', ''],
+    ['stdin closed (fd 0 closed)', 'closed', ''],
+    // As claude -p: a silent pipe is waited for (here 1.5 s, 3 s by default), then left with a warning.
+    [
+      'stdin an open pipe that never sends anything',
+      'silent-pipe',
+      'agent-runner: Warning: no stdin data received in 1.5s, proceeding without it. If piping from a slow command, redirect stdin explicitly: < /dev/null to skip, or wait longer.\n',
+    ],
+  ])('ci: the prompt as an argument with %s: exit 0 and one JSON result', async (_label, stdin, warning) => {
     const r = await runCi([...base(), 'summarize the repo'], ciEnv, stdin);
-    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: warning });
     const result = parseOnlyResult(r.stdout);
     expect(result).toMatchObject({
       type: 'result',
@@ -114,6 +119,15 @@ describe('CI mode (-p --output-format json without a TTY)', () => {
     const r = await runCi(base(), ciEnv, { input: 'review this diff\n' });
     expect(r.code).toBe(0);
     expect(parseOnlyResult(r.stdout)).toMatchObject({ subtype: 'success', result: 'answer to: review this diff' });
+  });
+
+  test('ci: a prompt argument with piped stdin (`cat app.log | agent-runner -p "summarize"`): stdin is appended', async () => {
+    const r = await runCi([...base(), 'summarize'], ciEnv, { input: 'LOG: disk full\n' });
+    expect(r.code).toBe(0);
+    expect(parseOnlyResult(r.stdout)).toMatchObject({
+      subtype: 'success',
+      result: 'answer to: summarize\nLOG: disk full\n',
+    });
   });
 
   test('ci: no prompt and an open silent stdin: exit 2 after the stdin timeout, nothing on stdout', async () => {

@@ -131,9 +131,24 @@ describe('client through outages, and attach', () => {
     const messages = live.stdout
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { type: string; message?: { content?: Array<{ type: string; name?: string }> } });
-    expect(messages.map((m) => m.type)).toEqual(['assistant', 'user', 'assistant', 'result']);
-    expect(messages[0]?.message?.content?.[0]).toMatchObject({ type: 'tool_use', name: 'Bash' });
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            type: string;
+            subtype?: string;
+            message?: { content?: Array<{ type: string; name?: string }> };
+          } & Record<string, unknown>,
+      );
+    // As `-p` streamed it: `system/init` first, with what the turn runs with (its cwd, not attach's).
+    expect(messages.map((m) => m.type)).toEqual(['system', 'assistant', 'user', 'assistant', 'result']);
+    expect(messages[0]).toMatchObject({
+      subtype: 'init',
+      session_id: sessionId,
+      cwd: repo,
+      permissionMode: 'bypassPermissions',
+      tools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'],
+    });
+    expect(messages[1]?.message?.content?.[0]).toMatchObject({ type: 'tool_use', name: 'Bash' });
     expect(messages.at(-1)).toMatchObject({ subtype: 'success', result: 'finished without its client' });
 
     const again = await runCli(['attach', sessionId, '--output-format', 'json'], { env, cwd: tmpdir() });

@@ -115,6 +115,12 @@ describe('spare client processes', () => {
     expect(piped.code).toBe(0);
     expect(piped.stderr).toMatch(SPARE_LINE);
     expect(lastRequest).toContain('a prompt from stdin');
+    // Stdin piped beside a prompt argument is appended to it, through the spare as in a process of its own.
+    const appended = await p(['-p', 'summarize the log'], tmpdir(), { input: 'LOG: disk full' });
+    expect(appended.code).toBe(0);
+    expect(appended.stderr).toMatch(SPARE_LINE);
+    // (the request as JSON text: the newline is escaped)
+    expect(lastRequest).toContain('summarize the log\\nLOG: disk full');
     // A usage error: exit 2 and the message, as from a process of its own.
     const bad = await p(['-p', 'x', '--max-turns', 'many'], tmpdir());
     expect(bad.code).toBe(2);

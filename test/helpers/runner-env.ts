@@ -74,21 +74,27 @@ export interface RunnerEnv {
 export async function startRunnerEnv(
   opts: FakeModelServerOptions & {
     worker?: boolean;
+    /** More environment for the workers (a provider's variables; `undefined` removes one). */
+    extraEnv?: Record<string, string | undefined>;
     /** Changes the config the in-process workers run with (e.g. a short stream idle limit). */
     workerConfig?: (config: Config) => Config;
   } = {},
 ): Promise<RunnerEnv> {
-  const { worker: wantWorker = true, workerConfig, ...fakeOpts } = opts;
+  const { worker: wantWorker = true, extraEnv = {}, workerConfig, ...fakeOpts } = opts;
   const fake = await startFakeModelServer(fakeOpts);
   const dataDir = mkdtempSync(join(tmpdir(), 'dar-data-'));
   const store = new JsonlTranscriptStore(dataDir);
   const address = temporalAddress();
-  const env = {
+  const env: Record<string, string> = {
     AGENT_RUNNER_DATA_DIR: dataDir,
     ANTHROPIC_BASE_URL: fake.baseUrl,
     ANTHROPIC_API_KEY: 'test-key',
     TEMPORAL_ADDRESS: address,
   };
+  for (const [k, v] of Object.entries(extraEnv)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v.split('{{base}}').join(fake.baseUrl);
+  }
   const config = loadConfig({ env });
   const taskQueue = `test-${randomUUID()}`;
   const connection = await Connection.connect({ address });

@@ -82,7 +82,7 @@ describe('interrupting a running turn', () => {
     expect(first.errors).toContain('[interrupted] stop now');
 
     const outcome: TurnOutcome = await turnOutcome(env.client, started.turnWorkflowId);
-    const chain = await env.store.chain(engine.sessionId, outcome.leafUuid);
+    const chain = await env.store.chain(engine.sessionId, outcome.leafUuid ?? '');
     const results = chain.flatMap((l) =>
       Array.isArray(l.message?.content)
         ? l.message.content.filter((b) => b.type === 'tool_result').map((b) => String(b['tool_use_id']))

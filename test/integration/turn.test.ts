@@ -90,7 +90,22 @@ describe('turnWorkflow on a real dev server', () => {
     expect(second.result).toMatchObject({ subtype: 'success', result: 'second answer' });
     const state = await engine.state();
     expect(state.turnCount).toBe(2);
-    expect(state.totalCostUsd).toBeCloseTo(first.result.total_cost_usd + second.result.total_cost_usd, 10);
+    // As Claude Code: a result's total_cost_usd and modelUsage are the session's so far; usage is the turn's.
+    expect(second.result.total_cost_usd).toBeCloseTo(state.totalCostUsd, 10);
+    expect(second.result.total_cost_usd).toBeGreaterThan(first.result.total_cost_usd);
+    const m1 = first.result.modelUsage['claude-sonnet-5-5'];
+    const m2 = second.result.modelUsage['claude-sonnet-5-5'];
+    expect(m2?.outputTokens).toBe((m1?.outputTokens ?? 0) + second.result.usage.output_tokens);
+    expect(m2?.costUSD).toBeCloseTo(second.result.total_cost_usd, 10);
+    // Following the finished turn from another engine (as `attach` does) reports the same totals.
+    const other = env.engine({ cwd: makeRepo({}), sessionId: engine.sessionId });
+    const pos = engine.position;
+    if (!pos) throw new Error('no stream position');
+    let followed: number | undefined;
+    for await (const m of other.follow({ turnWorkflowId: pos.turnWorkflowId, offset: 0 })) {
+      if (m.type === 'result') followed = m.total_cost_usd;
+    }
+    expect(followed).toBeCloseTo(state.totalCostUsd, 10);
   });
 
   test('maxTurns: the turn stops after N model calls with error_max_turns and every tool_use answered', async () => {

@@ -13,10 +13,30 @@
  *   errors here (Claude Code ignores them): they name the settings file and field.
  */
 import type { HookCommand, HookEvent } from '../../common/hooks';
+import { DEFAULT_BLOCK_REASON } from '../../common/hooks';
 import type { HookCommandResult } from './run-command';
 
 /** Longest reason or context kept from one hook (characters). */
 const MAX_TEXT = 2048;
+
+/**
+ * How Claude Code names a hook in the texts it gives the model: `context` prefixes additional
+ * context (`PostToolUse:Bash hook additional context: …`: tool events name the tool), `success`
+ * prefixes plain stdout of SessionStart and UserPromptSubmit (`SessionStart:startup hook success: …`).
+ */
+export interface HookNames {
+  context: string;
+  success: string;
+}
+
+/** The names of an event's hooks; `subject` is the tool name (tool events) or the SessionStart source. */
+export function hookNames(event: HookEvent, subject?: string): HookNames {
+  const tool = event === 'PreToolUse' || event === 'PostToolUse';
+  return {
+    context: tool && subject !== undefined ? `${event}:${subject}` : event,
+    success: event === 'SessionStart' ? `SessionStart:${subject ?? 'startup'}` : event,
+  };
+}
 
 /** What one hook's run means. */
 export interface HookVerdict {
@@ -25,7 +45,8 @@ export interface HookVerdict {
   updatedInput?: Record<string, unknown>;
   /** Text for the model (additional context). */
   context?: string;
-  stop?: { reason: string };
+  /** `continue: false`: the turn stops; `given` when the hook said why (`stopReason`). */
+  stop?: { reason: string; given?: boolean };
   configError?: string;
 }
 
@@ -37,8 +58,16 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** The meaning of one hook command's run for `event`. */
-export function interpretHookResult(event: HookEvent, hook: HookCommand, r: HookCommandResult): HookVerdict {
+/**
+ * The meaning of one hook command's run for `event`. `names` words the texts for the model
+ * (see {@link hookNames}; by default the event's own name).
+ */
+export function interpretHookResult(
+  event: HookEvent,
+  hook: HookCommand,
+  r: HookCommandResult,
+  names: HookNames = hookNames(event),
+): HookVerdict {
   if (r.spawnError)
     return { decision: null, configError: `${hook.source}: the shell could not start (${r.spawnError})` };
   if (r.timedOut) return { decision: null };
@@ -59,7 +88,7 @@ export function interpretHookResult(event: HookEvent, hook: HookCommand, r: Hook
   const out = r.stdout.trim();
   if (!out.startsWith('{')) {
     if ((event === 'UserPromptSubmit' || event === 'SessionStart') && out) {
-      return { decision: null, context: cap(`${event} hook success: ${out}`) };
+      return { decision: null, context: cap(`${names.success} hook success: ${out}`) };
     }
     return { decision: null };
   }
@@ -75,14 +104,16 @@ export function interpretHookResult(event: HookEvent, hook: HookCommand, r: Hook
   if (!isRecord(json)) return { decision: null };
   const v: HookVerdict = { decision: null };
   if (json['continue'] === false) {
-    v.stop = {
-      reason: cap(typeof json['stopReason'] === 'string' ? json['stopReason'] : `${event} hook stopped the turn`),
-    };
+    const stopReason = json['stopReason'];
+    v.stop =
+      typeof stopReason === 'string' && stopReason
+        ? { reason: cap(stopReason), given: true }
+        : { reason: `${event} hook stopped the turn` };
   }
   const reason = typeof json['reason'] === 'string' ? cap(json['reason']) : undefined;
   if (json['decision'] === 'block') {
     v.decision = event === 'PreToolUse' ? 'deny' : 'block';
-    if (reason !== undefined) v.reason = reason;
+    v.reason = reason || DEFAULT_BLOCK_REASON;
   } else if (json['decision'] === 'approve' && event === 'PreToolUse') {
     v.decision = 'allow';
     if (reason !== undefined) v.reason = reason;
@@ -93,11 +124,14 @@ export function interpretHookResult(event: HookEvent, hook: HookCommand, r: Hook
     if (event === 'PreToolUse' && (pd === 'allow' || pd === 'deny' || pd === 'ask')) {
       v.decision = pd;
       const r2 = specific['permissionDecisionReason'];
-      if (typeof r2 === 'string') v.reason = cap(r2);
+      const why = typeof r2 === 'string' && r2 ? cap(r2) : reason;
+      if (why !== undefined) v.reason = why;
+      else if (pd === 'deny') v.reason = DEFAULT_BLOCK_REASON;
+      else delete v.reason;
     }
     if (event === 'PreToolUse' && isRecord(specific['updatedInput'])) v.updatedInput = specific['updatedInput'];
     const ctx = specific['additionalContext'];
-    if (typeof ctx === 'string' && ctx) v.context = cap(`${event} hook additional context: ${ctx}`);
+    if (typeof ctx === 'string' && ctx) v.context = cap(`${names.context} hook additional context: ${ctx}`);
   }
   return v;
 }
@@ -111,8 +145,10 @@ export interface CombinedVerdict {
   reason?: string;
   updatedInput?: Record<string, unknown>;
   contexts: string[];
-  stop?: { reason: string };
+  stop?: { reason: string; given?: boolean };
   configErrors: string[];
+  /** The reason of the first hook that gave the winning decision (Claude Code shows that one alone). */
+  firstReason?: string;
 }
 
 /** Combines the verdicts of an event's hooks (in configuration order). */
@@ -130,6 +166,9 @@ export function combineVerdicts(verdicts: readonly HookVerdict[]): CombinedVerdi
     }
     if (v.decision && v.decision === out.decision && v.reason) reasons.push(v.reason);
   }
-  if (reasons.length) out.reason = reasons.join('\n');
+  if (reasons.length) {
+    out.reason = reasons.join('\n');
+    out.firstReason = reasons[0]!;
+  }
   return out;
 }

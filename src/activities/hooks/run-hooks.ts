@@ -9,14 +9,14 @@
 import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { HookCommand, HookOutcome, HooksConfig, RunHooksInput } from '../../common/hooks';
-import { hookMatcherMatches } from '../../common/hooks';
+import { DEFAULT_BLOCK_REASON, MATCHED_HOOK_EVENTS, hookMatcherMatches } from '../../common/hooks';
 import type { ContentBlock, TranscriptEntry } from '../../common/transcript';
 import { uuidV5 } from '../../store/uuid';
 import { isMcpToolName, mcpServerOf } from '../../common/mcp';
 import { sidecarEntry } from '../../store/sidecar';
 import type { TranscriptStore } from '../../store/transcript-store';
 import type { CombinedVerdict } from './interpret';
-import { combineVerdicts, interpretHookResult } from './interpret';
+import { combineVerdicts, hookNames, interpretHookResult } from './interpret';
 import { runHookCommand } from './run-command';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/version';
 import { heartbeatEvery } from '../heartbeats';
@@ -92,6 +92,14 @@ async function hookInput(store: TranscriptStore, input: RunHooksInput): Promise<
   return base;
 }
 
+/** What the event's matchers are tested against (see `MATCHED_HOOK_EVENTS`), or undefined: every hook runs. */
+function hookSubject(input: RunHooksInput): string | undefined {
+  if (!MATCHED_HOOK_EVENTS.has(input.event)) return undefined;
+  if (input.event === 'SessionStart') return input.source ?? 'startup';
+  if (input.event === 'PreCompact') return input.source ?? 'auto';
+  return input.tool?.name;
+}
+
 /** The text of the context line an outcome adds for the model, or undefined. */
 function contextText(input: RunHooksInput, v: CombinedVerdict, commands: readonly HookCommand[]): string | undefined {
   const parts = [...v.contexts];
@@ -102,6 +110,65 @@ function contextText(input: RunHooksInput, v: CombinedVerdict, commands: readonl
   }
   return parts.length ? parts.join('\n\n') : undefined;
 }
+
+/**
+ * A UserPromptSubmit hook that stops the turn (`continue: false`) or blocks the prompt: writes
+ * Claude Code's notice as a `system` informational line where the workflow planned it (its text
+ * is the turn's result) and says which. A stop wins over a block, and a blocked prompt's notice
+ * names it (`Original prompt: …`) and hangs where the prompt did, as it leaves the conversation.
+ */
+async function writePromptNotice(
+  store: TranscriptStore,
+  input: RunHooksInput,
+  v: CombinedVerdict,
+): Promise<'blocked' | 'stopped' | undefined> {
+  const at = input.noticeLine;
+  if (input.event !== 'UserPromptSubmit' || !at) return undefined;
+  let kind: 'blocked' | 'stopped';
+  let content: string;
+  let reason: string | undefined;
+  if (v.stop) {
+    kind = 'stopped';
+    reason = v.stop.given ? v.stop.reason : undefined;
+    content = reason !== undefined ? `${PROMPT_STOPPED_NOTICE}: ${reason}` : PROMPT_STOPPED_NOTICE;
+  } else if (v.decision === 'block') {
+    kind = 'blocked';
+    const why = v.firstReason ?? DEFAULT_BLOCK_REASON;
+    const prompt = input.promptUuid ? textOf(await store.get(input.sessionId, input.promptUuid)) : '';
+    content = `${PROMPT_BLOCKED_NOTICE}\n${why}\n\nOriginal prompt: ${prompt}`;
+    // The outcome's reason is the hook's own words (without the `[command]: ` of an exit 2).
+    const bare = why.replace(/^\[[^\]]*\]: /, '').trim();
+    reason = why === DEFAULT_BLOCK_REASON ? undefined : bare;
+  } else {
+    return undefined;
+  }
+  await store.append({
+    v: TRANSCRIPT_SCHEMA_VERSION,
+    type: 'system',
+    subtype: 'informational',
+    uuid: at.uuid,
+    parentUuid: kind === 'blocked' ? at.blockedParentUuid : at.parentUuid,
+    sessionId: input.sessionId,
+    timestamp: new Date().toISOString(),
+    turnId: Context.current().info.workflowExecution?.workflowId ?? '',
+    content,
+    level: 'warning',
+    preventContinuation: true,
+    promptSubmitOutcome: {
+      kind: kind === 'blocked' ? 'blocked_by_hook' : 'stopped_by_hook',
+      prompt_kept: kind === 'stopped',
+      ...(reason !== undefined ? { reason } : {}),
+    },
+    // The turn's lines leave the conversation (findLeaf skips them on resume).
+    ...(kind === 'blocked' ? { dropsTurn: true } : {}),
+  } as TranscriptEntry);
+  return kind;
+}
+
+/** Claude Code's header of a prompt a UserPromptSubmit hook blocked. */
+export const PROMPT_BLOCKED_NOTICE = 'UserPromptSubmit operation blocked by hook:';
+/** Claude Code's notice of a prompt whose UserPromptSubmit hook stopped the turn. */
+export const PROMPT_STOPPED_NOTICE = 'Operation stopped by hook';
 
 /** What `runHooks` needs. */
 export interface RunHooksDeps {
@@ -120,9 +187,11 @@ export function createRunHooks(deps: RunHooksDeps): (input: RunHooksInput) => Pr
 
     const cfgLine = await store.get(input.sessionId, input.configRef);
     const config = (cfgLine?.['hooksConfig'] ?? {}) as HooksConfig;
+    const subject = hookSubject(input);
     const commands = (config[input.event] ?? []).filter(
-      (h) => !input.tool || hookMatcherMatches(h.matcher, input.tool.name),
+      (h) => subject === undefined || hookMatcherMatches(h.matcher, subject),
     );
+    const names = hookNames(input.event, subject);
     const marker = `hook-${createHash('sha256').update(input.eventKey).digest('hex').slice(0, 40)}`;
     let verdict: CombinedVerdict;
     if (await store.markToolRunStarted(input.sessionId, marker)) {
@@ -145,12 +214,13 @@ export function createRunHooks(deps: RunHooksDeps): (input: RunHooksInput) => Pr
             }),
           ),
         );
-        verdict = combineVerdicts(results.map((r, i) => interpretHookResult(input.event, commands[i]!, r)));
+        verdict = combineVerdicts(results.map((r, i) => interpretHookResult(input.event, commands[i]!, r, names)));
       } finally {
         beat.stop();
       }
     }
-    const text = contextText(input, verdict, commands);
+    const notice = verdict.configErrors.length === 0 ? await writePromptNotice(store, input, verdict) : undefined;
+    const text = notice ? undefined : contextText(input, verdict, commands);
     let contextWritten = false;
     if (text !== undefined && input.contextLine && verdict.configErrors.length === 0) {
       await store.append({
@@ -164,6 +234,8 @@ export function createRunHooks(deps: RunHooksDeps): (input: RunHooksInput) => Pr
         turnId: Context.current().info.workflowExecution?.workflowId ?? '',
         isMeta: true,
         hookEvent: input.event,
+        // A Stop hook's later feedback in a turn (Claude Code notifies of the first only).
+        ...(input.stop?.stopHookActive ? { stopHookActive: true } : {}),
       });
       contextWritten = true;
     }
@@ -172,7 +244,8 @@ export function createRunHooks(deps: RunHooksDeps): (input: RunHooksInput) => Pr
       ...(verdict.reason !== undefined ? { reason: verdict.reason } : {}),
       ...(verdict.updatedInput ? { updatedInput: true } : {}),
       ...(contextWritten ? { contextWritten } : {}),
-      ...(verdict.stop ? { stop: verdict.stop } : {}),
+      ...(notice ? { notice } : {}),
+      ...(verdict.stop ? { stop: { reason: verdict.stop.reason } } : {}),
       ...(verdict.configErrors.length ? { configErrors: verdict.configErrors } : {}),
       outcomeRef,
     };

@@ -40,7 +40,7 @@ export function createConnectMcpServers(deps: McpDeps): (input: ConnectMcpInput)
     const config = await loadMcpConfig(deps.store, input.sessionId, input.configRef);
     const names = Object.keys(config.servers);
     const listed = await Promise.allSettled(
-      names.map((name) => deps.pool.listTools(name, config.servers[name]!, input.cwd)),
+      names.map((name) => deps.pool.listTools(name, config.servers[name]!, input.cwd, config.timeouts ?? {})),
     );
     const servers: McpServerState[] = [];
     const failures: ConnectMcpSummary['failures'] = [];
@@ -173,7 +173,11 @@ export function createMcpToolExecutor(deps: McpDeps): McpToolExecutor {
           ctx.cwd,
           tool.tool,
           rawInput as Record<string, unknown>,
-          { signal: ctx.signal, onProgress: () => ctx.heartbeat() },
+          {
+            signal: ctx.signal,
+            onProgress: () => ctx.heartbeat(),
+            ...(config.timeouts ? { timeouts: config.timeouts } : {}),
+          },
         );
         if (result.isError) return errorOutput(textOf(result.content));
         const content = toToolResultContent(result.content);

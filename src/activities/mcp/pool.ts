@@ -10,8 +10,15 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { RUNNER_VERSION } from '../../common/version';
-import type { McpServerConfig } from '../../config-files/mcp-config';
-import { configHash, isRemoteServer } from '../../config-files/mcp-config';
+import type { McpServerConfig, McpTimeouts } from '../../config-files/mcp-config';
+import {
+  DEFAULT_MCP_CONNECT_TIMEOUT_MS,
+  DEFAULT_MCP_TOOL_TIMEOUT_MS,
+  configHash,
+  isRemoteServer,
+  mcpTimeoutsFromEnv,
+  mcpToolTimeoutMs,
+} from '../../config-files/mcp-config';
 import { expandServerConfig, mcpServerEnv } from './env';
 
 /** Bytes of a server's stderr kept for error messages (the tail). */
@@ -21,9 +28,16 @@ const STDERR_TAIL_BYTES = 2048;
 export interface McpClientPoolOptions {
   /** The worker's environment: `${VAR}` expansion and the base of stdio servers' env. @default process.env */
   env?: NodeJS.ProcessEnv;
-  /** How long a server may take to start and answer `initialize` (ms). Env `MCP_TIMEOUT` in Claude Code. @default 30000 */
+  /**
+   * How long a server may take to start and list its tools (ms), unless a run gives its own.
+   * @default the worker's `MCP_TIMEOUT`, else 30000
+   */
   connectTimeoutMs?: number;
-  /** Longest tool call (ms); progress notifications reset it. @default 900000 */
+  /**
+   * Longest tool call, wall clock (ms; progress notifications do not extend it), unless the
+   * server or the run gives its own.
+   * @default the worker's `MCP_TOOL_TIMEOUT`, else 900000
+   */
   toolTimeoutMs?: number;
   /** A connection unused this long is closed (ms). @default 600000 */
   idleMs?: number;
@@ -55,6 +69,23 @@ export class McpServerDiedError extends Error {
   }
 }
 
+/** Thrown by {@link McpClientPool.callTool} when a call outlives its timeout; the message is Claude Code's. */
+export class McpToolTimeoutError extends Error {
+  override readonly name = 'McpToolTimeoutError';
+  constructor(
+    readonly server: string,
+    readonly tool: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`MCP server "${server}" tool "${tool}" timed out after ${Math.floor(timeoutMs / 1000)}s`);
+  }
+}
+
+/** The MCP SDK's request timeout (`McpError` with code -32001, `RequestTimeout`). */
+function isRequestTimeout(e: unknown): boolean {
+  return (e as { code?: unknown } | null)?.code === -32001;
+}
+
 interface Connection {
   key: string;
   server: string;
@@ -80,8 +111,15 @@ export class McpClientPool {
 
   constructor(opts: McpClientPoolOptions = {}) {
     this.env = opts.env ?? process.env;
-    this.connectTimeoutMs = opts.connectTimeoutMs ?? 30_000;
-    this.toolTimeoutMs = opts.toolTimeoutMs ?? 900_000;
+    // The worker's own MCP_TOOL_TIMEOUT / MCP_TIMEOUT (a bad value is ignored here: runs check theirs).
+    let workerEnv: McpTimeouts = {};
+    try {
+      workerEnv = mcpTimeoutsFromEnv(this.env);
+    } catch {
+      workerEnv = {};
+    }
+    this.connectTimeoutMs = opts.connectTimeoutMs ?? workerEnv.connectMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS;
+    this.toolTimeoutMs = opts.toolTimeoutMs ?? workerEnv.toolMs ?? DEFAULT_MCP_TOOL_TIMEOUT_MS;
     this.idleMs = opts.idleMs ?? 600_000;
   }
 
@@ -94,7 +132,12 @@ export class McpClientPool {
    * A live connection to the server, started if there is none or the last one died.
    * @throws McpServerStartError (with the server's stderr) when it does not start
    */
-  private async connection(server: string, config: McpServerConfig, cwd: string): Promise<Connection> {
+  private async connection(
+    server: string,
+    config: McpServerConfig,
+    cwd: string,
+    connectMs = this.connectTimeoutMs,
+  ): Promise<Connection> {
     const key = McpClientPool.keyOf(server, config, cwd);
     const existing = this.conns.get(key);
     if (existing) {
@@ -105,7 +148,7 @@ export class McpClientPool {
       }
       if (this.conns.get(key) === existing) this.conns.delete(key);
     }
-    const started = this.start(key, server, config, cwd);
+    const started = this.start(key, server, config, cwd, connectMs);
     this.conns.set(key, started);
     started.catch(() => {
       if (this.conns.get(key) === started) this.conns.delete(key);
@@ -114,7 +157,13 @@ export class McpClientPool {
     return started;
   }
 
-  private async start(key: string, server: string, config: McpServerConfig, cwd: string): Promise<Connection> {
+  private async start(
+    key: string,
+    server: string,
+    config: McpServerConfig,
+    cwd: string,
+    connectMs: number,
+  ): Promise<Connection> {
     this.starts++;
     let expanded: McpServerConfig;
     try {
@@ -160,25 +209,33 @@ export class McpClientPool {
       conn.closed = true;
     };
     try {
-      await conn.client.connect(transport, { timeout: this.connectTimeoutMs });
+      await conn.client.connect(transport, { timeout: connectMs });
     } catch (e) {
       conn.closed = true;
       await conn.client.close().catch(() => undefined);
       // The child's last stderr lines may arrive just after its pipe closed.
       await new Promise((r) => setTimeout(r, 50));
-      throw new McpServerStartError(server, errorText(e), conn.stderr.trim());
+      const reason = isRequestTimeout(e)
+        ? `it did not answer initialize within ${connectMs} ms (MCP_TIMEOUT)`
+        : errorText(e);
+      throw new McpServerStartError(server, reason, conn.stderr.trim());
     }
     return conn;
   }
 
-  /** Tools of a server (listed once per connection). @throws McpServerStartError */
-  async listTools(server: string, config: McpServerConfig, cwd: string): Promise<Tool[]> {
-    const conn = await this.connection(server, config, cwd);
+  /**
+   * Tools of a server (listed once per connection). `timeouts.connectMs` (the run's `MCP_TIMEOUT`)
+   * bounds the start and the listing.
+   * @throws McpServerStartError
+   */
+  async listTools(server: string, config: McpServerConfig, cwd: string, timeouts: McpTimeouts = {}): Promise<Tool[]> {
+    const connectMs = timeouts.connectMs ?? this.connectTimeoutMs;
+    const conn = await this.connection(server, config, cwd, connectMs);
     if (!conn.tools) {
       const tools: Tool[] = [];
       let cursor: string | undefined;
       do {
-        const page = await conn.client.listTools(cursor ? { cursor } : {}, { timeout: this.connectTimeoutMs });
+        const page = await conn.client.listTools(cursor ? { cursor } : {}, { timeout: connectMs });
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor);
@@ -188,9 +245,11 @@ export class McpClientPool {
   }
 
   /**
-   * Calls a tool. A call whose server dies meanwhile throws {@link McpServerDiedError}; the next
-   * call starts the server again.
-   * @throws McpServerStartError, McpServerDiedError, or the protocol error of the server
+   * Calls a tool, for at most the server's `timeout`, else the run's `MCP_TOOL_TIMEOUT`
+   * (`opts.timeouts`), else the pool's (wall clock: progress does not extend it, as in Claude
+   * Code). A call whose server dies meanwhile throws {@link McpServerDiedError}; the next call
+   * starts the server again.
+   * @throws McpToolTimeoutError past the timeout; McpServerStartError, McpServerDiedError, or the protocol error of the server
    */
   async callTool(
     server: string,
@@ -198,14 +257,15 @@ export class McpClientPool {
     cwd: string,
     tool: string,
     args: Record<string, unknown>,
-    opts: { signal?: AbortSignal; onProgress?: () => void } = {},
+    opts: { signal?: AbortSignal; onProgress?: () => void; timeouts?: McpTimeouts } = {},
   ): Promise<CallToolResult> {
-    const conn = await this.connection(server, config, cwd);
+    const conn = await this.connection(server, config, cwd, opts.timeouts?.connectMs ?? this.connectTimeoutMs);
+    const timeoutMs = mcpToolTimeoutMs(config, opts.timeouts?.toolMs, this.toolTimeoutMs);
     conn.busy++;
     try {
       const result = await conn.client.callTool({ name: tool, arguments: args }, undefined, {
-        timeout: this.toolTimeoutMs,
-        resetTimeoutOnProgress: true,
+        timeout: timeoutMs,
+        resetTimeoutOnProgress: false,
         ...(opts.onProgress ? { onprogress: () => opts.onProgress?.() } : {}),
         ...(opts.signal ? { signal: opts.signal } : {}),
       });
@@ -215,6 +275,7 @@ export class McpClientPool {
         await new Promise((r) => setTimeout(r, 50));
         throw new McpServerDiedError(server, conn.stderr.trim());
       }
+      if (isRequestTimeout(e)) throw new McpToolTimeoutError(server, tool, timeoutMs);
       throw e;
     } finally {
       conn.busy--;

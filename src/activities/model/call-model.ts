@@ -11,6 +11,8 @@ import type { TranscriptEntry } from '../../common/transcript';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/transcript';
 import type { Usage } from '../../common/usage';
 import type { ModelPrice } from '../../common/usage';
+import { emptyUsage, usageDetailsOf } from '../../common/usage';
+import { costOfUsage } from '../../engine/cost';
 import type { TranscriptStore } from '../../store/transcript-store';
 import type { StreamEventWriter } from '../../store/stream-events';
 import { TranscriptChainError } from '../../store/transcript-store';
@@ -25,6 +27,9 @@ import { replayedReminder, withFileReminder } from './file-reminders';
 import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
 import { buildMessages, buildSystem } from './request';
+import { betaHeaders } from './betas';
+import { thinkingParams } from './thinking-params';
+import type { ModelProvider } from '../../common/model-capabilities';
 import { assembleStream } from './stream';
 import { watchedStream } from './stream-watchdog';
 import type { AssembledMessage } from './stream';
@@ -49,11 +54,16 @@ async function offersSkills(
 }
 import { heartbeatEvery } from '../heartbeats';
 
+/** What the activities use of a model client (Anthropic's own, or a provider's: same `messages`). */
+export type ModelClient = Pick<Anthropic, 'messages'>;
+
 /** What `callModel` needs from the worker. */
 export interface ModelDeps {
   store: TranscriptStore;
-  /** The Anthropic client (SDK retries must be off: `maxRetries: 0`). */
-  anthropic(): Anthropic;
+  /** The model client: Anthropic's, or Bedrock's, Vertex's, Foundry's (SDK retries must be off: `maxRetries: 0`). */
+  anthropic(model?: string): ModelClient;
+  /** Which API `anthropic()` calls (model ids, request parameters). @default 'firstParty' */
+  provider?: ModelProvider;
   /** Price of a model, or null when it is not in the table. */
   priceFor(model: string): ModelPrice | null;
   /** Tool definitions sent to the model, by name. */
@@ -83,13 +93,28 @@ async function* publishing<E extends { type: string }>(
   events: AsyncIterable<E>,
   tap: StreamEventWriter,
   requestedAt: number,
+  thinkingDisplay: string | undefined,
 ): AsyncIterable<E> {
   let first = true;
   for await (const ev of events) {
-    if (ev.type !== 'ping') tap.publish(first ? { event: ev, ttft_ms: Date.now() - requestedAt } : { event: ev });
+    if (ev.type !== 'ping') {
+      // Claude Code marks the events that show thinking with the display it asked for.
+      const display = thinkingDisplay !== undefined && showsThinking(ev) ? { thinking_display: thinkingDisplay } : {};
+      tap.publish(first ? { event: ev, ttft_ms: Date.now() - requestedAt, ...display } : { event: ev, ...display });
+    }
     first = false;
     yield ev;
   }
+}
+
+/** `message_start`, a thinking block's start and its `thinking_delta`s. */
+function showsThinking(ev: { type: string }): boolean {
+  const e = ev as { type: string; content_block?: { type?: string }; delta?: { type?: string } };
+  return (
+    e.type === 'message_start' ||
+    (e.type === 'content_block_start' && e.content_block?.type === 'thinking') ||
+    (e.type === 'content_block_delta' && e.delta?.type === 'thinking_delta')
+  );
 }
 
 /**
@@ -207,11 +232,16 @@ function summarize(
       };
     });
   const billed = lineTotals(entry, deps.priceFor);
+  // Web searches the API ran for the response are priced beside its tokens.
+  const details = usageDetailsOf(m?.usage);
+  const searches = costOfUsage(emptyUsage(), deps.priceFor(model), details.webSearchRequests);
   return {
     model,
     stopReason: m?.stop_reason ?? null,
     usage: billed.usage,
-    costUsd: billed.costUsd,
+    costUsd: billed.costUsd === null || searches === null ? null : billed.costUsd + searches,
+    thinkingTokens: details.thinkingTokens,
+    ...(details.webSearchRequests > 0 ? { webSearchRequests: details.webSearchRequests } : {}),
     billedAttempts: billed.attempts,
     contextWindow: deps.contextWindowFor?.(model) ?? contextWindowOf(model),
     maxOutputTokens: entry.maxTokens ?? 0,
@@ -219,6 +249,7 @@ function summarize(
     contentTypes: content.map((b) => String(b['type'])),
     durationMs,
     replayed,
+    ...(m?.stop_reason === 'refusal' && typeof m.id === 'string' ? { refusedMessageId: m.id } : {}),
   };
 }
 
@@ -363,15 +394,24 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       },
       loadedToolNames(context.chain),
     );
+    const { betas, ...effort } = thinkingParams(
+      input.model,
+      deps.provider ?? 'firstParty',
+      input.thinking,
+      input.maxTokens,
+    );
     const params: Anthropic.MessageCreateParamsStreaming = {
       model: input.model,
-      max_tokens: input.maxTokens,
       system: buildSystem(await systemPromptFor(deps.store, input)),
       messages: buildMessages(context.chain, offered.plan.active ? { deferredTools: offered.plan.deferred } : {}),
       tools: offered.tools as Anthropic.Tool[],
       metadata: { user_id: input.sessionId },
       stream: true,
+      // max_tokens, thinking, context_management, output_config (src/activities/model/thinking-params.ts)
+      ...(effort as Pick<Anthropic.MessageCreateParamsStreaming, 'max_tokens'>),
     };
+    const thinkingParam = (effort as { thinking?: { display?: string } }).thinking;
+    const display = thinkingParam?.display;
     const started = Date.now();
     let requestId: string | null = null;
     let startUsage: Usage | null = null;
@@ -419,7 +459,10 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         sessionId: input.sessionId,
         timestamp: new Date().toISOString(),
         message: message as unknown as TranscriptEntry['message'],
-        maxTokens: input.maxTokens,
+        maxTokens: params.max_tokens,
+        ...(display !== undefined && message.content.some((b) => b['type'] === 'thinking')
+          ? { thinkingDisplay: display }
+          : {}),
         turnId: actx.turnId,
         ...(requestId ? { requestId } : {}),
         ...(Object.keys(invalidToolInputs).length ? { invalidToolInputs } : {}),
@@ -441,11 +484,11 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     const giveUp = new AbortController();
     try {
       const { data, request_id } = await deps
-        .anthropic()
+        .anthropic(input.model)
         .messages.create(params, {
           signal: AbortSignal.any([actx.signal, giveUp.signal]),
           // `defer_loading` tools and `tool_reference` results are a beta of the Messages API.
-          ...(offered.plan.active ? { headers: { 'anthropic-beta': TOOL_SEARCH_BETA } } : {}),
+          ...betaHeaders(offered.plan.active ? [...betas, TOOL_SEARCH_BETA] : betas),
         })
         .withResponse();
       requestId = request_id ?? null;
@@ -457,7 +500,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       });
       // `--include-partial-messages`: the raw events also go to the store's side channel.
       const tap = input.streamEvents ? deps.store.streamEvents?.open(input.sessionId, input.assistantUuid) : undefined;
-      const assembled = await assembleStream(tap ? publishing(watched, tap, started) : watched, {
+      const assembled = await assembleStream(tap ? publishing(watched, tap, started, display) : watched, {
         onEvent: (n) => {
           progress.events = n;
         },

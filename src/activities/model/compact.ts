@@ -164,7 +164,7 @@ async function summarize(
   const ctx = activityContext();
   const beat = ctx ? heartbeatEvery(1000, () => ctx.heartbeat()) : undefined;
   try {
-    const resp = await deps.anthropic().messages.create(
+    const resp = await deps.anthropic(input.model).messages.create(
       {
         model: input.model,
         max_tokens: 4096,

@@ -48,6 +48,24 @@ function failure(
 }
 
 /**
+ * The message of a provider client's failure to find any credential (which no retry can fix), or
+ * undefined for a connection error worth retrying (a token endpoint or metadata server that did
+ * not answer). Bedrock's SDK wraps the AWS chain's `CredentialsProviderError`, Vertex's SDK
+ * google-auth-library's "Could not load the default credentials"; both as `APIConnectionError`.
+ */
+function missingCredentials(err: Error): string | undefined {
+  const cause = (err as { cause?: unknown }).cause as { name?: unknown; message?: unknown } | undefined;
+  const text = typeof cause?.message === 'string' ? cause.message : '';
+  if (cause?.name === 'CredentialsProviderError' && /could not load credentials/i.test(text)) {
+    return `${err.message} ${text} (set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE or AWS_BEARER_TOKEN_BEDROCK for the worker)`;
+  }
+  if (/could not load the default credentials/i.test(text)) {
+    return `${err.message} ${text} (set GOOGLE_APPLICATION_CREDENTIALS for the worker, or run it where application default credentials exist)`;
+  }
+  return undefined;
+}
+
+/**
  * The API's own word on retrying an HTTP error, its `x-should-retry` header: `true` or `false`,
  * undefined when absent (or anything else). The Anthropic SDK obeys it before the status
  * (`shouldRetry` in its `src/client.ts`), and so does {@link classifyModelError}.
@@ -62,7 +80,8 @@ export function shouldRetryHeader(headers: Headers | undefined): boolean | undef
  * retries; the SDK's own retries are off). An HTTP error's `x-should-retry` header decides
  * whether it is retried, as in the SDK: `true` forces a retry, `false` forbids one; otherwise:
  * 429 → `ModelError.RateLimit` (next retry after `retry-after`), 529 → `ModelError.Overloaded`,
- * other 5xx / 408 / 409 → `ModelError.Server`, network → `ModelError.Connection`, a stream cut or
+ * other 5xx / 408 / 409 → `ModelError.Server`, network → `ModelError.Connection` (but a Bedrock or
+ * Vertex client that finds no credential at all → `ModelError.Authentication`), a stream cut or
  * malformed → `ModelError.StreamInterrupted`, a stream that went quiet →
  * `ModelError.StreamIdleTimeout`, an attempt out of time → `ModelError.Timeout` (all retryable); 400 "prompt is too long" →
  * `ModelError.PromptTooLong`, other 400 → `ModelError.InvalidRequest`, 401, 403, 404, 413 →
@@ -94,6 +113,10 @@ function classifyByStatus(err: unknown): ApplicationFailure {
     return failure(ModelErrorType.Timeout, err.message, false, { status: null, requestId: null }, err);
   }
   if (err instanceof Anthropic.APIConnectionError) {
+    const missing = missingCredentials(err);
+    if (missing !== undefined) {
+      return failure(ModelErrorType.Authentication, missing, true, { status: null, requestId: null }, err);
+    }
     return failure(ModelErrorType.Connection, err.message, false, { status: null, requestId: null }, err);
   }
   if (err instanceof Anthropic.APIError) {

@@ -167,7 +167,7 @@ export function buildMessages(chain: readonly TranscriptEntry[], opts: BuildOpti
           ? [ranked, { block: { type: 'text', text: TOOL_LOADED_TEXT } as Block, rank: RANK.other }]
           : [ranked];
       });
-    push(entry.message.role, blocks);
+    push(isHookSystemContext(entry) ? 'system' : entry.message.role, blocks);
   };
   for (const entry of chain) {
     if (entry.type === 'attachment') {
@@ -218,6 +218,15 @@ function skillListing(chain: readonly TranscriptEntry[]): Array<{ name: string; 
     }
   }
   return undefined;
+}
+
+/**
+ * A hook's context for the model that Claude Code sends as a mid-conversation `system` message
+ * (PostToolUse additional context and blocking errors: `PostToolUse:Bash hook additional
+ * context: …`); a Stop hook's feedback and prompt-time context stay user messages.
+ */
+function isHookSystemContext(entry: TranscriptEntry): boolean {
+  return entry.isMeta === true && entry.type === 'user' && entry['hookEvent'] === 'PostToolUse';
 }
 
 /**

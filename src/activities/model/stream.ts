@@ -11,7 +11,11 @@ export interface AssembledMessage {
   content: Array<Record<string, unknown>>;
   stop_reason: string | null;
   stop_sequence: string | null;
-  usage: Usage;
+  /**
+   * Tokens, and the counts the API reports beside them when it does: `server_tool_use` (web
+   * searches and fetches the API ran) and `output_tokens_details` (thinking tokens).
+   */
+  usage: Usage & { server_tool_use?: Record<string, number>; output_tokens_details?: Record<string, number> };
   /** tool_use ids whose `input_json_delta` text was not valid JSON, with that text. */
   invalidToolInputs: Record<string, string>;
 }
@@ -94,6 +98,7 @@ export async function assembleStream(
             output_tokens: m.usage.output_tokens ?? 0,
             cache_creation_input_tokens: m.usage.cache_creation_input_tokens ?? 0,
             cache_read_input_tokens: m.usage.cache_read_input_tokens ?? 0,
+            ...usageCounts(m.usage),
           },
           invalidToolInputs: {},
         };
@@ -140,6 +145,7 @@ export async function assembleStream(
           msg.usage.cache_creation_input_tokens = u.cache_creation_input_tokens;
         if (typeof u.cache_read_input_tokens === 'number')
           msg.usage.cache_read_input_tokens = u.cache_read_input_tokens;
+        Object.assign(msg.usage, usageCounts(ev.usage));
         break;
       }
       default:
@@ -147,6 +153,22 @@ export async function assembleStream(
     }
     return msg;
   }
+}
+
+/** The `server_tool_use` and `output_tokens_details` counts of an API usage object (numbers only). */
+function usageCounts(usage: unknown): Pick<AssembledMessage['usage'], 'server_tool_use' | 'output_tokens_details'> {
+  const u = (usage ?? {}) as Record<string, unknown>;
+  const numbers = (v: unknown): Record<string, number> | undefined => {
+    if (v === null || typeof v !== 'object') return undefined;
+    const out = Object.fromEntries(Object.entries(v).filter(([, n]) => typeof n === 'number')) as Record<
+      string,
+      number
+    >;
+    return Object.keys(out).length > 0 ? out : undefined;
+  };
+  const server = numbers(u['server_tool_use']);
+  const details = numbers(u['output_tokens_details']);
+  return { ...(server ? { server_tool_use: server } : {}), ...(details ? { output_tokens_details: details } : {}) };
 }
 
 /** A copy of `msg` without the holes of blocks that never started. */

@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import type { PermissionDecision, ScopedRules } from '../../common/permissions';
 import type { PermissionMode } from '../../common/permissions';
 import { decideBash } from './bash';
+import { decideWebFetch } from './web-fetch';
 import type { PathContext } from './paths';
 import { decidePath, resolveUserPath } from './paths';
 import { SymlinkLoopError } from './real-path';
@@ -78,6 +79,8 @@ export async function decideToolPermission(req: ToolPermissionRequest): Promise<
         const abs = p === undefined ? req.cwd : resolveUserPath(req.cwd, p, home);
         return await decidePath({ access: 'read', absPath: abs, ruleTools: [req.toolName], tool: req.toolName }, ctx);
       }
+      case 'WebFetch':
+        return decideWebFetch(req.input, req.mode, req.rules);
       default:
         return { behavior: 'allow', reasonType: 'rule', message: '' };
     }

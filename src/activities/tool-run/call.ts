@@ -34,6 +34,8 @@ export interface ToolCall {
   permission: ResolvedPermission;
   /** The permission check failed with a fault retrying cannot fix: its message. */
   permissionFault: string | undefined;
+  /** The model of the assistant line that asked for the call (WebSearch and WebFetch call it too). */
+  callingModel: string | undefined;
 }
 
 /**
@@ -85,6 +87,7 @@ export async function readToolCall(deps: RunToolDeps, input: ToolRunInput): Prom
     shellCwd,
     permission: decided?.permission ?? { behavior: 'allow' },
     permissionFault: decided?.fault,
+    callingModel: assistant?.message?.model,
   };
 }
 

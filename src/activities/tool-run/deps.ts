@@ -1,4 +1,5 @@
 import type { SnapshotRef } from '../../common/workspace';
+import type { ToolModelCalls } from '../tools/web/model-calls';
 import type { TranscriptStore } from '../../store/transcript-store';
 import type { ToolContext, ToolOutput, ToolSettings } from '../tools/types';
 import type { resolveToolPermission } from '../tool-permission';
@@ -43,6 +44,8 @@ export interface RunToolDeps {
   hostQueue?: string;
   /** Skill and ToolSearch: tools that read the session's stored definitions and tool lists. */
   sessionTools?: SessionTools;
+  /** Model calls of the tools that make them (WebSearch, WebFetch). */
+  modelCalls?: ToolModelCalls;
 }
 
 let sharedChildEnv: ChildEnvironments | undefined;

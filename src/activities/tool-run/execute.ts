@@ -102,6 +102,9 @@ async function runTool(deps: RunToolDeps, input: ToolRunInput, call: ToolCall, m
       ? { checkedPath: permission.checkedPath }
       : {}),
     env: call.toolEnv,
+    sessionId: input.sessionId,
+    ...(call.callingModel ? { callingModel: call.callingModel } : {}),
+    ...(deps.modelCalls ? { modelCalls: deps.modelCalls } : {}),
   };
   let run: ToolRun;
   // Often: a cancellation (an interrupt) arrives with a heartbeat's answer.

@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { RunToolSummary } from '../../common/tools';
 import { MAX_STRUCTURED_OUTPUT_ERROR_CHARS, STRUCTURED_OUTPUT_TOOL } from '../../common/structured-output';
 import type { SnapshotRef } from '../../common/workspace';
+import type { ToolModelSpend } from '../../common/usage';
 import type { ContentBlock, TranscriptEntry } from '../../common/transcript';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/transcript';
 import type { TranscriptStore } from '../../store/transcript-store';
@@ -51,6 +52,7 @@ export function summaryOf(entry: TranscriptEntry, input: ToolRunInput, replayed:
       : {}),
     ...(meta?.snapshot ? { snapshot: meta.snapshot } : {}),
     ...(meta?.allowedRules?.length ? { allowedRules: meta.allowedRules } : {}),
+    ...(meta?.modelSpend ? { modelSpend: meta.modelSpend as ToolModelSpend } : {}),
   };
 }
 
@@ -153,6 +155,7 @@ function resultLine(
         : {}),
       ...(snapshot ? { snapshot } : {}),
       ...(out.allowedRules?.length ? { allowedRules: out.allowedRules } : {}),
+      ...(out.modelSpend ? { modelSpend: out.modelSpend } : {}),
     },
   };
 }

@@ -46,15 +46,6 @@ export function cwdHint(cwd: string): string {
   return `Note: your current working directory is ${cwd}.`;
 }
 
-/**
- * Shortens `text` to at most `max` characters (plus a marker), appending how many were cut.
- * Used for single long lines in Read and Grep output.
- */
-export function truncateLine(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}… [line truncated, ${text.length - max} more characters]`;
-}
-
 /** Joins kept head and tail of a long text with a marker saying how many characters were cut. */
 export function joinHeadTail(head: string, tail: string, cut: number): string {
   if (cut <= 0) return head + tail;

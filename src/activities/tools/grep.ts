@@ -6,7 +6,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import { z } from 'zod';
-import { cwdHint, errorOutput, formatBytes, plainErrorOutput, truncateLine } from './format';
+import { cwdHint, errorOutput, formatBytes, plainErrorOutput } from './format';
 import { displayPath, resolveOptionalPath, statOrUndefined } from './file-state';
 import { VCS_DIRECTORY_NAMES, anyDepth, sortByMtimeDesc, walkFiles, type WalkEntry } from './file-walk';
 import { GREP_FILE_TYPES, fileTypeMatcher } from './grep-types';
@@ -18,8 +18,21 @@ import type { ToolContext, ToolDefinition, ToolOutput } from './types';
 export const GREP_DEFAULT_HEAD_LIMIT = 250;
 /** Files larger than this are not searched. */
 export const GREP_MAX_FILE_BYTES = 32 * 1024 * 1024;
-/** Matched or context lines longer than this are cut in content mode. */
+/**
+ * Matched or context lines longer than this (UTF-16 code units, as Claude Code measures them)
+ * are replaced in content mode, as ripgrep's `--max-columns 500` does for Claude Code.
+ */
 export const GREP_MAX_LINE_CHARS = 500;
+/** What a matching line over {@link GREP_MAX_LINE_CHARS} shows instead (ripgrep's words). */
+export const GREP_OMITTED_MATCH_LINE = '[Omitted long matching line]';
+/** What a context line over {@link GREP_MAX_LINE_CHARS} shows instead. */
+export const GREP_OMITTED_CONTEXT_LINE = '[Omitted long context line]';
+
+/** A line of content output: itself, or ripgrep's note when it is too long to show. */
+export function grepLineText(line: string, isMatch: boolean): string {
+  if (line.length <= GREP_MAX_LINE_CHARS) return line;
+  return isMatch ? GREP_OMITTED_MATCH_LINE : GREP_OMITTED_CONTEXT_LINE;
+}
 
 /** A count input: a JSON number, as in Claude Code's schema (fractions are rounded down). */
 const count = z.number().min(0);
@@ -190,7 +203,7 @@ function onlyMatchingLines(prefix: string, fm: FileMatches, re: RegExp, showNumb
         re.lastIndex += 1;
         continue;
       }
-      const text = truncateLine(m[0], GREP_MAX_LINE_CHARS);
+      const text = grepLineText(m[0], true);
       out.push(showNumbers ? `${prefix}${i + 1}:${text}` : `${prefix}${text}`);
     }
   }
@@ -216,7 +229,7 @@ function contentRuns(file: string, fm: FileMatches, before: number, after: numbe
   for (const m of fm.matchLines) isMatch[m] = 1;
   const format = (i: number): string => {
     const sep = isMatch[i] === 1 ? ':' : '-';
-    const text = truncateLine(fm.lines[i] ?? '', GREP_MAX_LINE_CHARS);
+    const text = grepLineText(fm.lines[i] ?? '', isMatch[i] === 1);
     const head = file === '' ? '' : `${file}${sep}`;
     return showNumbers ? `${head}${i + 1}${sep}${text}` : `${head}${text}`;
   };

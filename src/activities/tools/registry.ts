@@ -9,6 +9,8 @@ import { GrepTool } from './grep';
 import { ReadTool } from './read';
 import type { ToolDefinition } from './types';
 import { WriteTool } from './write';
+import { WebFetchTool } from './web/web-fetch';
+import { WebSearchTool } from './web/web-search';
 
 /**
  * A tool of any input type. `run` really takes the tool's own input type, so raw input must
@@ -16,9 +18,12 @@ import { WriteTool } from './write';
  */
 export type AnyToolDefinition = ToolDefinition<unknown>;
 
-/** The built-in tools (Read, Write, Edit, Bash, Glob, Grep), by name. */
+/** The built-in tools (Read, Write, Edit, Bash, Glob, Grep, WebSearch, WebFetch), by name. */
 export const BUILTIN_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map<string, AnyToolDefinition>(
-  [ReadTool, WriteTool, EditTool, BashTool, GlobTool, GrepTool].map((t) => [t.name, t]),
+  [ReadTool, WriteTool, EditTool, BashTool, GlobTool, GrepTool, WebSearchTool, WebFetchTool].map((t) => [
+    t.name,
+    t as AnyToolDefinition,
+  ]),
 );
 
 /** A tool as sent to the Messages API in `tools`. */

@@ -2,6 +2,8 @@ import type { z } from 'zod';
 import type { ContentBlock } from '../../common/transcript';
 import type { FileReadState } from '../../common/tools';
 import type { ContextAttachment } from '../../common/context';
+import type { ToolModelSpend } from '../../common/usage';
+import type { ToolModelCalls } from './web/model-calls';
 
 /** What a tool gets besides its input. */
 export interface ToolContext {
@@ -24,6 +26,12 @@ export interface ToolContext {
   env?: NodeJS.ProcessEnv;
   /** Files a search (Glob, Grep) must leave out of its results: denied by a rule, or outside the working directories. */
   readDenied?: (absPath: string) => boolean;
+  /** The session whose call this is (a tool's own model calls name it as the API's `metadata.user_id`). */
+  sessionId?: string;
+  /** The model that asked for the call (its assistant line's): WebSearch and WebFetch call it too. */
+  callingModel?: string;
+  /** Model calls for tools that need one (WebSearch, WebFetch); absent: such tools answer that they cannot run. */
+  modelCalls?: ToolModelCalls;
   /**
    * For Write and Edit: the real path the permission check resolved for `file_path`. The write is
    * refused when the parent directory no longer resolves to its directory (src/activities/tools/safe-write.ts).
@@ -65,6 +73,8 @@ export interface ToolOutput {
   attachments?: ContextAttachment[];
   /** Allow rules the call brings into the turn (a loaded skill's `allowed-tools`). */
   allowedRules?: string[];
+  /** Model calls the tool made (WebSearch's search, WebFetch's summary): what they were billed. */
+  modelSpend?: ToolModelSpend;
 }
 
 /**

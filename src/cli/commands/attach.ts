@@ -102,7 +102,8 @@ export async function runAttach(config: Config, sessionId: string, flags: Attach
       stallNotice: (l) => io.stderr(l),
     });
     let result: SDKResultMessage | undefined;
-    for await (const msg of engine.follow({ turnWorkflowId: turnId, offset: 0 })) {
+    // As `-p`, the stream opens with `system/init` (the options the turn runs with).
+    for await (const msg of engine.attach(turnId)) {
       if (flags.outputFormat === 'stream-json') io.stdout(JSON.stringify(msg));
       else if (flags.verbose) {
         const line = describeMessage(msg);

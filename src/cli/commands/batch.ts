@@ -58,7 +58,14 @@ const BATCH_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
  * @returns 0 when every task succeeded, 1 when a task failed or a line was skipped, 130 when
  *   interrupted; throws UsageError (exit 2) for bad flags or an unreadable / empty task file.
  */
-export async function runBatchCommand(config: Config, file: string, flags: BatchFlags, io: BatchIo): Promise<number> {
+export async function runBatchCommand(
+  config: Config,
+  file: string,
+  flags: BatchFlags,
+  io: BatchIo,
+  /** The command line after `agent-runner` as typed (the suggested re-runs repeat it). @default a minimal one */
+  argv: readonly string[] = ['batch', file],
+): Promise<number> {
   const path = resolve(file);
   if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`batch: task file ${path} not found`);
   const content = readFileSync(path, 'utf8');
@@ -239,7 +246,7 @@ export async function runBatchCommand(config: Config, file: string, flags: Batch
         progress.elapsedMs(),
       ),
     );
-    for (const line of rerunNotice(batchId, file, parsed.tasks.length, sources, summary.results, flags)) {
+    for (const line of rerunNotice(batchId, argv, parsed.tasks.length, sources, summary.results, flags)) {
       io.stderr(line);
     }
     if (budget) {
@@ -270,7 +277,7 @@ export async function runBatchCommand(config: Config, file: string, flags: Batch
  */
 export function rerunNotice(
   batchId: string,
-  file: string,
+  argv: readonly string[],
   total: number,
   sources: ReadonlyMap<string, TaskSource>,
   results: readonly BatchResult[],
@@ -279,10 +286,14 @@ export function rerunNotice(
   const earlier = [...sources.values()].filter((s) => s === 'finished-earlier').length;
   if (earlier === 0) return [];
   const failedEarlier = results.filter((r) => r.is_error && sources.get(r.task_id) === 'finished-earlier').length;
+  // The suggested commands are the original one (every flag kept) with only the batch id or
+  // --retry-failed changed.
+  const fresh = commandLine(withoutFlags(argv, ['--batch-id', '--retry-failed']), ['--batch-id', `${batchId}-2`]);
+  const retry = commandLine(withoutFlags(argv, ['--retry-failed']), ['--retry-failed']);
   const how = [
-    `  to run every task again as a new batch:  agent-runner batch ${file} --batch-id ${batchId}-2 (any new id)`,
+    `  to run every task again as a new batch:  ${fresh} (any new id)`,
     ...(failedEarlier > 0 && !flags.retryFailed
-      ? [`  to run again only the ${failedEarlier} that failed:  agent-runner batch ${file} --retry-failed`]
+      ? [`  to run again only the ${failedEarlier} that failed:  ${retry}`]
       : []),
   ];
   if (earlier === total) {
@@ -316,4 +327,32 @@ export async function overshootNotice(batchId: string, budget: BatchBudget): Pro
     `$${over.toFixed(4)}${pct} over. Each task running when the budget ran out finished the model call that ` +
     'crossed it (its tokens were already spent); see docs/limits.md.'
   );
+}
+
+/** Flags of `batch` that take a value (a `--flag value` pair is dropped whole). */
+const VALUE_FLAGS = new Set(['--batch-id']);
+
+/** `argv` without the given flags (`--flag`, `--flag value` for flags that take one, `--flag=value`). */
+export function withoutFlags(argv: readonly string[], flags: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const name = a.includes('=') ? a.slice(0, a.indexOf('=')) : a;
+    if (!flags.includes(name)) {
+      out.push(a);
+      continue;
+    }
+    if (VALUE_FLAGS.has(a)) i++; // its value follows
+  }
+  return out;
+}
+
+/** A shell word: as it is when it is safe, else single-quoted. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/** `agent-runner <argv…> <extra…>`, quoted for a POSIX shell. */
+function commandLine(argv: readonly string[], extra: readonly string[]): string {
+  return ['agent-runner', ...argv, ...extra].map(shellQuote).join(' ');
 }

@@ -8,14 +8,15 @@ import type { Runtime } from '../../host/runtime';
 import type { InputFormat, OutputFormat } from '../output';
 import { EXIT, describeMessage, exitCodeFor, textOutput, workspaceMoveNotice } from '../output';
 import type { TurnFlags } from '../turn-options';
-import { UsageError, positiveNumber, turnOptionsFrom } from '../turn-options';
+import { UsageError, modelNaming, positiveNumber, turnOptionsFrom } from '../turn-options';
 import { unenforceableBudget } from '../budget-prices';
 import { applySettings } from '../settings-options';
 import type { LoadedSettings } from '../../config-files';
-import { checkPrompt, readPromptFromStdin } from '../stdin';
+import { promptFromInput } from '../stdin';
 import type { McpFlags } from '../mcp-options';
-import { mcpConfigFromFlags } from '../mcp-options';
-import { hooksFromSettings, turnHooks } from '../hook-options';
+import { mcpConfigFromFlags, toolActivityBoundFor } from '../mcp-options';
+import { activityTimeouts } from '../../workflows/timeouts';
+import { hooksFromSettings, stopHookBlockCap, turnHooks } from '../hook-options';
 import type { ApprovalSettings } from '../../common/approvals';
 import type { ServerModeFlags } from '../server-mode';
 import { serverModeOptions } from '../server-mode';
@@ -134,9 +135,10 @@ export async function runPrint(
   if (flags.resume === true) throw new UsageError('--resume needs a session id in print mode');
   let settingsHooks: LoadedSettings['hooks'] = [];
   let loadedSettings: LoadedSettings | undefined;
-  let options = applySettings(turnOptionsFrom(config, flags), flags, {
+  let options = applySettings(turnOptionsFrom(config, flags, { warn: io.stderr }), flags, {
     cwd,
     dataDir: config.dataDir,
+    naming: modelNaming(config),
     warn: (l) => io.stderr(`agent-runner: ${l}`),
     onLoaded: (loaded) => {
       loadedSettings = loaded;
@@ -163,9 +165,15 @@ export async function runPrint(
   // A plugin's MCP servers and hooks join the run's (named and run as Claude Code does).
   const mcpConfig =
     Object.keys(defs.mcp.servers).length > 0 ? mergeMcpConfigs([...(flagMcp ? [flagMcp] : []), defs.mcp]) : flagMcp;
+  if (mcpConfig) {
+    // A long MCP_TOOL_TIMEOUT needs the tool activity to last longer than it.
+    const bound = toolActivityBoundFor(mcpConfig, activityTimeouts(options.timeouts).toolStartToCloseMs);
+    if (bound !== undefined) options = { ...options, timeouts: { ...options.timeouts, toolStartToCloseMs: bound } };
+  }
   const settingsHookConfig = hooksFromSettings(settingsHooks, cwd, (m) => io.stderr(`agent-runner: ${m}`));
   const hooks =
     Object.keys(defs.hooks).length > 0 ? mergeHooks([settingsHookConfig ?? {}, defs.hooks]) : settingsHookConfig;
+  const stopBlockCap = hooks ? stopHookBlockCap() : undefined;
   const streamInput = flags.inputFormat === 'stream-json';
   if (streamInput && flags.outputFormat !== 'stream-json') {
     throw new UsageError('--input-format stream-json requires --output-format stream-json');
@@ -197,7 +205,8 @@ export async function runPrint(
   if (typeof flags.resume !== 'string' && !flags.continue && !flags.bare) {
     await checkMemoryFiles(cwd, options.settingSources, io.stderr);
   }
-  const prompt = streamInput ? '' : checkPrompt(promptArg ?? (await readPromptFromStdin()));
+  // Piped stdin is appended to a prompt argument, as Claude Code does (`cat app.log | -p "summarize"`).
+  const prompt = streamInput ? '' : await promptFromInput(promptArg, (l) => io.stderr(`agent-runner: ${l}`));
   // Everything is checked: when this run will start the background server, start it now, so that
   // it boots while the client code below loads (about 400 ms).
   const mode = serverModeOptions(flags);
@@ -278,7 +287,10 @@ export async function runPrint(
     if (mcpConfig)
       options = { ...options, mcp: { configRef: await storeMcpConfig(rt.store, sessionId, mcpConfig, cwd) } };
     if (hooks)
-      options = { ...options, hooks: turnHooks(hooks, await storeHooksConfig(rt.store, sessionId, hooks, cwd)) };
+      options = {
+        ...options,
+        hooks: turnHooks(hooks, await storeHooksConfig(rt.store, sessionId, hooks, cwd), stopBlockCap),
+      };
     engine = new QueryEngine({
       client: rt.client,
       store: rt.store,

@@ -41,12 +41,11 @@ const NOTEBOOK = JSON.stringify(
   1,
 );
 
-const PENDING_EFFORT = 'issue 23: effort and extended thinking';
-const PENDING_WEB = 'issue 23: WebSearch and WebFetch';
+/** WebSearch and WebFetch are built; this one also needs ToolSearch, which issue 22 builds. */
+const PENDING_TOOLSEARCH = 'issue 22: deferred tools and ToolSearch (WebSearch itself is built)';
 const PENDING_ASK = 'issue 23: AskUserQuestion';
 const PENDING_PLAN = 'issue 23: plan mode';
 const PENDING_NOTEBOOK = 'issue 23: NotebookEdit, images and PDFs';
-const PENDING_PROVIDERS = 'issue 23: providers';
 
 /** Flags without `--model` (a matrix gives its own). */
 const NO_MODEL_FLAGS = ['--output-format', 'stream-json', '--verbose'];
@@ -194,7 +193,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'effort-thinking-matrix',
     title: 'request parameters per model for --effort, --max-thinking-tokens, --thinking and their variables',
     issue: 23,
-    pending: PENDING_EFFORT,
+
     flags: [...NO_MODEL_FLAGS, '--tools', 'Read'],
     prompt: 'Say done.',
     variants: effortVariants(),
@@ -205,7 +204,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'thinking-tool-turn',
     title: '--effort high on a tool turn with thinking and redacted_thinking: blocks sent back, thinking_delta events',
     issue: 23,
-    pending: PENDING_EFFORT,
+
     args: ['--effort', 'high', '--include-partial-messages', '--tools', 'Read'],
     steps: [
       {
@@ -224,7 +223,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'thinking-resume',
     title: 'thinking blocks of an earlier turn in a --resume run',
     issue: 23,
-    pending: PENDING_EFFORT,
+
     args: ['--tools', 'Read'],
     prompt: 'First turn.',
     resume: { prompt: 'Second turn.', args: ['--tools', 'Read'] },
@@ -238,7 +237,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'sdk-thinking-options',
     title: "the Agent SDK's thinking, effort and maxThinkingTokens options: CLI flags and request parameters",
     issue: 23,
-    pending: PENDING_EFFORT,
+
     sdk: { prompts: ['Say done.'], options: { model: 'claude-sonnet-5-5', maxTurns: 2, tools: ['Read'] } },
     variants: [
       { id: 'no thinking option', sdkOptions: {} },
@@ -268,7 +267,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'web-search',
     title: 'WebSearch: the tool schema, the secondary request with the web_search server tool, the tool_result, usage',
     issue: 23,
-    pending: PENDING_WEB,
+
     args: ['--tools', 'Read,WebSearch', '--allowedTools', 'WebSearch'],
     steps: [
       {
@@ -287,7 +286,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'web-search-deferred',
     title: 'WebSearch among all tools: deferred, loaded by ToolSearch, then called without a permission rule',
     issue: 23,
-    pending: PENDING_WEB,
+    pending: PENDING_TOOLSEARCH,
     steps: [
       { content: [tool('ToolSearch', { query: 'select:WebSearch,WebFetch' })] },
       { content: [tool('WebSearch', { query: 'temporal workflow determinism' })] },
@@ -299,7 +298,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'web-fetch-preflight-offline',
     title: 'WebFetch when its domain lookup cannot reach api.anthropic.com (offline, as in CI sandboxes)',
     issue: 23,
-    pending: PENDING_WEB,
+
     pages: PAGES,
     args: ['--tools', 'Read,WebFetch', '--allowedTools', 'WebFetch'],
     steps: [{ content: [tool('WebFetch', { url: '{{pages}}/doc.html', prompt: 'What does release 1.2 add?' })] }, done],
@@ -309,7 +308,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     title:
       'WebFetch of a local page (skipWebFetchPreflight): how it fetches, the secondary model call, the tool_result',
     issue: 23,
-    pending: PENDING_WEB,
+
     pages: PAGES,
     homeFiles: SKIP_PREFLIGHT,
     args: ['--tools', 'Read,WebFetch', '--allowedTools', 'WebFetch'],
@@ -332,7 +331,7 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'web-fetch-permissions',
     title: 'WebFetch domain rules: allowed by WebFetch(domain:…), denied by a deny rule, and asked for (headless)',
     issue: 23,
-    pending: PENDING_WEB,
+
     pages: PAGES,
     homeFiles: SKIP_PREFLIGHT,
     args: [
@@ -612,7 +611,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-bedrock-sigv4',
     title: 'Bedrock with AWS keys: URL paths, SigV4 headers (verified), body, model ids, a tool turn',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: PROVIDER_FLAGS,
     unsetEnv: NO_ANTHROPIC,
     env: {
@@ -629,7 +627,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-bedrock-model-unavailable',
     title: 'Bedrock when the model probe gets 404 (the model is not enabled in the account)',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: PROVIDER_FLAGS,
     unsetEnv: NO_ANTHROPIC,
     env: {
@@ -656,7 +653,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-bedrock-no-model',
     title: 'Bedrock when every model probe gets 404: the turn does not start',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: PROVIDER_FLAGS,
     unsetEnv: NO_ANTHROPIC,
     env: {
@@ -680,7 +676,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-bedrock-api-key',
     title: 'Bedrock with AWS_BEARER_TOKEN_BEDROCK (a Bedrock API key)',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: [...PROVIDER_FLAGS, '--model', 'claude-sonnet-5-5'],
     unsetEnv: NO_ANTHROPIC,
     env: {
@@ -695,7 +690,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-vertex-gce-token',
     title: 'Vertex with a token from a (fake) GCE metadata server: paths, bearer, body, model ids',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: PROVIDER_FLAGS,
     unsetEnv: NO_ANTHROPIC,
     env: {
@@ -713,7 +707,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-vertex-skip-auth',
     title: 'Vertex with CLAUDE_CODE_SKIP_VERTEX_AUTH=1 (no Authorization; the endpoint answers 401)',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: [...PROVIDER_FLAGS, '--model', 'claude-sonnet-5-5'],
     unsetEnv: NO_ANTHROPIC,
     env: {
@@ -729,7 +722,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-vertex-gateway-token',
     title: 'Vertex with CLAUDE_CODE_SKIP_VERTEX_AUTH=1 and ANTHROPIC_AUTH_TOKEN (a gateway that takes a bearer)',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: [...PROVIDER_FLAGS, '--model', 'claude-sonnet-5-5'],
     unsetEnv: NO_ANTHROPIC,
     env: {
@@ -746,7 +738,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-foundry-api-key',
     title: 'Foundry with ANTHROPIC_FOUNDRY_API_KEY: path, headers, model ids',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: PROVIDER_FLAGS,
     unsetEnv: NO_ANTHROPIC,
     env: {
@@ -760,7 +751,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-auth-token',
     title: 'ANTHROPIC_AUTH_TOKEN: a bearer gateway instead of an API key',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: [...PROVIDER_FLAGS, '--model', 'claude-sonnet-5-5'],
     unsetEnv: ['ANTHROPIC_API_KEY'],
     env: { ANTHROPIC_AUTH_TOKEN: 'fake-gateway-token' },
@@ -770,7 +760,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-api-key-helper',
     title: 'apiKeyHelper in settings: the key it prints, how it is sent',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: [...PROVIDER_FLAGS, '--model', 'claude-sonnet-5-5'],
     unsetEnv: ['ANTHROPIC_API_KEY'],
     homeFiles: {
@@ -783,7 +772,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'provider-model-ids',
     title: 'model ids per provider for the aliases and the ANTHROPIC_DEFAULT_*_MODEL variables',
     issue: 23,
-    pending: PENDING_PROVIDERS,
     flags: PROVIDER_FLAGS,
     unsetEnv: NO_ANTHROPIC,
     prompt: 'Say done.',

@@ -23,6 +23,36 @@ describe('resolveToolPermission (the permission part of runTool)', () => {
     );
     expect(r).toMatchObject({ behavior: 'deny', reason: 'mode' });
   });
+  test('resolveToolPermission: WebFetch(domain:…) rules weighed with the mode and a PreToolUse hook', async () => {
+    const rules = { allow: ['WebFetch(domain:docs.example.com)'], deny: ['WebFetch(domain:evil.test)'], ask: [] };
+    const call = (url: string) => ({ toolName: 'WebFetch', input: { url, prompt: 'p' }, cwd: s.dir });
+    const check = (mode: PermissionMode, hook?: 'allow') =>
+      ({ behavior: 'check', mode, rules, ...(hook ? { hook } : {}) }) as const;
+    expect(await resolveToolPermission(check('default'), call('https://docs.example.com/a'))).toMatchObject({
+      behavior: 'allow',
+    });
+    // A host no rule names: the mode asks (headless: an ask denial), dontAsk and plan refuse it.
+    expect(await resolveToolPermission(check('default'), call('https://other.test/'))).toMatchObject({
+      behavior: 'deny',
+      reason: 'mode',
+      ask: true,
+    });
+    expect(await resolveToolPermission(check('dontAsk'), call('https://other.test/'))).not.toHaveProperty('ask');
+    expect(await resolveToolPermission(check('plan'), call('https://other.test/'))).not.toHaveProperty('ask');
+    // A hook's allow lifts what only the mode refused, never a deny rule, and not in plan mode.
+    expect(await resolveToolPermission(check('default', 'allow'), call('https://other.test/'))).toMatchObject({
+      behavior: 'allow',
+    });
+    expect(await resolveToolPermission(check('plan', 'allow'), call('https://other.test/'))).toMatchObject({
+      behavior: 'deny',
+    });
+    expect(await resolveToolPermission(check('default', 'allow'), call('https://evil.test/x'))).toMatchObject({
+      behavior: 'deny',
+      message: 'WebFetch denied access to domain:evil.test.',
+      reason: 'rule',
+      silent: true,
+    });
+  });
   test('resolveToolPermission: Grep of the working directory leaves out files a Read deny rule covers', async () => {
     const r = await resolveToolPermission(
       { behavior: 'check', mode: 'default', rules: { allow: [], deny: ['Read(./secrets/**)'], ask: [] } },

@@ -21,6 +21,20 @@ describe('transcript activities', () => {
     const boundary = e('B', 'b', { type: 'system', subtype: 'compact_boundary' });
     expect(findLeaf([e('a', null), e('b', 'a'), e('s', 'B'), e('c1', 's'), boundary])).toBe('c1');
   });
+  test('findLeaf: the lines of a turn whose prompt a hook blocked are left out; the conversation goes on from before it', () => {
+    const blocked = (turnId: string, parent: string | null): TranscriptEntry[] => [
+      e(`p-${turnId}`, parent, { turnId }),
+      e(`ctx-${turnId}`, `p-${turnId}`, { turnId, type: 'attachment' }),
+      e(`n-${turnId}`, parent, { turnId, type: 'system', subtype: 'informational', dropsTurn: true }),
+    ];
+    // The session's only prompt was blocked: no conversation.
+    expect(findLeaf(blocked('t1', null))).toBeNull();
+    // A later prompt blocked: the leaf is the previous turn's last line again.
+    const before = [e('a', null, { turnId: 't1' }), e('b', 'a', { turnId: 't1' })];
+    expect(findLeaf([...before, ...blocked('t2', 'b')])).toBe('b');
+    // And a turn after it goes on from there.
+    expect(findLeaf([...before, ...blocked('t2', 'b'), e('c', 'b', { turnId: 't3' })])).toBe('c');
+  });
   test('findLeaf: empty transcript has no leaf', () => {
     expect(findLeaf([])).toBeNull();
   });

@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream';
 import { syntheticResult } from '../../../src/client/batch';
 import type { BatchResult } from '../../../src/client/batch';
 import type { BatchTask } from '../../../src/client/batch-tasks';
@@ -87,6 +88,33 @@ describe('batch progress output', () => {
     expect(calls).toContain('update 1');
     expect(calls.some((c) => c.startsWith('log ✓ a success'))).toBe(true);
     expect(calls.at(-1)).toBe('stop');
+  });
+
+  test("batch progress: on a terminal, the last task's line is printed before the bar stops (cli-progress buffers logged lines until its next redraw)", () => {
+    let written = '';
+    const tty = new PassThrough() as PassThrough & { isTTY: boolean; columns: number };
+    tty.isTTY = true;
+    tty.columns = 100;
+    tty.on('data', (c: Buffer) => {
+      written += c.toString('utf8');
+    });
+    const p = new BatchProgress(2, { mode: 'bar', out: tty as unknown as NodeJS.WriteStream });
+    p.onEvent({
+      type: 'task_done',
+      task: task('first'),
+      result: result('first', true, 0.5),
+      source: 'started',
+    } as never);
+    p.onEvent({
+      type: 'task_done',
+      task: task('last'),
+      result: result('last', true, 0.25),
+      source: 'started',
+    } as never);
+    p.stop();
+    expect(written).toContain('✓ first success');
+    expect(written).toContain('✓ last success · 2 turns · $0.2500');
+    expect(written).toContain('2/2');
   });
 
   test('batch progress: the summary table lists every task, skipped lines and totals', () => {

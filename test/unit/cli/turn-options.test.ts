@@ -37,7 +37,9 @@ describe('CLI turn options', () => {
       '--fallback-model must differ',
     );
     expect(turnOptionsFrom(config, { model: 'my-proxy-model' }).model).toBe('my-proxy-model');
-    expect(loadConfig({ env: { AGENT_RUNNER_MODEL: 'haiku' } }).model.name).toBe('claude-haiku-5-5');
+    expect(turnOptionsFrom(loadConfig({ env: { AGENT_RUNNER_MODEL: 'haiku' } }), {}, { env: {} }).model).toBe(
+      'claude-haiku-5-5',
+    );
     // A budget on an alias is checked against the id's price, not refused as an unknown "sonnet".
     expect(turnOptionsFrom(config, { model: 'sonnet', maxBudgetUsd: '1' }).limits.maxBudgetUsd).toBe(1);
   });

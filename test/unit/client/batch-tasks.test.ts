@@ -61,7 +61,7 @@ describe('batch task file', () => {
       JSON.stringify({ id: 'ok-1', prompt: 'again' }),
       JSON.stringify({ id: 'bad-dir', prompt: 'p', repo: 'missing' }),
       JSON.stringify({ id: 'both', prompt: 'p', repo: 'repo-a', cwd: 'repo-a' }),
-      JSON.stringify({ id: 'tools', prompt: 'p', tools: ['Read', 'WebFetch'] }),
+      JSON.stringify({ id: 'tools', prompt: 'p', tools: ['Read', 'NoSuchTool'] }),
       JSON.stringify({ id: 'turns', prompt: 'p', maxTurns: 0 }),
       '[1, 2]',
       JSON.stringify({ id: 'ok-2', prompt: 'p', permissionMode: 'acceptEdits' }),
@@ -79,7 +79,7 @@ describe('batch task file', () => {
     expect(byLine[5]).toMatch(/duplicate id \(first on line 1\)/);
     expect(byLine[6]).toMatch(/repo .*missing is not a directory/);
     expect(byLine[7]).toMatch(/either cwd or repo/);
-    expect(byLine[8]).toMatch(/unknown tool\(s\) WebFetch/);
+    expect(byLine[8]).toMatch(/unknown tool\(s\) NoSuchTool/);
     expect(byLine[9]).toMatch(/maxTurns/);
     expect(byLine[10]).toMatch(/expected a JSON object/);
   });

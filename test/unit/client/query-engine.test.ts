@@ -104,6 +104,13 @@ describe('QueryEngine.state', () => {
     const engine = engineOn(client, store);
     return { engine, queries: () => queries };
   }
+  // As -p follows a turn it submitted: the session's spend before it came with the submit answer,
+  // so following asks the session nothing (these tests count the state queries of state()).
+  const started = {
+    turnWorkflowId: 'turn-1',
+    offset: 0,
+    sessionBefore: { costUsd: 0, costKnown: true, modelUsage: {} },
+  };
   const before = {
     turnCount: 0,
     totalCostUsd: 0,
@@ -121,7 +128,7 @@ describe('QueryEngine.state', () => {
 
   test('state: after the engine yielded a turn result, state includes that turn even while the session has not folded it in yet', async () => {
     const { engine, queries } = engineWithSession([before, before, before, after]);
-    for await (const m of engine.follow({ turnWorkflowId: 'turn-1', offset: 0 })) void m;
+    for await (const m of engine.follow(started)) void m;
     const s = await engine.state();
     expect(s).toMatchObject({ turnCount: 1, totalCostUsd: 0.5, lastTurnWorkflowId: 'turn-1' });
     expect(queries()).toBe(4);
@@ -138,7 +145,7 @@ describe('QueryEngine.state', () => {
     const { engine, queries } = engineWithSession([
       { ...after, lastTurnWorkflowId: 'turn-0', currentTurnWorkflowId: 'turn-2' },
     ]);
-    for await (const m of engine.follow({ turnWorkflowId: 'turn-1', offset: 0 })) void m;
+    for await (const m of engine.follow(started)) void m;
     await engine.state();
     expect(queries()).toBe(1);
   });

@@ -1,4 +1,4 @@
-import { entryToSdkMessages } from '../../../src/client/sdk-message';
+import { entryToSdkMessages, resultTextOf } from '../../../src/client/sdk-message';
 import type { TranscriptEntry } from '../../../src/common/transcript';
 
 const base = { v: 1, parentUuid: null, sessionId: 's1', timestamp: '2026-01-01T00:00:00.000Z' };
@@ -41,6 +41,55 @@ describe('SDK messages from transcript lines', () => {
     expect(entryToSdkMessages(entry)[0]?.uuid).toBe(msgs[0]?.uuid);
   });
 
+  test('entryToSdkMessages: a notice line is system/informational, with its notification when it has one', () => {
+    const entry = {
+      ...base,
+      type: 'system',
+      subtype: 'informational',
+      uuid: 'n1',
+      level: 'warning',
+      content: 'A hook blocked the turn from ending 9 consecutive times',
+      notification: { key: 'stop-hook-block-cap', text: 'A hook…', priority: 'high', color: 'warning' },
+    } as TranscriptEntry;
+    const [info, note] = entryToSdkMessages(entry);
+    expect(info).toEqual({
+      type: 'system',
+      subtype: 'informational',
+      content: 'A hook blocked the turn from ending 9 consecutive times',
+      level: 'warning',
+      uuid: 'n1',
+      session_id: 's1',
+    });
+    expect(note).toMatchObject({
+      type: 'system',
+      subtype: 'notification',
+      key: 'stop-hook-block-cap',
+      priority: 'high',
+    });
+    const plain = { ...entry, notification: undefined } as TranscriptEntry;
+    expect(entryToSdkMessages(plain)).toHaveLength(1);
+  });
+
+  test("entryToSdkMessages: hook context for the model is not streamed; a Stop hook's feedback is, notified the first time", () => {
+    const meta = (hookEvent: string, extra: Record<string, unknown> = {}): TranscriptEntry =>
+      ({
+        ...base,
+        type: 'user',
+        uuid: `m-${hookEvent}`,
+        isMeta: true,
+        hookEvent,
+        message: { role: 'user', content: [{ type: 'text', text: 'x' }] },
+        ...extra,
+      }) as TranscriptEntry;
+    expect(entryToSdkMessages(meta('PostToolUse'))).toEqual([]);
+    expect(entryToSdkMessages(meta('SessionStart'))).toEqual([]);
+    expect(entryToSdkMessages(meta('UserPromptSubmit'))).toEqual([]);
+    expect(
+      entryToSdkMessages(meta('Stop')).map((m) => `${m.type}/${(m as { subtype?: string }).subtype ?? ''}`),
+    ).toEqual(['user/', 'system/notification']);
+    expect(entryToSdkMessages(meta('Stop', { stopHookActive: true }))).toHaveLength(1);
+  });
+
   test('entryToSdkMessages: a denied tool call is announced by system/permission_denied before its result', () => {
     const entry = {
       ...base,
@@ -81,5 +130,30 @@ describe('SDK messages from transcript lines', () => {
       toolRun: { tool: 'Read', outcome: 'ok' },
     } as TranscriptEntry;
     expect(entryToSdkMessages(entry).map((m) => m.type)).toEqual(['user']);
+  });
+});
+
+describe('result text', () => {
+  const lines: Record<string, TranscriptEntry> = {
+    a1: {
+      ...base,
+      type: 'assistant',
+      uuid: 'a1',
+      message: { role: 'assistant', content: [{ type: 'text', text: 'The answer.' }] },
+    } as TranscriptEntry,
+    n1: {
+      ...base,
+      type: 'system',
+      subtype: 'informational',
+      uuid: 'n1',
+      content: 'A hook said no.',
+    } as TranscriptEntry,
+  };
+  const read = (uuid: string): Promise<TranscriptEntry | undefined> => Promise.resolve(lines[uuid]);
+  test("resultTextOf: the last answer's text, a hook notice's content, or empty when the outcome says so", async () => {
+    expect(await resultTextOf({ lastAssistantUuid: 'a1' }, read)).toBe('The answer.');
+    expect(await resultTextOf({ lastAssistantUuid: 'a1', resultTextUuid: 'n1' }, read)).toBe('A hook said no.');
+    expect(await resultTextOf({ lastAssistantUuid: 'a1', resultTextUuid: null }, read)).toBe('');
+    expect(await resultTextOf({ lastAssistantUuid: null }, read)).toBe('');
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { missingHookCommands, programOf } from '../../../src/cli/hook-check';
 import { HooksConfigError, parseHooksSection } from '../../../src/config-files/hooks';
 import { loadSettings } from '../../../src/config-files';
-import { hooksFromSettings } from '../../../src/cli/hook-options';
+import { hooksFromSettings, stopHookBlockCap } from '../../../src/cli/hook-options';
 import { UsageError } from '../../../src/cli/turn-options';
 
 describe('parseHooksSection', () => {
@@ -46,6 +46,49 @@ describe('parseHooksSection', () => {
       parseHooksSection({ Notification: [{ hooks: [{ type: 'command', command: 'x' }] }] }, 'f.json', warn),
     ).toEqual({});
     expect(warn).toHaveBeenCalledWith(expect.stringContaining('hooks.Notification'));
+  });
+});
+
+describe('parseHooksSection matchers', () => {
+  const group = (matcher: string) => [{ matcher, hooks: [{ type: 'command', command: 'x' }] }];
+  it('parseHooksSection: warns of a matcher that is not a valid regular expression (it selects nothing)', () => {
+    const warn = jest.fn();
+    parseHooksSection({ PreToolUse: group('Bash(') }, 'f.json', warn);
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringMatching(/^f\.json: hooks\.PreToolUse\[0\]\.matcher: not a valid regular expression/),
+    );
+  });
+  it('parseHooksSection: warns of a matcher on Stop or UserPromptSubmit (their hooks always run)', () => {
+    const warn = jest.fn();
+    parseHooksSection({ Stop: group('Bash'), UserPromptSubmit: group('x') }, 'f.json', warn);
+    expect(warn).toHaveBeenCalledTimes(2);
+    expect(warn).toHaveBeenCalledWith(
+      'f.json: hooks.Stop[0].matcher: Stop hooks have no matcher; they run for every stop',
+    );
+  });
+  it('parseHooksSection: lists, regexes and * are accepted silently', () => {
+    const warn = jest.fn();
+    parseHooksSection(
+      { PreToolUse: [...group('Edit, Write'), ...group('mcp__.*'), ...group('*')], SessionStart: group('startup') },
+      'f.json',
+      warn,
+    );
+    expect(warn).not.toHaveBeenCalled();
+  });
+});
+
+describe('stopHookBlockCap', () => {
+  it("stopHookBlockCap: CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, a whole number (0 = no cap), else Claude Code's 8", () => {
+    expect(stopHookBlockCap({})).toBe(8);
+    expect(stopHookBlockCap({ CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: '3' })).toBe(3);
+    expect(stopHookBlockCap({ CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: '0' })).toBe(0);
+    expect(stopHookBlockCap({ CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: ' ' })).toBe(8);
+  });
+  it('stopHookBlockCap: anything else is a usage error naming the variable', () => {
+    expect(() => stopHookBlockCap({ CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: 'lots' })).toThrow(UsageError);
+    expect(() => stopHookBlockCap({ CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: '-1' })).toThrow(
+      /CLAUDE_CODE_STOP_HOOK_BLOCK_CAP/,
+    );
   });
 });
 

@@ -4,9 +4,13 @@ import { join } from 'node:path';
 import {
   configHash,
   McpConfigError,
+  mcpTimeoutsFromEnv,
+  mcpToolTimeoutMs,
   parseMcpConfigValue,
   parseMcpConfigValues,
 } from '../../../src/config-files/mcp-config';
+import type { McpConfig } from '../../../src/config-files/mcp-config';
+import { toolActivityBoundFor } from '../../../src/cli/mcp-options';
 import { expandServerConfig, expandVars, McpEnvError, mcpServerEnv } from '../../../src/activities/mcp/env';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-config-'));
@@ -110,5 +114,49 @@ describe('mcpServerEnv', () => {
     expect(mcpServerEnv({ ANTHROPIC_API_KEY: 'given' }, { ANTHROPIC_API_KEY: 'sk-secret' })).toEqual({
       ANTHROPIC_API_KEY: 'given',
     });
+  });
+});
+
+describe('MCP timeouts', () => {
+  it('mcpTimeoutsFromEnv: MCP_TOOL_TIMEOUT and MCP_TIMEOUT in ms; unset or empty is none', () => {
+    expect(mcpTimeoutsFromEnv({})).toEqual({});
+    expect(mcpTimeoutsFromEnv({ MCP_TOOL_TIMEOUT: '5000', MCP_TIMEOUT: ' 60000 ', X: '1' })).toEqual({
+      toolMs: 5000,
+      connectMs: 60000,
+    });
+    expect(mcpTimeoutsFromEnv({ MCP_TOOL_TIMEOUT: '' })).toEqual({});
+  });
+  it('mcpTimeoutsFromEnv: anything but a positive whole number is an error naming the variable', () => {
+    expect(() => mcpTimeoutsFromEnv({ MCP_TOOL_TIMEOUT: '5s' })).toThrow(McpConfigError);
+    expect(() => mcpTimeoutsFromEnv({ MCP_TIMEOUT: '0' })).toThrow(/^MCP_TIMEOUT must be a positive whole number/);
+  });
+  it("mcpToolTimeoutMs: the server's timeout (from 1000 ms), else the run's MCP_TOOL_TIMEOUT, else the worker's 15 minutes", () => {
+    const stdio = { type: 'stdio' as const, command: 'x' };
+    expect(mcpToolTimeoutMs(stdio, undefined)).toBe(900_000);
+    expect(mcpToolTimeoutMs(stdio, 5000)).toBe(5000);
+    expect(mcpToolTimeoutMs({ ...stdio, timeout: 2000 }, 5000)).toBe(2000);
+    expect(mcpToolTimeoutMs({ ...stdio, timeout: 999 }, 5000)).toBe(5000);
+    expect(mcpToolTimeoutMs(stdio, 10)).toBe(1000);
+    expect(mcpToolTimeoutMs(stdio, undefined, 42_000)).toBe(42_000);
+  });
+  it('a server timeout that is not a whole number of ms is refused, naming the field', () => {
+    expect(() =>
+      parseMcpConfigValue(JSON.stringify({ mcpServers: { a: { command: 'x', timeout: 'long' } } }), '/'),
+    ).toThrow(/mcpServers\.a\.timeout: expected a whole number of milliseconds/);
+  });
+});
+
+describe('tool activity bound of MCP calls', () => {
+  const cfg = (servers: McpConfig['servers'], toolMs?: number): McpConfig => ({
+    servers,
+    sources: {},
+    ...(toolMs !== undefined ? { timeouts: { toolMs } } : {}),
+  });
+  const stdio = { type: 'stdio' as const, command: 'x' };
+  it('toolActivityBoundFor: the longest MCP tool timeout plus a minute, when the current bound is shorter', () => {
+    // The 15-minute default outlives the 11-minute tool activity: it is raised.
+    expect(toolActivityBoundFor(cfg({ a: stdio }), 660_000)).toBe(960_000);
+    expect(toolActivityBoundFor(cfg({ a: stdio }, 5000), 660_000)).toBeUndefined();
+    expect(toolActivityBoundFor(cfg({ a: stdio, b: { ...stdio, timeout: 3_600_000 } }, 5000), 660_000)).toBe(3_660_000);
   });
 });

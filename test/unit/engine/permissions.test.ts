@@ -111,3 +111,63 @@ describe('MCP tools', () => {
     ).toBe('allow');
   });
 });
+
+describe('decidePermission: WebSearch and WebFetch (Claude Code 2.1.328: an allow rule or bypass runs them)', () => {
+  const notGranted = (tool: string): string =>
+    `Claude requested permissions to use ${tool}, but you haven't granted it yet.`;
+  test.each(['WebSearch', 'WebFetch'])('decidePermission: %s without an allow rule needs a person', (tool) => {
+    expect(decidePermission({ mode: 'default' }, tool)).toEqual({
+      behavior: 'deny',
+      message: notGranted(tool),
+      reason: 'mode',
+      ask: true,
+    });
+    expect(decidePermission({ mode: 'acceptEdits' }, tool)).toMatchObject({ behavior: 'deny', ask: true });
+    // dontAsk refuses it outright: nothing for the approvals queue.
+    expect(decidePermission({ mode: 'dontAsk' }, tool)).toEqual({
+      behavior: 'deny',
+      message: notGranted(tool),
+      reason: 'mode',
+    });
+    expect(decidePermission({ mode: 'plan' }, tool)).toMatchObject({ behavior: 'deny', reason: 'mode' });
+  });
+  test.each(['WebSearch', 'WebFetch'])(
+    'decidePermission: %s runs with a whole-tool allow rule (also in plan mode) or bypass',
+    (tool) => {
+      for (const mode of ['default', 'dontAsk', 'plan'] as const) {
+        expect(decidePermission({ mode, allowedTools: [tool] }, tool)).toEqual({ behavior: 'allow' });
+      }
+      expect(decidePermission({ mode: 'bypassPermissions' }, tool)).toEqual({ behavior: 'allow' });
+    },
+  );
+  test('decidePermission: a web tool deny rule wins over bypass; an ask rule asks', () => {
+    expect(decidePermission({ mode: 'bypassPermissions', disallowedTools: ['WebSearch'] }, 'WebSearch')).toMatchObject({
+      behavior: 'deny',
+      reason: 'rule',
+    });
+    expect(
+      decidePermission({ mode: 'default', allowedTools: ['WebSearch'], askTools: ['WebSearch'] }, 'WebSearch'),
+    ).toMatchObject({ behavior: 'deny', reason: 'rule', ask: true });
+  });
+  test('decidePermission: a PreToolUse allow runs a web tool no rule allows; a deny hook refuses an allowed one', () => {
+    expect(decidePermission({ mode: 'default' }, 'WebSearch', { decision: 'allow' })).toEqual({ behavior: 'allow' });
+    expect(
+      decidePermission({ mode: 'default', allowedTools: ['WebSearch'] }, 'WebSearch', {
+        decision: 'deny',
+        message: 'no',
+      }),
+    ).toEqual({ behavior: 'deny', message: 'no', reason: 'hook' });
+  });
+  test('decidePermission: WebFetch(domain:…) rules send the call to the activity, which sees the URL', () => {
+    expect(decidePermission({ mode: 'default', allowedTools: ['WebFetch(domain:example.com)'] }, 'WebFetch')).toEqual({
+      behavior: 'check',
+      mode: 'default',
+      rules: { allow: ['WebFetch(domain:example.com)'], deny: [], ask: [] },
+    });
+    expect(
+      decidePermission({ mode: 'default', disallowedTools: ['WebFetch(domain:evil.test)'] }, 'WebFetch', {
+        decision: 'allow',
+      }),
+    ).toMatchObject({ behavior: 'check', hook: 'allow', rules: { deny: ['WebFetch(domain:evil.test)'] } });
+  });
+});

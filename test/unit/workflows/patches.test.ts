@@ -66,6 +66,22 @@ function firstTurnRun(h: History): boolean {
   return workflowType(h) === 'turnWorkflow' && input(h)['carry'] === undefined;
 }
 
+/** The events of the `runHooks` activities a history scheduled. */
+function hookEvents(h: History): string[] {
+  return scheduled(h, 'runHooks').map((e) => activityInput<{ event: string }>(e).event ?? '');
+}
+
+/** The `stop_reason` of each completed `callModel` activity. */
+function modelStopReasons(h: History): string[] {
+  const calls = new Set(scheduled(h, 'callModel').map((e) => String(e.eventId)));
+  return h.events.flatMap((e) => {
+    const done = e.activityTaskCompletedEventAttributes;
+    const p = done?.result?.payloads?.[0];
+    if (!done || !p || !calls.has(String(done.scheduledEventId))) return [];
+    return [String((defaultPayloadConverter.fromPayload(p) as { stopReason?: unknown }).stopReason)];
+  });
+}
+
 /** What shows that a fixture's replay reaches the point where the code asks for the patch. */
 const REACHES: Record<PatchName, (h: History) => boolean> = {
   waitForCancelledTools: (h) =>
@@ -120,6 +136,13 @@ const REACHES: Record<PatchName, (h: History) => boolean> = {
           (defaultPayloadConverter.fromPayload(result) as { isError?: boolean }).isError === true));
     return workflowType(h) === 'sessionWorkflow' && failed && has(h, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
   },
+  // Asked wherever a turn with hooks for an event decides whether they apply.
+  hookMatchers: (h) => workflowType(h) === 'turnWorkflow' && hookEvents(h).includes('PreToolUse'),
+  // Asked before a Stop hook runs (the cap) and when UserPromptSubmit hooks apply.
+  stopHookBlockCap: (h) => workflowType(h) === 'turnWorkflow' && hookEvents(h).includes('Stop'),
+  hookStopsSucceed: (h) => workflowType(h) === 'turnWorkflow' && hookEvents(h).includes('UserPromptSubmit'),
+  // Asked after a response whose stop_reason is refusal.
+  refusalNoted: (h) => workflowType(h) === 'turnWorkflow' && modelStopReasons(h).includes('refusal'),
   failedTurnTotals: (h) =>
     workflowType(h) === 'sessionWorkflow' &&
     (has(h, EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED) ||

@@ -42,12 +42,13 @@ beforeEach(async () => {
   });
 });
 
-async function setup(
-  hooks: HooksConfig,
-): Promise<(i: Partial<RunHooksInput>) => ReturnType<ReturnType<typeof createRunHooks>>> {
+/** Input overrides; `tool: null` leaves the tool out (events without one). */
+type Extra = Partial<Omit<RunHooksInput, 'tool'>> & { tool?: RunHooksInput['tool'] | null };
+
+async function setup(hooks: HooksConfig): Promise<(i: Extra) => ReturnType<ReturnType<typeof createRunHooks>>> {
   const configRef = await storeHooksConfig(store, SESSION, hooks, cwd);
   const run = createRunHooks({ store });
-  return (extra) =>
+  return ({ tool, ...extra }) =>
     inActivity(() =>
       run({
         sessionId: SESSION,
@@ -56,7 +57,7 @@ async function setup(
         event: 'PreToolUse',
         eventKey: 'turn-1/PreToolUse/toolu_1',
         permissionMode: 'default',
-        tool: { name: 'Bash', toolUseId: 'toolu_1', assistantUuid: 'a1' },
+        ...(tool === null ? {} : { tool: tool ?? { name: 'Bash', toolUseId: 'toolu_1', assistantUuid: 'a1' } }),
         ...extra,
       }),
     );
@@ -118,6 +119,139 @@ describe('runHooks', () => {
       parentUuid: 'a1',
       isMeta: true,
       message: { content: [{ type: 'text', text: 'Stop hook feedback:\nrun the tests' }] },
+    });
+  });
+
+  it('runs only the hooks whose matcher selects the tool, the SessionStart source or the PreCompact trigger', async () => {
+    const log = (tag: string): string => `echo ${tag} >> ran.txt`;
+    const run = await setup({
+      PreToolUse: [
+        { matcher: 'Edit, Bash', command: log('list'), source: 's' },
+        { matcher: 'B.sh', command: log('regex'), source: 's' },
+        { matcher: '^Bas$', command: log('anchored'), source: 's' },
+      ],
+      SessionStart: [
+        { matcher: 'resume', command: log('resume'), source: 's' },
+        { matcher: 'startup', command: log('startup'), source: 's' },
+      ],
+      PreCompact: [{ matcher: 'manual', command: log('manual'), source: 's' }],
+    });
+    await run({});
+    await run({ event: 'SessionStart', eventKey: 'turn-1/SessionStart', source: 'startup' });
+    await run({ event: 'PreCompact', eventKey: 'turn-1/PreCompact/0', source: 'auto' });
+    const ran = readFileSync(join(cwd, 'ran.txt'), 'utf8').trim().split('\n').sort();
+    expect(ran).toEqual(['list', 'regex', 'startup']);
+  });
+
+  it("names the tool in a PostToolUse hook's context for the model", async () => {
+    const run = await setup({
+      PostToolUse: [
+        {
+          matcher: 'Bash',
+          command: 'echo \'{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"ran"}}\'',
+          source: 's',
+        },
+      ],
+    });
+    await run({
+      event: 'PostToolUse',
+      eventKey: 'turn-1/PostToolUse/toolu_1',
+      contextLine: { uuid: 'ctx-2', parentUuid: 'a1' },
+    });
+    expect(await store.get(SESSION, 'ctx-2')).toMatchObject({
+      hookEvent: 'PostToolUse',
+      message: { content: [{ type: 'text', text: 'PostToolUse:Bash hook additional context: ran' }] },
+    });
+  });
+
+  it("marks a Stop hook's later feedback of a turn (stop_hook_active), not the first", async () => {
+    const run = await setup({ Stop: [{ matcher: '', command: 'echo again >&2; exit 2', source: 's' }] });
+    const stop = (n: number, active: boolean): ReturnType<typeof run> =>
+      run({
+        event: 'Stop',
+        eventKey: `turn-1/Stop/${n}`,
+        stop: { lastAssistantUuid: 'a1', stopHookActive: active },
+        contextLine: { uuid: `stop-${n}`, parentUuid: 'a1' },
+      });
+    await stop(1, false);
+    await stop(2, true);
+    expect((await store.get(SESSION, 'stop-1'))?.['stopHookActive']).toBeUndefined();
+    expect((await store.get(SESSION, 'stop-2'))?.['stopHookActive']).toBe(true);
+  });
+
+  describe('UserPromptSubmit notices', () => {
+    beforeEach(async () => {
+      await store.append({
+        v: 1,
+        type: 'user',
+        uuid: 'p1',
+        parentUuid: 'prev',
+        sessionId: SESSION,
+        timestamp: new Date().toISOString(),
+        message: { role: 'user', content: 'deploy with key sk-123' },
+      });
+    });
+    const ups = (run: Awaited<ReturnType<typeof setup>>): ReturnType<typeof run> =>
+      run({
+        event: 'UserPromptSubmit',
+        eventKey: 'turn-1/UserPromptSubmit',
+        tool: null,
+        promptUuid: 'p1',
+        contextLine: { uuid: 'ctx-u', parentUuid: 'p1' },
+        noticeLine: { uuid: 'notice-1', parentUuid: 'p1', blockedParentUuid: 'prev' },
+      });
+
+    it("a block writes Claude Code's notice where the prompt hung, marked to leave the conversation", async () => {
+      const run = await setup({
+        UserPromptSubmit: [
+          { matcher: '', command: 'echo "no keys" >&2; exit 2', source: 's' },
+          {
+            matcher: '',
+            command: 'echo \'{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"c"}}\'',
+            source: 's',
+          },
+        ],
+      });
+      expect(await ups(run)).toMatchObject({ decision: 'block', notice: 'blocked' });
+      expect(await store.get(SESSION, 'notice-1')).toMatchObject({
+        type: 'system',
+        subtype: 'informational',
+        parentUuid: 'prev',
+        dropsTurn: true,
+        level: 'warning',
+        preventContinuation: true,
+        content:
+          'UserPromptSubmit operation blocked by hook:\n[echo "no keys" >&2; exit 2]: no keys\n\n\nOriginal prompt: deploy with key sk-123',
+        promptSubmitOutcome: { kind: 'blocked_by_hook', prompt_kept: false, reason: 'no keys' },
+      });
+      // The turn ends: no context for the model.
+      expect(await store.get(SESSION, 'ctx-u')).toBeUndefined();
+    });
+
+    it('a block without a reason says "Blocked by hook" and gives no reason', async () => {
+      const run = await setup({
+        UserPromptSubmit: [{ matcher: '', command: 'echo \'{"decision":"block"}\'', source: 's' }],
+      });
+      await ups(run);
+      expect(await store.get(SESSION, 'notice-1')).toMatchObject({
+        content:
+          'UserPromptSubmit operation blocked by hook:\nBlocked by hook\n\nOriginal prompt: deploy with key sk-123',
+        promptSubmitOutcome: { kind: 'blocked_by_hook', prompt_kept: false },
+      });
+    });
+
+    it('continue: false writes "Operation stopped by hook" after the prompt, which is kept', async () => {
+      const run = await setup({
+        UserPromptSubmit: [{ matcher: '', command: 'echo \'{"continue":false,"stopReason":"not now"}\'', source: 's' }],
+      });
+      expect(await ups(run)).toMatchObject({ notice: 'stopped', stop: { reason: 'not now' } });
+      const line = await store.get(SESSION, 'notice-1');
+      expect(line).toMatchObject({
+        parentUuid: 'p1',
+        content: 'Operation stopped by hook: not now',
+        promptSubmitOutcome: { kind: 'stopped_by_hook', prompt_kept: true, reason: 'not now' },
+      });
+      expect(line?.['dropsTurn']).toBeUndefined();
     });
   });
 

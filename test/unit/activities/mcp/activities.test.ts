@@ -68,13 +68,14 @@ describe('connectMcpServers', () => {
     const { summary } = await connect({ fixture: { type: 'stdio', command: process.execPath, args: [SERVER] } });
     expect(summary.servers).toEqual([{ name: 'fixture', status: 'connected', source: 'dynamic' }]);
     expect(summary.failures).toEqual([]);
-    expect(summary.toolCount).toBe(5);
+    expect(summary.toolCount).toBe(6);
     const list = await loadMcpTools(store, SESSION, summary.toolsRef);
     expect(list.tools.map((t) => t.name)).toEqual([
       'mcp__fixture__add',
       'mcp__fixture__append_line',
       'mcp__fixture__crash',
       'mcp__fixture__fail',
+      'mcp__fixture__hang',
       'mcp__fixture__whereami',
     ]);
     const add = list.tools.find((t) => t.tool === 'add');
@@ -157,6 +158,47 @@ describe('MCP tool calls', () => {
     const after = await exec.execute(SESSION, summary.toolsRef, 'mcp__fixture__add', { a: 1, b: 1 }, ctx(cwd));
     expect(after.content).toEqual([{ type: 'text', text: '2' }]);
     expect(pool.starts).toBe(2);
+  });
+
+  it("MCP_TOOL_TIMEOUT (the run's, with the config) bounds a hung call, in Claude Code's words; the server still answers", async () => {
+    const servers: McpConfig['servers'] = { fixture: { type: 'stdio', command: process.execPath, args: [SERVER] } };
+    const configRef = await storeMcpConfig(store, SESSION, { ...config(servers), timeouts: { toolMs: 1200 } }, cwd);
+    const summary = await createConnectMcpServers({ store, pool })({ sessionId: SESSION, cwd, configRef });
+    const exec = createMcpToolExecutor({ store, pool });
+    const started = Date.now();
+    const hung = await exec.execute(SESSION, summary.toolsRef, 'mcp__fixture__hang', {}, ctx(cwd));
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(hung).toMatchObject({ isError: true, content: 'MCP server "fixture" tool "hang" timed out after 1s' });
+    const after = await exec.execute(SESSION, summary.toolsRef, 'mcp__fixture__add', { a: 2, b: 2 }, ctx(cwd));
+    expect(after.content).toEqual([{ type: 'text', text: '4' }]);
+  });
+
+  it("a server's own timeout wins over MCP_TOOL_TIMEOUT (from 1000 ms, as in Claude Code)", async () => {
+    const servers: McpConfig['servers'] = {
+      fixture: { type: 'stdio', command: process.execPath, args: [SERVER], timeout: 1000 },
+    };
+    const configRef = await storeMcpConfig(store, SESSION, { ...config(servers), timeouts: { toolMs: 600_000 } }, cwd);
+    const summary = await createConnectMcpServers({ store, pool })({ sessionId: SESSION, cwd, configRef });
+    const hung = await createMcpToolExecutor({ store, pool }).execute(
+      SESSION,
+      summary.toolsRef,
+      'mcp__fixture__hang',
+      {},
+      ctx(cwd),
+    );
+    expect(hung.content).toBe('MCP server "fixture" tool "hang" timed out after 1s');
+  });
+
+  it('MCP_TIMEOUT bounds the start of a server that is too slow: it is a failed server, saying so', async () => {
+    const servers: McpConfig['servers'] = {
+      slow: { type: 'stdio', command: process.execPath, args: [SERVER, '--slow-start', '5000'] },
+    };
+    const configRef = await storeMcpConfig(store, SESSION, { ...config(servers), timeouts: { connectMs: 800 } }, cwd);
+    const started = Date.now();
+    const summary = await createConnectMcpServers({ store, pool })({ sessionId: SESSION, cwd, configRef });
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(summary.servers).toEqual([{ name: 'slow', status: 'failed', source: 'dynamic' }]);
+    expect(summary.failures[0]?.error).toContain('it did not answer initialize within 800 ms (MCP_TIMEOUT)');
   });
 
   it('a non-idempotent tool runs once per call', async () => {

@@ -68,6 +68,26 @@ describe('request builder', () => {
     expect(blocks(4)).toEqual([{ type: 'text', text: ORPHAN_RESULTS_TEXT, cache_control: { type: 'ephemeral' } }]);
   });
 
+  test("buildMessages: a PostToolUse hook's context is a system message after the tool results, as Claude Code sends it", () => {
+    const hookLine = (event: string, text: string): TranscriptEntry => ({
+      ...line('user', [{ type: 'text', text }]),
+      isMeta: true,
+      hookEvent: event,
+    });
+    const msgs = buildMessages([
+      line('user', 'do it'),
+      line('assistant', [{ type: 'tool_use', id: 't1', name: 'Bash', input: {} }]),
+      line('user', [{ type: 'tool_result', tool_use_id: 't1', content: 'hi' }]),
+      hookLine('PostToolUse', 'PostToolUse:Bash hook additional context: ran'),
+      line('assistant', [{ type: 'text', text: 'done' }]),
+      hookLine('Stop', 'Stop hook feedback:\nagain'),
+    ]);
+    expect(msgs.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'system', 'assistant', 'user']);
+    expect((msgs[3]?.content as unknown as Array<{ text: string }>)[0]?.text).toBe(
+      'PostToolUse:Bash hook additional context: ran',
+    );
+  });
+
   test('buildMessages: stored-only fields are not sent back to the API', () => {
     const msgs = buildMessages([line('user', 'q'), line('assistant', [{ type: 'text', text: 'a', citations: null }])]);
     expect(msgs[1]?.content).toEqual([{ type: 'text', text: 'a', cache_control: { type: 'ephemeral' } }]);

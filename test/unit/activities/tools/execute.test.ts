@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { executeTool } from '../../../../src/activities/tools/execute';
 import { BUILTIN_TOOLS, toolsForModel, type AnyToolDefinition } from '../../../../src/activities/tools/registry';
-import { BUILTIN_TOOL_NAMES, READ_ONLY_TOOLS } from '../../../../src/common/tools';
+import { BUILTIN_TOOL_NAMES, READ_ONLY_TOOLS, TOOL_NAMES, WEB_TOOL_NAMES } from '../../../../src/common/tools';
 import { makeSession, text, type TestSession } from './helpers';
 
 let s: TestSession;
@@ -102,14 +102,17 @@ describe('executeTool', () => {
 });
 
 describe('registry', () => {
-  test('registry: BUILTIN_TOOLS holds the six tools with readOnly/idempotent flags', () => {
-    expect([...BUILTIN_TOOLS.keys()].sort()).toEqual([...BUILTIN_TOOL_NAMES].sort());
+  test('registry: BUILTIN_TOOLS holds the six tools and the two web tools with readOnly/idempotent flags', () => {
+    expect([...BUILTIN_TOOLS.keys()].sort()).toEqual([...TOOL_NAMES].sort());
     for (const [name, tool] of BUILTIN_TOOLS) {
       expect(tool.name).toBe(name);
-      expect(tool.readOnly).toBe(READ_ONLY_TOOLS.has(name));
-      expect(tool.idempotent).toBe(READ_ONLY_TOOLS.has(name));
+      // The web tools change no file: safe to run again after a crash.
+      const web = (WEB_TOOL_NAMES as readonly string[]).includes(name);
+      expect(tool.readOnly).toBe(web || READ_ONLY_TOOLS.has(name));
+      expect(tool.idempotent).toBe(web || READ_ONLY_TOOLS.has(name));
       expect(tool.description.length).toBeGreaterThan(100);
     }
+    expect(TOOL_NAMES.slice(0, BUILTIN_TOOL_NAMES.length)).toEqual([...BUILTIN_TOOL_NAMES]);
   });
 
   test('registry: toolsForModel gives JSON Schemas matching Claude Code field names', () => {

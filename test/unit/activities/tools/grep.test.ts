@@ -57,6 +57,34 @@ describe('Grep', () => {
     expect(text(before)).toBe([`${b}-3-`, `${b}-4-`, `${b}:5:print("FOO")`].join('\n'));
   });
 
+  test("Grep: a matching or context line over 500 UTF-16 units shows ripgrep's omission note instead (Claude Code 2.1.328)", async () => {
+    const lines = [
+      `ctx ${'c'.repeat(600)}`, // a context line over the limit
+      'short MATCH',
+      `${'x'.repeat(496)}MATCH`, // 501 characters: omitted
+      `MATCH${'q'.repeat(495)}`, // exactly 500: shown
+      `${'é'.repeat(250)}MATCH`, // 505 bytes but 255 units: shown
+      `${'😀'.repeat(250)}MATCH`, // 255 code points but 505 UTF-16 units: omitted
+    ];
+    await s.write('long.txt', `${lines.join('\n')}\n`);
+    const out = await s.run('Grep', { pattern: 'MATCH', output_mode: 'content', '-C': 1, path: 'long.txt' });
+    expect(text(out)).toBe(
+      [
+        '1-[Omitted long context line]',
+        '2:short MATCH',
+        '3:[Omitted long matching line]',
+        `4:${lines[3]}`,
+        `5:${lines[4]}`,
+        '6:[Omitted long matching line]',
+      ].join('\n'),
+    );
+    const plain = await s.run('Grep', { pattern: 'MATCH', output_mode: 'content', '-n': false, path: 'long.txt' });
+    expect(text(plain).split('\n')[1]).toBe('[Omitted long matching line]');
+    // Counts and file lists are not affected.
+    const count = await s.run('Grep', { pattern: 'MATCH', output_mode: 'count', path: 'long.txt' });
+    expect(text(count).split('\n')[0]).toBe('long.txt:5');
+  });
+
   test('Grep: content mode without -n omits line numbers', async () => {
     const out = await s.run('Grep', { pattern: 'return', output_mode: 'content', '-n': false });
     expect(text(out)).toBe(`${b}:    return 1`);
