@@ -28,7 +28,6 @@ import { storePrompt } from './prompt-ref';
 import type { SessionDefinitions } from './slash-commands';
 import { resolvePrompt } from './slash-commands';
 import { putDefinitions } from '../store/definitions';
-import { promptCommandOf } from '../common/prompt-command';
 import { mergeModelUsage, totalCost } from '../engine/cost';
 import { turnInputOf } from './turn-input';
 import type { OutageOptions } from './outage';
