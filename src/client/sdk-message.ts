@@ -15,7 +15,7 @@ import { isMcpToolName, mcpServerOf } from '../common/mcp';
 import type { PermissionReasonType } from '../common/permissions';
 import type { TranscriptEntry } from '../common/transcript';
 import type { TurnOptions, TurnOutcome } from '../common/turn';
-import { BUILTIN_TOOL_NAMES } from '../common/tools';
+import { DEFAULT_TOOL_NAMES } from '../common/tools';
 import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import { RUNNER_VERSION } from '../common/version';
 import { uuidV5 } from '../store/uuid';
@@ -333,7 +333,7 @@ export function initMessage(args: {
     claude_code_version: RUNNER_VERSION,
     cwd: args.cwd,
     tools: [
-      ...(args.options.tools ?? BUILTIN_TOOL_NAMES),
+      ...(args.options.tools ?? DEFAULT_TOOL_NAMES),
       ...(invocable.length && !args.options.tools ? [SKILL_TOOL] : []),
       ...(args.options.jsonSchemaKey !== undefined ? [STRUCTURED_OUTPUT_TOOL] : []),
       ...(args.mcp?.toolNames ?? []),

@@ -14,13 +14,20 @@ export const BUILTIN_TOOL_NAMES = ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Gre
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
 
 /**
- * Tools that reach the web (and call the model again): offered when `--tools` names them, or when
- * an allow rule names them and `--tools` is not given (Claude Code defers them to ToolSearch).
+ * Tools that reach the web (and call the model again): offered by default, deferred to ToolSearch
+ * as Claude Code 2.1.328 defers them (see `DEFERRED_BY_DEFAULT` in `session-tools.ts`).
  */
 export const WEB_TOOL_NAMES = ['WebSearch', 'WebFetch'] as const;
 
 /** Every tool the runner has (the values `--tools` takes). */
 export const TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...WEB_TOOL_NAMES];
+
+/**
+ * The tools a turn offers with no `--tools`: every tool of the runner. As in Claude Code 2.1.328,
+ * WebSearch and WebFetch are among them and deferred (loaded with ToolSearch) unless tool search
+ * is off; a call of one no rule allows is denied headless.
+ */
+export const DEFAULT_TOOL_NAMES: readonly string[] = TOOL_NAMES;
 
 /** Tools that only read: a batch of consecutive calls to them runs in parallel. */
 export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['Read', 'Glob', 'Grep']);

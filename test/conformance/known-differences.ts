@@ -156,7 +156,7 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     where: /^toolu_conf_[0-6]_0\.(content|is_error)$/,
     scenarios: ['deferred-tools-toolsearch'],
     reason:
-      'The runner has none of the built-in tools Claude Code defers (NotebookEdit, CronCreate/List/Delete, Monitor, EnterWorktree/ExitWorktree, SendMessage, TaskStop, WebFetch, WebSearch; later issues add some): ToolSearch finds none of them, a call of one is `No such tool available`, and Read shows a notebook as text. ToolSearch over MCP tools matches (deferred-mcp-large, plugin-dir).',
+      'The runner has none of the built-in tools Claude Code defers (NotebookEdit, CronCreate/List/Delete, Monitor, EnterWorktree/ExitWorktree, SendMessage, TaskStop; later issues add some; WebSearch and WebFetch are deferred and loaded as in Claude Code): ToolSearch finds none of them, a call of one is `No such tool available`, and Read shows a notebook as text. ToolSearch over MCP tools matches (deferred-mcp-large, plugin-dir).',
   },
   {
     id: 'deferred-builtin-tools-missing',

@@ -6,7 +6,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { CallModelInput, CallModelSummary } from '../../common/model';
 import { ModelErrorType } from '../../common/model';
 import type { ToolUseSummary } from '../../common/tools';
-import { BUILTIN_TOOL_NAMES } from '../../common/tools';
+import { DEFAULT_TOOL_NAMES } from '../../common/tools';
 import type { TranscriptEntry } from '../../common/transcript';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/transcript';
 import type { Usage } from '../../common/usage';
@@ -380,7 +380,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     const offered = offeredTools(
       {
         builtins: deps.toolsForModel(
-          (input.tools ?? [...BUILTIN_TOOL_NAMES]).filter((n) => !SESSION_TOOL_NAMES.has(n)),
+          (input.tools ?? [...DEFAULT_TOOL_NAMES]).filter((n) => !SESSION_TOOL_NAMES.has(n)),
         ) as ModelToolSpec[],
         skills: await offersSkills(deps.store, input),
         extra: (await structuredOutputTools(deps.store, input)) as ModelToolSpec[],

@@ -3,7 +3,7 @@
  * (the turn's deferred tools, recomputed from the same inputs `callModel` uses).
  */
 import type { RunToolInput } from '../../common/tools';
-import { BUILTIN_TOOL_NAMES } from '../../common/tools';
+import { DEFAULT_TOOL_NAMES } from '../../common/tools';
 import { SKILL_TOOL, TOOL_SEARCH_TOOL } from '../../common/session-tools';
 import { contextWindowOf } from '../../common/model-limits';
 import type { TranscriptStore } from '../../store/transcript-store';
@@ -41,7 +41,7 @@ export async function deferredToolsOf(
 ): Promise<Map<string, ModelToolSpec>> {
   const mcp = ts.mcpToolsRef !== undefined ? await deps.mcpSpecs(sessionId, ts.mcpToolsRef) : [];
   const builtins = toolsForModel(
-    (ts.tools ?? [...BUILTIN_TOOL_NAMES]).filter((n) => n !== SKILL_TOOL && n !== TOOL_SEARCH_TOOL),
+    (ts.tools ?? [...DEFAULT_TOOL_NAMES]).filter((n) => n !== SKILL_TOOL && n !== TOOL_SEARCH_TOOL),
   );
   return offeredTools({
     builtins,
