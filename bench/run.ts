@@ -2,7 +2,7 @@
  * The benchmarks: `node dist/bench/run.js [--json] [--quick] [--only NAME,...]` after
  * `npm run build`. Prints one table per measurement on stdout (progress on stderr); with `--json`,
  * the last stdout line is one JSON object with every figure. Names: overhead, tuning, history,
- * concurrency, recovery, cache, stores, compaction, firstturn, lookup. See docs/performance.md.
+ * concurrency, recovery, cache, stores, compaction, pipeline, firstturn, lookup. See docs/performance.md.
  */
 import * as os from 'node:os';
 import { measureConcurrency } from './concurrency';
@@ -16,6 +16,7 @@ import { measureServerTuning } from './server-tuning';
 import { measureCli } from './cli';
 import { measureStores } from './stores';
 import { measureCompaction } from './compaction';
+import { measureContextPipeline } from './context-pipeline';
 import { measureFirstTurn } from './first-turn';
 import { measureDeferredTools } from './deferred-tools';
 import { measureToolLookup } from './tool-lookup';
@@ -30,6 +31,7 @@ const ALL = [
   'cache',
   'stores',
   'compaction',
+  'pipeline',
   'firstturn',
   'deferred',
   'lookup',
@@ -101,6 +103,9 @@ async function main(): Promise<void> {
     await run('cache', () => measurePromptCache({ address, calls: 20 }));
     await run('compaction', () => measureCompaction({ address, steps: args.quick ? 100 : 300, windowTokens: 20_000 }));
     await run('deferred', () => measureDeferredTools({ address, calls: 10 }));
+    await run('pipeline', () =>
+      measureContextPipeline({ address, steps: args.quick ? 100 : 200, windowTokens: 200_000 }),
+    );
     await run('firstturn', () => measureFirstTurn({ address, turns: args.quick ? 3 : 7 }));
     await run('lookup', () =>
       measureToolLookup({ sizesMb: args.quick ? [1, 4] : [1, 4, 16], calls: args.quick ? 10 : 20 }),

@@ -1,6 +1,9 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Config } from '../config';
 import { findPrice } from '../config';
+import type { CallModelInput, CallModelSummary } from '../common/model';
+import type { RecordPromptInput } from '../common/turn';
+import type { AgentMetrics } from '../telemetry/agent-metrics';
 import type { ModelPrice } from '../common/usage';
 import type { TranscriptStore } from '../store/transcript-store';
 import { createCallModel } from './model/call-model';
@@ -16,7 +19,7 @@ import { streamIdleTimeoutMs } from './model/stream-watchdog';
 import { createRunTool } from './run-tool';
 import { ChildEnvironments } from '../env/child-env';
 import { withGitConfigScan } from '../env/git-env';
-import { BUILTIN_TOOLS, toolsForModel } from './tools/registry';
+import { ALL_BUILTIN_TOOLS, toolsForModel } from './tools/registry';
 import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordPrompt, createRecordTranscript } from './transcript';
 import { createLoadContext } from './context/load-context';
@@ -34,6 +37,14 @@ import { createRunHooks } from './hooks/run-hooks';
 import { createPrepareCommand } from './commands/prepare-command';
 import { createSessionTools } from './session-tools';
 import { SKILL_TOOL } from '../common/session-tools';
+import { createPlanAgent } from './agents/plan-agent';
+import { taskToolSpec } from './agents/tool-specs';
+import { createRecordAgentResult } from './agents/record-result';
+import { createReadTaskCall } from './agents/read-task-call';
+import { createRunBackgroundShell } from './background/run-shell';
+import { createReadWakeupCall, createRecordWakeupResult } from './wakeup/wakeup-call';
+import { SCHEDULE_WAKEUP_SPEC } from './wakeup/tool-spec';
+import { createRecordNotification, createStoreTaskNotification } from './agents/notifications';
 
 export type { Activities } from './types';
 
@@ -53,6 +64,8 @@ export interface ActivityDeps {
   mcpPool?: McpClientPool;
   /** This worker's host queue and workspace settings; absent = workspaces are not followed. */
   workspace?: WorkspaceHost;
+  /** Agent metrics under Claude Code's names (`src/telemetry`); absent = telemetry off. */
+  metrics?: AgentMetrics;
 }
 
 /**
@@ -78,7 +91,11 @@ export function createActivities(given: ActivityDeps): Activities {
     anthropic,
     provider,
     priceFor,
-    toolsForModel: (names: string[]) => toolsForModel(names) as Anthropic.Tool[],
+    // The task tools (Agent, SendMessage, TaskStop, ListAgents) have Claude Code's own specs.
+    toolsForModel: (names: string[]) =>
+      names.map(
+        (n) => taskToolSpec(n) ?? (n === SCHEDULE_WAKEUP_SPEC.name ? SCHEDULE_WAKEUP_SPEC : toolsForModel([n])[0]),
+      ) as Anthropic.Tool[],
     ...(deps.modelFaults ? { faults: deps.modelFaults } : {}),
     ...(deps.workspace ? { hostQueue: deps.workspace.hostQueue } : {}),
     // Claude Code's stream watchdog (its environment variables win over the config).
@@ -94,7 +111,7 @@ export function createActivities(given: ActivityDeps): Activities {
   });
   // A store that cannot be written fails the activity at once (see storageFailure).
   return timedAttempts({
-    callModel: withStorageErrors(createCallModel(modelDeps)),
+    callModel: withStorageErrors(withModelMetrics(createCallModel(modelDeps), deps.metrics)),
     compactContext: withStorageErrors(createCompactContext(modelDeps)),
     runTool: withStorageErrors(
       createRunTool({
@@ -105,7 +122,7 @@ export function createActivities(given: ActivityDeps): Activities {
         // An MCP tool's effects are unknown, and a skill's `!` lines run commands: neither is
         // re-run blindly after a crash.
         isIdempotent: (name) =>
-          isMcpToolName(name) || name === SKILL_TOOL ? false : (BUILTIN_TOOLS.get(name)?.idempotent ?? true),
+          isMcpToolName(name) || name === SKILL_TOOL ? false : (ALL_BUILTIN_TOOLS.get(name)?.idempotent ?? true),
         sessionTools,
         ...(ws
           ? {
@@ -128,13 +145,55 @@ export function createActivities(given: ActivityDeps): Activities {
     // Git work lists a repository's config once per activity (src/env/git-env.ts).
     prepareWorkspace: withStorageErrors(ws ? gitScanOnce(createPrepareWorkspace(deps.store, ws)) : notFollowed),
     recordTranscript: withStorageErrors(createRecordTranscript(deps.store)),
-    recordPrompt: withStorageErrors(createRecordPrompt(deps.store)),
+    recordPrompt: withStorageErrors(withSessionMetrics(createRecordPrompt(deps.store), deps.metrics)),
     loadSession: withStorageErrors(createLoadSession(deps.store, priceFor)),
     connectMcpServers: withStorageErrors(withHeartbeats(createConnectMcpServers(mcp))),
     runHooks: withStorageErrors(createRunHooks({ store: deps.store, ...(deps.env ? { env: deps.env } : {}) })),
     loadContext: withStorageErrors(gitScanOnce(createLoadContext(deps.store))),
     prepareCommand: withStorageErrors(withHeartbeats(createPrepareCommand({ store: deps.store, childEnv }))),
+    planAgent: withStorageErrors(createPlanAgent(deps.store)),
+    recordAgentResult: withStorageErrors(createRecordAgentResult(deps.store)),
+    readTaskCall: withStorageErrors(createReadTaskCall(deps.store)),
+    storeTaskNotification: withStorageErrors(createStoreTaskNotification(deps.store)),
+    recordNotification: withStorageErrors(createRecordNotification(deps.store)),
+    runBackgroundShell: withStorageErrors(createRunBackgroundShell(deps.store)),
+    readWakeupCall: withStorageErrors(createReadWakeupCall(deps.store)),
+    recordWakeupResult: withStorageErrors(createRecordWakeupResult(deps.store)),
   });
+}
+
+/**
+ * `callModel` that records each call's billed usage under Claude Code's metric names, once: by
+ * the attempt that made the call (a summary of a line already stored, `replayed`, was counted by
+ * the attempt that stored it).
+ */
+function withModelMetrics(
+  fn: (input: CallModelInput) => Promise<CallModelSummary>,
+  metrics: AgentMetrics | undefined,
+): (input: CallModelInput) => Promise<CallModelSummary> {
+  if (!metrics) return fn;
+  return async (input) => {
+    const summary = await fn(input);
+    if (!summary.replayed)
+      metrics.modelCall({ sessionId: input.sessionId }, summary.model, summary.usage, summary.costUsd);
+    return summary;
+  };
+}
+
+/**
+ * `recordPrompt` that counts `claude_code.session.count` when it writes a conversation's first
+ * prompt (no parent): once per session, whatever the retries (the store says who wrote the line).
+ */
+function withSessionMetrics(
+  fn: (input: RecordPromptInput) => Promise<{ uuid: string; written: boolean }>,
+  metrics: AgentMetrics | undefined,
+): (input: RecordPromptInput) => Promise<{ uuid: string; written: boolean }> {
+  if (!metrics) return fn;
+  return async (input) => {
+    const out = await fn(input);
+    if (out.written && input.parentUuid === null) metrics.sessionStarted({ sessionId: input.sessionId });
+    return out;
+  };
 }
 
 /** Every activity with its attempt's start recorded (the store's waits end before its timeout). */

@@ -2,8 +2,11 @@ import { contextWindowOf } from '../common/model-limits';
 import type { StoredSessionSummary } from '../common/session';
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
+import { Context } from '@temporalio/activity';
+import { withImageSources } from './prompt-images';
 import { ModelErrorType } from '../common/model';
-import type { TranscriptEntry } from '../common/transcript';
+import type { ContentBlock, TranscriptEntry } from '../common/transcript';
+import { PROMPT_BLOCKS_KEY_PREFIX } from '../common/content-ref';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../common/transcript';
 import type { RecordPromptInput } from '../common/turn';
 import type { Usage, UsageDetails } from '../common/usage';
@@ -11,6 +14,12 @@ import { addUsage, emptyUsage, usageDetailsOf } from '../common/usage';
 import type { ModelPrice } from '../common/usage';
 import { addModelUsage, costOfUsage } from '../engine/cost';
 import { isSidecarEntry } from '../store/sidecar';
+import { agentOfTurnId } from '../common/ids';
+
+/** True for a line a subagent wrote (its turn id names the agent): part of its sidechain. */
+export function isSidechainEntry(e: TranscriptEntry): boolean {
+  return agentOfTurnId(e.turnId) !== null;
+}
 import type { TranscriptStore } from '../store/transcript-store';
 import { attemptUsageKey } from '../store/transcript-store';
 import { lineTotals, toBilling } from './model/billing';
@@ -44,6 +53,13 @@ export function createRecordPrompt(
           : `the prompt ${input.prompt.key} is not in the store of session ${input.sessionId}`,
       });
     }
+    // A prompt of content blocks (an image in stream-json input) is stored as their JSON; its
+    // images are saved as files the model can name.
+    const content = input.prompt.key.startsWith(PROMPT_BLOCKS_KEY_PREFIX)
+      ? await withImageSources(input.sessionId, JSON.parse(body.toString('utf8')) as ContentBlock[], (m) =>
+          Context.current().log.warn(m),
+        )
+      : body.toString('utf8');
     const { entry, written } = await store.append({
       v: TRANSCRIPT_SCHEMA_VERSION,
       type: 'user',
@@ -51,7 +67,7 @@ export function createRecordPrompt(
       parentUuid: input.parentUuid,
       sessionId: input.sessionId,
       timestamp: input.timestamp,
-      message: { role: 'user', content: body.toString('utf8') },
+      message: { role: 'user', content },
       turnId: input.turnId,
       cwd: input.cwd,
     });
@@ -59,9 +75,12 @@ export function createRecordPrompt(
   };
 }
 
-/** True for a line a person typed (not a tool result, not a runner nudge). */
+/**
+ * True for a line that started a turn of the session: a prompt a person typed, or a task
+ * notification that started one (not a tool result, not a runner nudge, not a subagent's line).
+ */
 export function isPromptLine(e: TranscriptEntry): boolean {
-  if (e.type !== 'user' || e.isMeta || !e.message) return false;
+  if (e.type !== 'user' || e.isMeta || !e.message || isSidechainEntry(e)) return false;
   const c = e.message.content;
   return typeof c === 'string' || !c.some((b) => b.type === 'tool_result');
 }
@@ -91,8 +110,9 @@ export function findLeaf(all: readonly TranscriptEntry[]): string | null {
   };
   for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i];
-    // Sidecar lines (MCP config, hook outcomes, approvals) are beside the conversation.
-    if (e && !parents.has(e.uuid) && whole(e) && !isSidecarEntry(e)) return e.uuid;
+    // Sidecar lines (MCP config, hook outcomes, approvals) are beside the conversation, and a
+    // subagent's lines are its own conversation (a sidechain), never the session's leaf.
+    if (e && !parents.has(e.uuid) && whole(e) && !isSidecarEntry(e) && !isSidechainEntry(e)) return e.uuid;
   }
   return null;
 }

@@ -1,3 +1,5 @@
+import type { WakeupCall, WakeupCallRef, WakeupOutcome } from './wakeup/wakeup-call';
+import type { RunShellInput, RunShellResult } from './background/run-shell';
 import type { TranscriptEntry } from '../common/transcript';
 import type { CallModelInput, CallModelSummary, CompactInput, CompactSummary } from '../common/model';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
@@ -8,6 +10,10 @@ import type { HookOutcome, RunHooksInput } from '../common/hooks';
 import type { WorkspaceRef } from '../common/workspace';
 import type { LoadContextInput, LoadContextSummary } from '../common/context';
 import type { PrepareCommandInput, PrepareCommandSummary } from '../common/commands';
+import type { AgentPlan, AgentRefusal, PlanAgentInput, RecordAgentResultInput } from '../common/agent-run';
+import type { ContentRef } from '../common/content-ref';
+import type { StoreNotificationInput, RecordNotificationInput } from './agents/notifications';
+import type { ReadTaskCallInput, TaskCall } from './agents/read-task-call';
 
 /**
  * The activities workflows call (through `proxyActivities`, imported as a type only).
@@ -39,6 +45,25 @@ export interface Activities {
   prepareCommand(input: PrepareCommandInput): Promise<PrepareCommandSummary>;
   /** Runs the hooks of one event (once per event key) and records the outcome. */
   runHooks(input: RunHooksInput): Promise<HookOutcome>;
+  /** Checks an `Agent` call and prepares its run (or writes its error result). */
+  planAgent(input: PlanAgentInput): Promise<AgentPlan | AgentRefusal>;
+  /** Reads a SendMessage, TaskStop or ListAgents call's input (or writes its error result). */
+  readTaskCall(input: ReadTaskCallInput): Promise<TaskCall>;
+  /** Writes the tool_result of a task-tool call (hand-back, launch, SendMessage, TaskStop, ListAgents). */
+  recordAgentResult(input: RecordAgentResultInput): Promise<RunToolSummary>;
+  /** Builds and stores a finished task's notification (for the session). */
+  storeTaskNotification(input: StoreNotificationInput): Promise<ContentRef>;
+  /**
+   * Runs a background command (Bash with `run_in_background`) to its end on the workspace's host,
+   * heartbeating; its output goes to its output file. Never retried.
+   */
+  runBackgroundShell(input: RunShellInput): Promise<RunShellResult>;
+  /** Reads a ScheduleWakeup call (storing its prompt), or writes its error result. */
+  readWakeupCall(input: WakeupCallRef): Promise<WakeupCall>;
+  /** Writes a ScheduleWakeup call's result. */
+  recordWakeupResult(input: WakeupCallRef & { outcome: WakeupOutcome }): Promise<RunToolSummary>;
+  /** Writes a stored notification as a user line of a turn. */
+  recordNotification(input: RecordNotificationInput): Promise<{ uuid: string; written: boolean }>;
   /**
    * Finds or makes a session's working tree on the worker that runs it (shared task queue: any
    * live worker); null when the working directory is not followed (not a git work tree).

@@ -33,6 +33,10 @@ export function describeMessage(m: SDKMessage): string | null {
       if (m.subtype === 'permission_denied') return null; // its tool result follows
       if (m.subtype === 'status' || m.subtype === 'thinking_tokens') return null;
       if (m.subtype === 'model_fallback') return m.content;
+      if (m.subtype === 'microcompact_boundary') {
+        const mc = m.microcompact_metadata;
+        return `old tool results cleared (${mc.cleared_tool_results} results, about ${mc.tokens_saved} tokens freed)`;
+      }
       if (m.subtype === 'compact_boundary') return `context compacted (${m.compact_metadata.pre_tokens} tokens before)`;
       // A notice (a refusal, the Stop-hook cap, a blocked prompt); notifications repeat it.
       return noticeText(m);

@@ -64,10 +64,17 @@ export function initializeCatalog(defs: Definitions | undefined): {
     })),
   };
 }
+import type { ContentBlock } from '../common/transcript';
+import type { UserPrompt } from '../common/user-prompt';
+import { PROMPT_BLOCK_TYPES } from '../common/user-prompt';
 
 /** One stdin line, classified. */
 export type StreamInputLine =
-  | { kind: 'user'; text: string; skippedBlocks: string[] }
+  /**
+   * A user message: its text, and `blocks` when it carries images or documents (then the prompt
+   * is the blocks, text blocks included, in their order); `skippedBlocks` names what is left out.
+   */
+  | { kind: 'user'; text: string; blocks?: ContentBlock[]; skippedBlocks: string[] }
   | { kind: 'control_request'; requestId: string; request: Record<string, unknown> }
   /** The client's answer to a request of ours (`can_use_tool`). */
   | { kind: 'control_response'; requestId: string; ok: boolean; response: Record<string, unknown>; error?: string }
@@ -77,6 +84,24 @@ export type StreamInputLine =
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** A Messages API image or document `source`: base64 data with its media type, a URL, or a Files API id. */
+function isMediaSource(v: unknown): boolean {
+  if (!isRecord(v)) return false;
+  const str = (k: string): boolean => typeof v[k] === 'string' && v[k] !== '';
+  switch (v['type']) {
+    case 'base64':
+      return str('media_type') && str('data');
+    case 'url':
+      return str('url');
+    case 'file':
+      return str('file_id');
+    case 'text':
+      return str('data');
+    default:
+      return false;
+  }
 }
 
 /** Parses one line of stream-json input. Never throws. */
@@ -117,17 +142,26 @@ export function parseStreamInputLine(line: string): StreamInputLine {
   if (typeof content === 'string') return { kind: 'user', text: content, skippedBlocks: [] };
   if (!Array.isArray(content)) return { kind: 'invalid', error: 'user message without message.content' };
   const texts: string[] = [];
+  const blocks: ContentBlock[] = [];
   const skippedBlocks: string[] = [];
   for (const block of content) {
-    if (isRecord(block) && block['type'] === 'text' && typeof block['text'] === 'string') texts.push(block['text']);
-    else skippedBlocks.push(isRecord(block) ? String(block['type']) : typeof block);
+    if (isRecord(block) && block['type'] === 'text' && typeof block['text'] === 'string') {
+      texts.push(block['text']);
+      blocks.push(block as ContentBlock);
+    } else if (isRecord(block) && PROMPT_BLOCK_TYPES.has(String(block['type'])) && isMediaSource(block['source'])) {
+      // An image or a document goes to the model as it came, as in Claude Code.
+      blocks.push(block as ContentBlock);
+    } else {
+      skippedBlocks.push(isRecord(block) ? String(block['type']) : typeof block);
+    }
   }
-  return { kind: 'user', text: texts.join('\n'), skippedBlocks };
+  const media = blocks.some((b) => b.type !== 'text');
+  return { kind: 'user', text: texts.join('\n'), ...(media ? { blocks } : {}), skippedBlocks };
 }
 
 /** What a stream-json session needs from the conversation (a {@link QueryEngine}). */
 export interface StreamJsonEngine {
-  submitMessage(prompt: string, options?: Partial<TurnOptions>): AsyncGenerator<SDKMessage, void, undefined>;
+  submitMessage(prompt: UserPrompt, options?: Partial<TurnOptions>): AsyncGenerator<SDKMessage, void, undefined>;
   interrupt(reason?: string): Promise<void>;
 }
 
@@ -321,7 +355,7 @@ export async function runStreamJsonInput(
     }
   };
 
-  const runTurn = async (prompt: string): Promise<void> => {
+  const runTurn = async (prompt: UserPrompt): Promise<void> => {
     turnRunning = true;
     // One poll at a time; the last one is awaited before the turn ends (the client may close next).
     let polling: Promise<void> = Promise.resolve();
@@ -361,13 +395,15 @@ export async function runStreamJsonInput(
       pending.add(p);
     } else if (line.kind === 'user') {
       if (line.skippedBlocks.length > 0) {
-        warn(`agent-runner: only text is supported in user messages; skipped: ${line.skippedBlocks.join(', ')}`);
+        warn(
+          `agent-runner: only text, image and document blocks are supported in user messages; skipped: ${line.skippedBlocks.join(', ')}`,
+        );
       }
-      if (line.text.trim() === '') {
+      if (line.text.trim() === '' && !line.blocks) {
         warn('agent-runner: ignoring a user message with no text');
         continue;
       }
-      const prompt = line.text;
+      const prompt: UserPrompt = line.blocks ?? line.text;
       // A turn that fails (the server went away) ends the session: later turns are not run.
       queue = queue
         .then(() => (failure ? undefined : runTurn(prompt)))

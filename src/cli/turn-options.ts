@@ -3,8 +3,8 @@ import { resolve } from 'node:path';
 import type { Config } from '../config';
 import { splitToolList as splitList } from '../common/tool-list';
 import type { TurnOptions } from '../common/turn';
-import { TOOL_NAMES } from '../common/tools';
-import { SKILL_TOOL, TOOL_SEARCH_TOOL } from '../common/session-tools';
+import { CLAUDE_CODE_ONLY_TOOLS, HEADLESS_DISABLED_TOOL_NAMES, LISTABLE_TOOL_NAMES } from '../common/tools';
+import type { SubagentSettings } from '../common/agents';
 import type { PermissionMode } from '../common/permissions';
 import { PERMISSION_MODES } from '../common/permissions';
 import { POOL_ID_PATTERN } from '../common/budget-pool';
@@ -153,12 +153,18 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
   }
   const listedTools = splitToolList(flags.tools);
   // `--tools default` (what the Agent SDK sends for its `claude_code` preset) means every built-in tool.
-  const tools = listedTools?.length === 1 && listedTools[0] === 'default' ? undefined : listedTools;
+  // `Task` is Claude Code's other name for `Agent`. AskUserQuestion and ExitPlanMode are accepted
+  // but never offered: no one can answer them here (as in Claude Code).
+  const tools =
+    listedTools?.length === 1 && listedTools[0] === 'default'
+      ? undefined
+      : listedTools?.map((t) => (t === 'Task' ? 'Agent' : t)).filter((t) => !HEADLESS_DISABLED_TOOL_NAMES.includes(t));
   if (tools) {
-    const known: readonly string[] = [...TOOL_NAMES, SKILL_TOOL, TOOL_SEARCH_TOOL];
-    const unknown = tools.filter((t) => !known.includes(t));
+    const unknown = tools.filter((t) => !LISTABLE_TOOL_NAMES.includes(t) && !CLAUDE_CODE_ONLY_TOOLS.has(t));
     if (unknown.length)
-      throw new UsageError(`--tools: unknown tool(s) ${unknown.join(', ')}; available: ${known.join(', ')}`);
+      throw new UsageError(
+        `--tools: unknown tool(s) ${unknown.join(', ')}; available: ${LISTABLE_TOOL_NAMES.join(', ')}`,
+      );
   }
   const envModel = env['ANTHROPIC_MODEL']?.trim() ? env['ANTHROPIC_MODEL'] : undefined;
   const model = resolveModelAlias(flags.model ?? envModel ?? config.model.name, naming);
@@ -209,7 +215,9 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
     permissionMode: mode,
     ...(allowed ? { allowedTools: allowed } : {}),
     ...(disallowed ? { disallowedTools: disallowed } : {}),
-    ...(tools ? { tools } : {}),
+    // Claude Code's tools the runner does not have yet are left out (as it leaves out names it does not know).
+    ...(tools ? { tools: tools.filter((t) => !CLAUDE_CODE_ONLY_TOOLS.has(t)) } : {}),
+    subagents: subagentSettingsFrom(env),
     ...(systemPrompt !== undefined ? { systemPrompt } : {}),
     ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
     ...(settingSources !== undefined ? { settingSources } : {}),
@@ -218,6 +226,7 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
     compaction: {
       autoCompactRatio: config.compaction.autoCompactRatio,
       preserveTokens: config.compaction.preserveTokens,
+      ...(config.compaction.microcompact ? {} : { microcompact: { enabled: false } }),
       ...(config.compaction.contextWindowTokens !== null
         ? { contextWindowTokens: config.compaction.contextWindowTokens }
         : {}),
@@ -228,5 +237,24 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
       modelMaxAttempts: config.model.maxAttempts,
       toolStartToCloseMs: Math.max(config.tools.bashTimeoutMs, 600_000) + 60_000,
     },
+  };
+}
+
+/**
+ * How subagents start, from Claude Code's environment variables: `CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH`
+ * (a positive integer; default 3) and `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1` (every agent in the
+ * foreground).
+ * @throws UsageError for a spawn depth that is not a positive integer
+ */
+export function subagentSettingsFrom(env: NodeJS.ProcessEnv): SubagentSettings {
+  const rawDepth = env['CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH'];
+  const maxSpawnDepth = rawDepth === undefined || rawDepth === '' ? undefined : Number(rawDepth);
+  if (maxSpawnDepth !== undefined && !(Number.isInteger(maxSpawnDepth) && maxSpawnDepth >= 0)) {
+    throw new UsageError(`CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH must be a whole number, got "${rawDepth}"`);
+  }
+  const disabled = ['1', 'true'].includes((env['CLAUDE_CODE_DISABLE_BACKGROUND_TASKS'] ?? '').toLowerCase());
+  return {
+    ...(maxSpawnDepth !== undefined ? { maxSpawnDepth } : {}),
+    ...(disabled ? { backgroundTasks: false } : {}),
   };
 }

@@ -1,18 +1,1 @@
-import { createHash } from 'node:crypto';
-import type { ContentRef } from '../common/content-ref';
-import { PROMPT_KEY_PREFIX } from '../common/content-ref';
-import type { TranscriptStore } from '../store/transcript-store';
-
-/**
- * Stores a prompt in the session's content (`prompt/<sha256>`; storing the same prompt again is a
- * no-op) and returns its ref: what the `submitMessage` Update and the turn carry instead of the
- * text, so that a prompt of any size never enters workflow history.
- * @throws ContentTooLargeError when the prompt is larger than the store's content limit.
- */
-export async function storePrompt(store: TranscriptStore, sessionId: string, prompt: string): Promise<ContentRef> {
-  const bytes = Buffer.from(prompt, 'utf8');
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const key = `${PROMPT_KEY_PREFIX}${sha256}`;
-  const stored = await store.putContent(sessionId, key, bytes);
-  return { key, bytes: stored.size, sha256: stored.sha256 };
-}
+export { storePrompt } from '../store/prompt-content';

@@ -14,6 +14,7 @@ import {
   endSessionSignal,
   interruptSignal,
   sessionStateQuery,
+  sessionStatusQuery,
   setLimitsSignal,
   submitMessageUpdate,
   turnProgressQuery,
@@ -28,6 +29,8 @@ import { storePrompt } from './prompt-ref';
 import type { SessionDefinitions } from './slash-commands';
 import { resolvePrompt } from './slash-commands';
 import { putDefinitions } from '../store/definitions';
+import type { UserPrompt } from '../common/user-prompt';
+import { isEmptyPrompt, promptText } from '../common/user-prompt';
 import { mergeModelUsage, totalCost } from '../engine/cost';
 import { turnInputOf } from './turn-input';
 import type { OutageOptions } from './outage';
@@ -188,7 +191,7 @@ export class QueryEngine {
    * it, without waiting for the turn to finish.
    */
   async start(
-    prompt: string,
+    prompt: UserPrompt,
     submitOptions?: SubmitOptions,
     promptUuid?: string,
     extra: { updateId?: string } = {},
@@ -218,14 +221,15 @@ export class QueryEngine {
       ...(this.opts.idleTimeoutMs !== undefined ? { idleTimeoutMs: this.opts.idleTimeoutMs } : {}),
     };
     const { client } = this.opts;
-    if (prompt.trim() === '') throw new EmptyPromptError();
+    if (isEmptyPrompt(prompt)) throw new EmptyPromptError();
     // The prompt goes to the store first: the Update and the turn carry only its ref.
     const promptRef = await storePrompt(this.opts.store, this.sessionId, prompt);
     const command = resolved.command;
+    const text = promptText(prompt);
     const sa = this.opts.searchAttributes ?? {};
     const withAttributes = sa !== false && !noSearchAttributes.has(client);
     const metadata = {
-      prompt,
+      prompt: text,
       cwd: this.opts.cwd,
       model: options?.model ?? this.opts.defaults.model,
       ...(sa !== false && sa.batchId !== undefined ? { batchId: sa.batchId } : {}),
@@ -250,7 +254,7 @@ export class QueryEngine {
           {
             prompt: promptRef,
             ...(command ? { command } : {}),
-            promptLine: firstLine(prompt),
+            promptLine: firstLine(text),
             ...(promptUuid ? { promptUuid } : {}),
             ...(options ? { options } : {}),
           },
@@ -302,7 +306,9 @@ export class QueryEngine {
   }
 
   /** What a prompt is (a runner command, a custom command or skill, an unknown `/name`), for this turn. */
-  private resolve(prompt: string, submitOptions: SubmitOptions | undefined): ReturnType<typeof resolvePrompt> {
+  private resolve(prompt: UserPrompt, submitOptions: SubmitOptions | undefined): ReturnType<typeof resolvePrompt> {
+    // A slash command is typed text: a prompt of content blocks is never one.
+    if (typeof prompt !== 'string') return { warnings: [] };
     const resolved = resolvePrompt(prompt, this.opts.definitions, {
       allowedTools: submitOptions?.allowedTools ?? this.opts.defaults.allowedTools ?? [],
       cwd: this.opts.cwd,
@@ -337,7 +343,7 @@ export class QueryEngine {
    * Submits one user message and streams the turn: `system/init`, the turn's messages as they
    * are recorded, and the `result`. With `options.jsonSchema` the turn returns structured output.
    */
-  async *submitMessage(prompt: string, submitOptions?: SubmitOptions): AsyncGenerator<SDKMessage, void, undefined> {
+  async *submitMessage(prompt: UserPrompt, submitOptions?: SubmitOptions): AsyncGenerator<SDKMessage, void, undefined> {
     this.openStreams++;
     try {
       yield* this.submitAndFollow(prompt, submitOptions);
@@ -347,7 +353,7 @@ export class QueryEngine {
   }
 
   private async *submitAndFollow(
-    prompt: string,
+    prompt: UserPrompt,
     submitOptions?: SubmitOptions,
   ): AsyncGenerator<SDKMessage, void, undefined> {
     const promptUuid = randomUUID();
@@ -645,6 +651,39 @@ export class QueryEngine {
       const pending = turn !== undefined && s.lastTurnWorkflowId !== turn && s.currentTurnWorkflowId === turn;
       if (!pending || Date.now() >= deadline) return s;
       await sleep(20);
+    }
+  }
+
+  /**
+   * The turns that the session's background tasks start after the turn this engine followed:
+   * each one's messages and result, until no task of the session runs, no notification waits and
+   * no turn runs. Claude Code's `-p` holds its process so while background agents run (its
+   * notification turn gives a second result line); here the session holds the tasks, so a client
+   * that stops following loses nothing.
+   */
+  async *followTasks(): AsyncGenerator<SDKMessage, void, undefined> {
+    const handle = this.sessionHandle();
+    const followed = new Set<string>(this.resultYieldedFor !== undefined ? [this.resultYieldedFor] : []);
+    const poll = this.opts.pollIntervalMs ?? 100;
+    for (;;) {
+      const s = await handle.query(sessionStatusQuery);
+      const current = s.currentTurnWorkflowId;
+      if (current !== null && !followed.has(current)) {
+        followed.add(current);
+        // As Claude Code, a turn a notification starts is announced by its own `system/init`.
+        yield initMessage({
+          sessionId: this.sessionId,
+          uuid: randomUUID(),
+          cwd: this.opts.cwd,
+          options: this.opts.defaults,
+          apiKeySource: this.opts.apiKeySource ?? 'user',
+        });
+        yield* this.follow({ turnWorkflowId: current, offset: 0 });
+        continue;
+      }
+      const running = (s.tasks ?? []).some((t) => t.status === 'running' && t.owner === 'session');
+      if (!running && !s.notificationsQueued && !s.busy) return;
+      await sleep(Math.max(poll, 100));
     }
   }
 

@@ -3,6 +3,7 @@ import type {
   SDKAssistantMessage,
   SDKCompactBoundaryMessage,
   SDKMessage,
+  SDKMicrocompactBoundaryMessage,
   SDKModelFallbackMessage,
   SDKPermissionDeniedMessage,
   SDKResultMessage,
@@ -14,8 +15,8 @@ import type { McpServerState } from '../common/mcp';
 import { isMcpToolName, mcpServerOf } from '../common/mcp';
 import type { PermissionReasonType } from '../common/permissions';
 import type { TranscriptEntry } from '../common/transcript';
-import type { TurnOptions, TurnOutcome } from '../common/turn';
-import { DEFAULT_TOOL_NAMES } from '../common/tools';
+import type { ContextStageTotals, TurnOptions, TurnOutcome } from '../common/turn';
+import { TOOL_NAMES } from '../common/tools';
 import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import { RUNNER_VERSION } from '../common/version';
 import { uuidV5 } from '../store/uuid';
@@ -35,6 +36,21 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
       uuid: e.uuid,
       session_id: e.sessionId,
       compact_metadata: e.compactMetadata ?? { trigger: 'auto', pre_tokens: 0 },
+    };
+    return m;
+  }
+  if (e.type === 'system' && e.subtype === 'microcompact_boundary') {
+    const meta = e.microcompactMetadata;
+    const m: SDKMicrocompactBoundaryMessage = {
+      type: 'system',
+      subtype: 'microcompact_boundary',
+      uuid: e.uuid,
+      session_id: e.sessionId,
+      microcompact_metadata: {
+        trigger: 'auto',
+        cleared_tool_results: meta?.compactedToolIds.length ?? 0,
+        tokens_saved: meta?.tokensSaved ?? 0,
+      },
     };
     return m;
   }
@@ -333,7 +349,8 @@ export function initMessage(args: {
     claude_code_version: RUNNER_VERSION,
     cwd: args.cwd,
     tools: [
-      ...(args.options.tools ?? DEFAULT_TOOL_NAMES),
+      // The task tools are not listed (as before them): only the built-in and web tools.
+      ...(args.options.tools ?? TOOL_NAMES),
       ...(invocable.length && !args.options.tools ? [SKILL_TOOL] : []),
       ...(args.options.jsonSchemaKey !== undefined ? [STRUCTURED_OUTPUT_TOOL] : []),
       ...(args.mcp?.toolNames ?? []),
@@ -394,6 +411,7 @@ export function resultMessage(
     permission_denials: o.permissionDenials,
     terminal_reason: o.terminalReason,
     ...(o.workspace ? { workspace: workspaceInfo(o.workspace) } : {}),
+    ...(o.contextStages ? { context_stages: contextStagesInfo(o.contextStages) } : {}),
   };
   if (o.subtype === 'success' && args.structuredOutput !== undefined) {
     return {
@@ -435,4 +453,10 @@ export function workspaceInfo(ref: WorkspaceRef): SDKWorkspaceInfo {
     moves: ref.moves,
     ...(ref.movedFrom ? { moved_from: { host: ref.movedFrom.host, path: ref.movedFrom.path } } : {}),
   };
+}
+
+/** `context_stages` of a result message (the API's snake_case names). */
+function contextStagesInfo(t: ContextStageTotals): NonNullable<SDKResultMessage['context_stages']> {
+  const m = t.microcompact;
+  return { microcompact: { runs: m.runs, cleared_tool_results: m.clearedToolResults, freed_tokens: m.freedTokens } };
 }

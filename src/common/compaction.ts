@@ -10,4 +10,18 @@ export interface CompactionOptions {
   contextWindowTokens?: number;
   /** Tokens of the most recent messages kept verbatim after the summary. @default 20000 */
   preserveTokens?: number;
+  /** Microcompact: old tool results sent as a placeholder (`src/engine/microcompact.ts`). */
+  microcompact?: MicrocompactOptions;
+}
+
+/** Settings of microcompact (`CompactionOptions.microcompact`). */
+export interface MicrocompactOptions {
+  /** False turns the stage off (nothing new is cleared; what was recorded stays cleared). @default true */
+  enabled?: boolean;
+  /** Most recent compactable results never cleared as stale. @default 5 */
+  keepRecent?: number;
+  /** Least tokens of one result for it to be cleared as stale. @default 1000 */
+  minResultTokens?: number;
+  /** Least tokens a new batch of clearings must free (else none is made). @default 60000 (Claude Code's: 20000) */
+  minFreedTokens?: number;
 }

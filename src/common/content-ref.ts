@@ -15,6 +15,9 @@ export interface ContentRef {
 /** Content-key prefix of prompts (`prompt/<sha256>`). */
 export const PROMPT_KEY_PREFIX = 'prompt/';
 
+/** Content-key prefix of prompts given as content blocks (`prompt-blocks/<sha256>`, a JSON array). */
+export const PROMPT_BLOCKS_KEY_PREFIX = 'prompt-blocks/';
+
 /** True when `v` has the shape of a {@link ContentRef} (checked where refs enter a workflow). */
 export function isContentRef(v: unknown): v is ContentRef {
   if (typeof v !== 'object' || v === null) return false;

@@ -22,3 +22,25 @@ export function poolIdOfWorkflowId(workflowId: string): string {
     ? workflowId.slice(BUDGET_POOL_WORKFLOW_PREFIX.length)
     : workflowId;
 }
+
+/** Workflow id of run `run` of subagent `agentId` of a session (a child `turnWorkflow`). */
+export function agentTurnWorkflowId(sessionId: string, agentId: string, run: number): string {
+  return `${sessionWorkflowId(sessionId)}-agent-${agentId}-${run}`;
+}
+
+const AGENT_TURN_ID = /-agent-(a[0-9a-f]{16})-(\d+)$/;
+
+/**
+ * The subagent a turn workflow id belongs to, or null for a turn of the session's own agent. Lines
+ * a subagent writes carry its turn id: that is what makes them its sidechain (never the session's
+ * leaf, never a prompt the user typed).
+ */
+export function agentOfTurnId(turnId: string | undefined): { agentId: string; run: number } | null {
+  const m = turnId === undefined ? null : AGENT_TURN_ID.exec(turnId);
+  return m ? { agentId: m[1] ?? '', run: Number(m[2]) } : null;
+}
+
+/** An agent id (`a` + 16 hex, as Claude Code's) from a uuid the workflow made. */
+export function agentIdFromUuid(uuid: string): string {
+  return `a${uuid.replace(/-/g, '').slice(0, 16)}`;
+}

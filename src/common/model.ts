@@ -1,3 +1,4 @@
+import type { MicrocompactOptions } from './compaction';
 import type { Usage } from './usage';
 import type { FileReadState, ToolUseSummary } from './tools';
 import type { ThinkingOptions } from './thinking';
@@ -43,6 +44,8 @@ export interface CallModelInput {
   definitionsKey?: string;
   /** Tool deferral (`TurnOptions.toolSearch`). @default "on" */
   toolSearch?: string;
+  /** Microcompact settings of the turn (`CompactionOptions.microcompact`). @default on, with its defaults */
+  microcompact?: MicrocompactOptions;
 }
 
 /**
@@ -83,6 +86,11 @@ export interface CallModelSummary {
    * (at most 10), which the turn records as read.
    */
   fileReminder?: { uuid: string; files: Array<{ path: string; state: FileReadState }> };
+  /**
+   * A `microcompact_boundary` line written before the call because it cleared old tool results:
+   * its uuid, how many results it cleared and the tokens that freed (estimated, characters / 4).
+   */
+  microcompact?: { uuid: string; clearedToolResults: number; freedTokens: number };
 }
 
 /** Input of the `compactContext` activity. */

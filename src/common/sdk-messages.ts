@@ -42,6 +42,19 @@ export interface SDKCompactBoundaryMessage {
 }
 
 /**
+ * Microcompact cleared old tool results before a model call (extension of ours: Claude Code
+ * 2.1.328 writes a `microcompact_boundary` line in its transcript but streams no message for it).
+ * `tokens_saved` is estimated (characters / 4).
+ */
+export interface SDKMicrocompactBoundaryMessage {
+  type: 'system';
+  subtype: 'microcompact_boundary';
+  uuid: string;
+  session_id: string;
+  microcompact_metadata: { trigger: 'auto'; cleared_tool_results: number; tokens_saved: number };
+}
+
+/**
  * The turn switched to its fallback model after repeated overloaded errors (Claude Code's
  * `system`/`model_fallback`).
  */
@@ -166,6 +179,11 @@ export interface SDKResultMessage {
    * materializes it anywhere). Extension of ours.
    */
   workspace?: SDKWorkspaceInfo;
+  /**
+   * What the context pipeline's stages before auto-compaction freed in this turn, by stage
+   * (tokens estimated as characters / 4); absent when none did. Extension of ours.
+   */
+  context_stages?: { microcompact: { runs: number; cleared_tool_results: number; freed_tokens: number } };
 }
 
 /** `workspace` of a result message and of `agent-runner status`. */
@@ -228,6 +246,7 @@ export type SDKMessage =
   | SDKSystemInitMessage
   | SDKCompactBoundaryMessage
   | SDKModelFallbackMessage
+  | SDKMicrocompactBoundaryMessage
   | SDKPermissionDeniedMessage
   | SDKStatusMessage
   | SDKAssistantMessage

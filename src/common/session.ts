@@ -4,6 +4,7 @@ import type { ModelUsage, Usage } from './usage';
 import type { WorkspaceRef } from './workspace';
 import type { FileReadState } from './tools';
 import type { DenialRecord, TurnOptions } from './turn';
+import type { TaskTable } from './tasks';
 
 /** Session state carried across turns and continue-as-new (the seeds' QueryEngine fields). */
 export interface SessionState {
@@ -24,6 +25,8 @@ export interface SessionState {
   lastTurnWorkflowId: string | null;
   /** Where the session's workspace is (host, path, last snapshot); absent before a followed turn. */
   workspace?: WorkspaceRef | null;
+  /** The session's tasks (subagents; issue 21 adds background work): absent before the first. */
+  tasks?: TaskTable;
 }
 
 /** Input of `sessionWorkflow`. */

@@ -1,3 +1,4 @@
+import type { BackgroundLaunch } from './shell-tasks';
 import type { ScopedRules, SettingsEnvRef } from './permissions';
 import type { PermissionMode } from './permissions';
 
@@ -7,6 +8,7 @@ import type { PermissionMode } from './permissions';
  * transcript store (DESIGN.md rule 1).
  */
 import type { SnapshotRef } from './workspace';
+import { SKILL_TOOL, TOOL_SEARCH_TOOL } from './session-tools';
 import type { ToolModelSpend } from './usage';
 
 /** Names of the built-in tools offered by default, as Claude Code names them. */
@@ -23,11 +25,80 @@ export const WEB_TOOL_NAMES = ['WebSearch', 'WebFetch'] as const;
 export const TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...WEB_TOOL_NAMES];
 
 /**
- * The tools a turn offers with no `--tools`: every tool of the runner. As in Claude Code 2.1.328,
- * WebSearch and WebFetch are among them and deferred (loaded with ToolSearch) unless tool search
- * is off; a call of one no rule allows is denied headless.
+ * The task tools (subagents, src/workflows/task-tools.ts): the workflow answers them itself.
+ * `Agent` is offered to the model under that name; `--tools Task` and `system/init` use
+ * Claude Code's other name for it, `Task`.
  */
-export const DEFAULT_TOOL_NAMES: readonly string[] = TOOL_NAMES;
+export const TASK_TOOL_NAMES = ['Agent', 'SendMessage', 'TaskStop', 'ListAgents'] as const;
+
+/**
+ * The tools a turn offers with no `--tools`, in that order: the built-in tools, the web tools and
+ * the task tools. As in Claude Code 2.1.328, WebSearch and WebFetch are among them and deferred
+ * (loaded with ToolSearch) unless tool search is off; a call of one no rule allows is denied headless.
+ */
+export const DEFAULT_TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...WEB_TOOL_NAMES, ...TASK_TOOL_NAMES];
+
+/**
+ * Tools of Claude Code 2.1.328 the runner does not have yet (background work is issue 21): a
+ * `--tools` list naming them is accepted, as Claude Code accepts names it does not know, and
+ * they are left out with a warning.
+ */
+export const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
+  'Monitor',
+  'ScheduleWakeup',
+  'CronCreate',
+  'CronDelete',
+  'CronList',
+  'TodoWrite',
+  'EnterWorktree',
+  'ExitWorktree',
+  'ReportFindings',
+  'Workflow',
+  'TaskOutput',
+  'BashOutput',
+  'KillShell',
+]);
+
+/**
+ * Built-in tools offered only when `--tools` (or the SDK's `tools`) names them: Claude Code
+ * 2.1.328 defers them by default (loaded through ToolSearch).
+ * Turns recorded before they existed could not name them, so their permission decisions and
+ * runs are unchanged.
+ */
+export const OPT_IN_TOOL_NAMES = ['NotebookEdit'] as const;
+
+/**
+ * Tools of Claude Code that need a person to answer them, which 2.1.328 disables in a headless
+ * run (`-p` without a host that answers): `--tools` accepts them, they are never offered, and a
+ * call gets {@link noSuchToolText}'s "disabled for this session".
+ */
+export const HEADLESS_DISABLED_TOOL_NAMES: readonly string[] = ['AskUserQuestion', 'ExitPlanMode'];
+
+/** The error text of a call to a tool the turn does not have (Claude Code's words, inside `<tool_use_error>`). */
+export function noSuchToolText(name: string): string {
+  return HEADLESS_DISABLED_TOOL_NAMES.includes(name)
+    ? `Error: No such tool available: ${name}. ${name} is disabled for this session, in subagents as well as here.`
+    : `Error: No such tool available: ${name}`;
+}
+
+/** The opt-in tools of a turn's tool list (empty for the default list). */
+export function optInToolsOf(tools: readonly string[] | undefined): string[] {
+  return (tools ?? []).filter((t) => (OPT_IN_TOOL_NAMES as readonly string[]).includes(t));
+}
+
+/**
+ * Every tool name `--tools` takes: the runner's tools (web ones included), the task tools, the
+ * session tools (Skill, ToolSearch), the opt-in ones and the ones a headless run disables.
+ */
+export const LISTABLE_TOOL_NAMES: readonly string[] = [
+  ...BUILTIN_TOOL_NAMES,
+  ...WEB_TOOL_NAMES,
+  ...TASK_TOOL_NAMES,
+  SKILL_TOOL,
+  TOOL_SEARCH_TOOL,
+  ...OPT_IN_TOOL_NAMES,
+  ...HEADLESS_DISABLED_TOOL_NAMES,
+];
 
 /** Tools that only read: a batch of consecutive calls to them runs in parallel. */
 export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['Read', 'Glob', 'Grep']);
@@ -134,6 +205,8 @@ export interface RunToolInput {
    * answered; the summary says `ask` and the workflow waits for a decision, then runs it again.
    */
   askable?: boolean;
+  /** The opt-in tools ({@link OPT_IN_TOOL_NAMES}) the turn offers; others of them do not run. */
+  optInTools?: string[];
   /** Content key of the session's stored JSON Schema: a `StructuredOutput` call is checked against it. */
   jsonSchemaKey?: string;
   /**
@@ -200,6 +273,11 @@ export interface RunToolSummary {
   allowedRules?: string[];
   /** Model calls the tool made for the conversation (WebSearch, WebFetch): the turn counts them. */
   modelSpend?: ToolModelSpend;
+  /**
+   * Bash with `run_in_background`: the command the tool launched (its tool_result, the launch
+   * text, is written); the turn starts it as a task of the session (`shellTaskWorkflow`).
+   */
+  background?: BackgroundLaunch;
 }
 
 /** Most allow rules one skill brings into a turn (they travel in workflow history). */

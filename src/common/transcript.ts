@@ -79,6 +79,17 @@ export const ToolRunRecordSchema = z.object({
       durationMs: z.number().nonnegative(),
     })
     .optional(),
+  /** Bash with `run_in_background`: the launched task (`BackgroundLaunch` in `shell-tasks.ts`). */
+  background: z
+    .object({
+      taskId: z.string(),
+      outputFile: z.string(),
+      timeoutMs: z.number(),
+      description: z.string(),
+      command: z.string(),
+      cwd: z.string(),
+    })
+    .optional(),
 });
 export type ToolRunRecord = z.infer<typeof ToolRunRecordSchema>;
 
@@ -159,6 +170,18 @@ const TranscriptEntryFields = {
       files: z.array(z.object({ path: z.string(), state: FileReadStateSchema.nullable(), shown: z.boolean() })),
     })
     .optional(),
+  /**
+   * On a `microcompact_boundary` system line (`model/microcompact.ts`): the tool_use ids whose
+   * results requests from here on send as a placeholder, and the tokens that freed (estimated).
+   */
+  microcompactMetadata: z
+    .object({
+      trigger: z.literal('auto'),
+      preTokens: z.number(),
+      tokensSaved: z.number(),
+      compactedToolIds: z.array(z.string()),
+    })
+    .optional(),
   /** The structured output of a turn (`--json-schema`), on the line that carries it. */
   structuredOutput: z.unknown().optional(),
   /** Hooks (`src/activities/hooks/`): the event of a hook's context line; a hook run's outcome; the config. */
@@ -192,6 +215,8 @@ const TranscriptEntryFields = {
   localCommand: z
     .object({ source: z.string(), outcome: z.string(), command: z.string().optional(), args: z.string().optional() })
     .optional(),
+  /** On a task notification's line: the task run whose end it tells of (`src/common/tasks.ts`). */
+  taskNotification: z.object({ taskId: z.string(), runId: z.string() }).optional(),
   /** On the session's context line: the memory sources it was loaded with (`--setting-sources`). */
   settingSources: z.array(z.enum(['user', 'project', 'local'])).optional(),
 };

@@ -13,6 +13,9 @@ import type { PromptCommand } from './prompt-command';
 import type { WorkspaceRef } from './workspace';
 import type { SettingSource } from './context';
 import type { SettingsEnvRef } from './permissions';
+import type { SubagentSettings } from './agents';
+import type { AgentRunInfo, AgentRunReport } from './agent-run';
+import type { TurnOrigin } from './tasks';
 import type { ThinkingOptions } from './thinking';
 
 /** Schema version of workflow inputs carried across continue-as-new. */
@@ -111,6 +114,14 @@ export interface TurnOptions {
    * commands; the system prompt names only the working directory and the date.
    */
   bare?: boolean;
+  /**
+   * The session's agent types: the ref of its stored `AgentList` (src/common/agents.ts), which
+   * `callModel` reads for the agent listing and the `Agent` tool reads to resolve
+   * `subagent_type`. Absent: the built-in types.
+   */
+  agentsRef?: ContentRef;
+  /** How subagents are started (spawn depth, background switch); absent: Claude Code's defaults. */
+  subagents?: SubagentSettings;
 }
 
 /** See {@link TurnOptions.toolSearch}. */
@@ -182,6 +193,13 @@ export interface TurnInput {
   carry?: TurnCarry;
   /** Where the session's workspace was after the previous turn (absent: find it from `cwd`). */
   workspace?: WorkspaceRef | null;
+  /** A subagent's turn: which agent and which run (absent for the session's own agent). */
+  agent?: AgentRunInfo;
+  /**
+   * A turn a finished task's notification started: `promptRef` is the stored notification, and
+   * its line is written by `recordNotification`; `origin` goes on the turn's result.
+   */
+  notification?: { taskId: string; runId: string; origin: TurnOrigin };
 }
 
 /**
@@ -209,6 +227,8 @@ export interface TurnCarry {
   poolSync?: { seq: number; ack: number; rev: number; reachable: boolean };
   budgetTracker: { continuationCount: number; lastDeltaTokens: number; lastTurnTokens: number };
   compactions: number;
+  /** What the context pipeline's stages freed this turn (absent until one does). */
+  contextStages?: ContextStageTotals;
   /** The turn's MCP servers, once connected: the stored tool list's ref and each server's status. */
   mcp?: TurnMcpState;
   /** Stop hooks that made the turn go on so far (`stop_hook_active` after the first). */
@@ -253,6 +273,9 @@ export interface TurnCarry {
   workspace?: WorkspaceRef | null;
   /** Allow rules the skills loaded so far brought (their `allowed-tools`): they apply from the load on. */
   skillRules?: string[];
+  /** Tool calls of the turn (refused ones included), and the distinct tools that ran without error, sorted. */
+  toolUses?: number;
+  toolsUsed?: string[];
 }
 
 /** How a turn ended: the workflow's return value; the client turns it into a result message. */
@@ -298,6 +321,21 @@ export interface TurnOutcome {
   answeredWithoutModel?: boolean;
   /** With {@link answeredWithoutModel}, for a custom command whose `!` line stopped it: Claude Code's `local_command` (`custom`). */
   localCommand?: string;
+  /** A subagent's turn: the figures of its hand-back (absent for the session's own agent). */
+  agent?: AgentRunReport;
+  /** A turn a task notification started (the result's `origin`). */
+  origin?: TurnOrigin;
+  /** What the context pipeline's stages freed this turn (absent when none did). */
+  contextStages?: ContextStageTotals;
+}
+
+/**
+ * What the stages of the context pipeline before auto-compaction did in a turn, by stage
+ * (`microcompact`: model calls that cleared old tool results, results cleared, tokens freed,
+ * estimated as characters / 4).
+ */
+export interface ContextStageTotals {
+  microcompact: { runs: number; clearedToolResults: number; freedTokens: number };
 }
 
 /** Answer of the turn's `progress` query: what a streaming client needs. */

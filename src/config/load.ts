@@ -8,6 +8,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigSchema, type Config } from './schema';
 import { AgentRunnerError } from '../common/errors';
+import { loadTemporalProfile, profileConfigLayer } from './temporal-profile';
 
 /** File name looked up in the working directory. */
 export const CONFIG_FILE_NAME = 'temporal.yaml';
@@ -29,6 +30,8 @@ export const CONFIG_ENV_OVERRIDES: ReadonlyArray<{ readonly env: string; readonl
   { env: 'ANTHROPIC_BASE_URL', path: ['model', 'baseUrl'] },
   { env: 'AGENT_RUNNER_STORE_URL', path: ['store', 'url'] },
   { env: 'AGENT_RUNNER_WORKSPACE_ROOT', path: ['workspace', 'root'] },
+  { env: 'AGENT_RUNNER_METRICS_PROMETHEUS_ADDRESS', path: ['worker', 'metricsPrometheusAddress'] },
+  { env: 'AGENT_RUNNER_METRICS_OTLP_URL', path: ['worker', 'metricsOtlpUrl'] },
   // Temporal's client environment configuration (@temporalio/envconfig) names:
   { env: 'TEMPORAL_TLS', path: ['temporal', 'tls', 'enabled'] },
   { env: 'TEMPORAL_TLS_SERVER_NAME', path: ['temporal', 'tls', 'serverNameOverride'] },
@@ -105,12 +108,15 @@ export function resolveConfigPath(opts: LoadConfigOptions = {}): string | null {
  * Loads and validates the configuration.
  *
  * File lookup: `opts.path` → env `AGENT_RUNNER_CONFIG` → `temporal.yaml` in `cwd` if present →
- * built-in defaults (identical to the shipped `temporal.yaml`). Then the variables of
- * {@link CONFIG_ENV_OVERRIDES} override the file. `~` is expanded in `dataDir`,
+ * built-in defaults (identical to the shipped `temporal.yaml`). Then Temporal's TOML profile
+ * (`TEMPORAL_CONFIG_FILE`, `TEMPORAL_PROFILE`, the default path; see `./temporal-profile`) overrides
+ * the file's `temporal` section, and the variables of {@link CONFIG_ENV_OVERRIDES} override both. `~` is expanded in `dataDir`,
  * `devServer.cliPath` and `devServer.dbFilename`; `dataDir` is made absolute.
  *
  * @throws ConfigError when an explicitly named file (path or `AGENT_RUNNER_CONFIG`) is missing or
  *   unreadable, the YAML is invalid (the message has the line), or a field is invalid or unknown.
+ * @throws TemporalProfileError when `TEMPORAL_CONFIG_FILE` cannot be read, its TOML is invalid, or
+ *   the profile named by `TEMPORAL_PROFILE` is not in it.
  */
 export function loadConfig(opts: LoadConfigOptions = {}): Config {
   const env = opts.env ?? process.env;
@@ -138,6 +144,10 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
     ]);
   }
 
+  // Temporal's TOML profile (TEMPORAL_CONFIG_FILE / TEMPORAL_PROFILE) over the file's `temporal`
+  // section, under the environment (see ./temporal-profile).
+  const profile = loadTemporalProfile(env);
+  if (profile !== null) applyLayer(raw, ['temporal'], profileConfigLayer(profile, cwd));
   const fromEnv = applyEnvOverrides(raw, env);
   const result = ConfigSchema.safeParse(raw, { reportInput: true });
   if (!result.success) {
@@ -210,6 +220,22 @@ function parseYaml(
     return undefined;
   };
   return { raw: doc.toJS({ maxAliasCount: 100 }) as unknown, locate };
+}
+
+/** Merges `layer` into `raw` at `at` (mappings merged key by key, other values replaced). */
+function applyLayer(raw: Record<string, unknown>, at: readonly string[], layer: Record<string, unknown>): void {
+  let target = raw;
+  for (const key of at) {
+    const next = target[key];
+    if (next === undefined || next === null) target[key] = {};
+    else if (!isPlainObject(next)) return; // the schema reports the non-mapping
+    target = target[key] as Record<string, unknown>;
+  }
+  for (const [key, value] of Object.entries(layer)) {
+    const cur = target[key];
+    if (isPlainObject(value) && isPlainObject(cur)) applyLayer(target, [key], value);
+    else target[key] = value;
+  }
 }
 
 /** Sets env overrides into the raw object; returns the dotted paths that came from env → env var. */

@@ -208,6 +208,15 @@ const WorkerSchema = z.strictObject({
   shutdownForceTimeMs: positiveInt(15000),
   stickyQueueTimeoutMs: positiveInt(5000),
   heartbeatThrottleMs: positiveInt(250),
+  metricsPrometheusAddress: z
+    .string()
+    .regex(/^[^\s:]+:\d+$/, { error: 'expected host:port, e.g. 0.0.0.0:9000' })
+    .nullable()
+    .default(null),
+  metricsOtlpUrl: z
+    .url({ error: 'expected an http(s) or grpc(s) URL or null', protocol: /^(https?|grpcs?)$/ })
+    .nullable()
+    .default(null),
 });
 
 const ModelSchema = z.strictObject({
@@ -260,6 +269,7 @@ const CompactionSchema = z.strictObject({
     .nullable()
     .default(null),
   preserveTokens: nonNegativeInt(20_000),
+  microcompact: z.boolean({ error: 'expected true or false' }).default(true),
 });
 
 const STORE_URL_ERROR = 'expected a postgres:// URL, jsonl:DIR, or null (JSONL files under dataDir)';
@@ -442,6 +452,17 @@ export interface WorkerConfig {
    * heartbeat's answer, so this bounds how long a command runs on after an interrupt. @default 250
    */
   heartbeatThrottleMs: number;
+  /**
+   * `host:port` where the SDK Runtime serves Temporal's worker metrics for Prometheus (`/metrics`);
+   * null = none. Env `AGENT_RUNNER_METRICS_PROMETHEUS_ADDRESS`. @default null
+   */
+  metricsPrometheusAddress: string | null;
+  /**
+   * OTLP collector for Temporal's worker metrics: `grpc(s)://host:4317` (OTLP/gRPC), or an
+   * `http(s)://…/v1/metrics` URL (OTLP/HTTP); null = none. Env `AGENT_RUNNER_METRICS_OTLP_URL`.
+   * @default null
+   */
+  metricsOtlpUrl: string | null;
 }
 
 /** The model and its API (`model`). */
@@ -517,6 +538,8 @@ export interface CompactionConfig {
   contextWindowTokens: number | null;
   /** Tokens of the most recent messages kept verbatim after the summary. @default 20000 */
   preserveTokens: number;
+  /** Old tool results sent as a placeholder before auto-compaction (microcompact, `src/engine/microcompact.ts`). @default true */
+  microcompact: boolean;
 }
 
 /**

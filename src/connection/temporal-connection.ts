@@ -21,6 +21,7 @@ import { readFileSync } from 'node:fs';
 import type { TLSConfig } from '@temporalio/common/lib/internal-non-workflow';
 import type { TemporalConfig } from '../config';
 import { AgentRunnerError } from '../common/errors';
+import { loadTemporalProfile, profileTlsData, type TemporalProfile } from '../config/temporal-profile';
 
 /** Options accepted by both the client's `Connection` and the worker's `NativeConnection`. */
 export interface TemporalConnectionOptions {
@@ -40,6 +41,13 @@ export const TLS_DATA_ENV = {
   clientCert: 'TEMPORAL_TLS_CLIENT_CERT_DATA',
   clientKey: 'TEMPORAL_TLS_CLIENT_KEY_DATA',
 } as const;
+
+/**
+ * Env var of `@temporalio/envconfig` that asks to skip the check of the server certificate's host
+ * name. The TypeScript SDK (1.23) has no way to do that, so `true` is refused with an error that
+ * names the alternatives instead of being ignored.
+ */
+export const TLS_DISABLE_HOST_VERIFICATION_ENV = 'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION';
 
 /** Prefix of the environment variables that become gRPC headers (`TEMPORAL_GRPC_META_X_TEAM` → `x-team`). */
 export const GRPC_META_ENV_PREFIX = 'TEMPORAL_GRPC_META_';
@@ -75,15 +83,34 @@ const ITEMS: Record<Item, { field: keyof TemporalConfig['tls']; pathEnv: string;
 export function temporalConnectionOptions(
   temporal: TemporalConfig,
   env: NodeJS.ProcessEnv = process.env,
+  profile: TemporalProfile | null = loadTemporalProfile(env),
 ): TemporalConnectionOptions {
   const opts: TemporalConnectionOptions = { address: temporal.address ?? '' };
-  const apiKey = env[temporal.apiKeyEnv] || undefined;
+  const apiKey = env[temporal.apiKeyEnv] || profile?.apiKey || undefined;
   if (apiKey) opts.apiKey = apiKey;
+  const skipHost = (env[TLS_DISABLE_HOST_VERIFICATION_ENV] ?? '').toLowerCase();
+  if (skipHost === 'true' || skipHost === '1') {
+    throw new TemporalConnectionConfigError(
+      `${TLS_DISABLE_HOST_VERIFICATION_ENV}=${env[TLS_DISABLE_HOST_VERIFICATION_ENV]}: the Temporal TypeScript SDK cannot skip ` +
+        "the server certificate's host check; set TEMPORAL_TLS_SERVER_NAME to the name in the certificate " +
+        '(or TEMPORAL_TLS_SERVER_CA_CERT_PATH to its CA) instead',
+    );
+  }
 
   const pem: Partial<Record<Item, Buffer>> = {};
+  const fromProfile = profileTlsData(profile);
   for (const item of Object.keys(ITEMS) as Item[]) {
     const buf = loadItem(temporal, env, item);
+    const inline = fromProfile[item];
     if (buf) pem[item] = buf;
+    else if (inline) {
+      checkPem(
+        inline,
+        item,
+        `Temporal TLS ${ITEMS[item].what} (inline data of profile "${profile?.profileName}" in ${profile?.file})`,
+      );
+      pem[item] = inline;
+    }
   }
   if ((pem.clientCert === undefined) !== (pem.clientKey === undefined)) {
     const has = pem.clientCert ? 'a client certificate' : 'a client key';
@@ -109,7 +136,7 @@ export function temporalConnectionOptions(
     };
   }
 
-  const metadata: Record<string, string> = {};
+  const metadata: Record<string, string> = { ...profile?.grpcMeta };
   for (const [name, value] of Object.entries(env)) {
     if (!name.startsWith(GRPC_META_ENV_PREFIX) || !value) continue;
     metadata[name.slice(GRPC_META_ENV_PREFIX.length).toLowerCase().replace(/_/g, '-')] = value;

@@ -1,6 +1,6 @@
 import type { ScopedRules } from '../common/permissions';
 import type { ToolPermission } from '../common/tools';
-import { READ_ONLY_TOOLS, TOOL_NAMES } from '../common/tools';
+import { READ_ONLY_TOOLS, TOOL_NAMES, optInToolsOf } from '../common/tools';
 import { isMcpToolName, mcpRuleMatches } from '../common/mcp';
 import type { RuleVerdict } from './permission-precedence';
 import { permissionPrecedence } from './permission-precedence';
@@ -18,6 +18,8 @@ export interface PermissionPolicy {
   askTools?: string[];
   /** More directories the tools may work in, besides the working directory (absolute). */
   additionalDirectories?: string[];
+  /** Opt-in tools the turn offers (src/common/tools.ts `OPT_IN_TOOL_NAMES`); the others do not exist. */
+  optInTools?: string[];
 }
 
 /** Tool name of a rule (`Bash(git *)` → `Bash`). */
@@ -144,7 +146,8 @@ function decideByName(policy: PermissionPolicy, toolName: string): ByName {
   if (toolName === 'WebSearch' || toolName === 'WebFetch') return decideWebTool(policy, toolName);
   // A tool that does not exist is not a permission question: its run answers "No such tool
   // available", as in Claude Code (and it is not a permission denial).
-  if (!TOOL_NAMES.includes(toolName)) return { verdict: 'allow', message: '', reason: 'rule' };
+  if (!TOOL_NAMES.includes(toolName) && !policy.optInTools?.includes(toolName))
+    return { verdict: 'allow', message: '', reason: 'rule' };
   if (wholeTool(policy.askTools, toolName)) {
     return {
       verdict: 'ask',
@@ -176,13 +179,16 @@ export function permissionPolicyOf(options: {
   disallowedTools?: string[];
   askTools?: string[];
   additionalDirectories?: string[];
+  tools?: string[];
 }): PermissionPolicy {
+  const optIn = optInToolsOf(options.tools);
   return {
     mode: options.permissionMode,
     ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
     ...(options.disallowedTools ? { disallowedTools: options.disallowedTools } : {}),
     ...(options.askTools ? { askTools: options.askTools } : {}),
     ...(options.additionalDirectories ? { additionalDirectories: options.additionalDirectories } : {}),
+    ...(optIn.length ? { optInTools: optIn } : {}),
   };
 }
 

@@ -269,6 +269,7 @@ export async function openRuntime(opts: OpenRuntimeOptions): Promise<Runtime> {
       const { installRuntimeLogging, runtimeLogLevel } = await import('../worker/logging');
       installRuntimeLogging(runtimeLogLevel(env, opts.quiet ? 'ERROR' : 'WARN'), {
         forwardCoreLogs: opts.forwardCoreLogs ?? true,
+        metrics: { prometheusAddress: config.worker.metricsPrometheusAddress, otlpUrl: config.worker.metricsOtlpUrl },
       });
     }
     const target = { address, mode };

@@ -165,14 +165,30 @@ export function clearServerState(dataDir: string): void {
   fs.rmSync(serverStatePath(dataDir), { force: true });
 }
 
-/** Whether a process with this pid exists (EPERM counts as alive). */
+/**
+ * Whether a process with this pid exists and runs (EPERM counts as alive). A zombie (exited, not
+ * yet reaped: common in containers whose init does not reap, or while a parent is slow to) is
+ * dead: it holds no port and does no work, although `kill(pid, 0)` still succeeds on it.
+ */
 export function isPidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+  return !isZombie(pid);
+}
+
+/** Linux: the process's state in `/proc/<pid>/stat` is Z (zombie) or X (dead). Elsewhere: false. */
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  const state = stat.slice(stat.lastIndexOf(')') + 2).charAt(0);
+  return state === 'Z' || state === 'X';
 }
 
 /** Whether a Temporal frontend at `address` accepts TCP and reports SERVING within `timeoutMs`. */

@@ -1,5 +1,5 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import type { LogLevel } from '@temporalio/worker';
+import type { LogLevel, MetricsExporterConfig } from '@temporalio/worker';
 import { formatLogEntry } from './log-format';
 
 let installed = false;
@@ -19,9 +19,17 @@ export { runtimeLogLevel } from './log-level';
  *   cleanly. The commands handle signals themselves.
  * Later calls are no-ops (the runtime can only be installed before the first worker or connection).
  */
-export function installRuntimeLogging(level: LogLevel = 'WARN', opts: { forwardCoreLogs?: boolean } = {}): void {
+export function installRuntimeLogging(
+  level: LogLevel = 'WARN',
+  opts: {
+    forwardCoreLogs?: boolean;
+    /** Temporal's worker metrics (`worker.metricsPrometheusAddress`, `worker.metricsOtlpUrl`). */
+    metrics?: { prometheusAddress: string | null; otlpUrl: string | null };
+  } = {},
+): void {
   if (installed) return;
   installed = true;
+  const metrics = runtimeMetrics(opts.metrics);
   try {
     Runtime.install({
       logger: new DefaultLogger(level, ({ level: l, message, meta }) => {
@@ -29,12 +37,33 @@ export function installRuntimeLogging(level: LogLevel = 'WARN', opts: { forwardC
         if (message === 'No workflows registered, not polling for workflow tasks') return;
         process.stderr.write(`${new Date().toISOString()} [${l}] ${formatLogEntry(message, meta)}\n`);
       }),
-      ...(opts.forwardCoreLogs
-        ? { telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } } }
+      ...(opts.forwardCoreLogs || metrics
+        ? {
+            telemetryOptions: {
+              ...(opts.forwardCoreLogs ? { logging: { filter: { core: level, other: level }, forward: {} } } : {}),
+              ...(metrics ? { metrics } : {}),
+            },
+          }
         : {}),
       shutdownSignals: [],
     });
   } catch {
     // Already installed (e.g. by a test harness): keep that one.
   }
+}
+
+/**
+ * The SDK Runtime's metrics exporter for the configured endpoint: Prometheus wins when both are
+ * set (the SDK Runtime has one metrics exporter); an `http(s)` OTLP URL is OTLP/HTTP, `grpc(s)` OTLP/gRPC.
+ */
+export function runtimeMetrics(
+  m: { prometheusAddress: string | null; otlpUrl: string | null } | undefined,
+): MetricsExporterConfig | undefined {
+  if (m?.prometheusAddress) return { prometheus: { bindAddress: m.prometheusAddress } };
+  if (m?.otlpUrl) {
+    const http = /^https?:/.test(m.otlpUrl);
+    const url = http ? m.otlpUrl : m.otlpUrl.replace(/^grpc/, 'http');
+    return { otel: { url, http } };
+  }
+  return undefined;
 }

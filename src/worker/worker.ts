@@ -10,6 +10,7 @@ import { McpClientPool } from '../activities/mcp/pool';
 import { checkWorkspaceRoot, type WorkspaceHost } from '../activities/workspace/prepare';
 import { workflowBundle } from './workflow-bundle';
 import { RUNNER_VERSION } from '../common/version';
+import { startAgentTelemetry } from '../telemetry/setup';
 
 export { workflowBundle };
 
@@ -53,6 +54,8 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     if (config.workspace.root) checkWorkspaceRoot(config.workspace.root);
     workspace = { hostQueue: hostQueueName(taskQueue), host: os.hostname(), config: config.workspace };
   }
+  // Agent metrics under Claude Code's names (CLAUDE_CODE_ENABLE_TELEMETRY, OTEL_*); flushed when the worker stops.
+  const telemetry = startAgentTelemetry(opts.env ?? process.env);
   // MCP servers started by this worker's activities; stopped when the worker stops.
   const mcpPool = new McpClientPool(opts.env ? { env: opts.env } : {});
   const activities = createActivities({
@@ -62,6 +65,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     ...(opts.anthropic ? { anthropic: opts.anthropic } : {}),
     ...(opts.modelFaults ? { modelFaults: opts.modelFaults } : {}),
     ...(workspace ? { workspace } : {}),
+    ...(telemetry ? { metrics: telemetry.metrics } : {}),
     mcpPool,
   });
   const bundle = await workflowBundle();
@@ -88,6 +92,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
         await run();
       } finally {
         await mcpPool.close();
+        await telemetry?.shutdown().catch(() => undefined);
       }
     };
     return w;

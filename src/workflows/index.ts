@@ -4,3 +4,4 @@
 export { sessionWorkflow } from './session';
 export { turnWorkflow } from './turn';
 export { budgetPoolWorkflow } from './budget-pool';
+export { shellTaskWorkflow } from './shell-task';

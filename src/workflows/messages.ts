@@ -4,6 +4,15 @@ import type { SessionState, SubmitRequest, SubmitResponse } from '../common/sess
 import type { TurnProgress, TurnSpend } from '../common/turn';
 import type { TurnLimits } from '../common/limits';
 import type { PoolStatus } from '../engine/budget-pool';
+import type { ContentRef } from '../common/content-ref';
+import type {
+  TaskCommandMessage,
+  TaskFinishedMessage,
+  TaskNotificationMessage,
+  TaskRecord,
+  TaskReply,
+  TaskStartedMessage,
+} from '../common/tasks';
 
 /** A `setLimits` patch: a number sets a limit, `null` removes it, absent keeps it. */
 export type LimitPatch = { [K in keyof TurnLimits]?: number | null };
@@ -103,6 +112,23 @@ export interface SessionStatusView {
   queued: number;
   /** Where the workspace was after the last turn (absent: not followed). */
   workspace?: WorkspaceRef | null;
+  /** The session's tasks (running ones, and the most recent finished ones), oldest first. */
+  tasks?: TaskRecord[];
+  /** Notifications waiting for a turn (a turn runs, or one is about to start for them). */
+  notificationsQueued?: number;
 }
 /** Query on a session: status for `agent-runner status` (the running turn's `progress` has the live details). */
 export const sessionStatusQuery = defineQuery<SessionStatusView>('status');
+
+/** Signal from a turn to its session: a task run began (it joins the session's task table). */
+export const taskStartedSignal = defineSignal<[TaskStartedMessage]>('taskStarted');
+/** Signal to a session: a task run ended (from the run's own turn, or from the turn that held it). */
+export const taskFinishedSignal = defineSignal<[TaskFinishedMessage]>('taskFinished');
+/** Signal from a turn to its session: a question about the task table (`ListAgents`, `TaskStop`, `SendMessage`). */
+export const taskCommandSignal = defineSignal<[TaskCommandMessage]>('taskCommand');
+/** Signal from a session to the turn that asked: the answer to its `taskCommand`. */
+export const taskReplySignal = defineSignal<[TaskReply]>('taskReply');
+/** Signal from a session to its running turn: a finished task's notification, for its next model call. */
+export const taskNotificationSignal = defineSignal<[TaskNotificationMessage]>('taskNotification');
+/** Signal to a running subagent's turn: a `SendMessage`, delivered after its next tool round (the text by ref). */
+export const agentMessageSignal = defineSignal<[{ ref: ContentRef }]>('agentMessage');

@@ -1,36 +1,61 @@
 import { condition, uuid4 } from '@temporalio/workflow';
 import type { SubmitRequest, SubmitResponse } from '../common/session';
+import type { TaskFinishedMessage, TaskRecord } from '../common/tasks';
+
+/** Id prefix of submits the session queues itself (no update waits for their answer). */
+const SESSION_PROMPT_PREFIX = 'session:';
 
 /** A submit waiting for its turn. */
 export interface QueuedSubmit {
+  kind: 'submit';
   /** Handler-local id (the update's answer is matched to it). */
   id: string;
   req: SubmitRequest;
 }
 
+/** A finished task's notification waiting for a turn (it starts one, as a submit does). */
+export interface QueuedNotification {
+  kind: 'notification';
+  record: TaskRecord;
+  finished: TaskFinishedMessage;
+}
+
+/** What waits for a turn. */
+export type QueuedWork = QueuedSubmit | QueuedNotification;
+
 /**
- * What waits for the session: submitted prompts, one turn each, in order. Each `submitMessage`
- * update waits here until its turn has started and then answers where to follow it. (The
- * notifications of the session's tasks are to queue here too: a notification that arrives while
- * no turn runs starts one, as a submit does.)
+ * What waits for the session: submitted prompts and the notifications of finished tasks, one
+ * turn each, in the order they came. Each `submitMessage` update waits here until its turn has
+ * started and then answers where to follow it; a notification that arrives while no turn runs
+ * starts one, and one that arrives during a turn starts the next.
  */
 export class SessionInbox {
-  private readonly submits: QueuedSubmit[] = [];
+  private readonly work: QueuedWork[] = [];
   private readonly started = new Map<string, SubmitResponse>();
 
   /** Submits waiting (the running turn's not counted). */
   get queued(): number {
-    return this.submits.length;
+    return this.work.filter((w) => w.kind === 'submit').length;
+  }
+
+  /** Notifications waiting for a turn. */
+  get notifications(): number {
+    return this.work.filter((w) => w.kind === 'notification').length;
   }
 
   /** True when something waits for a turn. */
   hasWork(): boolean {
-    return this.submits.length > 0;
+    return this.work.length > 0;
   }
 
-  /** The next submit to run, if any. */
-  take(): QueuedSubmit | undefined {
-    return this.submits.shift();
+  /** The next work to run, if any. */
+  take(): QueuedWork | undefined {
+    return this.work.shift();
+  }
+
+  /** Queues a finished task's notification. */
+  notify(n: Omit<QueuedNotification, 'kind'>): void {
+    this.work.push({ kind: 'notification', ...n });
   }
 
   /**
@@ -39,7 +64,7 @@ export class SessionInbox {
    */
   async submit(req: SubmitRequest): Promise<SubmitResponse> {
     const id = uuid4();
-    this.submits.push({ id, req });
+    this.work.push({ kind: 'submit', id, req });
     await condition(() => this.started.has(id));
     const resp = this.started.get(id);
     this.started.delete(id);
@@ -49,6 +74,12 @@ export class SessionInbox {
 
   /** The turn of a submit has started: its update answers with `resp`. */
   answer(submitId: string, resp: SubmitResponse): void {
+    if (submitId.startsWith(SESSION_PROMPT_PREFIX)) return; // nobody waits for it
     this.started.set(submitId, resp);
+  }
+
+  /** Queues a prompt of the session itself (a wake-up firing): a submit no update waits for. */
+  prompt(req: SubmitRequest): void {
+    this.work.push({ kind: 'submit', id: `${SESSION_PROMPT_PREFIX}${uuid4()}`, req });
   }
 }

@@ -8,6 +8,8 @@ import { mergeModelUsage, totalCost } from '../engine/cost';
 import { applyLimitPatch } from '../engine/limits';
 import { capReadFileState } from '../engine/read-file-state';
 import type { LimitPatch, SessionStatusView } from './messages';
+import type { TaskFinishedMessage, TaskRecord, TaskStartedMessage } from '../common/tasks';
+import { SessionTasks } from './session-tasks';
 
 /** Denials kept in session state (most recent). */
 export const MAX_DENIALS = 100;
@@ -29,6 +31,8 @@ export type SessionCarry = Required<Pick<SessionInput, 'defaults' | 'state'>>;
 export class SessionLedger {
   private s: SessionState;
   private opts: TurnOptions;
+  /** The session's task table (kept in `state.tasks` as it changes). */
+  readonly tasks: SessionTasks;
 
   /**
    * A session as its input says: the state carried through continue-as-new, else empty until
@@ -45,6 +49,7 @@ export class SessionLedger {
     }
     this.s = input.state ?? emptyState(input);
     this.opts = input.defaults;
+    this.tasks = new SessionTasks(this.s.tasks);
   }
 
   /** The state (for queries and the workflow's result; do not mutate). */
@@ -70,6 +75,30 @@ export class SessionLedger {
       totalCostUsd: cost.usd,
       costKnown: cost.known,
     };
+  }
+
+  /** A task run began (signal `taskStarted`). */
+  taskStarted(m: TaskStartedMessage): void {
+    this.tasks.started(m);
+    this.s = { ...this.s, tasks: this.tasks.table };
+  }
+
+  /**
+   * A task run ended (signal `taskFinished`). A background run's spend joins the session's
+   * totals here (a foreground run's is in the outcome of the turn that held it). Returns the
+   * record when the run was current and is the session's to notify about.
+   */
+  taskFinished(m: TaskFinishedMessage): TaskRecord | undefined {
+    const done = this.tasks.finished(m);
+    if (!done) return undefined;
+    let s: SessionState = { ...this.s, tasks: this.tasks.table };
+    if (done.owner === 'session') {
+      const modelUsage = mergeModelUsage(s.modelUsage, m.modelUsage);
+      const cost = totalCost(modelUsage);
+      s = { ...s, modelUsage, totalCostUsd: cost.usd, costKnown: cost.known };
+    }
+    this.s = s;
+    return done.owner === 'session' ? done : undefined;
   }
 
   /** A `setLimits` signal: the limits of later turns (the running turn gets the signal too). */
@@ -147,7 +176,9 @@ export class SessionLedger {
   }
 
   /** What `agent-runner status` shows of the session (the running turn's `progress` has the rest). */
-  status(live: Pick<SessionStatusView, 'busy' | 'currentTurnWorkflowId' | 'queued'>): SessionStatusView {
+  status(
+    live: Pick<SessionStatusView, 'busy' | 'currentTurnWorkflowId' | 'queued' | 'notificationsQueued'>,
+  ): SessionStatusView {
     const s = this.s;
     return {
       sessionId: s.sessionId,
@@ -162,6 +193,8 @@ export class SessionLedger {
       budgetPoolId: this.opts.budgetPoolId ?? null,
       queued: live.queued,
       ...(s.workspace ? { workspace: s.workspace } : {}),
+      ...(s.tasks ? { tasks: s.tasks.entries } : {}),
+      ...(live.notificationsQueued ? { notificationsQueued: live.notificationsQueued } : {}),
     };
   }
 

@@ -31,12 +31,14 @@ import type { SearchAttributePair } from '@temporalio/common';
 import { LABEL_CHARS, firstLine } from '../common/summary';
 import { isPatched } from './patches';
 import { SessionInbox } from './session-inbox';
-import type { QueuedSubmit } from './session-inbox';
+import type { QueuedWork } from './session-inbox';
 import { SessionLedger } from './session-state';
+import { SessionTaskControl } from './session-task-control';
+import { SessionWakeups } from './session-wakeups';
 
 export { MAX_DENIALS } from './session-state';
 
-const { loadSession } = proxyActivities<Activities>({
+const { loadSession, storeTaskNotification } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   retry: { maximumAttempts: 10 },
 });
@@ -69,6 +71,8 @@ export async function sessionWorkflow(input: SessionInput): Promise<SessionState
 class Session {
   private readonly ledger: SessionLedger;
   private readonly inbox = new SessionInbox();
+  private readonly control: SessionTaskControl;
+  private readonly wakeups: SessionWakeups;
   /** Workflow id of the running turn (null between turns). */
   private currentTurn: string | null = null;
   private busy = false;
@@ -82,6 +86,8 @@ class Session {
 
   constructor(private readonly input: SessionInput) {
     this.ledger = new SessionLedger(input);
+    this.control = new SessionTaskControl(this.ledger, this.inbox);
+    this.wakeups = new SessionWakeups(this.ledger, this.inbox);
     this.setHandlers();
   }
 
@@ -91,6 +97,7 @@ class Session {
    */
   async run(): Promise<SessionState> {
     if (!this.input.state) this.ledger.load(await loadSession(this.input.sessionId));
+    this.wakeups.resume();
     for (;;) {
       const next = await this.nextWork();
       if (!next) break;
@@ -109,19 +116,41 @@ class Session {
     return this.ledger.state;
   }
 
-  /** Waits for a queued submit, the end, or the idle timeout; the submit to run, if any. */
-  private async nextWork(): Promise<QueuedSubmit | undefined> {
+  /**
+   * Waits for queued work (a submit, a finished task's notification), the end, or the idle
+   * timeout; the work to run, if any. While a task of the session runs the session neither times
+   * out nor ends: the task's end brings its notification, which starts a turn.
+   */
+  private async nextWork(): Promise<QueuedWork | undefined> {
     const idleTimeoutMs = this.input.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-    const hasWork = await condition(() => this.inbox.hasWork() || this.ended, idleTimeoutMs);
-    return hasWork ? this.inbox.take() : undefined;
+    const tasks = this.ledger.tasks;
+    for (;;) {
+      const ready = (): boolean => this.inbox.hasWork() || (this.ended && !tasks.pending());
+      if (tasks.pending()) {
+        await condition(ready);
+        return this.inbox.take();
+      }
+      const hasWork = await condition(ready, idleTimeoutMs);
+      if (hasWork) return this.inbox.take();
+      if (!tasks.pending()) return undefined;
+    }
   }
 
   /** Runs one turn as a child workflow and records what it came to (also when it failed as a workflow). */
-  private async runTurn(next: QueuedSubmit): Promise<void> {
-    const turn = this.ledger.nextTurn();
-    const promptUuid = next.req.promptUuid ?? uuid4();
-    const turnInput = this.ledger.turnInput(next.req, turn, promptUuid, workflowInfo().workflowId);
+  private async runTurn(next: QueuedWork): Promise<void> {
+    // Busy from the moment the work is taken (a notification is stored first): a client that
+    // follows the session's tasks never sees it idle between a task's end and its turn.
     this.busy = true;
+    const turn = this.ledger.nextTurn();
+    const promptUuid = (next.kind === 'submit' ? next.req.promptUuid : undefined) ?? uuid4();
+    const { req, notification } =
+      next.kind === 'submit'
+        ? { req: next.req, notification: undefined }
+        : await this.notificationTurn(next.record, next.finished);
+    const turnInput = {
+      ...this.ledger.turnInput(req, turn, promptUuid, workflowInfo().workflowId),
+      ...(notification ? { notification } : {}),
+    };
     if (workflowInfo().typedSearchAttributes.get(SA.status) !== AGENT_STATUS_RUNNING) {
       setStatusAttributes(AGENT_STATUS_RUNNING, this.ledger.state.totalCostUsd);
     }
@@ -131,13 +160,15 @@ class Session {
       ...(isPatched('turnMetadata') ? turnMetadata(turnInput) : {}),
     });
     this.currentTurn = turn.id;
-    const { totalCostUsd, costKnown, modelUsage } = this.ledger.state;
-    this.inbox.answer(next.id, {
-      turnWorkflowId: turn.id,
-      turnNumber: turn.number,
-      promptUuid,
-      sessionBefore: { costUsd: totalCostUsd, costKnown, modelUsage },
-    });
+    if (next.kind === 'submit') {
+      const { totalCostUsd, costKnown, modelUsage } = this.ledger.state;
+      this.inbox.answer(next.id, {
+        turnWorkflowId: turn.id,
+        turnNumber: turn.number,
+        promptUuid,
+        sessionBefore: { costUsd: totalCostUsd, costKnown, modelUsage },
+      });
+    }
     // An error result fails the turn workflow and travels in the failure; anything else failed it.
     const outcome = await handle.result().catch((err: unknown) => resultOfFailure<TurnOutcome>(err) ?? null);
     this.lastFailure = outcome === null ? 'error_during_execution' : outcome.isError ? outcome.subtype : null;
@@ -151,6 +182,26 @@ class Session {
     this.busy = false;
     this.currentTurn = null;
     this.turnsThisRun++;
+  }
+
+  /**
+   * The submit of a turn a finished task starts: its notification (Claude Code's
+   * `<task-notification>` text), stored by an activity; the turn writes it as its first line.
+   */
+  private async notificationTurn(
+    record: Parameters<typeof storeTaskNotification>[0]['record'],
+    finished: Parameters<typeof storeTaskNotification>[0]['finished'],
+  ): Promise<{ req: SubmitRequest; notification: NonNullable<TurnInput['notification']> }> {
+    const sessionId = this.ledger.state.sessionId;
+    const ref = await storeTaskNotification({ sessionId, record, finished });
+    return {
+      req: { prompt: ref, promptLine: firstLine(`task notification: ${record.description}`) },
+      notification: {
+        taskId: record.taskId,
+        runId: record.runId,
+        origin: { kind: 'task-notification', producer: 'session-task', runId: record.runId },
+      },
+    };
   }
 
   /** Continues as new, idle and not ending, every `TURNS_PER_RUN` turns or when the server suggests it. */
@@ -172,8 +223,15 @@ class Session {
       currentTurnWorkflowId: this.currentTurn,
     }));
     setHandler(sessionStatusQuery, () =>
-      this.ledger.status({ busy: this.busy, currentTurnWorkflowId: this.currentTurn, queued: this.inbox.queued }),
+      this.ledger.status({
+        busy: this.busy,
+        currentTurnWorkflowId: this.currentTurn,
+        queued: this.inbox.queued,
+        notificationsQueued: this.inbox.notifications,
+      }),
     );
+    this.control.setHandlers();
+    this.wakeups.setHandlers();
     setHandler(endSessionSignal, () => {
       this.ended = true;
     });
@@ -188,9 +246,13 @@ class Session {
     setHandler(setLimitsSignal, async (patch) => {
       this.ledger.setLimits(patch);
       await this.forward((turn) => turn.signal(setLimitsSignal, patch));
+      await this.control.forwardLimits(patch);
     });
+    // An interrupt stops the running turn and every task of the session.
     setHandler(interruptSignal, async (reason?: string) => {
       await this.forward((turn) => turn.signal(interruptSignal, reason));
+      await this.control.stopAll('user');
+      this.wakeups.stop();
     });
   }
 

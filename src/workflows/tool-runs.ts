@@ -1,6 +1,7 @@
 import { uuid4 } from '@temporalio/workflow';
 import { isMcpToolName } from '../common/mcp';
 import type { RunToolInput, RunToolSummary, ToolPermission, ToolUseSummary } from '../common/tools';
+import { HEADLESS_DISABLED_TOOL_NAMES, noSuchToolText, optInToolsOf } from '../common/tools';
 import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import type { TurnInput } from '../common/turn';
 import type { HookPermission } from '../engine/permissions';
@@ -17,6 +18,13 @@ import { isPatched } from './patches';
 import type { TurnState } from './turn-state';
 import type { WorkspaceFollower } from './workspace';
 import { toolFaultOf } from './failures';
+import type { TaskTools } from './task-tools';
+import { launchShellTask } from './shell-launch';
+import { WakeupTool } from './wakeup-tool';
+import { READ_ONLY_TOOLS, TASK_TOOL_NAMES } from '../common/tools';
+
+/** Calls that run beside each other in one batch once subagents exist: read-only tools, `Agent` and `ListAgents`. */
+const CONCURRENT_TOOLS: ReadonlySet<string> = new Set([...READ_ONLY_TOOLS, 'Agent', 'ListAgents']);
 
 /**
  * How a hook's verdict was combined with the rules before the `hookPrecedence` patch, kept so
@@ -59,10 +67,18 @@ export class ToolRuns {
     private readonly workspace: WorkspaceFollower,
     private readonly hooks: HookRuns,
     private readonly approvals: Approvals,
+    private readonly taskTools?: TaskTools,
   ) {}
 
   /** Set when a hook ends the turn (a configuration error, or `continue: false`). */
   hookStop: HookStop = null;
+
+  private wakeupTool: WakeupTool | undefined;
+
+  /** The turn's ScheduleWakeup calls (made on first use: its signal handler is set then). */
+  private get wakeup(): WakeupTool {
+    return (this.wakeupTool ??= new WakeupTool(this.input));
+  }
 
   /**
    * Runs one call where its workspace is (the shared queue when the workspace is not followed);
@@ -92,8 +108,25 @@ export class ToolRuns {
     }
   }
 
-  private runWhereTheWorkspaceIs(input: RunToolInput, use?: ToolUseSummary): Promise<RunToolSummary> {
+  private async runWhereTheWorkspaceIs(input: RunToolInput, use?: ToolUseSummary): Promise<RunToolSummary> {
+    const summary = await this.runOnce(input, use);
+    // Bash with `run_in_background`: the tool wrote the launch text; the command runs as a task.
+    if (summary.background) {
+      await launchShellTask(this.input, input, summary.background, this.workspace.ref?.hostQueue);
+    }
+    return summary;
+  }
+
+  private runOnce(input: RunToolInput, use?: ToolUseSummary): Promise<RunToolSummary> {
+    // ScheduleWakeup is answered by the workflow (the timer is the session's).
+    if (input.skipReason === undefined && this.wakeup.handles(input.toolName)) return this.wakeup.run(input);
     const label = use?.label ?? input.toolName;
+    // The task tools (Agent, SendMessage, TaskStop, ListAgents) are answered by the workflow. Only
+    // a turn whose input has `options.subagents` has them (older inputs never carry the field, so
+    // their histories replay their calls as runs of an unknown tool: no patch needed).
+    if (input.skipReason === undefined && this.taskTools?.handles(input.toolName)) {
+      return this.taskTools.run(input);
+    }
     if (input.skipReason === undefined && LOCAL_TOOLS.has(input.toolName) && isPatched('localActivities')) {
       return this.workspace.runToolLocal(input, this.acts.local.runTool, this.acts.runTool, label);
     }
@@ -237,11 +270,12 @@ export class ToolRuns {
           }
         : {}),
       ...(options.approvals ? { askable: true } : {}),
+      ...(optInToolsOf(options.tools).length ? { optInTools: optInToolsOf(options.tools) } : {}),
       // Bash re-reads the settings files' `env` (paths only travel: values stay out of history).
       ...(run.use.name === 'Bash' && options.settingsEnv ? { settingsEnv: options.settingsEnv } : {}),
       // A tool the turn did not offer (`--tools`, built-in tools only) does not run, as in Claude Code.
       ...(options.tools && !structured && !isMcpToolName(run.use.name) && !options.tools.includes(run.use.name)
-        ? { skipReason: `Error: No such tool available: ${run.use.name}` }
+        ? { skipReason: noSuchTool(run.use.name) }
         : {}),
     };
   }
@@ -259,7 +293,9 @@ export class ToolRuns {
    */
   async runAll(assistantUuid: string, uses: readonly ToolUseSummary[]): Promise<boolean> {
     const pending = [...uses];
-    for (const batch of partitionToolUses(uses)) {
+    const taskCalls = uses.some((u) => (TASK_TOOL_NAMES as readonly string[]).includes(u.name));
+    const concurrent = taskCalls && this.taskTools ? (n: string) => CONCURRENT_TOOLS.has(n) : undefined;
+    for (const batch of partitionToolUses(uses, concurrent)) {
       if (this.interrupts.requested()) break;
       this.state.startActivity(
         `runTool ${batch.map((u) => u.name).join(',')}`,
@@ -329,6 +365,12 @@ export class ToolRuns {
     const use = idx >= 0 ? pending.splice(idx, 1)[0] : undefined;
     this.state.recordToolResult(r, use);
   }
+}
+
+/** Claude Code 2.1.328's words for a call of a tool the agent is not offered (without the `<tool_use_error>` frame `runTool` adds). */
+function noSuchTool(name: string): string {
+  if (HEADLESS_DISABLED_TOOL_NAMES.includes(name)) return noSuchToolText(name);
+  return `Error: No such tool available: ${name}. ${name} is not among the tools available here. Continue with the tools you have.`;
 }
 
 /** The `readState` field of a run's input: absent when there is none (fewer history bytes). */

@@ -27,6 +27,10 @@ export type TurnActivities = Pick<
   | 'connectMcpServers'
   | 'runHooks'
   | 'prepareCommand'
+  | 'planAgent'
+  | 'recordAgentResult'
+  | 'readTaskCall'
+  | 'recordNotification'
 > & {
   /**
    * The same `runTool` and `recordTranscript` as local activities: run by the worker that runs
@@ -91,6 +95,10 @@ export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActi
     connectMcpServers: tools.connectMcpServers,
     runHooks: tools.runHooks,
     prepareCommand: tools.prepareCommand,
+    planAgent: tools.planAgent,
+    recordAgentResult: tools.recordAgentResult,
+    readTaskCall: tools.readTaskCall,
+    recordNotification: tools.recordNotification,
     local: { runTool: local.runTool, recordTranscript: local.recordTranscript, recordPrompt: local.recordPrompt },
   };
 }

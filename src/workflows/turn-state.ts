@@ -4,7 +4,8 @@ import type { FileReadState, RunToolSummary, ToolUseSummary } from '../common/to
 import type { TurnCarry, TurnInput, TurnOutcome, TurnSpend } from '../common/turn';
 import type { Usage, UsageDetails } from '../common/usage';
 import { addUsage, emptyUsage } from '../common/usage';
-import { addModelUsage, totalCost } from '../engine/cost';
+import { addModelUsage, mergeModelUsage, totalCost } from '../engine/cost';
+import type { ModelUsage } from '../common/usage';
 import { contextWindowOf } from '../common/model-limits';
 import { maxOutputTokensOf } from '../common/model-capabilities';
 import type { ModelLimits } from '../engine/cost';
@@ -146,6 +147,18 @@ export class TurnState {
    */
   recordModelCall(assistantUuid: string, call: CallModelSummary): void {
     const d = this.data;
+    if (call.microcompact) {
+      // The line is on the chain before the reminder and the assistant line (the stream's order).
+      d.events.push(call.microcompact.uuid);
+      const m = d.contextStages?.microcompact ?? { runs: 0, clearedToolResults: 0, freedTokens: 0 };
+      d.contextStages = {
+        microcompact: {
+          runs: m.runs + 1,
+          clearedToolResults: m.clearedToolResults + call.microcompact.clearedToolResults,
+          freedTokens: m.freedTokens + call.microcompact.freedTokens,
+        },
+      };
+    }
     if (call.fileReminder) {
       d.events.push(call.fileReminder.uuid);
       // The reminder showed these files whole: the model's view of them is current again.
@@ -182,6 +195,15 @@ export class TurnState {
     const d = this.data;
     d.usage = addUsage(d.usage, usage);
     d.modelUsage = addModelUsage(d.modelUsage, model, usage, costUsd, limits, details);
+  }
+
+  /**
+   * What a foreground subagent spent (its model calls and its own children's): counted in the
+   * turn's `modelUsage`, cost and every USD limit, but not in its `usage`, which is the turn's
+   * own calls only (as Claude Code reports them).
+   */
+  addChildSpend(modelUsage: Record<string, ModelUsage>): void {
+    this.data.modelUsage = mergeModelUsage(this.data.modelUsage, modelUsage);
   }
 
   /**
@@ -248,6 +270,12 @@ export class TurnState {
   recordToolResult(result: RunToolSummary, use: ToolUseSummary | undefined): void {
     const d = this.data;
     d.events.push(result.resultUuid);
+    if (use) {
+      d.toolUses = (d.toolUses ?? 0) + 1;
+      if (result.outcome === 'ok' && !(d.toolsUsed ?? []).includes(use.name)) {
+        d.toolsUsed = [...(d.toolsUsed ?? []), use.name].sort();
+      }
+    }
     const spent = result.modelSpend;
     if (spent) {
       // A tool's own model calls (WebSearch, WebFetch) count like the conversation's.
@@ -370,6 +398,7 @@ export class TurnState {
       apiErrorStatus,
       structuredOutputUuid: d.structuredOutput?.resultUuid ?? null,
       ...(d.workspace !== undefined ? { workspace: d.workspace } : {}),
+      ...(d.contextStages ? { contextStages: d.contextStages } : {}),
     };
   }
 

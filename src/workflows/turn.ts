@@ -17,6 +17,7 @@ import type { CallModelSummary } from '../common/model';
 import { ModelErrorType } from '../common/model';
 import { STRUCTURED_OUTPUT_NUDGE } from '../common/structured-output';
 import type { TranscriptEntry } from '../common/transcript';
+import type { ContentRef } from '../common/content-ref';
 import type { TurnInput, TurnOutcome, TurnProgress } from '../common/turn';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../common/version';
 import { stopHookCapMessage } from '../common/hooks';
@@ -43,15 +44,24 @@ import { Approvals } from './approvals';
 import { HookRuns } from './hook-runs';
 import type { HookStop } from './hook-runs';
 import { Interrupts, uninterruptible } from './interrupts';
-import { interruptSignal, poolStatusSignal, setLimitsSignal, turnProgressQuery, turnSpendQuery } from './messages';
+import {
+  agentMessageSignal,
+  interruptSignal,
+  poolStatusSignal,
+  setLimitsSignal,
+  turnProgressQuery,
+  turnSpendQuery,
+} from './messages';
 import { agentResultFailure } from '../common/agent-result';
 import { PoolMember } from './pool-member';
 import { ToolRuns } from './tool-runs';
+import { TaskTools, offeredTools } from './task-tools';
 import { turnActivities } from './turn-activities';
 import type { TurnActivities } from './turn-activities';
 import { TurnState } from './turn-state';
 import { WorkspaceFollower, WorkspaceStop } from './workspace';
 import { isPatched } from './patches';
+import { tellSessionFinished, withOrigin } from './agent-turn';
 
 /** Model calls per workflow run before a long turn continues as new. */
 const DEFAULT_MAX_STEPS_PER_RUN = 200;
@@ -84,10 +94,12 @@ const STRUCTURED_OUTPUT_EXHAUSTED = 'structured_output_retry_exhausted';
  */
 export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   const turn = new Turn(input);
-  const outcome = await turn.run();
+  const outcome = withOrigin(input, await turn.run(), turn.state);
   // Not reached on continue-as-new (run() throws it): the next run is still a member.
   await turn.member.leave();
   turn.finish(outcome);
+  // A background agent tells its session of its end (a foreground one's caller does).
+  if (input.agent?.background) await tellSessionFinished(input, outcome);
   // An error result fails the workflow (the Web UI lists it as Failed), carrying the outcome.
   if (outcome.isError && isPatched('errorResultFailsTurn')) {
     throw agentResultFailure(outcome.subtype, outcome.errors, outcome);
@@ -128,6 +140,9 @@ class Turn {
       this.workspace,
       this.hooks,
       this.approvals,
+      // Subagents: only for inputs that carry `options.subagents` (the client sets it; older
+      // histories never have it, so they replay without the task tools and need no patch).
+      input.options.subagents ? new TaskTools(input, this.state, this.acts, this.workspace) : undefined,
     );
     setHandler(turnProgressQuery, () => this.progress());
     setHandler(turnSpendQuery, () => this.state.spend());
@@ -136,6 +151,31 @@ class Turn {
     });
     setHandler(interruptSignal, (reason) => this.interrupts.interrupt(reason));
     setHandler(poolStatusSignal, (status) => this.member.onStatus(status));
+    // A subagent's turn takes `SendMessage`s while it runs: each joins its next model call.
+    if (input.agent) setHandler(agentMessageSignal, (m) => void this.agentMessages.push(m.ref));
+  }
+
+  /** Messages sent to this subagent (SendMessage) not yet written to its conversation. */
+  private readonly agentMessages: ContentRef[] = [];
+
+  /** Writes the messages sent to this subagent as user lines at the end of its chain. */
+  private async deliverAgentMessages(): Promise<void> {
+    const { input } = this;
+    for (const ref of this.agentMessages.splice(0)) {
+      const uuid = uuid4();
+      this.state.activity = 'recordTranscript';
+      const line = {
+        sessionId: input.sessionId,
+        uuid,
+        parentUuid: this.state.leaf,
+        turnId: input.turnId,
+        cwd: input.cwd,
+        timestamp: this.now(),
+        prompt: ref,
+      };
+      await uninterruptible(() => this.acts.recordPrompt(line));
+      this.state.appendLine(uuid, 'user');
+    }
   }
 
   /**
@@ -181,7 +221,25 @@ class Turn {
     const { input } = this;
     this.state.startActivity('recordTranscript', 'record the prompt');
     const { promptRef } = input;
-    if (promptRef) {
+    if (promptRef && input.notification) {
+      // A finished task's notification starts this turn: its stored text is the first line.
+      const n = input.notification;
+      await uninterruptible(() =>
+        this.acts.recordNotification({
+          sessionId: input.sessionId,
+          uuid: input.promptUuid,
+          parentUuid: input.parentUuid,
+          turnId: input.turnId,
+          timestamp: this.now(),
+          ref: promptRef,
+          taskId: n.taskId,
+          runId: n.runId,
+          startsTurn: true,
+        }),
+      );
+    } else if (input.agent?.promptWritten) {
+      // A fork's first line (the parent's call answered, its directive) was written by planAgent.
+    } else if (promptRef) {
       // The prompt travels by reference: history holds its ref, never its text.
       const line = {
         sessionId: input.sessionId,
@@ -347,6 +405,7 @@ class Turn {
       if (last.afterCompaction && isPatched('noRepeatedAutoCompact')) d.autoCompactIneffective = true;
       if (!d.autoCompactIneffective) await this.compact('auto');
     }
+    if (this.agentMessages.length > 0) await this.deliverAgentMessages();
     return null;
   }
 
@@ -372,7 +431,7 @@ class Turn {
           model,
           maxTokens: options.maxTokens,
           ...(options.thinking ? { thinking: options.thinking } : {}),
-          ...(options.tools ? { tools: options.tools } : {}),
+          ...(options.tools || options.subagents ? { tools: offeredTools(options) } : {}),
           ...(options.systemPromptKey !== undefined ? { systemPromptKey: options.systemPromptKey } : {}),
           ...(options.appendSystemPromptKey !== undefined
             ? { appendSystemPromptKey: options.appendSystemPromptKey }
@@ -383,6 +442,7 @@ class Turn {
           ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
           ...(options.definitionsKey !== undefined ? { definitionsKey: options.definitionsKey } : {}),
           ...(options.toolSearch !== undefined ? { toolSearch: options.toolSearch } : {}),
+          ...(options.compaction?.microcompact ? { microcompact: options.compaction.microcompact } : {}),
           ...this.workspace.forModelCall(),
         }),
       );

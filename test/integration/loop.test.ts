@@ -345,3 +345,51 @@ describe('compaction', () => {
     await engine.end();
   });
 });
+
+describe('microcompact', () => {
+  const big = { 'big.txt': `${'a line of the file that the model reads again and again\n'.repeat(500)}` };
+  const reads = (n: number): StepSpec[] => [
+    ...Array.from({ length: n }, () => call('Read', { file_path: 'big.txt' })),
+    text('finished'),
+  ];
+
+  test('microcompact: repeated Reads of one file are cleared in one batch, streamed, recorded and counted', async () => {
+    const r = await runCase('microcompact-reads', reads(6), {
+      files: big,
+      submit: { compaction: { microcompact: { minFreedTokens: 20_000 } } },
+    });
+    expect(r.result).toMatchObject({ subtype: 'success', result: 'finished' });
+    const mc = r.messages.filter((m) => m.type === 'system' && m.subtype === 'microcompact_boundary');
+    expect(mc).toHaveLength(1);
+    expect(mc[0]).toMatchObject({ microcompact_metadata: { trigger: 'auto', cleared_tool_results: 3 } });
+    // Each result is ~8,000 tokens: before the fifth call three are superseded (24,000 tokens, past
+    // the batch of 20,000 asked for); before the fourth, two (too few); after the batch, at most two more.
+    const fourth = toolResultBlocks(r.requests[3] as ParsedRequest).map((b) => toolResultText(b));
+    expect(fourth.every((t) => t.includes('a line of the file'))).toBe(true);
+    const fifth = toolResultBlocks(r.requests[4] as ParsedRequest).map((b) => toolResultText(b));
+    expect(fifth.slice(0, 3)).toEqual(Array(3).fill('[Old tool result content cleared]'));
+    expect(fifth[3]).toContain('a line of the file');
+    // Later calls send the same view (the recorded line), and the result has the totals.
+    const last = toolResultBlocks(r.requests[6] as ParsedRequest).map((b) => toolResultText(b));
+    expect(last.slice(0, 3)).toEqual(fifth.slice(0, 3));
+    expect(last.slice(3).every((t) => t.includes('a line of the file'))).toBe(true);
+    expect(r.result.context_stages?.microcompact).toMatchObject({ runs: 1, cleared_tool_results: 3 });
+    expect(r.result.context_stages?.microcompact.freed_tokens).toBeGreaterThan(20_000);
+  });
+
+  test('microcompact: compaction.microcompact.enabled false sends every result whole', async () => {
+    const r = await runCase('microcompact-off', reads(6), {
+      files: big,
+      submit: { compaction: { microcompact: { enabled: false } } },
+    });
+    expect(r.result).toMatchObject({ subtype: 'success', result: 'finished' });
+    expect(r.messages.some((m) => m.type === 'system' && m.subtype === 'microcompact_boundary')).toBe(false);
+    const last = r.requests[r.requests.length - 1] as ParsedRequest;
+    expect(
+      toolResultBlocks(last)
+        .map((b) => toolResultText(b))
+        .every((t) => t.includes('a line of the file')),
+    ).toBe(true);
+    expect(r.result.context_stages).toBeUndefined();
+  });
+});

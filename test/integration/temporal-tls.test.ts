@@ -99,3 +99,65 @@ describe('Temporal over mTLS', () => {
     );
   });
 });
+
+describe('Temporal profiles (envconfig TOML)', () => {
+  function profileFile(body: string): string {
+    const file = `${pki.dir}/temporal-${Math.random().toString(36).slice(2)}.toml`;
+    fs.writeFileSync(file, body);
+    return file;
+  }
+  const pem = (p: string) => JSON.stringify(fs.readFileSync(p, 'utf8'));
+
+  test('profiles: TEMPORAL_PROFILE selects a profile of TEMPORAL_CONFIG_FILE, which picks the server and its mTLS', async () => {
+    const file = profileFile(
+      [
+        '[profile.default]',
+        'address = "127.0.0.1:1"',
+        '',
+        '[profile.prod]',
+        `address = "${proxy.address}"`,
+        'namespace = "default"',
+        '[profile.prod.tls]',
+        'server_name = "localhost"',
+        `server_ca_cert_data = ${pem(pki.caCert)}`,
+        `client_cert_path = "${pki.clientCert}"`,
+        `client_key_data = ${pem(pki.clientKey)}`,
+        '',
+      ].join('\n'),
+    );
+    const env: NodeJS.ProcessEnv = {
+      HOME: pki.dir,
+      PATH: process.env['PATH'],
+      AGENT_RUNNER_DATA_DIR: pki.dir,
+      ANTHROPIC_API_KEY: 'test-key',
+      TEMPORAL_CONFIG_FILE: file,
+      TEMPORAL_PROFILE: 'prod',
+    };
+    const config = loadConfig({ env, cwd: pki.dir });
+    expect(config.temporal.address).toBe(proxy.address);
+    const conn = await Connection.connect({ ...optionsFrom(env), connectTimeout: 10_000 });
+    await conn.workflowService.getSystemInfo({});
+    await conn.close();
+
+    const worker = await startWorkerProcess({ ...env, AGENT_RUNNER_TASK_QUEUE: `tls-profile-${Date.now()}` });
+    expect(worker.stderr()).toContain('worker polling task queue');
+    await worker.stop();
+  });
+
+  test('profiles: a profile that is not in the file, or a missing named file, exits 2 naming it', async () => {
+    const file = profileFile('[profile.default]\naddress = "127.0.0.1:1"\n');
+    const base = { HOME: pki.dir, PATH: process.env['PATH'], AGENT_RUNNER_DATA_DIR: pki.dir };
+    const missingProfile = await runCli(['worker'], {
+      env: { ...base, TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'nope' },
+    });
+    expect(missingProfile.code).toBe(2);
+    expect(missingProfile.stderr).toContain(
+      `Temporal config file ${file} (from TEMPORAL_CONFIG_FILE): Profile 'nope' not found`,
+    );
+    const missingFile = await runCli(['worker'], { env: { ...base, TEMPORAL_CONFIG_FILE: `${pki.dir}/none.toml` } });
+    expect(missingFile.code).toBe(2);
+    expect(missingFile.stderr).toContain(
+      `Temporal config file ${pki.dir}/none.toml (from TEMPORAL_CONFIG_FILE): file not found`,
+    );
+  });
+});

@@ -6,7 +6,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { CallModelInput, CallModelSummary } from '../../common/model';
 import { ModelErrorType } from '../../common/model';
 import type { ToolUseSummary } from '../../common/tools';
-import { DEFAULT_TOOL_NAMES } from '../../common/tools';
+import { TOOL_NAMES } from '../../common/tools';
 import type { TranscriptEntry } from '../../common/transcript';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/transcript';
 import type { Usage } from '../../common/usage';
@@ -26,6 +26,7 @@ import { describeCallFailure, unstoredResponseFailure } from './call-failure';
 import { replayedReminder, withFileReminder } from './file-reminders';
 import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
+import { withMicrocompact } from './microcompact';
 import { buildMessages, buildSystem } from './request';
 import { betaHeaders } from './betas';
 import { thinkingParams } from './thinking-params';
@@ -223,7 +224,8 @@ function summarize(
     .filter((b) => b['type'] === 'tool_use')
     .map((b) => {
       const input = (b['input'] ?? {}) as Record<string, unknown>;
-      const fp = input['file_path'];
+      // NotebookEdit names its file notebook_path.
+      const fp = input['file_path'] ?? (b['name'] === 'NotebookEdit' ? input['notebook_path'] : undefined);
       return {
         id: String(b['id']),
         name: String(b['name']),
@@ -319,6 +321,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       return {
         ...summarize(stored.entry, input.cwd, deps, stored.durationMs, false),
         ...(stored.reminder ? { fileReminder: stored.reminder } : {}),
+        ...(stored.microcompact ? { microcompact: stored.microcompact } : {}),
       };
     } finally {
       beat.stop();
@@ -353,6 +356,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     entry: TranscriptEntry;
     durationMs: number;
     reminder: Awaited<ReturnType<typeof withFileReminder>>['reminder'];
+    microcompact: Awaited<ReturnType<typeof withMicrocompact>>['line'];
   }> {
     let chain: TranscriptEntry[];
     try {
@@ -366,21 +370,24 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     // Files the model read that changed on disk since get a reminder line before this call: checked
     // on the workspace's host only, where they are now (after a move, under the new root).
     const ws = input.workspace;
+    // Old tool results cleared (recorded on the chain, plus a new batch when it frees enough).
+    const micro = await withMicrocompact(deps.store, { ...input, turnId: actx.turnId }, chain, input.microcompact);
     const context = await withFileReminder(
       deps.store,
       {
         ...input,
+        parentUuid: micro.parentUuid,
         turnId: actx.turnId,
         ...(ws?.formerRoots ? { moved: { repoRoot: ws.repoRoot, formerRoots: ws.formerRoots } } : {}),
       },
-      chain,
+      micro.chain,
       { checkFiles: ws === undefined || ws.hostQueue === deps.hostQueue },
     );
     // Deferred tools stay out of `tools` until a ToolSearch result on the chain loaded them.
     const offered = offeredTools(
       {
         builtins: deps.toolsForModel(
-          (input.tools ?? [...DEFAULT_TOOL_NAMES]).filter((n) => !SESSION_TOOL_NAMES.has(n)),
+          (input.tools ?? [...TOOL_NAMES]).filter((n) => !SESSION_TOOL_NAMES.has(n)),
         ) as ModelToolSpec[],
         skills: await offersSkills(deps.store, input),
         extra: (await structuredOutputTools(deps.store, input)) as ModelToolSpec[],
@@ -403,7 +410,10 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     const params: Anthropic.MessageCreateParamsStreaming = {
       model: input.model,
       system: buildSystem(await systemPromptFor(deps.store, input)),
-      messages: buildMessages(context.chain, offered.plan.active ? { deferredTools: offered.plan.deferred } : {}),
+      messages: buildMessages(context.chain, {
+        cleared: micro.cleared,
+        ...(offered.plan.active ? { deferredTools: offered.plan.deferred } : {}),
+      }),
       tools: offered.tools as Anthropic.Tool[],
       metadata: { user_id: input.sessionId },
       stream: true,
@@ -536,6 +546,6 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         ...(startRecord ? { known: [startRecord] } : {}),
       });
     }
-    return { entry: stored, durationMs: Date.now() - started, reminder: context.reminder };
+    return { entry: stored, durationMs: Date.now() - started, reminder: context.reminder, microcompact: micro.line };
   }
 }

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ContextAttachment } from '../../common/context';
 import type { TranscriptEntry } from '../../common/transcript';
+import { CLEARED_TOOL_RESULT_TEXT } from '../../engine/microcompact';
 import { renderAttachment, renderDeferredTools, renderEnvironmentUpdate } from '../context/render';
 import { recordedShellCwd } from '../shell-cwd';
 
@@ -56,6 +57,8 @@ const DATE_LINE = "\n\nToday's date is ";
 export interface BuildOptions {
   /** Tools this request defers (named in the environment's message, for ToolSearch). */
   deferredTools?: readonly string[];
+  /** Ids of the tool_use blocks whose results microcompact cleared (sent as its placeholder). */
+  cleared?: ReadonlySet<string>;
 }
 
 /** Text after a ToolSearch result that loaded tools (Claude Code 2.1.328). */
@@ -87,10 +90,13 @@ function loadsTools(block: Block): boolean {
  *   follows that batch's tool results, as in Claude Code;
  * - in a user message, tool_result blocks come first, then attached context, then the rest; a
  *   ToolSearch result that loaded tools is followed by `Tool loaded.`;
+ * - a tool_result whose tool_use id is in `opts.cleared` (microcompact, `./microcompact.ts`) is
+ *   sent as Claude Code's `[Old tool result content cleared]`, keeping its `is_error`;
  * - the last block of the last message gets a `cache_control` breakpoint so that the next call
  *   of the session reads this whole prefix from the prompt cache.
  */
 export function buildMessages(chain: readonly TranscriptEntry[], opts: BuildOptions = {}): MessageParam[] {
+  const cleared = opts.cleared ?? new Set<string>();
   const out: Draft[] = [];
   const nestedSeen = new Set<string>();
   const shell = new ShellMoves();
@@ -161,6 +167,9 @@ export function buildMessages(chain: readonly TranscriptEntry[], opts: BuildOpti
     }
     const blocks = blocksOf(entry.message.content as string | Array<Record<string, unknown>>)
       .filter((b) => !(b.type === 'text' && (b as { text: string }).text === ''))
+      .map((b) =>
+        b.type === 'tool_result' && cleared.has(b.tool_use_id) ? { ...b, content: CLEARED_TOOL_RESULT_TEXT } : b,
+      )
       .flatMap((block) => {
         const ranked = { block, rank: block.type === 'tool_result' ? RANK.tool_result : RANK.other };
         return loadsTools(block)

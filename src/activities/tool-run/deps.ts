@@ -3,6 +3,7 @@ import type { ToolModelCalls } from '../tools/web/model-calls';
 import type { TranscriptStore } from '../../store/transcript-store';
 import type { ToolContext, ToolOutput, ToolSettings } from '../tools/types';
 import type { resolveToolPermission } from '../tool-permission';
+import type { AnyToolDefinition } from '../tools/registry';
 import { ChildEnvironments } from '../../env/child-env';
 import type { SessionTools } from '../session-tools';
 
@@ -14,6 +15,8 @@ export interface RunToolDeps {
     name: string,
     rawInput: unknown,
     ctx: ToolContext,
+    /** The tool table (default: the default built-in tools; a turn offering opt-in tools passes them too). */
+    tools?: ReadonlyMap<string, AnyToolDefinition>,
   ): Promise<ToolOutput & { outcome: 'ok' | 'error' | 'invalid' }>;
   /** Runs an `mcp__…` tool of the turn's stored MCP tool list; never throws (see `src/activities/mcp/activities.ts`). */
   executeMcpTool?(

@@ -5,6 +5,7 @@ import type { ToolCallPlan } from '../../engine/tool-call-plan';
 import { loadJsonSchema, runStructuredOutput } from '../structured-output';
 import type { LargeResultRecord } from '../large-result';
 import { keepLargeResult, materializeLargeResults } from '../large-result';
+import { ALL_BUILTIN_TOOLS } from '../tools/registry';
 import type { ToolContext, ToolOutput } from '../tools/types';
 import { inputFaultOutput } from '../tools/input-faults';
 import { isTransientToolError, toolFaultMessage } from '../tool-faults';
@@ -88,24 +89,8 @@ async function runTool(deps: RunToolDeps, input: ToolRunInput, call: ToolCall, m
   // A local activity cannot heartbeat (the core does not know it): its worker's workflow task
   // is what keeps it alive, and its timeout bounds it.
   const heartbeat = ctx.info.isLocal ? () => undefined : () => ctx.heartbeat();
-  const { permission, toolInput } = call;
-  const toolCtx: ToolContext = {
-    cwd: input.cwd,
-    ...(call.shellCwd !== undefined ? { shellCwd: call.shellCwd } : {}),
-    signal: ctx.cancellationSignal,
-    // The workflow passes the state it holds for this call's own `file_path`.
-    readState: () => input.readState ?? undefined,
-    heartbeat,
-    ...(deps.settings ? { settings: deps.settings } : {}),
-    ...(permission.behavior === 'allow' && permission.readDenied ? { readDenied: permission.readDenied } : {}),
-    ...(permission.behavior === 'allow' && permission.checkedPath !== undefined
-      ? { checkedPath: permission.checkedPath }
-      : {}),
-    env: call.toolEnv,
-    sessionId: input.sessionId,
-    ...(call.callingModel ? { callingModel: call.callingModel } : {}),
-    ...(deps.modelCalls ? { modelCalls: deps.modelCalls } : {}),
-  };
+  const { toolInput } = call;
+  const toolCtx = toolContextOf(deps, input, call, heartbeat, ctx.cancellationSignal);
   let run: ToolRun;
   // Often: a cancellation (an interrupt) arrives with a heartbeat's answer.
   const beat = heartbeatEvery(TOOL_HEARTBEAT_MS, heartbeat);
@@ -151,5 +136,36 @@ function dispatch(
     return deps.executeMcpTool(input.sessionId, input.mcpToolsRef, input.toolName, toolInput, toolCtx);
   }
   if (deps.sessionTools?.handles(input.toolName)) return deps.sessionTools.run(input, toolInput, toolCtx);
-  return deps.executeTool(input.toolName, toolInput, toolCtx);
+  // An opt-in tool (NotebookEdit) runs only in a turn that offers it.
+  return input.optInTools?.includes(input.toolName)
+    ? deps.executeTool(input.toolName, toolInput, toolCtx, ALL_BUILTIN_TOOLS)
+    : deps.executeTool(input.toolName, toolInput, toolCtx);
+}
+
+/** What the tool gets besides its input: the session's directories, state, settings and permission's findings. */
+function toolContextOf(
+  deps: RunToolDeps,
+  input: ToolRunInput,
+  call: ToolCall,
+  heartbeat: () => void,
+  signal: AbortSignal,
+): ToolContext {
+  const { permission } = call;
+  return {
+    cwd: input.cwd,
+    sessionId: input.sessionId,
+    ...(call.shellCwd !== undefined ? { shellCwd: call.shellCwd } : {}),
+    signal,
+    // The workflow passes the state it holds for this call's own `file_path`.
+    readState: () => input.readState ?? undefined,
+    heartbeat,
+    ...(deps.settings ? { settings: deps.settings } : {}),
+    ...(permission.behavior === 'allow' && permission.readDenied ? { readDenied: permission.readDenied } : {}),
+    ...(permission.behavior === 'allow' && permission.checkedPath !== undefined
+      ? { checkedPath: permission.checkedPath }
+      : {}),
+    env: call.toolEnv,
+    ...(call.callingModel ? { callingModel: call.callingModel } : {}),
+    ...(deps.modelCalls ? { modelCalls: deps.modelCalls } : {}),
+  };
 }

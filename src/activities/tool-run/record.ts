@@ -53,6 +53,7 @@ export function summaryOf(entry: TranscriptEntry, input: ToolRunInput, replayed:
     ...(meta?.snapshot ? { snapshot: meta.snapshot } : {}),
     ...(meta?.allowedRules?.length ? { allowedRules: meta.allowedRules } : {}),
     ...(meta?.modelSpend ? { modelSpend: meta.modelSpend as ToolModelSpend } : {}),
+    ...(meta?.background ? { background: meta.background } : {}),
   };
 }
 
@@ -145,6 +146,7 @@ function resultLine(
       outcome: out.outcome,
       ...(out.fileState ? { fileState: out.fileState } : {}),
       ...(out.shellCwd !== undefined ? { shellCwd: out.shellCwd } : {}),
+      ...(out.background ? { background: out.background } : {}),
       ...(deniedInput !== undefined ? { deniedInput } : {}),
       ...(out.outcome === 'denied' && permission.behavior === 'deny'
         ? {

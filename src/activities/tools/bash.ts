@@ -15,6 +15,8 @@ import { constants as osConstants } from 'node:os';
 import { z } from 'zod';
 import { toolEnvironment } from '../../env/child-env';
 import { commandTooLong } from './bash-limits';
+import { launchBackground } from '../background/launch';
+import { BACKGROUND_DEFAULT_TIMEOUT_MS, BACKGROUND_MAX_TIMEOUT_MS } from '../../common/shell-tasks';
 import { CappedOutput } from './capped-output';
 import { statOrUndefined } from './file-state';
 import { errorOutput, plainErrorOutput } from './format';
@@ -85,7 +87,7 @@ export function findSetpriv(env: NodeJS.ProcessEnv = process.env): string | null
 }
 
 /** The argv that runs `script` with bash under the supervisor (with a parent-death signal when possible). */
-function commandLine(script: string): [string, string[]] {
+export function commandLine(script: string): [string, string[]] {
   const setpriv = findSetpriv();
   const supervised = ['-c', SUPERVISOR, 'bash-supervisor', script];
   return setpriv
@@ -100,30 +102,47 @@ function commandLine(script: string): [string, string[]] {
 const PIPE_CLOSE_GRACE_MS = 250;
 
 /**
- * Input of the Bash tool: Claude Code's schema as offered when its background tasks are off
- * (this runner has none), so `run_in_background` is an unexpected parameter.
+ * Input of the Bash tool: Claude Code 2.1.328's schema. With `run_in_background`, `timeout` is how
+ * long the command may run in the background (default 10 min, at most 2 h); without it, at most
+ * {@link BASH_MAX_TIMEOUT_MS}.
  */
-export const BashInputSchema = z.strictObject({
-  command: z
-    .string()
-    // Also checked before the permission check (input-faults.ts); here for direct callers.
-    .refine((c) => !HIDDEN_CONTROL_CHARS.test(c), { message: BASH_CONTROL_CHARS_MESSAGE })
-    .describe('The shell command to run (with bash -c).'),
-  timeout: z
-    .number()
-    .positive()
-    .max(BASH_MAX_TIMEOUT_MS)
-    .optional()
-    .describe(`Timeout in milliseconds (default ${BASH_DEFAULT_TIMEOUT_MS}, at most ${BASH_MAX_TIMEOUT_MS}).`),
-  description: z
-    .string()
-    .optional()
-    .describe('A short description of what the command does, in 5-10 words (for logs and people watching).'),
-  dangerouslyDisableSandbox: z
-    .boolean()
-    .optional()
-    .describe('Accepted for compatibility; this runner has no command sandbox, so it changes nothing.'),
-});
+export const BashInputSchema = z
+  .strictObject({
+    command: z
+      .string()
+      // Also checked before the permission check (input-faults.ts); here for direct callers.
+      .refine((c) => !HIDDEN_CONTROL_CHARS.test(c), { message: BASH_CONTROL_CHARS_MESSAGE })
+      .describe('The shell command to run (with bash -c).'),
+    timeout: z
+      .number()
+      .positive()
+      .max(BACKGROUND_MAX_TIMEOUT_MS)
+      .optional()
+      .describe(
+        `Timeout in milliseconds (default ${BASH_DEFAULT_TIMEOUT_MS}, at most ${BASH_MAX_TIMEOUT_MS} for a foreground command).`,
+      ),
+    description: z
+      .string()
+      .optional()
+      .describe('A short description of what the command does, in 5-10 words (for logs and people watching).'),
+    run_in_background: z
+      .boolean()
+      .optional()
+      .describe(
+        `Set to true to run this command in the background. With it, \`timeout\` limits how long the command may run in the background before it is stopped (default ${BACKGROUND_DEFAULT_TIMEOUT_MS} ms, max ${BACKGROUND_MAX_TIMEOUT_MS} ms).`,
+      ),
+    dangerouslyDisableSandbox: z
+      .boolean()
+      .optional()
+      .describe('Accepted for compatibility; this runner has no command sandbox, so it changes nothing.'),
+  })
+  .superRefine((input, ctx) => {
+    // A foreground command keeps the foreground bound, with zod's own wording of it.
+    if (input.run_in_background === true || input.timeout === undefined) return;
+    const fg = FOREGROUND_TIMEOUT.safeParse(input.timeout);
+    if (!fg.success) for (const issue of fg.error.issues) ctx.addIssue({ ...issue, path: ['timeout'] } as never);
+  });
+const FOREGROUND_TIMEOUT = z.number().max(BASH_MAX_TIMEOUT_MS);
 /** Parsed Bash input. */
 export type BashInput = z.infer<typeof BashInputSchema>;
 
@@ -140,7 +159,8 @@ const DESCRIPTION = [
   'Runs a shell command with bash and returns its output (stdout, then stderr, then the exit code if it is not 0).',
   'Each call starts a fresh shell in the directory where the previous command left off: cd carries over to the next call (within the working directory; leaving it resets the shell to it), exported variables and other shell state do not.',
   'Commands get no input (stdin is closed), so avoid interactive programs and pass flags such as --yes or --no-pager where needed.',
-  `A command is killed, with everything it started, after ${BASH_DEFAULT_TIMEOUT_MS / 60_000} minutes unless timeout (ms, at most ${BASH_MAX_TIMEOUT_MS / 60_000} minutes) says otherwise; running in the background is not supported.`,
+  `A command is killed, with everything it started, after ${BASH_DEFAULT_TIMEOUT_MS / 60_000} minutes unless timeout (ms, at most ${BASH_MAX_TIMEOUT_MS / 60_000} minutes) says otherwise.`,
+  `run_in_background runs the command detached: it keeps running across turns and re-invokes you when it exits; its output goes to a file you can Read. With it, timeout is how long the command may run in the background (default ${BACKGROUND_DEFAULT_TIMEOUT_MS}, max ${BACKGROUND_MAX_TIMEOUT_MS}); at that limit it is stopped and you are re-invoked. No & needed.`,
   'stderr is interleaved with stdout. Output over 30000 characters is saved to a file: you get its first 2 KB and the path, to Read in parts or search; filter long output with head, tail or grep where you can.',
   'Quote paths that contain spaces. Prefer the dedicated tools for files: Read instead of cat/head/tail, Edit or Write instead of sed/echo redirection, Glob instead of find/ls -R, Grep instead of grep/rg.',
 ].join(' ');
@@ -157,7 +177,7 @@ export function formatTimeout(ms: number): string {
 }
 
 /** The exit status a shell would report: the code, or 128 + the signal number. */
-function exitStatus(code: number | null, signal: NodeJS.Signals | null): number | null {
+export function exitStatus(code: number | null, signal: NodeJS.Signals | null): number | null {
   if (code !== null) return code;
   const n = signal ? osConstants.signals[signal] : undefined;
   return n === undefined ? null : 128 + n;
@@ -178,6 +198,7 @@ function abortedOutput(output: string): ToolOutput {
 /** Runs the command where the previous one left the shell, and reports where this one leaves it. */
 async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolOutput> {
   const start = await shellStart(ctx);
+  if (input.run_in_background === true) return launchBackground(input, ctx, start.dir);
   const cwdFile = newShellCwdFile();
   const out = await runCommand(input, { ...ctx, cwd: start.dir }, cwdFile);
   return withShellCwd(out, await shellEnd(ctx, cwdFile), start);

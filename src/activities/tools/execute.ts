@@ -2,6 +2,7 @@
  * Runs a built-in tool by name on the model's raw input: validates it, runs the tool, and turns
  * every failure (unknown tool, invalid input, unexpected exception) into an `is_error` result.
  */
+import { noSuchToolText } from '../../common/tools';
 import type { z } from 'zod';
 import { toolUseError } from './format';
 import { BUILTIN_TOOLS, type AnyToolDefinition } from './registry';
@@ -90,9 +91,9 @@ export async function executeTool(
   const tool = tools.get(name);
   if (!tool) {
     return {
-      content: toolUseError(`Error: No such tool available: ${name}`),
+      content: toolUseError(noSuchToolText(name)),
       isError: true,
-      structured: `Error: No such tool available: ${name}`,
+      structured: noSuchToolText(name),
       outcome: 'invalid',
     };
   }

@@ -1,9 +1,11 @@
 /**
- * The `Read` tool: returns a text file's lines, numbered, in Claude Code's `N\tline` format.
+ * The `Read` tool: returns a text file's lines, numbered, in Claude Code's `N\tline` format;
+ * images, PDFs (read-media.ts) and notebooks (notebook.ts) as Claude Code returns them.
  * Large files are streamed: only the requested lines are kept in memory while the whole
  * file is hashed for the session's read-file state.
  */
 import { promises as fsp } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -12,6 +14,9 @@ import { errorOutput, cwdHint, formatBytes, plainErrorOutput, systemReminder } f
 import { FILE_CHUNK_BYTES, resolveToolPath, statOrUndefined } from './file-state';
 import { throttledHeartbeat, throwIfAborted } from './progress';
 import type { ToolContext, ToolDefinition, ToolOutput } from './types';
+import { MAX_PDF_PAGES_PER_READ, imageMediaType, isPdfPath, readImage, readPdfPages, readWholePdf } from './read-media';
+import { isNotebookPath, notebookCellViews, notebookContent, parseNotebook } from './notebook';
+import { loadForModification } from './file-state';
 
 /** Lines returned when `limit` is not given. */
 export const READ_DEFAULT_LIMIT = 2000;
@@ -22,7 +27,7 @@ export const READ_MAX_WHOLE_FILE_BYTES = 256 * 1024;
 /** How many leading bytes are checked for NUL to detect a binary file. */
 export const BINARY_SNIFF_BYTES = 8 * 1024;
 
-/** Input of the Read tool (Claude Code's schema; `pages` is not supported). */
+/** Input of the Read tool (Claude Code's schema; `allow_large` is not supported). */
 export const ReadInputSchema = z.strictObject({
   file_path: z
     .string()
@@ -39,6 +44,12 @@ export const ReadInputSchema = z.strictObject({
     .positive()
     .optional()
     .describe(`Maximum number of lines to return (default ${READ_DEFAULT_LIMIT}).`),
+  pages: z
+    .string()
+    .optional()
+    .describe(
+      `Page range of a PDF to return as page images (e.g. "1-5", "3"); at most ${MAX_PDF_PAGES_PER_READ} pages per request. PDF files only.`,
+    ),
 });
 /** Parsed Read input. */
 export type ReadInput = z.infer<typeof ReadInputSchema>;
@@ -50,10 +61,11 @@ export interface ReadStructured {
 }
 
 const DESCRIPTION = [
-  'Reads a text file from the local filesystem and returns its lines, each prefixed by its line number and a tab (`12\\tcontent`).',
+  'Reads a file from the local filesystem. A text file comes back as its lines, each prefixed by its line number and a tab (`12\\tcontent`).',
+  'Images (PNG, JPEG, GIF, WebP) come back as images; a PDF comes back whole as a document, or with pages (e.g. "1-5") as one image per page; a Jupyter notebook (.ipynb) comes back as its cells with their outputs.',
   `By default it returns up to ${READ_DEFAULT_LIMIT} lines from the start of the file; for longer files pass offset (1-based first line) and limit to read a window.`,
   `Lines longer than ${READ_MAX_LINE_CHARS} characters are cut short, and files over ${READ_MAX_WHOLE_FILE_BYTES / 1024} KB must be read in windows with offset/limit (or searched with Grep).`,
-  'Prefer absolute paths. It reads files only: list a directory with Glob or Bash `ls`; binary files are refused.',
+  'Prefer absolute paths. It reads files only: list a directory with Glob or Bash `ls`; other binary files are refused.',
   'You must Read a file before you can Edit it or overwrite it with Write, and reading several likely-relevant files at once is often useful.',
   'The line-number prefix is not part of the file: never include it in Edit strings.',
 ].join(' ');
@@ -146,6 +158,17 @@ async function runRead(input: ReadInput, ctx: ToolContext): Promise<ToolOutput> 
   if (!st) return plainErrorOutput(`File does not exist. ${cwdHint(ctx.cwd)}`);
   if (st.isDirectory()) return plainErrorOutput(`EISDIR: illegal operation on a directory, read '${abs}'`);
   if (!st.isFile()) return errorOutput(`${abs} is not a regular file and cannot be read.`);
+  const mediaType = imageMediaType(abs);
+  if (mediaType) return readImage(abs, st, mediaType);
+  if (isPdfPath(abs)) {
+    return input.pages !== undefined ? readPdfPages(abs, st.size, input.pages, ctx) : readWholePdf(abs, st);
+  }
+  if (input.pages !== undefined) {
+    return errorOutput(
+      `The pages parameter applies to PDF files only; ${abs} is not a PDF. Use offset and limit for text files.`,
+    );
+  }
+  if (isNotebookPath(abs)) return readNotebook(abs, st);
   const windowed = input.offset !== undefined || input.limit !== undefined;
   if (!windowed && st.size > READ_MAX_WHOLE_FILE_BYTES) {
     return errorOutput(
@@ -207,6 +230,25 @@ async function runRead(input: ReadInput, ctx: ToolContext): Promise<ToolOutput> 
   } finally {
     await fh.close();
   }
+}
+
+/** Read of a notebook: its cells (one text block, images apart); the read state lets NotebookEdit change it. */
+async function readNotebook(abs: string, st: Stats): Promise<ToolOutput> {
+  const loaded = await loadForModification(abs, st);
+  if ('error' in loaded) return errorOutput(loaded.error);
+  let nb;
+  try {
+    nb = parseNotebook(loaded.text);
+  } catch (err) {
+    return errorOutput(`${abs} is not a valid Jupyter notebook: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const cells = notebookCellViews(nb);
+  return {
+    content: notebookContent(cells),
+    isError: false,
+    structured: { type: 'notebook', file: { filePath: abs, cells } },
+    fileState: { path: abs, state: loaded.state },
+  };
 }
 
 function textStructured(

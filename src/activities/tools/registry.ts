@@ -6,6 +6,7 @@ import { BashTool } from './bash';
 import { EditTool } from './edit';
 import { GlobTool } from './glob';
 import { GrepTool } from './grep';
+import { NotebookEditTool } from './notebook-edit';
 import { ReadTool } from './read';
 import type { ToolDefinition } from './types';
 import { WriteTool } from './write';
@@ -25,6 +26,14 @@ export const BUILTIN_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map<str
     t as AnyToolDefinition,
   ]),
 );
+
+/** The opt-in tools (src/common/tools.ts `OPT_IN_TOOL_NAMES`: NotebookEdit), by name. */
+export const OPT_IN_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map<string, AnyToolDefinition>(
+  [NotebookEditTool].map((t) => [t.name, t]),
+);
+
+/** Every built-in tool, default and opt-in: the table of a turn that offers its opt-in tools. */
+export const ALL_BUILTIN_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map([...BUILTIN_TOOLS, ...OPT_IN_TOOLS]);
 
 /** A tool as sent to the Messages API in `tools`. */
 export interface ModelToolSpec {
@@ -80,9 +89,9 @@ export function toolsForModel(names: readonly string[]): ModelToolSpec[] {
   return names.map((name) => {
     const cached = specCache.get(name);
     if (cached) return cached;
-    const tool = BUILTIN_TOOLS.get(name);
+    const tool = ALL_BUILTIN_TOOLS.get(name);
     if (!tool) {
-      throw new Error(`Unknown built-in tool: ${name} (known: ${[...BUILTIN_TOOLS.keys()].join(', ')})`);
+      throw new Error(`Unknown built-in tool: ${name} (known: ${[...ALL_BUILTIN_TOOLS.keys()].join(', ')})`);
     }
     const spec = deepFreeze({ name: tool.name, description: tool.description, input_schema: inputJsonSchema(tool) });
     specCache.set(name, spec);

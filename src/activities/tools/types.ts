@@ -4,6 +4,7 @@ import type { FileReadState } from '../../common/tools';
 import type { ContextAttachment } from '../../common/context';
 import type { ToolModelSpend } from '../../common/usage';
 import type { ToolModelCalls } from './web/model-calls';
+import type { BackgroundLaunch } from '../../common/shell-tasks';
 
 /** What a tool gets besides its input. */
 export interface ToolContext {
@@ -26,7 +27,10 @@ export interface ToolContext {
   env?: NodeJS.ProcessEnv;
   /** Files a search (Glob, Grep) must leave out of its results: denied by a rule, or outside the working directories. */
   readDenied?: (absPath: string) => boolean;
-  /** The session whose call this is (a tool's own model calls name it as the API's `metadata.user_id`). */
+  /**
+   * The session whose call this is: a tool's own model calls name it as the API's
+   * `metadata.user_id`, and a background command's output file is named after it.
+   */
   sessionId?: string;
   /** The model that asked for the call (its assistant line's): WebSearch and WebFetch call it too. */
   callingModel?: string;
@@ -75,6 +79,8 @@ export interface ToolOutput {
   allowedRules?: string[];
   /** Model calls the tool made (WebSearch's search, WebFetch's summary): what they were billed. */
   modelSpend?: ToolModelSpend;
+  /** Bash with `run_in_background`: the command to launch as a task of the session (the workflow starts it). */
+  background?: BackgroundLaunch;
 }
 
 /**

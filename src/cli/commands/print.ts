@@ -342,10 +342,23 @@ export async function runPrint(
     } else {
       const stopWatch = approvals ? watchApprovals(rt, sessionId, io) : () => Promise.resolve();
       try {
+        // As Claude Code: a turn's result line is held while background tasks run, until the
+        // turn a finished task's notification starts; the process stays until none runs, and
+        // each notification turn prints its own messages and result line.
+        let held: SDKMessage | undefined;
         for await (const msg of engine.submitMessage(prompt, options)) {
+          if (msg.type === 'result') {
+            result = msg;
+            held = msg;
+          } else emit(msg, flags, io);
+        }
+        for await (const msg of engine.followTasks()) {
+          if (held) emit(held, flags, io);
+          held = undefined;
           emit(msg, flags, io);
           if (msg.type === 'result') result = msg;
         }
+        if (held) emit(held, flags, io);
       } finally {
         await stopWatch();
       }

@@ -1,3 +1,4 @@
+import { taskRows } from '../task-rows';
 import type { Config } from '../../config';
 import { sessionStatus } from '../../client/session-control';
 import type { SessionStatusReport } from '../../client/session-control';
@@ -114,6 +115,7 @@ export function formatSessionStatus(
       ],
     );
   }
+  rows.push(...taskRows(s.tasks ?? [], now));
   return kvTable(rows);
 }
 

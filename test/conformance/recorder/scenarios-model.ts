@@ -45,7 +45,6 @@ const NOTEBOOK = JSON.stringify(
 const PENDING_TOOLSEARCH = 'issue 22: deferred tools and ToolSearch (WebSearch itself is built)';
 const PENDING_ASK = 'issue 23: AskUserQuestion';
 const PENDING_PLAN = 'issue 23: plan mode';
-const PENDING_NOTEBOOK = 'issue 23: NotebookEdit, images and PDFs';
 
 /** Flags without `--model` (a matrix gives its own). */
 const NO_MODEL_FLAGS = ['--output-format', 'stream-json', '--verbose'];
@@ -359,7 +358,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'ask-user-question-p',
     title: 'AskUserQuestion in -p: not offered by default; offered with --tools, called headless',
     issue: 23,
-    pending: PENDING_ASK,
     args: ['--tools', 'Read,AskUserQuestion'],
     steps: [
       {
@@ -386,7 +384,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'ask-user-question-default-tools',
     title: 'AskUserQuestion called when the default tool set is offered (-p)',
     issue: 23,
-    pending: PENDING_ASK,
     steps: [
       {
         content: [
@@ -514,7 +511,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'notebook-edit',
     title: 'Read of a notebook, NotebookEdit replace/insert/delete, errors',
     issue: 23,
-    pending: PENDING_NOTEBOOK,
     files: { ...RECORDING_FILES, 'analysis.ipynb': NOTEBOOK },
     // NotebookEdit gives an inserted cell a random 8-hex id.
     normalise: [['\\b(?!00000000)[0-9a-f]{8}\\b', '{{cell-id}}']],
@@ -563,7 +559,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'read-image-pdf',
     title: 'Read of a PNG, of a PDF whole and with pages (poppler installed), and of a page out of range',
     issue: 23,
-    pending: PENDING_NOTEBOOK,
     files: { ...RECORDING_FILES, 'red.png': PNG, 'doc.pdf': PDF },
     requires: ['pdftoppm'],
     args: ['--tools', 'Read'],
@@ -579,7 +574,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'read-pdf-no-poppler',
     title: 'Read of PDF pages when poppler (pdftoppm) is not installed',
     issue: 23,
-    pending: PENDING_NOTEBOOK,
     files: { ...RECORDING_FILES, 'doc.pdf': PDF },
     args: ['--tools', 'Read'],
     hideCommands: ['pdftoppm', 'pdfinfo', 'pdftotext'],
@@ -593,7 +587,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'stream-json-image',
     title: 'an image (and a document) block in a stream-json user message',
     issue: 23,
-    pending: PENDING_NOTEBOOK,
     args: ['--tools', 'Read'],
     stdin: [
       user([

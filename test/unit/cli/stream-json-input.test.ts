@@ -1,3 +1,4 @@
+import type { UserPrompt } from '../../../src/common/user-prompt';
 import type { SDKMessage, SDKResultMessage } from '../../../src/common/sdk-messages';
 import type { TurnOptions } from '../../../src/common/turn';
 import { emptyUsage } from '../../../src/common/usage';
@@ -30,20 +31,23 @@ function result(text: string): SDKResultMessage {
 
 /** A fake conversation: each turn yields its prompt back as the result, after `gate` opens. */
 function fakeEngine(): StreamJsonEngine & {
-  turns: Array<{ prompt: string; options: Partial<TurnOptions> | undefined }>;
+  turns: Array<{ prompt: UserPrompt; options: Partial<TurnOptions> | undefined }>;
   interrupts: string[];
   gate: { open: () => void; wait: Promise<void> };
 } {
   let open = (): void => undefined;
   const wait = new Promise<void>((r) => (open = r));
   const engine = {
-    turns: [] as Array<{ prompt: string; options: Partial<TurnOptions> | undefined }>,
+    turns: [] as Array<{ prompt: UserPrompt; options: Partial<TurnOptions> | undefined }>,
     interrupts: [] as string[],
     gate: { open: () => open(), wait },
-    async *submitMessage(prompt: string, options?: Partial<TurnOptions>): AsyncGenerator<SDKMessage, void, undefined> {
+    async *submitMessage(
+      prompt: UserPrompt,
+      options?: Partial<TurnOptions>,
+    ): AsyncGenerator<SDKMessage, void, undefined> {
       engine.turns.push({ prompt, options });
       await wait;
-      yield result(prompt);
+      yield result(typeof prompt === 'string' ? prompt : JSON.stringify(prompt));
     },
     async interrupt(reason?: string): Promise<void> {
       engine.interrupts.push(reason ?? '');
@@ -294,6 +298,45 @@ describe('stream-json input', () => {
     };
     expect(response.response).toMatchObject({ subtype: 'error' });
     expect(response.response.error).toContain('set_model refused: model "unpriced" has no price');
+  });
+
+  test('parseStreamInputLine: image and document blocks make the prompt its blocks, in order; malformed ones are skipped', () => {
+    const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBO' } };
+    const doc = { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } };
+    const line = parseStreamInputLine(
+      JSON.stringify(
+        user([{ type: 'text', text: 'What is this?' }, image, doc, { type: 'image', source: { type: 'base64' } }]),
+      ),
+    );
+    expect(line).toEqual({
+      kind: 'user',
+      text: 'What is this?',
+      blocks: [{ type: 'text', text: 'What is this?' }, image, doc],
+      skippedBlocks: ['image'],
+    });
+    expect(parseStreamInputLine(JSON.stringify(user([image])))).toEqual({
+      kind: 'user',
+      text: '',
+      blocks: [image],
+      skippedBlocks: [],
+    });
+  });
+
+  test('runStreamJsonInput: a message of an image alone is a turn whose prompt is the blocks', async () => {
+    const engine = fakeEngine();
+    engine.gate.open();
+    const f = feed();
+    const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBO' } };
+    const done = runStreamJsonInput(f.lines, {
+      engine,
+      options: OPTIONS,
+      write: () => undefined,
+      warn: () => undefined,
+    });
+    f.push(user([image]));
+    f.end();
+    await done;
+    expect(engine.turns.map((t) => t.prompt)).toEqual([[image]]);
   });
 
   test('runStreamJsonInput: empty messages are warned about and skipped, blank lines skipped', async () => {

@@ -2,7 +2,13 @@ import { loadConfig } from '../../../src/config';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readPromptFile, splitToolList, turnOptionsFrom, UsageError } from '../../../src/cli/turn-options';
+import {
+  readPromptFile,
+  splitToolList,
+  subagentSettingsFrom,
+  turnOptionsFrom,
+  UsageError,
+} from '../../../src/cli/turn-options';
 import { SettingsError } from '../../../src/config-files';
 
 const config = loadConfig({ env: {} });
@@ -52,6 +58,15 @@ describe('CLI turn options', () => {
   test('turnOptionsFrom: --tools default (the Agent SDK preset) offers every built-in tool', () => {
     expect(turnOptionsFrom(config, { tools: ['default'] }).tools).toBeUndefined();
     expect(turnOptionsFrom(config, { tools: ['Read,Bash'] }).tools).toEqual(['Read', 'Bash']);
+  });
+  test('turnOptionsFrom: --tools accepts AskUserQuestion and ExitPlanMode but never offers them (headless, as Claude Code)', () => {
+    expect(turnOptionsFrom(config, { tools: ['Read,AskUserQuestion,ExitPlanMode'] }).tools).toEqual(['Read']);
+  });
+  test('turnOptionsFrom: --tools accepts the opt-in NotebookEdit and names it among the available tools', () => {
+    expect(turnOptionsFrom(config, { tools: ['Read,NotebookEdit'] }).tools).toEqual(['Read', 'NotebookEdit']);
+    expect(() => turnOptionsFrom(config, { tools: ['Teleport'] })).toThrow(
+      'available: Read, Write, Edit, Bash, Glob, Grep, NotebookEdit, AskUserQuestion, ExitPlanMode',
+    );
   });
   test('turnOptionsFrom: a USD limit on a model without a price is refused, naming the model and where prices live', () => {
     for (const flags of [
@@ -117,5 +132,20 @@ describe('CLI turn options', () => {
     expect(() => turnOptionsFrom(config, { model: 'a', fallbackModel: 'a' })).toThrow(UsageError);
     expect(() => turnOptionsFrom(config, { fallbackModel: config.model.name })).toThrow('--fallback-model');
     expect(() => turnOptionsFrom(config, { fallbackModel: ' ' })).toThrow('--fallback-model must not be empty');
+  });
+
+  test("subagentSettingsFrom: Claude Code's spawn depth and background switch from the environment; a bad depth is a usage error", () => {
+    expect(subagentSettingsFrom({})).toEqual({});
+    expect(subagentSettingsFrom({ CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH: '1' })).toEqual({ maxSpawnDepth: 1 });
+    expect(subagentSettingsFrom({ CLAUDE_CODE_DISABLE_BACKGROUND_TASKS: '1' })).toEqual({ backgroundTasks: false });
+    expect(() => subagentSettingsFrom({ CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH: 'two' })).toThrow(UsageError);
+  });
+
+  test('turnOptionsFrom: --tools takes the task tools (Task is Agent) and leaves out the tools the runner lacks', () => {
+    const config = loadConfig({ env: {} });
+    const o = turnOptionsFrom(config, { tools: ['Task,Read,Monitor,SendMessage'] }, {});
+    expect(o.tools).toEqual(['Agent', 'Read', 'SendMessage']);
+    expect(o.subagents).toEqual({});
+    expect(() => turnOptionsFrom(config, { tools: ['Nope'] }, {})).toThrow(/unknown tool\(s\) Nope/);
   });
 });

@@ -1,4 +1,4 @@
-import { decidePermission, scopedRulesFor } from '../../../src/engine/permissions';
+import { decidePermission, permissionPolicyOf, scopedRulesFor } from '../../../src/engine/permissions';
 
 describe('decidePermission (the workflow part, by tool name)', () => {
   test('decidePermission: a whole-tool deny rule wins in every mode', () => {
@@ -46,6 +46,18 @@ describe('decidePermission (the workflow part, by tool name)', () => {
   test('decidePermission: a tool that does not exist is left to the run (which reports "No such tool")', () => {
     expect(decidePermission({ mode: 'default' }, 'Teleport')).toEqual({ behavior: 'allow' });
     expect(decidePermission({ mode: 'default', disallowedTools: ['Teleport'] }, 'Teleport').behavior).toBe('deny');
+  });
+  test('decidePermission: an opt-in tool (NotebookEdit) is a tool only in a turn whose tool list names it', () => {
+    expect(decidePermission({ mode: 'default' }, 'NotebookEdit')).toEqual({ behavior: 'allow' });
+    const offered = permissionPolicyOf({ permissionMode: 'default', tools: ['Read', 'NotebookEdit'] });
+    expect(offered.optInTools).toEqual(['NotebookEdit']);
+    expect(decidePermission(offered, 'NotebookEdit')).toEqual({
+      behavior: 'check',
+      mode: 'default',
+      rules: { allow: [], deny: [], ask: [] },
+    });
+    expect(decidePermission({ ...offered, mode: 'plan' }, 'NotebookEdit')).toMatchObject({ behavior: 'deny' });
+    expect(permissionPolicyOf({ permissionMode: 'default', tools: ['Read'] })).not.toHaveProperty('optInTools');
   });
   test('decidePermission: extra working directories travel with the check', () => {
     expect(decidePermission({ mode: 'default', additionalDirectories: ['/data'] }, 'Read')).toMatchObject({

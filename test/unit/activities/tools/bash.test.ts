@@ -124,12 +124,37 @@ describe('Bash', () => {
     process.kill(pid, 'SIGKILL');
   });
 
-  test('Bash: run_in_background is an unexpected parameter (no background tasks)', async () => {
-    const out = await s.run('Bash', { command: 'echo hi', run_in_background: true });
-    expect(out.outcome).toBe('invalid');
-    expect(text(out)).toBe(
-      '<tool_use_error>InputValidationError: Bash failed due to the following issue:\nAn unexpected parameter `run_in_background` was provided</tool_use_error>',
-    );
+  test("Bash: run_in_background launches nothing itself: it answers with 2.1.328's launch text, creates the output file and hands the workflow the launch", async () => {
+    const out = await s.run('Bash', {
+      command: 'echo hi',
+      description: 'Say hi',
+      run_in_background: true,
+      timeout: 900_000,
+    });
+    expect(out.outcome).toBe('ok');
+    const m =
+      /^Command running in background with ID: (b[0-9a-z]{8})\. Output is being written to: (\S+)\. You will be notified when it completes\. To check interim output, use Read on that file path\.$/.exec(
+        text(out),
+      );
+    expect(m).not.toBeNull();
+    expect(m![2]).toMatch(new RegExp(`/tasks/${m![1]}\\.output$`));
+    expect(readFileSync(m![2]!, 'utf8')).toBe('');
+    expect(out.structured).toEqual({
+      stdout: '',
+      stderr: '',
+      interrupted: false,
+      isImage: false,
+      noOutputExpected: false,
+      backgroundTaskId: m![1],
+    });
+  });
+
+  test('Bash: a foreground timeout above 600000 ms is refused; in the background up to 7200000 ms is accepted', async () => {
+    const fg = await s.run('Bash', { command: 'echo hi', timeout: 900_000 });
+    expect(fg.outcome).toBe('invalid');
+    expect(text(fg)).toContain('timeout');
+    const bg = await s.run('Bash', { command: 'echo hi', timeout: 7_200_001, run_in_background: true });
+    expect(bg.outcome).toBe('invalid');
   });
 
   test('Bash: BASH_ENV, ENV, SHELLOPTS, BASHOPTS, CDPATH and PS4 of its environment do not steer the shell (as in Claude Code)', async () => {

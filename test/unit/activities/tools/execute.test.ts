@@ -119,10 +119,10 @@ describe('registry', () => {
     const tools = toolsForModel(['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep']);
     expect(tools.map((t) => t.name)).toEqual(['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep']);
     const props = (i: number): string[] => Object.keys((tools[i]?.input_schema.properties ?? {}) as object);
-    expect(props(0)).toEqual(['file_path', 'offset', 'limit']);
+    expect(props(0)).toEqual(['file_path', 'offset', 'limit', 'pages']);
     expect(props(1)).toEqual(['file_path', 'content']);
     expect(props(2)).toEqual(['file_path', 'old_string', 'new_string', 'replace_all']);
-    expect(props(3)).toEqual(['command', 'timeout', 'description', 'dangerouslyDisableSandbox']);
+    expect(props(3)).toEqual(['command', 'timeout', 'description', 'run_in_background', 'dangerouslyDisableSandbox']);
     expect(props(4)).toEqual(['pattern', 'path']);
     expect(props(5)).toEqual([
       'pattern',
@@ -149,7 +149,7 @@ describe('registry', () => {
     }
     expect(tools[0]?.input_schema.required).toEqual(['file_path']);
     expect(tools[2]?.input_schema.required).toEqual(['file_path', 'old_string', 'new_string']);
-    expect((tools[3]?.input_schema.properties as Record<string, { maximum?: number }>).timeout?.maximum).toBe(600000);
+    expect((tools[3]?.input_schema.properties as Record<string, { maximum?: number }>).timeout?.maximum).toBe(7200000); // the background bound; a foreground timeout is refused above 600000 (bash.test.ts)
   });
 
   test('registry: toolsForModel rejects an unknown name', () => {

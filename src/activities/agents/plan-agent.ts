@@ -1,0 +1,176 @@
+/**
+ * `planAgent`: checks one `Agent` call and prepares its run. It reads the call's input from the
+ * stored assistant line, resolves the agent type from the session's list, picks the model and
+ * tools, stores the agent's prompt and system prompt as content, and for a fork writes the fork's
+ * first line (the parent's call answered, then the directive). A call it refuses gets its
+ * is_error tool_result here, in Claude Code 2.1.328's words. Idempotent: content is
+ * content-addressed and lines are first-writer-wins by the uuids the workflow passed.
+ */
+import { z } from 'zod';
+import type { AgentDefinition, AgentList } from '../../common/agents';
+import {
+  AGENT_MODEL_ALIASES,
+  DEFAULT_AGENT_TYPE,
+  FORK_AGENT_TYPE,
+  agentTools,
+  builtInAgents,
+  compareAgentNames,
+  findAgent,
+} from '../../common/agents';
+import type { AgentPlan, AgentRefusal, PlanAgentInput } from '../../common/agent-run';
+import type { AgentRequest } from '../../common/tasks';
+import { TASK_DESCRIPTION_CHARS } from '../../common/tasks';
+import type { ContentBlock, TranscriptEntry } from '../../common/transcript';
+import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/transcript';
+import { agentTurnWorkflowId } from '../../common/ids';
+import { firstLine } from '../../common/summary';
+import { resolveModelAlias } from '../../config/model-aliases';
+import { putContextContent } from '../../store/context-content';
+import { storePrompt } from '../../store/prompt-content';
+import type { TranscriptStore } from '../../store/transcript-store';
+import { validationErrorDetail, validationErrorText } from '../tools/execute';
+import { toolUseError } from '../tools/format';
+import { agentSystemPrompt } from './system-prompt';
+import { FORK_STARTED, forkDirectiveText, unknownAgentType } from './texts';
+import { agentOutputFile } from './output-file';
+import { writeToolResult } from './tool-result-line';
+
+/** The Agent tool's input, as 2.1.328's schema (no other keys). */
+export const AgentInputSchema = z.strictObject({
+  description: z.string(),
+  prompt: z.string(),
+  subagent_type: z.string().optional(),
+  model: z.enum(AGENT_MODEL_ALIASES).optional(),
+  effort: z.enum(['low', 'medium', 'high', 'xhigh', 'max']).optional(),
+  run_in_background: z.boolean().optional(),
+  isolation: z.enum(['worktree', 'remote']).optional(),
+});
+export type AgentInput = z.infer<typeof AgentInputSchema>;
+
+/** The nesting refusal (Claude Code's words; normally the tool is withdrawn first). */
+export function depthLimitText(depth: number, max: number): string {
+  return `Subagent nesting limit reached (depth ${depth} of ${max}). Complete this task directly using your tools instead of spawning another agent. If the user explicitly requested deeper nesting, ask them to raise CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH.`;
+}
+
+/** The session's agent types: its stored list, or the built-in ones. */
+export async function loadAgentList(
+  store: TranscriptStore,
+  sessionId: string,
+  ref: PlanAgentInput['agentsRef'],
+): Promise<AgentDefinition[]> {
+  if (!ref) return builtInAgents();
+  const body = await store.getContent(sessionId, ref.key);
+  if (!body) throw new Error(`session ${sessionId}: the agent list ${ref.key} is not in the store`);
+  return (JSON.parse(body.toString('utf8')) as AgentList).agents;
+}
+
+/** The `tool_use` input of a call, from its stored assistant line. */
+async function callInput(store: TranscriptStore, i: PlanAgentInput): Promise<unknown> {
+  const line = await store.get(i.sessionId, i.assistantUuid);
+  const content = (Array.isArray(line?.message?.content) ? line.message.content : []) as ContentBlock[];
+  return content.find((b) => b.type === 'tool_use' && b['id'] === i.toolUseId)?.['input'];
+}
+
+/** Creates `planAgent`. */
+export function createPlanAgent(store: TranscriptStore): (input: PlanAgentInput) => Promise<AgentPlan | AgentRefusal> {
+  return async (i) => {
+    const raw = await callInput(store, i);
+    const refuse = async (content: string, structured: unknown, refused?: 'depth_limit'): Promise<AgentRefusal> => ({
+      ok: false,
+      result: await writeToolResult(store, {
+        sessionId: i.sessionId,
+        toolUseId: i.toolUseId,
+        toolName: 'Agent',
+        resultUuid: i.resultUuid,
+        parentUuid: i.parentUuid,
+        content,
+        isError: true,
+        structured,
+        outcome: 'invalid',
+      }),
+      ...(refused ? { refused } : {}),
+    });
+    const parsed = AgentInputSchema.safeParse(raw ?? {});
+    if (!parsed.success) {
+      return refuse(validationErrorText('Agent', parsed.error.issues, raw), validationErrorDetail(parsed.error.issues));
+    }
+    const input = parsed.data;
+    if (i.depth > i.maxSpawnDepth) {
+      const text = depthLimitText(i.depth - 1, i.maxSpawnDepth);
+      return refuse(toolUseError(text), text, 'depth_limit');
+    }
+    const type = input.subagent_type ?? DEFAULT_AGENT_TYPE;
+    const fork = type === FORK_AGENT_TYPE;
+    const agents = await loadAgentList(store, i.sessionId, i.agentsRef);
+    const def = fork ? undefined : findAgent(agents, type);
+    if (!fork && !def) {
+      const names = agents.map((a) => a.agentType).sort(compareAgentNames);
+      const text = unknownAgentType(type, names);
+      return refuse(text, text);
+    }
+    const model = fork ? i.parentModel : modelOf(input, def, i.parentModel);
+    const background = i.backgroundTasks && (input.run_in_background ?? def?.background ?? true);
+    const requested: AgentRequest =
+      input.run_in_background === undefined ? 'unset' : input.run_in_background ? 'background' : 'foreground';
+    const outputFile = agentOutputFile(i.sessionId, i.cwd, i.agentId);
+    const promptRef = await storePrompt(store, i.sessionId, fork ? forkDirectiveText(input.prompt) : input.prompt);
+    const plan: AgentPlan = {
+      ok: true,
+      agentType: fork ? FORK_AGENT_TYPE : type,
+      model,
+      tools: fork ? [...i.parentTools] : agentTools(def ?? {}, i.parentTools, i.depth, i.maxSpawnDepth),
+      background,
+      requested,
+      description: input.description.slice(0, TASK_DESCRIPTION_CHARS),
+      promptRef,
+      promptLine: firstLine(input.prompt),
+      fork,
+      outputFile,
+      ...(def?.caps ? { caps: def.caps } : {}),
+      ...(def?.maxTurns !== undefined ? { maxTurns: def.maxTurns } : {}),
+      ...(def?.permissionMode !== undefined ? { permissionMode: def.permissionMode } : {}),
+    };
+    if (fork) {
+      await writeForkStart(store, i, input.prompt);
+      return plan;
+    }
+    const system = await agentSystemPrompt(def!, model, async (ref) => {
+      const body = await store.getContent(i.sessionId, ref.key);
+      if (!body) throw new Error(`session ${i.sessionId}: the agent prompt ${ref.key} is not in the store`);
+      return body.toString('utf8');
+    });
+    return { ...plan, systemPromptKey: await putContextContent(store, i.sessionId, 'agent-system-prompt', system) };
+  };
+}
+
+/** The agent's model: the call's alias, else its type's (unless `inherit`), else the parent's. */
+function modelOf(input: AgentInput, def: AgentDefinition | undefined, parentModel: string): string {
+  if (input.model !== undefined) return resolveModelAlias(input.model);
+  if (def?.model !== undefined && def.model !== 'inherit') return resolveModelAlias(def.model);
+  return parentModel;
+}
+
+/**
+ * A fork's first line: the parent's Agent call answered ("Fork started — that fork is you.") and
+ * the directive, hanging from the parent's assistant line, written as the fork's own turn's line.
+ */
+async function writeForkStart(store: TranscriptStore, i: PlanAgentInput, directive: string): Promise<void> {
+  const entry: TranscriptEntry = {
+    v: TRANSCRIPT_SCHEMA_VERSION,
+    type: 'user',
+    uuid: i.promptUuid,
+    parentUuid: i.assistantUuid,
+    sessionId: i.sessionId,
+    timestamp: new Date().toISOString(),
+    message: {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: i.toolUseId, content: [{ type: 'text', text: FORK_STARTED }] },
+        { type: 'text', text: forkDirectiveText(directive) },
+      ],
+    },
+    turnId: agentTurnWorkflowId(i.sessionId, i.agentId, 1),
+    cwd: i.cwd,
+  };
+  await store.append(entry);
+}

@@ -1,0 +1,442 @@
+import {
+  CancellationScope,
+  ChildWorkflowCancellationType,
+  ParentClosePolicy,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  setHandler,
+  startChild,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { AgentPlan, AgentRunInfo, AgentToolResult } from '../common/agent-run';
+import { DEFAULT_MAX_SPAWN_DEPTH } from '../common/agents';
+import { agentIdFromUuid, agentTurnWorkflowId } from '../common/ids';
+import type { TaskCommand, TaskFinishedMessage, TaskRecord, TaskReply } from '../common/tasks';
+import type { SignalDefinition } from '@temporalio/workflow';
+import type { RunToolInput, RunToolSummary } from '../common/tools';
+import { DEFAULT_TOOL_NAMES, TASK_TOOL_NAMES } from '../common/tools';
+import type { TurnInput, TurnOptions, TurnOutcome } from '../common/turn';
+import { WORKFLOW_STATE_VERSION } from '../common/turn';
+import { LABEL_CHARS } from '../common/summary';
+import { resultOfFailure } from '../common/agent-result';
+import { taskFinishedSignal, taskCommandSignal, taskReplySignal, taskStartedSignal } from './messages';
+import type { TurnActivities } from './turn-activities';
+import type { TurnState } from './turn-state';
+import type { WorkspaceFollower } from './workspace';
+import type { turnWorkflow } from './turn';
+
+/**
+ * The tools a turn offers the model: `options.tools`, else every tool the runner has (the task
+ * tools only with `options.subagents`). An agent at the spawn-depth limit is not offered `Agent`,
+ * as in Claude Code (CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH).
+ */
+export function offeredTools(o: TurnOptions): string[] {
+  const all = o.tools ?? (o.subagents ? DEFAULT_TOOL_NAMES : DEFAULT_TOOL_NAMES.filter((n) => !isTaskTool(n)));
+  const depth = o.subagents?.depth ?? 0;
+  const max = o.subagents?.maxSpawnDepth ?? DEFAULT_MAX_SPAWN_DEPTH;
+  return all.filter((n) => !(isTaskTool(n) && !o.subagents) && !(n === 'Agent' && depth >= max));
+}
+
+function isTaskTool(name: string): boolean {
+  return (TASK_TOOL_NAMES as readonly string[]).includes(name);
+}
+
+/** How long a turn waits for its session to answer a question about the task table (ms). */
+const REPLY_TIMEOUT_MS = 60_000;
+
+/**
+ * The task tools of a turn: `Agent` (a subagent as a child `turnWorkflow`), `SendMessage`,
+ * `TaskStop` and `ListAgents`. The workflow answers them itself; activities only read their input
+ * and write their results. A foreground agent is a child the call waits for (cancelled with the
+ * turn); a background one is started to outlive the turn (parent close policy ABANDON) and held
+ * by the session, which it tells of its end. The session keeps the task table: this turn tells it
+ * of the runs it starts, and asks it (`taskCommand`, answered by `taskReply`) for the rest.
+ */
+export class TaskTools {
+  private readonly replies = new Map<string, TaskReply>();
+
+  constructor(
+    private readonly input: TurnInput,
+    private readonly state: TurnState,
+    private readonly acts: TurnActivities,
+    private readonly workspace: WorkspaceFollower,
+  ) {
+    setHandler(taskReplySignal, (r) => {
+      this.replies.set(r.requestId, r);
+    });
+  }
+
+  /** True for a call this class answers: a task tool the turn offers. */
+  handles(name: string): boolean {
+    return (TASK_TOOL_NAMES as readonly string[]).includes(name) && this.offered().includes(name);
+  }
+
+  private offered(): readonly string[] {
+    return offeredTools(this.input.options);
+  }
+
+  /** Runs one call; its tool_result line is written under `call.resultUuid`. */
+  async run(call: RunToolInput): Promise<RunToolSummary> {
+    if (call.toolName === 'Agent') return this.agent(call);
+    const read = await this.acts.readTaskCall({
+      sessionId: call.sessionId,
+      assistantUuid: call.assistantUuid,
+      toolUseId: call.toolUseId,
+      toolName: call.toolName as 'SendMessage' | 'TaskStop' | 'ListAgents',
+      resultUuid: call.resultUuid,
+      parentUuid: call.parentUuid ?? call.assistantUuid,
+    });
+    if (read.kind === 'invalid') return read.result;
+    if (read.kind === 'stop' && read.taskId === null) return this.result(call, { kind: 'missing-task-id' });
+    if (!this.input.sessionWorkflowId) {
+      return this.result(call, { kind: 'unavailable', message: 'Tasks need a session: this turn runs alone.' });
+    }
+    const command: TaskCommand =
+      read.kind === 'list'
+        ? { kind: 'list' }
+        : read.kind === 'stop'
+          ? { kind: 'stop', taskId: read.taskId ?? '', killedBy: 'parent' }
+          : { kind: 'send', to: read.to, messageRef: read.messageRef, toolUseId: call.toolUseId };
+    const reply = await this.ask(command);
+    return this.result(call, await this.answerOf(call, command, reply));
+  }
+
+  /** What the session's answer means for the call (a finished agent a message goes to runs again). */
+  private async answerOf(call: RunToolInput, command: TaskCommand, reply: TaskReply | null): Promise<AgentToolResult> {
+    if (!reply) return { kind: 'unavailable', message: 'The session did not answer: try again.' };
+    switch (reply.kind) {
+      case 'list':
+        return {
+          kind: 'list',
+          rows: reply.rows.map((r) => ({
+            taskId: r.taskId,
+            agentType: r.agentType,
+            status: r.status,
+            ageSeconds: Math.max(0, Math.round((reply.nowMs - r.startedAtMs) / 1000)),
+          })),
+        };
+      case 'stopped':
+        return { kind: 'stopped', taskId: reply.taskId, description: reply.description, taskType: reply.taskType };
+      case 'queued':
+        return { kind: 'queued', agentId: reply.taskId };
+      case 'resume':
+        if (command.kind !== 'send') return { kind: 'unavailable', message: 'unexpected answer' };
+        await this.resume(call, reply.record, command);
+        return { kind: 'resumed', agentId: reply.record.taskId };
+      case 'unknown':
+        return command.kind === 'stop'
+          ? { kind: 'no-task', taskId: command.taskId }
+          : { kind: 'unreachable', to: command.kind === 'send' ? command.to : '' };
+    }
+  }
+
+  /** Asks the session; null when it does not answer in time. */
+  private async ask(command: TaskCommand): Promise<TaskReply | null> {
+    const requestId = uuid4();
+    const sent = await this.tellSession(taskCommandSignal, {
+      requestId,
+      replyTo: workflowInfo().workflowId,
+      command,
+    });
+    if (!sent) return null;
+    await condition(() => this.replies.has(requestId), REPLY_TIMEOUT_MS);
+    const reply = this.replies.get(requestId) ?? null;
+    this.replies.delete(requestId);
+    return reply;
+  }
+
+  /** Writes the call's tool_result. */
+  private result(call: RunToolInput, result: AgentToolResult): Promise<RunToolSummary> {
+    return this.acts.recordAgentResult({
+      sessionId: call.sessionId,
+      toolUseId: call.toolUseId,
+      toolName: call.toolName,
+      resultUuid: call.resultUuid,
+      parentUuid: call.parentUuid ?? call.assistantUuid,
+      result,
+    });
+  }
+
+  /** An `Agent` call: plan it, start the child, wait for it (foreground) or hand it to the session. */
+  private async agent(call: RunToolInput): Promise<RunToolSummary> {
+    const o = this.input.options;
+    const depth = (o.subagents?.depth ?? 0) + 1;
+    const agentId = agentIdFromUuid(uuid4());
+    const promptUuid = uuid4();
+    const plan = await this.acts.planAgent({
+      sessionId: call.sessionId,
+      cwd: call.cwd,
+      assistantUuid: call.assistantUuid,
+      toolUseId: call.toolUseId,
+      resultUuid: call.resultUuid,
+      parentUuid: call.parentUuid ?? call.assistantUuid,
+      ...(o.agentsRef ? { agentsRef: o.agentsRef } : {}),
+      parentTools: [...this.offered()],
+      parentModel: this.state.model,
+      ...(o.systemPromptKey !== undefined ? { parentSystemPromptKey: o.systemPromptKey } : {}),
+      depth,
+      maxSpawnDepth: o.subagents?.maxSpawnDepth ?? DEFAULT_MAX_SPAWN_DEPTH,
+      backgroundTasks: o.subagents?.backgroundTasks !== false && this.input.sessionWorkflowId !== undefined,
+      agentId,
+      promptUuid,
+    });
+    if (!plan.ok) return plan.result;
+    const run: AgentRunInfo = {
+      agentId,
+      agentType: plan.agentType,
+      runId: uuid4(),
+      run: 1,
+      depth,
+      toolUseId: call.toolUseId,
+      background: plan.background,
+      description: plan.description,
+      ...(this.input.agent ? { parentTaskId: this.input.agent.agentId } : {}),
+      ...(plan.fork ? { promptWritten: true } : {}),
+      outputFile: plan.outputFile,
+      ...(plan.caps ? { caps: plan.caps } : {}),
+    };
+    const child = this.childInput(run, plan, promptUuid, plan.fork ? call.assistantUuid : null);
+    await this.tellSession(taskStartedSignal, { record: this.recordOf(run, plan, child), requested: plan.requested });
+    return this.launch(call, run, child, plan.model);
+  }
+
+  /** Starts a run: in the background (the session holds it) or in the foreground (this call waits for it). */
+  private async launch(
+    call: RunToolInput,
+    run: AgentRunInfo,
+    child: TurnInput,
+    model: string,
+  ): Promise<RunToolSummary> {
+    const workflowId = child.turnId;
+    const meta = {
+      workflowId,
+      args: [child] as [TurnInput],
+      staticSummary: `agent ${run.agentId} (${run.agentType}): ${run.description}`.slice(0, 4 * LABEL_CHARS),
+      staticDetails: `**session** \`${this.input.sessionId}\`  \n**model** \`${model}\`  \n**depth** ${run.depth}`,
+    };
+    if (run.background) {
+      await startChild<typeof turnWorkflow>('turnWorkflow', {
+        ...meta,
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        cancellationType: ChildWorkflowCancellationType.ABANDON,
+      });
+      return this.result(call, { kind: 'launched', agentId: run.agentId, outputFile: run.outputFile });
+    }
+    const handle = await startChild<typeof turnWorkflow>('turnWorkflow', meta);
+    let outcome: TurnOutcome;
+    try {
+      outcome = await handle.result();
+    } catch (err) {
+      // The turn was interrupted: the child is cancelled with it and ends as killed.
+      if (isCancellation(err)) {
+        await this.tellFinished(run, null, 'killed');
+        throw err;
+      }
+      // An error result fails the child workflow and travels in the failure.
+      const failed = resultOfFailure<TurnOutcome>(err);
+      if (!failed) throw err;
+      outcome = failed;
+    }
+    this.state.addChildSpend(outcome.modelUsage);
+    const report = outcome.agent ?? {
+      usage: { totalTokens: 0, toolUses: 0, durationMs: 0, costUsd: 0 },
+      toolsUsed: [],
+    };
+    const summary = await this.result(call, {
+      kind: 'handback',
+      agentId: run.agentId,
+      lastAssistantUuid: outcome.lastAssistantUuid,
+      report,
+      outputFile: run.outputFile,
+      // No line recorded (a run that failed at its start): the hand-back reads no sidechain.
+      leafUuid: outcome.leafUuid ?? '',
+      agentTurnId: workflowId,
+      ...(outcome.subtype !== 'success' && outcome.errors.length > 0 && outcome.lastAssistantUuid === null
+        ? { error: outcome.errors.join('\n') }
+        : {}),
+    });
+    await this.tellFinished(
+      run,
+      outcome,
+      report.killedBy !== undefined ? 'killed' : outcome.isError ? 'failed' : 'completed',
+    );
+    return summary;
+  }
+
+  /**
+   * SendMessage to a finished agent: its next run, in the background, from its leaf, with the
+   * message as its prompt (written by the run as its first line).
+   */
+  private async resume(
+    call: RunToolInput,
+    record: TaskRecord,
+    command: Extract<TaskCommand, { kind: 'send' }>,
+  ): Promise<void> {
+    const agent = record.agent;
+    const runNumber = record.run + 1;
+    const run: AgentRunInfo = {
+      agentId: record.taskId,
+      agentType: agent?.agentType ?? 'general-purpose',
+      runId: uuid4(),
+      run: runNumber,
+      depth: agent?.depth ?? 1,
+      toolUseId: call.toolUseId,
+      background: true,
+      description: record.description,
+      ...(agent?.parentTaskId !== undefined ? { parentTaskId: agent.parentTaskId } : {}),
+      outputFile: record.refs.outputFile ?? '',
+    };
+    const child: TurnInput = {
+      ...this.childInput(run, null, uuid4(), record.refs.leafUuid ?? null),
+      promptRef: command.messageRef,
+    };
+    const resumed: TaskRecord = {
+      ...record,
+      runId: run.runId,
+      run: runNumber,
+      status: 'running',
+      owner: 'session',
+      toolUseId: call.toolUseId,
+      startedBy: workflowInfo().workflowId,
+      startedAtMs: Date.now(),
+      workflowId: child.turnId,
+    };
+    delete resumed.endedAtMs;
+    delete resumed.usage;
+    delete resumed.killedBy;
+    await this.tellSession(taskStartedSignal, { record: resumed });
+    await startChild<typeof turnWorkflow>('turnWorkflow', {
+      workflowId: child.turnId,
+      args: [child],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      cancellationType: ChildWorkflowCancellationType.ABANDON,
+    });
+  }
+
+  /**
+   * The input of a run's child turn: this turn's options with the agent's model, tools, system
+   * prompt and limits, in the same session (its lines are the agent's sidechain).
+   */
+  private childInput(
+    run: AgentRunInfo,
+    plan: AgentPlan | null,
+    promptUuid: string,
+    parentUuid: string | null,
+  ): TurnInput {
+    const o = this.input.options;
+    const {
+      jsonSchemaKey: _schema,
+      includePartialMessages: _partial,
+      appendSystemPromptKey,
+      systemPromptKey,
+      ...rest
+    } = o;
+    void _schema;
+    void _partial;
+    const fork = plan?.fork === true;
+    // One budget: the child may spend what is left of this turn's USD limit (or its own cap, if lower).
+    const parentLimit = this.state.data.limits.maxBudgetUsd;
+    const left = parentLimit !== undefined ? Math.max(0, parentLimit - this.state.cost().usd) : undefined;
+    const cap = run.caps?.maxBudgetUsd;
+    const maxBudgetUsd = left === undefined ? cap : cap === undefined ? left : Math.min(left, cap);
+    const limits = {
+      ...(plan?.maxTurns !== undefined
+        ? { maxTurns: plan.maxTurns }
+        : o.limits.maxTurns !== undefined
+          ? { maxTurns: o.limits.maxTurns }
+          : {}),
+      ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),
+    };
+    const options: TurnOptions = {
+      ...rest,
+      model: plan?.model ?? o.model,
+      ...(plan ? { tools: plan.tools } : {}),
+      limits,
+      ...(plan?.permissionMode ? { permissionMode: plan.permissionMode } : {}),
+      ...(fork && systemPromptKey !== undefined ? { systemPromptKey } : {}),
+      ...(fork && appendSystemPromptKey !== undefined ? { appendSystemPromptKey } : {}),
+      ...(!fork && plan?.systemPromptKey !== undefined ? { systemPromptKey: plan.systemPromptKey } : {}),
+      subagents: { ...o.subagents, depth: run.depth },
+    };
+    return {
+      v: WORKFLOW_STATE_VERSION,
+      sessionId: this.input.sessionId,
+      turnId: agentTurnWorkflowId(this.input.sessionId, run.agentId, run.run),
+      turnNumber: this.input.turnNumber,
+      cwd: plan?.worktree?.path ?? this.workspace.cwd,
+      ...(plan ? { promptRef: plan.promptRef } : {}),
+      promptLine: plan?.promptLine ?? run.description.slice(0, LABEL_CHARS),
+      promptUuid,
+      parentUuid,
+      options,
+      readFileState: {},
+      ...(this.input.sessionWorkflowId ? { sessionWorkflowId: this.input.sessionWorkflowId } : {}),
+      ...(this.workspace.ref ? { workspace: this.workspace.ref } : {}),
+      agent: run,
+    };
+  }
+
+  private recordOf(run: AgentRunInfo, plan: AgentPlan, child: TurnInput): TaskRecord {
+    return {
+      kind: 'agent',
+      taskId: run.agentId,
+      runId: run.runId,
+      run: run.run,
+      status: 'running',
+      owner: run.background ? 'session' : 'turn',
+      description: run.description,
+      toolUseId: run.toolUseId,
+      startedBy: workflowInfo().workflowId,
+      startedAtMs: Date.now(),
+      workflowId: child.turnId,
+      refs: { outputFile: run.outputFile },
+      agent: {
+        agentType: plan.agentType,
+        depth: run.depth,
+        ...(run.parentTaskId !== undefined ? { parentTaskId: run.parentTaskId } : {}),
+        model: plan.model,
+        ...(plan.worktree ? { worktree: plan.worktree } : {}),
+      },
+    };
+  }
+
+  /** Tells the session that a foreground run it held ended (a background run tells it itself). */
+  private async tellFinished(
+    run: AgentRunInfo,
+    outcome: TurnOutcome | null,
+    status: TaskFinishedMessage['status'],
+  ): Promise<void> {
+    const report = outcome?.agent;
+    await this.tellSession(taskFinishedSignal, {
+      taskId: run.agentId,
+      runId: run.runId,
+      status,
+      endedAtMs: Date.now(),
+      usage: report?.usage ?? { totalTokens: 0, toolUses: 0, durationMs: 0, costUsd: outcome?.costUsd ?? 0 },
+      modelUsage: outcome?.modelUsage ?? {},
+      refs: {
+        ...(outcome?.leafUuid ? { leafUuid: outcome.leafUuid } : {}),
+        ...(outcome?.lastAssistantUuid ? { resultUuid: outcome.lastAssistantUuid } : {}),
+        outputFile: run.outputFile,
+      },
+      ...(report?.toolsUsed ? { toolsUsed: report.toolsUsed } : {}),
+      ...(status === 'killed' ? { killedBy: report?.killedBy ?? 'parent' } : {}),
+    });
+  }
+
+  /** Signals the session (not cancellable: the table must hear of every run); false without one. */
+  private async tellSession<A>(signal: SignalDefinition<[A]>, arg: A): Promise<boolean> {
+    const id = this.input.sessionWorkflowId;
+    if (!id) return false;
+    return CancellationScope.nonCancellable(() =>
+      getExternalWorkflowHandle(id)
+        .signal(signal, arg)
+        .then(
+          () => true,
+          () => false,
+        ),
+    );
+  }
+}
