@@ -20,6 +20,7 @@ import { createRunTool } from './run-tool';
 import { ChildEnvironments } from '../env/child-env';
 import { withGitConfigScan } from '../env/git-env';
 import { ALL_BUILTIN_TOOLS, toolsForModel } from './tools/registry';
+import type { ModelToolSpec } from './tools/registry';
 import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordPrompt, createRecordTranscript } from './transcript';
 import { createLoadContext } from './context/load-context';
@@ -92,10 +93,7 @@ export function createActivities(given: ActivityDeps): Activities {
     provider,
     priceFor,
     // The task tools (Agent, SendMessage, TaskStop, ListAgents) have Claude Code's own specs.
-    toolsForModel: (names: string[]) =>
-      names.map(
-        (n) => taskToolSpec(n) ?? (n === SCHEDULE_WAKEUP_SPEC.name ? SCHEDULE_WAKEUP_SPEC : toolsForModel([n])[0]),
-      ) as Anthropic.Tool[],
+    toolsForModel: (names: string[]) => runnerToolSpecs(names) as Anthropic.Tool[],
     ...(deps.modelFaults ? { faults: deps.modelFaults } : {}),
     ...(deps.workspace ? { hostQueue: deps.workspace.hostQueue } : {}),
     // Claude Code's stream watchdog (its environment variables win over the config).
@@ -108,6 +106,7 @@ export function createActivities(given: ActivityDeps): Activities {
   const sessionTools = createSessionTools({
     store: deps.store,
     mcpSpecs: (sessionId, ref) => mcpToolSpecs(deps.store, sessionId, ref),
+    toolSpecs: runnerToolSpecs,
   });
   // A store that cannot be written fails the activity at once (see storageFailure).
   return timedAttempts({
@@ -160,6 +159,18 @@ export function createActivities(given: ActivityDeps): Activities {
     readWakeupCall: withStorageErrors(createReadWakeupCall(deps.store)),
     recordWakeupResult: withStorageErrors(createRecordWakeupResult(deps.store)),
   });
+}
+
+/**
+ * The model's specs of tools by name: the built-in registry's, and Claude Code's own for the task
+ * tools (Agent, SendMessage, TaskStop, ListAgents) and ScheduleWakeup.
+ */
+function runnerToolSpecs(names: readonly string[]): ModelToolSpec[] {
+  return names.map(
+    (n) =>
+      (taskToolSpec(n) ??
+        (n === SCHEDULE_WAKEUP_SPEC.name ? SCHEDULE_WAKEUP_SPEC : toolsForModel([n])[0])) as ModelToolSpec,
+  );
 }
 
 /**

@@ -229,7 +229,7 @@ export interface RunToolInput {
 
 /** What a ToolSearch call needs to know of the turn's tools (names and refs only). */
 export interface ToolSearchInput {
-  /** Built-in tools offered (`--tools`), absent for the default set. */
+  /** The tool names `callModel` gets (src/workflows/task-tools.ts `modelToolNames`); absent for the default set. */
   tools?: string[];
   /** `ToolSearchMode` of the turn. */
   mode?: string;

@@ -19,6 +19,7 @@ import type { TurnState } from './turn-state';
 import type { WorkspaceFollower } from './workspace';
 import { toolFaultOf } from './failures';
 import type { TaskTools } from './task-tools';
+import { modelToolNames } from './task-tools';
 import { launchShellTask } from './shell-launch';
 import { WakeupTool } from './wakeup-tool';
 import { READ_ONLY_TOOLS, TASK_TOOL_NAMES } from '../common/tools';
@@ -263,7 +264,7 @@ export class ToolRuns {
         ? {
             toolSearch: {
               model: this.state.model,
-              ...(options.tools ? { tools: options.tools } : {}),
+              ...(modelToolNames(options) ? { tools: modelToolNames(options) as string[] } : {}),
               ...(options.toolSearch !== undefined ? { mode: options.toolSearch } : {}),
               ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
             },

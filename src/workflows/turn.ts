@@ -55,7 +55,7 @@ import {
 import { agentResultFailure } from '../common/agent-result';
 import { PoolMember } from './pool-member';
 import { ToolRuns } from './tool-runs';
-import { TaskTools, offeredTools } from './task-tools';
+import { TaskTools, modelToolNames } from './task-tools';
 import { turnActivities } from './turn-activities';
 import type { TurnActivities } from './turn-activities';
 import { TurnState } from './turn-state';
@@ -420,6 +420,7 @@ class Turn {
     const model = this.state.model;
     // With a fallback left, overloaded answers fail the call early so that the turn can switch.
     const canFallBack = fallbackFor(ModelErrorType.Overloaded, model, options) !== null;
+    const tools = modelToolNames(options);
     let call: CallModelSummary | undefined;
     try {
       call = await this.interrupts.run(() =>
@@ -431,7 +432,7 @@ class Turn {
           model,
           maxTokens: options.maxTokens,
           ...(options.thinking ? { thinking: options.thinking } : {}),
-          ...(options.tools || options.subagents ? { tools: offeredTools(options) } : {}),
+          ...(tools ? { tools } : {}),
           ...(options.systemPromptKey !== undefined ? { systemPromptKey: options.systemPromptKey } : {}),
           ...(options.appendSystemPromptKey !== undefined
             ? { appendSystemPromptKey: options.appendSystemPromptKey }

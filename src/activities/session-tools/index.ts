@@ -3,7 +3,7 @@
  * (the turn's deferred tools, recomputed from the same inputs `callModel` uses).
  */
 import type { RunToolInput } from '../../common/tools';
-import { DEFAULT_TOOL_NAMES } from '../../common/tools';
+import { TOOL_NAMES } from '../../common/tools';
 import { SKILL_TOOL, TOOL_SEARCH_TOOL } from '../../common/session-tools';
 import { contextWindowOf } from '../../common/model-limits';
 import type { TranscriptStore } from '../../store/transcript-store';
@@ -20,6 +20,8 @@ export interface SessionToolsDeps {
   store: TranscriptStore;
   /** The MCP tools of a stored tool list. */
   mcpSpecs(sessionId: string, ref: string): Promise<ModelToolSpec[]>;
+  /** The specs of tools by name, as `callModel` sends them (task tools included). @default the built-in registry's */
+  toolSpecs?(names: readonly string[]): ModelToolSpec[];
 }
 
 /** Runs Skill and ToolSearch calls. */
@@ -40,8 +42,8 @@ export async function deferredToolsOf(
   ts: NonNullable<RunToolInput['toolSearch']>,
 ): Promise<Map<string, ModelToolSpec>> {
   const mcp = ts.mcpToolsRef !== undefined ? await deps.mcpSpecs(sessionId, ts.mcpToolsRef) : [];
-  const builtins = toolsForModel(
-    (ts.tools ?? [...DEFAULT_TOOL_NAMES]).filter((n) => n !== SKILL_TOOL && n !== TOOL_SEARCH_TOOL),
+  const builtins = (deps.toolSpecs ?? toolsForModel)(
+    (ts.tools ?? [...TOOL_NAMES]).filter((n) => n !== SKILL_TOOL && n !== TOOL_SEARCH_TOOL),
   );
   return offeredTools({
     builtins,
