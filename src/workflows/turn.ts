@@ -219,6 +219,38 @@ class Turn {
    */
   private async start(): Promise<TurnOutcome | null> {
     const { input } = this;
+    await this.recordFirstLine();
+    let contextLoaded = false;
+    if (isPatched('workspace')) {
+      // Where the working tree is: recorded (origin, base, first snapshot) on its host, or
+      // re-materialized on a live worker when the previous turn's host is gone.
+      this.state.activity = 'prepareWorkspace';
+      if (
+        input.parentUuid === null &&
+        !input.options.bare &&
+        isPatched('parallelSessionSetup') &&
+        isPatched('sessionContext')
+      ) {
+        const failed = await this.prepareWithContext(input.promptUuid);
+        if (failed) return failed;
+        contextLoaded = true;
+      } else {
+        await uninterruptible(() => this.workspace.prepare());
+      }
+    }
+    // Histories from before the session context replay without the step (patched marker).
+    // `--bare` sessions have no context (no memory files, git status or environment).
+    if (!contextLoaded && input.parentUuid === null && !input.options.bare && isPatched('sessionContext')) {
+      const failed = await this.loadContext(input.promptUuid);
+      if (failed) return failed;
+    }
+    await this.member.join();
+    return null;
+  }
+
+  /** Writes the turn's first line: its prompt, or the task notification that started it. */
+  private async recordFirstLine(): Promise<void> {
+    const { input } = this;
     this.state.startActivity('recordTranscript', 'record the prompt');
     const { promptRef } = input;
     if (promptRef && input.notification) {
@@ -271,32 +303,6 @@ class Turn {
         ]),
       );
     }
-    let contextLoaded = false;
-    if (isPatched('workspace')) {
-      // Where the working tree is: recorded (origin, base, first snapshot) on its host, or
-      // re-materialized on a live worker when the previous turn's host is gone.
-      this.state.activity = 'prepareWorkspace';
-      if (
-        input.parentUuid === null &&
-        !input.options.bare &&
-        isPatched('parallelSessionSetup') &&
-        isPatched('sessionContext')
-      ) {
-        const failed = await this.prepareWithContext(input.promptUuid);
-        if (failed) return failed;
-        contextLoaded = true;
-      } else {
-        await uninterruptible(() => this.workspace.prepare());
-      }
-    }
-    // Histories from before the session context replay without the step (patched marker).
-    // `--bare` sessions have no context (no memory files, git status or environment).
-    if (!contextLoaded && input.parentUuid === null && !input.options.bare && isPatched('sessionContext')) {
-      const failed = await this.loadContext(input.promptUuid);
-      if (failed) return failed;
-    }
-    await this.member.join();
-    return null;
   }
 
   /**
