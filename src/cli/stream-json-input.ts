@@ -17,6 +17,9 @@ import { RUNNER_VERSION } from '../common/version';
 import type { PermissionMode } from '../common/permissions';
 import { PERMISSION_MODES } from '../common/permissions';
 import type { Definitions } from '../config-files/definitions/types';
+import type { ContentBlock } from '../common/transcript';
+import type { UserPrompt } from '../common/user-prompt';
+import { PROMPT_BLOCK_TYPES } from '../common/user-prompt';
 
 /** The runner's own commands, as `initialize` lists them. */
 const RUNNER_COMMANDS = [
@@ -64,9 +67,6 @@ export function initializeCatalog(defs: Definitions | undefined): {
     })),
   };
 }
-import type { ContentBlock } from '../common/transcript';
-import type { UserPrompt } from '../common/user-prompt';
-import { PROMPT_BLOCK_TYPES } from '../common/user-prompt';
 
 /** One stdin line, classified. */
 export type StreamInputLine =
