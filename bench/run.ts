@@ -18,6 +18,7 @@ import { measureStores } from './stores';
 import { measureCompaction } from './compaction';
 import { measureContextPipeline } from './context-pipeline';
 import { measureFirstTurn } from './first-turn';
+import { measureDeferredTools } from './deferred-tools';
 import { measureToolLookup } from './tool-lookup';
 
 const ALL = [
@@ -32,6 +33,7 @@ const ALL = [
   'compaction',
   'pipeline',
   'firstturn',
+  'deferred',
   'lookup',
 ] as const;
 type Name = (typeof ALL)[number];
@@ -100,6 +102,7 @@ async function main(): Promise<void> {
     );
     await run('cache', () => measurePromptCache({ address, calls: 20 }));
     await run('compaction', () => measureCompaction({ address, steps: args.quick ? 100 : 300, windowTokens: 20_000 }));
+    await run('deferred', () => measureDeferredTools({ address, calls: 10 }));
     await run('pipeline', () =>
       measureContextPipeline({ address, steps: args.quick ? 100 : 200, windowTokens: 200_000 }),
     );

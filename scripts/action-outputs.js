@@ -20,6 +20,8 @@ function actionOutputs(result, exitCode) {
     'total-cost-usd': r ? String(r.total_cost_usd ?? 0) : '0',
     'duration-ms': r ? String(r.duration_ms ?? 0) : '0',
     'permission-denials': r ? String(Array.isArray(r.permission_denials) ? r.permission_denials.length : 0) : '0',
+    // claude-code-action's name, for workflows that read `outputs.structured_output`.
+    structured_output: r && r.structured_output !== undefined ? JSON.stringify(r.structured_output) : '',
   };
 }
 

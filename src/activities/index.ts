@@ -20,6 +20,7 @@ import { createRunTool } from './run-tool';
 import { ChildEnvironments } from '../env/child-env';
 import { withGitConfigScan } from '../env/git-env';
 import { ALL_BUILTIN_TOOLS, toolsForModel } from './tools/registry';
+import type { ModelToolSpec } from './tools/registry';
 import { executeTool } from './tools/execute';
 import { createLoadSession, createRecordPrompt, createRecordTranscript } from './transcript';
 import { createLoadContext } from './context/load-context';
@@ -34,6 +35,9 @@ import { isMcpToolName } from '../common/mcp';
 import { createConnectMcpServers, createMcpToolExecutor, mcpToolSpecs } from './mcp/activities';
 import { McpClientPool } from './mcp/pool';
 import { createRunHooks } from './hooks/run-hooks';
+import { createPrepareCommand } from './commands/prepare-command';
+import { createSessionTools } from './session-tools';
+import { SKILL_TOOL } from '../common/session-tools';
 import { createPlanAgent } from './agents/plan-agent';
 import { taskToolSpec } from './agents/tool-specs';
 import { createRecordAgentResult } from './agents/record-result';
@@ -89,10 +93,7 @@ export function createActivities(given: ActivityDeps): Activities {
     provider,
     priceFor,
     // The task tools (Agent, SendMessage, TaskStop, ListAgents) have Claude Code's own specs.
-    toolsForModel: (names: string[]) =>
-      names.map(
-        (n) => taskToolSpec(n) ?? (n === SCHEDULE_WAKEUP_SPEC.name ? SCHEDULE_WAKEUP_SPEC : toolsForModel([n])[0]),
-      ) as Anthropic.Tool[],
+    toolsForModel: (names: string[]) => runnerToolSpecs(names) as Anthropic.Tool[],
     ...(deps.modelFaults ? { faults: deps.modelFaults } : {}),
     ...(deps.workspace ? { hostQueue: deps.workspace.hostQueue } : {}),
     // Claude Code's stream watchdog (its environment variables win over the config).
@@ -101,6 +102,12 @@ export function createActivities(given: ActivityDeps): Activities {
       (await mcpToolSpecs(deps.store, sessionId, ref)) as Anthropic.Tool[],
   };
   const ws = deps.workspace;
+  const childEnv = new ChildEnvironments(deps.config);
+  const sessionTools = createSessionTools({
+    store: deps.store,
+    mcpSpecs: (sessionId, ref) => mcpToolSpecs(deps.store, sessionId, ref),
+    toolSpecs: runnerToolSpecs,
+  });
   // A store that cannot be written fails the activity at once (see storageFailure).
   return timedAttempts({
     callModel: withStorageErrors(withModelMetrics(createCallModel(modelDeps), deps.metrics)),
@@ -111,8 +118,11 @@ export function createActivities(given: ActivityDeps): Activities {
         ...(deps.config.tools ? { settings: { ...deps.config.tools } } : {}),
         executeTool,
         executeMcpTool: (sessionId, ref, name, input, ctx) => mcpTools.execute(sessionId, ref, name, input, ctx),
-        // An MCP tool's effects are unknown: it is never re-run blindly after a crash.
-        isIdempotent: (name) => (isMcpToolName(name) ? false : (ALL_BUILTIN_TOOLS.get(name)?.idempotent ?? true)),
+        // An MCP tool's effects are unknown, and a skill's `!` lines run commands: neither is
+        // re-run blindly after a crash.
+        isIdempotent: (name) =>
+          isMcpToolName(name) || name === SKILL_TOOL ? false : (ALL_BUILTIN_TOOLS.get(name)?.idempotent ?? true),
+        sessionTools,
         ...(ws
           ? {
               // A streamed pack cannot be sent again: the whole snapshot is made again while the
@@ -126,7 +136,7 @@ export function createActivities(given: ActivityDeps): Activities {
             }
           : {}),
         // Tool processes get the worker's environment minus the runner's secrets (src/env/child-env.ts).
-        childEnv: new ChildEnvironments(deps.config),
+        childEnv,
         modelCalls,
         ...(ws ? { hostQueue: ws.hostQueue } : {}),
       }),
@@ -139,6 +149,7 @@ export function createActivities(given: ActivityDeps): Activities {
     connectMcpServers: withStorageErrors(withHeartbeats(createConnectMcpServers(mcp))),
     runHooks: withStorageErrors(createRunHooks({ store: deps.store, ...(deps.env ? { env: deps.env } : {}) })),
     loadContext: withStorageErrors(gitScanOnce(createLoadContext(deps.store))),
+    prepareCommand: withStorageErrors(withHeartbeats(createPrepareCommand({ store: deps.store, childEnv }))),
     planAgent: withStorageErrors(createPlanAgent(deps.store)),
     recordAgentResult: withStorageErrors(createRecordAgentResult(deps.store)),
     readTaskCall: withStorageErrors(createReadTaskCall(deps.store)),
@@ -148,6 +159,18 @@ export function createActivities(given: ActivityDeps): Activities {
     readWakeupCall: withStorageErrors(createReadWakeupCall(deps.store)),
     recordWakeupResult: withStorageErrors(createRecordWakeupResult(deps.store)),
   });
+}
+
+/**
+ * The model's specs of tools by name: the built-in registry's, and Claude Code's own for the task
+ * tools (Agent, SendMessage, TaskStop, ListAgents) and ScheduleWakeup.
+ */
+function runnerToolSpecs(names: readonly string[]): ModelToolSpec[] {
+  return names.map(
+    (n) =>
+      (taskToolSpec(n) ??
+        (n === SCHEDULE_WAKEUP_SPEC.name ? SCHEDULE_WAKEUP_SPEC : toolsForModel([n])[0])) as ModelToolSpec,
+  );
 }
 
 /**

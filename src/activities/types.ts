@@ -9,6 +9,7 @@ import type { ConnectMcpInput, ConnectMcpSummary } from '../common/mcp';
 import type { HookOutcome, RunHooksInput } from '../common/hooks';
 import type { WorkspaceRef } from '../common/workspace';
 import type { LoadContextInput, LoadContextSummary } from '../common/context';
+import type { PrepareCommandInput, PrepareCommandSummary } from '../common/commands';
 import type { AgentPlan, AgentRefusal, PlanAgentInput, RecordAgentResultInput } from '../common/agent-run';
 import type { ContentRef } from '../common/content-ref';
 import type { StoreNotificationInput, RecordNotificationInput } from './agents/notifications';
@@ -36,6 +37,12 @@ export interface Activities {
   compactContext(input: CompactInput): Promise<CompactSummary>;
   /** Starts the turn's MCP servers on this worker, lists their tools and stores the list. */
   connectMcpServers(input: ConnectMcpInput): Promise<ConnectMcpSummary>;
+  /**
+   * Expands a typed custom command or skill on the workspace's host (arguments, `!` shell lines
+   * under the permission rules, `@` files) and writes what the model gets; or the note for an
+   * unknown `/name`; or the answer of a command that cannot run.
+   */
+  prepareCommand(input: PrepareCommandInput): Promise<PrepareCommandSummary>;
   /** Runs the hooks of one event (once per event key) and records the outcome. */
   runHooks(input: RunHooksInput): Promise<HookOutcome>;
   /** Checks an `Agent` call and prepares its run (or writes its error result). */

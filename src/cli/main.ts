@@ -99,6 +99,15 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--settings <file-or-json>', 'a settings file or a JSON string to load more settings from')
     .option('--add-dir <directories...>', 'more directories the tools may read and edit')
     .option(
+      '--plugin-dir <dir>',
+      'load a Claude Code plugin from a local directory (its commands, skills, agents, hooks and MCP servers); repeatable',
+      (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+    )
+    .option(
+      '--bare',
+      'no CLAUDE.md, git status, hooks, plugins, skills or custom commands; only Bash, Edit and Read (the mode for scripts)',
+    )
+    .option(
       '--allow-dangerously-skip-permissions',
       'accepted for compatibility (the Agent SDK sends it); bypassing still needs --permission-mode bypassPermissions',
     )

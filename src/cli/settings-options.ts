@@ -17,8 +17,6 @@ import { UsageError } from './turn-options';
 import type { ThinkingFlags } from './thinking-options';
 import { withThinkingSettings } from './thinking-options';
 import type { ModelNaming } from '../config/model-aliases';
-import { BUILTIN_TOOL_NAMES, WEB_TOOL_NAMES } from '../common/tools';
-import { ruleName } from '../engine/permissions';
 
 /** Flags this step reads. */
 export interface SettingsFlags extends ThinkingFlags {
@@ -122,7 +120,6 @@ export function applySettings(base: TurnOptions, flags: SettingsFlags, opts: App
       ? { permissionMode: loaded.permissions.defaultMode }
       : {}),
     ...(allowed ? { allowedTools: allowed } : {}),
-    ...defaultToolsFor(base.tools, allowed),
     ...(disallowed ? { disallowedTools: disallowed } : {}),
     ...(ask ? { askTools: ask } : {}),
     ...(dirs ? { additionalDirectories: dirs } : {}),
@@ -145,15 +142,4 @@ export function settingsOverrides(
     if (JSON.stringify(v) !== JSON.stringify((base as unknown as Record<string, unknown>)[k])) out[k] = v;
   }
   return out as Partial<TurnOptions>;
-}
-
-/**
- * With no `--tools`: the built-in tools, plus WebSearch and WebFetch when an allow rule names
- * them (Claude Code offers them through ToolSearch; here a tool no rule allows is not offered,
- * since every call of it would be denied headless).
- */
-function defaultToolsFor(tools: string[] | undefined, allowed: readonly string[] | undefined): { tools?: string[] } {
-  if (tools !== undefined) return {};
-  const web = WEB_TOOL_NAMES.filter((t) => (allowed ?? []).some((r) => ruleName(r) === t));
-  return web.length > 0 ? { tools: [...BUILTIN_TOOL_NAMES, ...web] } : {};
 }

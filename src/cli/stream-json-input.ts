@@ -16,9 +16,57 @@ import type { TurnOptions } from '../common/turn';
 import { RUNNER_VERSION } from '../common/version';
 import type { PermissionMode } from '../common/permissions';
 import { PERMISSION_MODES } from '../common/permissions';
+import type { Definitions } from '../config-files/definitions/types';
 import type { ContentBlock } from '../common/transcript';
 import type { UserPrompt } from '../common/user-prompt';
 import { PROMPT_BLOCK_TYPES } from '../common/user-prompt';
+
+/** The runner's own commands, as `initialize` lists them. */
+const RUNNER_COMMANDS = [
+  {
+    name: 'clear',
+    description: 'Start a fresh conversation in this session (no model call)',
+    argumentHint: '',
+    builtin: true,
+  },
+  {
+    name: 'compact',
+    description: 'Free up context by summarizing the conversation so far',
+    argumentHint: '<optional custom summarization instructions>',
+    builtin: true,
+  },
+];
+
+/**
+ * `initialize`'s `commands` and `agents` (the Agent SDK's `supportedCommands()`), as Claude Code
+ * 2.1.328 lists them: skills, then commands, each description marked with where it comes from
+ * (` (user)`, ` (project)`, ` (plugin <name>)`), then the built-in ones.
+ */
+export function initializeCatalog(defs: Definitions | undefined): {
+  commands: Array<{ name: string; description: string; argumentHint: string; builtin?: boolean }>;
+  agents: Array<{ name: string; description: string; model?: string }>;
+} {
+  const scope = (c: { scope: string; plugin?: string }): string =>
+    c.scope === 'plugin' ? `plugin ${c.plugin ?? ''}` : c.scope;
+  const custom = defs
+    ? [...defs.commands.filter((c) => c.kind === 'skill'), ...defs.commands.filter((c) => c.kind === 'command')]
+    : [];
+  return {
+    commands: [
+      ...custom.map((c) => ({
+        name: c.name,
+        description: `${c.description} (${scope(c)})`,
+        argumentHint: c.argumentHint,
+      })),
+      ...RUNNER_COMMANDS,
+    ],
+    agents: (defs?.agents ?? []).map((a) => ({
+      name: a.name,
+      description: a.description,
+      ...(a.model !== undefined ? { model: a.model } : {}),
+    })),
+  };
+}
 
 /** One stdin line, classified. */
 export type StreamInputLine =
@@ -136,6 +184,8 @@ export interface StreamJsonInputDeps {
    * `can_use_tool` control requests, and its `control_response` answers them.
    */
   approvals?: StreamApprovals;
+  /** The session's commands, skills and agents (`initialize` lists them). */
+  definitions?: Definitions;
 }
 
 /** What the stream-json session needs to bridge approvals to the client. */
@@ -196,8 +246,7 @@ export async function runStreamJsonInput(
         return {
           ok: true,
           response: {
-            commands: [],
-            agents: [],
+            ...initializeCatalog(deps.definitions),
             output_style: 'default',
             available_output_styles: ['default'],
             models: [],

@@ -19,6 +19,7 @@ import { sessionWorkflowId, turnWorkflowId } from '../common/ids';
 import { endSessionSignal } from '../workflows/messages';
 import type { BatchTask } from './batch-tasks';
 import { QueryEngine } from './query-engine';
+import type { SessionDefinitions } from './slash-commands';
 import { awaitTurnOutcome, turnResultMessage } from './turn-result';
 import { uuidV5 } from '../store/uuid';
 
@@ -153,6 +154,16 @@ export interface RunBatchOptions {
   sessionIdleTimeoutMs?: number;
   /** Start a new attempt of each task whose latest attempt ended in an error result. @default false */
   retryFailed?: boolean;
+  /**
+   * The custom commands, skills and agents of a task's repository (its prompt may be `/name
+   * args`), read where the batch runs. @default none
+   */
+  definitionsFor?: (task: BatchTask) => SessionDefinitions | undefined;
+  /**
+   * Options a task's session needs stored in its session before its turn starts (its MCP servers
+   * and hooks, whose configs live in the session's store): called with the session id.
+   */
+  sessionOptions?: (task: BatchTask, sessionId: string) => Promise<Partial<TurnOptions>>;
 }
 
 /** What {@link runBatch} returns. */
@@ -329,7 +340,10 @@ async function runTask(opts: RunBatchOptions, task: BatchTask, emit: (e: BatchEv
     // 4. Submit: update-with-start under a fixed update id (idempotent). The task's options are
     // the engine's defaults and go with the submission once.
     guard();
-    const options = taskTurnOptions(opts.defaults, task, opts.budget);
+    const options = {
+      ...taskTurnOptions(opts.defaults, task, opts.budget),
+      ...(opts.sessionOptions ? await opts.sessionOptions(task, sessionId) : {}),
+    };
     const engine = new QueryEngine({
       client,
       store: opts.store,
@@ -339,6 +353,7 @@ async function runTask(opts: RunBatchOptions, task: BatchTask, emit: (e: BatchEv
       sessionId,
       idleTimeoutMs: opts.sessionIdleTimeoutMs ?? 60_000,
       searchAttributes: { batchId, taskId: task.id },
+      ...definitionsOption(opts.definitionsFor?.(task)),
     });
     mayHaveRun = true;
     const started = await engine.start(task.prompt, options, taskPromptUuid(sessionId), {
@@ -364,6 +379,10 @@ async function runTask(opts: RunBatchOptions, task: BatchTask, emit: (e: BatchEv
       ),
     };
   }
+}
+
+function definitionsOption(d: SessionDefinitions | undefined): { definitions?: SessionDefinitions } {
+  return d ? { definitions: d } : {};
 }
 
 /** Status name of a workflow (`RUNNING`, `COMPLETED`, …), or null when it does not exist. */

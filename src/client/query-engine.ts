@@ -26,9 +26,11 @@ import { loadMcpTools } from '../store/mcp-sidecar';
 import { entryToSdkMessages, initMessage } from './sdk-message';
 import { outcomeOfFailure, readTurnLine, turnResultMessage } from './turn-result';
 import { storePrompt } from './prompt-ref';
+import type { SessionDefinitions } from './slash-commands';
+import { resolvePrompt } from './slash-commands';
+import { putDefinitions } from '../store/definitions';
 import type { UserPrompt } from '../common/user-prompt';
 import { isEmptyPrompt, promptText } from '../common/user-prompt';
-import { promptCommandOf } from '../common/prompt-command';
 import { mergeModelUsage, totalCost } from '../engine/cost';
 import { turnInputOf } from './turn-input';
 import type { OutageOptions } from './outage';
@@ -96,6 +98,12 @@ export interface QueryEngineOptions {
   includePartialMessages?: boolean;
   /** Echo each prompt as a `user` message with `isReplay: true` once it is recorded (`--replay-user-messages`). @default false */
   replayUserMessages?: boolean;
+  /**
+   * The session's custom commands, skills, agents and plugins (read where the session starts,
+   * src/config-files/definitions): stored once in the session's content, the turns carry their key.
+   * `/name args` prompts run a command or skill of them; `system/init` lists them.
+   */
+  definitions?: SessionDefinitions;
   /**
    * Where to say what a followed turn waits for when it shows nothing new for a few seconds (an
    * activity retried and why, a worker gone: see `src/client/pending-work.ts`). @default silent
@@ -188,8 +196,8 @@ export class QueryEngine {
     promptUuid?: string,
     extra: { updateId?: string } = {},
   ): Promise<SubmitResponse> {
-    // A structured-output schema, system prompt parts and the user's memory go to the store; the
-    // options carry their keys.
+    // A structured-output schema, system prompt parts, the user's memory and the definitions go
+    // to the store; the options carry their keys.
     if (!this.storedDefaults) {
       const stored = this.storeContext(this.opts.defaults);
       this.storedDefaults = stored;
@@ -199,7 +207,11 @@ export class QueryEngine {
       });
     }
     const defaults = await this.storedDefaults;
-    const withSchema = await this.turnOptions(submitOptions);
+    // A custom command's `model` and `allowed-tools` apply to the turn it starts.
+    const resolved = this.resolve(prompt, submitOptions);
+    const withSchema = await this.turnOptions(
+      resolved.overrides ? { ...(submitOptions ?? {}), ...resolved.overrides } : submitOptions,
+    );
     const options = withSchema ? await this.storeContext(withSchema) : undefined;
     const input: SessionInput = {
       v: WORKFLOW_STATE_VERSION,
@@ -212,8 +224,7 @@ export class QueryEngine {
     if (isEmptyPrompt(prompt)) throw new EmptyPromptError();
     // The prompt goes to the store first: the Update and the turn carry only its ref.
     const promptRef = await storePrompt(this.opts.store, this.sessionId, prompt);
-    // A slash command is typed text: a prompt of content blocks is never one.
-    const command = typeof prompt === 'string' ? promptCommandOf(prompt) : undefined;
+    const command = resolved.command;
     const text = promptText(prompt);
     const sa = this.opts.searchAttributes ?? {};
     const withAttributes = sa !== false && !noSearchAttributes.has(client);
@@ -274,17 +285,40 @@ export class QueryEngine {
   }
 
   private userMemory: Promise<readonly MemoryFile[]> | undefined;
+  private definitionsKey: Promise<string> | undefined;
+  private readonly warned = new Set<string>();
 
   /** The session's context texts, each written once by this engine (defaults and submissions share them). */
   private readonly contextContent: ContextContentWriter;
   /** The defaults with their context stored (once per engine). */
   private storedDefaults: Promise<TurnOptions> | undefined;
 
-  private storeContext<T extends Partial<TurnOptions>>(options: T): Promise<T> {
-    return storeContextOptions(this.contextContent, options, () => {
+  private async storeContext<T extends Partial<TurnOptions>>(options: T): Promise<T> {
+    const stored = await storeContextOptions(this.contextContent, options, () => {
       this.userMemory ??= this.loadUserMemory();
       return this.userMemory;
     });
+    const defs = this.opts.definitions?.definitions;
+    if (!defs || stored.definitionsKey !== undefined) return stored;
+    if (defs.commands.length + defs.agents.length + defs.plugins.length === 0) return stored;
+    this.definitionsKey ??= putDefinitions(this.opts.store, this.sessionId, defs);
+    return { ...stored, definitionsKey: await this.definitionsKey };
+  }
+
+  /** What a prompt is (a runner command, a custom command or skill, an unknown `/name`), for this turn. */
+  private resolve(prompt: UserPrompt, submitOptions: SubmitOptions | undefined): ReturnType<typeof resolvePrompt> {
+    // A slash command is typed text: a prompt of content blocks is never one.
+    if (typeof prompt !== 'string') return { warnings: [] };
+    const resolved = resolvePrompt(prompt, this.opts.definitions, {
+      allowedTools: submitOptions?.allowedTools ?? this.opts.defaults.allowedTools ?? [],
+      cwd: this.opts.cwd,
+    });
+    for (const w of resolved.warnings) {
+      if (this.warned.has(w)) continue;
+      this.warned.add(w);
+      this.opts.onWarning?.(w);
+    }
+    return resolved;
   }
 
   /** @throws MemoryImportCycleError when the user's memory files import each other in a cycle. */
@@ -326,7 +360,8 @@ export class QueryEngine {
     const options = await this.turnOptions(submitOptions);
     const turnOptions = this.opts.includePartialMessages ? { ...options, includePartialMessages: true } : options;
     const started = await this.start(prompt, turnOptions, promptUuid);
-    const effective = { ...this.opts.defaults, ...(options ?? {}) };
+    const overrides = this.resolve(prompt, submitOptions).overrides;
+    const effective = { ...this.opts.defaults, ...(options ?? {}), ...(overrides ?? {}) };
     // With MCP servers, `system/init` lists them (and their tools) once the turn has started them.
     const mcp = effective.mcp ? await this.mcpInit(started.turnWorkflowId) : undefined;
     yield initMessage({
@@ -336,12 +371,14 @@ export class QueryEngine {
       options: effective,
       apiKeySource: this.opts.apiKeySource ?? 'user',
       ...(mcp ? { mcp } : {}),
+      ...(this.opts.definitions ? { definitions: this.opts.definitions.definitions } : {}),
     });
     // As Claude Code: the first request's status, then the prompt echoed once it is recorded.
     const partial = this.partialMessages();
     if (partial) yield partial.announceNext();
     if (this.opts.replayUserMessages) {
-      const replay = await this.replayOf(promptUuid, started.turnWorkflowId);
+      const replayText = this.resolve(prompt, submitOptions).replayText;
+      const replay = await this.replayOf(promptUuid, started.turnWorkflowId, replayText);
       if (replay) yield replay;
     }
     yield* this.follow({
@@ -386,7 +423,11 @@ export class QueryEngine {
    * The `user` message echoing a prompt (`isReplay: true`), once its line is in the store; waits
    * while the turn runs (undefined when the turn ended without writing it).
    */
-  private async replayOf(promptUuid: string, turnWorkflowId: string): Promise<SDKUserMessage | undefined> {
+  private async replayOf(
+    promptUuid: string,
+    turnWorkflowId: string,
+    text?: string,
+  ): Promise<SDKUserMessage | undefined> {
     const handle = this.opts.client.workflow.getHandle(turnWorkflowId);
     let closed = false;
     void handle.result().then(
@@ -398,7 +439,8 @@ export class QueryEngine {
       if (e?.message) {
         return {
           type: 'user',
-          message: { role: 'user', content: e.message.content },
+          // A command is echoed as its command block, as Claude Code does.
+          message: { role: 'user', content: text ?? e.message.content },
           parent_tool_use_id: null,
           uuid: promptUuid,
           timestamp: e.timestamp,

@@ -16,10 +16,13 @@ import { isMcpToolName, mcpServerOf } from '../common/mcp';
 import type { PermissionReasonType } from '../common/permissions';
 import type { TranscriptEntry } from '../common/transcript';
 import type { ContextStageTotals, TurnOptions, TurnOutcome } from '../common/turn';
-import { BUILTIN_TOOL_NAMES } from '../common/tools';
+import { TOOL_NAMES } from '../common/tools';
 import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import { RUNNER_VERSION } from '../common/version';
 import { uuidV5 } from '../store/uuid';
+import type { Definitions } from '../config-files/definitions/types';
+import { modelInvocable } from '../config-files/definitions/catalog';
+import { SKILL_TOOL } from '../common/session-tools';
 
 /**
  * Converts a transcript line to the SDK message a caller sees (`assistant`, `user` with
@@ -102,6 +105,8 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
  * same on every read.
  */
 export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
+  // Hook output for the model (UserPromptSubmit) is context, not a message: Claude Code does not stream it.
+  if (e['hookEvent'] === 'UserPromptSubmit') return [];
   const whole = entryToSdkMessage(e);
   if (whole?.type === 'user') {
     const denied = permissionDenied(e);
@@ -112,7 +117,22 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
     }
     // Claude Code follows the first Stop hook feedback of a turn with a notification.
     if (e['hookEvent'] === 'Stop') return e['stopHookActive'] === true ? [whole] : [whole, stopHookNotification(e)];
-    return denied ? [denied, whole] : [whole];
+    const split = withFollowUp(e, whole);
+    return denied ? [denied, ...split] : split;
+  }
+  if (whole?.type === 'assistant' && e.localCommand) {
+    // A command that stopped before the model: its answer says so, as Claude Code's does.
+    const { source, command, args, outcome } = e.localCommand;
+    return [
+      {
+        ...whole,
+        message: { ...whole.message, context_management: null },
+        local_command_source: source,
+        ...(command !== undefined ? { local_command_run: { command, args: args ?? '' } } : {}),
+        local_command_outcome: { kind: outcome },
+        timestamp: e.timestamp,
+      },
+    ];
   }
   if (whole && e.type === 'system' && e.subtype === 'informational') {
     const n = notificationOf(e);
@@ -143,6 +163,31 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
       [block],
     ),
   );
+}
+
+/**
+ * A tool-result line whose result is followed by more blocks (a loaded skill's text): the result
+ * as one message, then the rest as a synthetic user message (uuid derived from the line's), as
+ * Claude Code streams them.
+ */
+function withFollowUp(e: TranscriptEntry, whole: SDKUserMessage): SDKMessage[] {
+  const content = whole.message.content;
+  if (!Array.isArray(content)) return [whole];
+  const results = content.filter((b) => (b as { type?: string }).type === 'tool_result');
+  const rest = content.filter((b) => (b as { type?: string }).type !== 'tool_result');
+  if (results.length === 0 || rest.length === 0) return [whole];
+  return [
+    { ...whole, message: { role: 'user', content: results } },
+    {
+      type: 'user',
+      uuid: uuidV5(`${e.uuid}/follow-up`),
+      session_id: e.sessionId,
+      message: { role: 'user', content: rest },
+      parent_tool_use_id: null,
+      isSynthetic: true,
+      timestamp: e.timestamp,
+    },
+  ];
 }
 
 /** Claude Code's `thinking_display` on the message of a thinking block: the display the request asked for. */
@@ -290,7 +335,11 @@ export function initMessage(args: {
   apiKeySource: SDKSystemInitMessage['apiKeySource'];
   /** The turn's MCP servers and the names of their tools (`mcp__server__tool`). */
   mcp?: { servers: McpServerState[]; toolNames: string[] };
+  /** The session's commands, skills, agents and plugins. */
+  definitions?: Definitions;
 }): SDKSystemInitMessage {
+  const defs = args.definitions;
+  const invocable = defs ? modelInvocable(defs) : [];
   return {
     type: 'system',
     subtype: 'init',
@@ -300,20 +349,37 @@ export function initMessage(args: {
     claude_code_version: RUNNER_VERSION,
     cwd: args.cwd,
     tools: [
-      ...(args.options.tools ?? BUILTIN_TOOL_NAMES),
+      // The task tools are not listed (as before them): only the built-in and web tools.
+      ...(args.options.tools ?? TOOL_NAMES),
+      ...(invocable.length && !args.options.tools ? [SKILL_TOOL] : []),
       ...(args.options.jsonSchemaKey !== undefined ? [STRUCTURED_OUTPUT_TOOL] : []),
       ...(args.mcp?.toolNames ?? []),
     ],
     mcp_servers: args.mcp?.servers ?? [],
     model: args.options.model,
     permissionMode: args.options.permissionMode,
-    slash_commands: [],
+    // As Claude Code lists them: the session's commands and skills, then the built-in ones.
+    slash_commands: [...(defs?.commands.map((c) => c.name) ?? []), ...RUNNER_SLASH_COMMANDS],
     output_style: 'default',
-    skills: [],
-    plugins: [],
-    agents: [],
+    skills: defs
+      ? [
+          ...defs.commands.filter((c) => c.kind === 'skill').map((c) => c.name),
+          ...defs.commands.filter((c) => c.kind === 'command' && c.disableModelInvocation).map((c) => c.name),
+        ]
+      : [],
+    plugins:
+      defs?.plugins.map((p) => ({
+        name: p.name,
+        path: p.path,
+        source: p.source,
+        ...(p.version ? { version: p.version } : {}),
+      })) ?? [],
+    agents: defs?.agents.map((a) => a.name) ?? [],
   };
 }
+
+/** The runner's own slash commands (`/compact`, `/clear`). */
+export const RUNNER_SLASH_COMMANDS: readonly string[] = ['clear', 'compact'];
 
 /**
  * Builds the `result` message of a turn from its outcome and the final assistant text. With
@@ -354,6 +420,18 @@ export function resultMessage(
       structured_output: args.structuredOutput,
       api_error_status: o.apiErrorStatus,
     };
+  }
+  if (o.subtype === 'success' && o.answeredWithoutModel) {
+    // A command that stopped before any model call: no terminal_reason (Claude Code's form), and
+    // `local_command` when a custom command's `!` line stopped it.
+    const local = {
+      ...base,
+      stop_reason: null,
+      result: args.finalText,
+      ...(o.localCommand !== undefined ? { local_command: o.localCommand } : {}),
+    };
+    delete (local as Partial<SDKResultMessage>).terminal_reason;
+    return local;
   }
   if (o.subtype === 'success') return { ...base, result: args.finalText, api_error_status: o.apiErrorStatus };
   return { ...base, errors: o.errors, ...(o.apiErrorStatus !== null ? { api_error_status: o.apiErrorStatus } : {}) };

@@ -48,7 +48,17 @@ export type ContextAttachment =
   | { type: 'instructions'; files: MemoryFile[] }
   | { type: 'session_context'; context: { gitStatus: string } }
   | { type: 'environment'; environment: EnvironmentSnapshot }
-  | { type: 'nested_memory'; file: MemoryFile };
+  | { type: 'nested_memory'; file: MemoryFile }
+  /** The skills the model may load with the Skill tool, listed once in the session's context. */
+  | { type: 'skill_listing'; skills: Array<{ name: string; description: string }> }
+  /**
+   * A file an `@path` reference of a command or skill named, read when it ran. `style`:
+   * `command` for a typed command (Claude Code sends the call as a message of its own),
+   * `skill` for one loaded with the Skill tool (both parts end in a newline).
+   */
+  | { type: 'file_read'; path: string; content: string; style: 'command' | 'skill' }
+  /** A typed `/name` that no command of the session has: the model is told so before the prompt. */
+  | { type: 'unknown_command'; command: string; available: string[] };
 
 /** Input of the `loadContext` activity (refs and flags only; the content goes to the store). */
 export interface LoadContextInput {
@@ -66,6 +76,8 @@ export interface LoadContextInput {
   userMemoryKey?: string;
   /** Take a git status snapshot; false under a custom system prompt, as in Claude Code. */
   gitStatus: boolean;
+  /** Content key of the session's definitions: the skills the model may load are listed in the context. */
+  definitionsKey?: string;
 }
 
 /** Output of `loadContext`: a small summary; the context itself is on the line it wrote. */

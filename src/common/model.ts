@@ -40,6 +40,10 @@ export interface CallModelInput {
    * this attempt number on fails the call without further retries, so that the turn can switch.
    */
   overloadedAttemptsBeforeFallback?: number;
+  /** Content key of the session's definitions: the Skill tool is offered when it lists skills the model may load. */
+  definitionsKey?: string;
+  /** Tool deferral (`TurnOptions.toolSearch`). @default "on" */
+  toolSearch?: string;
   /** Microcompact settings of the turn (`CompactionOptions.microcompact`). @default on, with its defaults */
   microcompact?: MicrocompactOptions;
 }

@@ -29,7 +29,7 @@ export interface SDKSystemInitMessage {
   slash_commands: string[];
   output_style: string;
   skills: string[];
-  plugins: Array<{ name: string; path: string }>;
+  plugins: Array<{ name: string; path: string; source?: string; version?: string }>;
   agents: string[];
 }
 
@@ -103,6 +103,13 @@ export interface SDKAssistantMessage {
   request_id?: string;
   /** MCP tool calls of the message: display names (as Claude Code sends them). */
   tool_use_meta?: Array<{ id: string; display_name: string; server_display_name: string; tool_name: string }>;
+  /**
+   * On the answer of a custom command that stopped before any model call (a `!` line refused or
+   * failing): the error block, the command and its outcome (Claude Code 2.1.328's fields).
+   */
+  local_command_source?: string;
+  local_command_run?: { command: string; args: string };
+  local_command_outcome?: { kind: string };
   /** On the message of a thinking block: the display the request asked for (`updates`, `summarized`, …). */
   thinking_display?: string;
 }
@@ -158,6 +165,8 @@ export interface SDKResultMessage {
   modelUsage: Record<string, ModelUsage>;
   permission_denials: SDKPermissionDenial[];
   terminal_reason: string;
+  /** `custom` when a custom command ended the turn before any model call (then `stop_reason` is null). */
+  local_command?: string;
   /** Final text (success only). */
   result?: string;
   structured_output?: unknown;

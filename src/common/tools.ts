@@ -8,6 +8,7 @@ import type { PermissionMode } from './permissions';
  * transcript store (DESIGN.md rule 1).
  */
 import type { SnapshotRef } from './workspace';
+import { SKILL_TOOL, TOOL_SEARCH_TOOL } from './session-tools';
 import type { ToolModelSpend } from './usage';
 
 /** Names of the built-in tools offered by default, as Claude Code names them. */
@@ -15,8 +16,8 @@ export const BUILTIN_TOOL_NAMES = ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Gre
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
 
 /**
- * Tools that reach the web (and call the model again): offered when `--tools` names them, or when
- * an allow rule names them and `--tools` is not given (Claude Code defers them to ToolSearch).
+ * Tools that reach the web (and call the model again): offered by default, deferred to ToolSearch
+ * as Claude Code 2.1.328 defers them (see `DEFERRED_BY_DEFAULT` in `session-tools.ts`).
  */
 export const WEB_TOOL_NAMES = ['WebSearch', 'WebFetch'] as const;
 
@@ -30,8 +31,12 @@ export const TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...WEB_TOOL
  */
 export const TASK_TOOL_NAMES = ['Agent', 'SendMessage', 'TaskStop', 'ListAgents'] as const;
 
-/** Every tool the runner has, in the order a turn offers them by default. */
-export const DEFAULT_TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...TASK_TOOL_NAMES];
+/**
+ * The tools a turn offers with no `--tools`, in that order: the built-in tools, the web tools and
+ * the task tools. As in Claude Code 2.1.328, WebSearch and WebFetch are among them and deferred
+ * (loaded with ToolSearch) unless tool search is off; a call of one no rule allows is denied headless.
+ */
+export const DEFAULT_TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...WEB_TOOL_NAMES, ...TASK_TOOL_NAMES];
 
 /**
  * Tools of Claude Code 2.1.328 the runner does not have yet (background work is issue 21): a
@@ -45,8 +50,6 @@ export const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
   'CronDelete',
   'CronList',
   'TodoWrite',
-  'Skill',
-  'ToolSearch',
   'EnterWorktree',
   'ExitWorktree',
   'ReportFindings',
@@ -58,7 +61,7 @@ export const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
 
 /**
  * Built-in tools offered only when `--tools` (or the SDK's `tools`) names them: Claude Code
- * 2.1.328 defers them by default (loaded through ToolSearch, which the runner does not have).
+ * 2.1.328 defers them by default (loaded through ToolSearch).
  * Turns recorded before they existed could not name them, so their permission decisions and
  * runs are unchanged.
  */
@@ -85,12 +88,14 @@ export function optInToolsOf(tools: readonly string[] | undefined): string[] {
 
 /**
  * Every tool name `--tools` takes: the runner's tools (web ones included), the task tools, the
- * opt-in ones and the ones a headless run disables.
+ * session tools (Skill, ToolSearch), the opt-in ones and the ones a headless run disables.
  */
 export const LISTABLE_TOOL_NAMES: readonly string[] = [
   ...BUILTIN_TOOL_NAMES,
   ...WEB_TOOL_NAMES,
   ...TASK_TOOL_NAMES,
+  SKILL_TOOL,
+  TOOL_SEARCH_TOOL,
   ...OPT_IN_TOOL_NAMES,
   ...HEADLESS_DISABLED_TOOL_NAMES,
 ];
@@ -216,6 +221,22 @@ export interface RunToolInput {
    * workflow sends the call to the host's queue instead.
    */
   expectHostQueue?: string;
+  /** Skill calls: content key of the session's stored definitions (the skills they may load). */
+  definitionsKey?: string;
+  /** ToolSearch calls: the tools the turn offers, as `callModel` has them (to know which are deferred). */
+  toolSearch?: ToolSearchInput;
+}
+
+/** What a ToolSearch call needs to know of the turn's tools (names and refs only). */
+export interface ToolSearchInput {
+  /** The tool names `callModel` gets (src/workflows/task-tools.ts `modelToolNames`); absent for the default set. */
+  tools?: string[];
+  /** `ToolSearchMode` of the turn. */
+  mode?: string;
+  /** Model of the call (deferral depends on it). */
+  model: string;
+  /** Ref of the turn's stored MCP tool list. */
+  mcpToolsRef?: string;
 }
 
 /** Output of the `runTool` activity. */
@@ -245,6 +266,11 @@ export interface RunToolSummary {
   structuredOutputError?: string;
   /** The workspace snapshot taken after the call (tools that can change files). */
   snapshot?: SnapshotRef;
+  /**
+   * A Skill call that loaded a skill with `allowed-tools`: those rules (at most
+   * `MAX_SKILL_RULES`, each at most `MAX_SKILL_RULE_CHARS`), which apply from now on in the turn.
+   */
+  allowedRules?: string[];
   /** Model calls the tool made for the conversation (WebSearch, WebFetch): the turn counts them. */
   modelSpend?: ToolModelSpend;
   /**
@@ -253,6 +279,11 @@ export interface RunToolSummary {
    */
   background?: BackgroundLaunch;
 }
+
+/** Most allow rules one skill brings into a turn (they travel in workflow history). */
+export const MAX_SKILL_RULES = 32;
+/** Longest allow rule a skill brings (characters). */
+export const MAX_SKILL_RULE_CHARS = 200;
 
 /** Error types of tool-run failures (ApplicationFailure `type`). */
 export const ToolErrorType = {

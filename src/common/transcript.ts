@@ -65,6 +65,8 @@ export const ToolRunRecordSchema = z.object({
   shellCwd: z.string().optional(),
   /** The working tree stored after the tool ran (`SnapshotRef` in `workspace.ts`). */
   snapshot: z.object({ toolUseId: z.string(), commit: z.string(), bytes: z.number() }).optional(),
+  /** Allow rules the call brought into the turn (a loaded skill's `allowed-tools`). */
+  allowedRules: z.array(z.string()).optional(),
   /** Model calls the tool made (WebSearch, WebFetch): what they were billed (`ToolModelSpend` in `usage.ts`). */
   modelSpend: z
     .object({
@@ -204,6 +206,15 @@ const TranscriptEntryFields = {
   isSidecar: z.boolean().optional(),
   /** Context for the model (`ContextAttachment` of src/common/context.ts), rendered by the request builder. */
   attachments: z.array(z.looseObject({ type: z.string() })).optional(),
+  /**
+   * On the line a command's expansion or failure writes (`prepareCommand`): the prompt line whose
+   * text it stands for when the model is asked (`/fix-ci x` becomes the command block and its body).
+   */
+  replacesPrompt: z.string().optional(),
+  /** On the answer of a command that ended before any model call: what Claude Code's stream says of it. */
+  localCommand: z
+    .object({ source: z.string(), outcome: z.string(), command: z.string().optional(), args: z.string().optional() })
+    .optional(),
   /** On a task notification's line: the task run whose end it tells of (`src/common/tasks.ts`). */
   taskNotification: z.object({ taskId: z.string(), runId: z.string() }).optional(),
   /** On the session's context line: the memory sources it was loaded with (`--setting-sources`). */

@@ -98,6 +98,23 @@ export interface TurnOptions {
   /** Consecutive responses cut by `max_tokens` that the turn asks the model to resume. @default 3 */
   maxOutputTokensRecoveries?: number;
   /**
+   * Content key of the session's definitions (custom commands, skills, agents, plugins; stored by
+   * the client, src/config-files/definitions). Absent: the session has none (the Skill tool is
+   * not offered).
+   */
+  definitionsKey?: string;
+  /**
+   * Tool deferral (Claude Code's `ENABLE_TOOL_SEARCH`): `on` defers rarely used built-in tools
+   * and every MCP tool behind ToolSearch, `off` sends every tool, `auto:N` defers only when the
+   * tools would take more than N% of the context window. @default "on"
+   */
+  toolSearch?: ToolSearchMode;
+  /**
+   * `--bare`: no memory files, git status or environment context, no hooks, plugins, skills or
+   * commands; the system prompt names only the working directory and the date.
+   */
+  bare?: boolean;
+  /**
    * The session's agent types: the ref of its stored `AgentList` (src/common/agents.ts), which
    * `callModel` reads for the agent listing and the `Agent` tool reads to resolve
    * `subagent_type`. Absent: the built-in types.
@@ -106,6 +123,9 @@ export interface TurnOptions {
   /** How subagents are started (spawn depth, background switch); absent: Claude Code's defaults. */
   subagents?: SubagentSettings;
 }
+
+/** See {@link TurnOptions.toolSearch}. */
+export type ToolSearchMode = 'on' | 'off' | `auto:${number}`;
 
 /**
  * Activity timeouts of a turn (ms). A worker killed mid-activity is noticed when its heartbeat
@@ -251,6 +271,8 @@ export interface TurnCarry {
   compactedSinceCall?: boolean;
   /** Where the workspace is (null: not followed). */
   workspace?: WorkspaceRef | null;
+  /** Allow rules the skills loaded so far brought (their `allowed-tools`): they apply from the load on. */
+  skillRules?: string[];
   /** Tool calls of the turn (refused ones included), and the distinct tools that ran without error, sorted. */
   toolUses?: number;
   toolsUsed?: string[];
@@ -292,6 +314,13 @@ export interface TurnOutcome {
   structuredOutputUuid?: string | null;
   /** Where the workspace is after the turn: host, path, last snapshot (absent: not followed). */
   workspace?: WorkspaceRef | null;
+  /**
+   * A command ended the turn before any model call (a refused or failing `!` line, a skill under
+   * `--bare`): the result's text is its answer line's, and it has no `terminal_reason`.
+   */
+  answeredWithoutModel?: boolean;
+  /** With {@link answeredWithoutModel}, for a custom command whose `!` line stopped it: Claude Code's `local_command` (`custom`). */
+  localCommand?: string;
   /** A subagent's turn: the figures of its hand-back (absent for the session's own agent). */
   agent?: AgentRunReport;
   /** A turn a task notification started (the result's `origin`). */

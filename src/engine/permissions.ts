@@ -5,6 +5,7 @@ import { isMcpToolName, mcpRuleMatches } from '../common/mcp';
 import type { RuleVerdict } from './permission-precedence';
 import { permissionPrecedence } from './permission-precedence';
 import type { PermissionMode } from '../common/permissions';
+import { SKILL_TOOL } from '../common/session-tools';
 
 /** The permission rules of a turn: flags and settings files merged (see src/config-files/settings.ts). */
 export interface PermissionPolicy {
@@ -85,7 +86,9 @@ export type HookPermission =
   | { decision: 'deny' | 'ask'; message: string };
 
 /** What the rules say about a call by its tool name alone, or that the activity must look at its input. */
-type ByName = { verdict: RuleVerdict; message: string; reason: 'rule' | 'mode' } | { verdict: 'check' };
+/** A `check` may carry its own rules (a Skill call carries the Bash rules too); else the tool's scoped rules. */
+type ByName =
+  { verdict: RuleVerdict; message: string; reason: 'rule' | 'mode' } | { verdict: 'check'; rules?: ScopedRules };
 
 /**
  * Decides what the workflow can decide by tool name, and otherwise hands the call to the activity
@@ -106,7 +109,7 @@ export function decidePermission(
     return {
       behavior: 'check',
       mode: policy.mode,
-      rules: scopedRulesFor(policy, toolName),
+      rules: byName.rules ?? scopedRulesFor(policy, toolName),
       ...(policy.additionalDirectories?.length ? { additionalDirectories: policy.additionalDirectories } : {}),
       ...(hook.decision === 'allow' ? { hook: 'allow' as const } : {}),
       ...(hook.decision === 'ask' ? { hook: 'ask' as const, hookMessage: hook.message } : {}),
@@ -139,6 +142,7 @@ function decideByName(policy: PermissionPolicy, toolName: string): ByName {
     };
   }
   if (isMcpToolName(toolName)) return decideMcpTool(policy, toolName);
+  if (toolName === SKILL_TOOL) return decideSkill(policy);
   if (toolName === 'WebSearch' || toolName === 'WebFetch') return decideWebTool(policy, toolName);
   // A tool that does not exist is not a permission question: its run answers "No such tool
   // available", as in Claude Code (and it is not a permission denial).
@@ -186,6 +190,39 @@ export function permissionPolicyOf(options: {
     ...(options.additionalDirectories ? { additionalDirectories: options.additionalDirectories } : {}),
     ...(optIn.length ? { optInTools: optIn } : {}),
   };
+}
+
+/**
+ * The policy of a turn, with the allow rules its loaded skills brought (`allowed-tools`, which
+ * apply from the load on).
+ */
+export function turnPolicy(
+  options: Parameters<typeof permissionPolicyOf>[0],
+  skillRules: readonly string[] = [],
+): PermissionPolicy {
+  const policy = permissionPolicyOf(options);
+  if (skillRules.length === 0) return policy;
+  return { ...policy, allowedTools: [...(policy.allowedTools ?? []), ...skillRules] };
+}
+
+/**
+ * A Skill call: the activity decides it with the skill itself (one that brings `allowed-tools`
+ * needs an allow rule for `Skill` in every mode but bypassPermissions, as in Claude Code
+ * 2.1.328), and a command it loads runs its `!` lines as Bash calls of the turn: so the rules for
+ * `Skill` and those for Bash travel with the call.
+ */
+function decideSkill(policy: PermissionPolicy): ByName {
+  const skill = scopedRulesFor(policy, SKILL_TOOL);
+  const bash = scopedRulesFor(policy, 'Bash');
+  const rules = {
+    allow: [...skill.allow, ...bash.allow],
+    deny: [...skill.deny, ...bash.deny],
+    ask: [...skill.ask, ...bash.ask],
+  };
+  if (policy.mode === 'bypassPermissions' && rules.deny.length + rules.ask.length === 0) {
+    return { verdict: 'allow', message: '', reason: 'mode' };
+  }
+  return { verdict: 'check', rules };
 }
 
 /**

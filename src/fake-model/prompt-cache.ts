@@ -40,10 +40,39 @@ function partOf(kind: string, obj: Record<string, unknown>): PromptPart {
   return part;
 }
 
-/** Splits a request into prompt parts in cache order (tools → system → messages). */
+/**
+ * A message block as the model sees it: a `tool_reference` inside a tool_result stands for the
+ * referenced tool's whole definition (the API expands it where it stands).
+ */
+function expanded(
+  block: RequestBlock,
+  deferred: ReadonlyMap<string, Record<string, unknown>>,
+): Record<string, unknown> {
+  const content = block['content'];
+  if (block.type !== 'tool_result' || !Array.isArray(content)) return block;
+  return {
+    ...block,
+    content: (content as Array<Record<string, unknown>>).map((c) =>
+      c['type'] === 'tool_reference'
+        ? { type: 'tool_reference', tool: deferred.get(String(c['tool_name'])) ?? null }
+        : c,
+    ),
+  };
+}
+
+/**
+ * Splits a request into prompt parts in cache order (tools → system → messages). Tools sent with
+ * `defer_loading: true` are not part of the prefix (as in the API's tool search: deferred tools
+ * stay out of the system-prompt prefix, and a `tool_reference` block loads one where it stands),
+ * so loading a tool does not change the cached prefix.
+ */
 export function promptParts(req: ParsedRequest): PromptPart[] {
   const parts: PromptPart[] = [];
-  for (const tool of req.tools ?? []) parts.push(partOf('tool', tool));
+  const deferred = new Map<string, Record<string, unknown>>();
+  for (const tool of req.tools ?? []) {
+    if (tool['defer_loading'] === true) deferred.set(String(tool['name']), tool);
+    else parts.push(partOf('tool', tool));
+  }
   if (typeof req.system === 'string') {
     parts.push(partOf('system', { type: 'text', text: req.system }));
   } else {
@@ -51,7 +80,7 @@ export function promptParts(req: ParsedRequest): PromptPart[] {
   }
   req.messages.forEach((m, i) => {
     const blocks: RequestBlock[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-    for (const b of blocks) parts.push(partOf(`${i}:${m.role}`, b));
+    for (const b of blocks) parts.push(partOf(`${i}:${m.role}`, expanded(b, deferred)));
   });
   return parts;
 }

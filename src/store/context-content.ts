@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import type { TranscriptStore } from './transcript-store';
 
 /** Kinds of context text stored by reference. */
-export type ContextContentKind = 'system-prompt' | 'append-system-prompt' | 'user-memory' | 'agent-system-prompt';
+export type ContextContentKind =
+  'system-prompt' | 'append-system-prompt' | 'user-memory' | 'definitions' | 'agent-system-prompt';
 
 /** The content key of `text` of a kind. */
 export function contextContentKey(kind: ContextContentKind, text: string): string {

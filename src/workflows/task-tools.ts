@@ -17,6 +17,7 @@ import type { TaskCommand, TaskFinishedMessage, TaskRecord, TaskReply } from '..
 import type { SignalDefinition } from '@temporalio/workflow';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import { DEFAULT_TOOL_NAMES, TASK_TOOL_NAMES } from '../common/tools';
+import { SKILL_TOOL, TOOL_SEARCH_TOOL } from '../common/session-tools';
 import type { TurnInput, TurnOptions, TurnOutcome } from '../common/turn';
 import { WORKFLOW_STATE_VERSION } from '../common/turn';
 import { LABEL_CHARS } from '../common/summary';
@@ -37,6 +38,18 @@ export function offeredTools(o: TurnOptions): string[] {
   const depth = o.subagents?.depth ?? 0;
   const max = o.subagents?.maxSpawnDepth ?? DEFAULT_MAX_SPAWN_DEPTH;
   return all.filter((n) => !(isTaskTool(n) && !o.subagents) && !(n === 'Agent' && depth >= max));
+}
+
+/**
+ * The tool names `callModel` and a ToolSearch call get: absent for the default set without
+ * subagents (the activity's default), else {@link offeredTools}, with Skill and ToolSearch when
+ * `options.tools` is not given, so that the default set keeps them (skills, deferral) as an
+ * absent list does.
+ */
+export function modelToolNames(o: TurnOptions): string[] | undefined {
+  if (!o.tools && !o.subagents) return undefined;
+  const names = offeredTools(o);
+  return o.tools ? names : [...names, SKILL_TOOL, TOOL_SEARCH_TOOL];
 }
 
 function isTaskTool(name: string): boolean {

@@ -5,7 +5,8 @@ import { HEADLESS_DISABLED_TOOL_NAMES, noSuchToolText, optInToolsOf } from '../c
 import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import type { TurnInput } from '../common/turn';
 import type { HookPermission } from '../engine/permissions';
-import { decidePermission, permissionPolicyOf } from '../engine/permissions';
+import { decidePermission, turnPolicy } from '../engine/permissions';
+import { SKILL_TOOL, TOOL_SEARCH_TOOL } from '../common/session-tools';
 import { partitionToolUses } from '../engine/tool-batches';
 import type { Approvals } from './approvals';
 import type { HookRuns, HookStop } from './hook-runs';
@@ -18,6 +19,7 @@ import type { TurnState } from './turn-state';
 import type { WorkspaceFollower } from './workspace';
 import { toolFaultOf } from './failures';
 import type { TaskTools } from './task-tools';
+import { modelToolNames } from './task-tools';
 import { launchShellTask } from './shell-launch';
 import { WakeupTool } from './wakeup-tool';
 import { READ_ONLY_TOOLS, TASK_TOOL_NAMES } from '../common/tools';
@@ -142,7 +144,7 @@ export class ToolRuns {
    * tool, decided by the activity (src/activities/permissions/decide.ts).
    */
   permissionOf(use: ToolUseSummary): ToolPermission {
-    return decidePermission(permissionPolicyOf(this.input.options), use.name);
+    return decidePermission(turnPolicy(this.input.options, this.state.skillRules), use.name);
   }
 
   /** True when a call's input may change before it runs: a PreToolUse hook, or approvals that may ask. */
@@ -172,7 +174,7 @@ export class ToolRuns {
       // The hook's verdict yields to deny and ask rules and safety checks (one order of
       // precedence); histories recorded before it replay with the earlier combination.
       const permission = isPatched('hookPrecedence')
-        ? decidePermission(permissionPolicyOf(this.input.options), run.use.name, hooked.hook)
+        ? decidePermission(turnPolicy(this.input.options, this.state.skillRules), run.use.name, hooked.hook)
         : legacyHookPermission(plain.permission, hooked.hook);
       prepared = {
         ...plain,
@@ -255,6 +257,19 @@ export class ToolRuns {
       ),
       ...(structured ? { jsonSchemaKey: options.jsonSchemaKey } : {}),
       ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
+      ...(run.use.name === SKILL_TOOL && options.definitionsKey !== undefined
+        ? { definitionsKey: options.definitionsKey }
+        : {}),
+      ...(run.use.name === TOOL_SEARCH_TOOL
+        ? {
+            toolSearch: {
+              model: this.state.model,
+              ...(modelToolNames(options) ? { tools: modelToolNames(options) as string[] } : {}),
+              ...(options.toolSearch !== undefined ? { mode: options.toolSearch } : {}),
+              ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
+            },
+          }
+        : {}),
       ...(options.approvals ? { askable: true } : {}),
       ...(optInToolsOf(options.tools).length ? { optInTools: optInToolsOf(options.tools) } : {}),
       // Bash re-reads the settings files' `env` (paths only travel: values stay out of history).

@@ -26,6 +26,7 @@ export type TurnActivities = Pick<
   | 'loadContext'
   | 'connectMcpServers'
   | 'runHooks'
+  | 'prepareCommand'
   | 'planAgent'
   | 'recordAgentResult'
   | 'readTaskCall'
@@ -93,6 +94,7 @@ export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActi
     recordPrompt: tools.recordPrompt,
     connectMcpServers: tools.connectMcpServers,
     runHooks: tools.runHooks,
+    prepareCommand: tools.prepareCommand,
     planAgent: tools.planAgent,
     recordAgentResult: tools.recordAgentResult,
     readTaskCall: tools.readTaskCall,

@@ -293,6 +293,7 @@ export class TurnState {
     }
     d.lastMessageType = 'user';
     if (result.fileState) this.setReadState(result.fileState.path, result.fileState.state);
+    if (result.allowedRules?.length) this.addSkillRules(result.allowedRules);
     if (result.outcome === 'denied' && use) {
       d.denials.push({ tool_name: use.name, tool_use_id: use.id, tool_input: result.deniedInput ?? {} });
     }
@@ -312,6 +313,31 @@ export class TurnState {
     // Delete first so that a re-read path moves to the end (the cap keeps the newest).
     delete this.data.readFileState[path];
     this.data.readFileState[path] = state;
+  }
+
+  /** Allow rules the skills loaded in this turn brought (`allowed-tools`); they apply from the load on. */
+  get skillRules(): readonly string[] {
+    return this.data.skillRules ?? [];
+  }
+
+  /** A skill loaded by the Skill tool brought allow rules (kept once each). */
+  addSkillRules(rules: readonly string[]): void {
+    const have = this.data.skillRules ?? [];
+    const added = rules.filter((r) => !have.includes(r));
+    if (added.length) this.data.skillRules = [...have, ...added];
+  }
+
+  /**
+   * A command answered without a model call (its `!` line was refused or failed; a skill under
+   * `--bare`): the answer line is the turn's last message and its result text.
+   */
+  recordCommandAnswer(uuid: string): void {
+    const d = this.data;
+    d.lastAssistantUuid = uuid;
+    d.lastMessageType = 'assistant';
+    d.lastContentTypes = ['text'];
+    d.stopReason = null;
+    this.appendLine(uuid, 'assistant');
   }
 
   /** Moves the leaf to a line already recorded (the last planned result of an interrupted batch). */

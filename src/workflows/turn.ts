@@ -24,9 +24,11 @@ import { stopHookCapMessage } from '../common/hooks';
 import { applyLimitPatch, checkLimits } from '../engine/limits';
 import { edeDiagnostic, isResultSuccessful } from '../engine/success';
 import { checkTokenBudget } from '../engine/token-budget';
+import type { PromptCommand, RunnerCommand } from '../common/prompt-command';
+import { isRunnerCommand, promptCommandOf } from '../common/prompt-command';
+import { LOCAL_COMMAND_RESULT } from '../common/commands';
+import { decidePermission, turnPolicy } from '../engine/permissions';
 import { REFUSAL_NOTE, afterRefusal, refusalNotice, refusedAgainError } from '../engine/refusal';
-import type { PromptCommand } from '../common/prompt-command';
-import { promptCommandOf } from '../common/prompt-command';
 import { shouldAutoCompact, taskBudgetTokens } from '../engine/compaction';
 import { fallbackFor, fallbackNotice, OVERLOADED_ATTEMPTS_BEFORE_FALLBACK } from '../engine/model-fallback';
 import {
@@ -53,7 +55,7 @@ import {
 import { agentResultFailure } from '../common/agent-result';
 import { PoolMember } from './pool-member';
 import { ToolRuns } from './tool-runs';
-import { TaskTools, offeredTools } from './task-tools';
+import { TaskTools, modelToolNames } from './task-tools';
 import { turnActivities } from './turn-activities';
 import type { TurnActivities } from './turn-activities';
 import { TurnState } from './turn-state';
@@ -189,7 +191,12 @@ class Turn {
     }
     // A prompt by ref comes with its command; a turn of an older version parses its own prompt.
     const command = this.input.promptRef ? (this.input.command ?? null) : promptCommandOf(this.input.prompt ?? '');
-    if (command) return this.runCommand(command);
+    if (command && isRunnerCommand(command)) return this.runCommand(command);
+    // A custom command or skill is expanded once, before the first model call.
+    if (command && !this.input.carry) {
+      const answered = await this.prepareCommand(command);
+      if (answered) return answered;
+    }
     for (;;) {
       const stop = await this.beforeModelCall();
       if (stop) return stop;
@@ -211,6 +218,38 @@ class Turn {
    * new session's context, then joins the pool. Returns the outcome when the turn cannot start.
    */
   private async start(): Promise<TurnOutcome | null> {
+    const { input } = this;
+    await this.recordFirstLine();
+    let contextLoaded = false;
+    if (isPatched('workspace')) {
+      // Where the working tree is: recorded (origin, base, first snapshot) on its host, or
+      // re-materialized on a live worker when the previous turn's host is gone.
+      this.state.activity = 'prepareWorkspace';
+      if (
+        input.parentUuid === null &&
+        !input.options.bare &&
+        isPatched('parallelSessionSetup') &&
+        isPatched('sessionContext')
+      ) {
+        const failed = await this.prepareWithContext(input.promptUuid);
+        if (failed) return failed;
+        contextLoaded = true;
+      } else {
+        await uninterruptible(() => this.workspace.prepare());
+      }
+    }
+    // Histories from before the session context replay without the step (patched marker).
+    // `--bare` sessions have no context (no memory files, git status or environment).
+    if (!contextLoaded && input.parentUuid === null && !input.options.bare && isPatched('sessionContext')) {
+      const failed = await this.loadContext(input.promptUuid);
+      if (failed) return failed;
+    }
+    await this.member.join();
+    return null;
+  }
+
+  /** Writes the turn's first line: its prompt, or the task notification that started it. */
+  private async recordFirstLine(): Promise<void> {
     const { input } = this;
     this.state.startActivity('recordTranscript', 'record the prompt');
     const { promptRef } = input;
@@ -264,26 +303,6 @@ class Turn {
         ]),
       );
     }
-    let contextLoaded = false;
-    if (isPatched('workspace')) {
-      // Where the working tree is: recorded (origin, base, first snapshot) on its host, or
-      // re-materialized on a live worker when the previous turn's host is gone.
-      this.state.activity = 'prepareWorkspace';
-      if (input.parentUuid === null && isPatched('parallelSessionSetup') && isPatched('sessionContext')) {
-        const failed = await this.prepareWithContext(input.promptUuid);
-        if (failed) return failed;
-        contextLoaded = true;
-      } else {
-        await uninterruptible(() => this.workspace.prepare());
-      }
-    }
-    // Histories from before the session context replay without the step (patched marker).
-    if (!contextLoaded && input.parentUuid === null && isPatched('sessionContext')) {
-      const failed = await this.loadContext(input.promptUuid);
-      if (failed) return failed;
-    }
-    await this.member.join();
-    return null;
   }
 
   /**
@@ -325,6 +344,7 @@ class Turn {
           gitStatus: options.systemPromptKey === undefined,
           ...(options.settingSources ? { settingSources: options.settingSources } : {}),
           ...(options.userMemoryKey !== undefined ? { userMemoryKey: options.userMemoryKey } : {}),
+          ...(options.definitionsKey !== undefined ? { definitionsKey: options.definitionsKey } : {}),
         }),
       );
       this.state.recordContext(loaded.uuid);
@@ -406,6 +426,7 @@ class Turn {
     const model = this.state.model;
     // With a fallback left, overloaded answers fail the call early so that the turn can switch.
     const canFallBack = fallbackFor(ModelErrorType.Overloaded, model, options) !== null;
+    const tools = modelToolNames(options);
     let call: CallModelSummary | undefined;
     try {
       call = await this.interrupts.run(() =>
@@ -417,7 +438,7 @@ class Turn {
           model,
           maxTokens: options.maxTokens,
           ...(options.thinking ? { thinking: options.thinking } : {}),
-          ...(options.tools || options.subagents ? { tools: offeredTools(options) } : {}),
+          ...(tools ? { tools } : {}),
           ...(options.systemPromptKey !== undefined ? { systemPromptKey: options.systemPromptKey } : {}),
           ...(options.appendSystemPromptKey !== undefined
             ? { appendSystemPromptKey: options.appendSystemPromptKey }
@@ -426,6 +447,8 @@ class Turn {
           ...(options.jsonSchemaKey !== undefined ? { jsonSchemaKey: options.jsonSchemaKey } : {}),
           ...(canFallBack ? { overloadedAttemptsBeforeFallback: OVERLOADED_ATTEMPTS_BEFORE_FALLBACK } : {}),
           ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
+          ...(options.definitionsKey !== undefined ? { definitionsKey: options.definitionsKey } : {}),
+          ...(options.toolSearch !== undefined ? { toolSearch: options.toolSearch } : {}),
           ...(options.compaction?.microcompact ? { microcompact: options.compaction.microcompact } : {}),
           ...this.workspace.forModelCall(),
         }),
@@ -523,7 +546,7 @@ class Turn {
    * `/compact [instructions]` summarizes the conversation before the command now; `/clear` starts
    * a fresh one. Neither asks the model anything else (the seeds' `shouldQuery: false`).
    */
-  private async runCommand(command: PromptCommand): Promise<TurnOutcome> {
+  private async runCommand(command: RunnerCommand): Promise<TurnOutcome> {
     const { parentUuid, promptUuid } = this.input;
     if (command.name === 'clear') {
       await this.recordSystemLine(
@@ -531,13 +554,55 @@ class Turn {
         false,
       );
       // The fresh chain starts with the session's context (memory, git status, environment).
-      return (await this.loadContext(this.state.leaf)) ?? this.state.outcome('success', 'completed', []);
+      const failed = this.input.options.bare ? null : await this.loadContext(this.state.leaf);
+      return failed ?? this.state.outcome('success', 'completed', []);
     }
     if (parentUuid === null)
       return this.state.outcome('error_during_execution', 'completed', ['Not enough messages to compact.']);
     this.state.setLeaf(parentUuid);
     await this.compact('manual', command.withInstructions ? promptUuid : undefined);
     return this.state.outcome('success', 'completed', []);
+  }
+
+  /**
+   * A typed custom command or skill (`/fix-ci src/math.js`), or a `/name` the session has none
+   * of: the `prepareCommand` activity writes what the model gets instead of the prompt's text (the
+   * expanded body, after its `!` shell lines ran under the permission rules and its `@` files
+   * were read) on the workspace's host. A `!` line that is refused or fails ends the turn before
+   * any model call, with its error as the answer (Claude Code's `local_command` result).
+   * Returns that outcome, or null when the model is to be called.
+   */
+  private async prepareCommand(command: Exclude<PromptCommand, RunnerCommand>): Promise<TurnOutcome | null> {
+    const { sessionId, options, promptUuid } = this.input;
+    const label = `/${command.command}`;
+    this.state.startActivity('prepareCommand', label);
+    const input = {
+      sessionId,
+      promptUuid,
+      parentUuid: this.state.leaf,
+      uuid: uuid4(),
+      answerUuid: uuid4(),
+      kind: command.name,
+      ...(options.definitionsKey !== undefined ? { definitionsKey: options.definitionsKey } : {}),
+      // `!` lines are decided as Bash calls of this turn (the command's allowed-tools are among its rules).
+      shellPermission: decidePermission(turnPolicy(options, this.state.skillRules), 'Bash'),
+      ...(options.settingsEnv ? { settingsEnv: options.settingsEnv } : {}),
+    };
+    const summary = await uninterruptible(() =>
+      this.workspace.onWorkspaceHost(
+        (acts, cwd) => summarized(acts.prepareCommand, `expand ${label}`, { ...input, cwd }),
+        this.acts,
+      ),
+    );
+    // What the model gets for the command is not streamed (Claude Code shows only the answer).
+    if (summary.uuid !== undefined) this.state.setLeaf(summary.uuid);
+    if (summary.outcome !== 'answered' || summary.answerUuid === undefined) return null;
+    this.state.recordCommandAnswer(summary.answerUuid);
+    return {
+      ...this.state.outcome('success', 'completed', []),
+      answeredWithoutModel: true,
+      ...(summary.localCommand ? { localCommand: LOCAL_COMMAND_RESULT } : {}),
+    };
   }
 
   /** Repeated overloaded answers: the turn goes on with the fallback model, and the stream says so. */

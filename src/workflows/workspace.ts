@@ -20,7 +20,7 @@ import { toolCancellationType } from './turn-activities';
 const DEFAULT_HOST_TIMEOUT_MS = 30_000;
 
 /** Activities that act on the working tree: they run on the host that holds it. */
-export type HostActivities = Pick<Activities, 'runTool' | 'runHooks' | 'connectMcpServers'>;
+export type HostActivities = Pick<Activities, 'runTool' | 'runHooks' | 'connectMcpServers' | 'prepareCommand'>;
 
 /** Thrown by {@link WorkspaceFollower.runTool} when the turn must stop for its workspace (a snapshot over the limit). */
 export class WorkspaceStop extends Error {
@@ -226,6 +226,7 @@ export class WorkspaceFollower {
         runTool: proxies.runTool,
         runHooks: proxies.runHooks,
         connectMcpServers: proxies.connectMcpServers,
+        prepareCommand: proxies.prepareCommand,
       };
       this.hostProxies.set(ref.hostQueue, acts);
     }

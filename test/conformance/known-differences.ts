@@ -102,6 +102,8 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       'permission-dont-ask',
       'settings-rules',
       'bash-compound-scoped',
+      'command-frontmatter-args',
+      'skill-listed-and-loaded',
       'hook-allow-rules',
       'bash-builtins-asked',
       'settings-untrusted',
@@ -109,6 +111,81 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     ],
     reason:
       "The text of a permission denial is the runner's own (it names the rule or the flag that would allow the call); the denial itself, is_error, the system/permission_denied message and result.permission_denials match.",
+  },
+  {
+    id: 'permission-denial-wording',
+    kind: 'result',
+    where: 'result.result',
+    scenarios: ['command-shell-permissions'],
+    reason:
+      'A refused `!` line of a command answers with `Shell command permission check failed for pattern "…": ` and the denial, in the runner\'s own words.',
+  },
+  {
+    id: 'context-placement-by-model',
+    kind: 'context',
+    where: 'request 0',
+    scenarios: ['command-model-frontmatter'],
+    reason:
+      "For Claude 4.x models (a command's `model: claude-haiku-4-5`) Claude Code sends the environment, skills and date as `<system-reminder>` blocks of the first user message instead of a `system` message; the runner sends the same texts the same way for every model (the model layer, issue 23). The model switch itself matches.",
+  },
+  {
+    id: 'stream-json-answers-every-line',
+    kind: 'sequence',
+    where: 'messages',
+    scenarios: ['stream-input-queued-after-tool-turn'],
+    reason:
+      'Deliberate: Claude Code 2.1.328 drops a stream-json user line that arrives while a turn with tool calls runs (no answer, no error); the runner queues every line and answers each in order.',
+  },
+  {
+    id: 'stream-json-answers-every-line',
+    kind: 'result',
+    where: 'result.result',
+    scenarios: ['stream-input-queued-after-tool-turn'],
+    reason: "Follows from it: the last result is the third line's answer.",
+  },
+  {
+    id: 'stream-json-answers-every-line',
+    kind: 'context',
+    where: 'request 3',
+    scenarios: ['stream-input-queued-after-tool-turn'],
+    reason: 'Follows from it: the request for the third line, which Claude Code never makes.',
+  },
+  {
+    id: 'deferred-builtin-tools-missing',
+    kind: 'tool-result',
+    where: /^toolu_conf_[0-6]_0\.(content|is_error)$/,
+    scenarios: ['deferred-tools-toolsearch'],
+    reason:
+      'The runner has none of the built-in tools Claude Code defers (NotebookEdit, CronCreate/List/Delete, Monitor, EnterWorktree/ExitWorktree, SendMessage, TaskStop; later issues add some; WebSearch and WebFetch are deferred and loaded as in Claude Code): ToolSearch finds none of them, a call of one is `No such tool available`, and Read shows a notebook as text. ToolSearch over MCP tools matches (deferred-mcp-large, plugin-dir).',
+  },
+  {
+    id: 'deferred-builtin-tools-missing',
+    kind: 'field',
+    where: 'user.tool_use_result',
+    scenarios: ['deferred-tools-toolsearch'],
+    reason: 'Follows from it: an error result carries its text as tool_use_result.',
+  },
+  {
+    id: 'deferred-builtin-tools-missing',
+    kind: 'context',
+    where: /^request [1-7]$/,
+    scenarios: ['deferred-tools-toolsearch'],
+    reason: 'Follows from it: no ToolSearch result loads a tool, so none is followed by `Tool loaded.`.',
+  },
+  {
+    id: 'deferred-builtin-tools-missing',
+    kind: 'repository',
+    where: 'nb.ipynb',
+    scenarios: ['deferred-tools-toolsearch'],
+    reason: 'Follows from it: NotebookEdit did not run.',
+  },
+  {
+    id: 'bare-ui-invalidate',
+    kind: 'sequence',
+    where: 'messages',
+    scenarios: ['bare'],
+    reason:
+      'Under --bare Claude Code streams `{"type": "system", "subtype": "ui_invalidate", "event": "ui.render"}` before system/init, an event of its terminal renderer that means nothing to a headless caller; the runner does not send it.',
   },
   {
     id: 'permission-denied-reason-fields',
@@ -214,7 +291,8 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     id: 'tool-deferred-placeholder',
     kind: 'tool-schema',
     where: 'DeferredToolPlaceholder',
-    reason: "Claude Code's placeholder for tools loaded on demand with ToolSearch; the runner has no deferred tools.",
+    reason:
+      "Claude Code's placeholder for tools loaded on demand with ToolSearch, which it always offers; the runner offers it only when it defers tools (MCP tools; none of its built-in tools is deferred yet).",
   },
   {
     id: 'bash-background-switch',

@@ -12,7 +12,8 @@
  * - `check`: runs the real CLI and fails when a recording changed (beyond token counts and costs).
  *
  * `CONFORMANCE_OURS=<name>[,<name>…]` (or `all`) also runs agent-runner on `pending` scenarios and
- * prints how it differs from the recording: what is left to build.
+ * prints how it differs from the recording: what is left to build. `CONFORMANCE_DEBUG=1` prints
+ * the runner's stderr of each run.
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -123,7 +124,11 @@ describe('recordings of claude -p 2.1.328 (issues 22 and 23)', () => {
       test(`${s.name}: agent-runner matches the recording`, async () => {
         const committed = readFixture(s.name);
         if (!committed) throw new Error(`no recording for ${s.name}`);
-        const ours = fixtureFiles(s, await recordScenario(s, 'ours', { claudeBin, sdkEntry }));
+        const capture = await recordScenario(s, 'ours', { claudeBin, sdkEntry });
+        // `CONFORMANCE_DEBUG=1`: the runner's stderr, to see why a run differs.
+        if (process.env['CONFORMANCE_DEBUG'])
+          process.stderr.write(`[${s.name}] ours stderr:\n${capture.first.stderr}\n`);
+        const ours = fixtureFiles(s, capture);
         const runs = { claude: sideRunOf('claude', committed), ours: sideRunOf('ours', ours) };
         const diffs = [...compareProbes(runs), ...compareRuns(runs)].filter((d) => !knownDifferenceFor(d, s.name));
         expect(formatDifferences(diffs)).toBe('');

@@ -68,6 +68,7 @@ function runStep(
   args: () => string[];
   outputs: () => string;
   provider: () => string;
+  temporal: () => string;
 } {
   const step = action.runs.steps.find((s) => s.id === id);
   if (!step?.run) throw new Error(`no step ${id}`);
@@ -76,7 +77,7 @@ function runStep(
   const stub = join(dir, 'agent-runner');
   writeFileSync(
     stub,
-    `#!/bin/bash\nprintf '%s\\n' "$@" > ${argsFile}\necho "key=\${ANTHROPIC_API_KEY:-}" >> ${argsFile}\necho "bedrock=\${CLAUDE_CODE_USE_BEDROCK:-} vertex=\${CLAUDE_CODE_USE_VERTEX:-}" > ${join(dir, 'provider')}\necho '{"type":"result","subtype":"success","is_error":false}'\nexit ${opts.exitCode ?? 0}\n`,
+    `#!/bin/bash\nprintf '%s\\n' "$@" > ${argsFile}\necho "key=\${ANTHROPIC_API_KEY:-}" >> ${argsFile}\necho "bedrock=\${CLAUDE_CODE_USE_BEDROCK:-} vertex=\${CLAUDE_CODE_USE_VERTEX:-}" > ${join(dir, 'provider')}\necho "temporal=\${TEMPORAL_ADDRESS:-} \${TEMPORAL_NAMESPACE:-} \${TEMPORAL_API_KEY:-} store=\${AGENT_RUNNER_STORE_URL:-}" > ${join(dir, 'temporal')}\necho '{"type":"result","subtype":"success","is_error":false}'\nexit ${opts.exitCode ?? 0}\n`,
   );
   chmodSync(stub, 0o755);
   const script = join(dir, 'step.sh');
@@ -95,6 +96,7 @@ function runStep(
     args: () => readFileSync(argsFile, 'utf8').trim().split('\n'),
     outputs: () => readFileSync(ghOut, 'utf8'),
     provider: () => readFileSync(join(dir, 'provider'), 'utf8').trim(),
+    temporal: () => readFileSync(join(dir, 'temporal'), 'utf8').trim(),
   };
 }
 
@@ -111,6 +113,14 @@ const RUN_ENV = {
   PERMISSION_MODE: 'acceptEdits',
   ALLOWED_TOOLS: 'Bash(npm *) Edit',
   EXTRA_ARGS: '--verbose',
+  PLUGINS: '',
+  SETTINGS: '',
+  JSON_SCHEMA: '',
+  RESUME: '',
+  INPUT_TEMPORAL_ADDRESS: '',
+  INPUT_TEMPORAL_NAMESPACE: '',
+  INPUT_TEMPORAL_API_KEY: '',
+  INPUT_STORE_URL: '',
   AGENT_RUNNER_DATA_DIR: '/tmp/unused',
 };
 
@@ -149,7 +159,14 @@ describe('GitHub Action', () => {
       'total-cost-usd': '0.0123',
       'duration-ms': '2500',
       'permission-denials': '1',
+      structured_output: '',
     });
+    expect(
+      runOutputs(
+        JSON.stringify({ type: 'result', subtype: 'success', structured_output: { failed: ['a.test.ts'] } }),
+        '0',
+      ),
+    ).toMatchObject({ structured_output: '{"failed":["a.test.ts"]}' });
     expect(runOutputs('', '2')).toMatchObject({ subtype: 'no_result', 'is-error': 'true', 'exit-code': '2' });
     expect(
       runOutputs(
@@ -162,7 +179,21 @@ describe('GitHub Action', () => {
   test("action: the run step passes the inputs to agent-runner -p as flags and records a failed turn's exit code under GitHub's bash -eo pipefail", () => {
     const r = runStep(
       'run',
-      { ...RUN_ENV, EFFORT: 'low', USE_BEDROCK: 'true', USE_VERTEX: 'false', USE_FOUNDRY: 'false' },
+      {
+        ...RUN_ENV,
+        EFFORT: 'low',
+        USE_BEDROCK: 'true',
+        USE_VERTEX: 'false',
+        USE_FOUNDRY: 'false',
+        PLUGINS: 'plugins/a\nplugins/b',
+        SETTINGS: '{"enabledPlugins":{}}',
+        JSON_SCHEMA: 'schema.json',
+        RESUME: 'sess-1',
+        INPUT_TEMPORAL_ADDRESS: 'temporal.example:7233',
+        INPUT_TEMPORAL_NAMESPACE: 'ci',
+        INPUT_TEMPORAL_API_KEY: 'tk',
+        INPUT_STORE_URL: 'postgres://db/x',
+      },
       { exitCode: 1 },
     );
     expect(r.status).toBe(0);
@@ -181,10 +212,21 @@ describe('GitHub Action', () => {
       '2.5',
       '--allowedTools',
       'Bash(npm *) Edit',
+      '--settings',
+      '{"enabledPlugins":{}}',
+      '--json-schema',
+      'schema.json',
+      '--resume',
+      'sess-1',
+      '--plugin-dir',
+      'plugins/a',
+      '--plugin-dir',
+      'plugins/b',
       '--verbose',
       'key=sk-test',
     ]);
     expect(r.provider()).toBe('bedrock=1 vertex=');
+    expect(r.temporal()).toBe('temporal=temporal.example:7233 ci tk store=postgres://db/x');
     // The outputs step gets the code: the turn's failure does not stop the step before it.
     expect(r.outputs()).toBe('code=1\n');
     expect(JSON.parse(readFileSync(join(r.dir, 'agent-runner-result.json'), 'utf8'))).toMatchObject({

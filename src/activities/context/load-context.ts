@@ -6,6 +6,8 @@ import type { TranscriptEntry } from '../../common/transcript';
 import { MemoryImportCycleError } from '../../config-files/memory-files';
 import { loadSessionContext } from './session-context';
 import { getContextContent, MissingContextContentError } from '../../store/context-content';
+import { modelInvocable } from '../../config-files/definitions/catalog';
+import { definitionsOf } from '../commands/prepare-command';
 import type { TranscriptStore } from '../../store/transcript-store';
 
 function summaryOf(entry: TranscriptEntry, replayed: boolean, warnings: number): LoadContextSummary {
@@ -65,6 +67,18 @@ export function createLoadContext(store: TranscriptStore): (input: LoadContextIn
     }
     const ctx = Context.current();
     for (const w of loaded.warnings) ctx.log.warn(w, { sessionId: input.sessionId });
+    // The skills the model may load, listed once for the session (a stable prefix for the cache).
+    const skills =
+      input.definitionsKey === undefined
+        ? []
+        : modelInvocable(await definitionsOf(store, input.sessionId, input.definitionsKey)).map((c) => ({
+            name: c.name,
+            description: c.description,
+          }));
+    const attachments: ContextAttachment[] = [
+      ...loaded.attachments,
+      ...(skills.length ? [{ type: 'skill_listing' as const, skills }] : []),
+    ];
     const entry: TranscriptEntry = {
       v: TRANSCRIPT_SCHEMA_VERSION,
       type: 'attachment',
@@ -73,7 +87,7 @@ export function createLoadContext(store: TranscriptStore): (input: LoadContextIn
       sessionId: input.sessionId,
       timestamp: new Date().toISOString(),
       turnId: ctx.info.workflowExecution?.workflowId ?? '',
-      attachments: loaded.attachments as unknown as TranscriptEntry['attachments'],
+      attachments: attachments as unknown as TranscriptEntry['attachments'],
       settingSources: input.settingSources ?? ['user', 'project', 'local'],
     };
     // First writer wins: a superseded attempt that wrote meanwhile decides what is stored.

@@ -6,6 +6,7 @@
  * Pure functions of the stored data, so a session's requests render byte-identically.
  */
 import type { ContextAttachment, EnvironmentSnapshot, MemoryFile, MemoryType } from '../../common/context';
+import { fileReadCallText, fileReadResultText, unknownCommandText } from '../../common/command-text';
 
 /** What each kind of memory file is, as the model is told. */
 const DESCRIPTIONS: Record<MemoryType, string> = {
@@ -42,8 +43,11 @@ export function renderNestedMemory(file: MemoryFile): string {
   return reminder(`Contents of ${file.path}:\n\n${file.content}`);
 }
 
-/** The environment, as the text of a `system` message. */
-export function renderEnvironment(env: EnvironmentSnapshot): string {
+/**
+ * The environment, as the text of a `system` message; `paragraphs` (the deferred tools, the
+ * skills) come between the model line and the date, as in Claude Code 2.1.328.
+ */
+export function renderEnvironment(env: EnvironmentSnapshot, paragraphs: readonly string[] = []): string {
   return [
     '# Environment\nYou have been invoked in the following environment: ',
     ` - Primary working directory: ${env.workingDirectory}`,
@@ -53,7 +57,27 @@ export function renderEnvironment(env: EnvironmentSnapshot): string {
     ` - OS Version: ${env.osVersion}`,
   ]
     .join('\n')
-    .concat(`\n\nYou are powered by the model ${env.model}.`, `\n\nToday's date is ${env.date}.`);
+    .concat(
+      `\n\nYou are powered by the model ${env.model}.`,
+      ...paragraphs.map((p) => `\n\n${p}`),
+      `\n\nToday's date is ${env.date}.`,
+    );
+}
+
+/** The paragraph naming the deferred tools the model loads through ToolSearch (one name a line). */
+export function renderDeferredTools(names: readonly string[]): string {
+  return (
+    'The following deferred tools are now available via ToolSearch. Their schemas are NOT loaded — calling them ' +
+    'directly will fail with InputValidationError. Use ToolSearch with query "select:<name>[,<name>...]" to load ' +
+    `tool schemas before calling them:\n${names.join('\n')}`
+  );
+}
+
+/** The paragraph listing the skills the model may load with the Skill tool. */
+export function renderSkillListing(skills: ReadonlyArray<{ name: string; description: string }>): string {
+  return `The following skills are available for use with the Skill tool:\n\n${skills
+    .map((s) => `- ${s.name}: ${s.description}`)
+    .join('\n')}`;
 }
 
 /**
@@ -64,22 +88,52 @@ export function renderEnvironmentUpdate(dir: string, was: string): string {
   return `# Environment update\n - Primary working directory: ${dir} (was ${was})`;
 }
 
-/** Where a rendered attachment goes: beside the user's text, or into a `system` message. */
+/**
+ * Where a rendered attachment goes: beside the user's text, or into a `system` message;
+ * `standalone` parts are a user message of their own (before the message the rest joins).
+ */
 export interface RenderedAttachment {
   role: 'user' | 'system';
   text: string;
+  standalone?: boolean;
 }
 
-/** Renders one stored attachment. */
-export function renderAttachment(a: ContextAttachment): RenderedAttachment {
+/** What the environment's `system` message also names (from the line and the request). */
+export interface RenderExtras {
+  /** The skill listing stored with the environment (the session's context line). */
+  skills?: ReadonlyArray<{ name: string; description: string }>;
+  /** The tools this request defers. */
+  deferredTools?: readonly string[];
+}
+
+/** Renders one stored attachment (none, one or two parts). */
+export function renderAttachment(a: ContextAttachment, extras: RenderExtras = {}): RenderedAttachment[] {
   switch (a.type) {
     case 'instructions':
-      return { role: 'user', text: renderInstructions(a.files) };
+      return [{ role: 'user', text: renderInstructions(a.files) }];
     case 'session_context':
-      return { role: 'user', text: renderSessionContext(a.context.gitStatus) };
-    case 'environment':
-      return { role: 'system', text: renderEnvironment(a.environment) };
+      return [{ role: 'user', text: renderSessionContext(a.context.gitStatus) }];
+    case 'environment': {
+      const paragraphs = [
+        ...(extras.deferredTools?.length ? [renderDeferredTools(extras.deferredTools)] : []),
+        ...(extras.skills?.length ? [renderSkillListing(extras.skills)] : []),
+      ];
+      return [{ role: 'system', text: renderEnvironment(a.environment, paragraphs) }];
+    }
     case 'nested_memory':
-      return { role: 'user', text: renderNestedMemory(a.file) };
+      return [{ role: 'user', text: renderNestedMemory(a.file) }];
+    case 'skill_listing':
+      return []; // part of the environment's message
+    case 'file_read':
+      return [
+        {
+          role: 'user',
+          text: fileReadCallText(a.path, a.style),
+          ...(a.style === 'command' ? { standalone: true } : {}),
+        },
+        { role: 'user', text: fileReadResultText(a.content, a.style) },
+      ];
+    case 'unknown_command':
+      return [{ role: 'user', text: unknownCommandText(a.command, a.available) }];
   }
 }

@@ -48,7 +48,7 @@ export function createConnectMcpServers(deps: McpDeps): (input: ConnectMcpInput)
     listed.forEach((r, i) => {
       const name = names[i]!;
       if (r.status === 'rejected') {
-        servers.push({ name, status: 'failed', source: 'dynamic' });
+        servers.push({ name, status: 'failed', source: sourceOf(name) });
         const reason = r.reason instanceof Error ? r.reason.message : String(r.reason);
         failures.push({
           name,
@@ -56,7 +56,7 @@ export function createConnectMcpServers(deps: McpDeps): (input: ConnectMcpInput)
         });
         return;
       }
-      servers.push({ name, status: 'connected', source: 'dynamic' });
+      servers.push({ name, status: 'connected', source: sourceOf(name) });
       for (const t of r.value) {
         tools.push({
           name: mcpToolName(name, t.name),
@@ -198,4 +198,9 @@ export async function mcpToolSpecs(
 ): Promise<Array<{ name: string; description: string; input_schema: StoredMcpTool['input_schema'] }>> {
   const list = await loadMcpTools(store, sessionId, ref);
   return list.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema }));
+}
+
+/** Where a server was configured, as `system/init` says: a plugin's (`plugin:<name>:<server>`) or `--mcp-config` (`dynamic`). */
+function sourceOf(name: string): string {
+  return name.startsWith('plugin:') ? 'plugin' : 'dynamic';
 }

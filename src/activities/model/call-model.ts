@@ -6,7 +6,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { CallModelInput, CallModelSummary } from '../../common/model';
 import { ModelErrorType } from '../../common/model';
 import type { ToolUseSummary } from '../../common/tools';
-import { BUILTIN_TOOL_NAMES } from '../../common/tools';
+import { TOOL_NAMES } from '../../common/tools';
 import type { TranscriptEntry } from '../../common/transcript';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/transcript';
 import type { Usage } from '../../common/usage';
@@ -36,6 +36,23 @@ import { watchedStream } from './stream-watchdog';
 import type { AssembledMessage } from './stream';
 import { layeredSystemPrompt } from './system-prompt';
 import { getContextContent, MissingContextContentError } from '../../store/context-content';
+import { SKILL_TOOL, TOOL_SEARCH_BETA, TOOL_SEARCH_TOOL } from '../../common/session-tools';
+import { loadedToolNames, offeredTools } from '../session-tools/offered-tools';
+import type { ModelToolSpec } from '../tools/registry';
+import { definitionsOf } from '../commands/prepare-command';
+import { modelInvocable } from '../../config-files/definitions/catalog';
+
+/** Tool names of `--tools` that are not built-in tools of the registry. */
+const SESSION_TOOL_NAMES: ReadonlySet<string> = new Set([SKILL_TOOL, TOOL_SEARCH_TOOL]);
+
+/** Whether the session has skills or commands the model may load (the Skill tool is offered). */
+async function offersSkills(
+  store: TranscriptStore,
+  input: Pick<CallModelInput, 'sessionId' | 'definitionsKey'>,
+): Promise<boolean> {
+  if (input.definitionsKey === undefined) return false;
+  return modelInvocable(await definitionsOf(store, input.sessionId, input.definitionsKey)).length > 0;
+}
 import { heartbeatEvery } from '../heartbeats';
 
 /** What the activities use of a model client (Anthropic's own, or a provider's: same `messages`). */
@@ -366,6 +383,24 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       micro.chain,
       { checkFiles: ws === undefined || ws.hostQueue === deps.hostQueue },
     );
+    // Deferred tools stay out of `tools` until a ToolSearch result on the chain loaded them.
+    const offered = offeredTools(
+      {
+        builtins: deps.toolsForModel(
+          (input.tools ?? [...TOOL_NAMES]).filter((n) => !SESSION_TOOL_NAMES.has(n)),
+        ) as ModelToolSpec[],
+        skills: await offersSkills(deps.store, input),
+        extra: (await structuredOutputTools(deps.store, input)) as ModelToolSpec[],
+        mcp: (input.mcpToolsRef && deps.mcpToolsForModel
+          ? await deps.mcpToolsForModel(input.sessionId, input.mcpToolsRef)
+          : []) as ModelToolSpec[],
+        mode: input.toolSearch,
+        model: input.model,
+        ...(input.tools ? { listedTools: input.tools } : {}),
+        contextWindow: deps.contextWindowFor?.(input.model) ?? contextWindowOf(input.model),
+      },
+      loadedToolNames(context.chain),
+    );
     const { betas, ...effort } = thinkingParams(
       input.model,
       deps.provider ?? 'firstParty',
@@ -375,14 +410,11 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     const params: Anthropic.MessageCreateParamsStreaming = {
       model: input.model,
       system: buildSystem(await systemPromptFor(deps.store, input)),
-      messages: buildMessages(context.chain, { cleared: micro.cleared }),
-      tools: [
-        ...deps.toolsForModel(input.tools ?? [...BUILTIN_TOOL_NAMES]),
-        ...((await structuredOutputTools(deps.store, input)) as Anthropic.Tool[]),
-        ...(input.mcpToolsRef && deps.mcpToolsForModel
-          ? await deps.mcpToolsForModel(input.sessionId, input.mcpToolsRef)
-          : []),
-      ],
+      messages: buildMessages(context.chain, {
+        cleared: micro.cleared,
+        ...(offered.plan.active ? { deferredTools: offered.plan.deferred } : {}),
+      }),
+      tools: offered.tools as Anthropic.Tool[],
       metadata: { user_id: input.sessionId },
       stream: true,
       // max_tokens, thinking, context_management, output_config (src/activities/model/thinking-params.ts)
@@ -463,7 +495,11 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     try {
       const { data, request_id } = await deps
         .anthropic(input.model)
-        .messages.create(params, { signal: AbortSignal.any([actx.signal, giveUp.signal]), ...betaHeaders(betas) })
+        .messages.create(params, {
+          signal: AbortSignal.any([actx.signal, giveUp.signal]),
+          // `defer_loading` tools and `tool_reference` results are a beta of the Messages API.
+          ...betaHeaders(offered.plan.active ? [...betas, TOOL_SEARCH_BETA] : betas),
+        })
         .withResponse();
       requestId = request_id ?? null;
       // A stream that goes quiet is given up (and the attempt ends before its start-to-close).

@@ -3,7 +3,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { ContextAttachment } from '../../common/context';
 import type { TranscriptEntry } from '../../common/transcript';
 import { CLEARED_TOOL_RESULT_TEXT } from '../../engine/microcompact';
-import { renderAttachment, renderEnvironmentUpdate } from '../context/render';
+import { renderAttachment, renderDeferredTools, renderEnvironmentUpdate } from '../context/render';
 import { recordedShellCwd } from '../shell-cwd';
 
 type MessageParam = Anthropic.MessageParam;
@@ -37,6 +37,40 @@ type Ranked = { block: Block; rank: number };
 interface Draft {
   role: Role;
   blocks: Ranked[];
+  /** A message of its own: nothing merges into it. */
+  sealed?: boolean;
+  /**
+   * The environment's `system` message: it goes after the first user message, so user content
+   * that follows it before any answer (a later turn's prompt after a command that stopped before
+   * the model) joins the user message before it, as Claude Code sends them.
+   */
+  floating?: boolean;
+}
+
+/** The hook events whose output for the model is a `system` paragraph (Claude Code 2.1.328). */
+const SYSTEM_HOOK_EVENTS: ReadonlySet<string> = new Set(['UserPromptSubmit']);
+
+/** Where the date closes the environment's text: paragraphs of the first turn go before it. */
+const DATE_LINE = "\n\nToday's date is ";
+
+/** What a request shows besides the chain. */
+export interface BuildOptions {
+  /** Tools this request defers (named in the environment's message, for ToolSearch). */
+  deferredTools?: readonly string[];
+  /** Ids of the tool_use blocks whose results microcompact cleared (sent as its placeholder). */
+  cleared?: ReadonlySet<string>;
+}
+
+/** Text after a ToolSearch result that loaded tools (Claude Code 2.1.328). */
+export const TOOL_LOADED_TEXT = 'Tool loaded.';
+
+/** Answers written without a model call (a command that stopped before it): never sent to the model. */
+export const SYNTHETIC_MODEL = '<synthetic>';
+
+function loadsTools(block: Block): boolean {
+  if (block.type !== 'tool_result') return false;
+  const c = (block as { content?: unknown }).content;
+  return Array.isArray(c) && c.some((b) => (b as { type?: string }).type === 'tool_reference');
 }
 
 /**
@@ -45,31 +79,55 @@ interface Draft {
  *   one user message, as the API requires); empty text blocks are dropped;
  * - context stored in the transcript (`attachment` lines, `attachments` of tool-result lines) is
  *   rendered as Claude Code does: memory files and git status as text blocks ahead of the
- *   prompt, nested memory after the tool results, the environment as a `system` message; a
- *   nested memory file is rendered once per turn (the first line carrying it wins);
+ *   prompt, nested memory after the tool results, the environment as a `system` message (with the
+ *   deferred tools and the skills the model may load); a nested memory file is rendered once per turn
+ *   (the first line carrying it wins);
+ * - a command's prompt line (`/fix-ci x`) is sent as the line that replaced it (`replacesPrompt`:
+ *   the command block and its expanded body), in its place; answers of commands that stopped
+ *   before any model call (`<synthetic>`) are not sent;
  * - when a Bash call leaves the shell in another directory than the one before (`toolRun.shellCwd`,
  *   relative to the environment's working directory), an `# Environment update` system message
  *   follows that batch's tool results, as in Claude Code;
- * - in a user message, tool_result blocks come first, then attached context, then the rest;
- * - a tool_result whose tool_use id is in `view.cleared` (microcompact, `./microcompact.ts`) is
+ * - in a user message, tool_result blocks come first, then attached context, then the rest; a
+ *   ToolSearch result that loaded tools is followed by `Tool loaded.`;
+ * - a tool_result whose tool_use id is in `opts.cleared` (microcompact, `./microcompact.ts`) is
  *   sent as Claude Code's `[Old tool result content cleared]`, keeping its `is_error`;
  * - the last block of the last message gets a `cache_control` breakpoint so that the next call
  *   of the session reads this whole prefix from the prompt cache.
  */
-export function buildMessages(
-  chain: readonly TranscriptEntry[],
-  view: { cleared?: ReadonlySet<string> } = {},
-): MessageParam[] {
-  const cleared = view.cleared ?? new Set<string>();
+export function buildMessages(chain: readonly TranscriptEntry[], opts: BuildOptions = {}): MessageParam[] {
+  const cleared = opts.cleared ?? new Set<string>();
   const out: Draft[] = [];
   const nestedSeen = new Set<string>();
   const shell = new ShellMoves();
-  const push = (role: Role, blocks: Ranked[]): void => {
+  const replacedBy = new Map<string, TranscriptEntry>();
+  for (const e of chain) if (e.replacesPrompt !== undefined) replacedBy.set(e.replacesPrompt, e);
+  const skills = skillListing(chain);
+  let deferredShown = false;
+  const push = (role: Role, blocks: Ranked[], sealed = false, floating = false): void => {
     if (blocks.length === 0) return;
     if (role !== 'user') flushMove();
     const last = out[out.length - 1];
-    if (last && last.role === role) last.blocks.push(...blocks);
-    else out.push({ role, blocks });
+    const before = out[out.length - 2];
+    if (role === 'user' && !sealed && last?.floating && before?.role === 'user' && !before.sealed) {
+      before.blocks.push(...blocks);
+      return;
+    }
+    if (last?.floating && role !== 'system') last.floating = false;
+    if (!sealed && !floating && last && last.role === role && !last.sealed) last.blocks.push(...blocks);
+    else out.push({ role, blocks, ...(sealed ? { sealed } : {}), ...(floating ? { floating } : {}) });
+  };
+  /** A hook's output for the model: a paragraph of the first turn's environment message, else a system message. */
+  const pushSystemParagraph = (text: string): void => {
+    const last = out[out.length - 1];
+    const env = last?.floating ? last.blocks[last.blocks.length - 1] : undefined;
+    const envText = env?.block.type === 'text' ? (env.block as { text: string }).text : undefined;
+    const at = envText?.lastIndexOf(DATE_LINE) ?? -1;
+    if (env && envText !== undefined && at >= 0) {
+      env.block = { type: 'text', text: `${envText.slice(0, at)}\n\n${text}${envText.slice(at)}` };
+      return;
+    }
+    push('system', [{ block: { type: 'text', text }, rank: RANK.context }]);
   };
   // Declared as a function so that `push` can call it (it pushes a system message itself).
   function flushMove(): void {
@@ -84,24 +142,57 @@ export function buildMessages(
         if (nestedSeen.has(key)) continue;
         nestedSeen.add(key);
       }
-      if (a.type === 'environment') shell.root = a.environment.workingDirectory;
-      const r = renderAttachment(a);
-      push(r.role, [{ block: { type: 'text', text: r.text }, rank: RANK.context }]);
+      if (a.type === 'environment') {
+        shell.root = a.environment.workingDirectory;
+        deferredShown ||= (opts.deferredTools?.length ?? 0) > 0;
+      }
+      const extras = {
+        ...(skills ? { skills } : {}),
+        ...(opts.deferredTools ? { deferredTools: opts.deferredTools } : {}),
+      };
+      for (const r of renderAttachment(a, extras)) {
+        const block = { block: { type: 'text', text: r.text } as Block, rank: RANK.context };
+        push(r.role, [block], r.standalone === true, a.type === 'environment');
+      }
     }
+  };
+  const pushEntry = (entry: TranscriptEntry): void => {
+    if (!entry.message || (entry.type !== 'user' && entry.type !== 'assistant')) return;
+    if (entry.type === 'assistant' && entry.message.model === SYNTHETIC_MODEL) return;
+    if (entry.isMeta && SYSTEM_HOOK_EVENTS.has(String(entry.hookEvent ?? ''))) {
+      for (const b of blocksOf(entry.message.content as string | Array<Record<string, unknown>>)) {
+        if (b.type === 'text') pushSystemParagraph((b as { text: string }).text);
+      }
+      return;
+    }
+    const blocks = blocksOf(entry.message.content as string | Array<Record<string, unknown>>)
+      .filter((b) => !(b.type === 'text' && (b as { text: string }).text === ''))
+      .map((b) =>
+        b.type === 'tool_result' && cleared.has(b.tool_use_id) ? { ...b, content: CLEARED_TOOL_RESULT_TEXT } : b,
+      )
+      .flatMap((block) => {
+        const ranked = { block, rank: block.type === 'tool_result' ? RANK.tool_result : RANK.other };
+        return loadsTools(block)
+          ? [ranked, { block: { type: 'text', text: TOOL_LOADED_TEXT } as Block, rank: RANK.other }]
+          : [ranked];
+      });
+    push(isHookSystemContext(entry) ? 'system' : entry.message.role, blocks);
   };
   for (const entry of chain) {
     if (entry.type === 'attachment') {
       attach(entry);
       continue;
     }
-    if (!entry.message || (entry.type !== 'user' && entry.type !== 'assistant')) continue;
-    const blocks = blocksOf(entry.message.content as string | Array<Record<string, unknown>>)
-      .filter((b) => !(b.type === 'text' && (b as { text: string }).text === ''))
-      .map((b) =>
-        b.type === 'tool_result' && cleared.has(b.tool_use_id) ? { ...b, content: CLEARED_TOOL_RESULT_TEXT } : b,
-      )
-      .map((block) => ({ block, rank: block.type === 'tool_result' ? RANK.tool_result : RANK.other }));
-    push(isHookSystemContext(entry) ? 'system' : entry.message.role, blocks);
+    if (entry.replacesPrompt !== undefined) continue; // sent in its prompt's place
+    const replacement = replacedBy.get(entry.uuid);
+    if (replacement) {
+      attach(replacement);
+      pushEntry(replacement);
+      attach(entry);
+      shell.record(entry);
+      continue;
+    }
+    pushEntry(entry);
     attach(entry);
     shell.record(entry);
   }
@@ -110,6 +201,14 @@ export function buildMessages(
     role: d.role,
     content: (d.role === 'user' ? [...d.blocks].sort((x, y) => x.rank - y.rank) : d.blocks).map((r) => r.block),
   }));
+  if (!deferredShown && opts.deferredTools?.length) {
+    // A session without an environment line (recorded before it existed): the names still go out.
+    const at = messages.findIndex((m) => m.role === 'user') + 1;
+    messages.splice(at, 0, {
+      role: 'system',
+      content: [{ type: 'text', text: renderDeferredTools(opts.deferredTools) }],
+    });
+  }
   repairToolResults(messages);
   const lastMsg = messages[messages.length - 1];
   const lastBlock = lastMsg?.content[lastMsg.content.length - 1];
@@ -117,6 +216,17 @@ export function buildMessages(
     lastMsg.content[lastMsg.content.length - 1] = { ...lastBlock, cache_control: CACHE } as Block;
   }
   return messages as MessageParam[];
+}
+
+/** The skills listed in the session's context (the first listing on the chain). */
+function skillListing(chain: readonly TranscriptEntry[]): Array<{ name: string; description: string }> | undefined {
+  for (const e of chain) {
+    for (const raw of e.attachments ?? []) {
+      const a = raw as unknown as ContextAttachment;
+      if (a.type === 'skill_listing') return a.skills;
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { ToolContext, ToolOutput, ToolSettings } from '../tools/types';
 import type { resolveToolPermission } from '../tool-permission';
 import type { AnyToolDefinition } from '../tools/registry';
 import { ChildEnvironments } from '../../env/child-env';
+import type { SessionTools } from '../session-tools';
 
 /** What `runTool` needs from the worker. */
 export interface RunToolDeps {
@@ -44,6 +45,8 @@ export interface RunToolDeps {
   childEnv?: ChildEnvironments;
   /** This worker's host queue (workspaces followed), checked against `expectHostQueue`. */
   hostQueue?: string;
+  /** Skill and ToolSearch: tools that read the session's stored definitions and tool lists. */
+  sessionTools?: SessionTools;
   /** Model calls of the tools that make them (WebSearch, WebFetch). */
   modelCalls?: ToolModelCalls;
 }

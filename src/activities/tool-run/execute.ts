@@ -97,13 +97,7 @@ async function runTool(deps: RunToolDeps, input: ToolRunInput, call: ToolCall, m
   try {
     // A large result of this session that the call names is written again if this host lacks it.
     await materializeLargeResults(store, input.sessionId, toolInput);
-    const out =
-      isMcpToolName(input.toolName) && input.mcpToolsRef && deps.executeMcpTool
-        ? await deps.executeMcpTool(input.sessionId, input.mcpToolsRef, input.toolName, toolInput, toolCtx)
-        : // An opt-in tool (NotebookEdit) runs only in a turn that offers it.
-          input.optInTools?.includes(input.toolName)
-          ? await deps.executeTool(input.toolName, toolInput, toolCtx, ALL_BUILTIN_TOOLS)
-          : await deps.executeTool(input.toolName, toolInput, toolCtx);
+    const out = await dispatch(deps, input, toolInput, toolCtx);
     const kept = await keepLargeResult(out, {
       store,
       sessionId: input.sessionId,
@@ -111,7 +105,12 @@ async function runTool(deps: RunToolDeps, input: ToolRunInput, call: ToolCall, m
       toolName: input.toolName,
       ...(deps.settings?.largeResultChars !== undefined ? { thresholdChars: deps.settings.largeResultChars } : {}),
     });
-    run = { out: kept.out, ...(kept.record ? { largeResult: kept.record } : {}) };
+    run = {
+      out: kept.out,
+      // A session tool may refuse the call itself (a skill that needs an allow rule).
+      ...(out.outcome === 'denied' ? { deniedInput: truncatedInput(toolInput) } : {}),
+      ...(kept.record ? { largeResult: kept.record } : {}),
+    };
   } catch (err) {
     if (ctx.cancellationSignal.aborted || isTransientToolError(err)) throw err;
     run = { out: faultOutput(toolFaultMessage(err)) };
@@ -124,6 +123,23 @@ async function runTool(deps: RunToolDeps, input: ToolRunInput, call: ToolCall, m
     throw new CancelledFailure('tool run cancelled');
   }
   return run;
+}
+
+/** Runs the call on the tool that has it: an MCP server's, a session tool (Skill, ToolSearch) or a built-in. */
+function dispatch(
+  deps: RunToolDeps,
+  input: ToolRunInput,
+  toolInput: unknown,
+  toolCtx: ToolContext,
+): Promise<ToolOutput & { outcome: 'ok' | 'error' | 'denied' | 'invalid' }> {
+  if (isMcpToolName(input.toolName) && input.mcpToolsRef && deps.executeMcpTool) {
+    return deps.executeMcpTool(input.sessionId, input.mcpToolsRef, input.toolName, toolInput, toolCtx);
+  }
+  if (deps.sessionTools?.handles(input.toolName)) return deps.sessionTools.run(input, toolInput, toolCtx);
+  // An opt-in tool (NotebookEdit) runs only in a turn that offers it.
+  return input.optInTools?.includes(input.toolName)
+    ? deps.executeTool(input.toolName, toolInput, toolCtx, ALL_BUILTIN_TOOLS)
+    : deps.executeTool(input.toolName, toolInput, toolCtx);
 }
 
 /** What the tool gets besides its input: the session's directories, state, settings and permission's findings. */

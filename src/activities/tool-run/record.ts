@@ -51,6 +51,7 @@ export function summaryOf(entry: TranscriptEntry, input: ToolRunInput, replayed:
       ? { structuredOutputError: block.content.slice(0, MAX_STRUCTURED_OUTPUT_ERROR_CHARS) }
       : {}),
     ...(meta?.snapshot ? { snapshot: meta.snapshot } : {}),
+    ...(meta?.allowedRules?.length ? { allowedRules: meta.allowedRules } : {}),
     ...(meta?.modelSpend ? { modelSpend: meta.modelSpend as ToolModelSpend } : {}),
     ...(meta?.background ? { background: meta.background } : {}),
   };
@@ -69,7 +70,12 @@ export async function recordToolResult(
   snapshot: SnapshotRef | undefined,
 ): Promise<RunToolSummary> {
   const turnId = Context.current().info.workflowExecution?.workflowId ?? '';
-  const attachments = run.out.outcome === 'ok' ? await nestedMemoryOf(deps.store, input, call, turnId) : undefined;
+  const own = run.out.attachments?.length
+    ? (run.out.attachments as unknown as NonNullable<TranscriptEntry['attachments']>)
+    : [];
+  const nested = run.out.outcome === 'ok' ? await nestedMemoryOf(deps.store, input, call, turnId) : undefined;
+  const all = [...own, ...(nested ?? [])];
+  const attachments = all.length ? all : undefined;
   const entry = resultLine(input, call, run, { turnId, snapshot, attachments });
   const stored = await deps.store.append(entry);
   return summaryOf(stored.entry, input, !stored.written);
@@ -127,6 +133,7 @@ function resultLine(
           content: out.content,
           ...(out.isError ? { is_error: true } : {}),
         },
+        ...(out.followUp ?? []),
       ],
     },
     turnId: extra.turnId,
@@ -149,6 +156,7 @@ function resultLine(
           }
         : {}),
       ...(snapshot ? { snapshot } : {}),
+      ...(out.allowedRules?.length ? { allowedRules: out.allowedRules } : {}),
       ...(out.modelSpend ? { modelSpend: out.modelSpend } : {}),
     },
   };

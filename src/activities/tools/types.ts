@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ContentBlock } from '../../common/transcript';
 import type { FileReadState } from '../../common/tools';
+import type { ContextAttachment } from '../../common/context';
 import type { ToolModelSpend } from '../../common/usage';
 import type { ToolModelCalls } from './web/model-calls';
 import type { BackgroundLaunch } from '../../common/shell-tasks';
@@ -67,6 +68,15 @@ export interface ToolOutput {
    * Bash call of the session starts there. Absent when it could not be told.
    */
   shellCwd?: string;
+  /**
+   * Blocks that follow the tool_result in the same user message (a skill's text): recorded on the
+   * result's line and streamed as a synthetic user message after it.
+   */
+  followUp?: ContentBlock[];
+  /** Context attached to the result's line (the files a skill's `@` references name). */
+  attachments?: ContextAttachment[];
+  /** Allow rules the call brings into the turn (a loaded skill's `allowed-tools`). */
+  allowedRules?: string[];
   /** Model calls the tool made (WebSearch's search, WebFetch's summary): what they were billed. */
   modelSpend?: ToolModelSpend;
   /** Bash with `run_in_background`: the command to launch as a task of the session (the workflow starts it). */

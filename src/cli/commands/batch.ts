@@ -15,10 +15,20 @@ import { UsageError, positiveInt, positiveNumber, turnOptionsFrom } from '../tur
 import { unenforceableBudget } from '../budget-prices';
 import type { SettingsFlags } from '../settings-options';
 import { settingsOverrides } from '../settings-options';
+import type { DefinitionFlags } from '../definition-options';
+import { bareOptions, runDefinitions } from '../definition-options';
+import type { RunDefinitions } from '../definition-options';
+import type { McpFlags } from '../mcp-options';
+import { mcpConfigFromFlags } from '../mcp-options';
+import { mergeMcpConfigs } from '../../config-files/mcp-config';
+import { storeHooksConfig, storeMcpConfig } from '../../client/stored-config';
+import { turnHooks } from '../hook-options';
+import type { TurnOptions } from '../../common/turn';
+import { toolSearchModeOf } from '../../common/session-tools';
 import { createBatchBudget } from './batch-budget';
 
 /** Flags of `agent-runner batch` (its own plus the turn flags shared with `-p`). */
-export interface BatchFlags extends TurnFlags, SettingsFlags, ServerModeFlags {
+export interface BatchFlags extends TurnFlags, SettingsFlags, ServerModeFlags, DefinitionFlags, McpFlags {
   concurrency?: string;
   out?: string;
   batchId?: string;
@@ -81,6 +91,7 @@ export async function runBatchCommand(
   delete turnFlags.maxBudgetUsd;
   const defaults = turnOptionsFrom(config, turnFlags);
   if (taskBudgetUsd !== undefined) defaults.limits = { ...defaults.limits, maxBudgetUsd: taskBudgetUsd };
+  defaults.toolSearch = toolSearchModeOf(process.env['ENABLE_TOOL_SEARCH']);
   const batchId = flags.batchId ?? defaultBatchId(path, content);
 
   const parsed = parseTaskFile(content, dirname(path), defaultCwd);
@@ -96,6 +107,26 @@ export async function runBatchCommand(
       }),
       ...task.options,
     };
+  }
+  // Each task's repository has its own commands and skills (a task prompt may be `/name args`).
+  const definitions = new Map<string, RunDefinitions>();
+  const flagMcp = mcpConfigFromFlags(flags, defaultCwd);
+  for (const task of parsed.tasks) {
+    // `--bare`: each task without its repository's context, hooks and definitions.
+    if (flags.bare) {
+      const bare = bareOptions({ ...defaults, ...task.options } as typeof defaults, task.cwd);
+      task.options = {
+        ...task.options,
+        bare: true,
+        tools: bare.tools ?? [],
+        appendSystemPrompt: bare.appendSystemPrompt ?? '',
+      };
+    }
+    if (definitions.has(task.cwd)) continue;
+    definitions.set(
+      task.cwd,
+      runDefinitions(flags, { cwd: task.cwd, warn: (l) => io.stderr(`agent-runner batch: ${l}`) }),
+    );
   }
   if (parsed.tasks.length === 0) {
     throw new UsageError(
@@ -183,6 +214,20 @@ export async function runBatchCommand(
       concurrency,
       ...(budget ? { budget } : {}),
       ...(flags.retryFailed ? { retryFailed: true } : {}),
+      definitionsFor: (task) => definitions.get(task.cwd)?.definitions,
+      // MCP servers (--mcp-config and the plugins') and the plugins' hooks, stored in each session.
+      sessionOptions: async (task, sessionId) => {
+        const d = definitions.get(task.cwd);
+        const servers = d ? mergeMcpConfigs([...(flagMcp ? [flagMcp] : []), d.mcp]) : flagMcp;
+        const out: Partial<TurnOptions> = {};
+        if (servers && Object.keys(servers.servers).length > 0) {
+          out.mcp = { configRef: await storeMcpConfig(rt.store, sessionId, servers, task.cwd) };
+        }
+        if (d && Object.keys(d.hooks).length > 0) {
+          out.hooks = turnHooks(d.hooks, await storeHooksConfig(rt.store, sessionId, d.hooks, task.cwd));
+        }
+        return out;
+      },
       signal: abort.signal,
       onEvent: (e: BatchEvent) => {
         if (e.type === 'task_done') {

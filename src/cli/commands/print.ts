@@ -22,6 +22,11 @@ import type { ServerModeFlags } from '../server-mode';
 import { serverModeOptions } from '../server-mode';
 import { checkMemoryFiles } from '../memory-check';
 import { positiveInt } from '../turn-options';
+import type { DefinitionFlags } from '../definition-options';
+import { bareOptions, runDefinitions } from '../definition-options';
+import { mergeHooks } from '../../config-files/hooks';
+import { mergeMcpConfigs } from '../../config-files/mcp-config';
+import { toolSearchModeOf } from '../../common/session-tools';
 
 /** How long a signal's interrupt may take to reach the server before the run quits anyway (ms). */
 const INTERRUPT_DELIVERY_MS = 5_000;
@@ -29,7 +34,7 @@ const INTERRUPT_DELIVERY_MS = 5_000;
 export { INPUT_FORMATS, type InputFormat } from '../output';
 
 /** Flags of `agent-runner -p`. */
-export interface PrintFlags extends TurnFlags, McpFlags, ServerModeFlags {
+export interface PrintFlags extends TurnFlags, McpFlags, ServerModeFlags, DefinitionFlags {
   outputFormat: OutputFormat;
   /** `stream-json`: user messages and control requests as JSON lines on stdin (the Agent SDK's protocol). */
   inputFormat?: InputFormat;
@@ -129,15 +134,26 @@ export async function runPrint(
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd: ${cwd} is not a directory`);
   if (flags.resume === true) throw new UsageError('--resume needs a session id in print mode');
   let settingsHooks: LoadedSettings['hooks'] = [];
+  let loadedSettings: LoadedSettings | undefined;
   let options = applySettings(turnOptionsFrom(config, flags, { warn: io.stderr }), flags, {
     cwd,
     dataDir: config.dataDir,
     naming: modelNaming(config),
     warn: (l) => io.stderr(`agent-runner: ${l}`),
     onLoaded: (loaded) => {
-      settingsHooks = loaded.hooks;
+      loadedSettings = loaded;
+      // `--bare` runs no hooks from settings (their permission rules still apply).
+      settingsHooks = flags.bare ? [] : loaded.hooks;
     },
   });
+  // Custom commands, skills, agents and plugins (none but skill names under --bare).
+  const defs = runDefinitions(flags, {
+    cwd,
+    ...(loadedSettings ? { settings: loadedSettings } : {}),
+    warn: (l) => io.stderr(`agent-runner: ${l}`),
+  });
+  options = { ...options, toolSearch: toolSearchModeOf(process.env['ENABLE_TOOL_SEARCH']) };
+  if (flags.bare) options = bareOptions(options, cwd);
   // Checked before anything runs: a bad schema is a usage error (exit 2).
   // The JSON Schema validator (ajv) loads only when a schema is given.
   const jsonSchemaModule = flags.jsonSchema !== undefined ? await import('../../client/json-schema') : undefined;
@@ -145,13 +161,18 @@ export async function runPrint(
     flags.jsonSchema !== undefined ? jsonSchemaModule?.readJsonSchemaOption(flags.jsonSchema, cwd) : undefined;
   const retries = positiveInt('MAX_STRUCTURED_OUTPUT_RETRIES', process.env['MAX_STRUCTURED_OUTPUT_RETRIES']);
   if (retries !== undefined) options.maxStructuredOutputRetries = retries;
-  const mcpConfig = mcpConfigFromFlags(flags, cwd);
+  const flagMcp = mcpConfigFromFlags(flags, cwd);
+  // A plugin's MCP servers and hooks join the run's (named and run as Claude Code does).
+  const mcpConfig =
+    Object.keys(defs.mcp.servers).length > 0 ? mergeMcpConfigs([...(flagMcp ? [flagMcp] : []), defs.mcp]) : flagMcp;
   if (mcpConfig) {
     // A long MCP_TOOL_TIMEOUT needs the tool activity to last longer than it.
     const bound = toolActivityBoundFor(mcpConfig, activityTimeouts(options.timeouts).toolStartToCloseMs);
     if (bound !== undefined) options = { ...options, timeouts: { ...options.timeouts, toolStartToCloseMs: bound } };
   }
-  const hooks = hooksFromSettings(settingsHooks, cwd, (m) => io.stderr(`agent-runner: ${m}`));
+  const settingsHookConfig = hooksFromSettings(settingsHooks, cwd, (m) => io.stderr(`agent-runner: ${m}`));
+  const hooks =
+    Object.keys(defs.hooks).length > 0 ? mergeHooks([settingsHookConfig ?? {}, defs.hooks]) : settingsHookConfig;
   const stopBlockCap = hooks ? stopHookBlockCap() : undefined;
   const streamInput = flags.inputFormat === 'stream-json';
   if (streamInput && flags.outputFormat !== 'stream-json') {
@@ -181,7 +202,7 @@ export async function runPrint(
     );
   }
   // The memory files a new session reads are checked before anything starts (cycles exit 2).
-  if (typeof flags.resume !== 'string' && !flags.continue) {
+  if (typeof flags.resume !== 'string' && !flags.continue && !flags.bare) {
     await checkMemoryFiles(cwd, options.settingSources, io.stderr);
   }
   // Piped stdin is appended to a prompt argument, as Claude Code does (`cat app.log | -p "summarize"`).
@@ -288,6 +309,8 @@ export async function runPrint(
       onWarning: (w) => io.stderr(`agent-runner: ${w}`),
       includePartialMessages: flags.includePartialMessages === true && flags.outputFormat === 'stream-json',
       replayUserMessages: flags.replayUserMessages === true,
+      definitions: defs.definitions,
+      ...(flags.bare ? { userConfigDir: false as const } : {}),
     });
     if (streamInput) {
       const { readLines, runStreamJsonInput } = await import('../stream-json-input');
@@ -297,6 +320,7 @@ export async function runPrint(
         options,
         write: (m) => io.stdout(JSON.stringify(m)),
         warn: (l) => io.stderr(l),
+        definitions: defs.definitions.definitions,
         unenforceableBudget: (model, o) =>
           o.limits.maxBudgetUsd !== undefined || o.budgetPoolId !== undefined
             ? unenforceableBudget(config, model, o.budgetPoolId !== undefined ? 'the budget pool' : '--max-budget-usd')

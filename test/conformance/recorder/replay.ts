@@ -53,6 +53,17 @@ function filesAfter(meta: Record<string, unknown>): Record<string, string> {
   return out;
 }
 
+/**
+ * This checkout's test fixtures (`…/test/fixtures/`) as `{{fixtures}}/` in repository files: a
+ * scenario's files may name a fixture MCP server by absolute path, which differs between the
+ * checkout that recorded it and the one that compares.
+ */
+export function fixturePathsNormalised(files: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(files).map(([k, v]) => [k, v.replace(/\/[^"\s]*?\/test\/fixtures\//g, '{{fixtures}}/')]),
+  );
+}
+
 /** A recording as compare.ts's `SideRun` (paths are the normalised placeholders). */
 export function sideRunOf(side: Side, f: FixtureFiles): SideRun {
   const meta = JSON.parse(f['meta.json'] ?? '{}') as Record<string, unknown>;
@@ -80,7 +91,7 @@ export function sideRunOf(side: Side, f: FixtureFiles): SideRun {
     stderr: String(meta['stderr'] ?? ''),
     ...first,
     requests: requestBodies(f['requests.json']),
-    files: filesAfter(meta),
+    files: fixturePathsNormalised(filesAfter(meta)),
     durationMs: 0,
     ...(resumed ? { resumed } : {}),
     paths: { repo: '{{repo}}', home: '{{home}}' },

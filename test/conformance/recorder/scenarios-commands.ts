@@ -12,12 +12,6 @@ const text = (t: string): ContentSpec => ({ text: t });
 const done: StepSpec = { content: [text('Done.')] };
 const user = (content: unknown): unknown => ({ type: 'user', message: { role: 'user', content } });
 
-const PENDING_COMMANDS = 'issue 22: custom slash commands';
-const PENDING_SKILLS = 'issue 22: skills and the Skill tool';
-const PENDING_PLUGINS = 'issue 22: plugins';
-const PENDING_DEFERRED = 'issue 22: deferred tools and ToolSearch';
-const PENDING_BARE = 'issue 22: --bare';
-
 /** The fixture MCP servers. */
 const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'mcp');
 const MANY_TOOLS = join(FIXTURES, 'many-tools-server.js');
@@ -176,7 +170,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     name: 'command-frontmatter-args',
     title: 'a project command with frontmatter, $ARGUMENTS/$n, @file and a ! shell line (-p)',
     issue: 22,
-    pending: PENDING_COMMANDS,
     files: COMMAND_FILES,
     homeFiles: USER_COMMANDS,
     prompt: '/fix-ci src/math.js "two words" third',
@@ -194,7 +187,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     name: 'command-plain-and-namespaced',
     title: 'commands without frontmatter, namespaced, from HOME, and a name in both places (stream-json input)',
     issue: 22,
-    pending: PENDING_COMMANDS,
     files: COMMAND_FILES,
     homeFiles: USER_COMMANDS,
     stdin: [
@@ -213,7 +205,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     name: 'command-model-frontmatter',
     title: 'a command whose frontmatter sets model: the request of that turn',
     issue: 22,
-    pending: PENDING_COMMANDS,
     files: COMMAND_FILES,
     prompt: '/with-model',
     steps: [done],
@@ -222,7 +213,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     name: 'command-unknown-p',
     title: 'an unknown /name through -p',
     issue: 22,
-    pending: PENDING_COMMANDS,
     files: COMMAND_FILES,
     prompt: '/no-such-command some args',
     steps: [done],
@@ -231,7 +221,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     name: 'command-unknown-stream',
     title: 'an unknown /name, then a path-like /text, then a known command, through stream-json input',
     issue: 22,
-    pending: PENDING_COMMANDS,
     files: COMMAND_FILES,
     stdin: [user('/no-such-command some args'), user('/usr/bin/env is a path'), user('/fix-ci src/math.js')],
     steps: [done, done, done],
@@ -241,7 +230,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     title:
       '! shell lines: a writing command not allowed, one allowed by allowed-tools, one that fails, one outside the cwd',
     issue: 22,
-    pending: PENDING_COMMANDS,
     files: COMMAND_FILES,
     stdin: [user('/shell-write'), user('/shell-write-allowed'), user('/shell-fails'), user('/shell-outside')],
     steps: [done, done, done, done],
@@ -250,7 +238,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     name: 'stream-input-queued-after-tool-turn',
     title: 'stream-json input written all at once: the line queued behind a turn with a tool call is dropped',
     issue: 22,
-    pending: PENDING_COMMANDS,
     stdin: [user('First: text only.'), user('Second: a tool.'), user('Third: never answered.')],
     steps: [
       { content: [text('T1.')] },
@@ -263,7 +250,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     name: 'stream-input-paced',
     title: 'the same stream-json input, each line sent after the previous result (as the Agent SDK does)',
     issue: 22,
-    pending: PENDING_COMMANDS,
     stdin: [user('First: text only.'), user('Second: a tool.'), user('Third: answered.')],
     stdinPaced: true,
     steps: [
@@ -277,7 +263,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     name: 'command-resume',
     title: 'a command as the prompt of a --resume run',
     issue: 22,
-    pending: PENDING_COMMANDS,
     files: COMMAND_FILES,
     prompt: 'First turn, no command.',
     resume: { prompt: '/plain after resume', args: [] },
@@ -288,7 +273,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     title:
       'the model invokes commands through the Skill tool: allowed by Skill(fix-ci), not allowed, disable-model-invocation, unknown',
     issue: 22,
-    pending: PENDING_COMMANDS,
     files: COMMAND_FILES,
     homeFiles: USER_COMMANDS,
     args: ['--allowedTools', 'Skill(fix-ci)'],
@@ -304,7 +288,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     name: 'sdk-initialize-commands',
     title: "the Agent SDK's initialize result: commands, agents, models (with project and user commands and skills)",
     issue: 22,
-    pending: PENDING_COMMANDS,
     files: { ...COMMAND_FILES, ...SKILL_FILES },
     homeFiles: { ...USER_COMMANDS, ...USER_SKILLS },
     sdk: { prompts: ['/plain from the SDK'], options: { model: 'claude-sonnet-5-5', maxTurns: 3 } },
@@ -314,7 +297,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     name: 'skill-listed-and-loaded',
     title: 'skills listed to the model, the Skill tool loads them, allowed-tools apply only after the load',
     issue: 22,
-    pending: PENDING_SKILLS,
     git: true,
     files: SKILL_FILES,
     homeFiles: USER_SKILLS,
@@ -334,7 +316,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     name: 'skill-as-command',
     title: 'a skill invoked as a slash command, and a disable-model-invocation skill invoked by the user',
     issue: 22,
-    pending: PENDING_SKILLS,
     files: SKILL_FILES,
     homeFiles: USER_SKILLS,
     stdin: [user('/release-notes v2.0'), user('/manual-only now')],
@@ -344,7 +325,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     name: 'plugin-dir',
     title: "--plugin-dir: a plugin's command, agent, skill, hook and MCP server",
     issue: 22,
-    pending: PENDING_PLUGINS,
     files: { ...RECORDING_FILES, ...pluginFiles('plugins/demo') },
     args: ['--plugin-dir', '{{repo}}/plugins/demo', '--allowedTools', 'mcp__plugin_demo_fixture'],
     stdin: [user('/demo:hello world'), user('/hello bare name')],
@@ -364,7 +344,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     name: 'plugin-settings-enabled',
     title: 'a plugin from a local marketplace enabled in settings (enabledPlugins, extraKnownMarketplaces)',
     issue: 22,
-    pending: PENDING_PLUGINS,
     files: {
       ...RECORDING_FILES,
       ...pluginFiles('market/plugins/demo'),
@@ -395,7 +374,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     title:
       'deferred tools: the reminder, ToolSearch select:/keyword/+required queries, no match, loaded and unloaded tools called',
     issue: 22,
-    pending: PENDING_DEFERRED,
     files: {
       ...RECORDING_FILES,
       'nb.ipynb': JSON.stringify({
@@ -425,7 +403,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     name: 'deferred-mcp-large',
     title: 'MCP tools of 3 servers of 20 tools: deferred, then one loaded and called',
     issue: 22,
-    pending: PENDING_DEFERRED,
     args: ['--mcp-config', MANY_MCP, '--allowedTools', 'mcp__beta'],
     steps: [
       { content: [tool('ToolSearch', { query: 'select:mcp__beta__beta_7' })] },
@@ -437,7 +414,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     name: 'deferred-mcp-env',
     title: 'ENABLE_TOOL_SEARCH=false: the same 60 MCP tools, none deferred',
     issue: 22,
-    pending: PENDING_DEFERRED,
     env: { ENABLE_TOOL_SEARCH: 'false' },
     args: ['--mcp-config', MANY_MCP],
     steps: [done],
@@ -446,7 +422,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     name: 'deferral-matrix',
     title: 'which tools are deferred: ENABLE_TOOL_SEARCH values, MCP tool counts, --tools subsets, models',
     issue: 22,
-    pending: PENDING_DEFERRED,
     prompt: 'Say done.',
     steps: [done],
     respond: () => done,
@@ -456,7 +431,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     name: 'bare',
     title: '--bare: no CLAUDE.md, settings, hooks, plugins, skills, commands',
     issue: 22,
-    pending: PENDING_BARE,
     files: {
       ...COMMAND_FILES,
       ...SKILL_FILES,
@@ -489,7 +463,6 @@ export const COMMAND_SCENARIOS: readonly RecordingScenario[] = [
     name: 'not-bare-settings',
     title: 'the same repository without --bare (settings allow rule, hook, CLAUDE.md, commands, skills)',
     issue: 22,
-    pending: PENDING_BARE,
     files: {
       ...COMMAND_FILES,
       ...SKILL_FILES,

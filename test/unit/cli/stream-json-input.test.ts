@@ -3,6 +3,7 @@ import type { SDKMessage, SDKResultMessage } from '../../../src/common/sdk-messa
 import type { TurnOptions } from '../../../src/common/turn';
 import { emptyUsage } from '../../../src/common/usage';
 import type { StreamJsonEngine } from '../../../src/cli/stream-json-input';
+import { initializeCatalog } from '../../../src/cli/stream-json-input';
 import { parseStreamInputLine, runStreamJsonInput } from '../../../src/cli/stream-json-input';
 
 const OPTIONS: TurnOptions = { model: 'model-a', maxTokens: 1024, limits: {}, permissionMode: 'default' };
@@ -179,7 +180,15 @@ describe('stream-json input', () => {
       response: {
         subtype: 'success',
         request_id: 'init-1',
-        response: { commands: [], output_style: 'default', current_permission_mode: 'default' },
+        response: {
+          commands: [
+            expect.objectContaining({ name: 'clear', builtin: true }),
+            expect.objectContaining({ name: 'compact' }),
+          ],
+          agents: [],
+          output_style: 'default',
+          current_permission_mode: 'default',
+        },
       },
     });
     expect(engine.turns[0]?.options).toMatchObject({ systemPrompt: 'Be brief.', appendSystemPrompt: 'Extra.' });
@@ -367,5 +376,48 @@ describe('stream-json input', () => {
     f.push(user('b'));
     f.end();
     await expect(done).rejects.toThrow('server gone');
+  });
+
+  test('initializeCatalog: skills, then commands, each description marked with its scope, then the built-in ones', () => {
+    const cmd = (kind: 'command' | 'skill', name: string, scope: 'user' | 'project' | 'plugin', extra = {}) => ({
+      kind,
+      name,
+      description: `about ${name}`,
+      argumentHint: '',
+      allowedTools: [],
+      disableModelInvocation: false,
+      body: '',
+      path: `/x/${name}`,
+      scope,
+      ...extra,
+    });
+    const c = initializeCatalog({
+      v: 1,
+      commands: [
+        cmd('skill', 'user-skill', 'user'),
+        cmd('command', 'fix-ci', 'project', { argumentHint: '<file>' }),
+        cmd('command', 'demo:hello', 'plugin', { plugin: 'demo' }),
+      ],
+      agents: [
+        {
+          name: 'demo:helper',
+          description: 'Helps',
+          prompt: 'p',
+          path: '/x',
+          scope: 'plugin',
+          plugin: 'demo',
+          model: 'haiku',
+        },
+      ],
+      plugins: [],
+    });
+    expect(c.commands.map((x) => [x.name, x.description, x.argumentHint])).toEqual([
+      ['user-skill', 'about user-skill (user)', ''],
+      ['fix-ci', 'about fix-ci (project)', '<file>'],
+      ['demo:hello', 'about demo:hello (plugin demo)', ''],
+      ['clear', expect.any(String), ''],
+      ['compact', expect.any(String), '<optional custom summarization instructions>'],
+    ]);
+    expect(c.agents).toEqual([{ name: 'demo:helper', description: 'Helps', model: 'haiku' }]);
   });
 });

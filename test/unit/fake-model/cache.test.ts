@@ -81,3 +81,40 @@ test('fake model: no cache_control means no cache reads or writes', async () => 
   expect(again.usage.cache_creation_input_tokens).toBe(0);
   expect(again.usage.input_tokens).toBeGreaterThan(0);
 });
+
+test('fake model: a tool sent with defer_loading is outside the cached prefix; a tool_reference counts its definition where it stands', async () => {
+  const { PromptCacheSimulator, promptParts } = await import('../../../src/fake-model/prompt-cache');
+  const big = { name: 'mcp__a__b', description: 'x'.repeat(4000), input_schema: { type: 'object' } };
+  const first = {
+    model: 'm',
+    max_tokens: 1,
+    system: [{ type: 'text', text: SYSTEM_TEXT, cache_control: { type: 'ephemeral' } }],
+    messages: [{ role: 'user' as const, content: 'go' }],
+    tools: [{ name: 'Read', description: 'read', input_schema: { type: 'object' } }],
+  };
+  const loaded = {
+    ...first,
+    tools: [...first.tools, { ...big, defer_loading: true }],
+    messages: [
+      { role: 'user' as const, content: 'go' },
+      { role: 'assistant' as const, content: [{ type: 'tool_use', id: 't', name: 'ToolSearch', input: {} }] },
+      {
+        role: 'user' as const,
+        content: [
+          { type: 'tool_result', tool_use_id: 't', content: [{ type: 'tool_reference', tool_name: 'mcp__a__b' }] },
+          { type: 'text', text: 'Tool loaded.', cache_control: { type: 'ephemeral' } },
+        ],
+      },
+    ],
+  };
+  const sim = new PromptCacheSimulator();
+  sim.account(first as never);
+  const second = sim.account(loaded as never);
+  // The prefix (tools, system) is read from the cache although a tool joined the request.
+  expect(second.cacheReadTokens).toBeGreaterThanOrEqual(1000);
+  // The loaded definition is in the prompt, at the tool_reference.
+  expect(promptParts(loaded as never).some((p) => p.key.includes('"tool_reference","tool":{"name":"mcp__a__b"'))).toBe(
+    true,
+  );
+  expect(second.promptTokens).toBeGreaterThan(1000 + 1000);
+});

@@ -53,6 +53,17 @@ async function connect(servers: McpConfig['servers']) {
 }
 
 describe('connectMcpServers', () => {
+  it("a plugin's server (plugin:<plugin>:<server>) is reported with source plugin, as system/init of 2.1.328 says", async () => {
+    const { summary } = await connect({
+      'plugin:demo:fixture': { type: 'stdio', command: process.execPath, args: [SERVER] },
+      gone: { type: 'http', url: 'http://127.0.0.1:9/mcp' },
+    });
+    expect(summary.servers).toEqual([
+      { name: 'plugin:demo:fixture', status: 'connected', source: 'plugin' },
+      { name: 'gone', status: 'failed', source: 'dynamic' },
+    ]);
+  });
+
   it('lists the tools of a stdio server as mcp__<server>__<tool>, with schemas, in the store', async () => {
     const { summary } = await connect({ fixture: { type: 'stdio', command: process.execPath, args: [SERVER] } });
     expect(summary.servers).toEqual([{ name: 'fixture', status: 'connected', source: 'dynamic' }]);

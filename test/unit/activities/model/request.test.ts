@@ -281,4 +281,140 @@ describe('request builder: stored context', () => {
       expect(after.startsWith(before.slice(0, -2))).toBe(true);
     }
   });
+
+  describe('commands, skills and deferred tools (Claude Code 2.1.328)', () => {
+    const expansion = (promptUuid: string, content: unknown, attachments: unknown[] = []): TranscriptEntry => ({
+      ...line('user', content),
+      isMeta: true,
+      replacesPrompt: promptUuid,
+      ...(attachments.length ? { attachments: attachments as never } : {}),
+    });
+    const text = (t: string): { type: 'text'; text: string } => ({ type: 'text', text: t });
+
+    test('a command is sent in the place of its prompt: the @file call as a message of its own, its result, the command block and body, then the environment', () => {
+      const prompt = line('user', '/fix-ci src/a.js');
+      const exp = expansion(
+        prompt.uuid,
+        [text('<command-message>fix-ci</command-message>\n'), text('Fix src/a.js\n')],
+        [{ type: 'file_read', path: '/w/repo/src/a.js', content: '1\tx', style: 'command' }],
+      );
+      const ctx: TranscriptEntry = {
+        ...contextLine(),
+        attachments: [{ type: 'environment', environment: env }] as never,
+      };
+      const msgs = buildMessages([prompt, ctx, exp]);
+      expect(msgs.map((m) => m.role)).toEqual(['user', 'user', 'system']);
+      const all = msgs.map((m) => (m.content as Array<{ text: string }>).map((b) => b.text.split('\n')[1] ?? b.text));
+      expect(all[0]).toEqual(['Called the Read tool with the following input: {"file_path":"/w/repo/src/a.js"}']);
+      expect((msgs[1]?.content as Array<{ text: string }>).map((b) => b.text)).toEqual([
+        '<system-reminder>\nResult of calling the Read tool:\n1\tx\n</system-reminder>',
+        '<command-message>fix-ci</command-message>\n',
+        'Fix src/a.js\n',
+      ]);
+      expect(JSON.stringify(msgs)).not.toContain('/fix-ci src/a.js');
+    });
+
+    test('a command that stopped before the model: its answer is not sent, its record and the next turn share the first user message', () => {
+      const p1 = line('user', '/shell-write');
+      const ctx: TranscriptEntry = {
+        ...contextLine(),
+        attachments: [{ type: 'environment', environment: env }] as never,
+      };
+      const record = expansion(p1.uuid, [text('caveat'), text('command'), text('stderr')]);
+      const answer: TranscriptEntry = {
+        ...line('assistant', [text('Shell command failed')]),
+        message: { role: 'assistant', model: '<synthetic>', content: [text('x')] },
+      };
+      const p2 = line('user', 'next');
+      const msgs = buildMessages([p1, ctx, record, answer, p2]);
+      expect(kinds(msgs)).toEqual([
+        'user: text(caveat), text(command), text(stderr), text(next)',
+        'system: environment',
+      ]);
+    });
+
+    test('an unknown /name: the note goes before the prompt, in its place', () => {
+      const prompt = line('user', '/nope x');
+      const note = expansion(
+        prompt.uuid,
+        [text('/nope x')],
+        [{ type: 'unknown_command', command: 'nope', available: ['fix-ci', 'clear'] }],
+      );
+      const msgs = buildMessages([prompt, note]);
+      const blocks = msgs[0]?.content as Array<{ text: string }>;
+      expect(blocks.map((b) => b.text.slice(0, 40))).toEqual(["<system-reminder>\nThe user's message sta", '/nope x']);
+      expect(blocks[0]?.text).toContain('Slash commands available in this session: /fix-ci, /clear.');
+    });
+
+    test('a loaded skill: the tool_result, then the @file reads, then its text; a ToolSearch result that loaded tools is followed by "Tool loaded."', () => {
+      const msgs = buildMessages([
+        line('user', 'go'),
+        line('assistant', [
+          { type: 'tool_use', id: 't1', name: 'Skill', input: { skill: 's' } },
+          { type: 'tool_use', id: 't2', name: 'ToolSearch', input: { query: 'select:mcp__a__b' } },
+        ]),
+        {
+          ...line('user', [
+            { type: 'tool_result', tool_use_id: 't1', content: 'Launching skill: s' },
+            text('Skill text'),
+          ]),
+          attachments: [{ type: 'file_read', path: '/f', content: '1\tx', style: 'skill' }] as never,
+        },
+        line('user', [
+          { type: 'tool_result', tool_use_id: 't2', content: [{ type: 'tool_reference', tool_name: 'mcp__a__b' }] },
+        ]),
+      ]);
+      const blocks = (msgs[2]?.content as Array<{ type: string; text?: string }>).map(
+        (b) => b.text?.split('\n')[1] ?? b.text ?? b.type,
+      );
+      expect(blocks).toEqual([
+        'tool_result',
+        'tool_result',
+        'Called the Read tool with the following input: {"file_path":"/f"}',
+        'Result of calling the Read tool:',
+        'Skill text',
+        'Tool loaded.',
+      ]);
+    });
+
+    test('the environment names the deferred tools and the skills; the output of a UserPromptSubmit hook is a paragraph of it in the first turn, a system message later', () => {
+      const ctx: TranscriptEntry = {
+        ...contextLine(),
+        attachments: [
+          { type: 'environment', environment: env },
+          { type: 'skill_listing', skills: [{ name: 'fix-ci', description: 'Fix CI' }] },
+        ] as never,
+      };
+      const hook = (t: string): TranscriptEntry => ({
+        ...line('user', [text(t)]),
+        isMeta: true,
+        hookEvent: 'UserPromptSubmit',
+      });
+      const msgs = buildMessages(
+        [
+          line('user', 'one'),
+          ctx,
+          hook('UserPromptSubmit hook success: A'),
+          line('assistant', [text('ok')]),
+          line('user', 'two'),
+          hook('UserPromptSubmit hook success: B'),
+        ],
+        { deferredTools: ['NotebookEdit', 'mcp__x__y'] },
+      );
+      expect(msgs.map((m) => m.role)).toEqual(['user', 'system', 'assistant', 'user', 'system']);
+      const envText = (msgs[1]?.content as Array<{ text: string }>)[0]?.text ?? '';
+      const paragraphs = envText.split('\n\n').map((p) => p.split('\n')[0]);
+      expect(paragraphs.slice(-5)).toEqual([
+        expect.stringMatching(/^The following deferred tools are now available via ToolSearch\./),
+        'The following skills are available for use with the Skill tool:',
+        '- fix-ci: Fix CI',
+        'UserPromptSubmit hook success: A',
+        "Today's date is 2026-01-02.",
+      ]);
+      expect(envText).toContain(
+        'select:<name>[,<name>...]" to load tool schemas before calling them:\nNotebookEdit\nmcp__x__y',
+      );
+      expect((msgs[4]?.content as Array<{ text: string }>)[0]?.text).toBe('UserPromptSubmit hook success: B');
+    });
+  });
 });

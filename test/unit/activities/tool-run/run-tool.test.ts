@@ -14,6 +14,7 @@ import type { RunToolInput } from '../../../../src/common/tools';
 import type { TranscriptEntry } from '../../../../src/common/transcript';
 import { JsonlTranscriptStore } from '../../../../src/store/jsonl-store';
 import type { TranscriptStore } from '../../../../src/store/transcript-store';
+import type { SessionTools } from '../../../../src/activities/session-tools';
 
 const SESSION = 's';
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
@@ -81,6 +82,43 @@ function runTool(input: Partial<RunToolInput> & Pick<RunToolInput, 'toolUseId' |
 }
 
 describe('runTool', () => {
+  test("runTool: a session tool's answer is recorded whole: its follow-up text after the tool_result, its attachments, its allow rules; a refusal keeps the input as a denial", async () => {
+    // A session tool of the shape Skill answers with (src/activities/session-tools/skill.ts).
+    const sessionTools: SessionTools = {
+      handles: (name) => name === 'Skill',
+      run: (_input, toolInput) =>
+        Promise.resolve(
+          (toolInput as { skill: string }).skill === 'locked'
+            ? { content: 'needs an allow rule', isError: true, outcome: 'denied' as const }
+            : {
+                content: 'Launching skill: notes',
+                isError: false,
+                outcome: 'ok' as const,
+                followUp: [{ type: 'text' as const, text: 'the skill body' }],
+                allowedRules: ['Bash(git log *)'],
+              },
+        ),
+    };
+    await store.appendMany([
+      line('p', null, { type: 'user', message: { role: 'user', content: 'go' } }),
+      toolUse('a', 'p', 'toolu_1', 'Skill', { skill: 'notes' }),
+      toolUse('a2', 'a', 'toolu_2', 'Skill', { skill: 'locked' }),
+    ]);
+    const run = createRunTool({ store: guarded, executeTool, isIdempotent: () => false, sessionTools });
+    const base = { sessionId: SESSION, cwd: repo, permission: { behavior: 'allow' as const }, toolName: 'Skill' };
+    const ok = await inActivity(() => run({ ...base, assistantUuid: 'a', toolUseId: 'toolu_1', resultUuid: 'r1' }));
+    expect(ok).toMatchObject({ outcome: 'ok', allowedRules: ['Bash(git log *)'] });
+    const line1 = await store.get(SESSION, 'r1');
+    expect(line1?.message?.content).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_1', content: 'Launching skill: notes' },
+      { type: 'text', text: 'the skill body' },
+    ]);
+    expect(line1?.toolRun?.allowedRules).toEqual(['Bash(git log *)']);
+    const denied = await inActivity(() =>
+      run({ ...base, assistantUuid: 'a2', toolUseId: 'toolu_2', resultUuid: 'r2' }),
+    );
+    expect(denied).toMatchObject({ outcome: 'denied', isError: true, deniedInput: { skill: 'locked' } });
+  });
   test("runTool: a result written under another uuid at the call's place is returned as is, found by tool_use id", async () => {
     await store.appendMany([
       line('p', null, { type: 'user', message: { role: 'user', content: 'go' } }),
