@@ -430,10 +430,28 @@ export class QueryEngine {
   ): Promise<SDKUserMessage | undefined> {
     const handle = this.opts.client.workflow.getHandle(turnWorkflowId);
     let closed = false;
-    void handle.result().then(
-      () => (closed = true),
-      () => (closed = true),
-    );
+    // The long poll is aborted when this returns: a call left polling would retry on a closed
+    // connection after the caller is done (an uncaught error in the caller's process).
+    const poll = new AbortController();
+    void this.opts.client
+      .withAbortSignal(poll.signal, () => handle.result())
+      .then(
+        () => (closed = true),
+        () => (closed = true),
+      );
+    try {
+      return await this.replayLine(promptUuid, text, () => closed);
+    } finally {
+      poll.abort();
+    }
+  }
+
+  /** Polls the store for the prompt's line until it is there, or `closed()` says the turn ended without it. */
+  private async replayLine(
+    promptUuid: string,
+    text: string | undefined,
+    closed: () => boolean,
+  ): Promise<SDKUserMessage | undefined> {
     for (;;) {
       const e = await this.opts.store.get(this.sessionId, promptUuid);
       if (e?.message) {
@@ -448,7 +466,7 @@ export class QueryEngine {
           session_id: this.sessionId,
         };
       }
-      if (closed) return undefined;
+      if (closed()) return undefined;
       await sleep(20);
     }
   }
@@ -709,8 +727,11 @@ export class QueryEngine {
    */
   async endAndWait(timeoutMs = 10_000): Promise<boolean> {
     await this.end();
-    const closed = this.sessionHandle()
-      .result()
+    // Aborted when the wait ends: a long poll left running after a timeout would retry on a
+    // closed connection once the caller is done.
+    const poll = new AbortController();
+    const closed = this.opts.client
+      .withAbortSignal(poll.signal, () => this.sessionHandle().result())
       .then(
         () => true,
         () => true,
@@ -723,6 +744,7 @@ export class QueryEngine {
       return await Promise.race([closed, timeout]);
     } finally {
       clearTimeout(timer);
+      poll.abort();
     }
   }
 }

@@ -180,7 +180,11 @@ describe('Claude Agent SDK query() with agent-runner as its executable', () => {
     expect(new Set(r.messages.map((m) => m['session_id'])).size).toBe(1);
     expect(readFileSync(join(r.repo, 'a.txt'), 'utf8')).toBe('one\nTWO\nthree\nfour\nfive\n');
     const init = r.events.find((e) => e.event === 'initialization')?.result;
-    expect(init).toMatchObject({ commands: [], output_style: 'default', current_permission_mode: 'acceptEdits' });
+    // A repository with no commands or skills: only the built-in commands are listed (Claude Code lists its own too).
+    expect(init).toMatchObject({ output_style: 'default', current_permission_mode: 'acceptEdits' });
+    const commands = (init as { commands: Array<{ name: string; builtin?: boolean }> }).commands;
+    expect(commands.map((c) => c.name)).toEqual(expect.arrayContaining(['clear', 'compact']));
+    expect(commands.every((c) => c.builtin === true)).toBe(true);
   });
 
   test('sdk-two-turns: streaming input runs each user message as a turn of one session', async () => {
