@@ -146,7 +146,8 @@ describe('client through outages, and attach', () => {
       session_id: sessionId,
       cwd: repo,
       permissionMode: 'bypassPermissions',
-      tools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep'],
+      // The built-in and web tools, as `-p`'s init lists them (the web ones deferred, as in Claude Code).
+      tools: ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'WebSearch', 'WebFetch'],
     });
     expect(messages[1]?.message?.content?.[0]).toMatchObject({ type: 'tool_use', name: 'Bash' });
     expect(messages.at(-1)).toMatchObject({ subtype: 'success', result: 'finished without its client' });
