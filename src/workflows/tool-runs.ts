@@ -1,7 +1,13 @@
 import { uuid4 } from '@temporalio/workflow';
 import { isMcpToolName } from '../common/mcp';
 import type { RunToolInput, RunToolSummary, ToolPermission, ToolUseSummary } from '../common/tools';
-import { HEADLESS_DISABLED_TOOL_NAMES, noSuchToolText, optInToolsOf } from '../common/tools';
+import {
+  CLAUDE_CODE_ONLY_TOOLS,
+  HEADLESS_DISABLED_TOOL_NAMES,
+  LISTABLE_TOOL_NAMES,
+  noSuchToolText,
+  optInToolsOf,
+} from '../common/tools';
 import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import type { TurnInput } from '../common/turn';
 import type { HookPermission } from '../engine/permissions';
@@ -370,7 +376,9 @@ export class ToolRuns {
 
 /** Claude Code 2.1.328's words for a call of a tool the agent is not offered (without the `<tool_use_error>` frame `runTool` adds). */
 function noSuchTool(name: string): string {
-  if (HEADLESS_DISABLED_TOOL_NAMES.includes(name)) return noSuchToolText(name);
+  // A name that is no tool at all gets the plain text (as Claude Code's), a headless-disabled one says so.
+  const known = LISTABLE_TOOL_NAMES.includes(name) || CLAUDE_CODE_ONLY_TOOLS.has(name);
+  if (!known || HEADLESS_DISABLED_TOOL_NAMES.includes(name)) return noSuchToolText(name);
   return `Error: No such tool available: ${name}. ${name} is not among the tools available here. Continue with the tools you have.`;
 }
 
