@@ -24,7 +24,7 @@ beforeEach(async () => {
   await fsp.mkdir(path.join(cwd, 'inside'), { recursive: true });
   await fsp.mkdir(outside, { recursive: true });
 });
-afterEach(() => fsp.rm(root, { recursive: true, force: true }));
+afterEach(() => fsp.rm(root, { recursive: true, force: true, maxRetries: 5 }));
 
 function ctxFor(readStates: Map<string, ReturnType<typeof stateOf>> = new Map()): ToolContext {
   return {
@@ -137,9 +137,15 @@ describe('Edit and Write break hard links and keep the mode (as claude -p 2.1.32
 
 describe('a link swapped while Writes run (the TOCTOU attack of issue 18)', () => {
   let swapper: ChildProcess | undefined;
-  afterEach(() => {
-    if (swapper?.pid) process.kill(swapper.pid, 'SIGKILL');
+  // The whole group (bash and the cp or mv it runs) is killed and waited for, so that nothing
+  // writes into the directory while the outer afterEach removes it.
+  afterEach(async () => {
+    const s = swapper;
     swapper = undefined;
+    if (!s?.pid || s.exitCode !== null || s.signalCode !== null) return;
+    const exited = new Promise((resolve) => s.once('exit', resolve));
+    process.kill(-s.pid, 'SIGKILL');
+    await exited;
   });
 
   /**
@@ -153,7 +159,7 @@ describe('a link swapped while Writes run (the TOCTOU attack of issue 18)', () =
       `ln -s ${JSON.stringify(outTarget)} .out-link`,
       `while :; do cp -P .in-link .tmp-link && mv -Tf .tmp-link ${name}; cp -P .out-link .tmp-link && mv -Tf .tmp-link ${name}; done`,
     ].join('\n');
-    swapper = spawn('bash', ['-c', script], { stdio: 'ignore' });
+    swapper = spawn('bash', ['-c', script], { stdio: 'ignore', detached: true });
   }
 
   test('a swapped directory link: no Write lands outside the working directory', async () => {
