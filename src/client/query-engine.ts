@@ -19,7 +19,7 @@ import {
   submitMessageUpdate,
   turnProgressQuery,
 } from '../workflows/messages';
-import { sessionWorkflowId } from '../common/ids';
+import { sessionWorkflowId, turnNumberOf, turnWorkflowId } from '../common/ids';
 import { isUnknownSearchAttributeError, sessionStartSearchAttributes } from '../common/search-attributes';
 import type { McpServerState } from '../common/mcp';
 import { loadMcpTools } from '../store/mcp-sidecar';
@@ -681,13 +681,18 @@ export class QueryEngine {
    */
   async *followTasks(): AsyncGenerator<SDKMessage, void, undefined> {
     const handle = this.sessionHandle();
-    const followed = new Set<string>(this.resultYieldedFor !== undefined ? [this.resultYieldedFor] : []);
+    // Turns are numbered: every turn after the followed one is followed, also one that started
+    // and ended before this call (a client slow to read its first result misses none).
+    let next = this.resultYieldedFor !== undefined ? (turnNumberOf(this.resultYieldedFor) ?? 0) + 1 : undefined;
     const poll = this.opts.pollIntervalMs ?? 100;
     for (;;) {
       const s = await handle.query(sessionStatusQuery);
-      const current = s.currentTurnWorkflowId;
-      if (current !== null && !followed.has(current)) {
-        followed.add(current);
+      const current = s.currentTurnWorkflowId !== null ? turnNumberOf(s.currentTurnWorkflowId) : undefined;
+      const last = current ?? s.turnCount;
+      next ??= current ?? s.turnCount + 1;
+      if (next <= last) {
+        const turn = turnWorkflowId(this.sessionId, next);
+        next++;
         // As Claude Code, a turn a notification starts is announced by its own `system/init`.
         yield initMessage({
           sessionId: this.sessionId,
@@ -696,7 +701,7 @@ export class QueryEngine {
           options: this.opts.defaults,
           apiKeySource: this.opts.apiKeySource ?? 'user',
         });
-        yield* this.follow({ turnWorkflowId: current, offset: 0 });
+        yield* this.follow({ turnWorkflowId: turn, offset: 0 });
         continue;
       }
       const running = (s.tasks ?? []).some((t) => t.status === 'running' && t.owner === 'session');

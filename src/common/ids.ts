@@ -8,6 +8,15 @@ export function turnWorkflowId(sessionId: string, turnNumber: number): string {
   return `${sessionWorkflowId(sessionId)}-turn-${turnNumber}`;
 }
 
+/**
+ * The turn number in a turn's workflow id (the inverse of {@link turnWorkflowId}); undefined for
+ * an id of another shape (a subagent's child turn, a session, a pool).
+ */
+export function turnNumberOf(workflowId: string): number | undefined {
+  const m = /^agent-session-.+-turn-(\d+)$/.exec(workflowId);
+  return m ? Number(m[1]) : undefined;
+}
+
 /** Prefix of budget pool workflow ids. */
 export const BUDGET_POOL_WORKFLOW_PREFIX = 'agent-budget-pool-';
 

@@ -195,14 +195,6 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       'The runner gives every system/permission_denied a decision_reason_type (and a decision_reason when it has one beyond the message); Claude Code leaves them out of some denials (an ask that only the mode decided, an output redirection).',
   },
   {
-    id: 'stream-event-thinking-display',
-    kind: 'stream-event',
-    where: 'stream_event.thinking_display',
-    scenarios: ['include-partial-messages'],
-    reason:
-      'Claude Code marks its message_start stream event with the thinking display it asked for (its requests set thinking.display); the runner asks for no extended thinking, so there is nothing to mark.',
-  },
-  {
     id: 'thinking-tokens-estimates-need-partial-messages',
     kind: 'stream-event',
     where: 'system/thinking_tokens',
@@ -238,6 +230,7 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     id: 'provider-no-model-probes',
     kind: 'context',
     where: 'model probes before the turn',
+    scenarios: ['provider-bedrock-model-unavailable', 'provider-bedrock-no-model'],
     reason:
       'Claude Code sends Bedrock and Vertex a max_tokens 1 request per model it may use before each run, and switches to a fallback model when one is not enabled. The runner calls the model it was given and makes no other request: a model the account lacks fails the turn with the API error (a run costs no probe calls, and never runs on a model it was not asked for).',
   },

@@ -175,6 +175,33 @@ describe('subagents', () => {
     expect(status.tasks?.stats).toMatchObject({ spawned: 1, started_in_background: 1, completed: 1 });
   });
 
+  test('subagents: a client that asks for the task turns only after they ended still gets each one (turns are followed by number)', async () => {
+    await start([
+      {
+        marker: '[as:main]',
+        steps: [
+          { content: [{ tool_use: { name: 'Agent', input: { description: 'Count', prompt: '[as:helper] Count.' } } }] },
+          { content: [{ text: 'The helper is running.' }] },
+          { content: [{ text: 'The helper counted one file.' }] },
+        ],
+      },
+      { marker: '[as:helper]', steps: [{ content: [{ text: 'There is 1 file.' }] }] },
+    ]);
+    const e = engine(makeRepo({}));
+    const first = await collect(e.submitMessage('[as:main] Do the task.'));
+    expect(resultsOf(first).map((r) => r.result)).toEqual(['The helper is running.']);
+    // Wait until the notification turn has ended: nothing runs when followTasks is called.
+    for (let i = 0; i < 300; i++) {
+      const s = await e.state();
+      if (s.turnCount >= 2 && !s.busy) break;
+      await sleep(100);
+    }
+    expect(await e.state()).toMatchObject({ turnCount: 2, busy: false });
+    const later = await collect(e.followTasks());
+    expect(later[0]).toMatchObject({ type: 'system', subtype: 'init' });
+    expect(resultsOf(later).map((r) => r.result)).toEqual(['The helper counted one file.']);
+  });
+
   test('subagents: the spawn-depth limit (CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH=1): a depth-1 agent is not offered Agent', async () => {
     await start([
       {
