@@ -685,8 +685,10 @@ export class QueryEngine {
     // and ended before this call (a client slow to read its first result misses none).
     let next = this.resultYieldedFor !== undefined ? (turnNumberOf(this.resultYieldedFor) ?? 0) + 1 : undefined;
     const poll = this.opts.pollIntervalMs ?? 100;
+    // A server that goes away while tasks run is waited for, as while a turn is followed.
+    const waiter = new OutageWaiter(this.outageOptions());
     for (;;) {
-      const s = await handle.query(sessionStatusQuery);
+      const s = await waiter.run(() => handle.query(sessionStatusQuery));
       const current = s.currentTurnWorkflowId !== null ? turnNumberOf(s.currentTurnWorkflowId) : undefined;
       const last = current ?? s.turnCount;
       next ??= current ?? s.turnCount + 1;

@@ -30,6 +30,17 @@ describe('background server', () => {
       responder: (req) => {
         // "take your time": one slow Bash first (a turn that keeps the server busy for a while).
         const slow = JSON.stringify(req.messages[0]?.content ?? '').includes('take your time');
+        // "hold in the background": a background command, so -p holds its result until the
+        // command's notification turn.
+        if (JSON.stringify(req.messages[0]?.content ?? '').includes('hold in the background')) {
+          const last = JSON.stringify(req.messages.at(-1)?.content ?? '');
+          if (req.messages.every((m) => m.role !== 'assistant')) {
+            return {
+              content: [{ tool_use: { name: 'Bash', input: { command: 'sleep 20', run_in_background: true } } }],
+            };
+          }
+          return { content: [{ text: last.includes('<task-notification>') ? 'noted the task' : 'it runs' }] };
+        }
         if (slow && req.messages.filter((m) => m.role === 'assistant').length === 0) {
           return { content: [{ tool_use: { name: 'Bash', input: { command: 'sleep 8' } } }] };
         }
@@ -93,6 +104,24 @@ describe('background server', () => {
     expect(after?.ownerPid).not.toBe(before.ownerPid);
     expect(after?.address).toBe(before.address);
     expect(devServersOn(dataDir)).toEqual([after?.pid]);
+  });
+
+  test('background server: kill -9 of the server while -p holds its result for a background command: -p waits, restarts it and prints the notification turn (exit 0)', async () => {
+    const before = readServerState(dataDir);
+    if (!before?.ownerPid) throw new Error('no background server recorded');
+    const seen = fake.requests().length;
+    const run = p('hold in the background', ['--permission-mode', 'bypassPermissions']);
+    // The first turn has ended (its second model call answered): -p is holding its result.
+    expect(await waitUntil(() => fake.requests().length >= seen + 2, 60_000)).toBe(true);
+    await new Promise((r) => setTimeout(r, 1500));
+    process.kill(before.ownerPid, 'SIGKILL');
+    const r = await run;
+    expect({ code: r.code, result: (JSON.parse(r.stdout || '{}') as { result?: string }).result }).toEqual({
+      code: 0,
+      result: 'noted the task',
+    });
+    expect(r.stderr).toMatch(/Temporal is unreachable/);
+    expect(readServerState(dataDir)?.ownerPid).not.toBe(before.ownerPid);
   });
 
   test('background server: a run with other model settings restarts the idle server with its own', async () => {
