@@ -680,6 +680,24 @@ export class QueryEngine {
    * that stops following loses nothing.
    */
   async *followTasks(): AsyncGenerator<SDKMessage, void, undefined> {
+    // Following the session's tasks is streaming too: an interrupt now stops them.
+    this.openStreams++;
+    this.followingTasks = true;
+    try {
+      yield* this.followTaskTurns();
+    } finally {
+      this.openStreams--;
+      this.followingTasks = false;
+    }
+  }
+
+  /**
+   * True while {@link followTasks} runs: the engine waits for the session's background tasks
+   * (an interrupt stops them, see `interruptSignal`).
+   */
+  followingTasks = false;
+
+  private async *followTaskTurns(): AsyncGenerator<SDKMessage, void, undefined> {
     const handle = this.sessionHandle();
     // Turns are numbered: every turn after the followed one is followed, also one that started
     // and ended before this call (a client slow to read its first result misses none).

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -61,6 +61,36 @@ describe('agent-runner -p and signals (embedded server)', () => {
     },
     90_000,
   );
+
+  test('signals: SIGINT while -p holds its result for a background command stops the command; no notification turn runs; the held result prints; exit 130', async () => {
+    const bg = {
+      content: [
+        {
+          tool_use: {
+            name: 'Bash',
+            input: { command: 'while true; do echo t >> ticks; sleep 0.3; done', run_in_background: true },
+          },
+        },
+      ],
+    };
+    const env = await setup({ steps: [bg, { content: [{ text: 'it runs' }] }, { content: [{ text: 'never' }] }] });
+    const repo = makeRepo({});
+    const run = startCli(
+      ['-p', 'run it', '--cwd', repo, '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'],
+      { env },
+    );
+    await until(() => existsSync(join(repo, 'ticks')) && fake.requests().length >= 2, run, 'the command never started');
+    await sleep(1000);
+    run.child.kill('SIGINT');
+    expect(await exitCode(run)).toBe(130);
+    expect(run.stderr()).toContain("SIGINT: stopping the session's background tasks");
+    const lines = run.stdout().trim().split('\n');
+    expect(JSON.parse(lines.at(-1) ?? '{}')).toMatchObject({ type: 'result', result: 'it runs' });
+    const size = readFileSync(join(repo, 'ticks'), 'utf8').length;
+    await sleep(1500);
+    expect(readFileSync(join(repo, 'ticks'), 'utf8').length).toBe(size);
+    expect(fake.requests()).toHaveLength(2);
+  }, 90_000);
 
   test.each(['SIGINT', 'SIGTERM'] as const)(
     'signals: %s while --input-format stream-json waits for its next message ends the run at once (exit 130 / 143), the finished turn printed',

@@ -232,6 +232,8 @@ export async function runPrint(
   let result: SDKResultMessage | undefined;
   let noPrompt = false;
   let interrupts = 0;
+  /** The exit code of a signal that stopped the background tasks -p was holding its result for. */
+  let stoppedTasks: number | undefined;
   let engine: QueryEngine | undefined;
   // SIGINT (Ctrl-C) and SIGTERM (a CI runner or the Agent SDK stopping us) both interrupt the turn
   // cleanly first; the result still prints. A second signal, or one while no turn runs (before the
@@ -243,8 +245,13 @@ export async function runPrint(
       void rt.close().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
       return;
     }
-    io.stderr(`${signal}: interrupting the turn (again to quit at once)…`);
     const exitCode = signal === 'SIGINT' ? 130 : 143;
+    if (engine.followingTasks) {
+      // Holding the result for background tasks: the interrupt stops them (a user's stop starts
+      // no notification turn), the held result prints, and the exit code says it was stopped.
+      stoppedTasks = exitCode;
+      io.stderr(`${signal}: stopping the session's background tasks (again to quit at once)…`);
+    } else io.stderr(`${signal}: interrupting the turn (again to quit at once)…`);
     const current = engine;
     // The interrupt is a signal to the session: when the server cannot take it (it is down or
     // restarting) within INTERRUPT_DELIVERY_MS, stop waiting and quit, saying where the turn is.
@@ -380,6 +387,7 @@ export async function runPrint(
     if (out.stderr) io.stderr(out.stderr);
   }
   if (noPrompt) return EXIT.usage;
+  if (stoppedTasks !== undefined) return stoppedTasks;
   return result ? exitCodeFor(result) : EXIT.error;
 }
 
