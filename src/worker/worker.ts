@@ -54,7 +54,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     if (config.workspace.root) checkWorkspaceRoot(config.workspace.root);
     workspace = { hostQueue: hostQueueName(taskQueue), host: os.hostname(), config: config.workspace };
   }
-  // Agent metrics under Claude Code's names (CLAUDE_CODE_ENABLE_TELEMETRY, OTEL_*); flushed when the worker stops.
+  // Agent metrics and events under Claude Code's names (CLAUDE_CODE_ENABLE_TELEMETRY, OTEL_*); flushed when the worker stops.
   const telemetry = startAgentTelemetry(opts.env ?? process.env);
   // MCP servers started by this worker's activities; stopped when the worker stops.
   const mcpPool = new McpClientPool(opts.env ? { env: opts.env } : {});
@@ -65,7 +65,8 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     ...(opts.anthropic ? { anthropic: opts.anthropic } : {}),
     ...(opts.modelFaults ? { modelFaults: opts.modelFaults } : {}),
     ...(workspace ? { workspace } : {}),
-    ...(telemetry ? { metrics: telemetry.metrics } : {}),
+    ...(telemetry?.metrics ? { metrics: telemetry.metrics } : {}),
+    ...(telemetry?.events ? { events: telemetry.events } : {}),
     mcpPool,
   });
   const bundle = await workflowBundle();
