@@ -4,7 +4,7 @@
  * stand-in after one turn with a failed model call, a tool run and a denied tool call.
  */
 import * as http from 'node:http';
-import * as net from 'node:net';
+import type * as net from 'node:net';
 import { makeRepo, startRunnerEnv, type RunnerEnv } from '../../helpers/runner-env';
 import { startWorkerProcess, type WorkerProcess } from '../../helpers/worker-process';
 
