@@ -6,6 +6,8 @@ import type { RecordPromptInput } from '../common/turn';
 import type { AgentMetrics } from '../telemetry/agent-metrics';
 import type { AgentEvents } from '../telemetry/agent-events';
 import { withAgentEvents } from './agent-events';
+import { withAgentSpans } from './agent-spans';
+import type { Tracer } from '@opentelemetry/api';
 import type { ModelPrice } from '../common/usage';
 import type { TranscriptStore } from '../store/transcript-store';
 import { createCallModel } from './model/call-model';
@@ -71,6 +73,8 @@ export interface ActivityDeps {
   metrics?: AgentMetrics;
   /** Agent events under Claude Code's names (`src/telemetry`); absent = events off. */
   events?: AgentEvents;
+  /** Spans of model calls and tool runs (`src/telemetry/tracing.ts`); absent = traces off. */
+  tracer?: Tracer;
 }
 
 /**
@@ -163,7 +167,7 @@ export function createActivities(given: ActivityDeps): Activities {
     readWakeupCall: withStorageErrors(createReadWakeupCall(deps.store)),
     recordWakeupResult: withStorageErrors(createRecordWakeupResult(deps.store)),
   });
-  return withAgentEvents(deps.events, deps.store, activities);
+  return withAgentSpans(deps.tracer, withAgentEvents(deps.events, deps.store, activities));
 }
 
 /**

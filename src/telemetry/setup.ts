@@ -13,6 +13,8 @@
  * | `OTEL_LOGS_EXPORTER` | the events: comma list of `otlp`, `console`, `none` | `none` |
  * | `OTEL_EXPORTER_OTLP_LOGS_PROTOCOL` | as the metrics' protocol, for the events | the general one |
  * | `OTEL_LOGS_EXPORT_INTERVAL` | ms between event exports | 5000 |
+ * | `OTEL_TRACES_EXPORTER` | the activities' spans: comma list of `otlp`, `console`, `none` | `none` |
+ * | `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, `OTEL_TRACES_EXPORT_INTERVAL` | as for the events | the general one, 5000 |
  * | `OTEL_LOG_USER_PROMPTS` | `1`/`true`: `claude_code.user_prompt` carries the prompt's text | off |
  *
  * The OTLP and Prometheus exporters read their own variables from `process.env` (the SDK's rule).
@@ -42,6 +44,8 @@ import {
 } from '@opentelemetry/sdk-logs';
 import { AgentMetrics } from './agent-metrics';
 import { AgentEvents } from './agent-events';
+import { startTracing } from './tracing';
+import type { Tracer } from '@opentelemetry/api';
 
 /**
  * Thrown by {@link startAgentTelemetry} for a telemetry variable with a value it does not know
@@ -58,6 +62,8 @@ export interface AgentTelemetry {
   metrics?: AgentMetrics;
   /** Absent when `OTEL_LOGS_EXPORTER` chooses none. */
   events?: AgentEvents;
+  /** Absent when `OTEL_TRACES_EXPORTER` chooses none. */
+  tracer?: Tracer;
   /** One line for the worker's start message, e.g. `otlp (http/json), prometheus :9464; events otlp (http/json)`. */
   description: string;
   /** Exports what is pending and stops the exporters (the Prometheus server too). */
@@ -76,15 +82,16 @@ export function telemetryEnabled(env: NodeJS.ProcessEnv): boolean {
 
 /**
  * Starts the agent metrics and events pipelines when telemetry is on and an exporter is chosen.
- * @returns null when `CLAUDE_CODE_ENABLE_TELEMETRY` is off or neither `OTEL_METRICS_EXPORTER` nor
- *   `OTEL_LOGS_EXPORTER` chooses an exporter (unset or `none`).
+ * @returns null when `CLAUDE_CODE_ENABLE_TELEMETRY` is off or none of `OTEL_METRICS_EXPORTER`,
+ *   `OTEL_LOGS_EXPORTER`, `OTEL_TRACES_EXPORTER` chooses an exporter (unset or `none`).
  * @throws TelemetryConfigError for an unknown exporter or protocol, or a bad interval.
  */
 export function startAgentTelemetry(env: NodeJS.ProcessEnv = process.env): AgentTelemetry | null {
   if (!telemetryEnabled(env)) return null;
   const metricNames = exporterNames(env, 'OTEL_METRICS_EXPORTER', EXPORTERS, 'otlp, prometheus, console, none');
   const logNames = exporterNames(env, 'OTEL_LOGS_EXPORTER', LOG_EXPORTERS, 'otlp, console, none');
-  if (metricNames.length === 0 && logNames.length === 0) return null;
+  const traceNames = exporterNames(env, 'OTEL_TRACES_EXPORTER', LOG_EXPORTERS, 'otlp, console, none');
+  if (metricNames.length === 0 && logNames.length === 0 && traceNames.length === 0) return null;
   const resource = resourceFromAttributes({ 'service.name': 'agent-runner', 'service.version': RUNNER_VERSION }).merge(
     detectResources({ detectors: [envDetector] }),
   );
@@ -102,6 +109,17 @@ export function startAgentTelemetry(env: NodeJS.ProcessEnv = process.env): Agent
     out.events = l.events;
     described.push(`events ${l.description}`);
     stops.push(l.shutdown);
+  }
+  if (traceNames.length > 0) {
+    const t = startTracing(
+      traceNames,
+      resource,
+      () => otlpProtocol(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'),
+      exportInterval(env, 'OTEL_TRACES_EXPORT_INTERVAL', 5_000),
+    );
+    out.tracer = t.tracer;
+    described.push(`traces ${t.description}`);
+    stops.push(t.shutdown);
   }
   return {
     ...out,

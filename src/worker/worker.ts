@@ -11,6 +11,7 @@ import { checkWorkspaceRoot, type WorkspaceHost } from '../activities/workspace/
 import { workflowBundle } from './workflow-bundle';
 import { RUNNER_VERSION } from '../common/version';
 import { startAgentTelemetry } from '../telemetry/setup';
+import { activitySpanInterceptors } from '../telemetry/activity-interceptors';
 
 export { workflowBundle };
 
@@ -67,6 +68,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     ...(workspace ? { workspace } : {}),
     ...(telemetry?.metrics ? { metrics: telemetry.metrics } : {}),
     ...(telemetry?.events ? { events: telemetry.events } : {}),
+    ...(telemetry?.tracer ? { tracer: telemetry.tracer } : {}),
     mcpPool,
   });
   const bundle = await workflowBundle();
@@ -84,6 +86,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     shutdownForceTime: config.worker.shutdownForceTimeMs,
     stickyQueueScheduleToStartTimeout: opts.stickyQueueScheduleToStartTimeoutMs ?? config.worker.stickyQueueTimeoutMs,
     maxHeartbeatThrottleInterval: config.worker.heartbeatThrottleMs,
+    ...activitySpanInterceptors(telemetry?.tracer),
     ...(opts.identity ? { identity: opts.identity } : {}),
   });
   const closeMcp = (w: Worker): Worker => {
@@ -107,6 +110,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivityTaskExecutions,
     shutdownGraceTime: config.worker.shutdownGraceTimeMs,
     shutdownForceTime: config.worker.shutdownForceTimeMs,
+    ...activitySpanInterceptors(telemetry?.tracer),
     ...(opts.identity ? { identity: `${opts.identity}/host` } : {}),
   });
   return closeMcp(withHostWorker(main, host));
