@@ -12,6 +12,7 @@ import type { RecordPromptInput } from '../common/turn';
 import type { RunToolInput, RunToolSummary, ToolPermission } from '../common/tools';
 import type { TranscriptStore } from '../store/transcript-store';
 import type { AgentEvents } from '../telemetry/agent-events';
+import { CODE_EDIT_TOOLS, type AgentMetrics } from '../telemetry/agent-metrics';
 import type { Activities } from './types';
 
 /** The activities with `callModel`, `recordPrompt` and `runTool` emitting the agent events (all as they are when `events` is absent). */
@@ -130,6 +131,35 @@ export function withToolEvents(
       decisionSource: source,
     });
     return summary;
+  };
+}
+
+/**
+ * `runTool` counting `claude_code.code_edit_tool.decision` for Edit, Write and NotebookEdit: the
+ * same decisions as `claude_code.tool_decision`, by the attempt that made them.
+ */
+export function withCodeEditMetrics(metrics: AgentMetrics | undefined, acts: Activities): Activities {
+  if (!metrics) return acts;
+  const runTool = acts.runTool;
+  return {
+    ...acts,
+    runTool: async (input) => {
+      if (!CODE_EDIT_TOOLS.has(input.toolName) || input.skipReason !== undefined) return runTool(input);
+      const ctx = { sessionId: input.sessionId };
+      const source = decisionSource(input.permission);
+      let summary: RunToolSummary;
+      try {
+        summary = await runTool(input);
+      } catch (err) {
+        if (err instanceof ApplicationFailure && err.type === 'Tool.Fault')
+          metrics.codeEditDecision(ctx, input.toolName, 'accept', source);
+        throw err;
+      }
+      if (!summary.replayed && summary.outcome !== 'ask' && summary.outcome !== 'invalid') {
+        metrics.codeEditDecision(ctx, input.toolName, summary.outcome === 'denied' ? 'reject' : 'accept', source);
+      }
+      return summary;
+    },
   };
 }
 

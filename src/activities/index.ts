@@ -5,7 +5,7 @@ import type { CallModelInput, CallModelSummary } from '../common/model';
 import type { RecordPromptInput } from '../common/turn';
 import type { AgentMetrics } from '../telemetry/agent-metrics';
 import type { AgentEvents } from '../telemetry/agent-events';
-import { withAgentEvents } from './agent-events';
+import { withAgentEvents, withCodeEditMetrics } from './agent-events';
 import { withAgentSpans } from './agent-spans';
 import type { Tracer } from '@opentelemetry/api';
 import type { ModelPrice } from '../common/usage';
@@ -167,7 +167,8 @@ export function createActivities(given: ActivityDeps): Activities {
     readWakeupCall: withStorageErrors(createReadWakeupCall(deps.store)),
     recordWakeupResult: withStorageErrors(createRecordWakeupResult(deps.store)),
   });
-  return withAgentSpans(deps.tracer, withAgentEvents(deps.events, deps.store, activities));
+  const counted = withCodeEditMetrics(deps.metrics, activities);
+  return withAgentSpans(deps.tracer, withAgentEvents(deps.events, deps.store, counted));
 }
 
 /**

@@ -1,6 +1,19 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
-import { withModelEvents, withPromptEvents, withToolEvents } from '../../../src/activities/agent-events';
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
+import {
+  withCodeEditMetrics,
+  withModelEvents,
+  withPromptEvents,
+  withToolEvents,
+} from '../../../src/activities/agent-events';
+import type { Activities } from '../../../src/activities/types';
+import { AgentMetrics } from '../../../src/telemetry/agent-metrics';
 import type { CallModelInput, CallModelSummary } from '../../../src/common/model';
 import type { RecordPromptInput } from '../../../src/common/turn';
 import type { RunToolInput, RunToolSummary } from '../../../src/common/tools';
@@ -115,5 +128,36 @@ describe('agent events of the activities', () => {
     const on = eventsWith(true);
     await withPromptEvents(async () => ({ uuid: 'u', written: true }), on.events, store)(input);
     expect(on.exporter.getFinishedLogRecords()[0]!.attributes).toMatchObject({ prompt: 'fix the bug' });
+  });
+
+  test('metrics: claude_code.code_edit_tool.decision counts Edit/Write/NotebookEdit decisions once; other tools and replays add nothing', async () => {
+    const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+    const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+    const provider = new MeterProvider({ readers: [reader] });
+    const metrics = new AgentMetrics(provider.getMeter('test'), '0.0.0');
+    const outcomes: RunToolSummary[] = [
+      toolSummary({}),
+      toolSummary({ outcome: 'denied', isError: true }),
+      toolSummary({ replayed: true }),
+      toolSummary({}),
+    ];
+    const acts = withCodeEditMetrics(metrics, { runTool: async () => outcomes.shift()! } as unknown as Activities);
+    await acts.runTool({ ...toolInput, toolName: 'Edit' });
+    await acts.runTool({ ...toolInput, toolName: 'Write' });
+    await acts.runTool({ ...toolInput, toolName: 'Edit' });
+    await acts.runTool({ ...toolInput, toolName: 'Bash' });
+    await reader.forceFlush();
+    const points = exporter
+      .getMetrics()
+      .flatMap((r) => r.scopeMetrics.flatMap((s) => s.metrics))
+      .filter((m) => m.descriptor.name === 'claude_code.code_edit_tool.decision')
+      .flatMap((m) =>
+        m.dataPoints.map((p) => [p.attributes['tool_name'], p.attributes['decision'], p.attributes['source'], p.value]),
+      );
+    expect(points).toEqual([
+      ['Edit', 'accept', 'config', 1],
+      ['Write', 'reject', 'config', 1],
+    ]);
+    await provider.shutdown();
   });
 });
