@@ -7,7 +7,7 @@
 import type { AgentCaps } from './agents';
 import type { ContentRef } from './content-ref';
 import type { AgentRequest, TaskKiller, TaskUsage } from './tasks';
-import type { RunToolSummary } from './tools';
+import type { RunToolSummary, ToolPermission } from './tools';
 import type { PermissionMode } from './permissions';
 
 /** What a subagent's turn knows of itself (`TurnInput.agent`). */
@@ -59,6 +59,8 @@ export interface PlanAgentInput {
   /** The new agent's id and the uuid of its first line (from the workflow: stable on replay). */
   agentId: string;
   promptUuid: string;
+  /** The call's permission as the workflow decided it: a denial is written instead of a plan. */
+  permission?: ToolPermission;
 }
 
 /** What `planAgent` prepared: everything the child turn needs, by reference. */

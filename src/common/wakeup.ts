@@ -7,7 +7,7 @@
  * `src/activities/wakeup/texts.ts`.
  */
 import type { ContentRef } from './content-ref';
-import type { RunToolSummary } from './tools';
+import type { RunToolSummary, ToolPermission } from './tools';
 
 /** Shortest delay, s. */
 export const WAKEUP_MIN_DELAY_S = 60;
@@ -78,6 +78,8 @@ export interface WakeupCallRef {
   toolName: string;
   resultUuid: string;
   parentUuid: string;
+  /** The call's permission as the workflow decided it (`readWakeupCall`: a denial is written instead). */
+  permission?: ToolPermission;
 }
 
 /** What the call asks for (`invalid`: its error result is written). */

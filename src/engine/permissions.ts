@@ -25,7 +25,9 @@ export interface PermissionPolicy {
 /** Tool name of a rule (`Bash(git *)` → `Bash`). */
 export function ruleName(rule: string): string {
   const open = rule.indexOf('(');
-  return (open === -1 ? rule : rule.slice(0, open)).trim();
+  const name = (open === -1 ? rule : rule.slice(0, open)).trim();
+  // `Task` is Agent's other name in Claude Code (its rules, `--tools` and `system/init` use it).
+  return name === 'Task' ? 'Agent' : name;
 }
 
 /** The pattern inside `Name(...)`, or null for a rule naming the whole tool. */

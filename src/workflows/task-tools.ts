@@ -100,6 +100,7 @@ export class TaskTools {
       toolName: call.toolName as 'SendMessage' | 'TaskStop' | 'ListAgents',
       resultUuid: call.resultUuid,
       parentUuid: call.parentUuid ?? call.assistantUuid,
+      permission: call.permission,
     });
     if (read.kind === 'invalid') return read.result;
     if (read.kind === 'stop' && read.taskId === null) return this.result(call, { kind: 'missing-task-id' });
@@ -194,6 +195,7 @@ export class TaskTools {
       backgroundTasks: o.subagents?.backgroundTasks !== false && this.input.sessionWorkflowId !== undefined,
       agentId,
       promptUuid,
+      permission: call.permission,
     });
     if (!plan.ok) return plan.result;
     const run: AgentRunInfo = {

@@ -59,7 +59,8 @@ export class WakeupTool {
       resultUuid: call.resultUuid,
       parentUuid: call.parentUuid ?? call.assistantUuid,
     };
-    const read = await acts.readWakeupCall(ref);
+    // The permission goes with the read only: the result's record needs none.
+    const read = await acts.readWakeupCall({ ...ref, permission: call.permission });
     if (read.kind === 'invalid') return read.result;
     const requestId = uuid4();
     const replyTo = workflowInfo().workflowId;

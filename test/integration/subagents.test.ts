@@ -202,6 +202,44 @@ describe('subagents', () => {
     expect(resultsOf(later).map((r) => r.result)).toEqual(['The helper counted one file.']);
   });
 
+  test.each([
+    ['--disallowedTools Agent', ['Agent']],
+    ["Claude Code's other name, Task", ['Task']],
+  ])(
+    'subagents: a deny rule for the Agent tool (%s) refuses the call as any tool is refused: no child runs, the denial is reported',
+    async (_what, disallowedTools) => {
+      await start([
+        {
+          marker: '[as:main]',
+          steps: [
+            {
+              content: [
+                {
+                  tool_use: {
+                    name: 'Agent',
+                    input: { description: 'Look', prompt: '[as:helper] Look.', run_in_background: false },
+                  },
+                },
+              ],
+            },
+            { content: [{ text: 'Done.' }] },
+          ],
+        },
+        { marker: '[as:helper]', steps: [{ content: [{ text: 'Looked.' }] }] },
+      ]);
+      const e = env.engine({ cwd: makeRepo({}), defaults: testTurnOptions({ subagents: {}, disallowedTools }) });
+      const messages = await collect(e.submitMessage('[as:main] Do the task.'));
+      expect(toolResultText(messages, 'toolu_as_main_0_0')).toBe(
+        'Permission to use Agent has been denied by a permission rule (Agent).',
+      );
+      expect(routes.filter((r) => r.startsWith('[as:helper]'))).toEqual([]);
+      const result = resultsOf(messages)[0];
+      expect(result?.permission_denials).toEqual([
+        expect.objectContaining({ tool_name: 'Agent', tool_use_id: 'toolu_as_main_0_0' }),
+      ]);
+    },
+  );
+
   test('subagents: the spawn-depth limit (CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH=1): a depth-1 agent is not offered Agent', async () => {
     await start([
       {

@@ -33,7 +33,7 @@ import { toolUseError } from '../tools/format';
 import { agentSystemPrompt } from './system-prompt';
 import { FORK_STARTED, forkDirectiveText, unknownAgentType } from './texts';
 import { agentOutputFile } from './output-file';
-import { writeToolResult } from './tool-result-line';
+import { writeDenialIfDenied, writeToolResult } from './tool-result-line';
 
 /** The Agent tool's input, as 2.1.328's schema (no other keys). */
 export const AgentInputSchema = z.strictObject({
@@ -94,6 +94,15 @@ export function createPlanAgent(store: TranscriptStore): (input: PlanAgentInput)
     if (!parsed.success) {
       return refuse(validationErrorText('Agent', parsed.error.issues, raw), validationErrorDetail(parsed.error.issues));
     }
+    const call = {
+      sessionId: i.sessionId,
+      toolUseId: i.toolUseId,
+      toolName: 'Agent',
+      resultUuid: i.resultUuid,
+      parentUuid: i.parentUuid,
+    };
+    const denied = await writeDenialIfDenied(store, call, i.permission, raw);
+    if (denied) return { ok: false, result: denied };
     const input = parsed.data;
     if (i.depth > i.maxSpawnDepth) {
       const text = depthLimitText(i.depth - 1, i.maxSpawnDepth);

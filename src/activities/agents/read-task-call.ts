@@ -5,13 +5,13 @@
  */
 import { z } from 'zod';
 import type { ContentRef } from '../../common/content-ref';
-import type { RunToolSummary } from '../../common/tools';
+import type { RunToolSummary, ToolPermission } from '../../common/tools';
 import type { ContentBlock } from '../../common/transcript';
 import { storePrompt } from '../../store/prompt-content';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { validationErrorDetail, validationErrorText } from '../tools/execute';
 import { coordinatorMessage } from './texts';
-import { writeToolResult } from './tool-result-line';
+import { writeDenialIfDenied, writeToolResult } from './tool-result-line';
 
 /** Input of `readTaskCall`. */
 export interface ReadTaskCallInput {
@@ -22,6 +22,8 @@ export interface ReadTaskCallInput {
   /** Where an error result goes. */
   resultUuid: string;
   parentUuid: string;
+  /** The call's permission as the workflow decided it: a denial is written instead. */
+  permission?: ToolPermission;
 }
 
 /** What the call asks, or its error result (written). */
@@ -63,6 +65,9 @@ export function createReadTaskCall(store: TranscriptStore): (input: ReadTaskCall
       });
       return { kind: 'invalid', result };
     }
+    const { permission, ...call } = i;
+    const denied = await writeDenialIfDenied(store, call, permission, raw);
+    if (denied) return { kind: 'invalid', result: denied };
     if (i.toolName === 'ListAgents') return { kind: 'list' };
     if (i.toolName === 'TaskStop') {
       const d = parsed.data as z.infer<typeof TaskStopInput>;

@@ -7,7 +7,7 @@ import type { RunToolSummary } from '../../common/tools';
 import type { WakeupCall, WakeupCallRef, WakeupOutcome } from '../../common/wakeup';
 import { storePrompt } from '../../store/prompt-content';
 import type { TranscriptStore } from '../../store/transcript-store';
-import { writeToolResult } from '../agents/tool-result-line';
+import { writeDenialIfDenied, writeToolResult } from '../agents/tool-result-line';
 import { WAKEUP_PROMPT_REQUIRED, wakeupScheduledText, wakeupStoppedText } from './texts';
 
 export type { WakeupCall, WakeupCallRef, WakeupOutcome } from '../../common/wakeup';
@@ -23,6 +23,9 @@ export function createReadWakeupCall(store: TranscriptStore): (i: WakeupCallRef)
     const use = content.find((b) => b.type === 'tool_use' && (b as { id?: string }).id === i.toolUseId) as
       { input?: Record<string, unknown> } | undefined;
     const input = use?.input ?? {};
+    const { permission, ...call } = i;
+    const denied = await writeDenialIfDenied(store, call, permission, input);
+    if (denied) return { kind: 'invalid', result: denied };
     if (input['stop'] === true) return { kind: 'stop' };
     const prompt = input['prompt'];
     if (typeof prompt !== 'string' || prompt.length === 0) {

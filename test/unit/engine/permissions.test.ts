@@ -7,6 +7,18 @@ describe('decidePermission (the workflow part, by tool name)', () => {
       reason: 'rule',
     });
   });
+  test('decidePermission: the task tools the workflow answers itself are refused by a deny rule like any tool (Task is Agent)', () => {
+    for (const [tool, rule] of [
+      ['Agent', 'Agent'],
+      ['Agent', 'Task'],
+      ['TaskStop', 'TaskStop'],
+      ['SendMessage', 'SendMessage'],
+      ['ScheduleWakeup', 'ScheduleWakeup'],
+    ] as const) {
+      const p = permissionPolicyOf({ permissionMode: 'bypassPermissions', disallowedTools: [rule] });
+      expect({ tool, rule, behavior: decidePermission(p, tool).behavior }).toEqual({ tool, rule, behavior: 'deny' });
+    }
+  });
   test('decidePermission: a whole-tool allow rule or bypass mode allows without a check when no scoped rule limits it', () => {
     expect(decidePermission({ mode: 'default', allowedTools: ['Grep'] }, 'Grep')).toEqual({ behavior: 'allow' });
     expect(decidePermission({ mode: 'bypassPermissions' }, 'Write')).toEqual({ behavior: 'allow' });
