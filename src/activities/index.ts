@@ -4,6 +4,10 @@ import { findPrice } from '../config';
 import type { CallModelInput, CallModelSummary } from '../common/model';
 import type { RecordPromptInput } from '../common/turn';
 import type { AgentMetrics } from '../telemetry/agent-metrics';
+import type { AgentEvents } from '../telemetry/agent-events';
+import { withAgentEvents, withCodeEditMetrics } from './agent-events';
+import { withAgentSpans } from './agent-spans';
+import type { Tracer } from '@opentelemetry/api';
 import type { ModelPrice } from '../common/usage';
 import type { TranscriptStore } from '../store/transcript-store';
 import { createCallModel } from './model/call-model';
@@ -67,6 +71,10 @@ export interface ActivityDeps {
   workspace?: WorkspaceHost;
   /** Agent metrics under Claude Code's names (`src/telemetry`); absent = telemetry off. */
   metrics?: AgentMetrics;
+  /** Agent events under Claude Code's names (`src/telemetry`); absent = events off. */
+  events?: AgentEvents;
+  /** Spans of model calls and tool runs (`src/telemetry/tracing.ts`); absent = traces off. */
+  tracer?: Tracer;
 }
 
 /**
@@ -109,7 +117,7 @@ export function createActivities(given: ActivityDeps): Activities {
     toolSpecs: runnerToolSpecs,
   });
   // A store that cannot be written fails the activity at once (see storageFailure).
-  return timedAttempts({
+  const activities = timedAttempts({
     callModel: withStorageErrors(withModelMetrics(createCallModel(modelDeps), deps.metrics)),
     compactContext: withStorageErrors(createCompactContext(modelDeps)),
     runTool: withStorageErrors(
@@ -159,6 +167,8 @@ export function createActivities(given: ActivityDeps): Activities {
     readWakeupCall: withStorageErrors(createReadWakeupCall(deps.store)),
     recordWakeupResult: withStorageErrors(createRecordWakeupResult(deps.store)),
   });
+  const counted = withCodeEditMetrics(deps.metrics, activities);
+  return withAgentSpans(deps.tracer, withAgentEvents(deps.events, deps.store, counted));
 }
 
 /**

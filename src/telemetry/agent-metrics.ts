@@ -10,6 +10,7 @@
  * | `claude_code.session.count` | — | the standard ones |
  * | `claude_code.token.usage` | `tokens` | `type` (`input`, `output`, `cacheRead`, `cacheCreation`), `model` |
  * | `claude_code.cost.usage` | `USD` | `model` |
+ * | `claude_code.code_edit_tool.decision` | — | `decision` (`accept`, `reject`), `source`, `tool_name` (Edit, Write, NotebookEdit) |
  *
  * Standard attributes on every point: `session.id`, `app.version` (Claude Code's names), and the
  * runner's own `agent_runner.batch.id`, `agent_runner.task.id`, `agent_runner.pool.id` when the caller
@@ -36,13 +37,18 @@ export const CLAUDE_CODE_METRICS = {
   sessionCount: 'claude_code.session.count',
   tokenUsage: 'claude_code.token.usage',
   costUsage: 'claude_code.cost.usage',
+  codeEditToolDecision: 'claude_code.code_edit_tool.decision',
 } as const;
+
+/** The tools whose permission decisions `claude_code.code_edit_tool.decision` counts (Claude Code's list). */
+export const CODE_EDIT_TOOLS: ReadonlySet<string> = new Set(['Edit', 'Write', 'NotebookEdit']);
 
 /** The agent's counters on one meter (see the module comment for names and attributes). */
 export class AgentMetrics {
   private readonly sessions: Counter;
   private readonly tokens: Counter;
   private readonly cost: Counter;
+  private readonly editDecisions: Counter;
 
   constructor(
     meter: Meter,
@@ -61,6 +67,18 @@ export class AgentMetrics {
       description: 'Cost of the Claude Code session',
       unit: 'USD',
     });
+    this.editDecisions = meter.createCounter(CLAUDE_CODE_METRICS.codeEditToolDecision, {
+      description:
+        'Count of code editing tool permission decisions (accept/reject) for Edit, Write, and NotebookEdit tools',
+    });
+  }
+
+  /**
+   * A permission decision on a code-editing tool ({@link CODE_EDIT_TOOLS}), once per call.
+   * Claude Code adds `language` (from the file's extension); the runner does not yet.
+   */
+  codeEditDecision(ctx: AgentMetricContext, toolName: string, decision: 'accept' | 'reject', source: string): void {
+    this.editDecisions.add(1, { ...this.standard(ctx), decision, source, tool_name: toolName });
   }
 
   /** A session started: its first prompt was recorded (once, by the attempt that wrote it). */

@@ -11,6 +11,7 @@ import { checkWorkspaceRoot, type WorkspaceHost } from '../activities/workspace/
 import { workflowBundle } from './workflow-bundle';
 import { RUNNER_VERSION } from '../common/version';
 import { startAgentTelemetry } from '../telemetry/setup';
+import { activitySpanInterceptors } from '../telemetry/activity-interceptors';
 
 export { workflowBundle };
 
@@ -54,7 +55,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     if (config.workspace.root) checkWorkspaceRoot(config.workspace.root);
     workspace = { hostQueue: hostQueueName(taskQueue), host: os.hostname(), config: config.workspace };
   }
-  // Agent metrics under Claude Code's names (CLAUDE_CODE_ENABLE_TELEMETRY, OTEL_*); flushed when the worker stops.
+  // Agent metrics and events under Claude Code's names (CLAUDE_CODE_ENABLE_TELEMETRY, OTEL_*); flushed when the worker stops.
   const telemetry = startAgentTelemetry(opts.env ?? process.env);
   // MCP servers started by this worker's activities; stopped when the worker stops.
   const mcpPool = new McpClientPool(opts.env ? { env: opts.env } : {});
@@ -65,7 +66,9 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     ...(opts.anthropic ? { anthropic: opts.anthropic } : {}),
     ...(opts.modelFaults ? { modelFaults: opts.modelFaults } : {}),
     ...(workspace ? { workspace } : {}),
-    ...(telemetry ? { metrics: telemetry.metrics } : {}),
+    ...(telemetry?.metrics ? { metrics: telemetry.metrics } : {}),
+    ...(telemetry?.events ? { events: telemetry.events } : {}),
+    ...(telemetry?.tracer ? { tracer: telemetry.tracer } : {}),
     mcpPool,
   });
   const bundle = await workflowBundle();
@@ -83,6 +86,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     shutdownForceTime: config.worker.shutdownForceTimeMs,
     stickyQueueScheduleToStartTimeout: opts.stickyQueueScheduleToStartTimeoutMs ?? config.worker.stickyQueueTimeoutMs,
     maxHeartbeatThrottleInterval: config.worker.heartbeatThrottleMs,
+    ...activitySpanInterceptors(telemetry?.tracer),
     ...(opts.identity ? { identity: opts.identity } : {}),
   });
   const closeMcp = (w: Worker): Worker => {
@@ -106,6 +110,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivityTaskExecutions,
     shutdownGraceTime: config.worker.shutdownGraceTimeMs,
     shutdownForceTime: config.worker.shutdownForceTimeMs,
+    ...activitySpanInterceptors(telemetry?.tracer),
     ...(opts.identity ? { identity: `${opts.identity}/host` } : {}),
   });
   return closeMcp(withHostWorker(main, host));
