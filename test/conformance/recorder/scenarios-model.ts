@@ -43,7 +43,6 @@ const NOTEBOOK = JSON.stringify(
 
 /** WebSearch and WebFetch are built; this one also needs ToolSearch, which issue 22 builds. */
 const PENDING_TOOLSEARCH = 'issue 22: deferred tools and ToolSearch (WebSearch itself is built)';
-const PENDING_ASK = 'issue 23: AskUserQuestion';
 const PENDING_PLAN = 'issue 23: plan mode';
 
 /** Flags without `--model` (a matrix gives its own). */
@@ -409,7 +408,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'ask-user-question-sdk',
     title: 'AskUserQuestion through the Agent SDK: canUseTool sees it and answers (updatedInput with answers)',
     issue: 23,
-    pending: PENDING_ASK,
     sdk: {
       prompts: ['Ask me.'],
       options: {
