@@ -459,7 +459,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'plan-mode',
     title: '--permission-mode plan: the reminders, a Write refused, ExitPlanMode called headless',
     issue: 23,
-    pending: PENDING_PLAN,
     args: ['--permission-mode', 'plan'],
     steps: [
       {
@@ -494,7 +493,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'plan-mode-stream',
     title: 'plan mode through stream-json input: two turns, ExitPlanMode in the first',
     issue: 23,
-    pending: PENDING_PLAN,
     args: ['--permission-mode', 'plan'],
     stdin: [user('Plan the fix.'), user('Now do it.')],
     stdinPaced: true,
