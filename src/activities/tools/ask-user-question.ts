@@ -93,12 +93,19 @@ export type AskUserQuestionInput = z.infer<typeof AskUserQuestionInputSchema>;
 const DESCRIPTION =
   'Use this tool only when you are blocked on a decision that is genuinely the user\'s to make: one you cannot resolve from the request, the code, or sensible defaults.\n\nUsage notes:\n- Users will always be able to select "Other" to provide custom text input\n- Use multiSelect: true to allow multiple answers to be selected for a question\n- If you recommend a specific option, make that the first option in the list and add "(Recommended)" at the end of the label\n\nPlan mode note: To switch into plan mode, use EnterPlanMode (not this tool). Once in plan mode, use this tool to clarify requirements or choose between approaches BEFORE finalizing your plan. Do NOT use this tool to ask "Is my plan ready?", "Should I proceed?", or otherwise reference "the plan" in questions \u2014 the user cannot see the plan until you call ExitPlanMode for approval.\n\nReserve this for decisions where the user\'s answer changes what you do next \u2014 not for choices with a conventional default or facts you can verify in the codebase yourself. In those cases pick the obvious option, mention it in your response, and proceed.\n\nThe user may see only the question dialog: tool results and text you wrote earlier in this turn may not be on their screen while it is open. Make each question stand on its own: if it depends on something you found, say so briefly, and name the items you are asking about in the question itself.\n';
 
+/** The tool_result text when the call was allowed without answers (our words). */
+export const NO_ANSWERS_TEXT =
+  'The user did not answer these questions (the call was allowed without answers). Go on with sensible defaults and say which you chose.';
+
 /**
  * The tool_result text of answered questions, in Claude Code 2.1.328's words:
  * `Your questions have been answered: "<question>"="<answer>", …. You can now continue with these answers in mind.`
  * A question's annotation notes follow its answer (` user notes: …`).
  */
 export function answeredText(input: AskUserQuestionInput): string {
+  // Approved without answers (or by `--approval-default allow` at the timeout): said plainly, where
+  // headless Claude Code reports empty answers as answered (claude-code#50728).
+  if (Object.keys(input.answers ?? {}).length === 0) return NO_ANSWERS_TEXT;
   const parts = Object.entries(input.answers ?? {}).map(([question, answer]) => {
     const notes = input.annotations?.[question]?.notes;
     return `"${question}"="${answer}"${notes ? ` user notes: ${notes}` : ''}`;

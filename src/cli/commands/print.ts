@@ -423,7 +423,9 @@ function watchApprovals(rt: Runtime, sessionId: string, io: PrintIo): () => Prom
             seen.add(a.approvalId);
             io.stderr(
               `agent-runner: waiting for approval ${a.approvalId}: ${a.toolName} ${JSON.stringify(a.input ?? {}).slice(0, 200)}\n` +
-                `  answer with: agent-runner approvals approve ${a.approvalId}   (or: approvals deny ${a.approvalId} --message "…")`,
+                (a.toolName === 'AskUserQuestion'
+                  ? `  answer with: agent-runner approvals approve ${a.approvalId} --answers '{"<question>": "<label>"}'`
+                  : `  answer with: agent-runner approvals approve ${a.approvalId}   (or: approvals deny ${a.approvalId} --message "…")`),
             );
           }
         },
