@@ -54,7 +54,7 @@ describe('AskUserQuestion', () => {
   test('AskUserQuestion: not a default tool; its schema has Claude Code 2.1.328 fields', () => {
     expect(BUILTIN_TOOLS.has('AskUserQuestion')).toBe(false);
     const [spec] = toolsForModel(['AskUserQuestion']);
-    expect(Object.keys((spec!.input_schema as { properties: object }).properties)).toEqual([
+    expect(Object.keys(spec!.input_schema['properties'] as object)).toEqual([
       'questions',
       'answers',
       'annotations',
