@@ -443,11 +443,15 @@ function addApprovalCommands(program: Command, setExit: (code: number) => void):
   }
   approvals.commands
     .find((c) => c.name() === 'approve')
-    ?.option('--updated-input <json>', 'run the tool with this input instead');
+    ?.option('--updated-input <json>', 'run the tool with this input instead')
+    .option(
+      '--answers <json>',
+      'AskUserQuestion: the choices, {"<question>": "<label>", …} (several labels joined by ", ")',
+    );
   approvals
     .command('answer')
     .description(
-      'answer from JSON ({"approvalId", "behavior": "allow"|"deny", "message"?, "updatedInput"?}); prints JSON',
+      'answer from JSON ({"approvalId", "behavior": "allow"|"deny", "message"?, "updatedInput"?, "answers"?}); prints JSON',
     )
     .argument('[json]', 'the answer; read from stdin when absent')
     .action(async (json: string | undefined) => {

@@ -137,6 +137,11 @@ export interface ApprovalDecision {
   behavior: 'allow' | 'deny';
   message?: string;
   updatedInput?: Record<string, unknown>;
+  /**
+   * AskUserQuestion: the person's choices (question text → label; several joined by ", "), put
+   * into the call's input as its `answers` (the input the SDK's `canUseTool` would return).
+   */
+  answers?: Record<string, string>;
   by?: string;
 }
 
@@ -169,8 +174,17 @@ export async function answerApproval(
     ...(d.message !== undefined ? { message: d.message } : {}),
     ...(d.by !== undefined ? { by: d.by } : {}),
   };
-  if (d.behavior === 'allow' && d.updatedInput)
-    answer.inputRef = await storeApprovalInput(store, d.approvalId, d.updatedInput);
+  if (d.answers !== undefined && p.toolName !== 'AskUserQuestion')
+    throw new ApprovalNotFoundError(`answers apply to AskUserQuestion calls only (${d.approvalId} is ${p.toolName})`);
+  const updatedInput =
+    d.answers !== undefined
+      ? {
+          ...(d.updatedInput ?? ((await inputOf(store, p)) as Record<string, unknown> | undefined) ?? {}),
+          answers: d.answers,
+        }
+      : d.updatedInput;
+  if (d.behavior === 'allow' && updatedInput)
+    answer.inputRef = await storeApprovalInput(store, d.approvalId, updatedInput);
   try {
     return await client.workflow.getHandle(p.turnWorkflowId).executeUpdate(answerApprovalUpdate, { args: [answer] });
   } catch (e) {

@@ -47,7 +47,8 @@ export interface EnvironmentSnapshot {
 export type ContextAttachment =
   | { type: 'instructions'; files: MemoryFile[] }
   | { type: 'session_context'; context: { gitStatus: string } }
-  | { type: 'environment'; environment: EnvironmentSnapshot }
+  /** `planFile`: the session started in plan mode; its plan file (plan mode's paragraph names it). */
+  | { type: 'environment'; environment: EnvironmentSnapshot; planFile?: string }
   | { type: 'nested_memory'; file: MemoryFile }
   /** The skills the model may load with the Skill tool, listed once in the session's context. */
   | { type: 'skill_listing'; skills: Array<{ name: string; description: string }> }
@@ -78,6 +79,8 @@ export interface LoadContextInput {
   gitStatus: boolean;
   /** Content key of the session's definitions: the skills the model may load are listed in the context. */
   definitionsKey?: string;
+  /** The session starts in plan mode (`--permission-mode plan`): the context names its plan file. */
+  planMode?: boolean;
 }
 
 /** Output of `loadContext`: a small summary; the context itself is on the line it wrote. */
@@ -89,6 +92,8 @@ export interface LoadContextSummary {
   warnings: number;
   /** True when the line already existed (an earlier attempt wrote it). */
   replayed: boolean;
+  /** Plan mode: the session's plan file (absolute path). */
+  planFile?: string;
 }
 
 /** Failure types thrown by `loadContext` (`ApplicationFailure.type`). */

@@ -63,9 +63,10 @@ export const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
  * Built-in tools offered only when `--tools` (or the SDK's `tools`) names them: Claude Code
  * 2.1.328 defers them by default (loaded through ToolSearch).
  * Turns recorded before they existed could not name them, so their permission decisions and
- * runs are unchanged.
+ * runs are unchanged. AskUserQuestion is one only in a turn with an approver (`options.approvals`:
+ * `--wait-for-approval`, the SDK's `canUseTool`); elsewhere it stays headless-disabled.
  */
-export const OPT_IN_TOOL_NAMES = ['NotebookEdit'] as const;
+export const OPT_IN_TOOL_NAMES = ['NotebookEdit', 'AskUserQuestion'] as const;
 
 /**
  * Tools of Claude Code that need a person to answer them, which 2.1.328 disables in a headless
@@ -97,7 +98,7 @@ export const LISTABLE_TOOL_NAMES: readonly string[] = [
   SKILL_TOOL,
   TOOL_SEARCH_TOOL,
   ...OPT_IN_TOOL_NAMES,
-  ...HEADLESS_DISABLED_TOOL_NAMES,
+  ...HEADLESS_DISABLED_TOOL_NAMES.filter((t) => !(OPT_IN_TOOL_NAMES as readonly string[]).includes(t)),
 ];
 
 /** Tools that only read: a batch of consecutive calls to them runs in parallel. */

@@ -106,6 +106,10 @@ export function decidePermission(
   hook: HookPermission = { decision: 'none' },
 ): ToolPermission {
   if (hook.decision === 'deny') return { behavior: 'deny', message: hook.message, reason: 'hook' };
+  // AskUserQuestion (offered only with an approver) always asks, in every mode: the answer is the person's choice.
+  if (toolName === 'AskUserQuestion' && policy.optInTools?.includes(toolName)) {
+    return { behavior: 'deny', message: 'Answer questions?', reason: 'mode', ask: true };
+  }
   const byName = decideByName(policy, toolName);
   if (byName.verdict === 'check') {
     return {

@@ -150,7 +150,7 @@ export class ToolRuns {
    * tool, decided by the activity (src/activities/permissions/decide.ts).
    */
   permissionOf(use: ToolUseSummary): ToolPermission {
-    return decidePermission(turnPolicy(this.input.options, this.state.skillRules), use.name);
+    return inPlanModeWords(decidePermission(turnPolicy(this.input.options, this.state.skillRules), use.name), use);
   }
 
   /** True when a call's input may change before it runs: a PreToolUse hook, or approvals that may ask. */
@@ -180,7 +180,10 @@ export class ToolRuns {
       // The hook's verdict yields to deny and ask rules and safety checks (one order of
       // precedence); histories recorded before it replay with the earlier combination.
       const permission = isPatched('hookPrecedence')
-        ? decidePermission(turnPolicy(this.input.options, this.state.skillRules), run.use.name, hooked.hook)
+        ? inPlanModeWords(
+            decidePermission(turnPolicy(this.input.options, this.state.skillRules), run.use.name, hooked.hook),
+            run.use,
+          )
         : legacyHookPermission(plain.permission, hooked.hook);
       prepared = {
         ...plain,
@@ -372,6 +375,17 @@ export class ToolRuns {
     const use = idx >= 0 ? pending.splice(idx, 1)[0] : undefined;
     this.state.recordToolResult(r, use);
   }
+}
+
+/**
+ * Plan mode's refusal of a call that writes a file, in Claude Code 2.1.328's words
+ * (`Cannot write to <path> while in plan mode.`); other refusals keep theirs. Only the text the
+ * activity gets changes (no command), so histories recorded before replay as they ran.
+ */
+function inPlanModeWords(p: ToolPermission, use: ToolUseSummary): ToolPermission {
+  if (p.behavior !== 'deny' || p.reason !== 'mode' || use.filePath === undefined) return p;
+  if (p.message !== `${use.name} is not allowed in plan mode.`) return p;
+  return { ...p, message: `Cannot write to ${use.filePath} while in plan mode.` };
 }
 
 /** Claude Code 2.1.328's words for a call of a tool the agent is not offered (without the `<tool_use_error>` frame `runTool` adds). */

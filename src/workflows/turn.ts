@@ -345,6 +345,7 @@ class Turn {
           ...(options.settingSources ? { settingSources: options.settingSources } : {}),
           ...(options.userMemoryKey !== undefined ? { userMemoryKey: options.userMemoryKey } : {}),
           ...(options.definitionsKey !== undefined ? { definitionsKey: options.definitionsKey } : {}),
+          ...(options.permissionMode === 'plan' ? { planMode: true } : {}),
         }),
       );
       this.state.recordContext(loaded.uuid);

@@ -5,7 +5,7 @@
  * allow-list (known-differences.ts) filters and {@link formatDifferences} prints.
  */
 import type { ParsedRequest, RequestBlock } from '../../src/fake-model';
-import { systemText } from '../../src/fake-model/request';
+import { contentText, systemText } from '../../src/fake-model/request';
 
 import type { Side, SideRun, StreamMessage } from './run';
 
@@ -430,6 +430,19 @@ export function contextLayout(req: ParsedRequest, paths: SidePaths): string[] {
   return out;
 }
 
+/** The plan-mode paragraph of a request's environment message, or null without one. */
+function planModeParagraph(r: ParsedRequest): string | null {
+  for (const m of r.messages) {
+    if ((m.role as string) !== 'system') continue;
+    const text = contentText(m.content as Parameters<typeof contentText>[0]);
+    const start = text.indexOf('Plan mode is active.');
+    if (start < 0) continue;
+    const end = text.lastIndexOf("\n\nToday's date is ");
+    return text.slice(start, end > start ? end : undefined);
+  }
+  return null;
+}
+
 /** The context layout of every request, and whether each system prompt ends with `systemTail`. */
 export function compareContext(
   claude: readonly ParsedRequest[],
@@ -445,6 +458,15 @@ export function compareContext(
     const b = ours[i] ? contextLayout(ours[i]!, oursPaths) : [ABSENT];
     if (a.join('\n') !== b.join('\n'))
       diffs.push({ kind: 'context', where: `${prefix}request ${i}`, claude: a, ours: b });
+    // Plan mode's paragraph of the environment message, word for word (the plan file's random words normalised).
+    const plan = (r: ParsedRequest | undefined): string | null => (r ? planModeParagraph(r) : null);
+    if (plan(claude[i]) !== plan(ours[i]))
+      diffs.push({
+        kind: 'context',
+        where: `${prefix}request ${i} plan mode`,
+        claude: plan(claude[i]),
+        ours: plan(ours[i]),
+      });
     if (opts.systemTail !== undefined) {
       const tail = opts.systemTail.trim();
       const ends = (r: ParsedRequest | undefined): boolean => (r ? systemText(r).trim().endsWith(tail) : false);

@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ContextAttachment, LoadContextInput, LoadContextSummary, MemoryFile } from '../../common/context';
 import { ContextErrorType } from '../../common/context';
@@ -5,19 +6,34 @@ import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/transcript';
 import type { TranscriptEntry } from '../../common/transcript';
 import { MemoryImportCycleError } from '../../config-files/memory-files';
 import { loadSessionContext } from './session-context';
+import { planFilePath } from './plan-mode';
 import { getContextContent, MissingContextContentError } from '../../store/context-content';
 import { modelInvocable } from '../../config-files/definitions/catalog';
 import { definitionsOf } from '../commands/prepare-command';
 import type { TranscriptStore } from '../../store/transcript-store';
 
+/** The text of a prompt line (its text blocks joined). */
+function promptText(line: TranscriptEntry | undefined): string {
+  const content = line?.message?.content;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return (content as Array<{ type?: string; text?: unknown }>)
+    .filter((b) => b.type === 'text' && typeof b.text === 'string')
+    .map((b) => b.text as string)
+    .join(' ');
+}
+
 function summaryOf(entry: TranscriptEntry, replayed: boolean, warnings: number): LoadContextSummary {
   const attachments = (entry.attachments ?? []) as unknown as ContextAttachment[];
   const instructions = attachments.find((a) => a.type === 'instructions');
+  const environment = attachments.find((a) => a.type === 'environment');
+  const planFile = environment?.type === 'environment' ? environment.planFile : undefined;
   return {
     uuid: entry.uuid,
     memoryFiles: instructions?.type === 'instructions' ? instructions.files.length : 0,
     warnings,
     replayed,
+    ...(planFile !== undefined ? { planFile } : {}),
   };
 }
 
@@ -75,8 +91,12 @@ export function createLoadContext(store: TranscriptStore): (input: LoadContextIn
             name: c.name,
             description: c.description,
           }));
+    // Plan mode names the session's plan file, after the words of its prompt.
+    const planFile = input.planMode
+      ? planFilePath(homedir(), promptText(await store.get(input.sessionId, input.parentUuid)), input.sessionId)
+      : undefined;
     const attachments: ContextAttachment[] = [
-      ...loaded.attachments,
+      ...loaded.attachments.map((a) => (a.type === 'environment' && planFile !== undefined ? { ...a, planFile } : a)),
       ...(skills.length ? [{ type: 'skill_listing' as const, skills }] : []),
     ];
     const entry: TranscriptEntry = {

@@ -7,6 +7,7 @@
  */
 import type { ContextAttachment, EnvironmentSnapshot, MemoryFile, MemoryType } from '../../common/context';
 import { fileReadCallText, fileReadResultText, unknownCommandText } from '../../common/command-text';
+import { renderPlanMode } from './plan-mode';
 
 /** What each kind of memory file is, as the model is told. */
 const DESCRIPTIONS: Record<MemoryType, string> = {
@@ -117,6 +118,7 @@ export function renderAttachment(a: ContextAttachment, extras: RenderExtras = {}
       const paragraphs = [
         ...(extras.deferredTools?.length ? [renderDeferredTools(extras.deferredTools)] : []),
         ...(extras.skills?.length ? [renderSkillListing(extras.skills)] : []),
+        ...(a.planFile !== undefined ? [renderPlanMode(a.planFile)] : []),
       ];
       return [{ role: 'system', text: renderEnvironment(a.environment, paragraphs) }];
     }

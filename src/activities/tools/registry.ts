@@ -6,6 +6,7 @@ import { BashTool } from './bash';
 import { EditTool } from './edit';
 import { GlobTool } from './glob';
 import { GrepTool } from './grep';
+import { AskUserQuestionTool } from './ask-user-question';
 import { NotebookEditTool } from './notebook-edit';
 import { ReadTool } from './read';
 import type { ToolDefinition } from './types';
@@ -27,9 +28,9 @@ export const BUILTIN_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map<str
   ]),
 );
 
-/** The opt-in tools (src/common/tools.ts `OPT_IN_TOOL_NAMES`: NotebookEdit), by name. */
+/** The opt-in tools (src/common/tools.ts `OPT_IN_TOOL_NAMES`: NotebookEdit, AskUserQuestion), by name. */
 export const OPT_IN_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map<string, AnyToolDefinition>(
-  [NotebookEditTool].map((t) => [t.name, t]),
+  [NotebookEditTool, AskUserQuestionTool as AnyToolDefinition].map((t) => [t.name, t]),
 );
 
 /** Every built-in tool, default and opt-in: the table of a turn that offers its opt-in tools. */

@@ -23,6 +23,8 @@ export interface ApprovalsAnswerFlags {
   message?: string;
   /** `approve`: the input to run the tool with instead (JSON object). */
   updatedInput?: string;
+  /** `approve` of an AskUserQuestion call: the person's choices, question text → label (JSON object of strings). */
+  answers?: string;
   json?: boolean;
 }
 
@@ -83,6 +85,15 @@ function jsonObject(flag: string, text: string): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
+/** AskUserQuestion's answers: an object of strings (question text → the chosen label or labels). */
+function answersOf(flag: string, v: unknown): Record<string, string> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new UsageError(`${flag}: expected a JSON object`);
+  for (const [q, a] of Object.entries(v)) {
+    if (typeof a !== 'string') throw new UsageError(`${flag}: the answer to "${q}" must be a string`);
+  }
+  return v as Record<string, string>;
+}
+
 async function answer(config: Config, d: ApprovalDecision, json: boolean, io: ControlIo): Promise<number> {
   return withControlErrors(io, async () => {
     const rt = await openControlRuntime(config, `approvals ${d.behavior === 'allow' ? 'approve' : 'deny'}`);
@@ -120,7 +131,10 @@ export async function runApprovalsAnswer(
 ): Promise<number> {
   if (flags.updatedInput !== undefined && behavior === 'deny')
     throw new UsageError('--updated-input applies to approve only');
+  if (flags.answers !== undefined && behavior === 'deny') throw new UsageError('--answers applies to approve only');
   const updatedInput = flags.updatedInput !== undefined ? jsonObject('--updated-input', flags.updatedInput) : undefined;
+  const answers =
+    flags.answers !== undefined ? answersOf('--answers', jsonObject('--answers', flags.answers)) : undefined;
   return answer(
     config,
     {
@@ -128,6 +142,7 @@ export async function runApprovalsAnswer(
       behavior,
       ...(flags.message !== undefined ? { message: flags.message } : {}),
       ...(updatedInput ? { updatedInput } : {}),
+      ...(answers ? { answers } : {}),
       by: 'cli',
     },
     flags.json === true,
@@ -154,6 +169,7 @@ export async function runApprovalsJson(config: Config, text: string, io: Control
   if (updated !== undefined && (updated === null || typeof updated !== 'object' || Array.isArray(updated))) {
     throw new UsageError('approval answer: updatedInput: expected an object');
   }
+  const answers = o['answers'] !== undefined ? answersOf('approval answer: answers', o['answers']) : undefined;
   return answer(
     config,
     {
@@ -161,6 +177,7 @@ export async function runApprovalsJson(config: Config, text: string, io: Control
       behavior,
       ...(message !== undefined ? { message } : {}),
       ...(updated !== undefined ? { updatedInput: updated as Record<string, unknown> } : {}),
+      ...(answers ? { answers } : {}),
       by: 'webhook',
     },
     true,

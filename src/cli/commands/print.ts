@@ -8,7 +8,7 @@ import type { Runtime } from '../../host/runtime';
 import type { InputFormat, OutputFormat } from '../output';
 import { EXIT, describeMessage, exitCodeFor, textOutput, workspaceMoveNotice } from '../output';
 import type { TurnFlags } from '../turn-options';
-import { UsageError, modelNaming, positiveNumber, turnOptionsFrom } from '../turn-options';
+import { UsageError, modelNaming, positiveNumber, splitToolList, turnOptionsFrom } from '../turn-options';
 import { unenforceableBudget } from '../budget-prices';
 import { applySettings } from '../settings-options';
 import type { LoadedSettings } from '../../config-files';
@@ -195,6 +195,10 @@ export async function runPrint(
   }
   const approvals = approvalSettingsFrom(flags);
   if (approvals) options = { ...options, approvals };
+  // With an approver AskUserQuestion is offered when `--tools` names it: its call waits for the answer.
+  if (approvals && options.tools && splitToolList(flags.tools)?.includes('AskUserQuestion')) {
+    options = { ...options, tools: [...options.tools, 'AskUserQuestion'] };
+  }
   if (flags.permissionPromptTool !== undefined && flags.permissionPromptTool !== 'stdio') {
     io.stderr(
       `agent-runner: --permission-prompt-tool ${flags.permissionPromptTool}: permission prompts are not supported; ` +
@@ -427,7 +431,9 @@ function watchApprovals(rt: Runtime, sessionId: string, io: PrintIo): () => Prom
             seen.add(a.approvalId);
             io.stderr(
               `agent-runner: waiting for approval ${a.approvalId}: ${a.toolName} ${JSON.stringify(a.input ?? {}).slice(0, 200)}\n` +
-                `  answer with: agent-runner approvals approve ${a.approvalId}   (or: approvals deny ${a.approvalId} --message "…")`,
+                (a.toolName === 'AskUserQuestion'
+                  ? `  answer with: agent-runner approvals approve ${a.approvalId} --answers '{"<question>": "<label>"}'`
+                  : `  answer with: agent-runner approvals approve ${a.approvalId}   (or: approvals deny ${a.approvalId} --message "…")`),
             );
           }
         },

@@ -43,7 +43,6 @@ const NOTEBOOK = JSON.stringify(
 
 /** WebSearch and WebFetch are built; this one also needs ToolSearch, which issue 22 builds. */
 const PENDING_TOOLSEARCH = 'issue 22: deferred tools and ToolSearch (WebSearch itself is built)';
-const PENDING_ASK = 'issue 23: AskUserQuestion';
 const PENDING_PLAN = 'issue 23: plan mode';
 
 /** Flags without `--model` (a matrix gives its own). */
@@ -409,7 +408,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'ask-user-question-sdk',
     title: 'AskUserQuestion through the Agent SDK: canUseTool sees it and answers (updatedInput with answers)',
     issue: 23,
-    pending: PENDING_ASK,
     sdk: {
       prompts: ['Ask me.'],
       options: {
@@ -461,7 +459,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'plan-mode',
     title: '--permission-mode plan: the reminders, a Write refused, ExitPlanMode called headless',
     issue: 23,
-    pending: PENDING_PLAN,
     args: ['--permission-mode', 'plan'],
     steps: [
       {
@@ -496,7 +493,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'plan-mode-stream',
     title: 'plan mode through stream-json input: two turns, ExitPlanMode in the first',
     issue: 23,
-    pending: PENDING_PLAN,
     args: ['--permission-mode', 'plan'],
     stdin: [user('Plan the fix.'), user('Now do it.')],
     stdinPaced: true,
