@@ -7,6 +7,7 @@ import type { AgentMetrics } from '../telemetry/agent-metrics';
 import type { ModelPrice } from '../common/usage';
 import type { TranscriptStore } from '../store/transcript-store';
 import { createCallModel } from './model/call-model';
+import { createBatchActivities } from './model/batch';
 import type { ModelClient } from './model/call-model';
 import { createToolModelCalls } from './tools/web/model-calls';
 import { modelClientsFromConfig, providerPrice } from './model/providers';
@@ -111,6 +112,7 @@ export function createActivities(given: ActivityDeps): Activities {
   // A store that cannot be written fails the activity at once (see storageFailure).
   return timedAttempts({
     callModel: withStorageErrors(withModelMetrics(createCallModel(modelDeps), deps.metrics)),
+    ...createBatchActivities(modelDeps),
     compactContext: withStorageErrors(createCompactContext(modelDeps)),
     runTool: withStorageErrors(
       createRunTool({
