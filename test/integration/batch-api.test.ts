@@ -1,0 +1,78 @@
+import type { SDKResultMessage } from '../../src/common/sdk-messages';
+import type { BatchApiOptions } from '../../src/common/batch';
+import { makeRepo, startRunnerEnv, testTurnOptions } from '../helpers/runner-env';
+import type { RunnerEnv } from '../helpers/runner-env';
+
+/** Fast settings for tests: a short window and quick polls. */
+const FAST: BatchApiOptions = { maxWaitMs: 60_000, windowMs: 300, pollIntervalMs: 200, maxPollIntervalMs: 1000 };
+
+const steps = [
+  { content: [{ tool_use: { name: 'Read', input: { file_path: '{{cwd}}/a.txt' } } }] },
+  { content: [{ text: 'The file says hello.' }], usage: { output_tokens: 40 } },
+];
+
+describe('batch api: model calls through the Message Batches API', () => {
+  let env: RunnerEnv;
+  afterEach(async () => {
+    await env?.close();
+  });
+
+  test('batch api: concurrent turns share batches; the turn ends as after synchronous calls, at half the cost', async () => {
+    env = await startRunnerEnv({ scenario: { steps }, batchProcessingMs: 300 });
+    const run = async (batchApi: BatchApiOptions | undefined): Promise<SDKResultMessage> => {
+      const repo = makeRepo({ 'a.txt': 'hello\n' });
+      const engine = env.engine({ cwd: repo, defaults: testTurnOptions(batchApi ? { batchApi } : {}) });
+      return (await env.runTurn(engine, 'read a.txt')).result;
+    };
+    const sync = await run(undefined);
+    const batched = await Promise.all([run(FAST), run(FAST), run(FAST)]);
+    for (const r of batched) {
+      expect(r).toMatchObject({ subtype: 'success', num_turns: 2, result: 'The file says hello.', stop_reason: 'end_turn' });
+      expect(r.usage.output_tokens).toBe(sync.usage.output_tokens);
+      expect(r.usage.input_tokens).toBe(sync.usage.input_tokens);
+      expect(r.total_cost_usd).toBeCloseTo(sync.total_cost_usd / 2, 10);
+      const m = Object.values(r.modelUsage)[0];
+      expect(m?.costUSD).toBeCloseTo(sync.total_cost_usd / 2, 10);
+    }
+    // 6 calls of 3 turns, due at about the same time: grouped into few batches.
+    const batches = env.fake.batches();
+    expect(batches.flatMap((b) => b.custom_ids)).toHaveLength(6);
+    expect(batches.length).toBeLessThanOrEqual(3);
+    expect(batches.every((b) => b.processing_status === 'ended')).toBe(true);
+    // No call went to the synchronous API but the sync turn's two.
+    expect(env.fake.requests().filter((e) => e.batch === undefined)).toHaveLength(2);
+    // The assistant lines are the synchronous path's, marked with their batch.
+    const lines = await env.store.load(batched[0]!.session_id);
+    const assistant = lines.filter((l) => l.type === 'assistant');
+    expect(assistant).toHaveLength(2);
+    expect(assistant.every((l) => l.messageBatch?.id.startsWith('msgbatch_'))).toBe(true);
+  });
+
+  test('batch api: an expired request is sent again in a new batch', async () => {
+    env = await startRunnerEnv({
+      batchProcessingMs: 100,
+      scenario: { steps: [{ content: [{ text: 'done' }], errors: [{ batch_result: 'expired' }] }] },
+    });
+    const engine = env.engine({ cwd: makeRepo({}), defaults: testTurnOptions({ batchApi: FAST }) });
+    const { result } = await env.runTurn(engine, 'hi');
+    expect(result).toMatchObject({ subtype: 'success', result: 'done' });
+    expect(env.fake.batches().map((b) => b.request_counts)).toEqual([
+      expect.objectContaining({ expired: 1 }),
+      expect.objectContaining({ succeeded: 1 }),
+    ]);
+  });
+
+  test('batch api: past maxWaitMs the call falls back to the synchronous API', async () => {
+    env = await startRunnerEnv({ batchProcessingMs: 60_000, scenario: { steps: [{ content: [{ text: 'sync answer' }] }] } });
+    const engine = env.engine({
+      cwd: makeRepo({}),
+      defaults: testTurnOptions({ batchApi: { ...FAST, maxWaitMs: 1500 } }),
+    });
+    const { result } = await env.runTurn(engine, 'hi');
+    expect(result).toMatchObject({ subtype: 'success', result: 'sync answer' });
+    expect(env.fake.batches()).toHaveLength(1);
+    expect(env.fake.requests().filter((e) => e.batch === undefined && e.outcome === 'completed')).toHaveLength(1);
+    const lines = await env.store.load(result.session_id);
+    expect(lines.find((l) => l.type === 'assistant')?.messageBatch).toBeUndefined();
+  });
+});
