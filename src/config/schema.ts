@@ -521,7 +521,13 @@ export interface ModelConfig {
    * arriving within it go in one batch (@default 2000); `pollIntervalMs` / `maxPollIntervalMs`:
    * first and longest interval between polls of a batch (@default 1000 / 60000).
    */
-  batchApi: { enabled: boolean; maxWaitMs: number; windowMs: number; pollIntervalMs: number; maxPollIntervalMs: number };
+  batchApi: {
+    enabled: boolean;
+    maxWaitMs: number;
+    windowMs: number;
+    pollIntervalMs: number;
+    maxPollIntervalMs: number;
+  };
 }
 
 /** Built-in tools (`tools`). */

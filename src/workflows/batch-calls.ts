@@ -14,7 +14,7 @@ import { batchResultSignal } from './batch-messages';
 
 /** Enqueueing builds the request and signals the collector: short, retried like setup steps. */
 const enqueue = proxyActivities<Pick<Activities, 'enqueueBatchRequest'>>({
-  startToCloseTimeout: '2 minutes',
+  startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5 },
 });
 /** Classifying an errored result always fails, once: the turn decides what follows. */

@@ -35,13 +35,22 @@ export interface ActiveBatch {
   requests: BatchRequestRef[];
 }
 
-/** Each batch activity is one short API call. */
-const acts = proxyActivities<
-  Pick<Activities, 'createMessageBatch' | 'retrieveMessageBatch' | 'storeMessageBatchResults'>
->({
-  startToCloseTimeout: '5 minutes',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '60s' },
+/**
+ * Each batch activity is one short API call, with a short start-to-close: one in flight on a
+ * worker that died is retried soon on another.
+ */
+const retry = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '60s' } as const;
+const poller = proxyActivities<Pick<Activities, 'retrieveMessageBatch'>>({ startToCloseTimeout: '20 seconds', retry });
+const submitter = proxyActivities<Pick<Activities, 'createMessageBatch' | 'storeMessageBatchResults'>>({
+  startToCloseTimeout: '2 minutes',
+  retry,
 });
+// (Activity proxies are Proxies: they cannot be spread into one object.)
+const acts = {
+  retrieveMessageBatch: poller.retrieveMessageBatch,
+  createMessageBatch: submitter.createMessageBatch,
+  storeMessageBatchResults: submitter.storeMessageBatchResults,
+};
 
 /** Largest batch the collector sends (the API allows 100,000 requests or 256 MB). */
 const MAX_BATCH_REQUESTS = 1000;

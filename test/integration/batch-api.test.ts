@@ -4,6 +4,16 @@ import { costOfUsage } from '../../src/engine/cost';
 import type { BatchApiOptions } from '../../src/common/batch';
 import { makeRepo, startRunnerEnv, testTurnOptions } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
+import { startWorkerProcess } from '../helpers/worker-process';
+import type { WorkerProcess } from '../helpers/worker-process';
+
+async function waitFor(what: string, cond: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 /** Fast settings for tests: a short window and quick polls. */
 const FAST: BatchApiOptions = { maxWaitMs: 60_000, windowMs: 300, pollIntervalMs: 200, maxPollIntervalMs: 1000 };
@@ -15,9 +25,36 @@ const steps = [
 
 describe('batch api: model calls through the Message Batches API', () => {
   let env: RunnerEnv;
+  const workers: WorkerProcess[] = [];
   afterEach(async () => {
+    for (const w of workers.splice(0)) await w.stop().catch(() => undefined);
     await env?.close();
   });
+
+  test('batch api: a worker killed (kill -9) while a batch is pending; a new worker resumes polling and never resubmits', async () => {
+    env = await startRunnerEnv({ worker: false, scenario: { steps }, batchProcessingMs: 4000 });
+    workers.push(await startWorkerProcess(env.workerEnv));
+    const engine = env.engine({ cwd: makeRepo({ 'a.txt': 'hello\n' }), defaults: testTurnOptions({ batchApi: FAST }) });
+    const turn = env.runTurn(engine, 'read a.txt');
+    await waitFor('the first batch', () => env.fake.batches().length === 1).catch((e: unknown) => {
+      throw new Error(`${String(e)}\n${workers[0]!.stderr().slice(-3000)}`);
+    });
+    await workers[0]!.kill9();
+    workers.push(await startWorkerProcess(env.workerEnv));
+    const { result } = await turn;
+    expect(result).toMatchObject({ subtype: 'success', num_turns: 2, result: 'The file says hello.' });
+    const batches = env.fake.batches();
+    if (batches.length !== 2) {
+      const h = env.client.workflow.getHandle(`batch-collector/${env.taskQueue}`);
+      const events: string[] = [];
+      for (const e of (await h.fetchHistory()).events ?? []) events.push(JSON.stringify(e).slice(0, 300));
+      console.log('HISTORY', (await h.describe()).status.name, events.join('\n'));
+    }
+    expect(batches).toHaveLength(2);
+    const ids = batches.flatMap((b) => b.custom_ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(env.fake.requests().filter((e) => e.outcome === 'completed')).toHaveLength(2);
+  }, 180_000);
 
   test('batch api: concurrent turns share batches; the turn ends as after synchronous calls, at half the cost', async () => {
     env = await startRunnerEnv({ scenario: { steps }, batchProcessingMs: 300 });
@@ -29,7 +66,12 @@ describe('batch api: model calls through the Message Batches API', () => {
     const sync = await run(undefined);
     const batched = await Promise.all([run(FAST), run(FAST), run(FAST)]);
     for (const r of batched) {
-      expect(r).toMatchObject({ subtype: 'success', num_turns: 2, result: 'The file says hello.', stop_reason: 'end_turn' });
+      expect(r).toMatchObject({
+        subtype: 'success',
+        num_turns: 2,
+        result: 'The file says hello.',
+        stop_reason: 'end_turn',
+      });
       expect(r.usage.output_tokens).toBe(sync.usage.output_tokens);
       // The same tokens (cache reads included) at half the standard price.
       const standard = costOfUsage(r.usage, findPrice(env.config.prices, 'claude-sonnet-5-5') ?? null) ?? NaN;
@@ -67,7 +109,10 @@ describe('batch api: model calls through the Message Batches API', () => {
   });
 
   test('batch api: past maxWaitMs the call falls back to the synchronous API', async () => {
-    env = await startRunnerEnv({ batchProcessingMs: 60_000, scenario: { steps: [{ content: [{ text: 'sync answer' }] }] } });
+    env = await startRunnerEnv({
+      batchProcessingMs: 60_000,
+      scenario: { steps: [{ content: [{ text: 'sync answer' }] }] },
+    });
     const engine = env.engine({
       cwd: makeRepo({}),
       defaults: testTurnOptions({ batchApi: { ...FAST, maxWaitMs: 1500 } }),

@@ -52,8 +52,17 @@ function submissionKey(submission: string): string {
 /** Store key of a collector's submissions (the collector's session-less scope). */
 const COLLECTOR_SCOPE = 'batch-collector';
 
+/** The batch activities, by name (each described where it is built). */
+export interface BatchActivities {
+  enqueueBatchRequest(input: EnqueueBatchRequestInput): Promise<{ requestKey: string }>;
+  createMessageBatch(input: { submission: string; requests: BatchRequestRef[] }): Promise<{ batchId: string }>;
+  retrieveMessageBatch(input: { batchId: string }): Promise<BatchStatus>;
+  storeMessageBatchResults(input: { batchId: string; requests: BatchRequestRef[] }): Promise<BatchRequestOutcome[]>;
+  failBatchRequest(input: { error: NonNullable<BatchRequestOutcome['error']> }): Promise<never>;
+}
+
 /** Creates the batch activities. */
-export function createBatchActivities(deps: ModelDeps) {
+export function createBatchActivities(deps: ModelDeps): BatchActivities {
   const client = (model?: string): Anthropic => deps.anthropic(model) as Anthropic;
   return {
     /**
@@ -65,7 +74,7 @@ export function createBatchActivities(deps: ModelDeps) {
       const ctx = Context.current();
       const turnId = ctx.info.workflowExecution?.workflowId ?? '';
       const built = await buildModelRequest(deps, input.call, turnId);
-      const { stream: _stream, ...params } = built.params;
+      const params: Anthropic.MessageCreateParamsNonStreaming = { ...built.params, stream: false };
       const stored: StoredBatchRequest = {
         params,
         betas: requestBetas(built),
@@ -263,6 +272,3 @@ function statusOfErrorType(type: string): number {
   };
   return table[type] ?? 500;
 }
-
-/** The batch activities, by name. */
-export type BatchActivities = ReturnType<typeof createBatchActivities>;

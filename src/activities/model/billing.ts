@@ -115,7 +115,8 @@ export async function settleBilling(
 export function lineTotals(entry: TranscriptEntry, priceFor: (model: string) => ModelPrice | null): BilledTotals {
   // A batch's response is billed at batch rates.
   if (entry.messageBatch) {
-    const { messageBatch: _batch, ...standard } = entry;
+    const standard: TranscriptEntry = { ...entry };
+    delete standard.messageBatch;
     return atBatchRates(lineTotals(standard, priceFor));
   }
   if (entry.billing) return billedTotals(entry.billing, priceFor);
