@@ -62,3 +62,15 @@ export function batchCollectorId(taskQueue: string): string {
 export function batchCustomId(assistantUuid: string, n: number): string {
   return `${assistantUuid.replace(/-/g, '')}_${n}`;
 }
+
+/** What a turn's calls through the Message Batches API came to (in its outcome and result). */
+export interface BatchApiReport {
+  /** Model calls answered by a batch. */
+  batchedCalls: number;
+  /** Model calls that went to the synchronous API instead (past `maxWaitMs`, or tries used up). */
+  fallbacks: number;
+  /** Why each fallback happened (at most the last 10). */
+  fallbackReasons: string[];
+  /** USD saved against the standard price: the batched calls' cost (they cost half). */
+  savedUsd: number;
+}

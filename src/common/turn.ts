@@ -1,4 +1,4 @@
-import type { BatchApiOptions } from './batch';
+import type { BatchApiOptions, BatchApiReport } from './batch';
 import type { ContentRef } from './content-ref';
 import type { ModelUsage, Usage } from './usage';
 import type { FileReadState } from './tools';
@@ -313,6 +313,8 @@ export interface TurnOutcome {
   events: string[];
   readFileState: Record<string, FileReadState>;
   apiErrorStatus: number | null;
+  /** With `options.batchApi`: calls answered by batches, calls that fell back, and the USD saved. */
+  batchApi?: BatchApiReport;
   /**
    * Structured output: uuid of the tool_result line of the valid StructuredOutput call, whose
    * `structuredOutput` field holds the object (`result.structured_output`).

@@ -7,8 +7,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
-import type { BatchApiOptions, BatchRequestOutcome } from '../common/batch';
-import { batchCustomId } from '../common/batch';
+import type { BatchApiOptions, BatchApiReport, BatchRequestOutcome } from '../common/batch';
+import { BATCH_PRICE_FACTOR, batchCustomId } from '../common/batch';
 import type { CallModelInput } from '../common/model';
 import { batchResultSignal } from './batch-messages';
 
@@ -39,8 +39,8 @@ export type BatchCallResult =
  */
 export class BatchCalls {
   private readonly results = new Map<string, BatchRequestOutcome>();
-  /** Calls answered by a batch, and calls that fell back (for the result). */
-  readonly counts = { batched: 0, fallbacks: 0 };
+  /** What the calls came to, for the outcome. */
+  readonly report: BatchApiReport = { batchedCalls: 0, fallbacks: 0, fallbackReasons: [], savedUsd: 0 };
 
   constructor(
     private readonly opts: BatchApiOptions,
@@ -73,7 +73,7 @@ export class BatchCalls {
       const o = this.results.get(customId) as BatchRequestOutcome;
       this.results.delete(customId);
       if (o.result === 'succeeded') {
-        this.counts.batched += 1;
+        this.report.batchedCalls += 1;
         return { kind: 'stored', batchId: o.batchId, tries: n };
       }
       last = `batch ${o.batchId}: request ${o.result}`;
@@ -90,8 +90,14 @@ export class BatchCalls {
     return this.fellBack(`${last} after ${this.maxTries} tries`, this.maxTries);
   }
 
+  /** Counts what a batched call cost (at batch rates): as much again was saved. */
+  saved(costUsd: number | null): void {
+    if (costUsd !== null) this.report.savedUsd += costUsd / BATCH_PRICE_FACTOR - costUsd;
+  }
+
   private fellBack(reason: string, tries: number): BatchCallResult {
-    this.counts.fallbacks += 1;
+    this.report.fallbacks += 1;
+    this.report.fallbackReasons = [...this.report.fallbackReasons, reason].slice(-10);
     return { kind: 'fallback', reason, tries };
   }
 }

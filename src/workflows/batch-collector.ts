@@ -42,7 +42,7 @@ export interface ActiveBatch {
 const retry = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '60s' } as const;
 const poller = proxyActivities<Pick<Activities, 'retrieveMessageBatch'>>({ startToCloseTimeout: '20 seconds', retry });
 const submitter = proxyActivities<Pick<Activities, 'createMessageBatch' | 'storeMessageBatchResults'>>({
-  startToCloseTimeout: '2 minutes',
+  startToCloseTimeout: '30 seconds',
   retry,
 });
 // (Activity proxies are Proxies: they cannot be spread into one object.)

@@ -62,6 +62,7 @@ import { TurnState } from './turn-state';
 import { WorkspaceFollower, WorkspaceStop } from './workspace';
 import { isPatched } from './patches';
 import { BatchCalls } from './batch-calls';
+import type { BatchApiReport } from '../common/batch';
 import { tellSessionFinished, withOrigin } from './agent-turn';
 
 /** Model calls per workflow run before a long turn continues as new. */
@@ -95,7 +96,8 @@ const STRUCTURED_OUTPUT_EXHAUSTED = 'structured_output_retry_exhausted';
  */
 export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   const turn = new Turn(input);
-  const outcome = withOrigin(input, await turn.run(), turn.state);
+  const ran = await turn.run();
+  const outcome = withOrigin(input, turn.batchReport ? { ...ran, batchApi: turn.batchReport } : ran, turn.state);
   // Not reached on continue-as-new (run() throws it): the next run is still a member.
   await turn.member.leave();
   turn.finish(outcome);
@@ -126,6 +128,11 @@ class Turn {
   private lastCall: string | null = null;
   /** `--batch-api`: model calls go through Message Batches (only inputs with the option: no patch needed). */
   private readonly batches: BatchCalls | undefined;
+
+  /** What `--batch-api` calls came to (absent without the option). */
+  get batchReport(): BatchApiReport | undefined {
+    return this.batches?.report;
+  }
 
   constructor(private readonly input: TurnInput) {
     this.state = new TurnState(input);
@@ -459,8 +466,10 @@ class Turn {
       };
       call = await this.interrupts.run(async () => {
         // With --batch-api the response is written by the batch; callModel then returns its line's summary.
-        if (this.batches) await this.batches.call(callInput);
-        return summarized(this.acts.callModel, `model call ${n}`, callInput);
+        const batched = this.batches ? await this.batches.call(callInput) : undefined;
+        const summary = await summarized(this.acts.callModel, `model call ${n}`, callInput);
+        if (batched?.kind === 'stored') this.batches?.saved(summary.costUsd);
+        return summary;
       });
     } catch (err) {
       return this.afterFailedCall(modelFailureOf(err));
