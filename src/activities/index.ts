@@ -11,6 +11,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { ModelPrice } from '../common/usage';
 import type { TranscriptStore } from '../store/transcript-store';
 import { createCallModel } from './model/call-model';
+import { createBatchActivities } from './model/batch';
 import type { ModelClient } from './model/call-model';
 import { createToolModelCalls } from './tools/web/model-calls';
 import { modelClientsFromConfig, providerPrice } from './model/providers';
@@ -119,6 +120,7 @@ export function createActivities(given: ActivityDeps): Activities {
   // A store that cannot be written fails the activity at once (see storageFailure).
   const activities = timedAttempts({
     callModel: withStorageErrors(withModelMetrics(createCallModel(modelDeps), deps.metrics)),
+    ...createBatchActivities(modelDeps),
     compactContext: withStorageErrors(createCompactContext(modelDeps)),
     runTool: withStorageErrors(
       createRunTool({

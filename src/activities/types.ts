@@ -14,13 +14,14 @@ import type { AgentPlan, AgentRefusal, PlanAgentInput, RecordAgentResultInput } 
 import type { ContentRef } from '../common/content-ref';
 import type { StoreNotificationInput, RecordNotificationInput } from './agents/notifications';
 import type { ReadTaskCallInput, TaskCall } from './agents/read-task-call';
+import type { BatchActivities } from './model/batch';
 
 /**
  * The activities workflows call (through `proxyActivities`, imported as a type only).
  * Every one is idempotent by the uuids the workflow passes in: a retry never duplicates a line
  * or repeats a completed model call.
  */
-export interface Activities {
+export interface Activities extends BatchActivities {
   /** Streams one Messages API call; writes the assistant line; returns a summary. */
   callModel(input: CallModelInput): Promise<CallModelSummary>;
   /** Runs one tool call (or records why it did not run); writes its tool_result line. */

@@ -116,6 +116,10 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--task-budget <tokens>', 'output-token budget: nudge the model to continue while under 90% of it')
     .option('--model <id>', 'model id (default: model.name in temporal.yaml, or AGENT_RUNNER_MODEL)')
     .option('--fallback-model <id>', 'model to switch to when the model keeps answering overloaded (529)')
+    .option(
+      '--batch-api',
+      'send model calls through the Message Batches API at half price; turns wait on durable timers (docs/batch-api.md)',
+    )
     .option('--effort <level>', 'effort of the model: low | medium | high | xhigh | max (models that take one)')
     .option(
       '--max-thinking-tokens <n>',

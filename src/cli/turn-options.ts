@@ -1,3 +1,5 @@
+import type { BatchApiOptions } from '../common/batch';
+import { BATCH_API_DEFAULTS } from '../common/batch';
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Config } from '../config';
@@ -88,6 +90,8 @@ export interface TurnFlags extends ThinkingFlags {
   dangerouslySkipPermissions?: boolean;
   /** `--fallback-model`: model used after repeated overloaded errors. */
   fallbackModel?: string;
+  /** `--batch-api`: model calls through the Message Batches API (also config `model.batchApi.enabled`). */
+  batchApi?: boolean;
 }
 
 /** Splits tool lists as `claude` accepts them (`src/common/tool-list.ts`). */
@@ -223,6 +227,9 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
     ...(settingSources !== undefined ? { settingSources } : {}),
     ...(flags.budgetPool !== undefined ? { budgetPoolId: poolWorkflowIdFlag(flags.budgetPool) } : {}),
     ...(fallbackModel !== undefined ? { fallbackModel } : {}),
+    ...(flags.batchApi === true || config.model.batchApi?.enabled === true
+      ? { batchApi: batchApiOptions(config.model.batchApi) }
+      : {}),
     compaction: {
       autoCompactRatio: config.compaction.autoCompactRatio,
       preserveTokens: config.compaction.preserveTokens,
@@ -256,5 +263,15 @@ export function subagentSettingsFrom(env: NodeJS.ProcessEnv): SubagentSettings {
   return {
     ...(maxSpawnDepth !== undefined ? { maxSpawnDepth } : {}),
     ...(disabled ? { backgroundTasks: false } : {}),
+  };
+}
+
+/** The turn's batch settings from config `model.batchApi` (defaults where absent). */
+function batchApiOptions(c: Partial<Config['model']['batchApi']> | undefined): BatchApiOptions {
+  return {
+    maxWaitMs: c?.maxWaitMs ?? BATCH_API_DEFAULTS.maxWaitMs,
+    windowMs: c?.windowMs ?? BATCH_API_DEFAULTS.windowMs,
+    pollIntervalMs: c?.pollIntervalMs ?? BATCH_API_DEFAULTS.pollIntervalMs,
+    maxPollIntervalMs: c?.maxPollIntervalMs ?? BATCH_API_DEFAULTS.maxPollIntervalMs,
   };
 }

@@ -402,6 +402,16 @@ export function resultMessage(
     stop_reason: o.stopReason,
     total_cost_usd: o.costUsd,
     total_cost_usd_known: o.costKnown,
+    ...(o.batchApi
+      ? {
+          batch_api: {
+            batched_calls: o.batchApi.batchedCalls,
+            fallbacks: o.batchApi.fallbacks,
+            fallback_reasons: o.batchApi.fallbackReasons,
+            saved_usd: o.batchApi.savedUsd,
+          },
+        }
+      : {}),
     usage: {
       ...o.usage,
       output_tokens_details: { thinking_tokens: sumOf(o.modelUsage, (u) => u.thinkingTokens ?? 0) },

@@ -153,6 +153,8 @@ export interface SDKResultMessage {
   total_cost_usd: number;
   /** False when some model's cost is unknown (not in the price table). Extension of ours. */
   total_cost_usd_known: boolean;
+  /** `--batch-api` (runner's own): calls answered by batches, fallbacks, USD saved against standard prices. */
+  batch_api?: { batched_calls: number; fallbacks: number; fallback_reasons: string[]; saved_usd: number };
   /**
    * Tokens of the turn, with `output_tokens_details.thinking_tokens` (thinking tokens among the
    * output tokens, as far as the API reported them) and `server_tool_use` (web searches the API

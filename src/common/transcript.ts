@@ -152,6 +152,11 @@ const TranscriptEntryFields = {
   compactFallback: z.boolean().optional(),
   /** Billed usage the line's call reports, on assistant and compaction-summary lines. */
   billing: BillingSchema.optional(),
+  /**
+   * On assistant lines answered through the Message Batches API (`--batch-api`): the batch and the
+   * request's `custom_id`. The line is priced at batch rates (src/common/batch.ts).
+   */
+  messageBatch: z.object({ id: z.string(), customId: z.string() }).optional(),
   /** On a compaction's summary line (`model/compact.ts`): it is one; the summary text alone. */
   isCompactSummary: z.boolean().optional(),
   compactSummary: z.string().optional(),

@@ -1,3 +1,4 @@
+import type { BatchApiOptions, BatchApiReport } from './batch';
 import type { ContentRef } from './content-ref';
 import type { ModelUsage, Usage } from './usage';
 import type { FileReadState } from './tools';
@@ -93,6 +94,11 @@ export interface TurnOptions {
    * Must differ from `model`.
    */
   fallbackModel?: string;
+  /**
+   * `--batch-api`: model calls go through the Message Batches API at half price, the turn
+   * waiting on durable timers (docs/batch.md). Absent: the synchronous Messages API.
+   */
+  batchApi?: BatchApiOptions;
   /** When and how the turn compacts its context (auto-compaction threshold, window, preserved tail). */
   compaction?: CompactionOptions;
   /** Consecutive responses cut by `max_tokens` that the turn asks the model to resume. @default 3 */
@@ -307,6 +313,8 @@ export interface TurnOutcome {
   events: string[];
   readFileState: Record<string, FileReadState>;
   apiErrorStatus: number | null;
+  /** With `options.batchApi`: calls answered by batches, calls that fell back, and the USD saved. */
+  batchApi?: BatchApiReport;
   /**
    * Structured output: uuid of the tool_result line of the valid StructuredOutput call, whose
    * `structuredOutput` field holds the object (`result.structured_output`).

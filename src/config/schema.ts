@@ -219,6 +219,14 @@ const WorkerSchema = z.strictObject({
     .default(null),
 });
 
+const BatchApiSchema = z.strictObject({
+  enabled: z.boolean({ error: 'expected true or false' }).default(false),
+  maxWaitMs: positiveInt(86_400_000),
+  windowMs: nonNegativeInt(2000),
+  pollIntervalMs: positiveInt(1000),
+  maxPollIntervalMs: positiveInt(60_000),
+});
+
 const ModelSchema = z.strictObject({
   /** A model id, or a Claude Code alias (`sonnet`, `opus`, `haiku`), resolved per provider when a turn starts. */
   name: nonEmptyString('sonnet'),
@@ -240,6 +248,7 @@ const ModelSchema = z.strictObject({
   heartbeatTimeoutMs: positiveInt(30_000),
   maxAttempts: positiveInt(10),
   streamIdleTimeoutMs: nonNegativeInt(300_000),
+  batchApi: BatchApiSchema.prefault({}),
 });
 
 const ToolsSchema = z.strictObject({
@@ -505,6 +514,20 @@ export interface ModelConfig {
    * `CLAUDE_ENABLE_STREAM_WATCHDOG=0` turns it off. @default 300000 (Claude Code's)
    */
   streamIdleTimeoutMs: number;
+  /**
+   * The Message Batches API (docs/batch-api.md): `enabled` sends every turn's model calls through
+   * it (as `--batch-api`), at half price. `maxWaitMs`: longest wait for one call's answer before
+   * it falls back to the synchronous API (@default 86400000, the API's 24 h); `windowMs`: calls
+   * arriving within it go in one batch (@default 2000); `pollIntervalMs` / `maxPollIntervalMs`:
+   * first and longest interval between polls of a batch (@default 1000 / 60000).
+   */
+  batchApi: {
+    enabled: boolean;
+    maxWaitMs: number;
+    windowMs: number;
+    pollIntervalMs: number;
+    maxPollIntervalMs: number;
+  };
 }
 
 /** Built-in tools (`tools`). */

@@ -17,3 +17,4 @@ export type { ContentSpec, ExpectSpec, FaultSpec, Scenario, ScenarioInput, Scrip
 export { EXPECTATION_FAILED_PREFIX } from './expectations';
 export { matchMarker, ownUserText, routeByMarker } from './router';
 export type { MarkedScript, RouteContext, RouterOptions, RouteStep } from './router';
+export type { BatchResultLine, BatchSummary, BatchTiming } from './batches';

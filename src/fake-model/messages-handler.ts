@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { apiErrorBody, defaultErrorMessage, errorTypeForStatus, statusForErrorType } from './api-errors';
 import { bedrockChunk } from './aws-event-stream';
+import { FAKE_BATCH_HEADER, FAKE_BATCH_RESULT_HEADER } from './batches';
 import { EXPECTATION_FAILED_PREFIX, checkExpectations } from './expectations';
 import { endResponse, readBody, sendJson, sleep, writeChunk } from './http-util';
 import type { PromptCacheSimulator } from './prompt-cache';
@@ -192,6 +193,11 @@ export async function handleMessages(
     finish(opts.outcome ?? 'http_error', status, message);
   };
 
+  const batchHeader = httpReq.headers[FAKE_BATCH_HEADER];
+  if (typeof batchHeader === 'string') {
+    const [id = '', customId = ''] = batchHeader.split(' ');
+    entry.batch = { id, customId };
+  }
   const read = await readBody(httpReq, MAX_BODY_BYTES);
   if (!read.ok) return fail(413, defaultErrorMessage('request_too_large'));
   entry.requestBytes = read.body.length;
@@ -270,10 +276,15 @@ export async function handleMessages(
     );
   }
 
-  const fault: FaultSpec | undefined = step.errors?.[entry.attempt - 1];
+  const scripted: FaultSpec | undefined = step.errors?.[entry.attempt - 1];
+  const fault = scripted?.batch_result !== undefined && entry.batch === undefined ? undefined : scripted;
   await sleep(deps.latencyMs + (step.delay_ms ?? 0) + (fault?.delay_ms ?? 0), abort.signal);
   if (abort.signal.aborted) return finish('aborted', 0, 'client disconnected before the response');
 
+  if (fault?.batch_result !== undefined) {
+    sendJson(res, 200, { type: fault.batch_result }, { [FAKE_BATCH_RESULT_HEADER]: fault.batch_result });
+    return finish('batch_unprocessed', 200, `batch request ${fault.batch_result}`);
+  }
   if (fault?.status !== undefined) {
     const headers: Record<string, string> = {};
     const retryAfter = fault.retry_after ?? (fault.status === 429 ? 1 : undefined);

@@ -19,6 +19,8 @@ export type RequestOutcome =
   | 'sse_error'
   /** A step's `expect` check failed (HTTP 400). */
   | 'expectation_failed'
+  /** `batch_result`: a Message Batch request left unprocessed (expired or canceled). */
+  | 'batch_unprocessed'
   /** The client disconnected before the response was complete. */
   | 'aborted';
 
@@ -47,6 +49,8 @@ export interface RequestLogEntry {
   /** Whether the request asked for `stream: true`. */
   stream: boolean;
   outcome: RequestOutcome;
+  /** Set when the request was one of a Message Batch's: the batch id and the request's `custom_id`. */
+  batch?: { id: string; customId: string };
   /** HTTP status sent (200 for streams, including faults after the 200); 0 if none was sent. */
   status: number;
   /** `tool_use_id`s of all `tool_result` blocks in the request, in order. */

@@ -77,7 +77,7 @@ export const ContentSpecSchema = z
     }
   });
 
-const FAULT_KINDS = ['status', 'cut_after_events', 'malformed_sse', 'sse_error'] as const;
+const FAULT_KINDS = ['status', 'cut_after_events', 'malformed_sse', 'sse_error', 'batch_result'] as const;
 
 /**
  * A fault applied to one attempt of a step, instead of the normal response.
@@ -105,6 +105,11 @@ export const FaultSpecSchema = z
     after_events: nonNegativeInt.optional(),
     /** Extra delay before the response headers, in ms. */
     delay_ms: nonNegativeInt.optional(),
+    /**
+     * In a Message Batch, the request is not processed and its result is of this type; a
+     * synchronous call skips the fault (answers normally).
+     */
+    batch_result: z.enum(['expired', 'canceled']).optional(),
   })
   .superRefine((fault, ctx) => {
     const present = FAULT_KINDS.filter((k) => fault[k] !== undefined);

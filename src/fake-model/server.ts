@@ -3,6 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { apiErrorBody } from './api-errors';
+import type { BatchSummary, BatchTiming } from './batches';
+import { FakeBatches } from './batches';
 import { readBody, sendJson } from './http-util';
 import type { Responder } from './messages-handler';
 import { handleMessages } from './messages-handler';
@@ -30,6 +32,10 @@ export interface FakeModelServerOptions {
   port?: number;
   /** Delay before every `/v1/messages` response's headers, in ms. @default 0 */
   latencyMs?: number;
+  /** Time from a Message Batch's creation to the processing of its requests, in ms. @default 0 */
+  batchProcessingMs?: number;
+  /** Time from a Message Batch's creation after which its unprocessed requests expire, in ms. @default 86_400_000 (the API's 24 h) */
+  batchExpiresAfterMs?: number;
   /**
    * Context window in tokens: a request whose estimated prompt (`ceil(chars / 4)`) is larger gets
    * HTTP 400 `prompt is too long: N tokens > M maximum`, as the API answers. @default no limit
@@ -60,7 +66,11 @@ export interface FakeModelServer {
   completedCalls(): RequestLogEntry[];
   /** Token totals of the prompt-cache simulation. */
   cacheStats(): CacheStats;
-  /** Clears the log, attempt counters and the simulated cache (as `POST /_fake/reset`). */
+  /** The Message Batches created so far (status, counts, custom_ids), by creation. */
+  batches(): BatchSummary[];
+  /** Changes the batch timing for batches created from now on (as `POST /_fake/batches/config`). */
+  configureBatches(timing: Partial<BatchTiming>): BatchTiming;
+  /** Clears the log, attempt counters, the simulated cache and the batches (as `POST /_fake/reset`). */
   reset(): void;
   /** Stops listening, drops open connections and waits for in-flight handlers. */
   close(): Promise<void>;
@@ -103,7 +113,13 @@ export async function startFakeModelServer(opts: FakeModelServerOptions): Promis
     providerAuth: opts.providerAuth,
     redactedIssued: new Set<string>(),
   };
+  let baseUrl = '';
+  const batches = new FakeBatches(() => baseUrl, {
+    ...(opts.batchProcessingMs !== undefined ? { processingMs: opts.batchProcessingMs } : {}),
+    ...(opts.batchExpiresAfterMs !== undefined ? { expiresAfterMs: opts.batchExpiresAfterMs } : {}),
+  });
   const reset = (): void => {
+    batches.reset();
     log.clear();
     cache.reset();
     attempts.clear();
@@ -140,6 +156,32 @@ export async function startFakeModelServer(opts: FakeModelServerOptions): Promis
       if (!parsed.ok) return sendJson(res, 400, apiErrorBody('invalid_request_error', parsed.message, requestId));
       return sendJson(res, 200, { input_tokens: estimatePromptTokens(parsed.request) });
     }
+    if (path.startsWith('/v1/messages/batches') && (await batches.handle(req, res, path, requestId))) return;
+    if (key === 'POST /_fake/batches/config') {
+      const read = await readBody(req, 64 * 1024);
+      let timing: Partial<BatchTiming> = {};
+      try {
+        const body = read.ok ? (JSON.parse(read.body.toString('utf8') || '{}') as Record<string, unknown>) : {};
+        const ms = (k: string): number | undefined => {
+          const v = body[k];
+          if (v === undefined) return undefined;
+          if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+            throw new Error(`${k}: must be a number of ms >= 0`);
+          return v;
+        };
+        const processingMs = ms('processing_ms');
+        const expiresAfterMs = ms('expires_after_ms');
+        timing = {
+          ...(processingMs !== undefined ? { processingMs } : {}),
+          ...(expiresAfterMs !== undefined ? { expiresAfterMs } : {}),
+        };
+      } catch (e) {
+        return sendJson(res, 400, apiErrorBody('invalid_request_error', (e as Error).message, requestId));
+      }
+      const now = batches.configure(timing);
+      return sendJson(res, 200, { processing_ms: now.processingMs, expires_after_ms: now.expiresAfterMs });
+    }
+    if (key === 'GET /_fake/batches') return sendJson(res, 200, { batches: batches.summaries() });
     if (key === 'GET /_fake/log') {
       return sendJson(res, 200, { requests: log.all(), cacheStats: cache.stats() });
     }
@@ -173,7 +215,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions): Promis
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const baseUrl = `http://${host}:${address.port}`;
+  baseUrl = `http://${host}:${address.port}`;
 
   return {
     baseUrl,
@@ -181,8 +223,11 @@ export async function startFakeModelServer(opts: FakeModelServerOptions): Promis
     requests: () => log.all(),
     completedCalls: () => log.all().filter((e) => e.outcome === 'completed'),
     cacheStats: () => cache.stats(),
+    batches: () => batches.summaries(),
+    configureBatches: (timing) => batches.configure(timing),
     reset,
     close: async () => {
+      batches.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await Promise.allSettled([...inFlight]);

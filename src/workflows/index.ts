@@ -5,3 +5,4 @@ export { sessionWorkflow } from './session';
 export { turnWorkflow } from './turn';
 export { budgetPoolWorkflow } from './budget-pool';
 export { shellTaskWorkflow } from './shell-task';
+export { batchCollectorWorkflow } from './batch-collector';

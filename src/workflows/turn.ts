@@ -13,7 +13,7 @@ import {
 import { SA } from '../common/search-attributes';
 import { modelCallLabel } from '../common/summary';
 import { summarized } from './activity-summary';
-import type { CallModelSummary } from '../common/model';
+import type { CallModelInput, CallModelSummary } from '../common/model';
 import { ModelErrorType } from '../common/model';
 import { STRUCTURED_OUTPUT_NUDGE } from '../common/structured-output';
 import type { TranscriptEntry } from '../common/transcript';
@@ -61,6 +61,8 @@ import type { TurnActivities } from './turn-activities';
 import { TurnState } from './turn-state';
 import { WorkspaceFollower, WorkspaceStop } from './workspace';
 import { isPatched } from './patches';
+import { BatchCalls } from './batch-calls';
+import type { BatchApiReport } from '../common/batch';
 import { tellSessionFinished, withOrigin } from './agent-turn';
 
 /** Model calls per workflow run before a long turn continues as new. */
@@ -94,7 +96,8 @@ const STRUCTURED_OUTPUT_EXHAUSTED = 'structured_output_retry_exhausted';
  */
 export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   const turn = new Turn(input);
-  const outcome = withOrigin(input, await turn.run(), turn.state);
+  const ran = await turn.run();
+  const outcome = withOrigin(input, turn.batchReport ? { ...ran, batchApi: turn.batchReport } : ran, turn.state);
   // Not reached on continue-as-new (run() throws it): the next run is still a member.
   await turn.member.leave();
   turn.finish(outcome);
@@ -123,6 +126,13 @@ class Turn {
   private stepsThisRun = 0;
   /** What the last model call came to (`model call 3 → tool_use Edit`), for the Web UI. */
   private lastCall: string | null = null;
+  /** `--batch-api`: model calls go through Message Batches (only inputs with the option: no patch needed). */
+  private readonly batches: BatchCalls | undefined;
+
+  /** What `--batch-api` calls came to (absent without the option). */
+  get batchReport(): BatchApiReport | undefined {
+    return this.batches?.report;
+  }
 
   constructor(private readonly input: TurnInput) {
     this.state = new TurnState(input);
@@ -144,6 +154,9 @@ class Turn {
       // histories never have it, so they replay without the task tools and need no patch).
       input.options.subagents ? new TaskTools(input, this.state, this.acts, this.workspace) : undefined,
     );
+    this.batches = input.options.batchApi
+      ? new BatchCalls(input.options.batchApi, input.options.timeouts?.modelMaxAttempts ?? 3)
+      : undefined;
     setHandler(turnProgressQuery, () => this.progress());
     setHandler(turnSpendQuery, () => this.state.spend());
     setHandler(setLimitsSignal, (patch) => {
@@ -430,30 +443,35 @@ class Turn {
     const tools = modelToolNames(options);
     let call: CallModelSummary | undefined;
     try {
-      call = await this.interrupts.run(() =>
-        summarized(this.acts.callModel, `model call ${n}`, {
-          sessionId,
-          cwd,
-          assistantUuid,
-          parentUuid: this.state.leaf,
-          model,
-          maxTokens: options.maxTokens,
-          ...(options.thinking ? { thinking: options.thinking } : {}),
-          ...(tools ? { tools } : {}),
-          ...(options.systemPromptKey !== undefined ? { systemPromptKey: options.systemPromptKey } : {}),
-          ...(options.appendSystemPromptKey !== undefined
-            ? { appendSystemPromptKey: options.appendSystemPromptKey }
-            : {}),
-          ...(options.includePartialMessages ? { streamEvents: true } : {}),
-          ...(options.jsonSchemaKey !== undefined ? { jsonSchemaKey: options.jsonSchemaKey } : {}),
-          ...(canFallBack ? { overloadedAttemptsBeforeFallback: OVERLOADED_ATTEMPTS_BEFORE_FALLBACK } : {}),
-          ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
-          ...(options.definitionsKey !== undefined ? { definitionsKey: options.definitionsKey } : {}),
-          ...(options.toolSearch !== undefined ? { toolSearch: options.toolSearch } : {}),
-          ...(options.compaction?.microcompact ? { microcompact: options.compaction.microcompact } : {}),
-          ...this.workspace.forModelCall(),
-        }),
-      );
+      const callInput: CallModelInput = {
+        sessionId,
+        cwd,
+        assistantUuid,
+        parentUuid: this.state.leaf,
+        model,
+        maxTokens: options.maxTokens,
+        ...(options.thinking ? { thinking: options.thinking } : {}),
+        ...(tools ? { tools } : {}),
+        ...(options.systemPromptKey !== undefined ? { systemPromptKey: options.systemPromptKey } : {}),
+        ...(options.appendSystemPromptKey !== undefined
+          ? { appendSystemPromptKey: options.appendSystemPromptKey }
+          : {}),
+        ...(options.includePartialMessages ? { streamEvents: true } : {}),
+        ...(options.jsonSchemaKey !== undefined ? { jsonSchemaKey: options.jsonSchemaKey } : {}),
+        ...(canFallBack ? { overloadedAttemptsBeforeFallback: OVERLOADED_ATTEMPTS_BEFORE_FALLBACK } : {}),
+        ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
+        ...(options.definitionsKey !== undefined ? { definitionsKey: options.definitionsKey } : {}),
+        ...(options.toolSearch !== undefined ? { toolSearch: options.toolSearch } : {}),
+        ...(options.compaction?.microcompact ? { microcompact: options.compaction.microcompact } : {}),
+        ...this.workspace.forModelCall(),
+      };
+      call = await this.interrupts.run(async () => {
+        // With --batch-api the response is written by the batch; callModel then returns its line's summary.
+        const batched = this.batches ? await this.batches.call(callInput) : undefined;
+        const summary = await summarized(this.acts.callModel, `model call ${n}`, callInput);
+        if (batched?.kind === 'stored') this.batches?.saved(summary.costUsd);
+        return summary;
+      });
     } catch (err) {
       return this.afterFailedCall(modelFailureOf(err));
     } finally {

@@ -8,6 +8,7 @@
  * attempt that outlived the attempt whose line won). Lines are first-writer-wins, so every
  * attempt of a call returns the same billing, and a record is listed by one line only.
  */
+import { BATCH_PRICE_FACTOR } from '../../common/batch';
 import type { Billing, TranscriptEntry } from '../../common/transcript';
 import type { Usage } from '../../common/usage';
 import { addUsage, emptyUsage } from '../../common/usage';
@@ -112,6 +113,12 @@ export async function settleBilling(
  * its own message.
  */
 export function lineTotals(entry: TranscriptEntry, priceFor: (model: string) => ModelPrice | null): BilledTotals {
+  // A batch's response is billed at batch rates.
+  if (entry.messageBatch) {
+    const standard: TranscriptEntry = { ...entry };
+    delete standard.messageBatch;
+    return atBatchRates(lineTotals(standard, priceFor));
+  }
   if (entry.billing) return billedTotals(entry.billing, priceFor);
   const u = entry.message?.usage;
   const usage: Usage = {
@@ -122,4 +129,9 @@ export function lineTotals(entry: TranscriptEntry, priceFor: (model: string) => 
   };
   const model = entry.message?.model ?? '';
   return { usage, costUsd: costOfUsage(usage, priceFor(model)), attempts: u ? 1 : 0 };
+}
+
+/** Totals priced at the Message Batches API's rates ({@link BATCH_PRICE_FACTOR} of the standard). */
+function atBatchRates(t: BilledTotals): BilledTotals {
+  return { ...t, costUsd: t.costUsd === null ? null : t.costUsd * BATCH_PRICE_FACTOR };
 }

@@ -265,6 +265,96 @@ function usageSince(a: Usage, b: Usage): Usage {
   };
 }
 
+/** The request of one model call, built from the store (what `callModel` sends and batches carry). */
+export interface ModelRequest {
+  context: Awaited<ReturnType<typeof withFileReminder>>;
+  micro: Awaited<ReturnType<typeof withMicrocompact>>;
+  offered: ReturnType<typeof offeredTools>;
+  /** Betas the request needs (headers: {@link requestBetas}). */
+  betas: string[];
+  params: Anthropic.MessageCreateParamsStreaming;
+  /** The thinking display asked for, if any. */
+  display: string | undefined;
+}
+
+/** Betas of a built request: the thinking ones, and tool search's when tools are deferred. */
+export function requestBetas(req: Pick<ModelRequest, 'betas' | 'offered'>): string[] {
+  return req.offered.plan.active ? [...req.betas, TOOL_SEARCH_BETA] : req.betas;
+}
+
+/**
+ * Builds a call's request from the store: the context chain (microcompacted, with file
+ * reminders, whose lines it writes), the tools offered and the thinking parameters.
+ * @throws ApplicationFailure `TranscriptError` (non-retryable) when the chain is broken
+ */
+export async function buildModelRequest(deps: ModelDeps, input: CallModelInput, turnId: string): Promise<ModelRequest> {
+  let chain: TranscriptEntry[];
+  try {
+    chain = await deps.store.chain(input.sessionId, input.parentUuid);
+  } catch (err) {
+    if (err instanceof TranscriptChainError) {
+      throw ApplicationFailure.create({ type: ModelErrorType.Transcript, message: err.message, nonRetryable: true });
+    }
+    throw err;
+  }
+  // Files the model read that changed on disk since get a reminder line before this call: checked
+  // on the workspace's host only, where they are now (after a move, under the new root).
+  const ws = input.workspace;
+  // Old tool results cleared (recorded on the chain, plus a new batch when it frees enough).
+  const micro = await withMicrocompact(deps.store, { ...input, turnId }, chain, input.microcompact);
+  const context = await withFileReminder(
+    deps.store,
+    {
+      ...input,
+      parentUuid: micro.parentUuid,
+      turnId,
+      ...(ws?.formerRoots ? { moved: { repoRoot: ws.repoRoot, formerRoots: ws.formerRoots } } : {}),
+    },
+    micro.chain,
+    { checkFiles: ws === undefined || ws.hostQueue === deps.hostQueue },
+  );
+  // Deferred tools stay out of `tools` until a ToolSearch result on the chain loaded them.
+  const offered = offeredTools(
+    {
+      builtins: deps.toolsForModel(
+        (input.tools ?? [...TOOL_NAMES]).filter((n) => !SESSION_TOOL_NAMES.has(n)),
+      ) as ModelToolSpec[],
+      skills: await offersSkills(deps.store, input),
+      extra: (await structuredOutputTools(deps.store, input)) as ModelToolSpec[],
+      mcp: (input.mcpToolsRef && deps.mcpToolsForModel
+        ? await deps.mcpToolsForModel(input.sessionId, input.mcpToolsRef)
+        : []) as ModelToolSpec[],
+      mode: input.toolSearch,
+      model: input.model,
+      ...(input.tools ? { listedTools: input.tools } : {}),
+      contextWindow: deps.contextWindowFor?.(input.model) ?? contextWindowOf(input.model),
+    },
+    loadedToolNames(context.chain),
+  );
+  const { betas, ...effort } = thinkingParams(
+    input.model,
+    deps.provider ?? 'firstParty',
+    input.thinking,
+    input.maxTokens,
+  );
+  const params: Anthropic.MessageCreateParamsStreaming = {
+    model: input.model,
+    system: buildSystem(await systemPromptFor(deps.store, input)),
+    messages: buildMessages(context.chain, {
+      cleared: micro.cleared,
+      ...(offered.plan.active ? { deferredTools: offered.plan.deferred } : {}),
+    }),
+    tools: offered.tools as Anthropic.Tool[],
+    metadata: { user_id: input.sessionId },
+    stream: true,
+    // max_tokens, thinking, context_management, output_config (src/activities/model/thinking-params.ts)
+    ...(effort as Pick<Anthropic.MessageCreateParamsStreaming, 'max_tokens'>),
+  };
+  const thinkingParam = (effort as { thinking?: { display?: string } }).thinking;
+  const display = thinkingParam?.display;
+  return { context, micro, offered, betas, params, display };
+}
+
 /**
  * Creates the `callModel` activity: reads the context chain from the store, streams one Messages
  * API call and writes the assistant line, returning a small summary of the line the store holds.
@@ -358,70 +448,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     reminder: Awaited<ReturnType<typeof withFileReminder>>['reminder'];
     microcompact: Awaited<ReturnType<typeof withMicrocompact>>['line'];
   }> {
-    let chain: TranscriptEntry[];
-    try {
-      chain = await deps.store.chain(input.sessionId, input.parentUuid);
-    } catch (err) {
-      if (err instanceof TranscriptChainError) {
-        throw ApplicationFailure.create({ type: ModelErrorType.Transcript, message: err.message, nonRetryable: true });
-      }
-      throw err;
-    }
-    // Files the model read that changed on disk since get a reminder line before this call: checked
-    // on the workspace's host only, where they are now (after a move, under the new root).
-    const ws = input.workspace;
-    // Old tool results cleared (recorded on the chain, plus a new batch when it frees enough).
-    const micro = await withMicrocompact(deps.store, { ...input, turnId: actx.turnId }, chain, input.microcompact);
-    const context = await withFileReminder(
-      deps.store,
-      {
-        ...input,
-        parentUuid: micro.parentUuid,
-        turnId: actx.turnId,
-        ...(ws?.formerRoots ? { moved: { repoRoot: ws.repoRoot, formerRoots: ws.formerRoots } } : {}),
-      },
-      micro.chain,
-      { checkFiles: ws === undefined || ws.hostQueue === deps.hostQueue },
-    );
-    // Deferred tools stay out of `tools` until a ToolSearch result on the chain loaded them.
-    const offered = offeredTools(
-      {
-        builtins: deps.toolsForModel(
-          (input.tools ?? [...TOOL_NAMES]).filter((n) => !SESSION_TOOL_NAMES.has(n)),
-        ) as ModelToolSpec[],
-        skills: await offersSkills(deps.store, input),
-        extra: (await structuredOutputTools(deps.store, input)) as ModelToolSpec[],
-        mcp: (input.mcpToolsRef && deps.mcpToolsForModel
-          ? await deps.mcpToolsForModel(input.sessionId, input.mcpToolsRef)
-          : []) as ModelToolSpec[],
-        mode: input.toolSearch,
-        model: input.model,
-        ...(input.tools ? { listedTools: input.tools } : {}),
-        contextWindow: deps.contextWindowFor?.(input.model) ?? contextWindowOf(input.model),
-      },
-      loadedToolNames(context.chain),
-    );
-    const { betas, ...effort } = thinkingParams(
-      input.model,
-      deps.provider ?? 'firstParty',
-      input.thinking,
-      input.maxTokens,
-    );
-    const params: Anthropic.MessageCreateParamsStreaming = {
-      model: input.model,
-      system: buildSystem(await systemPromptFor(deps.store, input)),
-      messages: buildMessages(context.chain, {
-        cleared: micro.cleared,
-        ...(offered.plan.active ? { deferredTools: offered.plan.deferred } : {}),
-      }),
-      tools: offered.tools as Anthropic.Tool[],
-      metadata: { user_id: input.sessionId },
-      stream: true,
-      // max_tokens, thinking, context_management, output_config (src/activities/model/thinking-params.ts)
-      ...(effort as Pick<Anthropic.MessageCreateParamsStreaming, 'max_tokens'>),
-    };
-    const thinkingParam = (effort as { thinking?: { display?: string } }).thinking;
-    const display = thinkingParam?.display;
+    const { context, micro, offered, betas, params, display } = await buildModelRequest(deps, input, actx.turnId);
     const started = Date.now();
     let requestId: string | null = null;
     let startUsage: Usage | null = null;
@@ -498,7 +525,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         .messages.create(params, {
           signal: AbortSignal.any([actx.signal, giveUp.signal]),
           // `defer_loading` tools and `tool_reference` results are a beta of the Messages API.
-          ...betaHeaders(offered.plan.active ? [...betas, TOOL_SEARCH_BETA] : betas),
+          ...betaHeaders(requestBetas({ betas, offered })),
         })
         .withResponse();
       requestId = request_id ?? null;

@@ -156,7 +156,9 @@ export async function assembleStream(
 }
 
 /** The `server_tool_use` and `output_tokens_details` counts of an API usage object (numbers only). */
-function usageCounts(usage: unknown): Pick<AssembledMessage['usage'], 'server_tool_use' | 'output_tokens_details'> {
+export function usageCounts(
+  usage: unknown,
+): Pick<AssembledMessage['usage'], 'server_tool_use' | 'output_tokens_details'> {
   const u = (usage ?? {}) as Record<string, unknown>;
   const numbers = (v: unknown): Record<string, number> | undefined => {
     if (v === null || typeof v !== 'object') return undefined;
