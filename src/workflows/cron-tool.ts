@@ -10,11 +10,10 @@ import {
 import type { Activities } from '../activities/types';
 import type { CronCallRef, CronCommand, CronOutcome, CronReply } from '../common/cron';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
+import { CRON_TOOL_NAMES } from '../common/tools';
 import type { TurnInput } from '../common/turn';
 import { cronCommandSignal, cronReplySignal } from './cron-messages';
 
-/** The tools this class answers. */
-export const CRON_TOOL_NAMES: readonly string[] = ['CronCreate', 'CronList', 'CronDelete'];
 /** How long a turn waits for its session's answer, ms. */
 const REPLY_TIMEOUT_MS = 60_000;
 
@@ -44,7 +43,7 @@ export class CronTool {
   /** True for a call this class answers. */
   handles(name: string): boolean {
     return (
-      CRON_TOOL_NAMES.includes(name) &&
+      (CRON_TOOL_NAMES as readonly string[]).includes(name) &&
       this.input.sessionWorkflowId !== undefined &&
       (this.input.options.tools ?? []).includes(name)
     );
