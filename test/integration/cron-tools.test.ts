@@ -6,7 +6,9 @@
  */
 import type { ParsedRequest, StepSpec } from '../../src/fake-model';
 import { sessionWorkflowId } from '../../src/common/ids';
-import { sessionStatusQuery } from '../../src/workflows/messages';
+import type { SessionInput } from '../../src/common/session';
+import { WORKFLOW_STATE_VERSION } from '../../src/common/turn';
+import { sessionStateQuery, sessionStatusQuery } from '../../src/workflows/messages';
 import { installRuntimeLogging } from '../../src/worker/logging';
 import { makeRepo, startRunnerEnv, testTurnOptions } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
@@ -150,4 +152,41 @@ describe('CronCreate, CronList and CronDelete as durable tasks of the session', 
     expect(seen.filter((s) => s.text === '[once] Reminder.')).toHaveLength(1);
     expect(ticks).toBe(2);
   }, 360_000);
+
+  test('cron: a job carried in the task table to a new run of the session (what continue-as-new starts) is armed again and fires', async () => {
+    const seen: string[] = [];
+    env = await startRunnerEnv({
+      responder: (req, ctx) => {
+        const text = lastUser(req);
+        seen.push(text);
+        if (text === '[carried] Tick.') return say('Ticked in the new run.');
+        return [call('CronCreate', { cron: '* * * * *', prompt: '[carried] Tick.' }, 'toolu_cc_0'), say('Set.')][
+          ctx.step
+        ]!;
+      },
+    });
+    const cwd = makeRepo({ 'a.txt': 'a\n' });
+    const defaults = testTurnOptions({ tools: CRON_TOOLS });
+    const engine = env.engine({ cwd, defaults });
+    const { result } = await env.runTurn(engine, 'schedule');
+    expect(result).toMatchObject({ subtype: 'success', result: 'Set.' });
+    const id = /^Scheduled recurring job ([0-9a-f]{8}) /.exec(seen[1]!)![1]!;
+    // End this run (its timer goes with it) and start the next from its carried state, as
+    // continue-as-new does: the next run re-arms the job from the table alone.
+    const handle = env.client.workflow.getHandle(sessionWorkflowId(engine.sessionId));
+    const state = await handle.query(sessionStateQuery);
+    expect(state.tasks?.entries.find((e) => e.taskId === id)).toMatchObject({ kind: 'cron', status: 'running' });
+    await handle.terminate('test: the next run starts from the carried state');
+    const input: SessionInput = { v: WORKFLOW_STATE_VERSION, sessionId: engine.sessionId, cwd, defaults, state };
+    await env.client.workflow.start('sessionWorkflow', {
+      workflowId: sessionWorkflowId(engine.sessionId),
+      taskQueue: env.taskQueue,
+      args: [input],
+    });
+    await waitFor('the carried job to fire', () => (seen.includes('[carried] Tick.') ? true : undefined), 120_000);
+    const rows = (await handle.query(sessionStatusQuery)).tasks ?? [];
+    expect(rows.find((t) => t.taskId === id)).toMatchObject({ kind: 'cron', status: 'running' });
+    expect(rows.find((t) => t.taskId === id)?.cron?.fires).toBe(1);
+    await handle.terminate('test done');
+  }, 200_000);
 });
