@@ -52,10 +52,12 @@ export interface CronReply {
   requestId: string;
   jobs?: CronJobRow[];
   deleted?: boolean;
+  /** The deleted job was `durable` (its entry leaves `.claude/scheduled_tasks.json`). */
+  durable?: boolean;
 }
 
-/** Where a cron tool call and its result are (the same fields as a ScheduleWakeup call's). */
-export type CronCallRef = WakeupCallRef;
+/** Where a cron tool call and its result are (a ScheduleWakeup call's fields, and the turn's directory: the project of a durable job). */
+export type CronCallRef = WakeupCallRef & { cwd?: string };
 
 /** What a cron call asks for, once read and checked (`invalid`: its error result is written). */
 export type CronCall =
@@ -68,4 +70,4 @@ export type CronCall =
 export type CronOutcome =
   | { kind: 'created'; id: string; job: CronTaskInfo }
   | { kind: 'listed'; jobs: CronJobRow[] }
-  | { kind: 'deleted'; id: string; deleted: boolean };
+  | { kind: 'deleted'; id: string; deleted: boolean; durable?: boolean };

@@ -57,6 +57,7 @@ export class CronTool {
       toolName: call.toolName,
       resultUuid: call.resultUuid,
       parentUuid: call.parentUuid ?? call.assistantUuid,
+      cwd: call.cwd,
     };
     const id = uuid4().replace(/-/g, '').slice(0, 8);
     const read = await acts.readCronCall({ ...ref, id, nowMs: Date.now() });
@@ -72,7 +73,12 @@ export class CronTool {
       outcome = { kind: 'listed', jobs: reply?.jobs ?? [] };
     } else {
       const reply = await this.ask({ kind: 'delete', requestId, replyTo, id: read.id });
-      outcome = { kind: 'deleted', id: read.id, deleted: reply?.deleted === true };
+      outcome = {
+        kind: 'deleted',
+        id: read.id,
+        deleted: reply?.deleted === true,
+        ...(reply?.durable ? { durable: true } : {}),
+      };
     }
     return acts.recordCronResult({ ...ref, outcome });
   }

@@ -94,6 +94,7 @@ export class SessionCrons {
     } else {
       const t = this.jobs().find((e) => e.taskId === c.id);
       reply.deleted = t !== undefined;
+      if (t?.cron?.durable) reply.durable = true;
       if (t) this.end(t, 'killed');
     }
     await CancellationScope.nonCancellable(() =>

@@ -10,6 +10,7 @@ import type { RunToolSummary } from '../../common/tools';
 import { storePrompt } from '../../store/prompt-content';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { writeToolResult } from '../agents/tool-result-line';
+import { addScheduledTask, processStart, removeScheduledTask } from './durable-file';
 import {
   checkCron,
   cronCreatedText,
@@ -88,12 +89,26 @@ export function createNextCronFire(): (i: { cron: string; id: string; fromMs: nu
 export function createRecordCronResult(
   store: TranscriptStore,
 ): (i: CronCallRef & { outcome: CronOutcome }) => Promise<RunToolSummary> {
-  return async ({ outcome, ...ref }) => {
+  return async ({ outcome, cwd, ...ref }) => {
     const ok = (content: string, structured: unknown): Promise<RunToolSummary> =>
       writeToolResult(store, { ...ref, content, isError: false, structured, outcome: 'ok' });
     switch (outcome.kind) {
       case 'created': {
         const { id, job } = outcome;
+        if (job.durable && cwd !== undefined) {
+          const prompt = (await store.getContent(ref.sessionId, job.promptRef.key))?.toString('utf8') ?? '';
+          await addScheduledTask(cwd, {
+            id,
+            cron: job.cron,
+            prompt,
+            createdAt: job.createdAtMs,
+            ...(job.recurring ? { recurring: true as const } : {}),
+            createdBySessionId: ref.sessionId,
+            createdByPid: process.pid,
+            createdByProcStart: processStart(),
+            createdInProject: cwd,
+          });
+        }
         const text = job.recurring
           ? cronCreatedText(id, job.humanSchedule, job.nextFireAtMs, job.durable)
           : cronOneShotText(id, job.humanSchedule, job.nextFireAtMs, job.durable);
@@ -135,6 +150,7 @@ export function createRecordCronResult(
             outcome: 'error',
           });
         }
+        if (outcome.durable && cwd !== undefined) await removeScheduledTask(cwd, outcome.id);
         return ok(cronText.cancelled(outcome.id), { id: outcome.id });
     }
   };

@@ -293,7 +293,7 @@ export const WAITING_SCENARIOS: readonly AsyncScenario[] = [
       ],
       cron: texts('Tick.'),
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       expectSent(rec, 'toolu_as_main_0_0', cronText.created('<cron:1>', 'Weekdays at 9:07 AM', true));
       expectSent(
