@@ -53,8 +53,18 @@ export function unquotedWord(text: string): Word {
     }
     out += c;
   }
-  if (/\{[^{}]*(,|\.\.)[^{}]*\}/.test(stripEscaped(text))) return { value: DYNAMIC, dynamic: true };
+  if (hasBraceExpansion(text)) return { value: DYNAMIC, dynamic: true };
   return { value: out, dynamic };
+}
+
+/**
+ * True when unquoted shell text has a brace expansion (`{a,b}`, `{1..3}`, `{x,}`): bash turns the
+ * word into several (`touch {/tmp/x,}` is `touch /tmp/x`), so its value is known only at run time.
+ * Pass the unquoted parts of one whole word joined, quoted parts as {@link DYNAMIC} (quoted braces
+ * do not expand, quoted text inside braces does).
+ */
+export function hasBraceExpansion(text: string): boolean {
+  return /\{[^{}]*(,|\.\.)[^{}]*\}/.test(stripEscaped(text));
 }
 
 function stripEscaped(text: string): string {

@@ -18,6 +18,7 @@ import {
   doubleQuotedText,
   staticWord,
   unquotedWord,
+  hasBraceExpansion,
 } from '../../../config-files/shell-words';
 
 /** A simple command found in the script (before wrappers such as `timeout` are looked into). */
@@ -489,7 +490,15 @@ export class ScriptWalker {
   }
 
   private parts(node: SyntaxNode): Word {
-    return concatWords(node.namedChildren.filter((c): c is SyntaxNode => c !== null).map((c) => this.word(c)));
+    const children = node.namedChildren.filter((c): c is SyntaxNode => c !== null);
+    const words = children.map((c) => this.word(c));
+    // The grammar splits `{/tmp/x,}` into `{`, `/tmp/x` and `,}`: brace expansion is a property
+    // of the whole word's unquoted text, so it is looked for there, not part by part.
+    if (node.type === 'concatenation') {
+      const unquoted = children.map((c) => (c.type === 'word' ? c.text : DYNAMIC)).join('');
+      if (hasBraceExpansion(unquoted)) return DYNAMIC_WORD;
+    }
+    return concatWords(words);
   }
 
   private doubleQuoted(node: SyntaxNode): Word {

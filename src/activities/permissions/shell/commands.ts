@@ -172,6 +172,61 @@ const WRITING_OPTIONS: Record<string, RegExp> = {
   hostname: /^[^-]|^-F|^--file/,
   diff: /^--to-file|^--from-file/,
 };
+/**
+ * Options of a read-only command that name a file it reads (GNU coreutils, grep, file and tree
+ * manuals), as `-f FILE`, `-fFILE`, `--file FILE` or `--file=FILE`: each such file is checked as a
+ * read like an operand (`date -f FILE` prints every line of FILE in its errors, `wc
+ * --files0-from=FILE` every name in it). grep's `-f` is read by {@link grepFiles}.
+ */
+const FILE_READING_OPTIONS: Record<string, { short: readonly string[]; long: readonly string[] }> = {
+  date: { short: ['-f', '-r'], long: ['--file', '--reference'] },
+  wc: { short: [], long: ['--files0-from'] },
+  du: { short: ['-X'], long: ['--files0-from', '--exclude-from'] },
+  sort: { short: [], long: ['--files0-from', '--random-source'] },
+  file: { short: ['-f', '-m'], long: ['--files-from', '--magic-file'] },
+  diff: { short: ['-X'], long: ['--exclude-from'] },
+  tree: { short: [], long: ['--fromfile'] },
+  grep: { short: [], long: ['--exclude-from'] },
+  egrep: { short: [], long: ['--exclude-from'] },
+  fgrep: { short: [], long: ['--exclude-from'] },
+};
+
+/** The part of an option word after `from` (its value), as known as the word is. */
+function optionValue(w: Word, from: number): Word {
+  return { value: w.value.slice(from), dynamic: w.dynamic };
+}
+
+/** The files a read-only command's options make it read ({@link FILE_READING_OPTIONS}). */
+function optionFiles(name: string, args: readonly Word[]): Word[] {
+  const t = FILE_READING_OPTIONS[name];
+  if (!t) return [];
+  const out: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as Word;
+    if (a.value === '--') break;
+    if (!a.value.startsWith('-') || a.value === '-') continue;
+    const eq = a.value.indexOf('=');
+    const opt = a.value.startsWith('--') && eq > 0 ? a.value.slice(0, eq) : a.value;
+    // A long option may be abbreviated to any unique prefix (`--files0=F`); any prefix counts.
+    const long = opt.startsWith('--') && opt.length > 3 && t.long.some((l) => l.startsWith(opt));
+    if (long && eq > 0) out.push(optionValue(a, eq + 1));
+    else if (long || t.short.includes(a.value)) {
+      const v = args[i + 1];
+      if (v) out.push(v);
+      i++;
+    } else if (!a.value.startsWith('--')) {
+      // Clustered short options: the value follows the letter, in the same word or the next.
+      for (let j = 1; j < a.value.length; j++) {
+        if (!t.short.includes(`-${a.value[j] ?? ''}`)) continue;
+        if (j + 1 < a.value.length) out.push(optionValue(a, j + 1));
+        else if (args[i + 1]) out.push(args[++i] as Word);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 /** Options of grep that take the next word as their value (`-e` and `-f` carry patterns). */
 const GREP_VALUE_OPTIONS = new Set(['-e', '-f', '-m', '-A', '-B', '-C', '-d', '-D', '--regexp', '--file']);
 
@@ -481,7 +536,12 @@ export function unwrapCommand(found: FoundCommand, functions: ReadonlySet<string
       return out;
     }
     if (READ_ONLY_NO_PATHS.has(name)) {
-      out.commands.push(checked(env, argv, found, 'readOnly', { needsRule: env.length > 0 }));
+      out.commands.push(
+        checked(env, argv, found, 'readOnly', {
+          needsRule: env.length > 0,
+          paths: optionFiles(name, args).map((word) => ({ word, access: 'read' as const })),
+        }),
+      );
       return out;
     }
     if (READ_ONLY_WITH_PATHS.has(name)) {
@@ -495,7 +555,7 @@ export function unwrapCommand(found: FoundCommand, functions: ReadonlySet<string
       out.commands.push(
         checked(env, argv, found, 'readOnly', {
           needsRule: env.length > 0,
-          paths: ops.map((word) => ({ word, access: 'read' as const })),
+          paths: [...ops, ...optionFiles(name, args)].map((word) => ({ word, access: 'read' as const })),
         }),
       );
       return out;

@@ -249,3 +249,41 @@ describe('path patterns', () => {
     expect(ruleSyntaxError('Edit(src/**)')).toBeNull();
   });
 });
+
+describe('acceptEdits: a Bash word that bash expands at run time is never taken for a path inside', () => {
+  // The grammar splits `{X,}` into parts; bash turns it into X. Each expansion form below names a
+  // file outside the working directory or a protected one, so none may be allowed by the mode.
+  const targets = (o: string): string[] => [
+    `touch {${o}/b1,}`,
+    `touch x{,}{${o}/b2,}`,
+    `touch {"${o}/b3",}`,
+    `cp a.txt {${o}/b4,}`,
+    `rm -rf {${o},}`,
+    `mkdir {${o}/d,}`,
+    `echo hi > {${o}/b5,}`,
+    'cp a.txt {.git/hooks/post-merge,}',
+    'echo hi > {.git/config,}',
+    'touch {.claude/settings.local.json,}',
+    `touch {a..c}${o}`,
+    `touch ~root/x`,
+    `touch ~+/../outside/x`,
+    `touch ~-/x`,
+  ];
+  test('acceptEdits: every brace or tilde expansion form is refused (asked, which -p denies)', async () => {
+    const rows = await Promise.all(
+      targets(outside).map(async (command) => ({
+        command,
+        allowed: (await decide('Bash', { command }, 'acceptEdits')).behavior === 'allow',
+      })),
+    );
+    expect(rows.filter((r) => r.allowed)).toEqual([]);
+  });
+  test('acceptEdits: braces bash leaves alone (quoted, no comma) stay plain words', async () => {
+    for (const command of ['touch "{x,y}"', 'touch {x}', "touch '{a,b}'", 'touch a.txt']) {
+      expect({ command, behavior: (await decide('Bash', { command }, 'acceptEdits')).behavior }).toEqual({
+        command,
+        behavior: 'allow',
+      });
+    }
+  });
+});
