@@ -27,7 +27,7 @@ export const CRON_MAX_AGE_MS = 604_800_000;
  * continue-as-new; the session does not end while one is pending) and a durable timer of the
  * session workflow to its next fire (no worker holds it; it survives restarts of workers, the
  * server and clients). A fire queues the job's prompt as a plain prompt, which starts a turn once
- * the session is idle (2.1.328: jobs fire only while idle); a recurring job then re-arms for its
+ * the session is idle (2.1.328: jobs fire only while idle; fires while one waits are one); a recurring job then re-arms for its
  * next fire (an activity computes it: cron-parser, local time, its per-job offset), a one-shot
  * ends. A recurring job that has reached 7 days fires a last time and ends. `CronDelete` ends a
  * job; an interrupt does not (as 2.1.328's Esc).
@@ -141,7 +141,11 @@ export class SessionCrons {
     if (!job) return;
     this.timers.delete(t.taskId);
     const firedAt = Date.now();
-    this.inbox.prompt({ prompt: job.promptRef, promptLine: firstLine(`cron ${t.taskId}: ${job.humanSchedule}`) });
+    // Fires while the session is busy wait for it, once (2.1.328: jobs fire only while idle).
+    this.inbox.prompt(
+      { prompt: job.promptRef, promptLine: firstLine(`cron ${t.taskId}: ${job.humanSchedule}`) },
+      `cron:${t.taskId}`,
+    );
     const next =
       job.recurring && firedAt - job.createdAtMs < CRON_MAX_AGE_MS
         ? await nextCronFire({ cron: job.cron, id: t.taskId, fromMs: firedAt })
