@@ -50,6 +50,8 @@ import { createReadTaskCall } from './agents/read-task-call';
 import { createRunBackgroundShell } from './background/run-shell';
 import { createReadWakeupCall, createRecordWakeupResult } from './wakeup/wakeup-call';
 import { SCHEDULE_WAKEUP_SPEC } from './wakeup/tool-spec';
+import { createNextCronFire, createReadCronCall, createRecordCronResult } from './cron/cron-call';
+import { CRON_TOOL_SPECS } from './cron/tool-specs';
 import { createRecordNotification, createStoreTaskNotification } from './agents/notifications';
 
 export type { Activities } from './types';
@@ -168,6 +170,9 @@ export function createActivities(given: ActivityDeps): Activities {
     runBackgroundShell: withStorageErrors(createRunBackgroundShell(deps.store)),
     readWakeupCall: withStorageErrors(createReadWakeupCall(deps.store)),
     recordWakeupResult: withStorageErrors(createRecordWakeupResult(deps.store)),
+    readCronCall: withStorageErrors(createReadCronCall(deps.store)),
+    nextCronFire: createNextCronFire(),
+    recordCronResult: withStorageErrors(createRecordCronResult(deps.store)),
   });
   const counted = withCodeEditMetrics(deps.metrics, activities);
   return withAgentSpans(deps.tracer, withAgentEvents(deps.events, deps.store, counted));
@@ -175,12 +180,13 @@ export function createActivities(given: ActivityDeps): Activities {
 
 /**
  * The model's specs of tools by name: the built-in registry's, and Claude Code's own for the task
- * tools (Agent, SendMessage, TaskStop, ListAgents) and ScheduleWakeup.
+ * tools (Agent, SendMessage, TaskStop, ListAgents), ScheduleWakeup and the Cron tools.
  */
 function runnerToolSpecs(names: readonly string[]): ModelToolSpec[] {
   return names.map(
     (n) =>
       (taskToolSpec(n) ??
+        CRON_TOOL_SPECS.get(n) ??
         (n === SCHEDULE_WAKEUP_SPEC.name ? SCHEDULE_WAKEUP_SPEC : toolsForModel([n])[0])) as ModelToolSpec,
   );
 }

@@ -1,4 +1,5 @@
 import type { WakeupCall, WakeupCallRef, WakeupOutcome } from './wakeup/wakeup-call';
+import type { CronCall, CronCallRef, CronOutcome, ReadCronCallInput } from './cron/cron-call';
 import type { RunShellInput, RunShellResult } from './background/run-shell';
 import type { TranscriptEntry } from '../common/transcript';
 import type { CallModelInput, CallModelSummary, CompactInput, CompactSummary } from '../common/model';
@@ -63,6 +64,12 @@ export interface Activities extends BatchActivities {
   readWakeupCall(input: WakeupCallRef): Promise<WakeupCall>;
   /** Writes a ScheduleWakeup call's result. */
   recordWakeupResult(input: WakeupCallRef & { outcome: WakeupOutcome }): Promise<RunToolSummary>;
+  /** Reads and checks a CronCreate/CronList/CronDelete call (storing a job's prompt), or writes its error result. */
+  readCronCall(input: ReadCronCallInput): Promise<CronCall>;
+  /** A recurring job's next fire after `fromMs` (epoch ms), its per-job offset included; null when none. */
+  nextCronFire(input: { cron: string; id: string; fromMs: number }): Promise<number | null>;
+  /** Writes a Cron tool call's result. */
+  recordCronResult(input: CronCallRef & { outcome: CronOutcome }): Promise<RunToolSummary>;
   /** Writes a stored notification as a user line of a turn. */
   recordNotification(input: RecordNotificationInput): Promise<{ uuid: string; written: boolean }>;
   /**

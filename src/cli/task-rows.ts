@@ -10,7 +10,7 @@ function span(ms: number): string {
 
 /**
  * The rows `agent-runner status` shows for a session's running tasks: a pending wake-up with
- * its due time (ISO, and how far off), background commands with their age and time limit, and
+ * its due time (ISO, and how far off), cron jobs with their next fire, background commands with their age and time limit, and
  * running agents. Finished tasks are not shown.
  * @param now epoch ms
  */
@@ -21,6 +21,13 @@ export function taskRows(tasks: readonly TaskRecord[], now: number): Array<[stri
     if (t.kind === 'wakeup' && t.wakeup) {
       const due = t.wakeup.dueAtMs;
       rows.push(['wake-up', `due ${new Date(due).toISOString()} (in ${span(due - now)}): ${t.description}`]);
+    } else if (t.kind === 'cron' && t.cron) {
+      const due = t.cron.nextFireAtMs;
+      const kind = t.cron.recurring ? 'recurring' : 'one-shot';
+      rows.push([
+        'cron',
+        `${t.taskId} ${t.cron.cron} (${t.cron.humanSchedule}, ${kind}) next ${new Date(due).toISOString()} (in ${span(due - now)})`,
+      ]);
     } else if (t.kind === 'shell') {
       const limit = t.shell ? `, limit ${span(t.shell.timeoutMs)}` : '';
       rows.push(['background command', `${t.taskId} "${t.description}" running ${span(now - t.startedAtMs)}${limit}`]);

@@ -5,7 +5,12 @@ import { resolve } from 'node:path';
 import type { Config } from '../config';
 import { splitToolList as splitList } from '../common/tool-list';
 import type { TurnOptions } from '../common/turn';
-import { CLAUDE_CODE_ONLY_TOOLS, HEADLESS_DISABLED_TOOL_NAMES, LISTABLE_TOOL_NAMES } from '../common/tools';
+import {
+  CLAUDE_CODE_ONLY_TOOLS,
+  CRON_TOOL_NAMES,
+  HEADLESS_DISABLED_TOOL_NAMES,
+  LISTABLE_TOOL_NAMES,
+} from '../common/tools';
 import type { SubagentSettings } from '../common/agents';
 import type { PermissionMode } from '../common/permissions';
 import { PERMISSION_MODES } from '../common/permissions';
@@ -156,6 +161,7 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
     );
   }
   const listedTools = splitToolList(flags.tools);
+  const cronOff = ['1', 'true'].includes((env['CLAUDE_CODE_DISABLE_CRON'] ?? '').toLowerCase());
   // `--tools default` (what the Agent SDK sends for its `claude_code` preset) means every built-in tool.
   // `Task` is Claude Code's other name for `Agent`. AskUserQuestion and ExitPlanMode are accepted
   // but never offered: no one can answer them here (as in Claude Code).
@@ -220,7 +226,8 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
     ...(allowed ? { allowedTools: allowed } : {}),
     ...(disallowed ? { disallowedTools: disallowed } : {}),
     // Claude Code's tools the runner does not have yet are left out (as it leaves out names it does not know).
-    ...(tools ? { tools: tools.filter((t) => !CLAUDE_CODE_ONLY_TOOLS.has(t)) } : {}),
+    // CLAUDE_CODE_DISABLE_CRON=1 takes the Cron tools away (2.1.328's tools-cron-disabled).
+    ...(tools ? { tools: tools.filter((t) => !CLAUDE_CODE_ONLY_TOOLS.has(t) && !(cronOff && isCronTool(t))) } : {}),
     subagents: subagentSettingsFrom(env),
     ...(systemPrompt !== undefined ? { systemPrompt } : {}),
     ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
@@ -275,3 +282,5 @@ function batchApiOptions(c: Partial<Config['model']['batchApi']> | undefined): B
     maxPollIntervalMs: c?.maxPollIntervalMs ?? BATCH_API_DEFAULTS.maxPollIntervalMs,
   };
 }
+
+const isCronTool = (name: string): boolean => (CRON_TOOL_NAMES as readonly string[]).includes(name);

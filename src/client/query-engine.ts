@@ -724,7 +724,8 @@ export class QueryEngine {
         yield* this.follow({ turnWorkflowId: turn, offset: 0 });
         continue;
       }
-      const running = (s.tasks ?? []).some((t) => t.status === 'running' && t.owner === 'session');
+      // A cron job does not hold -p (2.1.328 exits with one pending); the session keeps it.
+      const running = (s.tasks ?? []).some((t) => t.status === 'running' && t.owner === 'session' && t.kind !== 'cron');
       if (!running && !s.notificationsQueued && !s.busy) return;
       await sleep(Math.max(poll, 100));
     }

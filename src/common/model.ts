@@ -44,6 +44,8 @@ export interface CallModelInput {
   definitionsKey?: string;
   /** Tool deferral (`TurnOptions.toolSearch`). @default "on" */
   toolSearch?: string;
+  /** False with `CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1` (`subagents.backgroundTasks`): Bash is offered without `run_in_background`. */
+  backgroundTasks?: false;
   /** Microcompact settings of the turn (`CompactionOptions.microcompact`). @default on, with its defaults */
   microcompact?: MicrocompactOptions;
 }

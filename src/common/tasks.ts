@@ -12,15 +12,17 @@ import type { ContentRef } from './content-ref';
 import type { ModelUsage } from './usage';
 import type { ShellEnd, ShellTaskInfo } from './shell-tasks';
 import type { WakeupTaskInfo } from './wakeup';
+import type { CronTaskInfo } from './cron';
 
 /** Schema version of a carried {@link TaskTable}. */
 export const TASK_TABLE_VERSION = 1;
 
 /**
  * What runs the task: a subagent, or a background command (`shell`: Bash with
- * `run_in_background`, `shellTaskWorkflow`). Issue 21 adds `monitor`, `wakeup`, `cron`.
+ * `run_in_background`, `shellTaskWorkflow`), a wake-up (`ScheduleWakeup`) or a cron job
+ * (`CronCreate`: a recurring or one-shot prompt, the session's timer).
  */
-export type TaskKind = 'agent' | 'shell' | 'wakeup';
+export type TaskKind = 'agent' | 'shell' | 'wakeup' | 'cron';
 
 /** Where a task is. `killed`: stopped by `TaskStop`, an interrupt or a limit. */
 export type TaskStatus = 'running' | 'completed' | 'failed' | 'killed';
@@ -93,6 +95,8 @@ export interface TaskRecord {
   shell?: ShellTaskInfo;
   /** A wake-up's due time and prompt (`ScheduleWakeup`). */
   wakeup?: WakeupTaskInfo;
+  /** A cron job's schedule, prompt and next fire (`CronCreate`). */
+  cron?: CronTaskInfo;
 }
 
 /** How an agent's start was asked for (`subagent_stats.requested`): the `run_in_background` value. */

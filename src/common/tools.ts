@@ -36,6 +36,13 @@ export const TASK_TOOL_NAMES = ['Agent', 'SendMessage', 'TaskStop', 'ListAgents'
  * the task tools. As in Claude Code 2.1.328, WebSearch and WebFetch are among them and deferred
  * (loaded with ToolSearch) unless tool search is off; a call of one no rule allows is denied headless.
  */
+/**
+ * The Cron tools: offered when `--tools` (or the SDK's `tools`) names them and the turn has a
+ * session (its jobs are the session's tasks); `CLAUDE_CODE_DISABLE_CRON=1` takes them away, as in
+ * Claude Code 2.1.328, which defers them by default.
+ */
+export const CRON_TOOL_NAMES = ['CronCreate', 'CronList', 'CronDelete'] as const;
+
 export const DEFAULT_TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...WEB_TOOL_NAMES, ...TASK_TOOL_NAMES];
 
 /**
@@ -46,9 +53,6 @@ export const DEFAULT_TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...
 export const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
   'Monitor',
   'ScheduleWakeup',
-  'CronCreate',
-  'CronDelete',
-  'CronList',
   'TodoWrite',
   'EnterWorktree',
   'ExitWorktree',
@@ -99,6 +103,7 @@ export const LISTABLE_TOOL_NAMES: readonly string[] = [
   TOOL_SEARCH_TOOL,
   ...OPT_IN_TOOL_NAMES,
   ...HEADLESS_DISABLED_TOOL_NAMES.filter((t) => !(OPT_IN_TOOL_NAMES as readonly string[]).includes(t)),
+  ...CRON_TOOL_NAMES,
 ];
 
 /** Tools that only read: a batch of consecutive calls to them runs in parallel. */

@@ -78,8 +78,13 @@ export class SessionInbox {
     this.started.set(submitId, resp);
   }
 
-  /** Queues a prompt of the session itself (a wake-up firing): a submit no update waits for. */
-  prompt(req: SubmitRequest): void {
-    this.work.push({ kind: 'submit', id: `${SESSION_PROMPT_PREFIX}${uuid4()}`, req });
+  /**
+   * Queues a prompt of the session itself (a wake-up or cron job firing): a submit no update
+   * waits for. With `source`, a prompt of the same source still waiting is not queued twice.
+   */
+  prompt(req: SubmitRequest, source?: string): void {
+    const tag = source !== undefined ? `${SESSION_PROMPT_PREFIX}${source}:` : SESSION_PROMPT_PREFIX;
+    if (source !== undefined && this.work.some((w) => w.kind === 'submit' && w.id.startsWith(tag))) return;
+    this.work.push({ kind: 'submit', id: `${tag}${uuid4()}`, req });
   }
 }

@@ -35,6 +35,7 @@ import type { QueuedWork } from './session-inbox';
 import { SessionLedger } from './session-state';
 import { SessionTaskControl } from './session-task-control';
 import { SessionWakeups } from './session-wakeups';
+import { SessionCrons } from './session-crons';
 
 export { MAX_DENIALS } from './session-state';
 
@@ -73,6 +74,7 @@ class Session {
   private readonly inbox = new SessionInbox();
   private readonly control: SessionTaskControl;
   private readonly wakeups: SessionWakeups;
+  private readonly crons: SessionCrons;
   /** Workflow id of the running turn (null between turns). */
   private currentTurn: string | null = null;
   private busy = false;
@@ -88,6 +90,7 @@ class Session {
     this.ledger = new SessionLedger(input);
     this.control = new SessionTaskControl(this.ledger, this.inbox);
     this.wakeups = new SessionWakeups(this.ledger, this.inbox);
+    this.crons = new SessionCrons(this.ledger, this.inbox);
     this.setHandlers();
   }
 
@@ -98,6 +101,7 @@ class Session {
   async run(): Promise<SessionState> {
     if (!this.input.state) this.ledger.load(await loadSession(this.input.sessionId));
     this.wakeups.resume();
+    this.crons.resume();
     for (;;) {
       const next = await this.nextWork();
       if (!next) break;
@@ -232,6 +236,7 @@ class Session {
     );
     this.control.setHandlers();
     this.wakeups.setHandlers();
+    this.crons.setHandlers();
     setHandler(endSessionSignal, () => {
       this.ended = true;
     });

@@ -28,6 +28,7 @@ import type { TaskTools } from './task-tools';
 import { modelToolNames } from './task-tools';
 import { launchShellTask } from './shell-launch';
 import { WakeupTool } from './wakeup-tool';
+import { CronTool } from './cron-tool';
 import { READ_ONLY_TOOLS, TASK_TOOL_NAMES } from '../common/tools';
 
 /** Calls that run beside each other in one batch once subagents exist: read-only tools, `Agent` and `ListAgents`. */
@@ -87,6 +88,13 @@ export class ToolRuns {
     return (this.wakeupTool ??= new WakeupTool(this.input));
   }
 
+  private cronTool: CronTool | undefined;
+
+  /** The turn's CronCreate/CronList/CronDelete calls (made on first use: its signal handler is set then). */
+  private get cron(): CronTool {
+    return (this.cronTool ??= new CronTool(this.input));
+  }
+
   /**
    * Runs one call where its workspace is (the shared queue when the workspace is not followed);
    * a read-only bounded call (Read, Glob, Grep) as a local activity first.
@@ -127,6 +135,8 @@ export class ToolRuns {
   private runOnce(input: RunToolInput, use?: ToolUseSummary): Promise<RunToolSummary> {
     // ScheduleWakeup is answered by the workflow (the timer is the session's).
     if (input.skipReason === undefined && this.wakeup.handles(input.toolName)) return this.wakeup.run(input);
+    // So are the Cron tools (the jobs are the session's tasks, their fires its timers).
+    if (input.skipReason === undefined && this.cron.handles(input.toolName)) return this.cron.run(input);
     const label = use?.label ?? input.toolName;
     // The task tools (Agent, SendMessage, TaskStop, ListAgents) are answered by the workflow. Only
     // a turn whose input has `options.subagents` has them (older inputs never carry the field, so

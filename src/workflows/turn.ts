@@ -462,6 +462,7 @@ class Turn {
         ...(this.state.data.mcp ? { mcpToolsRef: this.state.data.mcp.toolsRef } : {}),
         ...(options.definitionsKey !== undefined ? { definitionsKey: options.definitionsKey } : {}),
         ...(options.toolSearch !== undefined ? { toolSearch: options.toolSearch } : {}),
+        ...(options.subagents?.backgroundTasks === false ? { backgroundTasks: false as const } : {}),
         ...(options.compaction?.microcompact ? { microcompact: options.compaction.microcompact } : {}),
         ...this.workspace.forModelCall(),
       };

@@ -288,13 +288,6 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       "Claude Code's placeholder for tools loaded on demand with ToolSearch, which it always offers; the runner offers it only when it defers tools (MCP tools; none of its built-in tools is deferred yet).",
   },
   {
-    id: 'bash-background-switch',
-    kind: 'tool-schema',
-    where: 'Bash.run_in_background',
-    reason:
-      "The differential runs set CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1, which takes run_in_background out of Claude Code's Bash; the runner's Bash has it (background commands, issue 21) and the switch does not reach the tool specs yet (the Agent spec waits for the same wiring, docs/background-work.md).",
-  },
-  {
     id: 'read-allow-large',
     kind: 'tool-schema',
     where: 'Read.allow_large',

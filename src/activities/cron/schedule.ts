@@ -3,8 +3,8 @@
  * (`M H DoM Mon DoW`) in the local time zone, parsed and stepped by cron-parser; the
  * human-readable schedule, the `<when>` of a next run, and 2.1.328's texts
  * (test/conformance/recordings/async/claude-2.1.328/cron-*; quoted in
- * docs/reference/claude-code-async-tools.md). The tools' workflow side is not built yet
- * (docs/background-work.md): this is the pure part an activity will call.
+ * docs/reference/claude-code-async-tools.md), and its per-job offsets of a fire time (read from its
+ * bundled code). The pure part the cron activities call (src/activities/cron/cron-call.ts).
  */
 import { CronExpressionParser } from 'cron-parser';
 
@@ -87,12 +87,81 @@ export function cronWhen(ms: number): string {
   return `${MONTHS[d.getMonth()]} ${d.getDate()} ${h % 12 === 0 ? 12 : h % 12}:${String(d.getMinutes()).padStart(2, '0')}${h < 12 ? 'am' : 'pm'}`;
 }
 
+/**
+ * 2.1.328's scheduler settings (its `recurringFrac`, `recurringCapMs`, `oneShotMaxMs`,
+ * `oneShotFloorMs`, `oneShotMinuteMod`, `recurringMaxAgeMs`, `cacheLeadMs`; read from the bundled
+ * code): a recurring job runs up to half its period late (at most 30 min), a one-shot landing on
+ * :00 or :30 up to 90 s early, a recurring job expires 7 days after its creation.
+ */
+export const CRON_SCHEDULER = {
+  recurringFrac: 0.5,
+  recurringCapMs: 1_800_000,
+  oneShotMaxMs: 90_000,
+  oneShotFloorMs: 0,
+  oneShotMinuteMod: 30,
+  recurringMaxAgeMs: 604_800_000,
+  cacheLeadMs: 15_000,
+} as const;
+
+/** A job's fixed offset in [0, 1): its id's first 8 hex digits over 2^32 (2.1.328). */
+export function jobFraction(id: string): number {
+  const f = parseInt(id.slice(0, 8), 16) / 4294967296;
+  return Number.isFinite(f) ? f : 0;
+}
+
+/** `*\/N * * * *`: the schedules whose 5-minute period is pulled 15 s early (2.1.328's prompt-cache lead). */
+const MINUTE_STEP = /^\*\/\d+ \* \* \* \*$/;
+/** The prompt-cache lifetime the lead is for, ms (2.1.328's `vYr`). */
+const CACHE_TTL_MS = 300_000;
+
+/**
+ * When a job fires next, after `fromMs` (epoch ms; a recurring job's last fire or its creation),
+ * as 2.1.328 computes it: a recurring job at its next cron match plus its fixed share of the
+ * period (`jobFraction · 0.5 · period`, at most 30 min), except a `*\/5`-like schedule, which
+ * fires 15 s before its period ends; a one-shot at its match, up to 90 s earlier when that is
+ * on :00 or :30 (never before `fromMs`). Null when no match is within the horizon.
+ */
+export function jobFireAt(job: { cron: string; id: string; recurring: boolean }, fromMs: number): number | null {
+  const s = CRON_SCHEDULER;
+  const a = nextCronRun(job.cron, fromMs);
+  if (a === null) return null;
+  if (!job.recurring) {
+    if (new Date(a).getMinutes() % s.oneShotMinuteMod !== 0) return a;
+    const early = s.oneShotFloorMs + jobFraction(job.id) * (s.oneShotMaxMs - s.oneShotFloorMs);
+    return Math.max(a - early, fromMs);
+  }
+  const b = nextCronRun(job.cron, a);
+  if (b === null) return a;
+  const period = b - a;
+  const lead = s.cacheLeadMs;
+  if (MINUTE_STEP.test(job.cron.trim()) && lead < period && period >= CACHE_TTL_MS && period - lead < CACHE_TTL_MS) {
+    return fromMs + period - lead;
+  }
+  return a + Math.min(jobFraction(job.id) * s.recurringFrac * period, s.recurringCapMs);
+}
+
+/** True when a recurring job created at `createdAtMs` has reached its age limit at `nowMs`: it fires a last time and is deleted. */
+export function jobAgedOut(createdAtMs: number, nowMs: number): boolean {
+  return CRON_SCHEDULER.recurringMaxAgeMs > 0 && nowMs - createdAtMs >= CRON_SCHEDULER.recurringMaxAgeMs;
+}
+
+/** A fire time as 2.1.328 shows it: rounded to the nearest minute first. */
+const shownAt = (ms: number): number => Math.round(ms / 60_000) * 60_000;
+
+/** CronCreate's result of a one-shot job (2.1.328's text, from its bundled code). */
+export function cronOneShotText(id: string, human: string, nextFireAt: number, durable: boolean): string {
+  const where = durable
+    ? 'Persisted to .claude/scheduled_tasks.json.'
+    : 'Session-only (not written to disk, dies when Claude exits).';
+  return `Scheduled one-shot task ${id} (${human}). Next run: ${cronWhen(shownAt(nextFireAt))}. ${where} It will fire once then auto-delete.`;
+}
+
 /** CronCreate's result of a recurring job (recorded; `durable`: written to `.claude/scheduled_tasks.json`). */
 export function cronCreatedText(id: string, human: string, nextFireAt: number, durable: boolean): string {
   const where = durable
     ? 'Persisted to .claude/scheduled_tasks.json.'
     : 'Session-only (not written to disk, dies when Claude exits).';
-  return `Scheduled recurring job ${id} (${human}). Next run: ${cronWhen(nextFireAt)}. ${where} Auto-expires after 7 days. Use CronDelete to cancel sooner.`;
+  return `Scheduled recurring job ${id} (${human}). Next run: ${cronWhen(shownAt(nextFireAt))}. ${where} Auto-expires after 7 days. Use CronDelete to cancel sooner.`;
 }
 
 /** One line of CronList (recorded). */
@@ -104,7 +173,7 @@ export function cronListLine(job: {
   nextFireAt: number;
   prompt: string;
 }): string {
-  return `${job.id} — ${job.human} (${job.recurring ? 'recurring' : 'one-shot'})${job.durable ? '' : ' [session-only]'}, next run ${cronWhen(job.nextFireAt)}: ${job.prompt}`;
+  return `${job.id} — ${job.human} (${job.recurring ? 'recurring' : 'one-shot'})${job.durable ? '' : ' [session-only]'}, next run ${cronWhen(shownAt(job.nextFireAt))}: ${job.prompt}`;
 }
 
 /** CronList with no jobs, and CronDelete's result (recorded). */

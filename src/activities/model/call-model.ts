@@ -54,6 +54,7 @@ async function offersSkills(
   return modelInvocable(await definitionsOf(store, input.sessionId, input.definitionsKey)).length > 0;
 }
 import { heartbeatEvery } from '../heartbeats';
+import { withoutBackgroundTasks } from '../tools/bash';
 
 /** What the activities use of a model client (Anthropic's own, or a provider's: same `messages`). */
 export type ModelClient = Pick<Anthropic, 'messages'>;
@@ -316,9 +317,11 @@ export async function buildModelRequest(deps: ModelDeps, input: CallModelInput, 
   // Deferred tools stay out of `tools` until a ToolSearch result on the chain loaded them.
   const offered = offeredTools(
     {
-      builtins: deps.toolsForModel(
-        (input.tools ?? [...TOOL_NAMES]).filter((n) => !SESSION_TOOL_NAMES.has(n)),
-      ) as ModelToolSpec[],
+      builtins: (
+        deps.toolsForModel(
+          (input.tools ?? [...TOOL_NAMES]).filter((n) => !SESSION_TOOL_NAMES.has(n)),
+        ) as ModelToolSpec[]
+      ).map((t) => (input.backgroundTasks === false ? withoutBackgroundTasks(t) : t)),
       skills: await offersSkills(deps.store, input),
       extra: (await structuredOutputTools(deps.store, input)) as ModelToolSpec[],
       mcp: (input.mcpToolsRef && deps.mcpToolsForModel

@@ -155,12 +155,15 @@ export interface BashStructured {
   noOutputExpected: false;
 }
 
+/** The description's sentence about `run_in_background` (left out with background tasks off). */
+const BACKGROUND_SENTENCE = `run_in_background runs the command detached: it keeps running across turns and re-invokes you when it exits; its output goes to a file you can Read. With it, timeout is how long the command may run in the background (default ${BACKGROUND_DEFAULT_TIMEOUT_MS}, max ${BACKGROUND_MAX_TIMEOUT_MS}); at that limit it is stopped and you are re-invoked. No & needed.`;
+
 const DESCRIPTION = [
   'Runs a shell command with bash and returns its output (stdout, then stderr, then the exit code if it is not 0).',
   'Each call starts a fresh shell in the directory where the previous command left off: cd carries over to the next call (within the working directory; leaving it resets the shell to it), exported variables and other shell state do not.',
   'Commands get no input (stdin is closed), so avoid interactive programs and pass flags such as --yes or --no-pager where needed.',
   `A command is killed, with everything it started, after ${BASH_DEFAULT_TIMEOUT_MS / 60_000} minutes unless timeout (ms, at most ${BASH_MAX_TIMEOUT_MS / 60_000} minutes) says otherwise.`,
-  `run_in_background runs the command detached: it keeps running across turns and re-invokes you when it exits; its output goes to a file you can Read. With it, timeout is how long the command may run in the background (default ${BACKGROUND_DEFAULT_TIMEOUT_MS}, max ${BACKGROUND_MAX_TIMEOUT_MS}); at that limit it is stopped and you are re-invoked. No & needed.`,
+  BACKGROUND_SENTENCE,
   'stderr is interleaved with stdout. Output over 30000 characters is saved to a file: you get its first 2 KB and the path, to Read in parts or search; filter long output with head, tail or grep where you can.',
   'Quote paths that contain spaces. Prefer the dedicated tools for files: Read instead of cat/head/tail, Edit or Write instead of sed/echo redirection, Glob instead of find/ls -R, Grep instead of grep/rg.',
 ].join(' ');
@@ -330,3 +333,23 @@ export const BashTool: ToolDefinition<BashInput> = {
   idempotent: false,
   run: runBash,
 };
+
+/**
+ * Bash's spec with background tasks off (`CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1`): as Claude Code
+ * 2.1.328 (recording `tools-background-disabled`), `run_in_background` leaves the schema and the
+ * description. Any other spec is returned as it is.
+ */
+export function withoutBackgroundTasks<T extends { name: string; description: string; input_schema: unknown }>(
+  spec: T,
+): T {
+  if (spec.name !== 'Bash') return spec;
+  const schema = spec.input_schema as { properties?: Record<string, unknown> };
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties ?? {}).filter(([k]) => k !== 'run_in_background'),
+  );
+  return {
+    ...spec,
+    description: spec.description.replace(` ${BACKGROUND_SENTENCE}`, ''),
+    input_schema: { ...schema, properties },
+  };
+}

@@ -247,7 +247,7 @@ export const WAITING_SCENARIOS: readonly AsyncScenario[] = [
       ],
       cron: texts('Tick.', 'Tick 2.'),
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       expectSent(rec, 'toolu_as_main_0_0', cronText.created('<cron:1>', 'Every 5 minutes'));
       expectSent(rec, 'toolu_as_main_1_0', cronText.listed('<cron:1>', 'Every 5 minutes', '[as:cron] Tick.'));
@@ -272,7 +272,7 @@ export const WAITING_SCENARIOS: readonly AsyncScenario[] = [
         ...texts('Ticked and deleted the job.', 'Extra.'),
       ],
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       expectSent(rec, 'toolu_as_main_0_0', cronText.created('<cron:1>', 'Every minute'));
       // A session-only cron does not keep -p alive: the process exits after the turn, the job never fires.
@@ -293,7 +293,7 @@ export const WAITING_SCENARIOS: readonly AsyncScenario[] = [
       ],
       cron: texts('Tick.'),
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       expectSent(rec, 'toolu_as_main_0_0', cronText.created('<cron:1>', 'Weekdays at 9:07 AM', true));
       expectSent(

@@ -22,6 +22,16 @@ describe('CLI turn options', () => {
       'Glob',
     ]);
   });
+  test('turnOptionsFrom: --tools passes the Cron tools through; CLAUDE_CODE_DISABLE_CRON=1 takes them away (2.1.328)', () => {
+    const tools = ['Read', 'CronCreate', 'CronList', 'CronDelete', 'ScheduleWakeup'];
+    expect(turnOptionsFrom(config, { tools }, { env: {} }).tools).toEqual([
+      'Read',
+      'CronCreate',
+      'CronList',
+      'CronDelete',
+    ]);
+    expect(turnOptionsFrom(config, { tools }, { env: { CLAUDE_CODE_DISABLE_CRON: '1' } }).tools).toEqual(['Read']);
+  });
   test('turnOptionsFrom: flags override config defaults', () => {
     const o = turnOptionsFrom(config, {
       model: 'claude-haiku-4-5',

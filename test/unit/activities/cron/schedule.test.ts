@@ -7,6 +7,10 @@ import {
   cronWhen,
   humanSchedule,
   nextCronRun,
+  jobFraction,
+  jobFireAt,
+  jobAgedOut,
+  cronOneShotText,
 } from '../../../../src/activities/cron/schedule';
 
 const at = (y: number, mo: number, d: number, h: number, mi: number, s = 0): number =>
@@ -74,5 +78,47 @@ describe("cron expressions as 2.1.328's CronCreate takes them (5 fields, local t
     ).toBe('1a2b3c4d — Every 5 minutes (recurring) [session-only], next run Dec 1 7:35pm: [as:cron] Tick.');
     expect(cronText.none).toBe('No scheduled jobs.');
     expect(cronText.cancelled('1a2b3c4d')).toBe('Cancelled job 1a2b3c4d.');
+  });
+});
+
+describe("a job's fire time as 2.1.328's scheduler computes it (per-job offsets, 7-day expiry)", () => {
+  const now = at(2026, 12, 1, 19, 33, 34);
+
+  test("jobFraction: the id's first 8 hex digits over 2^32; not hex → 0", () => {
+    expect(jobFraction('00000000')).toBe(0);
+    expect(jobFraction('80000000')).toBe(0.5);
+    expect(jobFraction('zzzzzzzz')).toBe(0);
+  });
+
+  test('jobFireAt: a recurring job runs late by its share of half the period, at most 30 min', () => {
+    // Every hour at :07; id 0x80000000 → half of half an hour = 15 min late.
+    expect(jobFireAt({ cron: '7 * * * *', id: '80000000', recurring: true }, now)).toBe(at(2026, 12, 1, 20, 22));
+    expect(jobFireAt({ cron: '7 * * * *', id: '00000000', recurring: true }, now)).toBe(at(2026, 12, 1, 20, 7));
+    // Daily: half a day of offset is capped at 30 min.
+    expect(jobFireAt({ cron: '7 9 * * *', id: 'ffffffff', recurring: true }, now)).toBe(at(2026, 12, 2, 9, 37));
+    // Every minute: up to 30 s late.
+    expect(jobFireAt({ cron: '* * * * *', id: '80000000', recurring: true }, now)).toBe(at(2026, 12, 1, 19, 34, 15));
+  });
+
+  test('jobFireAt: a */5 schedule fires 15 s before its 5-minute period ends (the prompt-cache lead)', () => {
+    expect(jobFireAt({ cron: '*/5 * * * *', id: 'ffffffff', recurring: true }, now)).toBe(now + 285_000);
+  });
+
+  test('jobFireAt: a one-shot on :00 or :30 runs up to 90 s early, never before now; other minutes exact', () => {
+    expect(jobFireAt({ cron: '0 20 1 12 *', id: '80000000', recurring: false }, now)).toBe(at(2026, 12, 1, 19, 59, 15));
+    expect(jobFireAt({ cron: '7 20 1 12 *', id: 'ffffffff', recurring: false }, now)).toBe(at(2026, 12, 1, 20, 7));
+    expect(jobFireAt({ cron: '34 19 1 12 *', id: 'ffffffff', recurring: false }, now)).toBe(at(2026, 12, 1, 19, 34));
+    expect(jobFireAt({ cron: '0 0 31 2 *', id: '00000000', recurring: false }, now)).toBeNull();
+  });
+
+  test('jobAgedOut: a recurring job reaches its limit 7 days after creation', () => {
+    expect(jobAgedOut(now, now + 7 * 86_400_000 - 1)).toBe(false);
+    expect(jobAgedOut(now, now + 7 * 86_400_000)).toBe(true);
+  });
+
+  test("cronOneShotText and the shown time (rounded to the minute): 2.1.328's one-shot result", () => {
+    expect(cronOneShotText('abcd1234', '7 20 1 12 *', at(2026, 12, 1, 20, 6, 40), false)).toBe(
+      'Scheduled one-shot task abcd1234 (7 20 1 12 *). Next run: Dec 1 8:07pm. Session-only (not written to disk, dies when Claude exits). It will fire once then auto-delete.',
+    );
   });
 });

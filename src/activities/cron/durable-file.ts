@@ -1,0 +1,68 @@
+/**
+ * `.claude/scheduled_tasks.json`, where Claude Code 2.1.328 writes `CronCreate` jobs with
+ * `durable: true` (recording `cron-durable`: `{"tasks":[…]}`, 2-space JSON, a final newline; a
+ * later `claude` in the project resumes them). The runner's session keeps every job either way;
+ * the file is written so that the project holds what 2.1.328 would have written there.
+ */
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** The file, relative to the project. */
+export const SCHEDULED_TASKS_FILE = join('.claude', 'scheduled_tasks.json');
+
+/** One entry, in 2.1.328's field order. */
+export interface ScheduledTaskEntry {
+  id: string;
+  cron: string;
+  prompt: string;
+  /** Epoch ms. */
+  createdAt: number;
+  /** Present (true) for recurring jobs only, as 2.1.328 writes it. */
+  recurring?: true;
+  createdBySessionId: string;
+  createdByPid: number;
+  /** The writing process's start time, ms since the epoch, as a decimal string. */
+  createdByProcStart: string;
+  createdInProject: string;
+}
+
+async function readTasks(file: string): Promise<ScheduledTaskEntry[]> {
+  const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return '';
+    throw e;
+  });
+  if (text.trim() === '') return [];
+  const parsed = JSON.parse(text) as { tasks?: unknown };
+  if (!Array.isArray(parsed.tasks)) throw new Error(`${file}: no "tasks" array`);
+  return parsed.tasks as ScheduledTaskEntry[];
+}
+
+async function writeTasks(file: string, tasks: ScheduledTaskEntry[]): Promise<void> {
+  await mkdir(join(file, '..'), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, `${JSON.stringify({ tasks }, null, 2)}\n`, { mode: 0o644 });
+  await rename(tmp, file);
+}
+
+/**
+ * Adds (or replaces, by id: a retried activity writes it once) a job in the project's file.
+ * @throws Error when the file exists but is not 2.1.328's shape (it is left as it is)
+ */
+export async function addScheduledTask(projectDir: string, entry: ScheduledTaskEntry): Promise<void> {
+  const file = join(projectDir, SCHEDULED_TASKS_FILE);
+  const tasks = (await readTasks(file)).filter((t) => t.id !== entry.id);
+  await writeTasks(file, [...tasks, entry]);
+}
+
+/** Removes a job from the project's file (nothing to do when it is not there). */
+export async function removeScheduledTask(projectDir: string, id: string): Promise<void> {
+  const file = join(projectDir, SCHEDULED_TASKS_FILE);
+  const tasks = await readTasks(file);
+  const left = tasks.filter((t) => t.id !== id);
+  if (left.length !== tasks.length) await writeTasks(file, left);
+}
+
+/** This process's start time as 2.1.328 records it (`createdByProcStart`). */
+export function processStart(): string {
+  return String(Math.round(performance.timeOrigin));
+}

@@ -1,0 +1,164 @@
+import {
+  CancellationScope,
+  getExternalWorkflowHandle,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  sleep,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/types';
+import type { CronCommand, CronJobRow, CronReply } from '../common/cron';
+import type { TaskRecord } from '../common/tasks';
+import { firstLine } from '../common/summary';
+import { cronCommandSignal, cronReplySignal } from './cron-messages';
+import type { SessionInbox } from './session-inbox';
+import type { SessionLedger } from './session-state';
+
+const { nextCronFire } = proxyActivities<Pick<Activities, 'nextCronFire'>>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 10 },
+});
+
+/** A recurring job's age limit, ms (2.1.328's `recurringMaxAgeMs`: 7 days; it fires a last time, then is deleted). */
+export const CRON_MAX_AGE_MS = 604_800_000;
+
+/**
+ * The session's cron jobs (`CronCreate`): each is a task of kind `cron` in the table (carried by
+ * continue-as-new; the session does not end while one is pending) and a durable timer of the
+ * session workflow to its next fire (no worker holds it; it survives restarts of workers, the
+ * server and clients). A fire queues the job's prompt as a plain prompt, which starts a turn once
+ * the session is idle (2.1.328: jobs fire only while idle; fires while one waits are one); a recurring job then re-arms for its
+ * next fire (an activity computes it: cron-parser, local time, its per-job offset), a one-shot
+ * ends. A recurring job that has reached 7 days fires a last time and ends. `CronDelete` ends a
+ * job; an interrupt does not (as 2.1.328's Esc).
+ *
+ * Reached only through the `cronCommand` signal, which no recorded history has: no patch.
+ */
+export class SessionCrons {
+  private readonly timers = new Map<string, CancellationScope>();
+
+  constructor(
+    private readonly ledger: SessionLedger,
+    private readonly inbox: SessionInbox,
+  ) {}
+
+  setHandlers(): void {
+    setHandler(cronCommandSignal, (c) => this.command(c));
+  }
+
+  /** Re-arms the jobs the table carried (a new run after continue-as-new). */
+  resume(): void {
+    for (const t of this.jobs()) this.arm(t);
+  }
+
+  private jobs(): TaskRecord[] {
+    return this.ledger.tasks.running().filter((e) => e.kind === 'cron');
+  }
+
+  private async command(c: CronCommand): Promise<void> {
+    const reply: CronReply = { requestId: c.requestId };
+    if (c.kind === 'create') {
+      const record: TaskRecord = {
+        kind: 'cron',
+        taskId: c.id,
+        runId: c.requestId,
+        run: 1,
+        status: 'running',
+        owner: 'session',
+        description: firstLine(`${c.job.humanSchedule}`).slice(0, 200),
+        toolUseId: c.toolUseId,
+        startedBy: c.replyTo,
+        startedAtMs: Date.now(),
+        workflowId: '',
+        refs: {},
+        cron: c.job,
+      };
+      this.ledger.taskStarted({ record });
+      this.arm(record);
+    } else if (c.kind === 'list') {
+      reply.jobs = this.jobs().flatMap((t): CronJobRow[] =>
+        t.cron
+          ? [
+              {
+                id: t.taskId,
+                cron: t.cron.cron,
+                humanSchedule: t.cron.humanSchedule,
+                recurring: t.cron.recurring,
+                durable: t.cron.durable,
+                nextFireAtMs: t.cron.nextFireAtMs,
+                promptRef: t.cron.promptRef,
+              },
+            ]
+          : [],
+      );
+    } else {
+      const t = this.jobs().find((e) => e.taskId === c.id);
+      reply.deleted = t !== undefined;
+      if (t?.cron?.durable) reply.durable = true;
+      if (t) this.end(t, 'killed');
+    }
+    await CancellationScope.nonCancellable(() =>
+      getExternalWorkflowHandle(c.replyTo)
+        .signal(cronReplySignal, reply)
+        .catch(() => undefined),
+    );
+  }
+
+  /** Ends a job: its timer is cancelled and its task finished (`killed`: deleted; `completed`: its last fire). */
+  private end(t: TaskRecord, status: 'killed' | 'completed'): void {
+    this.timers.get(t.taskId)?.cancel();
+    this.timers.delete(t.taskId);
+    this.ledger.taskFinished({
+      taskId: t.taskId,
+      runId: t.runId,
+      status,
+      endedAtMs: Date.now(),
+      usage: { totalTokens: 0, toolUses: 0, durationMs: Date.now() - t.startedAtMs, costUsd: 0 },
+      modelUsage: {},
+      refs: {},
+    });
+  }
+
+  private arm(t: TaskRecord): void {
+    const job = t.cron;
+    if (!job) return;
+    this.timers.get(t.taskId)?.cancel();
+    const scope = new CancellationScope();
+    this.timers.set(t.taskId, scope);
+    scope
+      .run(() => sleep(Math.max(0, job.nextFireAtMs - Date.now())))
+      .then(
+        () => (this.timers.get(t.taskId) === scope ? this.fire(t) : undefined),
+        (err: unknown) => {
+          if (!isCancellation(err)) throw err;
+        },
+      );
+  }
+
+  /** A fire: the prompt is queued; a recurring job re-arms for its next fire, else it ends. */
+  private async fire(t: TaskRecord): Promise<void> {
+    const job = t.cron;
+    if (!job) return;
+    this.timers.delete(t.taskId);
+    const firedAt = Date.now();
+    // Fires while the session is busy wait for it, once (2.1.328: jobs fire only while idle).
+    this.inbox.prompt(
+      { prompt: job.promptRef, promptLine: firstLine(`cron ${t.taskId}: ${job.humanSchedule}`) },
+      `cron:${t.taskId}`,
+    );
+    const next =
+      job.recurring && firedAt - job.createdAtMs < CRON_MAX_AGE_MS
+        ? await nextCronFire({ cron: job.cron, id: t.taskId, fromMs: firedAt })
+        : null;
+    // Deleted while the next fire time was being computed.
+    const current = this.jobs().find((e) => e.taskId === t.taskId && e.runId === t.runId);
+    if (!current) return;
+    if (next === null) {
+      this.end(current, 'completed');
+      return;
+    }
+    const record: TaskRecord = { ...current, cron: { ...job, nextFireAtMs: next, fires: job.fires + 1 } };
+    this.ledger.taskStarted({ record });
+    this.arm(record);
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * The Cron tools as durable tasks of the session (src/workflows/session-crons.ts): jobs created by
+ * a turn fire from the session's own timers (no worker held while waiting, so a worker killed
+ * with -9 loses nothing), a recurring job fires again and again until CronDelete, a one-shot
+ * fires once, and the texts are 2.1.328's.
+ */
+import type { ParsedRequest, StepSpec } from '../../src/fake-model';
+import { sessionWorkflowId } from '../../src/common/ids';
+import type { SessionInput } from '../../src/common/session';
+import { WORKFLOW_STATE_VERSION } from '../../src/common/turn';
+import { sessionStateQuery, sessionStatusQuery } from '../../src/workflows/messages';
+import { installRuntimeLogging } from '../../src/worker/logging';
+import { makeRepo, startRunnerEnv, testTurnOptions } from '../helpers/runner-env';
+import type { RunnerEnv } from '../helpers/runner-env';
+import { startWorkerProcess } from '../helpers/worker-process';
+import type { WorkerProcess } from '../helpers/worker-process';
+
+installRuntimeLogging('WARN');
+
+async function waitFor<T>(what: string, check: () => T | undefined, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The last user message of a request: its text blocks and tool_result contents, one per line. */
+function lastUser(req: ParsedRequest): string {
+  const m = [...req.messages].reverse().find((x) => x.role === 'user');
+  if (!m) return '';
+  if (typeof m.content === 'string') return m.content;
+  return m.content
+    .map((b) => {
+      const r = b as { type: string; text?: string; content?: unknown };
+      if (r.type === 'text') return r.text ?? '';
+      if (r.type === 'tool_result') return typeof r.content === 'string' ? r.content : JSON.stringify(r.content);
+      return '';
+    })
+    .join('\n');
+}
+
+const call = (name: string, input: Record<string, unknown>, id: string): StepSpec => ({
+  content: [{ tool_use: { id, name, input } }],
+});
+const say = (t: string): StepSpec => ({ content: [{ text: t }] });
+const CRON_TOOLS = ['Read', 'CronCreate', 'CronList', 'CronDelete'];
+const WHEN = '[A-Z][a-z]{2} \\d{1,2} \\d{1,2}:\\d\\d[ap]m';
+
+describe('CronCreate, CronList and CronDelete as durable tasks of the session', () => {
+  let env: RunnerEnv | undefined;
+  const workers: WorkerProcess[] = [];
+  afterEach(async () => {
+    for (const w of workers.splice(0)) await w.kill9().catch(() => undefined);
+    await env?.close();
+    env = undefined;
+  });
+
+  test('cron: a recurring job fires twice from the session after kill -9 of the worker that created it, then CronDelete ends it; a one-shot fires once; errors and list as 2.1.328', async () => {
+    const seen: Array<{ text: string; at: number }> = [];
+    // A one-shot two minutes ahead (local time, as cron reads it).
+    const at = new Date(Date.now() + 120_000);
+    const oneShot = `${at.getMinutes()} ${at.getHours()} ${at.getDate()} ${at.getMonth() + 1} *`;
+    let recurringId = '';
+    let ticks = 0;
+    env = await startRunnerEnv({
+      worker: false,
+      responder: (req, ctx) => {
+        const text = lastUser(req);
+        seen.push({ text, at: Date.now() });
+        if (text === '[cron] Tick.') {
+          ticks++;
+          return ticks === 1 ? say('Ticked.') : call('CronDelete', { id: recurringId }, `toolu_del_${ticks}`);
+        }
+        if (text === '[once] Reminder.') return say('Reminded.');
+        if (text.startsWith('Cancelled job')) return say('Deleted.');
+        return [
+          call('CronCreate', { cron: '* * * * *', prompt: '[cron] Tick.' }, 'toolu_c_0'),
+          call('CronCreate', { cron: oneShot, prompt: '[once] Reminder.', recurring: false }, 'toolu_c_1'),
+          call('CronCreate', { cron: 'not a cron', prompt: 'x' }, 'toolu_c_2'),
+          call('CronCreate', { cron: '0 0 31 2 *', prompt: 'x', recurring: false }, 'toolu_c_3'),
+          call('CronDelete', { id: 'nope' }, 'toolu_c_4'),
+          call('CronList', {}, 'toolu_c_5'),
+          say('Scheduled.'),
+        ][ctx.step]!;
+      },
+    });
+    workers.push(await startWorkerProcess(env.workerEnv));
+    const engine = env.engine({ cwd: makeRepo({ 'a.txt': 'a\n' }), defaults: testTurnOptions({ tools: CRON_TOOLS }) });
+    const { result } = await env.runTurn(engine, 'schedule');
+    expect(result).toMatchObject({ subtype: 'success', result: 'Scheduled.' });
+
+    const created = new RegExp(
+      `^Scheduled recurring job ([0-9a-f]{8}) \\(Every minute\\)\\. Next run: ${WHEN}\\. Session-only \\(not written to disk, dies when Claude exits\\)\\. Auto-expires after 7 days\\. Use CronDelete to cancel sooner\\.$`,
+    ).exec(seen[1]!.text);
+    expect(created).not.toBeNull();
+    recurringId = created![1]!;
+    const once = new RegExp(
+      `^Scheduled one-shot task ([0-9a-f]{8}) \\(${oneShot.replace(/\*/g, '\\*')}\\)\\. Next run: ${WHEN}\\. Session-only \\(not written to disk, dies when Claude exits\\)\\. It will fire once then auto-delete\\.$`,
+    ).exec(seen[2]!.text);
+    expect(once).not.toBeNull();
+    expect(seen[3]!.text).toBe(
+      "<tool_use_error>Invalid cron expression 'not a cron'. Expected 5 fields: M H DoM Mon DoW.</tool_use_error>",
+    );
+    expect(seen[4]!.text).toBe(
+      "<tool_use_error>Cron expression '0 0 31 2 *' does not match any calendar date in the next year.</tool_use_error>",
+    );
+    expect(seen[5]!.text).toBe("<tool_use_error>No scheduled job with id 'nope'</tool_use_error>");
+    const list = seen[6]!.text.split('\n');
+    expect(list).toHaveLength(2);
+    expect(list[0]).toMatch(
+      new RegExp(
+        `^${recurringId} — Every minute \\(recurring\\) \\[session-only\\], next run ${WHEN}: \\[cron\\] Tick\\.$`,
+      ),
+    );
+    expect(list[1]).toMatch(
+      new RegExp(`^${once![1]} — .* \\(one-shot\\) \\[session-only\\], next run ${WHEN}: \\[once\\] Reminder\\.$`),
+    );
+
+    // No worker holds the timers: kill the one that created the jobs, start another.
+    await workers[0]!.kill9();
+    workers.push(await startWorkerProcess(env.workerEnv));
+    const status = async (): Promise<Array<{ taskId: string; kind: string; status: string }>> =>
+      (
+        (await env!.client.workflow.getHandle(sessionWorkflowId(engine.sessionId)).query(sessionStatusQuery)).tasks ??
+        []
+      ).map((t) => ({ taskId: t.taskId, kind: t.kind, status: t.status }));
+    expect(await status()).toEqual(
+      expect.arrayContaining([
+        { taskId: recurringId, kind: 'cron', status: 'running' },
+        { taskId: once![1], kind: 'cron', status: 'running' },
+      ]),
+    );
+
+    // Every minute, up to half a minute late (its per-job offset): two fires within ~2.5 min.
+    await waitFor('the second tick', () => (ticks >= 2 ? true : undefined), 200_000);
+    await waitFor('the reminder', () => seen.find((s) => s.text === '[once] Reminder.'), 120_000);
+    await waitFor('the deletion', () => seen.find((s) => s.text.startsWith('Cancelled job')), 30_000);
+    const tickTimes = seen.filter((s) => s.text === '[cron] Tick.').map((s) => s.at);
+    expect(tickTimes[1]! - tickTimes[0]!).toBeGreaterThan(40_000);
+    expect(seen.find((s) => s.text.startsWith('Cancelled job'))!.text).toBe(`Cancelled job ${recurringId}.`);
+    await new Promise((r) => setTimeout(r, 2000));
+    const end = await status();
+    expect(end).toEqual(
+      expect.arrayContaining([
+        { taskId: recurringId, kind: 'cron', status: 'killed' },
+        { taskId: once![1], kind: 'cron', status: 'completed' },
+      ]),
+    );
+    expect(seen.filter((s) => s.text === '[once] Reminder.')).toHaveLength(1);
+    expect(ticks).toBe(2);
+  }, 360_000);
+
+  test('cron: a job carried in the task table to a new run of the session (what continue-as-new starts) is armed again and fires', async () => {
+    const seen: string[] = [];
+    env = await startRunnerEnv({
+      responder: (req, ctx) => {
+        const text = lastUser(req);
+        seen.push(text);
+        if (text === '[carried] Tick.') return say('Ticked in the new run.');
+        return [call('CronCreate', { cron: '* * * * *', prompt: '[carried] Tick.' }, 'toolu_cc_0'), say('Set.')][
+          ctx.step
+        ]!;
+      },
+    });
+    const cwd = makeRepo({ 'a.txt': 'a\n' });
+    const defaults = testTurnOptions({ tools: CRON_TOOLS });
+    const engine = env.engine({ cwd, defaults });
+    const { result } = await env.runTurn(engine, 'schedule');
+    expect(result).toMatchObject({ subtype: 'success', result: 'Set.' });
+    const id = /^Scheduled recurring job ([0-9a-f]{8}) /.exec(seen[1]!)![1]!;
+    // End this run (its timer goes with it) and start the next from its carried state, as
+    // continue-as-new does: the next run re-arms the job from the table alone.
+    const handle = env.client.workflow.getHandle(sessionWorkflowId(engine.sessionId));
+    const state = await handle.query(sessionStateQuery);
+    expect(state.tasks?.entries.find((e) => e.taskId === id)).toMatchObject({ kind: 'cron', status: 'running' });
+    await handle.terminate('test: the next run starts from the carried state');
+    const input: SessionInput = { v: WORKFLOW_STATE_VERSION, sessionId: engine.sessionId, cwd, defaults, state };
+    await env.client.workflow.start('sessionWorkflow', {
+      workflowId: sessionWorkflowId(engine.sessionId),
+      taskQueue: env.taskQueue,
+      args: [input],
+    });
+    await waitFor('the carried job to fire', () => (seen.includes('[carried] Tick.') ? true : undefined), 120_000);
+    const rows = (await handle.query(sessionStatusQuery)).tasks ?? [];
+    expect(rows.find((t) => t.taskId === id)).toMatchObject({ kind: 'cron', status: 'running' });
+    expect(rows.find((t) => t.taskId === id)?.cron?.fires).toBe(1);
+    await handle.terminate('test done');
+  }, 200_000);
+});

@@ -1,0 +1,66 @@
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  SCHEDULED_TASKS_FILE,
+  addScheduledTask,
+  processStart,
+  removeScheduledTask,
+} from '../../../../src/activities/cron/durable-file';
+import type { ScheduledTaskEntry } from '../../../../src/activities/cron/durable-file';
+
+const entry = (id: string, recurring: boolean): ScheduledTaskEntry => ({
+  id,
+  cron: '7 9 * * 1-5',
+  prompt: 'Morning check.',
+  createdAt: 1_764_000_000_000,
+  ...(recurring ? { recurring: true as const } : {}),
+  createdBySessionId: 's-1',
+  createdByPid: 42,
+  createdByProcStart: '1764000000000',
+  createdInProject: '/repo',
+});
+
+describe('.claude/scheduled_tasks.json as 2.1.328 writes it (CronCreate durable: true)', () => {
+  test('addScheduledTask: {"tasks":[…]} in 2-space JSON with a final newline, 2.1.328\'s field order; the same id again replaces its entry', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cron-file-'));
+    await addScheduledTask(dir, entry('aaaa1111', true));
+    await addScheduledTask(dir, entry('bbbb2222', false));
+    await addScheduledTask(dir, entry('aaaa1111', true));
+    const text = readFileSync(join(dir, SCHEDULED_TASKS_FILE), 'utf8');
+    expect(text.endsWith('}\n')).toBe(true);
+    expect(text).toBe(`${JSON.stringify({ tasks: [entry('bbbb2222', false), entry('aaaa1111', true)] }, null, 2)}\n`);
+    expect(Object.keys((JSON.parse(text) as { tasks: object[] }).tasks[1]!)).toEqual([
+      'id',
+      'cron',
+      'prompt',
+      'createdAt',
+      'recurring',
+      'createdBySessionId',
+      'createdByPid',
+      'createdByProcStart',
+      'createdInProject',
+    ]);
+  });
+
+  test('removeScheduledTask: the entry leaves the file; an unknown id or no file changes nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cron-file-'));
+    await removeScheduledTask(dir, 'nope');
+    await addScheduledTask(dir, entry('aaaa1111', true));
+    await removeScheduledTask(dir, 'nope');
+    await removeScheduledTask(dir, 'aaaa1111');
+    expect(JSON.parse(readFileSync(join(dir, SCHEDULED_TASKS_FILE), 'utf8'))).toEqual({ tasks: [] });
+  });
+
+  test("addScheduledTask: a file that is not 2.1.328's shape is refused and left as it is", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cron-file-'));
+    mkdirSync(join(dir, '.claude'));
+    writeFileSync(join(dir, SCHEDULED_TASKS_FILE), '{"jobs": 3}');
+    await expect(addScheduledTask(dir, entry('aaaa1111', true))).rejects.toThrow(/no "tasks" array/);
+    expect(readFileSync(join(dir, SCHEDULED_TASKS_FILE), 'utf8')).toBe('{"jobs": 3}');
+  });
+
+  test('processStart: decimal digits (ms since the epoch)', () => {
+    expect(processStart()).toMatch(/^\d{13}$/);
+  });
+});
