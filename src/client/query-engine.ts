@@ -29,6 +29,8 @@ import { storePrompt } from './prompt-ref';
 import type { SessionDefinitions } from './slash-commands';
 import { resolvePrompt } from './slash-commands';
 import { putDefinitions } from '../store/definitions';
+import type { AgentDefinition } from '../common/agents';
+import { putAgentList, sessionAgentTypes } from './agent-types';
 import type { UserPrompt } from '../common/user-prompt';
 import { isEmptyPrompt, promptText } from '../common/user-prompt';
 import { mergeModelUsage, totalCost } from '../engine/cost';
@@ -104,6 +106,12 @@ export interface QueryEngineOptions {
    * `/name args` prompts run a command or skill of them; `system/init` lists them.
    */
   definitions?: SessionDefinitions;
+  /**
+   * The session's agent types (src/client/agent-types.ts: built-in, files, `--agents`, the SDK's
+   * `agents`): stored once, turns that offer subagents carry the ref (`agentsRef`); `system/init`
+   * lists their names. @default the built-in types and the catalog's agents
+   */
+  agentTypes?: readonly AgentDefinition[];
   /**
    * Where to say what a followed turn waits for when it shows nothing new for a few seconds (an
    * activity retried and why, a worker gone: see `src/client/pending-work.ts`). @default silent
@@ -286,6 +294,25 @@ export class QueryEngine {
 
   private userMemory: Promise<readonly MemoryFile[]> | undefined;
   private definitionsKey: Promise<string> | undefined;
+  private agentsRef: Promise<TurnOptions['agentsRef']> | undefined;
+  private agentTypeList: readonly AgentDefinition[] | undefined;
+
+  /** The session's agent types (see {@link QueryEngineOptions.agentTypes}). */
+  agentTypes(): readonly AgentDefinition[] {
+    this.agentTypeList ??=
+      this.opts.agentTypes ?? sessionAgentTypes({ catalog: this.opts.definitions?.definitions.agents ?? [] });
+    return this.agentTypeList;
+  }
+
+  /**
+   * Replaces the session's agent types (the SDK's `agents`, sent with `initialize`): turns
+   * started after this carry the new list.
+   */
+  setAgentTypes(agents: readonly AgentDefinition[]): void {
+    this.agentTypeList = agents;
+    this.agentsRef = undefined;
+    this.storedDefaults = undefined;
+  }
   private readonly warned = new Set<string>();
 
   /** The session's context texts, each written once by this engine (defaults and submissions share them). */
@@ -298,11 +325,20 @@ export class QueryEngine {
       this.userMemory ??= this.loadUserMemory();
       return this.userMemory;
     });
+    const withAgents = await this.withAgentsRef(stored);
     const defs = this.opts.definitions?.definitions;
-    if (!defs || stored.definitionsKey !== undefined) return stored;
-    if (defs.commands.length + defs.agents.length + defs.plugins.length === 0) return stored;
+    if (!defs || withAgents.definitionsKey !== undefined) return withAgents;
+    if (defs.commands.length + defs.agents.length + defs.plugins.length === 0) return withAgents;
     this.definitionsKey ??= putDefinitions(this.opts.store, this.sessionId, defs);
-    return { ...stored, definitionsKey: await this.definitionsKey };
+    return { ...withAgents, definitionsKey: await this.definitionsKey };
+  }
+
+  /** Options that offer subagents get the ref of the session's stored agent types. */
+  private async withAgentsRef<T extends Partial<TurnOptions>>(options: T): Promise<T> {
+    if (!options.subagents || options.agentsRef !== undefined) return options;
+    this.agentsRef ??= putAgentList(this.opts.store, this.sessionId, this.agentTypes());
+    const ref = await this.agentsRef;
+    return ref ? { ...options, agentsRef: ref } : options;
   }
 
   /** What a prompt is (a runner command, a custom command or skill, an unknown `/name`), for this turn. */
@@ -372,6 +408,7 @@ export class QueryEngine {
       apiKeySource: this.opts.apiKeySource ?? 'user',
       ...(mcp ? { mcp } : {}),
       ...(this.opts.definitions ? { definitions: this.opts.definitions.definitions } : {}),
+      ...(effective.subagents ? { agentTypes: this.agentTypes().map((a) => a.agentType) } : {}),
     });
     // As Claude Code: the first request's status, then the prompt echoed once it is recorded.
     const partial = this.partialMessages();

@@ -55,7 +55,7 @@ import {
 import { agentResultFailure } from '../common/agent-result';
 import { PoolMember } from './pool-member';
 import { ToolRuns } from './tool-runs';
-import { TaskTools, modelToolNames } from './task-tools';
+import { TaskTools, agentListingInput, modelToolNames } from './task-tools';
 import { turnActivities } from './turn-activities';
 import type { TurnActivities } from './turn-activities';
 import { TurnState } from './turn-state';
@@ -450,6 +450,7 @@ class Turn {
           ...(options.definitionsKey !== undefined ? { definitionsKey: options.definitionsKey } : {}),
           ...(options.toolSearch !== undefined ? { toolSearch: options.toolSearch } : {}),
           ...(options.compaction?.microcompact ? { microcompact: options.compaction.microcompact } : {}),
+          ...agentListingInput(options),
           ...this.workspace.forModelCall(),
         }),
       );

@@ -310,6 +310,7 @@ export async function runPrint(
       includePartialMessages: flags.includePartialMessages === true && flags.outputFormat === 'stream-json',
       replayUserMessages: flags.replayUserMessages === true,
       definitions: defs.definitions,
+      agentTypes: defs.agentTypes,
       ...(flags.bare ? { userConfigDir: false as const } : {}),
     });
     if (streamInput) {
