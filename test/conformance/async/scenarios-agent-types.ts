@@ -68,8 +68,9 @@ export const AGENT_TYPE_SCENARIOS: readonly AsyncScenario[] = [
       const rev = requestAt(rec, 'rev', 0);
       expect(rev.model).toBe('claude-haiku-5-5');
       expect(toolNames(rev)).toEqual(['Read', 'Grep']);
-      expect(Array.isArray(rev.system) ? rev.system[2]?.['text'] : '').toMatch(
-        /^You are the reviewer agent\. Report mistakes only\.\n\nMessages from the agent that launched you/,
+      // Claude Code's own system blocks (billing header, SDK identity) come before it; the runner sends none.
+      expect(systemOf(rev)).toMatch(
+        /(^|\n)You are the reviewer agent\. Report mistakes only\.\n\nMessages from the agent that launched you/,
       );
       expectSent(rec, 'toolu_as_rev_0_0', noSuchTool('Bash'), true);
       expect(agentListing(rec)).toContain(
