@@ -31,6 +31,10 @@ import { resolvePrompt } from './slash-commands';
 import { putDefinitions } from '../store/definitions';
 import type { AgentDefinition } from '../common/agents';
 import { putAgentList, sessionAgentTypes } from './agent-types';
+import type { SubagentStreamDeps } from './subagent-stream';
+import { agentRunMessages, taskStartedMessage } from './subagent-stream';
+import type { SubagentStats, TaskRecord } from '../common/tasks';
+import { emptySubagentStats } from '../common/tasks';
 import type { UserPrompt } from '../common/user-prompt';
 import { isEmptyPrompt, promptText } from '../common/user-prompt';
 import { mergeModelUsage, totalCost } from '../engine/cost';
@@ -556,6 +560,8 @@ export class QueryEngine {
     let result = watchResult();
     const poll = this.opts.pollIntervalMs ?? 100;
     const followStarted = Date.now();
+    /** The turn's Agent calls (tool_use id → prompt), whose results bring their agents' messages. */
+    const agentCalls = new Map<string, string>();
     for (;;) {
       // The outcome as this pass began: one that arrives during the pass (while lines are read)
       // is streamed by the next pass, whose events include the lines recorded since the query.
@@ -585,6 +591,7 @@ export class QueryEngine {
         if (uuid === undefined) continue;
         const entry = await this.readEntry(uuid);
         const msgs = entry ? entryToSdkMessages(entry) : [];
+        if (entry && this.opts.defaults.subagents) yield* this.agentMessages(entry, agentCalls, pos.turnWorkflowId);
         // A response's stream events (the rest of them) come before its assistant messages.
         const partial = this.partialMessages();
         if (partial && entry?.type === 'assistant') yield* await partial.drain(uuid);
@@ -616,7 +623,9 @@ export class QueryEngine {
     }
     // As Claude Code: `total_cost_usd` and `modelUsage` are the session's, all turns so far.
     const totals = await this.sessionTotals(pos, outcome);
-    const message = await turnResultMessage(this.opts.store, this.sessionId, totals, randomUUID());
+    const turnResult = await turnResultMessage(this.opts.store, this.sessionId, totals, randomUUID());
+    const stats = this.opts.defaults.subagents ? await this.subagentStats() : undefined;
+    const message = stats ? { ...turnResult, subagent_stats: stats } : turnResult;
     this.resultYieldedFor = pos.turnWorkflowId;
     yield message;
   }
@@ -685,6 +694,97 @@ export class QueryEngine {
     return undefined;
   }
 
+  /** Runs of agents this engine has streamed (their run ids). */
+  private readonly streamedRuns = new Set<string>();
+
+  private subagentDeps(): SubagentStreamDeps {
+    return {
+      client: this.opts.client,
+      sessionId: this.sessionId,
+      cwd: this.opts.cwd,
+      readEntry: (u) => this.readEntry(u),
+    };
+  }
+
+  /** The session's subagent counters (`subagent_stats`), or undefined when the session cannot answer. */
+  private async subagentStats(): Promise<SubagentStats | undefined> {
+    try {
+      return (await this.sessionHandle().query(sessionStatusQuery)).subagentStats ?? emptySubagentStats();
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The messages of the agents an entry concerns, as Claude Code streams them before it: an
+   * assistant line's Agent calls are noted; before the line with their results, a foreground
+   * agent's whole run ({@link agentRunMessages}) and a background agent's `task_started`.
+   */
+  private async *agentMessages(
+    entry: TranscriptEntry,
+    calls: Map<string, string>,
+    turnWorkflowId: string,
+  ): AsyncGenerator<SDKMessage, void, undefined> {
+    const blocks = (Array.isArray(entry.message?.content) ? entry.message.content : []) as Array<
+      Record<string, unknown>
+    >;
+    if (entry.type === 'assistant') {
+      for (const b of blocks) {
+        if (b['type'] !== 'tool_use' || b['name'] !== 'Agent') continue;
+        const input = (b['input'] ?? {}) as Record<string, unknown>;
+        calls.set(String(b['id']), typeof input['prompt'] === 'string' ? input['prompt'] : '');
+      }
+      return;
+    }
+    const answered = blocks
+      .filter((b) => b['type'] === 'tool_result' && calls.has(String(b['tool_use_id'])))
+      .map((b) => String(b['tool_use_id']));
+    for (const id of answered) {
+      const task = await this.agentTaskOf(id, turnWorkflowId);
+      if (!task || this.streamedRuns.has(task.runId)) continue;
+      const prompt = calls.get(id) ?? '';
+      if (task.owner === 'session') {
+        yield taskStartedMessage(this.sessionId, task, prompt);
+        continue;
+      }
+      this.streamedRuns.add(task.runId);
+      yield* agentRunMessages(this.subagentDeps(), task, { started: true, prompt });
+    }
+  }
+
+  /**
+   * The task record of the agent an Agent call started, once a foreground one has ended (the
+   * session folds its end in a few ms after the turn wrote the call's result; waits up to 5 s).
+   */
+  private async agentTaskOf(toolUseId: string, turnWorkflowId: string): Promise<TaskRecord | undefined> {
+    const deadline = Date.now() + SESSION_APPLY_WAIT_MS;
+    for (;;) {
+      let task: TaskRecord | undefined;
+      try {
+        const s = await this.sessionHandle().query(sessionStatusQuery);
+        task = (s.tasks ?? []).find(
+          (t) => t.kind === 'agent' && t.toolUseId === toolUseId && t.startedBy === turnWorkflowId,
+        );
+      } catch {
+        return undefined;
+      }
+      if (task && (task.owner === 'session' || task.status !== 'running')) return task;
+      if (Date.now() >= deadline) return task;
+      await sleep(20);
+    }
+  }
+
+  /** The ended background agents of the session not streamed yet: their runs' messages. */
+  private async *endedBackgroundAgents(tasks: readonly TaskRecord[]): AsyncGenerator<SDKMessage, void, undefined> {
+    for (const t of tasks) {
+      if (t.kind !== 'agent' || t.owner !== 'session' || t.status === 'running' || this.streamedRuns.has(t.runId)) {
+        continue;
+      }
+      this.streamedRuns.add(t.runId);
+      yield* agentRunMessages(this.subagentDeps(), t, { started: false });
+    }
+  }
+
   private readEntry(uuid: string): Promise<TranscriptEntry | undefined> {
     return readTurnLine(this.opts.store, this.sessionId, uuid);
   }
@@ -730,6 +830,7 @@ export class QueryEngine {
       if (next <= last) {
         const turn = turnWorkflowId(this.sessionId, next);
         next++;
+        if (this.opts.defaults.subagents) yield* this.endedBackgroundAgents(s.tasks ?? []);
         // As Claude Code, a turn a notification starts is announced by its own `system/init`.
         yield initMessage({
           sessionId: this.sessionId,

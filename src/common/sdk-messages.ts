@@ -1,5 +1,7 @@
 import type { PermissionReasonType } from './permissions';
 import type { ModelUsage, Usage } from './usage';
+import type { SubagentStats } from './tasks';
+import type { SDKTaskMessage } from './sdk-task-messages';
 
 /**
  * Messages a caller receives from `QueryEngine.submitMessage()` and from
@@ -130,6 +132,13 @@ export interface SDKUserMessage {
   timestamp?: string;
 }
 
+/** What a subagent's `assistant` and `user` messages carry besides `parent_tool_use_id` (its Agent call). */
+export interface SDKSubagentFields {
+  agent_id: string;
+  subagent_type: string;
+  task_description: string;
+}
+
 /** Subtypes of a result message. */
 export type ResultSubtype =
   | 'success'
@@ -184,6 +193,8 @@ export interface SDKResultMessage {
    * (tokens estimated as characters / 4); absent when none did. Extension of ours.
    */
   context_stages?: { microcompact: { runs: number; cleared_tool_results: number; freed_tokens: number } };
+  /** The session's subagent counters (with subagents on; Claude Code 2.1.328 repeats them on every result). */
+  subagent_stats?: SubagentStats;
 }
 
 /** `workspace` of a result message and of `agent-runner status`. */
@@ -253,4 +264,5 @@ export type SDKMessage =
   | SDKUserMessage
   | SDKPartialAssistantMessage
   | SDKThinkingTokensMessage
+  | SDKTaskMessage
   | SDKResultMessage;
