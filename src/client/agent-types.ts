@@ -68,10 +68,12 @@ export function parseAgentsOption(value: unknown, source: Extract<AgentSource, '
   }
   return Object.entries(raw as Record<string, unknown>).map(([name, d]) => {
     const where = `${flag}: agent "${name}"`;
-    if (typeof d !== 'object' || d === null || Array.isArray(d)) throw new AgentsOptionError(`${where}: must be an object`);
+    if (typeof d !== 'object' || d === null || Array.isArray(d))
+      throw new AgentsOptionError(`${where}: must be an object`);
     const o = d as Record<string, unknown>;
     for (const k of ['description', 'prompt'] as const) {
-      if (typeof o[k] !== 'string' || o[k] === '') throw new AgentsOptionError(`${where}: "${k}" must be a non-empty string`);
+      if (typeof o[k] !== 'string' || o[k] === '')
+        throw new AgentsOptionError(`${where}: "${k}" must be a non-empty string`);
     }
     if (o['model'] !== undefined && typeof o['model'] !== 'string') {
       throw new AgentsOptionError(`${where}: "model" must be a string`);

@@ -83,6 +83,19 @@ function resultIds(m: SDKMessage | undefined): string[] {
     .map((b) => b.tool_use_id ?? '');
 }
 
+/**
+ * A subagent's message as Claude Code streams it: marked with its Agent call, and a tool's
+ * structured result kept only when it is an error's text (recorded: none on a successful call).
+ */
+function subagentMessage(m: SDKMessage, fields: Record<string, string>): SDKMessage {
+  if (m.type !== 'user' || m.tool_use_result === undefined || typeof m.tool_use_result === 'string') {
+    return { ...m, ...fields } as SDKMessage;
+  }
+  const rest: Record<string, unknown> = { ...m, ...fields };
+  delete rest['tool_use_result'];
+  return rest as unknown as SDKMessage;
+}
+
 /** The child turn's outcome (a failed turn carries it too); undefined when it cannot be had. */
 async function outcomeOf(client: Client, workflowId: string): Promise<TurnOutcome | undefined> {
   try {
@@ -111,7 +124,9 @@ export async function* agentRunMessages(
   // The agent's first line (its prompt), when the turn's events name it (a tool-result line is not one).
   const first = entries[0];
   const prompt =
-    first?.type === 'user' && !JSON.stringify(first.message?.content ?? '').includes('"tool_result"') ? first : undefined;
+    first?.type === 'user' && !JSON.stringify(first.message?.content ?? '').includes('"tool_result"')
+      ? first
+      : undefined;
   if (o.started) yield taskStartedMessage(d.sessionId, task, o.prompt ?? textOf(prompt?.message?.content));
   const fields = {
     parent_tool_use_id: task.toolUseId,
@@ -130,19 +145,22 @@ export async function* agentRunMessages(
   let toolUses = 0;
   let summary = '';
   /** The agent's tool calls waiting for their results: each goes out as progress, call, result. */
-  let calls: Array<{ id: string; progress: SDKTaskProgressMessage; message: SDKMessage }> = [];
-  const flush = function* (results: SDKMessage[]): Generator<SDKMessage> {
+  const calls: Array<{ id: string; progress: SDKTaskProgressMessage; message: SDKMessage }> = [];
+  /** The calls answered by `results` (in call order, up to the first not answered yet), each with its result. */
+  const flush = function* (results: SDKMessage[], all = false): Generator<SDKMessage> {
     const rest = [...results];
-    for (const c of calls) {
+    while (calls.length > 0) {
+      const c = calls[0]!;
+      const answers = rest.filter((m) => resultIds(m).includes(c.id));
+      if (answers.length === 0 && !all) break;
+      calls.shift();
       yield c.progress;
       yield c.message;
-      for (let i = 0; i < rest.length; i++) {
-        if (!resultIds(rest[i]).includes(c.id)) continue;
-        yield* rest.splice(i, 1);
-        i--;
+      for (const a of answers) {
+        rest.splice(rest.indexOf(a), 1);
+        yield a;
       }
     }
-    calls = [];
     yield* rest;
   };
   const lastAssistant = [...entries].reverse().find((e) => e.type === 'assistant');
@@ -150,14 +168,20 @@ export async function* agentRunMessages(
     if (e === prompt) continue;
     const msgs = entryToSdkMessages(e)
       .filter((m) => m.type === 'assistant' || m.type === 'user')
-      .map((m) => ({ ...m, ...fields }) as SDKMessage);
+      .map((m) => subagentMessage(m, fields));
     if (e.type === 'user') {
       yield* flush(msgs);
       continue;
     }
     for (const m of msgs) {
       if (m.type !== 'assistant') continue;
-      const blocks = (m.message['content'] ?? []) as Array<{ type: string; id?: string; name?: string; input?: unknown; text?: string }>;
+      const blocks = (m.message['content'] ?? []) as Array<{
+        type: string;
+        id?: string;
+        name?: string;
+        input?: unknown;
+        text?: string;
+      }>;
       const use = blocks.find((b) => b.type === 'tool_use');
       for (const b of blocks) if (b.type === 'text' && b.text) summary = b.text;
       if (!use) {
@@ -189,7 +213,7 @@ export async function* agentRunMessages(
       });
     }
   }
-  yield* flush([]);
+  yield* flush([], true);
   const status = task.status === 'running' ? 'completed' : task.status;
   const endedAt = task.endedAtMs ?? Date.now();
   const updated: SDKTaskUpdatedMessage = {

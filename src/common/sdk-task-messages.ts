@@ -77,7 +77,4 @@ export interface SDKTaskNotificationMessage {
 }
 
 export type SDKTaskMessage =
-  | SDKTaskStartedMessage
-  | SDKTaskProgressMessage
-  | SDKTaskUpdatedMessage
-  | SDKTaskNotificationMessage;
+  SDKTaskStartedMessage | SDKTaskProgressMessage | SDKTaskUpdatedMessage | SDKTaskNotificationMessage;

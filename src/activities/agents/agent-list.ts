@@ -18,7 +18,9 @@ export async function loadAgentList(
   if (!body) throw new Error(`session ${sessionId}: the agent list ${ref.key} is not in the store`);
   const list = JSON.parse(body.toString('utf8')) as AgentList;
   if (list.v > AGENT_LIST_VERSION) {
-    throw new Error(`session ${sessionId}: the agent list ${ref.key} has schema version ${list.v}; this version reads ${AGENT_LIST_VERSION}`);
+    throw new Error(
+      `session ${sessionId}: the agent list ${ref.key} has schema version ${list.v}; this version reads ${AGENT_LIST_VERSION}`,
+    );
   }
   return list.agents;
 }

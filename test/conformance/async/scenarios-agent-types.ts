@@ -63,7 +63,6 @@ export const AGENT_TYPE_SCENARIOS: readonly AsyncScenario[] = [
         say(text('No mistakes.')),
       ],
     },
-    pending: true,
     check: (rec) => {
       const rev = requestAt(rec, 'rev', 0);
       expect(rev.model).toBe('claude-haiku-5-5');
@@ -116,7 +115,6 @@ export const AGENT_TYPE_SCENARIOS: readonly AsyncScenario[] = [
         say(text('Style is fine.')),
       ],
     },
-    pending: true,
     check: (rec) => {
       const lint = requestAt(rec, 'lint', 0);
       expect(lint.model).toBe('claude-sonnet-5-5');
