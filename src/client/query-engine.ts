@@ -32,7 +32,7 @@ import { putDefinitions } from '../store/definitions';
 import type { AgentDefinition } from '../common/agents';
 import { putAgentList, sessionAgentTypes } from './agent-types';
 import type { SubagentStreamDeps } from './subagent-stream';
-import { agentRunMessages, taskStartedMessage } from './subagent-stream';
+import { agentRunMessages, backgroundTasksChanged, taskStartedMessage } from './subagent-stream';
 import type { SubagentStats, TaskRecord } from '../common/tasks';
 import { emptySubagentStats } from '../common/tasks';
 import type { UserPrompt } from '../common/user-prompt';
@@ -625,7 +625,15 @@ export class QueryEngine {
     const totals = await this.sessionTotals(pos, outcome);
     const turnResult = await turnResultMessage(this.opts.store, this.sessionId, totals, randomUUID());
     const stats = this.opts.defaults.subagents ? await this.subagentStats() : undefined;
-    const message = stats ? { ...turnResult, subagent_stats: stats } : turnResult;
+    // With subagents, as Claude Code 2.1.328: the session's counters, the result's index, its origin.
+    const message = stats
+      ? {
+          ...turnResult,
+          subagent_stats: stats,
+          result_index: this.resultsYielded++,
+          ...(outcome.origin ? { origin: outcome.origin } : {}),
+        }
+      : turnResult;
     this.resultYieldedFor = pos.turnWorkflowId;
     yield message;
   }
@@ -694,6 +702,8 @@ export class QueryEngine {
     return undefined;
   }
 
+  /** Results this engine has yielded (the next one's `result_index`). */
+  private resultsYielded = 0;
   /** Runs of agents this engine has streamed (their run ids). */
   private readonly streamedRuns = new Set<string>();
 
@@ -740,10 +750,16 @@ export class QueryEngine {
       .filter((b) => b['type'] === 'tool_result' && calls.has(String(b['tool_use_id'])))
       .map((b) => String(b['tool_use_id']));
     for (const id of answered) {
-      const task = await this.agentTaskOf(id, turnWorkflowId);
+      const found = await this.agentTaskOf(id, turnWorkflowId);
+      const task = found?.task;
       if (!task || this.streamedRuns.has(task.runId)) continue;
       const prompt = calls.get(id) ?? '';
       if (task.owner === 'session') {
+        // As Claude Code: the running set with it, then its start (its run comes when it ends).
+        yield backgroundTasksChanged(this.sessionId, [
+          ...found.all.filter((t) => t !== task),
+          { ...task, status: 'running' },
+        ]);
         yield taskStartedMessage(this.sessionId, task, prompt);
         continue;
       }
@@ -756,20 +772,21 @@ export class QueryEngine {
    * The task record of the agent an Agent call started, once a foreground one has ended (the
    * session folds its end in a few ms after the turn wrote the call's result; waits up to 5 s).
    */
-  private async agentTaskOf(toolUseId: string, turnWorkflowId: string): Promise<TaskRecord | undefined> {
+  private async agentTaskOf(
+    toolUseId: string,
+    turnWorkflowId: string,
+  ): Promise<{ task: TaskRecord | undefined; all: TaskRecord[] } | undefined> {
     const deadline = Date.now() + SESSION_APPLY_WAIT_MS;
     for (;;) {
-      let task: TaskRecord | undefined;
+      let all: TaskRecord[];
       try {
-        const s = await this.sessionHandle().query(sessionStatusQuery);
-        task = (s.tasks ?? []).find(
-          (t) => t.kind === 'agent' && t.toolUseId === toolUseId && t.startedBy === turnWorkflowId,
-        );
+        all = (await this.sessionHandle().query(sessionStatusQuery)).tasks ?? [];
       } catch {
         return undefined;
       }
-      if (task && (task.owner === 'session' || task.status !== 'running')) return task;
-      if (Date.now() >= deadline) return task;
+      const task = all.find((t) => t.kind === 'agent' && t.toolUseId === toolUseId && t.startedBy === turnWorkflowId);
+      if (task && (task.owner === 'session' || task.status !== 'running')) return { task, all };
+      if (Date.now() >= deadline) return { task, all };
       await sleep(20);
     }
   }
@@ -782,6 +799,7 @@ export class QueryEngine {
       }
       this.streamedRuns.add(t.runId);
       yield* agentRunMessages(this.subagentDeps(), t, { started: false });
+      yield backgroundTasksChanged(this.sessionId, tasks);
     }
   }
 

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { SDKMessage } from '../common/sdk-messages';
 import type {
+  SDKBackgroundTasksChangedMessage,
   SDKTaskNotificationMessage,
   SDKTaskProgressMessage,
   SDKTaskStartedMessage,
@@ -235,6 +236,7 @@ export async function* agentRunMessages(
     status,
     output_file: task.refs.outputFile ?? '',
     summary,
+    ...(task.owner === 'session' ? { summary_is_report: true } : {}),
     usage: {
       total_tokens: task.usage?.totalTokens ?? 0,
       tool_uses: task.usage?.toolUses ?? toolUses,
@@ -244,6 +246,28 @@ export async function* agentRunMessages(
     session_id: d.sessionId,
   };
   yield notification;
+}
+
+/** `system/background_tasks_changed`: the session's running background agents (from its task table). */
+export function backgroundTasksChanged(
+  sessionId: string,
+  tasks: readonly TaskRecord[],
+): SDKBackgroundTasksChangedMessage {
+  return {
+    type: 'system',
+    subtype: 'background_tasks_changed',
+    tasks: tasks
+      .filter((t) => t.kind === 'agent' && t.owner === 'session' && t.status === 'running')
+      .map((t) => ({
+        task_id: t.taskId,
+        run_id: t.runId,
+        task_type: 'local_agent' as const,
+        subagent_type: t.agent?.agentType ?? 'general-purpose',
+        description: t.description,
+      })),
+    uuid: randomUUID(),
+    session_id: sessionId,
+  };
 }
 
 /** `system/task_started` of a task's run. */

@@ -1,6 +1,6 @@
 import type { PermissionReasonType } from './permissions';
 import type { ModelUsage, Usage } from './usage';
-import type { SubagentStats } from './tasks';
+import type { SubagentStats, TurnOrigin } from './tasks';
 import type { SDKTaskMessage } from './sdk-task-messages';
 
 /**
@@ -195,6 +195,10 @@ export interface SDKResultMessage {
   context_stages?: { microcompact: { runs: number; cleared_tool_results: number; freed_tokens: number } };
   /** The session's subagent counters (with subagents on; Claude Code 2.1.328 repeats them on every result). */
   subagent_stats?: SubagentStats;
+  /** Which result of the process this is, from 0 (with subagents on, as Claude Code 2.1.328). */
+  result_index?: number;
+  /** What started the turn, when not a prompt (a task notification). */
+  origin?: TurnOrigin;
 }
 
 /** `workspace` of a result message and of `agent-runner status`. */

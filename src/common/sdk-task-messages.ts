@@ -71,10 +71,31 @@ export interface SDKTaskNotificationMessage {
   status: 'completed' | 'failed' | 'killed';
   output_file: string;
   summary: string;
+  /** True when `summary` is the agent's report (a background agent's notification). */
+  summary_is_report?: boolean;
   usage: SDKTaskUsage;
   uuid: string;
   session_id: string;
 }
 
+/** `system/background_tasks_changed`: the session's running background tasks, after a change. */
+export interface SDKBackgroundTasksChangedMessage {
+  type: 'system';
+  subtype: 'background_tasks_changed';
+  tasks: Array<{
+    task_id: string;
+    run_id: string;
+    task_type: 'local_agent';
+    subagent_type: string;
+    description: string;
+  }>;
+  uuid: string;
+  session_id: string;
+}
+
 export type SDKTaskMessage =
-  SDKTaskStartedMessage | SDKTaskProgressMessage | SDKTaskUpdatedMessage | SDKTaskNotificationMessage;
+  | SDKBackgroundTasksChangedMessage
+  | SDKTaskStartedMessage
+  | SDKTaskProgressMessage
+  | SDKTaskUpdatedMessage
+  | SDKTaskNotificationMessage;

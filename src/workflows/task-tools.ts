@@ -12,7 +12,7 @@ import {
 } from '@temporalio/workflow';
 import type { AgentPlan, AgentRunInfo, AgentToolResult } from '../common/agent-run';
 import { DEFAULT_MAX_SPAWN_DEPTH } from '../common/agents';
-import { agentIdFromUuid, agentTurnWorkflowId } from '../common/ids';
+import { agentIdFromUuid, agentTurnWorkflowId, taskRunIdFromUuid } from '../common/ids';
 import type { TaskCommand, TaskFinishedMessage, TaskRecord, TaskReply } from '../common/tasks';
 import type { SignalDefinition } from '@temporalio/workflow';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
@@ -210,7 +210,7 @@ export class TaskTools {
     const run: AgentRunInfo = {
       agentId,
       agentType: plan.agentType,
-      runId: uuid4(),
+      runId: taskRunIdFromUuid(uuid4()),
       run: 1,
       depth,
       toolUseId: call.toolUseId,
@@ -303,7 +303,7 @@ export class TaskTools {
     const run: AgentRunInfo = {
       agentId: record.taskId,
       agentType: agent?.agentType ?? 'general-purpose',
-      runId: uuid4(),
+      runId: taskRunIdFromUuid(uuid4()),
       run: runNumber,
       depth: agent?.depth ?? 1,
       toolUseId: call.toolUseId,

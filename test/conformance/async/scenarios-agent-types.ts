@@ -43,6 +43,7 @@ export const AGENT_TYPE_SCENARIOS: readonly AsyncScenario[] = [
     name: 'agent-custom-flag',
     title: 'a custom agent from --agents (tools Read, Grep; model haiku): its request, a disallowed Bash call',
     args: ['--agents', JSON.stringify(REVIEWER)],
+    pending: false,
     agents: {
       main: [
         say(
@@ -94,6 +95,7 @@ export const AGENT_TYPE_SCENARIOS: readonly AsyncScenario[] = [
     title:
       'a custom agent from .claude/agents/linter.md (tools Read, Glob): its request, disallowed Write and Bash calls',
     files: { 'a.txt': 'one\ntwo\nthree\n', '.claude/agents/linter.md': LINTER_MD },
+    pending: false,
     agents: {
       main: [
         say(
