@@ -135,14 +135,20 @@ export async function* agentRunMessages(
     subagent_type: task.agent?.agentType ?? 'general-purpose',
     task_description: task.description,
   };
-  yield {
-    type: 'user',
-    message: { role: 'user', content: [{ type: 'text', text: o.prompt ?? textOf(prompt?.message?.content) }] },
-    ...fields,
-    session_id: d.sessionId,
-    uuid: prompt?.uuid ?? randomUUID(),
-    timestamp: prompt?.timestamp ?? new Date(task.startedAtMs).toISOString(),
-  } as SDKMessage;
+  // Recorded: a foreground agent's stream opens with its prompt and leaves out its final report
+  // (the call's result); each progress message goes before its call. A background agent's has
+  // no prompt, its report, and each progress message after its call.
+  const background = task.owner === 'session';
+  if (!background) {
+    yield {
+      type: 'user',
+      message: { role: 'user', content: [{ type: 'text', text: o.prompt ?? textOf(prompt?.message?.content) }] },
+      ...fields,
+      session_id: d.sessionId,
+      uuid: prompt?.uuid ?? randomUUID(),
+      timestamp: prompt?.timestamp ?? new Date(task.startedAtMs).toISOString(),
+    } as SDKMessage;
+  }
   let toolUses = 0;
   let summary = '';
   /** The agent's tool calls waiting for their results: each goes out as progress, call, result. */
@@ -155,8 +161,7 @@ export async function* agentRunMessages(
       const answers = rest.filter((m) => resultIds(m).includes(c.id));
       if (answers.length === 0 && !all) break;
       calls.shift();
-      yield c.progress;
-      yield c.message;
+      yield* background ? [c.message, c.progress] : [c.progress, c.message];
       for (const a of answers) {
         rest.splice(rest.indexOf(a), 1);
         yield a;
@@ -186,8 +191,7 @@ export async function* agentRunMessages(
       const use = blocks.find((b) => b.type === 'tool_use');
       for (const b of blocks) if (b.type === 'text' && b.text) summary = b.text;
       if (!use) {
-        // Claude Code does not stream the agent's final report (it is the call's result).
-        if (e !== lastAssistant) yield m;
+        if (background || e !== lastAssistant) yield m;
         continue;
       }
       toolUses++;
