@@ -432,6 +432,14 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     reason:
       "Claude Code's Haiku subagents get a `<total_tokens>N tokens left</total_tokens>` system message after tool results; the runner sends the fixed line of the agent's system prompt only.",
   },
+  {
+    id: 'subagent-agent-listing',
+    kind: 'context',
+    where: 'request 3',
+    scenarios: ['agent-background'],
+    reason:
+      "A subagent offered Agent gets 2.1.328's agent-type listing as a system message after its first tool results; the runner lists the types to the session's own agent only (in its environment message).",
+  },
 ];
 
 /** The first entry that accepts `d` in `scenario`, if any. */
