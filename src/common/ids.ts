@@ -55,7 +55,10 @@ export function agentOfTurnId(turnId: string | undefined): { agentId: string; ru
  */
 export function taskRunIdFromUuid(uuid: string): string {
   const hex = uuid.replace(/-/g, '');
-  const head = BigInt(`0x${hex.slice(0, 12)}`).toString(36).padStart(9, '0').slice(-9);
+  const head = BigInt(`0x${hex.slice(0, 12)}`)
+    .toString(36)
+    .padStart(9, '0')
+    .slice(-9);
   return `${head}-${hex.slice(12, 20)}`;
 }
 
