@@ -16,6 +16,8 @@ import { pluginSettingsOf } from '../config-files/definitions/plugin-settings';
 import type { SessionDefinitions } from '../client/slash-commands';
 import * as path from 'node:path';
 import { UsageError } from './usage-error';
+import type { AgentDefinition } from '../common/agents';
+import { AgentsOptionError, parseAgentsOption, sessionAgentTypes } from '../client/agent-types';
 
 /** Flags this step reads. */
 export interface DefinitionFlags {
@@ -24,6 +26,8 @@ export interface DefinitionFlags {
   /** `--bare`. */
   bare?: boolean;
   settingSources?: string;
+  /** `--agents <json>`: agent types for the Agent tool. */
+  agents?: string;
 }
 
 /** What a run gets from its definitions. */
@@ -33,6 +37,8 @@ export interface RunDefinitions {
   hooks: HooksConfig;
   /** The plugins' MCP servers. */
   mcp: McpConfig;
+  /** The session's agent types (built-in, the catalog's files, `--agents`). */
+  agentTypes: AgentDefinition[];
 }
 
 /**
@@ -44,6 +50,13 @@ export function runDefinitions(
   opts: { cwd: string; settings?: LoadedSettings; env?: NodeJS.ProcessEnv; warn: (m: string) => void },
 ): RunDefinitions {
   const env = opts.env ?? process.env;
+  let cli: AgentDefinition[] = [];
+  try {
+    cli = flags.agents !== undefined ? parseAgentsOption(flags.agents, 'cli') : [];
+  } catch (e) {
+    if (e instanceof AgentsOptionError) throw new UsageError(e.message);
+    throw e;
+  }
   const sources = parseSettingSources(flags.settingSources);
   const userDir = sources.includes('user') ? claudeConfigDir(env) : false;
   if (flags.bare) {
@@ -56,6 +69,7 @@ export function runDefinitions(
       definitions: { definitions: emptyDefinitions(), bare: { skillNames: skills.map((s) => s.name) } },
       hooks: {},
       mcp: { servers: {}, sources: {} },
+      agentTypes: sessionAgentTypes({ cli, env }),
     };
   }
   try {
@@ -69,7 +83,12 @@ export function runDefinitions(
         : {}),
       warn: opts.warn,
     });
-    return { definitions: { definitions: loaded.definitions }, hooks: loaded.hooks, mcp: loaded.mcp };
+    return {
+      definitions: { definitions: loaded.definitions },
+      hooks: loaded.hooks,
+      mcp: loaded.mcp,
+      agentTypes: sessionAgentTypes({ catalog: loaded.definitions.agents, cli, env }),
+    };
   } catch (e) {
     if (e instanceof PluginError) throw new UsageError(e.message);
     throw e;

@@ -104,6 +104,10 @@ export function buildProgram(setExit: (code: number) => void): Command {
       (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
     )
     .option(
+      '--agents <json>',
+      'custom agent types for the Agent tool, as JSON: {"name": {"description": "...", "prompt": "...", "tools": [...], "model": "..."}}',
+    )
+    .option(
       '--bare',
       'no CLAUDE.md, git status, hooks, plugins, skills or custom commands; only Bash, Edit and Read (the mode for scripts)',
     )

@@ -7,6 +7,9 @@
  * turns run. Supported requests: `initialize`, `interrupt`, `set_permission_mode`, `set_model`;
  * any other is answered with an error.
  */
+import type { AgentDefinition } from '../common/agents';
+import { mergeAgentDefinitions } from '../common/agents';
+import { AgentsOptionError, parseAgentsOption } from '../client/agent-types';
 import { createInterface } from 'node:readline';
 import { resolveModelAlias } from '../config/model-aliases';
 import type { SDKMessage, SDKResultMessage } from '../common/sdk-messages';
@@ -42,7 +45,10 @@ const RUNNER_COMMANDS = [
  * 2.1.328 lists them: skills, then commands, each description marked with where it comes from
  * (` (user)`, ` (project)`, ` (plugin <name>)`), then the built-in ones.
  */
-export function initializeCatalog(defs: Definitions | undefined): {
+export function initializeCatalog(
+  defs: Definitions | undefined,
+  agentTypes?: readonly AgentDefinition[],
+): {
   commands: Array<{ name: string; description: string; argumentHint: string; builtin?: boolean }>;
   agents: Array<{ name: string; description: string; model?: string }>;
 } {
@@ -60,11 +66,17 @@ export function initializeCatalog(defs: Definitions | undefined): {
       })),
       ...RUNNER_COMMANDS,
     ],
-    agents: (defs?.agents ?? []).map((a) => ({
-      name: a.name,
-      description: a.description,
-      ...(a.model !== undefined ? { model: a.model } : {}),
-    })),
+    agents: agentTypes
+      ? agentTypes.map((a) => ({
+          name: a.agentType,
+          description: a.description,
+          ...(a.model !== undefined ? { model: a.model } : {}),
+        }))
+      : (defs?.agents ?? []).map((a) => ({
+          name: a.name,
+          description: a.description,
+          ...(a.model !== undefined ? { model: a.model } : {}),
+        })),
   };
 }
 
@@ -163,6 +175,10 @@ export function parseStreamInputLine(line: string): StreamInputLine {
 export interface StreamJsonEngine {
   submitMessage(prompt: UserPrompt, options?: Partial<TurnOptions>): AsyncGenerator<SDKMessage, void, undefined>;
   interrupt(reason?: string): Promise<void>;
+  /** The session's agent types (`initialize` lists them). */
+  agentTypes?(): readonly AgentDefinition[];
+  /** Replaces them (the SDK's `agents`, sent with `initialize`). */
+  setAgentTypes?(agents: readonly AgentDefinition[]): void;
 }
 
 /** Dependencies of {@link runStreamJsonInput}. */
@@ -237,7 +253,22 @@ export async function runStreamJsonInput(
           ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
         };
         // The SDK sends its `outputFormat` schema both here and as `--json-schema`, which applies.
-        const ignored = ['hooks', 'sdkMcpServers', 'agents', ...(options.jsonSchemaKey ? [] : ['jsonSchema'])];
+        const sdkAgents = request['agents'];
+        if (isRecord(sdkAgents) && Object.keys(sdkAgents).length > 0 && engine.setAgentTypes) {
+          try {
+            const sdk = parseAgentsOption(sdkAgents, 'sdk');
+            engine.setAgentTypes(mergeAgentDefinitions([engine.agentTypes?.() ?? [], sdk]));
+          } catch (e) {
+            if (e instanceof AgentsOptionError) return { ok: false, error: e.message };
+            throw e;
+          }
+        }
+        const ignored = [
+          'hooks',
+          'sdkMcpServers',
+          ...(engine.setAgentTypes ? [] : ['agents']),
+          ...(options.jsonSchemaKey ? [] : ['jsonSchema']),
+        ];
         const unsupported = ignored.filter((k) => {
           const v = request[k];
           return v !== undefined && v !== null && !(isRecord(v) && Object.keys(v).length === 0);
@@ -246,7 +277,7 @@ export async function runStreamJsonInput(
         return {
           ok: true,
           response: {
-            ...initializeCatalog(deps.definitions),
+            ...initializeCatalog(deps.definitions, engine.agentTypes?.()),
             output_style: 'default',
             available_output_styles: ['default'],
             models: [],

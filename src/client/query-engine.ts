@@ -29,6 +29,12 @@ import { storePrompt } from './prompt-ref';
 import type { SessionDefinitions } from './slash-commands';
 import { resolvePrompt } from './slash-commands';
 import { putDefinitions } from '../store/definitions';
+import type { AgentDefinition } from '../common/agents';
+import { putAgentList, sessionAgentTypes } from './agent-types';
+import type { SubagentStreamDeps } from './subagent-stream';
+import { agentRunMessages, backgroundTasksChanged, taskStartedMessage } from './subagent-stream';
+import type { SubagentStats, TaskRecord } from '../common/tasks';
+import { emptySubagentStats } from '../common/tasks';
 import type { UserPrompt } from '../common/user-prompt';
 import { isEmptyPrompt, promptText } from '../common/user-prompt';
 import { mergeModelUsage, totalCost } from '../engine/cost';
@@ -104,6 +110,12 @@ export interface QueryEngineOptions {
    * `/name args` prompts run a command or skill of them; `system/init` lists them.
    */
   definitions?: SessionDefinitions;
+  /**
+   * The session's agent types (src/client/agent-types.ts: built-in, files, `--agents`, the SDK's
+   * `agents`): stored once, turns that offer subagents carry the ref (`agentsRef`); `system/init`
+   * lists their names. @default the built-in types and the catalog's agents
+   */
+  agentTypes?: readonly AgentDefinition[];
   /**
    * Where to say what a followed turn waits for when it shows nothing new for a few seconds (an
    * activity retried and why, a worker gone: see `src/client/pending-work.ts`). @default silent
@@ -286,6 +298,25 @@ export class QueryEngine {
 
   private userMemory: Promise<readonly MemoryFile[]> | undefined;
   private definitionsKey: Promise<string> | undefined;
+  private agentsRef: Promise<TurnOptions['agentsRef']> | undefined;
+  private agentTypeList: readonly AgentDefinition[] | undefined;
+
+  /** The session's agent types (see {@link QueryEngineOptions.agentTypes}). */
+  agentTypes(): readonly AgentDefinition[] {
+    this.agentTypeList ??=
+      this.opts.agentTypes ?? sessionAgentTypes({ catalog: this.opts.definitions?.definitions.agents ?? [] });
+    return this.agentTypeList;
+  }
+
+  /**
+   * Replaces the session's agent types (the SDK's `agents`, sent with `initialize`): turns
+   * started after this carry the new list.
+   */
+  setAgentTypes(agents: readonly AgentDefinition[]): void {
+    this.agentTypeList = agents;
+    this.agentsRef = undefined;
+    this.storedDefaults = undefined;
+  }
   private readonly warned = new Set<string>();
 
   /** The session's context texts, each written once by this engine (defaults and submissions share them). */
@@ -298,11 +329,20 @@ export class QueryEngine {
       this.userMemory ??= this.loadUserMemory();
       return this.userMemory;
     });
+    const withAgents = await this.withAgentsRef(stored);
     const defs = this.opts.definitions?.definitions;
-    if (!defs || stored.definitionsKey !== undefined) return stored;
-    if (defs.commands.length + defs.agents.length + defs.plugins.length === 0) return stored;
+    if (!defs || withAgents.definitionsKey !== undefined) return withAgents;
+    if (defs.commands.length + defs.agents.length + defs.plugins.length === 0) return withAgents;
     this.definitionsKey ??= putDefinitions(this.opts.store, this.sessionId, defs);
-    return { ...stored, definitionsKey: await this.definitionsKey };
+    return { ...withAgents, definitionsKey: await this.definitionsKey };
+  }
+
+  /** Options that offer subagents get the ref of the session's stored agent types. */
+  private async withAgentsRef<T extends Partial<TurnOptions>>(options: T): Promise<T> {
+    if (!options.subagents || options.agentsRef !== undefined) return options;
+    this.agentsRef ??= putAgentList(this.opts.store, this.sessionId, this.agentTypes());
+    const ref = await this.agentsRef;
+    return ref ? { ...options, agentsRef: ref } : options;
   }
 
   /** What a prompt is (a runner command, a custom command or skill, an unknown `/name`), for this turn. */
@@ -372,6 +412,7 @@ export class QueryEngine {
       apiKeySource: this.opts.apiKeySource ?? 'user',
       ...(mcp ? { mcp } : {}),
       ...(this.opts.definitions ? { definitions: this.opts.definitions.definitions } : {}),
+      ...(effective.subagents ? { agentTypes: this.agentTypes().map((a) => a.agentType) } : {}),
     });
     // As Claude Code: the first request's status, then the prompt echoed once it is recorded.
     const partial = this.partialMessages();
@@ -519,6 +560,8 @@ export class QueryEngine {
     let result = watchResult();
     const poll = this.opts.pollIntervalMs ?? 100;
     const followStarted = Date.now();
+    /** The turn's Agent calls (tool_use id → prompt), whose results bring their agents' messages. */
+    const agentCalls = new Map<string, string>();
     for (;;) {
       // The outcome as this pass began: one that arrives during the pass (while lines are read)
       // is streamed by the next pass, whose events include the lines recorded since the query.
@@ -548,6 +591,7 @@ export class QueryEngine {
         if (uuid === undefined) continue;
         const entry = await this.readEntry(uuid);
         const msgs = entry ? entryToSdkMessages(entry) : [];
+        if (entry && this.opts.defaults.subagents) yield* this.agentMessages(entry, agentCalls, pos.turnWorkflowId);
         // A response's stream events (the rest of them) come before its assistant messages.
         const partial = this.partialMessages();
         if (partial && entry?.type === 'assistant') yield* await partial.drain(uuid);
@@ -579,7 +623,17 @@ export class QueryEngine {
     }
     // As Claude Code: `total_cost_usd` and `modelUsage` are the session's, all turns so far.
     const totals = await this.sessionTotals(pos, outcome);
-    const message = await turnResultMessage(this.opts.store, this.sessionId, totals, randomUUID());
+    const turnResult = await turnResultMessage(this.opts.store, this.sessionId, totals, randomUUID());
+    const stats = this.opts.defaults.subagents ? await this.subagentStats() : undefined;
+    // With subagents, as Claude Code 2.1.328: the session's counters, the result's index, its origin.
+    const message = stats
+      ? {
+          ...turnResult,
+          subagent_stats: stats,
+          result_index: this.resultsYielded++,
+          ...(outcome.origin ? { origin: outcome.origin } : {}),
+        }
+      : turnResult;
     this.resultYieldedFor = pos.turnWorkflowId;
     yield message;
   }
@@ -648,6 +702,107 @@ export class QueryEngine {
     return undefined;
   }
 
+  /** Results this engine has yielded (the next one's `result_index`). */
+  private resultsYielded = 0;
+  /** Runs of agents this engine has streamed (their run ids). */
+  private readonly streamedRuns = new Set<string>();
+
+  private subagentDeps(): SubagentStreamDeps {
+    return {
+      client: this.opts.client,
+      sessionId: this.sessionId,
+      cwd: this.opts.cwd,
+      readEntry: (u) => this.readEntry(u),
+    };
+  }
+
+  /** The session's subagent counters (`subagent_stats`), or undefined when the session cannot answer. */
+  private async subagentStats(): Promise<SubagentStats | undefined> {
+    try {
+      return (await this.sessionHandle().query(sessionStatusQuery)).subagentStats ?? emptySubagentStats();
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The messages of the agents an entry concerns, as Claude Code streams them before it: an
+   * assistant line's Agent calls are noted; before the line with their results, a foreground
+   * agent's whole run ({@link agentRunMessages}) and a background agent's `task_started`.
+   */
+  private async *agentMessages(
+    entry: TranscriptEntry,
+    calls: Map<string, string>,
+    turnWorkflowId: string,
+  ): AsyncGenerator<SDKMessage, void, undefined> {
+    const blocks = (Array.isArray(entry.message?.content) ? entry.message.content : []) as Array<
+      Record<string, unknown>
+    >;
+    if (entry.type === 'assistant') {
+      for (const b of blocks) {
+        if (b['type'] !== 'tool_use' || b['name'] !== 'Agent') continue;
+        const input = (b['input'] ?? {}) as Record<string, unknown>;
+        calls.set(String(b['id']), typeof input['prompt'] === 'string' ? input['prompt'] : '');
+      }
+      return;
+    }
+    const answered = blocks
+      .filter((b) => b['type'] === 'tool_result' && calls.has(String(b['tool_use_id'])))
+      .map((b) => String(b['tool_use_id']));
+    for (const id of answered) {
+      const found = await this.agentTaskOf(id, turnWorkflowId);
+      const task = found?.task;
+      if (!task || this.streamedRuns.has(task.runId)) continue;
+      const prompt = calls.get(id) ?? '';
+      if (task.owner === 'session') {
+        // As Claude Code: the running set with it, then its start (its run comes when it ends).
+        yield backgroundTasksChanged(this.sessionId, [
+          ...found.all.filter((t) => t !== task),
+          { ...task, status: 'running' },
+        ]);
+        yield taskStartedMessage(this.sessionId, task, prompt);
+        continue;
+      }
+      this.streamedRuns.add(task.runId);
+      yield* agentRunMessages(this.subagentDeps(), task, { started: true, prompt });
+    }
+  }
+
+  /**
+   * The task record of the agent an Agent call started, once a foreground one has ended (the
+   * session folds its end in a few ms after the turn wrote the call's result; waits up to 5 s).
+   */
+  private async agentTaskOf(
+    toolUseId: string,
+    turnWorkflowId: string,
+  ): Promise<{ task: TaskRecord | undefined; all: TaskRecord[] } | undefined> {
+    const deadline = Date.now() + SESSION_APPLY_WAIT_MS;
+    for (;;) {
+      let all: TaskRecord[];
+      try {
+        all = (await this.sessionHandle().query(sessionStatusQuery)).tasks ?? [];
+      } catch {
+        return undefined;
+      }
+      const task = all.find((t) => t.kind === 'agent' && t.toolUseId === toolUseId && t.startedBy === turnWorkflowId);
+      if (task && (task.owner === 'session' || task.status !== 'running')) return { task, all };
+      if (Date.now() >= deadline) return { task, all };
+      await sleep(20);
+    }
+  }
+
+  /** The ended background agents of the session not streamed yet: their runs' messages. */
+  private async *endedBackgroundAgents(tasks: readonly TaskRecord[]): AsyncGenerator<SDKMessage, void, undefined> {
+    for (const t of tasks) {
+      if (t.kind !== 'agent' || t.owner !== 'session' || t.status === 'running' || this.streamedRuns.has(t.runId)) {
+        continue;
+      }
+      this.streamedRuns.add(t.runId);
+      yield* agentRunMessages(this.subagentDeps(), t, { started: false });
+      yield backgroundTasksChanged(this.sessionId, tasks);
+    }
+  }
+
   private readEntry(uuid: string): Promise<TranscriptEntry | undefined> {
     return readTurnLine(this.opts.store, this.sessionId, uuid);
   }
@@ -713,6 +868,7 @@ export class QueryEngine {
       if (next <= last) {
         const turn = turnWorkflowId(this.sessionId, next);
         next++;
+        if (this.opts.defaults.subagents) yield* this.endedBackgroundAgents(s.tasks ?? []);
         // As Claude Code, a turn a notification starts is announced by its own `system/init`.
         yield initMessage({
           sessionId: this.sessionId,

@@ -337,6 +337,8 @@ export function initMessage(args: {
   mcp?: { servers: McpServerState[]; toolNames: string[] };
   /** The session's commands, skills, agents and plugins. */
   definitions?: Definitions;
+  /** Names of the session's agent types, in listing order (else the catalog's agents are listed). */
+  agentTypes?: readonly string[];
 }): SDKSystemInitMessage {
   const defs = args.definitions;
   const invocable = defs ? modelInvocable(defs) : [];
@@ -374,7 +376,7 @@ export function initMessage(args: {
         source: p.source,
         ...(p.version ? { version: p.version } : {}),
       })) ?? [],
-    agents: defs?.agents.map((a) => a.name) ?? [],
+    agents: args.agentTypes ? [...args.agentTypes] : (defs?.agents.map((a) => a.name) ?? []),
   };
 }
 

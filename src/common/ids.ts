@@ -49,6 +49,19 @@ export function agentOfTurnId(turnId: string | undefined): { agentId: string; ru
   return m ? { agentId: m[1] ?? '', run: Number(m[2]) } : null;
 }
 
+/**
+ * A task run id in Claude Code 2.1.328's shape (9 base-36 characters, `-`, 8 hex: `run_id` of the
+ * `task_*` stream messages) from a uuid the workflow made (deterministic, so replay-safe).
+ */
+export function taskRunIdFromUuid(uuid: string): string {
+  const hex = uuid.replace(/-/g, '');
+  const head = BigInt(`0x${hex.slice(0, 12)}`)
+    .toString(36)
+    .padStart(9, '0')
+    .slice(-9);
+  return `${head}-${hex.slice(12, 20)}`;
+}
+
 /** An agent id (`a` + 16 hex, as Claude Code's) from a uuid the workflow made. */
 export function agentIdFromUuid(uuid: string): string {
   return `a${uuid.replace(/-/g, '').slice(0, 16)}`;

@@ -2,6 +2,7 @@ import type { MicrocompactOptions } from './compaction';
 import type { Usage } from './usage';
 import type { FileReadState, ToolUseSummary } from './tools';
 import type { ThinkingOptions } from './thinking';
+import type { ContentRef } from './content-ref';
 
 /** Input of the `callModel` activity. Content is read from the transcript store, not sent here. */
 export interface CallModelInput {
@@ -48,6 +49,11 @@ export interface CallModelInput {
   backgroundTasks?: false;
   /** Microcompact settings of the turn (`CompactionOptions.microcompact`). @default on, with its defaults */
   microcompact?: MicrocompactOptions;
+  /**
+   * Present: the environment message lists the session's agent types (Claude Code's "Available
+   * agent types for the Agent tool"): those of the stored list `ref`, else the built-in types.
+   */
+  agentTypes?: { ref?: ContentRef };
 }
 
 /**

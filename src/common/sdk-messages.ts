@@ -1,5 +1,7 @@
 import type { PermissionReasonType } from './permissions';
 import type { ModelUsage, Usage } from './usage';
+import type { SubagentStats, TurnOrigin } from './tasks';
+import type { SDKTaskMessage } from './sdk-task-messages';
 
 /**
  * Messages a caller receives from `QueryEngine.submitMessage()` and from
@@ -130,6 +132,13 @@ export interface SDKUserMessage {
   timestamp?: string;
 }
 
+/** What a subagent's `assistant` and `user` messages carry besides `parent_tool_use_id` (its Agent call). */
+export interface SDKSubagentFields {
+  agent_id: string;
+  subagent_type: string;
+  task_description: string;
+}
+
 /** Subtypes of a result message. */
 export type ResultSubtype =
   | 'success'
@@ -186,6 +195,12 @@ export interface SDKResultMessage {
    * (tokens estimated as characters / 4); absent when none did. Extension of ours.
    */
   context_stages?: { microcompact: { runs: number; cleared_tool_results: number; freed_tokens: number } };
+  /** The session's subagent counters (with subagents on; Claude Code 2.1.328 repeats them on every result). */
+  subagent_stats?: SubagentStats;
+  /** Which result of the process this is, from 0 (with subagents on, as Claude Code 2.1.328). */
+  result_index?: number;
+  /** What started the turn, when not a prompt (a task notification). */
+  origin?: TurnOrigin;
 }
 
 /** `workspace` of a result message and of `agent-runner status`. */
@@ -255,4 +270,5 @@ export type SDKMessage =
   | SDKUserMessage
   | SDKPartialAssistantMessage
   | SDKThinkingTokensMessage
+  | SDKTaskMessage
   | SDKResultMessage;

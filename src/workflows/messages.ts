@@ -10,6 +10,7 @@ import type {
   TaskFinishedMessage,
   TaskNotificationMessage,
   TaskRecord,
+  SubagentStats,
   TaskReply,
   TaskStartedMessage,
 } from '../common/tasks';
@@ -116,6 +117,8 @@ export interface SessionStatusView {
   tasks?: TaskRecord[];
   /** Notifications waiting for a turn (a turn runs, or one is about to start for them). */
   notificationsQueued?: number;
+  /** The session's subagent counters (Claude Code's `subagent_stats`), once it has a task table. */
+  subagentStats?: SubagentStats;
 }
 /** Query on a session: status for `agent-runner status` (the running turn's `progress` has the live details). */
 export const sessionStatusQuery = defineQuery<SessionStatusView>('status');

@@ -193,7 +193,7 @@ export class SessionLedger {
       budgetPoolId: this.opts.budgetPoolId ?? null,
       queued: live.queued,
       ...(s.workspace ? { workspace: s.workspace } : {}),
-      ...(s.tasks ? { tasks: s.tasks.entries } : {}),
+      ...(s.tasks ? { tasks: s.tasks.entries, subagentStats: s.tasks.stats } : {}),
       ...(live.notificationsQueued ? { notificationsQueued: live.notificationsQueued } : {}),
     };
   }

@@ -12,10 +12,11 @@ import {
 } from '@temporalio/workflow';
 import type { AgentPlan, AgentRunInfo, AgentToolResult } from '../common/agent-run';
 import { DEFAULT_MAX_SPAWN_DEPTH } from '../common/agents';
-import { agentIdFromUuid, agentTurnWorkflowId } from '../common/ids';
+import { agentIdFromUuid, agentTurnWorkflowId, taskRunIdFromUuid } from '../common/ids';
 import type { TaskCommand, TaskFinishedMessage, TaskRecord, TaskReply } from '../common/tasks';
 import type { SignalDefinition } from '@temporalio/workflow';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
+import type { CallModelInput } from '../common/model';
 import { DEFAULT_TOOL_NAMES, TASK_TOOL_NAMES } from '../common/tools';
 import { SKILL_TOOL, TOOL_SEARCH_TOOL } from '../common/session-tools';
 import type { TurnInput, TurnOptions, TurnOutcome } from '../common/turn';
@@ -50,6 +51,16 @@ export function modelToolNames(o: TurnOptions): string[] | undefined {
   if (!o.tools && !o.subagents) return undefined;
   const names = offeredTools(o);
   return o.tools ? names : [...names, SKILL_TOOL, TOOL_SEARCH_TOOL];
+}
+
+/**
+ * What `callModel` needs to list the session's agent types to the model (the agent listing of the
+ * environment message): only the session's own agent (depth 0) offered `Agent` gets it, as in
+ * Claude Code 2.1.328; the list is the stored one (`agentsRef`), else the built-in types.
+ */
+export function agentListingInput(o: TurnOptions): Pick<CallModelInput, 'agentTypes'> {
+  if (!o.subagents || (o.subagents.depth ?? 0) > 0 || !offeredTools(o).includes('Agent')) return {};
+  return { agentTypes: o.agentsRef ? { ref: o.agentsRef } : {} };
 }
 
 function isTaskTool(name: string): boolean {
@@ -201,7 +212,7 @@ export class TaskTools {
     const run: AgentRunInfo = {
       agentId,
       agentType: plan.agentType,
-      runId: uuid4(),
+      runId: taskRunIdFromUuid(uuid4()),
       run: 1,
       depth,
       toolUseId: call.toolUseId,
@@ -294,7 +305,7 @@ export class TaskTools {
     const run: AgentRunInfo = {
       agentId: record.taskId,
       agentType: agent?.agentType ?? 'general-purpose',
-      runId: uuid4(),
+      runId: taskRunIdFromUuid(uuid4()),
       run: runNumber,
       depth: agent?.depth ?? 1,
       toolUseId: call.toolUseId,

@@ -55,7 +55,7 @@ import {
 import { agentResultFailure } from '../common/agent-result';
 import { PoolMember } from './pool-member';
 import { ToolRuns } from './tool-runs';
-import { TaskTools, modelToolNames } from './task-tools';
+import { TaskTools, agentListingInput, modelToolNames } from './task-tools';
 import { turnActivities } from './turn-activities';
 import type { TurnActivities } from './turn-activities';
 import { TurnState } from './turn-state';
@@ -464,6 +464,7 @@ class Turn {
         ...(options.toolSearch !== undefined ? { toolSearch: options.toolSearch } : {}),
         ...(options.subagents?.backgroundTasks === false ? { backgroundTasks: false as const } : {}),
         ...(options.compaction?.microcompact ? { microcompact: options.compaction.microcompact } : {}),
+        ...agentListingInput(options),
         ...this.workspace.forModelCall(),
       };
       call = await this.interrupts.run(async () => {

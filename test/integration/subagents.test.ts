@@ -163,7 +163,17 @@ describe('subagents', () => {
     expect(toolResultText(first, 'toolu_as_main_0_0')).toMatch(/^Async agent launched successfully\./);
     expect(resultsOf(first).map((r) => r.result)).toEqual(['The helper is running.']);
     const later = await collect(e.followTasks());
-    expect(later[0]).toMatchObject({ type: 'system', subtype: 'init' });
+    // As Claude Code 2.1.328: the ended agent's run (its messages, task_updated, task_notification), then the turn's init.
+    const init = later.findIndex((m) => m.type === 'system' && m.subtype === 'init');
+    const notified = later.findIndex((m) => m.type === 'system' && m.subtype === 'task_notification');
+    expect(notified).toBeGreaterThanOrEqual(0);
+    expect(init).toBeGreaterThan(notified);
+    expect(later.slice(0, notified).filter((m) => m.type === 'assistant').length).toBeGreaterThan(0);
+    expect(
+      later
+        .slice(0, notified)
+        .every((m) => m.type === 'system' || ('parent_tool_use_id' in m && m.parent_tool_use_id !== null)),
+    ).toBe(true);
     expect(resultsOf(later).map((r) => r.result)).toEqual(['The helper counted one file.']);
     // The notification turn's first line, as the model saw it.
     const text = lastMessageOf.get('[as:main]#2') ?? '';
@@ -198,7 +208,17 @@ describe('subagents', () => {
     }
     expect(await e.state()).toMatchObject({ turnCount: 2, busy: false });
     const later = await collect(e.followTasks());
-    expect(later[0]).toMatchObject({ type: 'system', subtype: 'init' });
+    // As Claude Code 2.1.328: the ended agent's run (its messages, task_updated, task_notification), then the turn's init.
+    const init = later.findIndex((m) => m.type === 'system' && m.subtype === 'init');
+    const notified = later.findIndex((m) => m.type === 'system' && m.subtype === 'task_notification');
+    expect(notified).toBeGreaterThanOrEqual(0);
+    expect(init).toBeGreaterThan(notified);
+    expect(later.slice(0, notified).filter((m) => m.type === 'assistant').length).toBeGreaterThan(0);
+    expect(
+      later
+        .slice(0, notified)
+        .every((m) => m.type === 'system' || ('parent_tool_use_id' in m && m.parent_tool_use_id !== null)),
+    ).toBe(true);
     expect(resultsOf(later).map((r) => r.result)).toEqual(['The helper counted one file.']);
   });
 

@@ -7,13 +7,13 @@
  * content-addressed and lines are first-writer-wins by the uuids the workflow passed.
  */
 import { z } from 'zod';
-import type { AgentDefinition, AgentList } from '../../common/agents';
+import type { AgentDefinition } from '../../common/agents';
+import { loadAgentList } from './agent-list';
 import {
   AGENT_MODEL_ALIASES,
   DEFAULT_AGENT_TYPE,
   FORK_AGENT_TYPE,
   agentTools,
-  builtInAgents,
   compareAgentNames,
   findAgent,
 } from '../../common/agents';
@@ -50,18 +50,6 @@ export type AgentInput = z.infer<typeof AgentInputSchema>;
 /** The nesting refusal (Claude Code's words; normally the tool is withdrawn first). */
 export function depthLimitText(depth: number, max: number): string {
   return `Subagent nesting limit reached (depth ${depth} of ${max}). Complete this task directly using your tools instead of spawning another agent. If the user explicitly requested deeper nesting, ask them to raise CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH.`;
-}
-
-/** The session's agent types: its stored list, or the built-in ones. */
-export async function loadAgentList(
-  store: TranscriptStore,
-  sessionId: string,
-  ref: PlanAgentInput['agentsRef'],
-): Promise<AgentDefinition[]> {
-  if (!ref) return builtInAgents();
-  const body = await store.getContent(sessionId, ref.key);
-  if (!body) throw new Error(`session ${sessionId}: the agent list ${ref.key} is not in the store`);
-  return (JSON.parse(body.toString('utf8')) as AgentList).agents;
 }
 
 /** The `tool_use` input of a call, from its stored assistant line. */

@@ -105,6 +105,8 @@ export interface RenderExtras {
   skills?: ReadonlyArray<{ name: string; description: string }>;
   /** The tools this request defers. */
   deferredTools?: readonly string[];
+  /** The agent types' listing (after the deferred tools, before the skills, as in Claude Code 2.1.328). */
+  agentListing?: string;
 }
 
 /** Renders one stored attachment (none, one or two parts). */
@@ -117,6 +119,7 @@ export function renderAttachment(a: ContextAttachment, extras: RenderExtras = {}
     case 'environment': {
       const paragraphs = [
         ...(extras.deferredTools?.length ? [renderDeferredTools(extras.deferredTools)] : []),
+        ...(extras.agentListing ? [extras.agentListing] : []),
         ...(extras.skills?.length ? [renderSkillListing(extras.skills)] : []),
         ...(a.planFile !== undefined ? [renderPlanMode(a.planFile)] : []),
       ];

@@ -28,6 +28,8 @@ import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
 import { withMicrocompact } from './microcompact';
 import { buildMessages, buildSystem } from './request';
+import { loadAgentList } from '../agents/agent-list';
+import { agentListing } from '../../common/agents';
 import { betaHeaders } from './betas';
 import { thinkingParams } from './thinking-params';
 import type { ModelProvider } from '../../common/model-capabilities';
@@ -346,6 +348,9 @@ export async function buildModelRequest(deps: ModelDeps, input: CallModelInput, 
     messages: buildMessages(context.chain, {
       cleared: micro.cleared,
       ...(offered.plan.active ? { deferredTools: offered.plan.deferred } : {}),
+      ...(input.agentTypes
+        ? { agentListing: agentListing(await loadAgentList(deps.store, input.sessionId, input.agentTypes.ref)) }
+        : {}),
     }),
     tools: offered.tools as Anthropic.Tool[],
     metadata: { user_id: input.sessionId },

@@ -59,6 +59,8 @@ export interface BuildOptions {
   deferredTools?: readonly string[];
   /** Ids of the tool_use blocks whose results microcompact cleared (sent as its placeholder). */
   cleared?: ReadonlySet<string>;
+  /** The agent types listed in the environment's message (`agentListing` of src/common/agents.ts). */
+  agentListing?: string;
 }
 
 /** Text after a ToolSearch result that loaded tools (Claude Code 2.1.328). */
@@ -149,6 +151,7 @@ export function buildMessages(chain: readonly TranscriptEntry[], opts: BuildOpti
       const extras = {
         ...(skills ? { skills } : {}),
         ...(opts.deferredTools ? { deferredTools: opts.deferredTools } : {}),
+        ...(opts.agentListing ? { agentListing: opts.agentListing } : {}),
       };
       for (const r of renderAttachment(a, extras)) {
         const block = { block: { type: 'text', text: r.text } as Block, rank: RANK.context };

@@ -27,8 +27,9 @@ export async function runInterrupt(
     try {
       const before = await sessionStatus(rt.client, sessionId);
       const turn = before.session.currentTurnWorkflowId;
-      // Background tasks (agents, commands, wake-ups) run while no turn does: an interrupt stops them too.
-      const tasks = (before.session.tasks ?? []).filter((t) => t.status === 'running').length;
+      // Background tasks (agents, commands, wake-ups) run while no turn does: an interrupt stops them
+      // too (cron jobs stay, as Esc leaves them in Claude Code).
+      const tasks = (before.session.tasks ?? []).filter((t) => t.status === 'running' && t.kind !== 'cron').length;
       if (turn || tasks > 0)
         await interruptSession(rt.client, sessionId, flags.reason ?? 'Interrupted by user (agent-runner interrupt)');
       if (flags.json)

@@ -321,6 +321,7 @@ export async function runPrint(
       includePartialMessages: flags.includePartialMessages === true && flags.outputFormat === 'stream-json',
       replayUserMessages: flags.replayUserMessages === true,
       definitions: defs.definitions,
+      agentTypes: defs.agentTypes,
       ...(flags.bare ? { userConfigDir: false as const } : {}),
     });
     if (streamInput) {
@@ -353,9 +354,10 @@ export async function runPrint(
     } else {
       const stopWatch = approvals ? watchApprovals(rt, sessionId, io) : () => Promise.resolve();
       try {
-        // As Claude Code: a turn's result line is held while background tasks run, until the
-        // turn a finished task's notification starts; the process stays until none runs, and
-        // each notification turn prints its own messages and result line.
+        // As Claude Code 2.1.328 (recording agent-background): a turn's result line is held while
+        // background tasks run, and goes out right before the result of the turn a finished
+        // task's notification starts; the process stays until none runs, and each notification
+        // turn prints its own messages and result line.
         let held: SDKMessage | undefined;
         for await (const msg of engine.submitMessage(prompt, options)) {
           if (msg.type === 'result') {
@@ -364,8 +366,10 @@ export async function runPrint(
           } else emit(msg, flags, io);
         }
         for await (const msg of engine.followTasks()) {
-          if (held) emit(held, flags, io);
-          held = undefined;
+          if (held && msg.type === 'result') {
+            emit(held, flags, io);
+            held = undefined;
+          }
           emit(msg, flags, io);
           if (msg.type === 'result') result = msg;
         }

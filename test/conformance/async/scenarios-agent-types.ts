@@ -43,6 +43,7 @@ export const AGENT_TYPE_SCENARIOS: readonly AsyncScenario[] = [
     name: 'agent-custom-flag',
     title: 'a custom agent from --agents (tools Read, Grep; model haiku): its request, a disallowed Bash call',
     args: ['--agents', JSON.stringify(REVIEWER)],
+    pending: false,
     agents: {
       main: [
         say(
@@ -63,13 +64,13 @@ export const AGENT_TYPE_SCENARIOS: readonly AsyncScenario[] = [
         say(text('No mistakes.')),
       ],
     },
-    pending: true,
     check: (rec) => {
       const rev = requestAt(rec, 'rev', 0);
       expect(rev.model).toBe('claude-haiku-5-5');
       expect(toolNames(rev)).toEqual(['Read', 'Grep']);
-      expect(Array.isArray(rev.system) ? rev.system[2]?.['text'] : '').toMatch(
-        /^You are the reviewer agent\. Report mistakes only\.\n\nMessages from the agent that launched you/,
+      // Claude Code's own system blocks (billing header, SDK identity) come before it; the runner sends none.
+      expect(systemOf(rev)).toMatch(
+        /(^|\n)You are the reviewer agent\. Report mistakes only\.\n\nMessages from the agent that launched you/,
       );
       expectSent(rec, 'toolu_as_rev_0_0', noSuchTool('Bash'), true);
       expect(agentListing(rec)).toContain(
@@ -94,6 +95,7 @@ export const AGENT_TYPE_SCENARIOS: readonly AsyncScenario[] = [
     title:
       'a custom agent from .claude/agents/linter.md (tools Read, Glob): its request, disallowed Write and Bash calls',
     files: { 'a.txt': 'one\ntwo\nthree\n', '.claude/agents/linter.md': LINTER_MD },
+    pending: false,
     agents: {
       main: [
         say(
@@ -115,7 +117,6 @@ export const AGENT_TYPE_SCENARIOS: readonly AsyncScenario[] = [
         say(text('Style is fine.')),
       ],
     },
-    pending: true,
     check: (rec) => {
       const lint = requestAt(rec, 'lint', 0);
       expect(lint.model).toBe('claude-sonnet-5-5');

@@ -186,7 +186,7 @@ export const AGENT_SCENARIOS: readonly AsyncScenario[] = [
         say(text('There is 1 file.')),
       ],
     },
-    pending: true,
+    pending: false,
     smoke: true,
     check: (rec) => {
       checkBackgroundAgent(rec, {
