@@ -4,6 +4,7 @@ import type {
   SDKCompactBoundaryMessage,
   SDKMessage,
   SDKMicrocompactBoundaryMessage,
+  SDKContentReplacementMessage,
   SDKModelFallbackMessage,
   SDKPermissionDeniedMessage,
   SDKResultMessage,
@@ -50,6 +51,24 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
         trigger: 'auto',
         cleared_tool_results: meta?.compactedToolIds.length ?? 0,
         tokens_saved: meta?.tokensSaved ?? 0,
+      },
+    };
+    return m;
+  }
+  if (e.type === 'system' && e.subtype === 'content_replacement') {
+    const rs = e.contentReplacementMetadata?.replacements ?? [];
+    const m: SDKContentReplacementMessage = {
+      type: 'system',
+      subtype: 'content_replacement',
+      uuid: e.uuid,
+      session_id: e.sessionId,
+      content_replacement_metadata: {
+        trigger: 'auto',
+        replaced_tool_results: rs.length,
+        tokens_saved: rs.reduce(
+          (n, r) => n + Math.max(0, Math.ceil(r.originalChars / 4) - Math.ceil(r.replacement.length / 4)),
+          0,
+        ),
       },
     };
     return m;
@@ -458,5 +477,19 @@ export function workspaceInfo(ref: WorkspaceRef): SDKWorkspaceInfo {
 /** `context_stages` of a result message (the API's snake_case names). */
 function contextStagesInfo(t: ContextStageTotals): NonNullable<SDKResultMessage['context_stages']> {
   const m = t.microcompact;
-  return { microcompact: { runs: m.runs, cleared_tool_results: m.clearedToolResults, freed_tokens: m.freedTokens } };
+  const b = t.toolResultBudget;
+  return {
+    ...(b
+      ? {
+          tool_result_budget: {
+            runs: b.runs,
+            replaced_tool_results: b.replacedToolResults,
+            freed_tokens: b.freedTokens,
+          },
+        }
+      : {}),
+    ...(m
+      ? { microcompact: { runs: m.runs, cleared_tool_results: m.clearedToolResults, freed_tokens: m.freedTokens } }
+      : {}),
+  };
 }

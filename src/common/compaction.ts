@@ -12,6 +12,18 @@ export interface CompactionOptions {
   preserveTokens?: number;
   /** Microcompact: old tool results sent as a placeholder (`src/engine/microcompact.ts`). */
   microcompact?: MicrocompactOptions;
+  /** Tool-result budget: a bound on the tool results of one message (`src/engine/tool-result-budget.ts`). */
+  toolResultBudget?: ToolResultBudgetOptions;
+}
+
+/** Settings of the tool-result budget (`CompactionOptions.toolResultBudget`). */
+export interface ToolResultBudgetOptions {
+  /** False turns the stage off (nothing new is replaced; what was recorded stays replaced). @default true */
+  enabled?: boolean;
+  /** Characters of tool results one message may carry. @default 200000 (Claude Code's) */
+  perMessageChars?: number;
+  /** More tools whose results are neither replaced nor counted (besides Read and WebFetch). */
+  exemptTools?: string[];
 }
 
 /** Settings of microcompact (`CompactionOptions.microcompact`). */

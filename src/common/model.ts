@@ -1,4 +1,4 @@
-import type { MicrocompactOptions } from './compaction';
+import type { MicrocompactOptions, ToolResultBudgetOptions } from './compaction';
 import type { Usage } from './usage';
 import type { FileReadState, ToolUseSummary } from './tools';
 import type { ThinkingOptions } from './thinking';
@@ -46,6 +46,8 @@ export interface CallModelInput {
   toolSearch?: string;
   /** Microcompact settings of the turn (`CompactionOptions.microcompact`). @default on, with its defaults */
   microcompact?: MicrocompactOptions;
+  /** Tool-result budget settings of the turn (`CompactionOptions.toolResultBudget`). @default on, with its defaults */
+  toolResultBudget?: ToolResultBudgetOptions;
 }
 
 /**
@@ -91,6 +93,11 @@ export interface CallModelSummary {
    * its uuid, how many results it cleared and the tokens that freed (estimated, characters / 4).
    */
   microcompact?: { uuid: string; clearedToolResults: number; freedTokens: number };
+  /**
+   * A `content_replacement` line written before the call because a message's tool results were
+   * over the budget: its uuid, how many results it replaced and the tokens that freed (estimated).
+   */
+  toolResultBudget?: { uuid: string; replacedToolResults: number; freedTokens: number };
 }
 
 /** Input of the `compactContext` activity. */

@@ -55,6 +55,19 @@ export interface SDKMicrocompactBoundaryMessage {
 }
 
 /**
+ * The tool-result budget sent results of an over-budget message by reference before a model call
+ * (extension of ours: Claude Code 2.1.328 writes a `content-replacement` record and streams
+ * nothing). `tokens_saved` is estimated (characters / 4).
+ */
+export interface SDKContentReplacementMessage {
+  type: 'system';
+  subtype: 'content_replacement';
+  uuid: string;
+  session_id: string;
+  content_replacement_metadata: { trigger: 'auto'; replaced_tool_results: number; tokens_saved: number };
+}
+
+/**
  * The turn switched to its fallback model after repeated overloaded errors (Claude Code's
  * `system`/`model_fallback`).
  */
@@ -183,7 +196,10 @@ export interface SDKResultMessage {
    * What the context pipeline's stages before auto-compaction freed in this turn, by stage
    * (tokens estimated as characters / 4); absent when none did. Extension of ours.
    */
-  context_stages?: { microcompact: { runs: number; cleared_tool_results: number; freed_tokens: number } };
+  context_stages?: {
+    tool_result_budget?: { runs: number; replaced_tool_results: number; freed_tokens: number };
+    microcompact?: { runs: number; cleared_tool_results: number; freed_tokens: number };
+  };
 }
 
 /** `workspace` of a result message and of `agent-runner status`. */
@@ -247,6 +263,7 @@ export type SDKMessage =
   | SDKCompactBoundaryMessage
   | SDKModelFallbackMessage
   | SDKMicrocompactBoundaryMessage
+  | SDKContentReplacementMessage
   | SDKPermissionDeniedMessage
   | SDKStatusMessage
   | SDKAssistantMessage

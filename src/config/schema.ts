@@ -270,6 +270,7 @@ const CompactionSchema = z.strictObject({
     .default(null),
   preserveTokens: nonNegativeInt(20_000),
   microcompact: z.boolean({ error: 'expected true or false' }).default(true),
+  toolResultBudget: z.boolean({ error: 'expected true or false' }).default(true),
 });
 
 const STORE_URL_ERROR = 'expected a postgres:// URL, jsonl:DIR, or null (JSONL files under dataDir)';
@@ -540,6 +541,8 @@ export interface CompactionConfig {
   preserveTokens: number;
   /** Old tool results sent as a placeholder before auto-compaction (microcompact, `src/engine/microcompact.ts`). @default true */
   microcompact: boolean;
+  /** Tool results of one message bounded to 200,000 characters, the largest sent by reference (`src/engine/tool-result-budget.ts`). @default true */
+  toolResultBudget: boolean;
 }
 
 /**

@@ -450,6 +450,7 @@ class Turn {
           ...(options.definitionsKey !== undefined ? { definitionsKey: options.definitionsKey } : {}),
           ...(options.toolSearch !== undefined ? { toolSearch: options.toolSearch } : {}),
           ...(options.compaction?.microcompact ? { microcompact: options.compaction.microcompact } : {}),
+          ...(options.compaction?.toolResultBudget ? { toolResultBudget: options.compaction.toolResultBudget } : {}),
           ...this.workspace.forModelCall(),
         }),
       );

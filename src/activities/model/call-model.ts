@@ -27,6 +27,7 @@ import { replayedReminder, withFileReminder } from './file-reminders';
 import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
 import { withMicrocompact } from './microcompact';
+import { withToolResultBudget } from './tool-result-budget';
 import { buildMessages, buildSystem } from './request';
 import { betaHeaders } from './betas';
 import { thinkingParams } from './thinking-params';
@@ -322,6 +323,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         ...summarize(stored.entry, input.cwd, deps, stored.durationMs, false),
         ...(stored.reminder ? { fileReminder: stored.reminder } : {}),
         ...(stored.microcompact ? { microcompact: stored.microcompact } : {}),
+        ...(stored.toolResultBudget ? { toolResultBudget: stored.toolResultBudget } : {}),
       };
     } finally {
       beat.stop();
@@ -357,6 +359,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     durationMs: number;
     reminder: Awaited<ReturnType<typeof withFileReminder>>['reminder'];
     microcompact: Awaited<ReturnType<typeof withMicrocompact>>['line'];
+    toolResultBudget: Awaited<ReturnType<typeof withToolResultBudget>>['line'];
   }> {
     let chain: TranscriptEntry[];
     try {
@@ -371,7 +374,14 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     // on the workspace's host only, where they are now (after a move, under the new root).
     const ws = input.workspace;
     // Old tool results cleared (recorded on the chain, plus a new batch when it frees enough).
-    const micro = await withMicrocompact(deps.store, { ...input, turnId: actx.turnId }, chain, input.microcompact);
+    // The tool-result budget first (the seeds' order): a fresh message over it sends its largest results by reference.
+    const budget = await withToolResultBudget(deps.store, { ...input, turnId: actx.turnId }, chain, input.toolResultBudget);
+    const micro = await withMicrocompact(
+      deps.store,
+      { ...input, parentUuid: budget.parentUuid, turnId: actx.turnId },
+      budget.chain,
+      input.microcompact,
+    );
     const context = await withFileReminder(
       deps.store,
       {
@@ -412,6 +422,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       system: buildSystem(await systemPromptFor(deps.store, input)),
       messages: buildMessages(context.chain, {
         cleared: micro.cleared,
+        replaced: budget.replaced,
         ...(offered.plan.active ? { deferredTools: offered.plan.deferred } : {}),
       }),
       tools: offered.tools as Anthropic.Tool[],
@@ -546,6 +557,6 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         ...(startRecord ? { known: [startRecord] } : {}),
       });
     }
-    return { entry: stored, durationMs: Date.now() - started, reminder: context.reminder, microcompact: micro.line };
+    return { entry: stored, durationMs: Date.now() - started, reminder: context.reminder, microcompact: micro.line, toolResultBudget: budget.line };
   }
 }
