@@ -373,9 +373,14 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     // Files the model read that changed on disk since get a reminder line before this call: checked
     // on the workspace's host only, where they are now (after a move, under the new root).
     const ws = input.workspace;
-    // Old tool results cleared (recorded on the chain, plus a new batch when it frees enough).
     // The tool-result budget first (the seeds' order): a fresh message over it sends its largest results by reference.
-    const budget = await withToolResultBudget(deps.store, { ...input, turnId: actx.turnId }, chain, input.toolResultBudget);
+    const budget = await withToolResultBudget(
+      deps.store,
+      { ...input, turnId: actx.turnId },
+      chain,
+      input.toolResultBudget,
+    );
+    // Old tool results cleared (recorded on the chain, plus a new batch when it frees enough).
     const micro = await withMicrocompact(
       deps.store,
       { ...input, parentUuid: budget.parentUuid, turnId: actx.turnId },
@@ -557,6 +562,12 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         ...(startRecord ? { known: [startRecord] } : {}),
       });
     }
-    return { entry: stored, durationMs: Date.now() - started, reminder: context.reminder, microcompact: micro.line, toolResultBudget: budget.line };
+    return {
+      entry: stored,
+      durationMs: Date.now() - started,
+      reminder: context.reminder,
+      microcompact: micro.line,
+      toolResultBudget: budget.line,
+    };
   }
 }
