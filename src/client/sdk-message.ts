@@ -5,6 +5,7 @@ import type {
   SDKMessage,
   SDKMicrocompactBoundaryMessage,
   SDKContentReplacementMessage,
+  SDKSnipBoundaryMessage,
   SDKModelFallbackMessage,
   SDKPermissionDeniedMessage,
   SDKResultMessage,
@@ -69,6 +70,20 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
           (n, r) => n + Math.max(0, Math.ceil(r.originalChars / 4) - Math.ceil(r.replacement.length / 4)),
           0,
         ),
+      },
+    };
+    return m;
+  }
+  if (e.type === 'system' && e.subtype === 'snip_boundary') {
+    const m: SDKSnipBoundaryMessage = {
+      type: 'system',
+      subtype: 'snip_boundary',
+      uuid: e.uuid,
+      session_id: e.sessionId,
+      snip_metadata: {
+        trigger: 'auto',
+        snipped_rounds: e.snipMetadata?.rounds ?? 0,
+        tokens_saved: e.snipMetadata?.tokensFreed ?? 0,
       },
     };
     return m;
@@ -478,7 +493,9 @@ export function workspaceInfo(ref: WorkspaceRef): SDKWorkspaceInfo {
 function contextStagesInfo(t: ContextStageTotals): NonNullable<SDKResultMessage['context_stages']> {
   const m = t.microcompact;
   const b = t.toolResultBudget;
+  const s = t.snip;
   return {
+    ...(s ? { snip: { runs: s.runs, snipped_rounds: s.snippedRounds, freed_tokens: s.freedTokens } } : {}),
     ...(b
       ? {
           tool_result_budget: {

@@ -14,6 +14,18 @@ export interface CompactionOptions {
   microcompact?: MicrocompactOptions;
   /** Tool-result budget: a bound on the tool results of one message (`src/engine/tool-result-budget.ts`). */
   toolResultBudget?: ToolResultBudgetOptions;
+  /** Snip: stale rounds removed from the view (`src/engine/snip.ts`). */
+  snip?: SnipOptions;
+}
+
+/** Settings of snip (`CompactionOptions.snip`). */
+export interface SnipOptions {
+  /** False turns the stage off (nothing new is removed; what was recorded stays removed). @default true */
+  enabled?: boolean;
+  /** Most recent rounds never removed. @default 5 */
+  keepRecent?: number;
+  /** Least tokens removals must free when no other stage rewrites the prefix in that call. @default 60000 */
+  minFreedTokens?: number;
 }
 
 /** Settings of the tool-result budget (`CompactionOptions.toolResultBudget`). */

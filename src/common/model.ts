@@ -1,4 +1,4 @@
-import type { MicrocompactOptions, ToolResultBudgetOptions } from './compaction';
+import type { MicrocompactOptions, SnipOptions, ToolResultBudgetOptions } from './compaction';
 import type { Usage } from './usage';
 import type { FileReadState, ToolUseSummary } from './tools';
 import type { ThinkingOptions } from './thinking';
@@ -48,6 +48,8 @@ export interface CallModelInput {
   microcompact?: MicrocompactOptions;
   /** Tool-result budget settings of the turn (`CompactionOptions.toolResultBudget`). @default on, with its defaults */
   toolResultBudget?: ToolResultBudgetOptions;
+  /** Snip settings of the turn (`CompactionOptions.snip`). @default on, with its defaults */
+  snip?: SnipOptions;
 }
 
 /**
@@ -98,6 +100,8 @@ export interface CallModelSummary {
    * over the budget: its uuid, how many results it replaced and the tokens that freed (estimated).
    */
   toolResultBudget?: { uuid: string; replacedToolResults: number; freedTokens: number };
+  /** A `snip_boundary` line written before the call because it removed stale rounds: uuid, rounds, tokens freed (estimated). */
+  snip?: { uuid: string; snippedRounds: number; freedTokens: number };
 }
 
 /** Input of the `compactContext` activity. */

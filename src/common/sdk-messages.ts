@@ -68,6 +68,18 @@ export interface SDKContentReplacementMessage {
 }
 
 /**
+ * Snip left stale rounds out of the view before a model call (extension of ours: Claude Code
+ * 2.1.328 ships no snip stage). `tokens_saved` is estimated (characters / 4).
+ */
+export interface SDKSnipBoundaryMessage {
+  type: 'system';
+  subtype: 'snip_boundary';
+  uuid: string;
+  session_id: string;
+  snip_metadata: { trigger: 'auto'; snipped_rounds: number; tokens_saved: number };
+}
+
+/**
  * The turn switched to its fallback model after repeated overloaded errors (Claude Code's
  * `system`/`model_fallback`).
  */
@@ -198,6 +210,7 @@ export interface SDKResultMessage {
    */
   context_stages?: {
     tool_result_budget?: { runs: number; replaced_tool_results: number; freed_tokens: number };
+    snip?: { runs: number; snipped_rounds: number; freed_tokens: number };
     microcompact?: { runs: number; cleared_tool_results: number; freed_tokens: number };
   };
 }
@@ -264,6 +277,7 @@ export type SDKMessage =
   | SDKModelFallbackMessage
   | SDKMicrocompactBoundaryMessage
   | SDKContentReplacementMessage
+  | SDKSnipBoundaryMessage
   | SDKPermissionDeniedMessage
   | SDKStatusMessage
   | SDKAssistantMessage

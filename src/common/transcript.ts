@@ -192,6 +192,11 @@ const TranscriptEntryFields = {
       replacements: z.array(z.object({ toolUseId: z.string(), replacement: z.string(), originalChars: z.number() })),
     })
     .optional(),
+  /**
+   * On a `snip_boundary` system line (`model/snip.ts`): the lines (stale rounds) that requests
+   * from here on leave out, how many rounds, and the tokens that freed (estimated).
+   */
+  snipMetadata: z.object({ removedUuids: z.array(z.string()), rounds: z.number(), tokensFreed: z.number() }).optional(),
   /** The structured output of a turn (`--json-schema`), on the line that carries it. */
   structuredOutput: z.unknown().optional(),
   /** Hooks (`src/activities/hooks/`): the event of a hook's context line; a hook run's outcome; the config. */

@@ -339,6 +339,8 @@ export interface ContextStageTotals {
   microcompact?: { runs: number; clearedToolResults: number; freedTokens: number };
   /** The tool-result budget: model calls that replaced results, results replaced, tokens freed. */
   toolResultBudget?: { runs: number; replacedToolResults: number; freedTokens: number };
+  /** Snip: model calls that removed stale rounds, rounds removed, tokens freed. */
+  snip?: { runs: number; snippedRounds: number; freedTokens: number };
 }
 
 /** Answer of the turn's `progress` query: what a streaming client needs. */

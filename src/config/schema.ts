@@ -271,6 +271,7 @@ const CompactionSchema = z.strictObject({
   preserveTokens: nonNegativeInt(20_000),
   microcompact: z.boolean({ error: 'expected true or false' }).default(true),
   toolResultBudget: z.boolean({ error: 'expected true or false' }).default(true),
+  snip: z.boolean({ error: 'expected true or false' }).default(true),
 });
 
 const STORE_URL_ERROR = 'expected a postgres:// URL, jsonl:DIR, or null (JSONL files under dataDir)';
@@ -543,6 +544,8 @@ export interface CompactionConfig {
   microcompact: boolean;
   /** Tool results of one message bounded to 200,000 characters, the largest sent by reference (`src/engine/tool-result-budget.ts`). @default true */
   toolResultBudget: boolean;
+  /** Stale rounds (failed calls, reads repeated with the same result) left out of the view (`src/engine/snip.ts`). @default true */
+  snip: boolean;
 }
 
 /**

@@ -160,6 +160,18 @@ export class TurnState {
         },
       };
     }
+    if (call.snip) {
+      d.events.push(call.snip.uuid);
+      const s = d.contextStages?.snip ?? { runs: 0, snippedRounds: 0, freedTokens: 0 };
+      d.contextStages = {
+        ...d.contextStages,
+        snip: {
+          runs: s.runs + 1,
+          snippedRounds: s.snippedRounds + call.snip.snippedRounds,
+          freedTokens: s.freedTokens + call.snip.freedTokens,
+        },
+      };
+    }
     if (call.microcompact) {
       // The line is on the chain before the reminder and the assistant line (the stream's order).
       d.events.push(call.microcompact.uuid);

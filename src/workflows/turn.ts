@@ -451,6 +451,7 @@ class Turn {
           ...(options.toolSearch !== undefined ? { toolSearch: options.toolSearch } : {}),
           ...(options.compaction?.microcompact ? { microcompact: options.compaction.microcompact } : {}),
           ...(options.compaction?.toolResultBudget ? { toolResultBudget: options.compaction.toolResultBudget } : {}),
+          ...(options.compaction?.snip ? { snip: options.compaction.snip } : {}),
           ...this.workspace.forModelCall(),
         }),
       );

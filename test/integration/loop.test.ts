@@ -442,3 +442,39 @@ describe('tool-result budget', () => {
     expect(r.result.context_stages).toBeUndefined();
   });
 });
+
+describe('snip', () => {
+  const steps: StepSpec[] = [
+    call('Read', { file_path: 'missing.txt' }),
+    ...Array.from({ length: 5 }, (_, i) => call('Bash', { command: `echo step ${i}` })),
+    call('Bash', { command: 'echo last' }),
+    text('finished'),
+  ];
+  const hasMissingRead = (req: ParsedRequest): boolean =>
+    req.messages.some(
+      (m) =>
+        Array.isArray(m.content) &&
+        m.content.some((b) => b.type === 'tool_use' && JSON.stringify(b.input).includes('missing.txt')),
+    );
+
+  test('snip: a failed Read older than the 5 most recent rounds is left out of the view, streamed, recorded and counted', async () => {
+    const r = await runCase('snip-failed', steps, { submit: { compaction: { snip: { minFreedTokens: 1 } } } });
+    expect(r.result).toMatchObject({ subtype: 'success', result: 'finished' });
+    const lines = r.messages.filter((m) => m.type === 'system' && m.subtype === 'snip_boundary');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ snip_metadata: { trigger: 'auto', snipped_rounds: 1 } });
+    // Before the sixth call the failed Read is the one round older than the 5 most recent.
+    expect(hasMissingRead(r.requests[5] as ParsedRequest)).toBe(true);
+    expect(hasMissingRead(r.requests[6] as ParsedRequest)).toBe(false);
+    expect(hasMissingRead(r.requests[7] as ParsedRequest)).toBe(false);
+    expect(r.result.context_stages?.snip).toMatchObject({ runs: 1, snipped_rounds: 1 });
+  });
+
+  test('snip: compaction.snip.enabled false keeps every round', async () => {
+    const r = await runCase('snip-off', steps, {
+      submit: { compaction: { snip: { enabled: false, minFreedTokens: 1 } } },
+    });
+    expect(r.messages.some((m) => m.type === 'system' && m.subtype === 'snip_boundary')).toBe(false);
+    expect(hasMissingRead(r.requests[7] as ParsedRequest)).toBe(true);
+  });
+});

@@ -27,6 +27,7 @@ import { replayedReminder, withFileReminder } from './file-reminders';
 import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
 import { withMicrocompact } from './microcompact';
+import { withSnip } from './snip';
 import { withToolResultBudget } from './tool-result-budget';
 import { buildMessages, buildSystem } from './request';
 import { betaHeaders } from './betas';
@@ -324,6 +325,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         ...(stored.reminder ? { fileReminder: stored.reminder } : {}),
         ...(stored.microcompact ? { microcompact: stored.microcompact } : {}),
         ...(stored.toolResultBudget ? { toolResultBudget: stored.toolResultBudget } : {}),
+        ...(stored.snip ? { snip: stored.snip } : {}),
       };
     } finally {
       beat.stop();
@@ -360,6 +362,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     reminder: Awaited<ReturnType<typeof withFileReminder>>['reminder'];
     microcompact: Awaited<ReturnType<typeof withMicrocompact>>['line'];
     toolResultBudget: Awaited<ReturnType<typeof withToolResultBudget>>['line'];
+    snip: Awaited<ReturnType<typeof withSnip>>['line'];
   }> {
     let chain: TranscriptEntry[];
     try {
@@ -380,11 +383,19 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       chain,
       input.toolResultBudget,
     );
-    // Old tool results cleared (recorded on the chain, plus a new batch when it frees enough).
-    const micro = await withMicrocompact(
+    // Stale rounds left out (with a microcompact batch, or when they free enough on their own).
+    const snip = await withSnip(
       deps.store,
       { ...input, parentUuid: budget.parentUuid, turnId: actx.turnId },
       budget.chain,
+      input.snip,
+      input.microcompact,
+    );
+    // Old tool results cleared (recorded on the chain, plus a new batch when it frees enough).
+    const micro = await withMicrocompact(
+      deps.store,
+      { ...input, parentUuid: snip.parentUuid, turnId: actx.turnId },
+      snip.chain,
       input.microcompact,
     );
     const context = await withFileReminder(
@@ -568,6 +579,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       reminder: context.reminder,
       microcompact: micro.line,
       toolResultBudget: budget.line,
+      snip: snip.line,
     };
   }
 }
