@@ -15,8 +15,9 @@
  * runner attached is never removed.
  *
  * Prompt caching: removing a round rewrites the prefix from there on, so new removals are made
- * only when this call rewrites the prefix anyway (another stage makes a batch: `rewriting`) or
- * when they free at least `minFreedTokens` themselves; between, the view is the recorded one.
+ * only when this call rewrites the prefix anyway (with microcompact's batch: `rewriting`, when
+ * the removals and the clearings together free its batch size) or when they free at least
+ * `minFreedTokens` themselves; between, the view is the recorded one.
  */
 import type { SnipOptions } from '../common/compaction';
 

@@ -27,7 +27,7 @@ import { replayedReminder, withFileReminder } from './file-reminders';
 import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
 import { withMicrocompact } from './microcompact';
-import { withSnip } from './snip';
+import { microcompactWithSnip, withSnip } from './snip';
 import { withToolResultBudget } from './tool-result-budget';
 import { buildMessages, buildSystem } from './request';
 import { betaHeaders } from './betas';
@@ -396,7 +396,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       deps.store,
       { ...input, parentUuid: snip.parentUuid, turnId: actx.turnId },
       snip.chain,
-      input.microcompact,
+      microcompactWithSnip(input.microcompact, snip),
     );
     const context = await withFileReminder(
       deps.store,

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { MicrocompactOptions, SnipOptions } from '../../common/compaction';
 import { TRANSCRIPT_SCHEMA_VERSION, type TranscriptEntry } from '../../common/transcript';
-import { estimateTokens, planMicrocompact } from '../../engine/microcompact';
+import { estimateTokens, MICROCOMPACT_DEFAULTS, planMicrocompact } from '../../engine/microcompact';
 import { planSnip, type SnipRound } from '../../engine/snip';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { uuidV5 } from '../../store/uuid';
@@ -115,7 +115,9 @@ export interface SnipView {
 /**
  * Applies snip before a call: the recorded removals, plus new ones when the decision makes them
  * (written as a line after `parentUuid`, first writer wins). `microcompact` is the call's
- * microcompact setting: removals piggyback on a microcompact batch (one prefix rewrite for both).
+ * microcompact setting: removals go with a microcompact batch (one prefix rewrite for both) when
+ * the two together free its batch size; a call with a snip line then makes its microcompact batch
+ * whatever it frees alone ({@link microcompactWithSnip}).
  */
 export async function withSnip(
   store: TranscriptStore,
@@ -132,8 +134,17 @@ export async function withSnip(
   const earlier = await store.get(call.sessionId, uuid);
   if (earlier) return { chain: view([...chain, earlier]), parentUuid: uuid, line: summaryOf(earlier) };
   const current = view(chain);
-  const rewriting =
-    planMicrocompact(toolResultFacts(current), recordedClearings(current), microcompact).newlyCleared.length > 0;
+  // One batch for both stages: the removals go with the clearings microcompact would make on the
+  // snipped view, when together they free microcompact's batch (the caller then forces its batch).
+  const candidates = planSnip(snipRounds(current), true, options);
+  const removed = new Set(candidates.newlySnipped);
+  const after = current.filter((e) => !removed.has(e.uuid));
+  const clearable = planMicrocompact(toolResultFacts(after), recordedClearings(after), {
+    ...microcompact,
+    minFreedTokens: 0,
+  }).freedTokens;
+  const batch = microcompact?.minFreedTokens ?? MICROCOMPACT_DEFAULTS.minFreedTokens;
+  const rewriting = microcompact?.enabled !== false && candidates.freedTokens + clearable >= batch;
   const plan = planSnip(snipRounds(current), rewriting, options);
   if (plan.newlySnipped.length === 0) return { chain: current, parentUuid: call.parentUuid };
   const entry: TranscriptEntry = {
@@ -154,4 +165,12 @@ export async function withSnip(
 function summaryOf(e: TranscriptEntry): SnipLine {
   const m = e.snipMetadata;
   return { uuid: e.uuid, snippedRounds: m?.rounds ?? 0, freedTokens: m?.tokensFreed ?? 0 };
+}
+
+/** The microcompact settings of a call after snip: a call that snipped makes its batch too (one rewrite). */
+export function microcompactWithSnip(
+  microcompact: MicrocompactOptions | undefined,
+  view: SnipView,
+): MicrocompactOptions | undefined {
+  return view.line && microcompact?.enabled !== false ? { ...microcompact, minFreedTokens: 0 } : microcompact;
 }

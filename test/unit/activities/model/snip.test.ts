@@ -2,7 +2,13 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildMessages } from '../../../../src/activities/model/request';
-import { recordedSnips, snipRounds, snipUuid, withSnip } from '../../../../src/activities/model/snip';
+import {
+  microcompactWithSnip,
+  recordedSnips,
+  snipRounds,
+  snipUuid,
+  withSnip,
+} from '../../../../src/activities/model/snip';
 import type { TranscriptEntry } from '../../../../src/common/transcript';
 import { JsonlTranscriptStore } from '../../../../src/store/jsonl-store';
 
@@ -88,5 +94,24 @@ describe('snip in the request', () => {
     expect(view.line).toBeUndefined();
     expect(view.chain).toHaveLength(chain.length);
     expect(await store.get('s', snipUuid('n'))).toBeUndefined();
+  });
+
+  test('withSnip: removals that free the microcompact batch together with its clearings go with it (one rewrite), and that batch is forced', async () => {
+    const big = 'x'.repeat(8_000);
+    const chain = rounds([
+      { tool: 'Read', input: { file_path: '/w/a' }, result: big },
+      ...Array.from({ length: 6 }, (_, i) => ({ tool: 'Bash', input: { command: `s${i}` }, result: `${i}${big}` })),
+      { tool: 'Read', input: { file_path: '/w/a' }, result: big },
+    ]);
+    const store = await storeOf(chain);
+    const call = { sessionId: 's', assistantUuid: 'joint', parentUuid: 'r7' };
+    // Alone the repeated Read frees ~2,000 tokens; with the stale Bash logs microcompact would clear, ~6,000.
+    expect(
+      (await withSnip(store, { ...call, assistantUuid: 'x' }, chain, {}, { minFreedTokens: 7_000 })).line,
+    ).toBeUndefined();
+    const view = await withSnip(store, call, chain, {}, { minFreedTokens: 5_000 });
+    expect(view.line).toMatchObject({ snippedRounds: 1 });
+    expect(microcompactWithSnip({ minFreedTokens: 5_000 }, view)).toEqual({ minFreedTokens: 0 });
+    expect(microcompactWithSnip({ enabled: false }, view)).toEqual({ enabled: false });
   });
 });
