@@ -9,7 +9,12 @@
 import { createHash } from 'node:crypto';
 import type { MicrocompactOptions, SnipOptions } from '../../common/compaction';
 import { TRANSCRIPT_SCHEMA_VERSION, type TranscriptEntry } from '../../common/transcript';
-import { estimateTokens, MICROCOMPACT_DEFAULTS, planMicrocompact } from '../../engine/microcompact';
+import {
+  CLEARED_TOOL_RESULT_TEXT,
+  estimateTokens,
+  MICROCOMPACT_DEFAULTS,
+  planMicrocompact,
+} from '../../engine/microcompact';
 import { planSnip, type SnipRound } from '../../engine/snip';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { uuidV5 } from '../../store/uuid';
@@ -30,8 +35,11 @@ const digest = (v: unknown): string =>
     .update(JSON.stringify(v ?? null))
     .digest('hex');
 
-/** The chain's rounds, oldest first (lines in `removed` are left out). */
-export function snipRounds(chain: readonly TranscriptEntry[]): SnipRound[] {
+/**
+ * The chain's rounds, oldest first. A result microcompact cleared (`cleared`) counts the tokens of
+ * its placeholder, which is all a removal of its round frees.
+ */
+export function snipRounds(chain: readonly TranscriptEntry[], cleared: ReadonlySet<string> = new Set()): SnipRound[] {
   const out: SnipRound[] = [];
   let open: { round: SnipRound; pending: Map<string, { tool: string; inputKey: string }> } | undefined;
   const close = (): void => {
@@ -79,7 +87,7 @@ export function snipRounds(chain: readonly TranscriptEntry[]): SnipRound[] {
       const use = pending.get(id)!;
       pending.delete(id);
       round.calls.push({ ...use, isError: b['is_error'] === true, resultKey: digest(b['content']) });
-      round.tokens += estimateTokens(toolResultChars(b['content']));
+      round.tokens += estimateTokens(cleared.has(id) ? CLEARED_TOOL_RESULT_TEXT.length : toolResultChars(b['content']));
     }
     if (pending.size === 0) open = undefined;
   }
@@ -136,7 +144,8 @@ export async function withSnip(
   const current = view(chain);
   // One batch for both stages: the removals go with the clearings microcompact would make on the
   // snipped view, when together they free microcompact's batch (the caller then forces its batch).
-  const candidates = planSnip(snipRounds(current), true, options);
+  const rounds = snipRounds(current, recordedClearings(current));
+  const candidates = planSnip(rounds, true, options);
   const removed = new Set(candidates.newlySnipped);
   const after = current.filter((e) => !removed.has(e.uuid));
   const clearable = planMicrocompact(toolResultFacts(after), recordedClearings(after), {
@@ -145,7 +154,7 @@ export async function withSnip(
   }).freedTokens;
   const batch = microcompact?.minFreedTokens ?? MICROCOMPACT_DEFAULTS.minFreedTokens;
   const rewriting = microcompact?.enabled !== false && candidates.freedTokens + clearable >= batch;
-  const plan = planSnip(snipRounds(current), rewriting, options);
+  const plan = planSnip(rounds, rewriting, options);
   if (plan.newlySnipped.length === 0) return { chain: current, parentUuid: call.parentUuid };
   const entry: TranscriptEntry = {
     v: TRANSCRIPT_SCHEMA_VERSION,
