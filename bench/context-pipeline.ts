@@ -52,6 +52,10 @@ interface RunFigures {
   costUsd: number;
   microcompacts: number;
   freedTokens: number;
+  snips: number;
+  snippedRounds: number;
+  snipFreedTokens: number;
+  budgetReplaced: number;
   factSeen: boolean;
   subtype: string;
 }
@@ -108,10 +112,14 @@ async function oneRun(
         contextWindowTokens: opts.windowTokens,
         preserveTokens: 20_000,
         microcompact: { enabled: microcompact, ...(minFreedTokens !== undefined ? { minFreedTokens } : {}) },
+        // The other stages before auto-compaction go with microcompact (the pipeline, or none of it).
+        toolResultBudget: { enabled: microcompact },
+        snip: { enabled: microcompact },
       },
       maxStepsPerRun: 1000,
     });
     const mc = outcome.contextStages?.microcompact;
+    const sn = outcome.contextStages?.snip;
     return {
       requests,
       compactions,
@@ -120,6 +128,10 @@ async function oneRun(
       costUsd: outcome.costUsd,
       microcompacts: mc?.runs ?? 0,
       freedTokens: mc?.freedTokens ?? 0,
+      snips: sn?.runs ?? 0,
+      snippedRounds: sn?.snippedRounds ?? 0,
+      snipFreedTokens: sn?.freedTokens ?? 0,
+      budgetReplaced: outcome.contextStages?.toolResultBudget?.replacedToolResults ?? 0,
       factSeen,
       subtype: outcome.subtype,
     };
@@ -130,7 +142,7 @@ async function oneRun(
 
 /** Runs the session with the full pipeline and with auto-compaction alone. */
 export async function measureContextPipeline(opts: ContextPipelineBenchOptions): Promise<Measurement> {
-  progress(`context pipeline: ${opts.steps} steps with microcompact and auto-compaction`);
+  progress(`context pipeline: ${opts.steps} steps with the tool-result budget, snip, microcompact and auto-compaction`);
   const full = await oneRun(opts, true);
   progress(`context pipeline: ${opts.steps} steps with microcompact in batches of 20,000 tokens (Claude Code's)`);
   const wide = await oneRun(opts, true, CLAUDE_CODE_MIN_FREED_TOKENS);
@@ -146,6 +158,8 @@ export async function measureContextPipeline(opts: ContextPipelineBenchOptions):
     `${(share(r) * 100).toFixed(1)}%`,
     String(r.compactions),
     `${r.microcompacts} (${r.freedTokens} tokens)`,
+    `${r.snips} (${r.snippedRounds} rounds, ${r.snipFreedTokens} tokens)`,
+    String(r.budgetReplaced),
     r.factSeen ? 'yes' : 'no',
   ];
   const table = renderTable(
@@ -160,10 +174,12 @@ export async function measureContextPipeline(opts: ContextPipelineBenchOptions):
       'cache-read share',
       'compactions',
       'microcompacts',
+      'snips',
+      'results by budget',
       'step-10 fact seen',
     ],
     [
-      row('full pipeline (microcompact, batches of 60K, + auto-compaction)', full),
+      row('full pipeline (budget, snip, microcompact batches of 60K, + auto-compaction)', full),
       row("full pipeline, microcompact batches of 20K (Claude Code's)", wide),
       row('auto-compaction alone', alone),
     ],
@@ -176,6 +192,10 @@ export async function measureContextPipeline(opts: ContextPipelineBenchOptions):
     compactions: r.compactions,
     microcompacts: r.microcompacts,
     freedTokens: r.freedTokens,
+    snips: r.snips,
+    snippedRounds: r.snippedRounds,
+    snipFreedTokens: r.snipFreedTokens,
+    budgetReplaced: r.budgetReplaced,
     factSeen: r.factSeen,
   });
   return {

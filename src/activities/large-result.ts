@@ -117,21 +117,36 @@ export async function keepLargeResult<T extends ToolOutput>(
 ): Promise<{ out: T; record?: LargeResultRecord }> {
   const threshold = opts.thresholdChars ?? DEFAULT_LARGE_RESULT_CHARS;
   if (opts.toolName === 'Read' || typeof out.content !== 'string' || out.content.length <= threshold) return { out };
-  const file = largeResultPath(opts.sessionId, opts.toolUseId, opts.tmpDir);
   const content = out.content;
-  const key = largeResultKey(opts.toolUseId);
-  // First writer wins: a retried run keeps the result that was stored first.
-  const stored = await opts.store.putContent(opts.sessionId, key, content);
-  const bytes = stored.size;
-  await writeResultFile(file, content);
+  const { record } = await persistResultFile(opts.store, opts.sessionId, opts.toolUseId, content, opts.tmpDir);
+  const { path: file, bytes } = record;
   const s = out.structured as Record<string, unknown> | undefined;
   const structured =
     s !== null && typeof s === 'object' && typeof s['stdout'] === 'string'
       ? { ...s, stdout: s['stdout'].slice(0, threshold), persistedOutputPath: file, persistedOutputSize: bytes }
       : out.structured;
+  return { out: { ...out, content: persistedOutputText(file, bytes, content), structured }, record };
+}
+
+/**
+ * Keeps one tool call's whole result by reference: in the store (first writer wins, so a
+ * retried run keeps the result stored first) and as the session's result file.
+ * @returns what the tool_result line keeps, and the `<persisted-output>` text the model gets
+ */
+export async function persistResultFile(
+  store: TranscriptStore,
+  sessionId: string,
+  toolUseId: string,
+  content: string,
+  tmpDir?: string,
+): Promise<{ record: LargeResultRecord; replacement: string }> {
+  const file = largeResultPath(sessionId, toolUseId, tmpDir);
+  const key = largeResultKey(toolUseId);
+  const stored = await store.putContent(sessionId, key, content);
+  await writeResultFile(file, content);
   return {
-    out: { ...out, content: persistedOutputText(file, bytes, content), structured },
-    record: { path: file, bytes, key },
+    record: { path: file, bytes: stored.size, key },
+    replacement: persistedOutputText(file, stored.size, content),
   };
 }
 

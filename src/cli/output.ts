@@ -37,6 +37,14 @@ export function describeMessage(m: SDKMessage): string | null {
         const mc = m.microcompact_metadata;
         return `old tool results cleared (${mc.cleared_tool_results} results, about ${mc.tokens_saved} tokens freed)`;
       }
+      if (m.subtype === 'content_replacement') {
+        const cr = m.content_replacement_metadata;
+        return `large tool results sent by reference (${cr.replaced_tool_results} results, about ${cr.tokens_saved} tokens freed)`;
+      }
+      if (m.subtype === 'snip_boundary') {
+        const sn = m.snip_metadata;
+        return `stale rounds left out (${sn.snipped_rounds} rounds, about ${sn.tokens_saved} tokens freed)`;
+      }
       if (m.subtype === 'compact_boundary') return `context compacted (${m.compact_metadata.pre_tokens} tokens before)`;
       // A notice (a refusal, the Stop-hook cap, a blocked prompt); notifications repeat it.
       return noticeText(m);

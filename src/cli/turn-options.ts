@@ -241,6 +241,8 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
       autoCompactRatio: config.compaction.autoCompactRatio,
       preserveTokens: config.compaction.preserveTokens,
       ...(config.compaction.microcompact ? {} : { microcompact: { enabled: false } }),
+      ...(config.compaction.toolResultBudget ? {} : { toolResultBudget: { enabled: false } }),
+      ...(config.compaction.snip ? {} : { snip: { enabled: false } }),
       ...(config.compaction.contextWindowTokens !== null
         ? { contextWindowTokens: config.compaction.contextWindowTokens }
         : {}),

@@ -4,6 +4,8 @@ import type {
   SDKCompactBoundaryMessage,
   SDKMessage,
   SDKMicrocompactBoundaryMessage,
+  SDKContentReplacementMessage,
+  SDKSnipBoundaryMessage,
   SDKModelFallbackMessage,
   SDKPermissionDeniedMessage,
   SDKResultMessage,
@@ -50,6 +52,38 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
         trigger: 'auto',
         cleared_tool_results: meta?.compactedToolIds.length ?? 0,
         tokens_saved: meta?.tokensSaved ?? 0,
+      },
+    };
+    return m;
+  }
+  if (e.type === 'system' && e.subtype === 'content_replacement') {
+    const rs = e.contentReplacementMetadata?.replacements ?? [];
+    const m: SDKContentReplacementMessage = {
+      type: 'system',
+      subtype: 'content_replacement',
+      uuid: e.uuid,
+      session_id: e.sessionId,
+      content_replacement_metadata: {
+        trigger: 'auto',
+        replaced_tool_results: rs.length,
+        tokens_saved: rs.reduce(
+          (n, r) => n + Math.max(0, Math.ceil(r.originalChars / 4) - Math.ceil(r.replacement.length / 4)),
+          0,
+        ),
+      },
+    };
+    return m;
+  }
+  if (e.type === 'system' && e.subtype === 'snip_boundary') {
+    const m: SDKSnipBoundaryMessage = {
+      type: 'system',
+      subtype: 'snip_boundary',
+      uuid: e.uuid,
+      session_id: e.sessionId,
+      snip_metadata: {
+        trigger: 'auto',
+        snipped_rounds: e.snipMetadata?.rounds ?? 0,
+        tokens_saved: e.snipMetadata?.tokensFreed ?? 0,
       },
     };
     return m;
@@ -470,5 +504,21 @@ export function workspaceInfo(ref: WorkspaceRef): SDKWorkspaceInfo {
 /** `context_stages` of a result message (the API's snake_case names). */
 function contextStagesInfo(t: ContextStageTotals): NonNullable<SDKResultMessage['context_stages']> {
   const m = t.microcompact;
-  return { microcompact: { runs: m.runs, cleared_tool_results: m.clearedToolResults, freed_tokens: m.freedTokens } };
+  const b = t.toolResultBudget;
+  const s = t.snip;
+  return {
+    ...(s ? { snip: { runs: s.runs, snipped_rounds: s.snippedRounds, freed_tokens: s.freedTokens } } : {}),
+    ...(b
+      ? {
+          tool_result_budget: {
+            runs: b.runs,
+            replaced_tool_results: b.replacedToolResults,
+            freed_tokens: b.freedTokens,
+          },
+        }
+      : {}),
+    ...(m
+      ? { microcompact: { runs: m.runs, cleared_tool_results: m.clearedToolResults, freed_tokens: m.freedTokens } }
+      : {}),
+  };
 }

@@ -12,6 +12,30 @@ export interface CompactionOptions {
   preserveTokens?: number;
   /** Microcompact: old tool results sent as a placeholder (`src/engine/microcompact.ts`). */
   microcompact?: MicrocompactOptions;
+  /** Tool-result budget: a bound on the tool results of one message (`src/engine/tool-result-budget.ts`). */
+  toolResultBudget?: ToolResultBudgetOptions;
+  /** Snip: stale rounds removed from the view (`src/engine/snip.ts`). */
+  snip?: SnipOptions;
+}
+
+/** Settings of snip (`CompactionOptions.snip`). */
+export interface SnipOptions {
+  /** False turns the stage off (nothing new is removed; what was recorded stays removed). @default true */
+  enabled?: boolean;
+  /** Most recent rounds never removed. @default 5 */
+  keepRecent?: number;
+  /** Least tokens removals must free when no other stage rewrites the prefix in that call. @default 60000 */
+  minFreedTokens?: number;
+}
+
+/** Settings of the tool-result budget (`CompactionOptions.toolResultBudget`). */
+export interface ToolResultBudgetOptions {
+  /** False turns the stage off (nothing new is replaced; what was recorded stays replaced). @default true */
+  enabled?: boolean;
+  /** Characters of tool results one message may carry. @default 200000 (Claude Code's) */
+  perMessageChars?: number;
+  /** More tools whose results are neither replaced nor counted (besides Read and WebFetch). */
+  exemptTools?: string[];
 }
 
 /** Settings of microcompact (`CompactionOptions.microcompact`). */

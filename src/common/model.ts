@@ -1,4 +1,4 @@
-import type { MicrocompactOptions } from './compaction';
+import type { MicrocompactOptions, SnipOptions, ToolResultBudgetOptions } from './compaction';
 import type { Usage } from './usage';
 import type { FileReadState, ToolUseSummary } from './tools';
 import type { ThinkingOptions } from './thinking';
@@ -54,6 +54,10 @@ export interface CallModelInput {
    * agent types for the Agent tool"): those of the stored list `ref`, else the built-in types.
    */
   agentTypes?: { ref?: ContentRef };
+  /** Tool-result budget settings of the turn (`CompactionOptions.toolResultBudget`). @default on, with its defaults */
+  toolResultBudget?: ToolResultBudgetOptions;
+  /** Snip settings of the turn (`CompactionOptions.snip`). @default on, with its defaults */
+  snip?: SnipOptions;
 }
 
 /**
@@ -99,6 +103,13 @@ export interface CallModelSummary {
    * its uuid, how many results it cleared and the tokens that freed (estimated, characters / 4).
    */
   microcompact?: { uuid: string; clearedToolResults: number; freedTokens: number };
+  /**
+   * A `content_replacement` line written before the call because a message's tool results were
+   * over the budget: its uuid, how many results it replaced and the tokens that freed (estimated).
+   */
+  toolResultBudget?: { uuid: string; replacedToolResults: number; freedTokens: number };
+  /** A `snip_boundary` line written before the call because it removed stale rounds: uuid, rounds, tokens freed (estimated). */
+  snip?: { uuid: string; snippedRounds: number; freedTokens: number };
 }
 
 /** Input of the `compactContext` activity. */

@@ -57,6 +57,31 @@ export interface SDKMicrocompactBoundaryMessage {
 }
 
 /**
+ * The tool-result budget sent results of an over-budget message by reference before a model call
+ * (extension of ours: Claude Code 2.1.328 writes a `content-replacement` record and streams
+ * nothing). `tokens_saved` is estimated (characters / 4).
+ */
+export interface SDKContentReplacementMessage {
+  type: 'system';
+  subtype: 'content_replacement';
+  uuid: string;
+  session_id: string;
+  content_replacement_metadata: { trigger: 'auto'; replaced_tool_results: number; tokens_saved: number };
+}
+
+/**
+ * Snip left stale rounds out of the view before a model call (extension of ours: Claude Code
+ * 2.1.328 ships no snip stage). `tokens_saved` is estimated (characters / 4).
+ */
+export interface SDKSnipBoundaryMessage {
+  type: 'system';
+  subtype: 'snip_boundary';
+  uuid: string;
+  session_id: string;
+  snip_metadata: { trigger: 'auto'; snipped_rounds: number; tokens_saved: number };
+}
+
+/**
  * The turn switched to its fallback model after repeated overloaded errors (Claude Code's
  * `system`/`model_fallback`).
  */
@@ -194,7 +219,11 @@ export interface SDKResultMessage {
    * What the context pipeline's stages before auto-compaction freed in this turn, by stage
    * (tokens estimated as characters / 4); absent when none did. Extension of ours.
    */
-  context_stages?: { microcompact: { runs: number; cleared_tool_results: number; freed_tokens: number } };
+  context_stages?: {
+    tool_result_budget?: { runs: number; replaced_tool_results: number; freed_tokens: number };
+    snip?: { runs: number; snipped_rounds: number; freed_tokens: number };
+    microcompact?: { runs: number; cleared_tool_results: number; freed_tokens: number };
+  };
   /** The session's subagent counters (with subagents on; Claude Code 2.1.328 repeats them on every result). */
   subagent_stats?: SubagentStats;
   /** Which result of the process this is, from 0 (with subagents on, as Claude Code 2.1.328). */
@@ -264,6 +293,8 @@ export type SDKMessage =
   | SDKCompactBoundaryMessage
   | SDKModelFallbackMessage
   | SDKMicrocompactBoundaryMessage
+  | SDKContentReplacementMessage
+  | SDKSnipBoundaryMessage
   | SDKPermissionDeniedMessage
   | SDKStatusMessage
   | SDKAssistantMessage

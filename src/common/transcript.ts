@@ -187,6 +187,21 @@ const TranscriptEntryFields = {
       compactedToolIds: z.array(z.string()),
     })
     .optional(),
+  /**
+   * On a `content_replacement` system line (`model/tool-result-budget.ts`): tool results that
+   * requests from here on send as their `<persisted-output>` reference (Claude Code's
+   * `content-replacement` record), the text sent and the characters of the result it replaces.
+   */
+  contentReplacementMetadata: z
+    .object({
+      replacements: z.array(z.object({ toolUseId: z.string(), replacement: z.string(), originalChars: z.number() })),
+    })
+    .optional(),
+  /**
+   * On a `snip_boundary` system line (`model/snip.ts`): the lines (stale rounds) that requests
+   * from here on leave out, how many rounds, and the tokens that freed (estimated).
+   */
+  snipMetadata: z.object({ removedUuids: z.array(z.string()), rounds: z.number(), tokensFreed: z.number() }).optional(),
   /** The structured output of a turn (`--json-schema`), on the line that carries it. */
   structuredOutput: z.unknown().optional(),
   /** Hooks (`src/activities/hooks/`): the event of a hook's context line; a hook run's outcome; the config. */

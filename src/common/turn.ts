@@ -339,11 +339,16 @@ export interface TurnOutcome {
 
 /**
  * What the stages of the context pipeline before auto-compaction did in a turn, by stage
- * (`microcompact`: model calls that cleared old tool results, results cleared, tokens freed,
+ * (`toolResultBudget`: model calls that sent results of an over-budget message by reference;
+ * `microcompact`: model calls that cleared old tool results, results cleared, tokens freed,
  * estimated as characters / 4).
  */
 export interface ContextStageTotals {
-  microcompact: { runs: number; clearedToolResults: number; freedTokens: number };
+  microcompact?: { runs: number; clearedToolResults: number; freedTokens: number };
+  /** The tool-result budget: model calls that replaced results, results replaced, tokens freed. */
+  toolResultBudget?: { runs: number; replacedToolResults: number; freedTokens: number };
+  /** Snip: model calls that removed stale rounds, rounds removed, tokens freed. */
+  snip?: { runs: number; snippedRounds: number; freedTokens: number };
 }
 
 /** Answer of the turn's `progress` query: what a streaming client needs. */

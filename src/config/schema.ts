@@ -279,6 +279,8 @@ const CompactionSchema = z.strictObject({
     .default(null),
   preserveTokens: nonNegativeInt(20_000),
   microcompact: z.boolean({ error: 'expected true or false' }).default(true),
+  toolResultBudget: z.boolean({ error: 'expected true or false' }).default(true),
+  snip: z.boolean({ error: 'expected true or false' }).default(true),
 });
 
 const STORE_URL_ERROR = 'expected a postgres:// URL, jsonl:DIR, or null (JSONL files under dataDir)';
@@ -563,6 +565,10 @@ export interface CompactionConfig {
   preserveTokens: number;
   /** Old tool results sent as a placeholder before auto-compaction (microcompact, `src/engine/microcompact.ts`). @default true */
   microcompact: boolean;
+  /** Tool results of one message bounded to 200,000 characters, the largest sent by reference (`src/engine/tool-result-budget.ts`). @default true */
+  toolResultBudget: boolean;
+  /** Stale rounds (failed calls, reads repeated with the same result) left out of the view (`src/engine/snip.ts`). @default true */
+  snip: boolean;
 }
 
 /**

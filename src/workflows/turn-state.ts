@@ -147,11 +147,37 @@ export class TurnState {
    */
   recordModelCall(assistantUuid: string, call: CallModelSummary): void {
     const d = this.data;
+    if (call.toolResultBudget) {
+      // The budget's line comes first on the chain (the seeds' order of the stages).
+      d.events.push(call.toolResultBudget.uuid);
+      const b = d.contextStages?.toolResultBudget ?? { runs: 0, replacedToolResults: 0, freedTokens: 0 };
+      d.contextStages = {
+        ...d.contextStages,
+        toolResultBudget: {
+          runs: b.runs + 1,
+          replacedToolResults: b.replacedToolResults + call.toolResultBudget.replacedToolResults,
+          freedTokens: b.freedTokens + call.toolResultBudget.freedTokens,
+        },
+      };
+    }
+    if (call.snip) {
+      d.events.push(call.snip.uuid);
+      const s = d.contextStages?.snip ?? { runs: 0, snippedRounds: 0, freedTokens: 0 };
+      d.contextStages = {
+        ...d.contextStages,
+        snip: {
+          runs: s.runs + 1,
+          snippedRounds: s.snippedRounds + call.snip.snippedRounds,
+          freedTokens: s.freedTokens + call.snip.freedTokens,
+        },
+      };
+    }
     if (call.microcompact) {
       // The line is on the chain before the reminder and the assistant line (the stream's order).
       d.events.push(call.microcompact.uuid);
       const m = d.contextStages?.microcompact ?? { runs: 0, clearedToolResults: 0, freedTokens: 0 };
       d.contextStages = {
+        ...d.contextStages,
         microcompact: {
           runs: m.runs + 1,
           clearedToolResults: m.clearedToolResults + call.microcompact.clearedToolResults,

@@ -464,6 +464,8 @@ class Turn {
         ...(options.toolSearch !== undefined ? { toolSearch: options.toolSearch } : {}),
         ...(options.subagents?.backgroundTasks === false ? { backgroundTasks: false as const } : {}),
         ...(options.compaction?.microcompact ? { microcompact: options.compaction.microcompact } : {}),
+        ...(options.compaction?.toolResultBudget ? { toolResultBudget: options.compaction.toolResultBudget } : {}),
+        ...(options.compaction?.snip ? { snip: options.compaction.snip } : {}),
         ...agentListingInput(options),
         ...this.workspace.forModelCall(),
       };

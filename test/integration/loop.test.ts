@@ -374,7 +374,7 @@ describe('microcompact', () => {
     expect(last.slice(0, 3)).toEqual(fifth.slice(0, 3));
     expect(last.slice(3).every((t) => t.includes('a line of the file'))).toBe(true);
     expect(r.result.context_stages?.microcompact).toMatchObject({ runs: 1, cleared_tool_results: 3 });
-    expect(r.result.context_stages?.microcompact.freed_tokens).toBeGreaterThan(20_000);
+    expect(r.result.context_stages?.microcompact?.freed_tokens).toBeGreaterThan(20_000);
   });
 
   test('microcompact: compaction.microcompact.enabled false sends every result whole', async () => {
@@ -391,5 +391,90 @@ describe('microcompact', () => {
         .every((t) => t.includes('a line of the file')),
     ).toBe(true);
     expect(r.result.context_stages).toBeUndefined();
+  });
+});
+
+describe('tool-result budget', () => {
+  const files = {
+    'f1.txt': `${'first file line of output\n'.repeat(600)}`,
+    'f2.txt': `${'second file line\n'.repeat(700)}`,
+    'f3.txt': `${'third\n'.repeat(1500)}`,
+  };
+  const steps: StepSpec[] = [
+    {
+      content: ['f1.txt', 'f2.txt', 'f3.txt'].map((f) => ({
+        tool_use: { name: 'Bash', input: { command: `cat ${f}` } },
+      })),
+    },
+    call('Bash', { command: 'echo done' }),
+    text('finished'),
+  ];
+
+  test('tool-result budget: an over-budget message sends its largest results by reference, streamed, recorded and counted', async () => {
+    const r = await runCase('budget-parallel', steps, {
+      files,
+      submit: { compaction: { toolResultBudget: { perMessageChars: 12_000 } } },
+    });
+    expect(r.result).toMatchObject({ subtype: 'success', result: 'finished' });
+    const lines = r.messages.filter((m) => m.type === 'system' && m.subtype === 'content_replacement');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ content_replacement_metadata: { trigger: 'auto', replaced_tool_results: 2 } });
+    // 15,600 + 11,900 + 9,000 characters: the two largest go by reference, the smallest fits.
+    const second = toolResultBlocks(r.requests[1] as ParsedRequest).map((b) => toolResultText(b));
+    expect(second[0]).toMatch(/^<persisted-output>\nOutput too large \(15\.2KB\)\. Full output saved to: /);
+    expect(second[1]).toMatch(/^<persisted-output>\nOutput too large \(11\.6KB\)/);
+    expect(second[2]).toContain('third\nthird');
+    // The next call sends the same bytes (the recorded line), the later message is within the budget.
+    const third = toolResultBlocks(r.requests[2] as ParsedRequest).map((b) => toolResultText(b));
+    expect(third.slice(0, 3)).toEqual(second);
+    expect(third[3]).toContain('done');
+    expect(r.result.context_stages?.tool_result_budget).toMatchObject({ runs: 1, replaced_tool_results: 2 });
+  });
+
+  test('tool-result budget: compaction.toolResultBudget.enabled false sends every result whole', async () => {
+    const r = await runCase('budget-off', steps, {
+      files,
+      submit: { compaction: { toolResultBudget: { enabled: false, perMessageChars: 12_000 } } },
+    });
+    expect(r.messages.some((m) => m.type === 'system' && m.subtype === 'content_replacement')).toBe(false);
+    const second = toolResultBlocks(r.requests[1] as ParsedRequest).map((b) => toolResultText(b));
+    expect(second.some((t) => t.startsWith('<persisted-output>'))).toBe(false);
+    expect(r.result.context_stages).toBeUndefined();
+  });
+});
+
+describe('snip', () => {
+  const steps: StepSpec[] = [
+    call('Read', { file_path: 'missing.txt' }),
+    ...Array.from({ length: 5 }, (_, i) => call('Bash', { command: `echo step ${i}` })),
+    call('Bash', { command: 'echo last' }),
+    text('finished'),
+  ];
+  const hasMissingRead = (req: ParsedRequest): boolean =>
+    req.messages.some(
+      (m) =>
+        Array.isArray(m.content) &&
+        m.content.some((b) => b.type === 'tool_use' && JSON.stringify(b.input).includes('missing.txt')),
+    );
+
+  test('snip: a failed Read older than the 5 most recent rounds is left out of the view, streamed, recorded and counted', async () => {
+    const r = await runCase('snip-failed', steps, { submit: { compaction: { snip: { minFreedTokens: 1 } } } });
+    expect(r.result).toMatchObject({ subtype: 'success', result: 'finished' });
+    const lines = r.messages.filter((m) => m.type === 'system' && m.subtype === 'snip_boundary');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ snip_metadata: { trigger: 'auto', snipped_rounds: 1 } });
+    // Before the sixth call the failed Read is the one round older than the 5 most recent.
+    expect(hasMissingRead(r.requests[5] as ParsedRequest)).toBe(true);
+    expect(hasMissingRead(r.requests[6] as ParsedRequest)).toBe(false);
+    expect(hasMissingRead(r.requests[7] as ParsedRequest)).toBe(false);
+    expect(r.result.context_stages?.snip).toMatchObject({ runs: 1, snipped_rounds: 1 });
+  });
+
+  test('snip: compaction.snip.enabled false keeps every round', async () => {
+    const r = await runCase('snip-off', steps, {
+      submit: { compaction: { snip: { enabled: false, minFreedTokens: 1 } } },
+    });
+    expect(r.messages.some((m) => m.type === 'system' && m.subtype === 'snip_boundary')).toBe(false);
+    expect(hasMissingRead(r.requests[7] as ParsedRequest)).toBe(true);
   });
 });

@@ -27,6 +27,8 @@ import { replayedReminder, withFileReminder } from './file-reminders';
 import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
 import { withMicrocompact } from './microcompact';
+import { microcompactWithSnip, withSnip } from './snip';
+import { withToolResultBudget } from './tool-result-budget';
 import { buildMessages, buildSystem } from './request';
 import { loadAgentList } from '../agents/agent-list';
 import { agentListing } from '../../common/agents';
@@ -272,6 +274,9 @@ function usageSince(a: Usage, b: Usage): Usage {
 export interface ModelRequest {
   context: Awaited<ReturnType<typeof withFileReminder>>;
   micro: Awaited<ReturnType<typeof withMicrocompact>>;
+  /** The tool-result budget's view (stage 2) and snip's (stage 3), before microcompact's. */
+  budget: Awaited<ReturnType<typeof withToolResultBudget>>;
+  snip: Awaited<ReturnType<typeof withSnip>>;
   offered: ReturnType<typeof offeredTools>;
   /** Betas the request needs (headers: {@link requestBetas}). */
   betas: string[];
@@ -303,8 +308,23 @@ export async function buildModelRequest(deps: ModelDeps, input: CallModelInput, 
   // Files the model read that changed on disk since get a reminder line before this call: checked
   // on the workspace's host only, where they are now (after a move, under the new root).
   const ws = input.workspace;
+  // The tool-result budget first (the seeds' order): a fresh message over it sends its largest results by reference.
+  const budget = await withToolResultBudget(deps.store, { ...input, turnId }, chain, input.toolResultBudget);
+  // Stale rounds left out (with a microcompact batch, or when they free enough on their own).
+  const snip = await withSnip(
+    deps.store,
+    { ...input, parentUuid: budget.parentUuid, turnId },
+    budget.chain,
+    input.snip,
+    input.microcompact,
+  );
   // Old tool results cleared (recorded on the chain, plus a new batch when it frees enough).
-  const micro = await withMicrocompact(deps.store, { ...input, turnId }, chain, input.microcompact);
+  const micro = await withMicrocompact(
+    deps.store,
+    { ...input, parentUuid: snip.parentUuid, turnId },
+    snip.chain,
+    microcompactWithSnip(input.microcompact, snip),
+  );
   const context = await withFileReminder(
     deps.store,
     {
@@ -347,6 +367,7 @@ export async function buildModelRequest(deps: ModelDeps, input: CallModelInput, 
     system: buildSystem(await systemPromptFor(deps.store, input)),
     messages: buildMessages(context.chain, {
       cleared: micro.cleared,
+      replaced: budget.replaced,
       ...(offered.plan.active ? { deferredTools: offered.plan.deferred } : {}),
       ...(input.agentTypes
         ? { agentListing: agentListing(await loadAgentList(deps.store, input.sessionId, input.agentTypes.ref)) }
@@ -360,7 +381,7 @@ export async function buildModelRequest(deps: ModelDeps, input: CallModelInput, 
   };
   const thinkingParam = (effort as { thinking?: { display?: string } }).thinking;
   const display = thinkingParam?.display;
-  return { context, micro, offered, betas, params, display };
+  return { context, micro, budget, snip, offered, betas, params, display };
 }
 
 /**
@@ -420,6 +441,8 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         ...summarize(stored.entry, input.cwd, deps, stored.durationMs, false),
         ...(stored.reminder ? { fileReminder: stored.reminder } : {}),
         ...(stored.microcompact ? { microcompact: stored.microcompact } : {}),
+        ...(stored.toolResultBudget ? { toolResultBudget: stored.toolResultBudget } : {}),
+        ...(stored.snip ? { snip: stored.snip } : {}),
       };
     } finally {
       beat.stop();
@@ -455,8 +478,14 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     durationMs: number;
     reminder: Awaited<ReturnType<typeof withFileReminder>>['reminder'];
     microcompact: Awaited<ReturnType<typeof withMicrocompact>>['line'];
+    toolResultBudget: Awaited<ReturnType<typeof withToolResultBudget>>['line'];
+    snip: Awaited<ReturnType<typeof withSnip>>['line'];
   }> {
-    const { context, micro, offered, betas, params, display } = await buildModelRequest(deps, input, actx.turnId);
+    const { context, micro, budget, snip, offered, betas, params, display } = await buildModelRequest(
+      deps,
+      input,
+      actx.turnId,
+    );
     const started = Date.now();
     let requestId: string | null = null;
     let startUsage: Usage | null = null;
@@ -581,6 +610,13 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         ...(startRecord ? { known: [startRecord] } : {}),
       });
     }
-    return { entry: stored, durationMs: Date.now() - started, reminder: context.reminder, microcompact: micro.line };
+    return {
+      entry: stored,
+      durationMs: Date.now() - started,
+      reminder: context.reminder,
+      microcompact: micro.line,
+      toolResultBudget: budget.line,
+      snip: snip.line,
+    };
   }
 }

@@ -61,6 +61,8 @@ export interface BuildOptions {
   cleared?: ReadonlySet<string>;
   /** The agent types listed in the environment's message (`agentListing` of src/common/agents.ts). */
   agentListing?: string;
+  /** Tool results the tool-result budget replaced: tool_use id → the text sent (`./tool-result-budget.ts`). */
+  replaced?: ReadonlyMap<string, string>;
 }
 
 /** Text after a ToolSearch result that loaded tools (Claude Code 2.1.328). */
@@ -93,7 +95,8 @@ function loadsTools(block: Block): boolean {
  * - in a user message, tool_result blocks come first, then attached context, then the rest; a
  *   ToolSearch result that loaded tools is followed by `Tool loaded.`;
  * - a tool_result whose tool_use id is in `opts.cleared` (microcompact, `./microcompact.ts`) is
- *   sent as Claude Code's `[Old tool result content cleared]`, keeping its `is_error`;
+ *   sent as Claude Code's `[Old tool result content cleared]`, keeping its `is_error`; one in
+ *   `opts.replaced` (the tool-result budget) as its recorded `<persisted-output>` reference;
  * - the last block of the last message gets a `cache_control` breakpoint so that the next call
  *   of the session reads this whole prefix from the prompt cache.
  */
@@ -170,9 +173,12 @@ export function buildMessages(chain: readonly TranscriptEntry[], opts: BuildOpti
     }
     const blocks = blocksOf(entry.message.content as string | Array<Record<string, unknown>>)
       .filter((b) => !(b.type === 'text' && (b as { text: string }).text === ''))
-      .map((b) =>
-        b.type === 'tool_result' && cleared.has(b.tool_use_id) ? { ...b, content: CLEARED_TOOL_RESULT_TEXT } : b,
-      )
+      .map((b) => {
+        if (b.type !== 'tool_result') return b;
+        if (cleared.has(b.tool_use_id)) return { ...b, content: CLEARED_TOOL_RESULT_TEXT };
+        const replacement = opts.replaced?.get(b.tool_use_id);
+        return replacement === undefined ? b : { ...b, content: replacement };
+      })
       .flatMap((block) => {
         const ranked = { block, rank: block.type === 'tool_result' ? RANK.tool_result : RANK.other };
         return loadsTools(block)
