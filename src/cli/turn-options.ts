@@ -175,6 +175,11 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
       throw new UsageError(
         `--tools: unknown tool(s) ${unknown.join(', ')}; available: ${LISTABLE_TOOL_NAMES.join(', ')}`,
       );
+    const leftOut = tools.filter((t) => CLAUDE_CODE_ONLY_TOOLS.has(t));
+    if (leftOut.length)
+      ctx.warn?.(
+        `agent-runner: --tools: ${leftOut.join(', ')} left out: Claude Code tool(s) this runner does not offer here`,
+      );
   }
   const envModel = env['ANTHROPIC_MODEL']?.trim() ? env['ANTHROPIC_MODEL'] : undefined;
   const model = resolveModelAlias(flags.model ?? envModel ?? config.model.name, naming);

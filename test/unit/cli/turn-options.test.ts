@@ -153,8 +153,11 @@ describe('CLI turn options', () => {
 
   test('turnOptionsFrom: --tools takes the task tools (Task is Agent) and leaves out the tools the runner lacks', () => {
     const config = loadConfig({ env: {} });
-    const o = turnOptionsFrom(config, { tools: ['Task,Read,Monitor,SendMessage'] }, {});
+    const warnings: string[] = [];
+    const o = turnOptionsFrom(config, { tools: ['Task,Read,Monitor,SendMessage'] }, { warn: (l) => warnings.push(l) });
     expect(o.tools).toEqual(['Agent', 'Read', 'SendMessage']);
+    // A name left out is said, not dropped in silence.
+    expect(warnings).toEqual([expect.stringContaining('--tools: Monitor left out')]);
     expect(o.subagents).toEqual({});
     expect(() => turnOptionsFrom(config, { tools: ['Nope'] }, {})).toThrow(/unknown tool\(s\) Nope/);
   });
