@@ -67,10 +67,15 @@ export const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
  * Built-in tools offered only when `--tools` (or the SDK's `tools`) names them: Claude Code
  * 2.1.328 defers them by default (loaded through ToolSearch).
  * Turns recorded before they existed could not name them, so their permission decisions and
- * runs are unchanged. AskUserQuestion is one only in a turn with an approver (`options.approvals`:
- * `--wait-for-approval`, the SDK's `canUseTool`); elsewhere it stays headless-disabled.
+ * runs are unchanged. AskUserQuestion and ExitPlanMode are ones only in a turn with an approver
+ * (`options.approvals`: `--wait-for-approval`, the SDK's `canUseTool`); elsewhere they stay
+ * headless-disabled. No turn recorded before ExitPlanMode became one carries it in `tools`, which
+ * is what gates its workflow branch (leaving plan mode mid-turn) for old histories.
  */
-export const OPT_IN_TOOL_NAMES = ['NotebookEdit', 'AskUserQuestion'] as const;
+export const OPT_IN_TOOL_NAMES = ['NotebookEdit', 'AskUserQuestion', 'ExitPlanMode'] as const;
+
+/** Claude Code's tool that asks the approver to leave plan mode (an opt-in tool, above). */
+export const EXIT_PLAN_MODE_TOOL = 'ExitPlanMode';
 
 /**
  * Tools of Claude Code that need a person to answer them, which 2.1.328 disables in a headless

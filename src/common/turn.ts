@@ -279,6 +279,8 @@ export interface TurnCarry {
   workspace?: WorkspaceRef | null;
   /** Allow rules the skills loaded so far brought (their `allowed-tools`): they apply from the load on. */
   skillRules?: string[];
+  /** An approved ExitPlanMode took the turn out of plan mode (absent: still in the mode it started in). */
+  planExited?: boolean;
   /** Tool calls of the turn (refused ones included), and the distinct tools that ran without error, sorted. */
   toolUses?: number;
   toolsUsed?: string[];

@@ -110,6 +110,10 @@ export function decidePermission(
   if (toolName === 'AskUserQuestion' && policy.optInTools?.includes(toolName)) {
     return { behavior: 'deny', message: 'Answer questions?', reason: 'mode', ask: true };
   }
+  // So does ExitPlanMode: approving it is approving the plan (Claude Code's "Exit plan mode?").
+  if (toolName === 'ExitPlanMode' && policy.optInTools?.includes(toolName)) {
+    return { behavior: 'deny', message: 'Exit plan mode?', reason: 'mode', ask: true };
+  }
   const byName = decideByName(policy, toolName);
   if (byName.verdict === 'check') {
     return {

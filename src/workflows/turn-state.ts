@@ -1,6 +1,8 @@
 import type { CallModelSummary, CompactSummary } from '../common/model';
 import type { ResultSubtype } from '../common/sdk-messages';
 import type { FileReadState, RunToolSummary, ToolUseSummary } from '../common/tools';
+import { EXIT_PLAN_MODE_TOOL } from '../common/tools';
+import type { PermissionMode } from '../common/permissions';
 import type { TurnCarry, TurnInput, TurnOutcome, TurnSpend } from '../common/turn';
 import type { Usage, UsageDetails } from '../common/usage';
 import { addUsage, emptyUsage } from '../common/usage';
@@ -320,6 +322,9 @@ export class TurnState {
     d.lastMessageType = 'user';
     if (result.fileState) this.setReadState(result.fileState.path, result.fileState.state);
     if (result.allowedRules?.length) this.addSkillRules(result.allowedRules);
+    // An approved ExitPlanMode ends plan mode for the rest of the turn. It runs only when the turn
+    // offers it (an approver and `tools` naming it), which no history older than the tool has.
+    if (use?.name === EXIT_PLAN_MODE_TOOL && result.outcome === 'ok') d.planExited = true;
     if (result.outcome === 'denied' && use) {
       d.denials.push({ tool_name: use.name, tool_use_id: use.id, tool_input: result.deniedInput ?? {} });
     }
@@ -339,6 +344,19 @@ export class TurnState {
     // Delete first so that a re-read path moves to the end (the cap keeps the newest).
     delete this.data.readFileState[path];
     this.data.readFileState[path] = state;
+  }
+
+  /** Whether an approved ExitPlanMode took this turn out of plan mode. */
+  get planExited(): boolean {
+    return this.data.planExited === true;
+  }
+
+  /**
+   * The turn's options as its permission decisions see them now: `permissionMode` is `default`
+   * once an approved ExitPlanMode left plan mode (Claude Code 2.1.328 does so mid-turn).
+   */
+  permissionOptions<T extends { permissionMode: PermissionMode }>(options: T): T {
+    return this.planExited && options.permissionMode === 'plan' ? { ...options, permissionMode: 'default' } : options;
   }
 
   /** Allow rules the skills loaded in this turn brought (`allowed-tools`); they apply from the load on. */

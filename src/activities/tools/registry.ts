@@ -7,6 +7,7 @@ import { EditTool } from './edit';
 import { GlobTool } from './glob';
 import { GrepTool } from './grep';
 import { AskUserQuestionTool } from './ask-user-question';
+import { ExitPlanModeTool } from './exit-plan-mode';
 import { NotebookEditTool } from './notebook-edit';
 import { ReadTool } from './read';
 import type { ToolDefinition } from './types';
@@ -28,9 +29,9 @@ export const BUILTIN_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map<str
   ]),
 );
 
-/** The opt-in tools (src/common/tools.ts `OPT_IN_TOOL_NAMES`: NotebookEdit, AskUserQuestion), by name. */
+/** The opt-in tools (src/common/tools.ts `OPT_IN_TOOL_NAMES`: NotebookEdit, AskUserQuestion, ExitPlanMode), by name. */
 export const OPT_IN_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map<string, AnyToolDefinition>(
-  [NotebookEditTool, AskUserQuestionTool as AnyToolDefinition].map((t) => [t.name, t]),
+  [NotebookEditTool, AskUserQuestionTool as AnyToolDefinition, ExitPlanModeTool as AnyToolDefinition].map((t) => [t.name, t]),
 );
 
 /** Every built-in tool, default and opt-in: the table of a turn that offers its opt-in tools. */

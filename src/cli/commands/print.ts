@@ -196,8 +196,11 @@ export async function runPrint(
   const approvals = approvalSettingsFrom(flags);
   if (approvals) options = { ...options, approvals };
   // With an approver AskUserQuestion is offered when `--tools` names it: its call waits for the answer.
-  if (approvals && options.tools && splitToolList(flags.tools)?.includes('AskUserQuestion')) {
-    options = { ...options, tools: [...options.tools, 'AskUserQuestion'] };
+  // So is ExitPlanMode: approved, it takes the rest of the turn out of plan mode.
+  for (const name of ['AskUserQuestion', 'ExitPlanMode']) {
+    if (approvals && options.tools && splitToolList(flags.tools)?.includes(name)) {
+      options = { ...options, tools: [...options.tools, name] };
+    }
   }
   if (flags.permissionPromptTool !== undefined && flags.permissionPromptTool !== 'stdio') {
     io.stderr(
