@@ -113,3 +113,7 @@ This is critical - your turn should only end with either using the AskUserQuesti
 
 NOTE: At any point in time through this workflow you should feel free to ask the user questions or clarifications using the AskUserQuestion tool. Don't make large assumptions about user intent. The goal is to present a well researched plan to the user, and tie any loose ends before implementation begins.`;
 }
+
+/** The system message after an approved ExitPlanMode (Claude Code 2.1.328's text). */
+export const EXITED_PLAN_MODE_TEXT =
+  '## Exited Plan Mode\n\nYou have exited plan mode. You can now make edits, run tools, and take actions.';

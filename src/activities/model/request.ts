@@ -5,6 +5,9 @@ import type { TranscriptEntry } from '../../common/transcript';
 import { CLEARED_TOOL_RESULT_TEXT } from '../../engine/microcompact';
 import { renderAttachment, renderDeferredTools, renderEnvironmentUpdate } from '../context/render';
 import { recordedShellCwd } from '../shell-cwd';
+import { EXIT_PLAN_MODE_TOOL } from '../../common/tools';
+import { EXITED_PLAN_MODE_TEXT } from '../context/plan-mode';
+import { PLAN_APPROVED_TEXT } from '../tools/exit-plan-mode';
 
 type MessageParam = Anthropic.MessageParam;
 type Block = Anthropic.ContentBlockParam;
@@ -186,7 +189,15 @@ export function buildMessages(chain: readonly TranscriptEntry[], opts: BuildOpti
           : [ranked];
       });
     push(isHookSystemContext(entry) ? 'system' : entry.message.role, blocks);
+    for (const { block: b } of blocks) {
+      if (entry.type === 'assistant' && b.type === 'tool_use' && b.name === EXIT_PLAN_MODE_TOOL) exitPlanUses.add(b.id);
+      // An approved ExitPlanMode is followed by Claude Code 2.1.328's system message saying so.
+      if (b.type === 'tool_result' && exitPlanUses.has(b.tool_use_id) && b.content === PLAN_APPROVED_TEXT) {
+        push('system', [{ block: { type: 'text', text: EXITED_PLAN_MODE_TEXT }, rank: RANK.context }]);
+      }
+    }
   };
+  const exitPlanUses = new Set<string>();
   for (const entry of chain) {
     if (entry.type === 'attachment') {
       attach(entry);
