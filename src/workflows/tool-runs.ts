@@ -160,7 +160,10 @@ export class ToolRuns {
    * tool, decided by the activity (src/activities/permissions/decide.ts).
    */
   permissionOf(use: ToolUseSummary): ToolPermission {
-    return inPlanModeWords(decidePermission(turnPolicy(this.state.permissionOptions(this.input.options), this.state.skillRules), use.name), use);
+    return inPlanModeWords(
+      decidePermission(turnPolicy(this.state.permissionOptions(this.input.options), this.state.skillRules), use.name),
+      use,
+    );
   }
 
   /** True when a call's input may change before it runs: a PreToolUse hook, or approvals that may ask. */
@@ -191,7 +194,11 @@ export class ToolRuns {
       // precedence); histories recorded before it replay with the earlier combination.
       const permission = isPatched('hookPrecedence')
         ? inPlanModeWords(
-            decidePermission(turnPolicy(this.state.permissionOptions(this.input.options), this.state.skillRules), run.use.name, hooked.hook),
+            decidePermission(
+              turnPolicy(this.state.permissionOptions(this.input.options), this.state.skillRules),
+              run.use.name,
+              hooked.hook,
+            ),
             run.use,
           )
         : legacyHookPermission(plain.permission, hooked.hook);

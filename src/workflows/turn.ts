@@ -608,7 +608,10 @@ class Turn {
       kind: command.name,
       ...(options.definitionsKey !== undefined ? { definitionsKey: options.definitionsKey } : {}),
       // `!` lines are decided as Bash calls of this turn (the command's allowed-tools are among its rules).
-      shellPermission: decidePermission(turnPolicy(this.state.permissionOptions(options), this.state.skillRules), 'Bash'),
+      shellPermission: decidePermission(
+        turnPolicy(this.state.permissionOptions(options), this.state.skillRules),
+        'Bash',
+      ),
       ...(options.settingsEnv ? { settingsEnv: options.settingsEnv } : {}),
     };
     const summary = await uninterruptible(() =>

@@ -31,7 +31,10 @@ export const BUILTIN_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map<str
 
 /** The opt-in tools (src/common/tools.ts `OPT_IN_TOOL_NAMES`: NotebookEdit, AskUserQuestion, ExitPlanMode), by name. */
 export const OPT_IN_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map<string, AnyToolDefinition>(
-  [NotebookEditTool, AskUserQuestionTool as AnyToolDefinition, ExitPlanModeTool as AnyToolDefinition].map((t) => [t.name, t]),
+  [NotebookEditTool, AskUserQuestionTool as AnyToolDefinition, ExitPlanModeTool as AnyToolDefinition].map((t) => [
+    t.name,
+    t,
+  ]),
 );
 
 /** Every built-in tool, default and opt-in: the table of a turn that offers its opt-in tools. */
