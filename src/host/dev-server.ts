@@ -282,9 +282,12 @@ export async function startDevServer(opts: StartDevServerOptions): Promise<DevSe
   }
   const autoPorts = !opts.port && !(opts.ui && opts.uiPort);
   // A port picked for us can be taken by another process before the server binds it: pick again.
+  // A port asked for (the background server's address, the Web UI's 8233) can still be held by a
+  // server just killed while its process goes away: wait for it (1 s, 2 s, 4 s, 8 s) and try again.
   return retry(() => startOnce(opts), {
-    attempts: autoPorts ? 3 : 1,
-    delayMs: 0,
+    attempts: autoPorts ? 3 : 5,
+    delayMs: autoPorts ? 0 : 1000,
+    ...(autoPorts ? {} : { maxDelayMs: 8000 }),
     retryIf: (err) => err instanceof DevServerStartError && err.logTail.some((l) => /address already in use/i.test(l)),
   });
 }

@@ -239,12 +239,18 @@ describe('commands, skills, plugins and deferred tools end to end', () => {
         ['demo:hello', 'Say hello (plugin demo)'],
       ]),
     );
-    expect(init.response.response.agents).toEqual([{ name: 'demo:helper', description: 'A helper agent' }]);
+    // The plugin's agent beside the built-in types, as Claude Code lists them all.
+    expect(init.response.response.agents).toEqual(
+      expect.arrayContaining([
+        { name: 'demo:helper', description: 'A helper agent' },
+        expect.objectContaining({ name: 'general-purpose' }),
+      ]),
+    );
     const sysInit = out.find((m) => m['type'] === 'system' && m['subtype'] === 'init') as Record<string, unknown>;
     expect(sysInit['slash_commands']).toEqual(
       expect.arrayContaining(['fix-ci', 'frontend:component', 'demo:hello', 'compact']),
     );
-    expect(sysInit['agents']).toEqual(['demo:helper']);
+    expect(sysInit['agents']).toEqual(expect.arrayContaining(['demo:helper', 'general-purpose']));
     expect(sysInit['plugins']).toEqual([
       { name: 'demo', path: join(repo, 'plugins/demo'), source: 'demo@inline', version: '1.0.0' },
     ]);

@@ -111,6 +111,17 @@ describe('dev server', () => {
     });
   });
 
+  test('dev-server: a port asked for that a dying server still holds is waited for, not a failed start (outsider F4)', async () => {
+    const net = await import('node:net');
+    const holder = net.createServer();
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', () => r()));
+    const port = (holder.address() as { port: number }).port;
+    // The "killed server" lets the port go 2 s later.
+    setTimeout(() => holder.close(), 2000);
+    const server = await start({ dbFilename: null, port });
+    expect(server.address).toBe(`127.0.0.1:${port}`);
+  });
+
   test('dev-server: stop() kills the process, is idempotent, and the port stops answering', async () => {
     const server = await start({ dbFilename: null });
     expect(server.dbPath).toBeNull();
