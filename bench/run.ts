@@ -2,7 +2,7 @@
  * The benchmarks: `node dist/bench/run.js [--json] [--quick] [--only NAME,...]` after
  * `npm run build`. Prints one table per measurement on stdout (progress on stderr); with `--json`,
  * the last stdout line is one JSON object with every figure. Names: overhead, tuning, history,
- * concurrency, recovery, cache, stores, compaction, pipeline, firstturn, lookup. See docs/performance.md.
+ * concurrency, recovery, cache, stores, compaction, pipeline, firstturn, lookup, batch. See docs/performance.md.
  */
 import * as os from 'node:os';
 import { measureConcurrency } from './concurrency';
@@ -20,6 +20,7 @@ import { measureContextPipeline } from './context-pipeline';
 import { measureFirstTurn } from './first-turn';
 import { measureDeferredTools } from './deferred-tools';
 import { measureToolLookup } from './tool-lookup';
+import { measureBatchApi } from './batch-api';
 
 const ALL = [
   'cli',
@@ -35,6 +36,7 @@ const ALL = [
   'firstturn',
   'deferred',
   'lookup',
+  'batch',
 ] as const;
 type Name = (typeof ALL)[number];
 
@@ -109,6 +111,9 @@ async function main(): Promise<void> {
     await run('firstturn', () => measureFirstTurn({ address, turns: args.quick ? 3 : 7 }));
     await run('lookup', () =>
       measureToolLookup({ sizesMb: args.quick ? [1, 4] : [1, 4, 16], calls: args.quick ? 10 : 20 }),
+    );
+    await run('batch', () =>
+      measureBatchApi({ address, turns: args.quick ? 10 : 50, callsPerTurn: 4, batchProcessingMs: 1000 }),
     );
     await run('stores', () =>
       measureStores({

@@ -1,4 +1,10 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
 import type { SDKResultMessage } from '../../src/common/sdk-messages';
+import { findTemporalCli, startDevServer } from '../../src/host/dev-server';
+import type { DevServer } from '../../src/host/dev-server';
 import { findPrice } from '../../src/config/schema';
 import { costOfUsage } from '../../src/engine/cost';
 import type { BatchApiOptions } from '../../src/common/batch';
@@ -54,6 +60,54 @@ describe('batch api: model calls through the Message Batches API', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(env.fake.requests().filter((e) => e.outcome === 'completed')).toHaveLength(2);
   }, 180_000);
+
+  test('batch api: the Temporal server restarted while a batch is pending; the turn completes, nothing sent twice, at batch rates', async () => {
+    // A dev server of this test's own, on a db file and a fixed port, so it can stop and come back.
+    const dataDir = mkdtempSync(join(tmpdir(), 'dar-temporal-restart-'));
+    const serverOpts = {
+      cliPath: findTemporalCli(),
+      dataDir,
+      dbFilename: 'temporal.db',
+      searchAttributes: { ...SEARCH_ATTRIBUTES },
+      logLevel: 'error' as const,
+    };
+    let server: DevServer = await startDevServer(serverOpts);
+    const shared = process.env['TEST_TEMPORAL_ADDRESS'];
+    process.env['TEST_TEMPORAL_ADDRESS'] = server.address;
+    const port = Number(server.address.split(':').pop());
+    try {
+      env = await startRunnerEnv({ worker: false, scenario: { steps }, batchProcessingMs: 5000 });
+      workers.push(await startWorkerProcess(env.workerEnv));
+      const engine = env.engine({
+        cwd: makeRepo({ 'a.txt': 'hello\n' }),
+        defaults: testTurnOptions({ batchApi: { ...FAST, maxWaitMs: 120_000 } }),
+      });
+      const turn = env.runTurn(engine, 'read a.txt');
+      await waitFor('the first batch', () => env.fake.batches().length === 1);
+      await new Promise((r) => setTimeout(r, 1000));
+      // The batch is pending (its id in the collector's history) when the server goes down.
+      expect(env.fake.batches()[0]?.processing_status).toBe('in_progress');
+      await server.stop();
+      await new Promise((r) => setTimeout(r, 2000));
+      server = await startDevServer({ ...serverOpts, port });
+      const { result } = await turn;
+      expect(result).toMatchObject({ subtype: 'success', num_turns: 2, result: 'The file says hello.' });
+      const batches = env.fake.batches();
+      expect(batches).toHaveLength(2);
+      const ids = batches.flatMap((b) => b.custom_ids);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(env.fake.requests().filter((e) => e.outcome === 'completed')).toHaveLength(2);
+      expect(env.fake.requests().filter((e) => e.batch === undefined)).toHaveLength(0);
+      const standard = costOfUsage(result.usage, findPrice(env.config.prices, 'claude-sonnet-5-5') ?? null) ?? NaN;
+      expect(result.total_cost_usd).toBeCloseTo(standard / 2, 10);
+      expect(result.batch_api).toMatchObject({ batched_calls: 2, fallbacks: 0 });
+    } finally {
+      for (const w of workers.splice(0)) await w.stop().catch(() => undefined);
+      await env?.close();
+      process.env['TEST_TEMPORAL_ADDRESS'] = shared;
+      await server.stop();
+    }
+  }, 240_000);
 
   test('batch api: concurrent turns share batches; the turn ends as after synchronous calls, at half the cost', async () => {
     env = await startRunnerEnv({ scenario: { steps }, batchProcessingMs: 300 });
