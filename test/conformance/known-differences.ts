@@ -230,7 +230,16 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     id: 'provider-no-model-probes',
     kind: 'context',
     where: 'model probes before the turn',
-    scenarios: ['provider-bedrock-model-unavailable', 'provider-bedrock-no-model'],
+    // Every recording on Bedrock or Vertex (recordings.test.ts counts the probes); no differential scenario.
+    scenarios: [
+      'provider-bedrock-sigv4',
+      'provider-bedrock-api-key',
+      'provider-bedrock-model-unavailable',
+      'provider-bedrock-no-model',
+      'provider-vertex-gce-token',
+      'provider-vertex-skip-auth',
+      'provider-vertex-gateway-token',
+    ],
     reason:
       'Claude Code sends Bedrock and Vertex a max_tokens 1 request per model it may use before each run, and switches to a fallback model when one is not enabled. The runner calls the model it was given and makes no other request: a model the account lacks fails the turn with the API error (a run costs no probe calls, and never runs on a model it was not asked for).',
   },
