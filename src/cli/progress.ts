@@ -226,11 +226,15 @@ export function summaryTable(
   const cost = finished.reduce((s, r) => s + (r.result ? taskCostUsd(r.result) : 0), 0);
   const unknown = finished.filter((r) => r.result && !taskCostKnown(r.result)).length;
   const rate = elapsedMs > 0 ? (finished.length / (elapsedMs / 1000)).toFixed(2) : '-';
+  // With --batch-api: what the tasks' calls would have cost more at the standard price (issue 25).
+  const saved = finished.reduce((s, r) => s + (r.result?.batch_api?.saved_usd ?? 0), 0);
   lines.push(
     `${rows.length} tasks: ${ok} succeeded, ${failed} failed` +
       `${unfinished ? `, ${unfinished} unfinished` : ''}` +
       `${lineErrors.length ? `, ${lineErrors.length} malformed line${lineErrors.length === 1 ? '' : 's'} skipped` : ''}` +
-      ` · $${cost.toFixed(4)}${unknown ? ` (cost of ${unknown} unknown)` : ''} · ${formatSeconds(elapsedMs)} · ${rate} tasks/s`,
+      ` · $${cost.toFixed(4)}${unknown ? ` (cost of ${unknown} unknown)` : ''}` +
+      `${saved > 0 ? ` ($${saved.toFixed(4)} saved by the Batches API)` : ''}` +
+      ` · ${formatSeconds(elapsedMs)} · ${rate} tasks/s`,
   );
   return lines.join('\n');
 }

@@ -142,6 +142,17 @@ describe('batch progress output', () => {
     expect(formatTaskLine(task('x'), result('x', true, 0), 'retried')).toContain('(retried)');
   });
 
+  test('batch progress: with --batch-api the totals say how much the Batches API saved', () => {
+    const batched: BatchResult = {
+      ...result('cheap', true, 0.01),
+      batch_api: { batched_calls: 4, fallbacks: 0, fallback_reasons: [], saved_usd: 0.01 },
+    };
+    const lines = summaryTable([{ task: task('cheap'), result: batched }], [], 1000).split('\n');
+    expect(lines[2]).toBe(
+      '1 tasks: 1 succeeded, 0 failed · $0.0100 ($0.0100 saved by the Batches API) · 1.0 s · 1.00 tasks/s',
+    );
+  });
+
   test('batch progress: a retried task costs every attempt, in its row, the totals and the counters', () => {
     const retried: BatchResult = {
       ...result('flaky', true, 0.01),
