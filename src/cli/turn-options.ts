@@ -239,9 +239,7 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
     ...(settingSources !== undefined ? { settingSources } : {}),
     ...(flags.budgetPool !== undefined ? { budgetPoolId: poolWorkflowIdFlag(flags.budgetPool) } : {}),
     ...(fallbackModel !== undefined ? { fallbackModel } : {}),
-    ...(flags.batchApi === true || config.model.batchApi?.enabled === true
-      ? { batchApi: batchApiOptions(config.model.batchApi) }
-      : {}),
+    ...(batchApiWanted(flags, config, naming.provider) ? { batchApi: batchApiOptions(config.model.batchApi) } : {}),
     compaction: {
       autoCompactRatio: config.compaction.autoCompactRatio,
       preserveTokens: config.compaction.preserveTokens,
@@ -278,6 +276,21 @@ export function subagentSettingsFrom(env: NodeJS.ProcessEnv): SubagentSettings {
     ...(maxSpawnDepth !== undefined ? { maxSpawnDepth } : {}),
     ...(disabled ? { backgroundTasks: false } : {}),
   };
+}
+
+/**
+ * Whether the turn's calls go through the Message Batches API.
+ * @throws UsageError on Bedrock, Vertex or Foundry: their batch APIs are other services (S3 or GCS
+ *   jobs), so a batch would fail at its first call; said before anything runs.
+ */
+function batchApiWanted(flags: TurnFlags, config: Config, provider: string | undefined): boolean {
+  const wanted = flags.batchApi === true || config.model.batchApi?.enabled === true;
+  if (wanted && provider !== undefined && provider !== 'firstParty') {
+    throw new UsageError(
+      `--batch-api needs the Anthropic API: the Message Batches API is not served by ${provider} (unset the provider's variable or drop --batch-api / model.batchApi.enabled)`,
+    );
+  }
+  return wanted;
 }
 
 /** The turn's batch settings from config `model.batchApi` (defaults where absent). */

@@ -32,6 +32,19 @@ describe('CLI turn options', () => {
     ]);
     expect(turnOptionsFrom(config, { tools }, { env: { CLAUDE_CODE_DISABLE_CRON: '1' } }).tools).toEqual(['Read']);
   });
+  test('turnOptionsFrom: --batch-api on the Anthropic API gives the batch settings; on Bedrock, Vertex or Foundry it is refused before anything runs', () => {
+    const config = loadConfig({ env: {} });
+    expect(turnOptionsFrom(config, { batchApi: true }, { env: {} }).batchApi).toMatchObject({
+      maxWaitMs: expect.any(Number),
+      windowMs: expect.any(Number),
+    });
+    expect(turnOptionsFrom(config, {}, { env: {} }).batchApi).toBeUndefined();
+    for (const v of ['CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX', 'CLAUDE_CODE_USE_FOUNDRY']) {
+      expect(() =>
+        turnOptionsFrom(loadConfig({ env: { [v]: '1' } }), { batchApi: true }, { env: { [v]: '1' } }),
+      ).toThrow(/--batch-api needs the Anthropic API/);
+    }
+  });
   test('turnOptionsFrom: flags override config defaults', () => {
     const o = turnOptionsFrom(config, {
       model: 'claude-haiku-4-5',
