@@ -3,9 +3,12 @@ import { isPidAlive } from '../../../src/host/server-state';
 import { readFileSync } from 'node:fs';
 import { waitUntil } from '../../helpers/processes';
 
-/** A zombie: `sh` backgrounds `true`, then execs `sleep`, which never reaps it. */
+/**
+ * A zombie: `sh` backgrounds a short `sleep`, then execs a long one, which never reaps it. The
+ * child outlives the exec, so `sh` cannot reap it first (as it could a `true` that exits at once).
+ */
 async function zombiePid(): Promise<{ pid: number; stop: () => void }> {
-  const sh = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const sh = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
   const pid = await new Promise<number>((resolve) =>
     sh.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))),
   );
