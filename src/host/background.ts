@@ -222,6 +222,11 @@ export interface WatchIdleOptions {
    * stops at once (that run ended early, a usage error say).
    */
   spawnedBy?: number;
+  /**
+   * When clients could first use this server (server.json written, before the worker loaded), in
+   * ms since the epoch: a client touch since then counts as use. @default the call's time
+   */
+  readyAt?: number;
   /** How often to count running turns, in ms (the data directory is looked at every second). @default min(30 s, idleTimeoutMs / 4), at least 250 ms */
   intervalMs?: number;
   log: (line: string) => void;
@@ -238,9 +243,9 @@ export async function watchIdle(
 ): Promise<'idle' | 'data dir removed' | 'unused by the run that started it' | 'aborted'> {
   const interval = opts.intervalMs ?? Math.max(250, Math.min(30_000, Math.floor(opts.idleTimeoutMs / 4)));
   const tick = Math.min(1000, interval);
-  const started = Date.now();
+  const usableSince = opts.readyAt ?? Date.now();
   let spawnedBy = opts.spawnedBy;
-  let lastBusy = started;
+  let lastBusy = Date.now();
   let lastCount = 0;
   while (!signal.aborted) {
     await new Promise<void>((resolve) => {
@@ -257,7 +262,9 @@ export async function watchIdle(
     if (signal.aborted) break;
     if (!fs.existsSync(opts.dataDir)) return 'data dir removed';
     if (spawnedBy !== undefined && !isPidAlive(spawnedBy)) {
-      if (touchedSince(opts.dataDir, started)) spawnedBy = undefined;
+      // Used by another client (a touch since it was ready, or a turn running now): it serves
+      // them and stops only when idle.
+      if (touchedSince(opts.dataDir, usableSince) || (await runningTurns(opts)) !== 0) spawnedBy = undefined;
       else return 'unused by the run that started it';
     }
     if (opts.idleTimeoutMs === 0 || Date.now() - lastCount < interval) continue;
@@ -267,14 +274,18 @@ export async function watchIdle(
     } catch {
       // never touched
     }
-    try {
-      const running = await opts.client.workflow.count(`WorkflowType = 'turnWorkflow' AND ExecutionStatus = 'Running'`);
-      if (running.count > 0) lastBusy = Date.now();
-    } catch (e) {
-      opts.log(`idle check: ${e instanceof Error ? e.message : String(e)}`);
-      lastBusy = Date.now();
-    }
+    if ((await runningTurns(opts)) !== 0) lastBusy = Date.now();
     if (Date.now() - lastBusy >= opts.idleTimeoutMs) return 'idle';
   }
   return 'aborted';
+}
+
+/** Running turn workflows, or null (logged) when the server does not answer: taken as busy. */
+async function runningTurns(opts: WatchIdleOptions): Promise<number | null> {
+  try {
+    return (await opts.client.workflow.count(`WorkflowType = 'turnWorkflow' AND ExecutionStatus = 'Running'`)).count;
+  } catch (e) {
+    opts.log(`idle check: ${e instanceof Error ? e.message : String(e)}`);
+    return null;
+  }
 }

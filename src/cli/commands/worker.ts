@@ -65,7 +65,9 @@ export async function runServer(config: Config, log: (l: string) => void, flags:
   const { runnerIdentity } = await import('../../host/runner-build');
   // Recorded as soon as the dev server answers: clients start their turns while the worker loads
   // (their workflow tasks wait on the task queue until it polls).
+  let readyAt: number | undefined;
   const record = (devServer: NonNullable<Runtime['devServer']>): void => {
+    readyAt = Date.now();
     writeLastAddress(config.dataDir, devServer.address);
     writeServerState(config.dataDir, {
       address: devServer.address,
@@ -131,6 +133,7 @@ export async function runServer(config: Config, log: (l: string) => void, flags:
         idleTimeoutMs: config.devServer.idleTimeoutMs,
         log: stamp,
         ...(spawnedBy ? { spawnedBy } : {}),
+        ...(readyAt !== undefined ? { readyAt } : {}),
       },
       stop.signal,
     ).then((why) => {
