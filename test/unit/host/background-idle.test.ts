@@ -14,7 +14,10 @@ function countingClient(running: () => number): Client {
 const GONE = 2 ** 22 + 11;
 
 /** watchIdle for up to `ms`, then aborted: what it decided, or 'aborted' when it kept serving. */
-async function decide(opts: Omit<Parameters<typeof watchIdle>[0], 'log' | 'idleTimeoutMs'>, ms = 2500): Promise<string> {
+async function decide(
+  opts: Omit<Parameters<typeof watchIdle>[0], 'log' | 'idleTimeoutMs'>,
+  ms = 2500,
+): Promise<string> {
   const stop = new AbortController();
   const t = setTimeout(() => stop.abort(), ms);
   try {
