@@ -6,6 +6,7 @@
  * `src/activities/cron/schedule.ts`.
  */
 import type { ContentRef } from './content-ref';
+import type { PermissionMode } from './permissions';
 import type { RunToolSummary } from './tools';
 import type { WakeupCallRef } from './wakeup';
 
@@ -27,7 +28,28 @@ export interface CronTaskInfo {
   nextFireAtMs: number;
   /** Fires so far. */
   fires: number;
+  /**
+   * The subagent that created the job, when one did: its fires run with its tools and permission
+   * mode, never the session's (work a subagent schedules has no more rights than it had).
+   * Absent: created by the session's own agent (its fires run with the session's options).
+   */
+  scheduledBy?: CronScheduler;
+  /** Fires in a row whose turn failed (a recurring job ends after {@link MAX_FAILED_CRON_FIRES}). */
+  failedFires?: number;
 }
+
+/** The rights of the subagent that created a cron job, given to each of its fires. */
+export interface CronScheduler {
+  /** `subagent_type` of the agent. */
+  agentType: string;
+  /** The tools the agent was offered, by name: the only tools of a fired turn. */
+  tools: string[];
+  /** The agent's permission mode. */
+  permissionMode: PermissionMode;
+}
+
+/** Fires in a row whose turn failed after which a recurring job ends (its prompt cannot run). */
+export const MAX_FAILED_CRON_FIRES = 3;
 
 /** One job as CronList shows it. */
 export interface CronJobRow {

@@ -8,11 +8,12 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
-import type { CronCallRef, CronCommand, CronOutcome, CronReply } from '../common/cron';
+import type { CronCallRef, CronCommand, CronOutcome, CronReply, CronTaskInfo } from '../common/cron';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import { CRON_TOOL_NAMES } from '../common/tools';
 import type { TurnInput } from '../common/turn';
 import { cronCommandSignal, cronReplySignal } from './cron-messages';
+import { offeredTools } from './task-tools';
 
 /** How long a turn waits for its session's answer, ms. */
 const REPLY_TIMEOUT_MS = 60_000;
@@ -66,8 +67,9 @@ export class CronTool {
     const replyTo = workflowInfo().workflowId;
     let outcome: CronOutcome;
     if (read.kind === 'create') {
-      await this.ask({ kind: 'create', requestId, replyTo, toolUseId: call.toolUseId, id, job: read.job });
-      outcome = { kind: 'created', id, job: read.job };
+      const job = this.withScheduler(read.job);
+      await this.ask({ kind: 'create', requestId, replyTo, toolUseId: call.toolUseId, id, job });
+      outcome = { kind: 'created', id, job };
     } else if (read.kind === 'list') {
       const reply = await this.ask({ kind: 'list', requestId, replyTo });
       outcome = { kind: 'listed', jobs: reply?.jobs ?? [] };
@@ -81,6 +83,17 @@ export class CronTool {
       };
     }
     return acts.recordCronResult({ ...ref, outcome });
+  }
+
+  /** A subagent's job carries the agent's tools and permission mode to its fires. */
+  private withScheduler(job: CronTaskInfo): CronTaskInfo {
+    const agent = this.input.agent;
+    if (!agent) return job;
+    const o = this.input.options;
+    return {
+      ...job,
+      scheduledBy: { agentType: agent.agentType, tools: offeredTools(o), permissionMode: o.permissionMode },
+    };
   }
 
   private async ask(command: CronCommand): Promise<CronReply | null> {

@@ -142,8 +142,14 @@ export class SessionCrons {
     this.timers.delete(t.taskId);
     const firedAt = Date.now();
     // Fires while the session is busy wait for it, once (2.1.328: jobs fire only while idle).
+    // A subagent's job runs with the subagent's tools and permission mode, not the session's.
+    const by = job.scheduledBy;
     this.inbox.prompt(
-      { prompt: job.promptRef, promptLine: firstLine(`cron ${t.taskId}: ${job.humanSchedule}`) },
+      {
+        prompt: job.promptRef,
+        promptLine: firstLine(`cron ${t.taskId}: ${job.humanSchedule}`),
+        ...(by ? { options: { tools: by.tools, permissionMode: by.permissionMode } } : {}),
+      },
       `cron:${t.taskId}`,
     );
     const next =

@@ -5,6 +5,7 @@
  * fires once, and the texts are 2.1.328's.
  */
 import type { ParsedRequest, StepSpec } from '../../src/fake-model';
+import { routeByMarker } from '../../src/fake-model';
 import { sessionWorkflowId } from '../../src/common/ids';
 import type { SessionInput } from '../../src/common/session';
 import { WORKFLOW_STATE_VERSION } from '../../src/common/turn';
@@ -46,6 +47,16 @@ const call = (name: string, input: Record<string, unknown>, id: string): StepSpe
   content: [{ tool_use: { id, name, input } }],
 });
 const say = (t: string): StepSpec => ({ content: [{ text: t }] });
+/**
+ * Ends the session's run (its timers go with it) and starts the next from `input` (its carried
+ * state), as continue-as-new does.
+ */
+async function nextRun(env: RunnerEnv, input: SessionInput): Promise<void> {
+  const workflowId = sessionWorkflowId(input.sessionId);
+  await env.client.workflow.getHandle(workflowId).terminate('test: the next run starts from the carried state');
+  await env.client.workflow.start('sessionWorkflow', { workflowId, taskQueue: env.taskQueue, args: [input] });
+}
+
 const CRON_TOOLS = ['Read', 'CronCreate', 'CronList', 'CronDelete'];
 const WHEN = '[A-Z][a-z]{2} \\d{1,2} \\d{1,2}:\\d\\d[ap]m';
 
@@ -176,17 +187,84 @@ describe('CronCreate, CronList and CronDelete as durable tasks of the session', 
     const handle = env.client.workflow.getHandle(sessionWorkflowId(engine.sessionId));
     const state = await handle.query(sessionStateQuery);
     expect(state.tasks?.entries.find((e) => e.taskId === id)).toMatchObject({ kind: 'cron', status: 'running' });
-    await handle.terminate('test: the next run starts from the carried state');
-    const input: SessionInput = { v: WORKFLOW_STATE_VERSION, sessionId: engine.sessionId, cwd, defaults, state };
-    await env.client.workflow.start('sessionWorkflow', {
-      workflowId: sessionWorkflowId(engine.sessionId),
-      taskQueue: env.taskQueue,
-      args: [input],
-    });
+    await nextRun(env, { v: WORKFLOW_STATE_VERSION, sessionId: engine.sessionId, cwd, defaults, state });
     await waitFor('the carried job to fire', () => (seen.includes('[carried] Tick.') ? true : undefined), 120_000);
     const rows = (await handle.query(sessionStatusQuery)).tasks ?? [];
     expect(rows.find((t) => t.taskId === id)).toMatchObject({ kind: 'cron', status: 'running' });
     expect(rows.find((t) => t.taskId === id)?.cron?.fires).toBe(1);
     await handle.terminate('test done');
   }, 200_000);
+
+  test("cron: a job a subagent creates fires with the subagent's tools and permission mode, not the session's", async () => {
+    const toolsOf = new Map<string, string[]>();
+    env = await startRunnerEnv({
+      responder: routeByMarker(
+        [
+          {
+            marker: '[as:main]',
+            steps: [
+              {
+                content: [
+                  {
+                    tool_use: {
+                      name: 'Agent',
+                      input: {
+                        description: 'Schedule',
+                        prompt: '[as:sub] Schedule it.',
+                        subagent_type: 'Explore',
+                        run_in_background: false,
+                      },
+                    },
+                  },
+                ],
+              },
+              say('Delegated.'),
+            ],
+          },
+          {
+            marker: '[as:sub]',
+            steps: [
+              {
+                content: [
+                  {
+                    tool_use: { name: 'CronCreate', input: { cron: '0 0 1 1 *', prompt: '[as:fired] Write a file.' } },
+                  },
+                ],
+              },
+              say('Scheduled.'),
+            ],
+          },
+          { marker: '[as:fired]', steps: [say('Fired.')] },
+        ],
+        {
+          onRoute: (req, ctx) =>
+            toolsOf.set(
+              `${ctx.script}#${ctx.scriptStep}`,
+              (req.tools ?? []).map((t) => String((t as { name?: string }).name)),
+            ),
+        },
+      ),
+    });
+    const cwd = makeRepo({ 'a.txt': 'a\n' });
+    const defaults = testTurnOptions({
+      tools: ['Read', 'Write', 'Bash', 'Agent', ...CRON_TOOLS.slice(1)],
+      subagents: {},
+    });
+    const engine = env.engine({ cwd, defaults });
+    const { result } = await env.runTurn(engine, '[as:main] Do the task.');
+    expect(result).toMatchObject({ subtype: 'success', result: 'Delegated.' });
+    expect(toolsOf.get('[as:main]#0')).toEqual(expect.arrayContaining(['Write', 'Agent']));
+    const subTools = toolsOf.get('[as:sub]#0')!;
+    expect(subTools).not.toContain('Write');
+    // Fire the job now: the next run of the session (as continue-as-new starts it) with the job due.
+    const handle = env.client.workflow.getHandle(sessionWorkflowId(engine.sessionId));
+    const state = await handle.query(sessionStateQuery);
+    const job = state.tasks!.entries.find((e) => e.kind === 'cron')!;
+    expect(job.cron?.scheduledBy).toMatchObject({ agentType: 'Explore', permissionMode: 'bypassPermissions' });
+    job.cron!.nextFireAtMs = Date.now();
+    await nextRun(env, { v: WORKFLOW_STATE_VERSION, sessionId: engine.sessionId, cwd, defaults, state });
+    await waitFor('the fire', () => toolsOf.get('[as:fired]#0'), 60_000);
+    expect([...toolsOf.get('[as:fired]#0')!].sort()).toEqual([...subTools].sort());
+    await handle.terminate('test done');
+  }, 120_000);
 });
