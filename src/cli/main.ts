@@ -19,6 +19,7 @@ import type { ApprovalsAnswerFlags, ApprovalsListFlags } from './commands/approv
 import type { AttachFlags } from './commands/attach';
 import type { StoreCopyFlags, StoreMigrateFlags } from './commands/store';
 import type { WorkspaceExportFlags } from './commands/workspace';
+import { errorText } from './error-text';
 
 const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
@@ -529,7 +530,7 @@ export async function main(argv: string[]): Promise<number> {
       );
       return EXIT.error;
     }
-    err(`agent-runner: ${e instanceof Error ? e.message : String(e)}`);
+    err(`agent-runner: ${errorText(e)}`);
     return EXIT.error;
   }
 }

@@ -23,6 +23,7 @@ import type { Definitions } from '../config-files/definitions/types';
 import type { ContentBlock } from '../common/transcript';
 import type { UserPrompt } from '../common/user-prompt';
 import { PROMPT_BLOCK_TYPES } from '../common/user-prompt';
+import { errorText } from './error-text';
 
 /** The runner's own commands, as `initialize` lists them. */
 const RUNNER_COMMANDS = [
@@ -322,7 +323,7 @@ export async function runStreamJsonInput(
     try {
       r = await control(request);
     } catch (e) {
-      r = { ok: false, error: e instanceof Error ? e.message : String(e) };
+      r = { ok: false, error: errorText(e) };
     }
     write({
       type: 'control_response',
@@ -382,7 +383,7 @@ export async function runStreamJsonInput(
         by: 'sdk',
       });
     } catch (e) {
-      warn(`agent-runner: could not answer approval ${approvalId}: ${e instanceof Error ? e.message : String(e)}`);
+      warn(`agent-runner: could not answer approval ${approvalId}: ${errorText(e)}`);
     }
   };
 

@@ -78,7 +78,10 @@ class Session {
   /** Workflow id of the running turn (null between turns). */
   private currentTurn: string | null = null;
   private busy = false;
+  /** A client ended the session (`endSession`); withdrawn by a later submit (a resuming client). */
   private ended = false;
+  /** The loop is done: the workflow completes, no submit is taken. */
+  private closing = false;
   private turnsThisRun = 0;
   /**
    * The subtype of this run's last turn when it failed, else null (a run continued as new starts
@@ -104,7 +107,10 @@ class Session {
     this.crons.resume();
     for (;;) {
       const next = await this.nextWork();
-      if (!next) break;
+      if (!next) {
+        this.closing = true;
+        break;
+      }
       await this.runTurn(next);
       await this.continueAsNewIfDue();
     }
@@ -218,9 +224,18 @@ class Session {
   }
 
   private setHandlers(): void {
-    setHandler(submitMessageUpdate, (req: SubmitRequest) => this.inbox.submit(req), {
-      validator: (req: SubmitRequest) => validateSubmit(req, this.ended),
-    });
+    // A session still running after `endSession` (its tasks are pending: a cron job, a background
+    // command) takes a resuming client's turn, and the ending is withdrawn: that client ends it
+    // again when it exits. Earlier versions refused such a submit in the validator; a refused
+    // update is not in history, so no history replays one and no patch is needed.
+    setHandler(
+      submitMessageUpdate,
+      (req: SubmitRequest) => {
+        this.ended = false;
+        return this.inbox.submit(req);
+      },
+      { validator: (req: SubmitRequest) => validateSubmit(req, this.closing) },
+    );
     setHandler(sessionStateQuery, () => ({
       ...this.ledger.state,
       busy: this.busy,
@@ -270,7 +285,7 @@ class Session {
   }
 }
 
-/** The `submitMessage` validator: a prompt by reference, a short summary line, a session not ending. */
+/** The `submitMessage` validator: a prompt by reference, a short summary line, a session not completing. */
 function validateSubmit(req: SubmitRequest, ending: boolean): void {
   if (!isContentRef(req?.prompt) || req.prompt.bytes === 0) {
     throw new Error('submitMessage: prompt must be a non-empty prompt stored by reference (storePrompt)');

@@ -267,4 +267,39 @@ describe('CronCreate, CronList and CronDelete as durable tasks of the session', 
     expect([...toolsOf.get('[as:fired]#0')!].sort()).toEqual([...subTools].sort());
     await handle.terminate('test done');
   }, 120_000);
+
+  test("cron: a session its client ended, kept running by a pending job, takes a resuming client's turn (CronDelete can end the job)", async () => {
+    const seen: string[] = [];
+    let jobId = '';
+    env = await startRunnerEnv({
+      responder: (req) => {
+        const text = lastUser(req);
+        seen.push(text);
+        if (text === 'schedule') return call('CronCreate', { cron: '0 0 1 1 *', prompt: 'New year.' }, 'toolu_rs_0');
+        if (text.startsWith('Scheduled recurring job')) {
+          jobId = /job ([0-9a-f]{8})/.exec(text)![1]!;
+          return say('Set.');
+        }
+        if (text === 'delete it') return call('CronDelete', { id: jobId }, 'toolu_rs_1');
+        return say('Deleted.');
+      },
+    });
+    const cwd = makeRepo({ 'a.txt': 'a\n' });
+    const defaults = testTurnOptions({ tools: CRON_TOOLS });
+    const first = env.engine({ cwd, defaults });
+    expect((await env.runTurn(first, 'schedule')).result).toMatchObject({ subtype: 'success', result: 'Set.' });
+    // The -p client exits: it ends the session, which stays running for the job.
+    await first.end();
+    const handle = env.client.workflow.getHandle(sessionWorkflowId(first.sessionId));
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    const resumed = env.engine({ cwd, defaults, sessionId: first.sessionId });
+    const { result } = await env.runTurn(resumed, 'delete it');
+    expect(result).toMatchObject({ subtype: 'success', result: 'Deleted.' });
+    expect(seen).toContain(`Cancelled job ${jobId}.`);
+    // No job left and ended again by the resumed client: the session completes.
+    await resumed.end();
+    await handle.result();
+    expect((await handle.describe()).status.name).toBe('COMPLETED');
+  }, 60_000);
 });
