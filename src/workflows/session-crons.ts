@@ -8,6 +8,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/types';
 import type { CronCommand, CronJobRow, CronReply } from '../common/cron';
+import { MAX_FAILED_CRON_FIRES } from '../common/cron';
 import type { TaskRecord } from '../common/tasks';
 import { firstLine } from '../common/summary';
 import { cronCommandSignal, cronReplySignal } from './cron-messages';
@@ -18,6 +19,9 @@ const { nextCronFire } = proxyActivities<Pick<Activities, 'nextCronFire'>>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 10 },
 });
+
+/** The inbox `source` of a job's fires: `cron:<job id>`. */
+export const CRON_SOURCE = 'cron:';
 
 /** A recurring job's age limit, ms (2.1.328's `recurringMaxAgeMs`: 7 days; it fires a last time, then is deleted). */
 export const CRON_MAX_AGE_MS = 604_800_000;
@@ -104,8 +108,34 @@ export class SessionCrons {
     );
   }
 
-  /** Ends a job: its timer is cancelled and its task finished (`killed`: deleted; `completed`: its last fire). */
-  private end(t: TaskRecord, status: 'killed' | 'completed'): void {
+  /**
+   * The turn of a fire of job `taskId` ended: a failed one counts, a good one resets the count. A
+   * recurring job whose last {@link MAX_FAILED_CRON_FIRES} fires all failed ends `failed` (its
+   * description says why): a prompt that cannot run must not fire for 7 days. Only jobs created
+   * with a count (`failedFires`; jobs of older versions have none) are counted, so the histories
+   * of older sessions replay unchanged.
+   */
+  fireEnded(taskId: string, failed: boolean): void {
+    const t = this.jobs().find((e) => e.taskId === taskId);
+    const job = t?.cron;
+    if (!t || job?.failedFires === undefined) return;
+    const failedFires = failed ? job.failedFires + 1 : 0;
+    const record: TaskRecord = { ...t, cron: { ...job, failedFires } };
+    if (failedFires < MAX_FAILED_CRON_FIRES) {
+      if (failedFires !== job.failedFires) this.ledger.taskStarted({ record });
+      return;
+    }
+    this.ledger.taskStarted({
+      record: {
+        ...record,
+        description: `${t.description} (ended: its last ${failedFires} fires failed)`.slice(0, 200),
+      },
+    });
+    this.end(record, 'failed');
+  }
+
+  /** Ends a job: its timer is cancelled and its task finished (`killed`: deleted; `completed`: its last fire; `failed`: its fires fail). */
+  private end(t: TaskRecord, status: 'killed' | 'completed' | 'failed'): void {
     this.timers.get(t.taskId)?.cancel();
     this.timers.delete(t.taskId);
     this.ledger.taskFinished({
@@ -150,7 +180,7 @@ export class SessionCrons {
         promptLine: firstLine(`cron ${t.taskId}: ${job.humanSchedule}`),
         ...(by ? { options: { tools: by.tools, permissionMode: by.permissionMode } } : {}),
       },
-      `cron:${t.taskId}`,
+      `${CRON_SOURCE}${t.taskId}`,
     );
     const next =
       job.recurring && firedAt - job.createdAtMs < CRON_MAX_AGE_MS
@@ -163,7 +193,9 @@ export class SessionCrons {
       this.end(current, 'completed');
       return;
     }
-    const record: TaskRecord = { ...current, cron: { ...job, nextFireAtMs: next, fires: job.fires + 1 } };
+    // `current`'s job: a fire's turn that ended meanwhile has counted in it (`fireEnded`).
+    const now = current.cron ?? job;
+    const record: TaskRecord = { ...current, cron: { ...now, nextFireAtMs: next, fires: now.fires + 1 } };
     this.ledger.taskStarted({ record });
     this.arm(record);
   }

@@ -5,6 +5,14 @@ import type { TaskFinishedMessage, TaskRecord } from '../common/tasks';
 /** Id prefix of submits the session queues itself (no update waits for their answer). */
 const SESSION_PROMPT_PREFIX = 'session:';
 
+/** The `source` a prompt of the session was queued with (`cron:<job id>`), from its submit id; undefined for a client's submit. */
+export function promptSource(submitId: string): string | undefined {
+  if (!submitId.startsWith(SESSION_PROMPT_PREFIX)) return undefined;
+  const rest = submitId.slice(SESSION_PROMPT_PREFIX.length);
+  const cut = rest.lastIndexOf(':');
+  return cut > 0 ? rest.slice(0, cut) : undefined;
+}
+
 /** A submit waiting for its turn. */
 export interface QueuedSubmit {
   kind: 'submit';

@@ -30,12 +30,12 @@ import { AGENT_STATUS_RUNNING, SA } from '../common/search-attributes';
 import type { SearchAttributePair } from '@temporalio/common';
 import { LABEL_CHARS, firstLine } from '../common/summary';
 import { isPatched } from './patches';
-import { SessionInbox } from './session-inbox';
+import { SessionInbox, promptSource } from './session-inbox';
 import type { QueuedWork } from './session-inbox';
 import { SessionLedger } from './session-state';
 import { SessionTaskControl } from './session-task-control';
 import { SessionWakeups } from './session-wakeups';
-import { SessionCrons } from './session-crons';
+import { CRON_SOURCE, SessionCrons } from './session-crons';
 
 export { MAX_DENIALS } from './session-state';
 
@@ -182,6 +182,9 @@ class Session {
     // An error result fails the turn workflow and travels in the failure; anything else failed it.
     const outcome = await handle.result().catch((err: unknown) => resultOfFailure<TurnOutcome>(err) ?? null);
     this.lastFailure = outcome === null ? 'error_during_execution' : outcome.isError ? outcome.subtype : null;
+    const source = next.kind === 'submit' ? promptSource(next.id) : undefined;
+    if (source?.startsWith(CRON_SOURCE))
+      this.crons.fireEnded(source.slice(CRON_SOURCE.length), this.lastFailure !== null);
     if (outcome) this.ledger.recordTurn(outcome, turn.id);
     else {
       // Failed as a workflow: the store has what the turn recorded (its leaf, the billing of its calls).

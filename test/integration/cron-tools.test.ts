@@ -302,4 +302,51 @@ describe('CronCreate, CronList and CronDelete as durable tasks of the session', 
     await handle.result();
     expect((await handle.describe()).status.name).toBe('COMPLETED');
   }, 60_000);
+
+  test('cron: an over-large scheduled prompt is a tool error; a recurring job whose fires keep failing ends failed', async () => {
+    const seen: string[] = [];
+    const big = 'x'.repeat(100_001);
+    env = await startRunnerEnv({
+      responder: (req, ctx) => {
+        const text = lastUser(req);
+        seen.push(text);
+        if (text === '[cron] Fail.') return { errors: [{ status: 413 }], content: [{ text: 'never' }] };
+        return [
+          call('CronCreate', { cron: '* * * * *', prompt: big }, 'toolu_big_0'),
+          call('ScheduleWakeup', { delaySeconds: 60, prompt: big, reason: 'r' }, 'toolu_big_1'),
+          call('CronCreate', { cron: '0 0 1 1 *', prompt: '[cron] Fail.' }, 'toolu_big_2'),
+          say('Set.'),
+        ][ctx.step]!;
+      },
+    });
+    const cwd = makeRepo({ 'a.txt': 'a\n' });
+    const defaults = testTurnOptions({ tools: [...CRON_TOOLS, 'ScheduleWakeup'] });
+    const engine = env.engine({ cwd, defaults });
+    expect((await env.runTurn(engine, 'schedule')).result).toMatchObject({ subtype: 'success', result: 'Set.' });
+    const tooLong =
+      'The prompt is 100001 characters; a scheduled prompt is at most 100000 (it is sent at every fire). Write the details to a file and have the prompt refer to it.';
+    expect(seen[1]).toBe(`<tool_use_error>${tooLong}</tool_use_error>`);
+    expect(seen[2]).toBe(tooLong);
+    const handle = env.client.workflow.getHandle(sessionWorkflowId(engine.sessionId));
+    const state = await handle.query(sessionStateQuery);
+    const jobs = (state.tasks?.entries ?? []).filter((e) => e.kind === 'cron');
+    expect(jobs).toHaveLength(1);
+    const job = jobs[0]!;
+    expect(job.cron?.failedFires).toBe(0);
+    // Two fires have failed already; the third in a row ends the job.
+    job.cron!.failedFires = 2;
+    job.cron!.nextFireAtMs = Date.now();
+    await nextRun(env, { v: WORKFLOW_STATE_VERSION, sessionId: engine.sessionId, cwd, defaults, state });
+    const deadline = Date.now() + 60_000;
+    let ended: { status: string; description: string } | undefined;
+    while (!ended && Date.now() < deadline) {
+      const rows = (await handle.query(sessionStatusQuery)).tasks ?? [];
+      const r = rows.find((t) => t.taskId === job.taskId);
+      if (r && r.status !== 'running') ended = r;
+      else await new Promise((res) => setTimeout(res, 300));
+    }
+    expect(ended?.status).toBe('failed');
+    expect(ended?.description).toMatch(/ \(ended: its last 3 fires failed\)$/);
+    await handle.terminate('test done');
+  }, 90_000);
 });

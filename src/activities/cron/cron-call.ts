@@ -7,6 +7,7 @@
  */
 import type { CronCall, CronCallRef, CronJobRow, CronOutcome, CronTaskInfo } from '../../common/cron';
 import type { RunToolSummary } from '../../common/tools';
+import { SCHEDULED_PROMPT_MAX_CHARS, scheduledPromptTooLongText } from '../../common/scheduled-prompt';
 import { storePrompt } from '../../store/prompt-content';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { writeDenialIfDenied, writeToolResult } from '../agents/tool-result-line';
@@ -63,6 +64,7 @@ export function createReadCronCall(store: TranscriptStore): (i: ReadCronCallInpu
     const prompt = input['prompt'];
     if (typeof cron !== 'string') return invalid('The required parameter `cron` is missing');
     if (typeof prompt !== 'string') return invalid('The required parameter `prompt` is missing');
+    if (prompt.length > SCHEDULED_PROMPT_MAX_CHARS) return invalid(scheduledPromptTooLongText(prompt.length));
     const recurring = input['recurring'] !== false;
     const checked = checkCron(cron, nowMs);
     if (!checked.ok) return invalid(checked.message);
@@ -77,6 +79,7 @@ export function createReadCronCall(store: TranscriptStore): (i: ReadCronCallInpu
       createdAtMs: nowMs,
       nextFireAtMs: next,
       fires: 0,
+      failedFires: 0,
     };
     return { kind: 'create', job };
   };

@@ -6,6 +6,7 @@
 import type { RunToolSummary } from '../../common/tools';
 import type { WakeupCall, WakeupCallRef, WakeupOutcome } from '../../common/wakeup';
 import { storePrompt } from '../../store/prompt-content';
+import { SCHEDULED_PROMPT_MAX_CHARS, scheduledPromptTooLongText } from '../../common/scheduled-prompt';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { writeDenialIfDenied, writeToolResult } from '../agents/tool-result-line';
 import { WAKEUP_PROMPT_REQUIRED, wakeupScheduledText, wakeupStoppedText } from './texts';
@@ -28,12 +29,18 @@ export function createReadWakeupCall(store: TranscriptStore): (i: WakeupCallRef)
     if (denied) return { kind: 'invalid', result: denied };
     if (input['stop'] === true) return { kind: 'stop' };
     const prompt = input['prompt'];
-    if (typeof prompt !== 'string' || prompt.length === 0) {
+    const error =
+      typeof prompt !== 'string' || prompt.length === 0
+        ? WAKEUP_PROMPT_REQUIRED
+        : prompt.length > SCHEDULED_PROMPT_MAX_CHARS
+          ? scheduledPromptTooLongText(prompt.length)
+          : null;
+    if (typeof prompt !== 'string' || error !== null) {
       const result = await writeToolResult(store, {
         ...i,
-        content: WAKEUP_PROMPT_REQUIRED,
+        content: error ?? WAKEUP_PROMPT_REQUIRED,
         isError: true,
-        structured: `Error: ${WAKEUP_PROMPT_REQUIRED}`,
+        structured: `Error: ${error ?? WAKEUP_PROMPT_REQUIRED}`,
         outcome: 'error',
       });
       return { kind: 'invalid', result };
