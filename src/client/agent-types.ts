@@ -68,6 +68,8 @@ export function parseAgentsOption(value: unknown, source: Extract<AgentSource, '
   }
   return Object.entries(raw as Record<string, unknown>).map(([name, d]) => {
     const where = `${flag}: agent "${name}"`;
+    // The name is the Agent call's `subagent_type`: an empty one can never be called.
+    if (name.trim() === '') throw new AgentsOptionError(`${flag}: an agent name must be a non-empty string`);
     if (typeof d !== 'object' || d === null || Array.isArray(d))
       throw new AgentsOptionError(`${where}: must be an object`);
     const o = d as Record<string, unknown>;

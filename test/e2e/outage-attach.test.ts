@@ -158,9 +158,13 @@ describe('client through outages, and attach', () => {
     const text = await runCli(['attach', sessionId], { env, cwd: tmpdir() });
     expect(text.stdout.trim()).toBe('finished without its client');
 
-    const unknown = await runCli(['attach', randomUUID()], { env, cwd: tmpdir() });
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('has no turn');
+    // An unknown session: the exit code and message of `status` (1, docs/limits.md).
+    const id = randomUUID();
+    const unknown = await runCli(['attach', id], { env, cwd: tmpdir() });
+    const status = await runCli(['status', id], { env, cwd: tmpdir() });
+    expect([unknown.code, status.code]).toEqual([1, 1]);
+    expect(unknown.stderr).toBe(status.stderr);
+    expect(unknown.stderr).toContain(`no session ${id}`);
   });
 
   describe('with a configured server that goes away', () => {

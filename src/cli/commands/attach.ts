@@ -13,6 +13,8 @@ import { EXIT, describeMessage, exitCodeFor, textOutput } from '../output';
 import type { ServerModeFlags } from '../server-mode';
 import { serverModeOptions } from '../server-mode';
 import { UsageError, turnOptionsFrom } from '../turn-options';
+import { SessionNotFoundError } from '../../client/session-control';
+import { withControlErrors } from './control-errors';
 
 /** Flags of `agent-runner attach`. */
 export interface AttachFlags extends ServerModeFlags {
@@ -44,9 +46,13 @@ export async function latestTurnWorkflowId(rt: Runtime, sessionId: string): Prom
 
 /**
  * Prints the stream and result of a session's turn. Exit code as `-p`: 0 success, 1 error result,
- * 2 usage (no such session or turn).
+ * 1 no such session or turn (as `status` and the other control commands), 2 usage (a bad flag).
  */
 export async function runAttach(config: Config, sessionId: string, flags: AttachFlags, io: AttachIo): Promise<number> {
+  return withControlErrors(io, () => attach(config, sessionId, flags, io));
+}
+
+async function attach(config: Config, sessionId: string, flags: AttachFlags, io: AttachIo): Promise<number> {
   if (flags.turn !== undefined && !/^[1-9]\d*$/.test(flags.turn)) {
     throw new UsageError(`--turn must be a positive integer, got "${flags.turn}"`);
   }
@@ -65,12 +71,13 @@ export async function runAttach(config: Config, sessionId: string, flags: Attach
       flags.turn !== undefined
         ? turnWorkflowId(sessionId, Number(flags.turn))
         : await latestTurnWorkflowId(rt, sessionId);
-    if (turnId === null) throw new UsageError(`attach: session ${sessionId} has no turn on ${rt.address}`);
+    if (turnId === null) throw new SessionNotFoundError(sessionId, 'not_found');
     if (flags.turn !== undefined) {
       try {
         await rt.client.workflow.getHandle(turnId).describe();
       } catch {
-        throw new UsageError(`attach: session ${sessionId} has no turn ${flags.turn} on ${rt.address}`);
+        io.stderr(`agent-runner: attach: session ${sessionId} has no turn ${flags.turn} on ${rt.address}`);
+        return EXIT.error;
       }
     }
     if (rt.mode === 'embedded' && !rt.worker) {

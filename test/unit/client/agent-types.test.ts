@@ -28,6 +28,10 @@ describe('agent types of a session', () => {
     expect(() => parseAgentsOption({ x: { prompt: 'p' } }, 'sdk')).toThrow(/agents: agent "x": "description"/);
     expect(() => parseAgentsOption({ x: { description: 'd', prompt: 'p', tools: 3 } }, 'sdk')).toThrow(/"tools"/);
     expect(() => parseAgentsOption({ x: { description: 'd', prompt: 'p', maxTurns: 0 } }, 'sdk')).toThrow(/"maxTurns"/);
+    expect(() => parseAgentsOption('{"":{"description":"d","prompt":"p"}}', 'cli')).toThrow(
+      '--agents: an agent name must be a non-empty string',
+    );
+    expect(() => parseAgentsOption({ ' ': { description: 'd', prompt: 'p' } }, 'sdk')).toThrow(/agent name/);
   });
 
   test('sessionAgentTypes: built-in types, files, --agents and the SDK merge by precedence, listed as 2.1.328', () => {
