@@ -6,6 +6,7 @@ import type {
   SDKMicrocompactBoundaryMessage,
   SDKContentReplacementMessage,
   SDKSnipBoundaryMessage,
+  SDKCollapseBoundaryMessage,
   SDKModelFallbackMessage,
   SDKPermissionDeniedMessage,
   SDKResultMessage,
@@ -84,6 +85,20 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
         trigger: 'auto',
         snipped_rounds: e.snipMetadata?.rounds ?? 0,
         tokens_saved: e.snipMetadata?.tokensFreed ?? 0,
+      },
+    };
+    return m;
+  }
+  if (e.type === 'system' && e.subtype === 'collapse_boundary') {
+    const m: SDKCollapseBoundaryMessage = {
+      type: 'system',
+      subtype: 'collapse_boundary',
+      uuid: e.uuid,
+      session_id: e.sessionId,
+      collapse_metadata: {
+        trigger: 'auto',
+        collapsed_rounds: e.collapseMetadata?.rounds ?? 0,
+        tokens_saved: e.collapseMetadata?.tokensFreed ?? 0,
       },
     };
     return m;
@@ -506,8 +521,10 @@ function contextStagesInfo(t: ContextStageTotals): NonNullable<SDKResultMessage[
   const m = t.microcompact;
   const b = t.toolResultBudget;
   const s = t.snip;
+  const c = t.collapse;
   return {
     ...(s ? { snip: { runs: s.runs, snipped_rounds: s.snippedRounds, freed_tokens: s.freedTokens } } : {}),
+    ...(c ? { collapse: { runs: c.runs, collapsed_rounds: c.collapsedRounds, freed_tokens: c.freedTokens } } : {}),
     ...(b
       ? {
           tool_result_budget: {

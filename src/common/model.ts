@@ -1,4 +1,4 @@
-import type { MicrocompactOptions, SnipOptions, ToolResultBudgetOptions } from './compaction';
+import type { CollapseOptions, MicrocompactOptions, SnipOptions, ToolResultBudgetOptions } from './compaction';
 import type { Usage } from './usage';
 import type { FileReadState, ToolUseSummary } from './tools';
 import type { ThinkingOptions } from './thinking';
@@ -64,6 +64,8 @@ export interface CallModelInput {
   toolResultBudget?: ToolResultBudgetOptions;
   /** Snip settings of the turn (`CompactionOptions.snip`). @default on, with its defaults */
   snip?: SnipOptions;
+  /** Context collapse settings of the turn (`CompactionOptions.collapse`). @default on, with its defaults */
+  collapse?: CollapseOptions;
 }
 
 /**
@@ -116,6 +118,11 @@ export interface CallModelSummary {
   toolResultBudget?: { uuid: string; replacedToolResults: number; freedTokens: number };
   /** A `snip_boundary` line written before the call because it removed stale rounds: uuid, rounds, tokens freed (estimated). */
   snip?: { uuid: string; snippedRounds: number; freedTokens: number };
+  /**
+   * A `collapse_boundary` line written before the call because it collapsed runs of old rounds
+   * whose results were cleared: its uuid, the rounds left out and the tokens that freed (estimated).
+   */
+  collapse?: { uuid: string; collapsedRounds: number; freedTokens: number };
 }
 
 /** Input of the `compactContext` activity. */

@@ -351,6 +351,8 @@ export interface ContextStageTotals {
   toolResultBudget?: { runs: number; replacedToolResults: number; freedTokens: number };
   /** Snip: model calls that removed stale rounds, rounds removed, tokens freed. */
   snip?: { runs: number; snippedRounds: number; freedTokens: number };
+  /** Context collapse: model calls that collapsed rounds, rounds left out, tokens freed. */
+  collapse?: { runs: number; collapsedRounds: number; freedTokens: number };
 }
 
 /** Answer of the turn's `progress` query: what a streaming client needs. */

@@ -187,6 +187,19 @@ export class TurnState {
         },
       };
     }
+    if (call.collapse) {
+      // After microcompact's line (the stage order on the chain).
+      d.events.push(call.collapse.uuid);
+      const c = d.contextStages?.collapse ?? { runs: 0, collapsedRounds: 0, freedTokens: 0 };
+      d.contextStages = {
+        ...d.contextStages,
+        collapse: {
+          runs: c.runs + 1,
+          collapsedRounds: c.collapsedRounds + call.collapse.collapsedRounds,
+          freedTokens: c.freedTokens + call.collapse.freedTokens,
+        },
+      };
+    }
     if (call.fileReminder) {
       d.events.push(call.fileReminder.uuid);
       // The reminder showed these files whole: the model's view of them is current again.

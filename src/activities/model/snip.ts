@@ -86,7 +86,7 @@ export function snipRounds(chain: readonly TranscriptEntry[], cleared: ReadonlyS
       const id = String(b['tool_use_id']);
       const use = pending.get(id)!;
       pending.delete(id);
-      round.calls.push({ ...use, isError: b['is_error'] === true, resultKey: digest(b['content']) });
+      round.calls.push({ toolUseId: id, ...use, isError: b['is_error'] === true, resultKey: digest(b['content']) });
       round.tokens += estimateTokens(cleared.has(id) ? CLEARED_TOOL_RESULT_TEXT.length : toolResultChars(b['content']));
     }
     if (pending.size === 0) open = undefined;
