@@ -35,6 +35,8 @@ export interface CollapseRound extends SnipRound {
   adjacent: boolean;
   /** Labels of the calls an earlier collapse folded into this round's digest, oldest first. */
   folded: string[];
+  /** Estimated tokens of that digest (0 when none): a new collapse of the round replaces it. */
+  foldedTokens: number;
 }
 
 /** One collapse: the rounds it leaves out and the digest on the round kept. */
@@ -49,7 +51,7 @@ export interface Collapse {
   text: string;
   /** Rounds of the run (the one kept included). */
   rounds: number;
-  /** Estimated tokens freed: the rounds left out less the digest. */
+  /** Estimated tokens freed: the rounds left out and the digests replaced, less the new digest. */
   freedTokens: number;
 }
 
@@ -130,7 +132,8 @@ function collapseOf(run: readonly CollapseRound[]): Collapse {
   const label = (c: SnipCall): string => collapseCallLabel(c.tool, c.inputKey);
   const calls = [...dropped.flatMap((r) => [...r.folded, ...r.calls.map(label)]), ...kept.folded];
   const text = collapseDigestText(calls);
-  const freed = dropped.reduce((n, r) => n + r.tokens, 0) - estimateTokens(text.length);
+  const freed =
+    dropped.reduce((n, r) => n + r.tokens + r.foldedTokens, 0) + kept.foldedTokens - estimateTokens(text.length);
   return {
     collapsedUuids: dropped.flatMap((r) => r.uuids),
     targetUuid: kept.uuids[kept.uuids.length - 1]!,

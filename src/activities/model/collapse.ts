@@ -11,6 +11,7 @@
 import type { CollapseOptions } from '../../common/compaction';
 import { TRANSCRIPT_SCHEMA_VERSION, type TranscriptEntry } from '../../common/transcript';
 import { planCollapse, type CollapseRound } from '../../engine/collapse';
+import { estimateTokens } from '../../engine/microcompact';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { recordedShellCwd } from '../shell-cwd';
 import { COLLAPSE_BOUNDARY, collapseUuid, recordedCollapses, type RecordedCollapses } from './collapse-log';
@@ -62,12 +63,13 @@ export function collapseRounds(
     const between = prev ? view.slice(from, at.get(r.uuids[0]!)) : [];
     const adjacent =
       prev !== undefined && between.every((e) => e.type === 'system' && (e.attachments?.length ?? 0) === 0);
-    const last = r.uuids[r.uuids.length - 1]!;
+    const digest = digests.get(r.uuids[r.uuids.length - 1]!);
     return {
       ...r,
       removable: r.removable && !r.uuids.some((u) => moves.has(u)),
       adjacent,
-      folded: digests.get(last)?.calls ?? [],
+      folded: digest?.calls ?? [],
+      foldedTokens: digest ? estimateTokens(digest.text.length) : 0,
     };
   });
 }

@@ -8,6 +8,7 @@ const round = (id: string, tool = 'Bash', input: Record<string, unknown> = { com
   tokens: 100,
   adjacent: true,
   folded: [],
+  foldedTokens: 0,
 });
 /** Five recent rounds the decision keeps whatever they hold. */
 const recent = (): CollapseRound[] => Array.from({ length: 5 }, (_, i) => round(`k${i}`));
@@ -49,8 +50,15 @@ describe('planCollapse', () => {
   });
 
   test('planCollapse: calls an earlier digest named are folded into the new one, in order', () => {
-    const rounds = [round('z'), { ...round('c'), folded: ['Bash(a)', 'Bash(b)'] }, round('d'), ...recent()];
+    const rounds = [
+      round('z'),
+      { ...round('c'), folded: ['Bash(a)', 'Bash(b)'], foldedTokens: 40 },
+      round('d'),
+      ...recent(),
+    ];
     const plan = planCollapse(rounds, clearedOf(rounds));
+    // The earlier digest leaves the view with its round.
+    expect(plan.freedTokens).toBe(200 + 40 - Math.ceil(plan.collapses[0]!.text.length / 4));
     expect(plan.collapses[0]!.calls).toEqual(['Bash(z)', 'Bash(a)', 'Bash(b)', 'Bash(c)']);
     expect(plan.collapses[0]!.targetUuid).toBe('dr');
   });
