@@ -76,9 +76,14 @@ async function hookInput(store: TranscriptStore, input: RunHooksInput): Promise<
       base['tool_response'] = result?.toolUseResult ?? result?.message?.content ?? null;
     }
   }
+  if (input.agent) {
+    base['agent_id'] = input.agent.agentId;
+    base['agent_type'] = input.agent.agentType;
+  }
   if (input.promptUuid) base['prompt'] = textOf(await store.get(input.sessionId, input.promptUuid));
   if (input.stop) {
     base['stop_hook_active'] = input.stop.stopHookActive;
+    if (input.event === 'SubagentStop' && input.agent) base['agent_transcript_path'] = input.agent.transcriptPath;
     const last = input.stop.lastAssistantUuid
       ? await store.get(input.sessionId, input.stop.lastAssistantUuid)
       : undefined;
@@ -97,13 +102,15 @@ function hookSubject(input: RunHooksInput): string | undefined {
   if (!MATCHED_HOOK_EVENTS.has(input.event)) return undefined;
   if (input.event === 'SessionStart') return input.source ?? 'startup';
   if (input.event === 'PreCompact') return input.source ?? 'auto';
+  if (input.event === 'SubagentStart' || input.event === 'SubagentStop') return input.agent?.agentType ?? '';
   return input.tool?.name;
 }
 
 /** The text of the context line an outcome adds for the model, or undefined. */
 function contextText(input: RunHooksInput, v: CombinedVerdict, commands: readonly HookCommand[]): string | undefined {
   const parts = [...v.contexts];
-  if (v.decision === 'block' && input.event === 'Stop') return `Stop hook feedback:\n${v.reason ?? ''}`;
+  if (v.decision === 'block' && (input.event === 'Stop' || input.event === 'SubagentStop'))
+    return `Stop hook feedback:\n${v.reason ?? ''}`;
   if (v.decision === 'block' && input.event === 'PostToolUse') {
     const cmd = commands.map((c) => c.command).join(', ');
     parts.push(`PostToolUse:${input.tool?.name ?? ''} hook blocking error from command: "${cmd}": ${v.reason ?? ''}`);
