@@ -40,6 +40,14 @@ function toolResult(messages: readonly SDKMessage[], toolUseId: string): { text:
   throw new Error(`no tool_result for ${toolUseId}`);
 }
 
+/** The main agent's script: one Agent call with `input`, then a last answer. */
+function mainCalling(input: Record<string, unknown>): MarkedScript {
+  return {
+    marker: '[as:main]',
+    steps: [{ content: [{ tool_use: { name: 'Agent', input } }] }, { content: [{ text: 'Main done.' }] }],
+  };
+}
+
 describe('subagent rules and hooks', () => {
   let env: RunnerEnv;
   /** The messages of each routed request (JSON), by `<script>#<step>`. */
@@ -62,27 +70,12 @@ describe('subagent rules and hooks', () => {
 
   test("subagent rules: an Agent(Explore) deny rule refuses the type in Claude Code's words and drops it from the listing", async () => {
     scripts = [
-      {
-        marker: '[as:main]',
-        steps: [
-          {
-            content: [
-              {
-                tool_use: {
-                  name: 'Agent',
-                  input: {
-                    subagent_type: 'Explore',
-                    description: 'Search',
-                    prompt: '[as:bad] Search.',
-                    run_in_background: false,
-                  },
-                },
-              },
-            ],
-          },
-          { content: [{ text: 'Denied.' }] },
-        ],
-      },
+      mainCalling({
+        subagent_type: 'Explore',
+        description: 'Search',
+        prompt: '[as:bad] Search.',
+        run_in_background: false,
+      }),
       { marker: '[as:bad]', steps: [{ content: [{ text: 'A denied agent ran.' }] }] },
     ];
     requests.clear();
@@ -112,22 +105,7 @@ describe('subagent rules and hooks', () => {
 
   test("subagent hooks: SubagentStart adds context, SubagentStop (not Stop) fires with Claude Code's fields and its block makes the agent go on with the reason", async () => {
     scripts = [
-      {
-        marker: '[as:main]',
-        steps: [
-          {
-            content: [
-              {
-                tool_use: {
-                  name: 'Agent',
-                  input: { description: 'Check', prompt: '[as:helper] Check the file.', run_in_background: false },
-                },
-              },
-            ],
-          },
-          { content: [{ text: 'Main done.' }] },
-        ],
-      },
+      mainCalling({ description: 'Check', prompt: '[as:helper] Check the file.', run_in_background: false }),
       {
         marker: '[as:helper]',
         steps: [{ content: [{ text: 'First answer.' }] }, { content: [{ text: 'Second answer.' }] }],

@@ -30,7 +30,13 @@ describe('agent run fields', () => {
   });
 
   test('agentRunFields: bad values are problems and their keys are left out', () => {
-    const r = agentRunFields({ permissionMode: 'yolo', maxTurns: 0, effort: 'huge', background: 'no', isolation: 'remote' });
+    const r = agentRunFields({
+      permissionMode: 'yolo',
+      maxTurns: 0,
+      effort: 'huge',
+      background: 'no',
+      isolation: 'remote',
+    });
     expect(r.fields).toEqual({});
     expect(r.problems).toEqual([
       expect.stringContaining('"permissionMode" must be one of default'),
@@ -40,7 +46,7 @@ describe('agent run fields', () => {
     ]);
   });
 
-  test('loadAgentDir: a file\'s run settings reach its agent type; a bad one and an unapplied one are warned about', () => {
+  test("loadAgentDir: a file's run settings reach its agent type; a bad one and an unapplied one are warned about", () => {
     const dir = mkdtempSync(join(tmpdir(), 'agent-fields-'));
     writeFileSync(
       join(dir, 'reviewer.md'),
