@@ -1,5 +1,5 @@
 /** Agent types: custom ones from --agents and .claude/agents (with tool restrictions), and the built-in ones. */
-import { expectSent, requestAt, streamOf, systemOf, toolNames } from './checks';
+import { expectSent, requestAt, resultsOf, streamOf, systemOf, toolNames } from './checks';
 import { SUBAGENT_TOOLS, agent, ask, texts } from './helpers';
 import type { Recording } from './recording';
 import type { AsyncScenario } from './scenario';
@@ -126,6 +126,37 @@ export const AGENT_TYPE_SCENARIOS: readonly AsyncScenario[] = [
       expectSent(rec, 'toolu_as_lint_0_1', noSuchTool('Bash'), true);
       expect(agentListing(rec)).toContain('\n- linter: Checks the style of a file. (Tools: Read, Glob)\n');
       expect(rec.meta.files['b.txt']).toBeUndefined();
+    },
+  },
+  {
+    name: 'agent-type-denied',
+    title: 'an Agent(Explore) deny rule: the Explore call fails with its text, Explore leaves the listing',
+    args: ['--disallowedTools', 'Agent(Explore)'],
+    pending: false,
+    agents: {
+      main: [
+        say(
+          agent({
+            subagent_type: 'Explore',
+            description: 'Find a.txt',
+            prompt: ask('explore', 'Find a.txt.'),
+            run_in_background: false,
+          }),
+        ),
+        ...texts('Explore is denied.'),
+      ],
+      explore: texts('A denied agent ran.'),
+    },
+    check: (rec) => {
+      expectSent(
+        rec,
+        'toolu_as_main_0_0',
+        "Agent type 'Explore' has been denied by permission rule 'Agent(Explore)' from cliArg.",
+        true,
+      );
+      expect(agentListing(rec)).toContain('\n- general-purpose: ');
+      expect(agentListing(rec)).not.toContain('\n- Explore: ');
+      expect(resultsOf(rec)[0]?.['permission_denials']).toEqual([]);
     },
   },
   {
