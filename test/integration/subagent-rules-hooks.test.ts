@@ -134,7 +134,9 @@ describe('subagent rules and hooks', () => {
     const messages = await collect(e.submitMessage('[as:main] Run the check.'));
     expect([...requests.keys()]).toEqual(['[as:main]#0', '[as:helper]#0', '[as:helper]#1', '[as:main]#1']);
     expect(requests.get('[as:helper]#0')).toContain('SubagentStart hook additional context: Be brief.');
-    expect(requests.get('[as:helper]#1')).toContain('Stop hook feedback:\\nCheck again.');
+    expect(requests.get('[as:helper]#1')).toContain(
+      JSON.stringify(`SubagentStop hook blocking error from command: "${stopHook}": Check again.`).slice(1, -1),
+    );
     expect(toolResult(messages, 'toolu_as_main_0_0').text).toContain('Second answer.');
     const events = readFileSync(log, 'utf8')
       .split('\n')
@@ -143,6 +145,7 @@ describe('subagent rules and hooks', () => {
     expect(events.map((x) => x['hook_event_name'])).toEqual(['SubagentStart', 'SubagentStop', 'SubagentStop', 'Stop']);
     const [start, firstStop, secondStop, mainStop] = events;
     expect(start).toMatchObject({ session_id: sessionId, agent_type: 'general-purpose' });
+    expect(start).not.toHaveProperty('permission_mode');
     expect(start!['agent_id']).toMatch(/^a[0-9a-f]{16}$/);
     expect(firstStop).toMatchObject({
       agent_id: start!['agent_id'],

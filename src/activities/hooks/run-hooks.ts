@@ -76,6 +76,8 @@ async function hookInput(store: TranscriptStore, input: RunHooksInput): Promise<
       base['tool_response'] = result?.toolUseResult ?? result?.message?.content ?? null;
     }
   }
+  // Claude Code 2.1.328 sends SubagentStart no permission_mode (recorded: agent-subagent-hooks).
+  if (input.event === 'SubagentStart') delete base['permission_mode'];
   if (input.agent) {
     base['agent_id'] = input.agent.agentId;
     base['agent_type'] = input.agent.agentType;
@@ -109,10 +111,12 @@ function hookSubject(input: RunHooksInput): string | undefined {
 /** The text of the context line an outcome adds for the model, or undefined. */
 function contextText(input: RunHooksInput, v: CombinedVerdict, commands: readonly HookCommand[]): string | undefined {
   const parts = [...v.contexts];
-  if (v.decision === 'block' && (input.event === 'Stop' || input.event === 'SubagentStop'))
-    return `Stop hook feedback:\n${v.reason ?? ''}`;
+  if (v.decision === 'block' && input.event === 'Stop') return `Stop hook feedback:\n${v.reason ?? ''}`;
+  const cmd = commands.map((c) => c.command).join(', ');
+  // A SubagentStop block reaches the agent in Claude Code 2.1.328's words (recorded: agent-subagent-hooks).
+  if (v.decision === 'block' && input.event === 'SubagentStop')
+    return `SubagentStop hook blocking error from command: "${cmd}": ${v.reason ?? ''}`;
   if (v.decision === 'block' && input.event === 'PostToolUse') {
-    const cmd = commands.map((c) => c.command).join(', ');
     parts.push(`PostToolUse:${input.tool?.name ?? ''} hook blocking error from command: "${cmd}": ${v.reason ?? ''}`);
   }
   return parts.length ? parts.join('\n\n') : undefined;

@@ -160,6 +160,68 @@ export const AGENT_TYPE_SCENARIOS: readonly AsyncScenario[] = [
     },
   },
   {
+    name: 'agent-subagent-hooks',
+    title:
+      'SubagentStart and SubagentStop hooks: the start context reaches the agent, a SubagentStop block makes it go on, Stop fires for the main agent only',
+    files: {
+      '.claude/settings.json': JSON.stringify({
+        hooks: {
+          SubagentStart: [
+            {
+              matcher: 'general-purpose',
+              hooks: [
+                {
+                  type: 'command',
+                  command:
+                    'cat >> hooks.log; echo >> hooks.log; echo \'{"hookSpecificOutput":{"hookEventName":"SubagentStart","additionalContext":"Be brief."}}\'',
+                },
+              ],
+            },
+          ],
+          SubagentStop: [
+            {
+              matcher: 'general-purpose',
+              hooks: [
+                {
+                  type: 'command',
+                  command:
+                    'input=$(cat); printf \'%s\\n\' "$input" >> hooks.log; case "$input" in *\'"stop_hook_active":false\'*) echo \'{"decision":"block","reason":"Check again."}\';; esac',
+                },
+              ],
+            },
+          ],
+          Stop: [{ hooks: [{ type: 'command', command: 'cat >> hooks.log; echo >> hooks.log' }] }],
+        },
+      }),
+    },
+    pending: true,
+    agents: {
+      main: [
+        say(agent({ description: 'Check', prompt: ask('helper', 'Check the file.'), run_in_background: false })),
+        ...texts('Main done.'),
+      ],
+      helper: [say(text('First answer.')), say(text('Second answer.'))],
+    },
+    check: (rec) => {
+      const events = (rec.meta.files['hooks.log'] ?? '')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(events.map((e) => e['hook_event_name'])).toEqual([
+        'SubagentStart',
+        'SubagentStop',
+        'SubagentStop',
+        'Stop',
+      ]);
+      expect(events[0]).toMatchObject({ agent_type: 'general-purpose' });
+      expect(events[1]).toMatchObject({ agent_type: 'general-purpose', stop_hook_active: false });
+      expect(events[1]?.['agent_id']).toBe(events[0]?.['agent_id']);
+      expect(events[2]).toMatchObject({ stop_hook_active: true, last_assistant_message: 'Second answer.' });
+      expect(JSON.stringify(requestAt(rec, 'helper', 0).messages)).toContain('Be brief.');
+      expect(JSON.stringify(requestAt(rec, 'helper', 1).messages)).toContain('Check again.');
+    },
+  },
+  {
     name: 'agent-types',
     title: 'the built-in agent types (Explore, Plan, statusline-setup, claude) and a model override: their requests',
     agents: {
