@@ -36,6 +36,12 @@ export interface TurnOptions {
   allowedTools?: string[];
   /** Deny rules (`--disallowedTools` and settings files). */
   disallowedTools?: string[];
+  /**
+   * Where each `Agent(<type>)` deny rule came from, by agent type, in Claude Code's source names
+   * (`cliArg`, `userSettings`, `projectSettings`, `localSettings`, `flagSettings`): the denial text
+   * names it (src/activities/permissions/agent-type.ts). Only types named by deny rules.
+   */
+  agentRuleSources?: Record<string, string>;
   /** Ask rules (settings files): headless runs deny these calls. */
   askTools?: string[];
   /** More working directories (`--add-dir`, `permissions.additionalDirectories`), absolute. */

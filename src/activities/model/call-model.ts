@@ -31,7 +31,7 @@ import { tokensSinceLastCall, withMicrocompact } from './microcompact';
 import { microcompactWithSnip, withSnip } from './snip';
 import { withToolResultBudget } from './tool-result-budget';
 import { buildMessages, buildSystem } from './request';
-import { loadAgentList } from '../agents/agent-list';
+import { listedAgents } from '../agents/agent-list';
 import { agentListing } from '../../common/agents';
 import { betaHeaders } from './betas';
 import { thinkingParams } from './thinking-params';
@@ -381,7 +381,7 @@ export async function buildModelRequest(deps: ModelDeps, input: CallModelInput, 
       replaced: budget.replaced,
       ...(offered.plan.active ? { deferredTools: offered.plan.deferred } : {}),
       ...(input.agentTypes
-        ? { agentListing: agentListing(await loadAgentList(deps.store, input.sessionId, input.agentTypes.ref)) }
+        ? { agentListing: agentListing(await listedAgents(deps.store, input.sessionId, input.agentTypes)) }
         : {}),
     }),
     tools: offered.tools as Anthropic.Tool[],
