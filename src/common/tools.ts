@@ -72,17 +72,29 @@ export const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
  * headless-disabled. No turn recorded before ExitPlanMode became one carries it in `tools`, which
  * is what gates its workflow branch (leaving plan mode mid-turn) for old histories.
  */
-export const OPT_IN_TOOL_NAMES = ['NotebookEdit', 'AskUserQuestion', 'ExitPlanMode'] as const;
+export const OPT_IN_TOOL_NAMES = ['NotebookEdit', 'AskUserQuestion', 'ExitPlanMode', 'EnterPlanMode'] as const;
 
 /** Claude Code's tool that asks the approver to leave plan mode (an opt-in tool, above). */
 export const EXIT_PLAN_MODE_TOOL = 'ExitPlanMode';
+
+/** Claude Code's tool that asks the approver to enter plan mode (an opt-in tool, above). */
+export const ENTER_PLAN_MODE_TOOL = 'EnterPlanMode';
+
+/**
+ * The tools Claude Code 2.1.328 adds to its default tool set when a host answers them (the Agent
+ * SDK's `canUseTool`, `--permission-prompt-tool stdio`): AskUserQuestion (offered inline),
+ * EnterPlanMode and ExitPlanMode (deferred to ToolSearch). The runner adds them to a turn with an
+ * approver and no `--tools` as `TurnOptions.approverTools`, so turns recorded before keep their
+ * default list.
+ */
+export const APPROVER_DEFAULT_TOOL_NAMES: readonly string[] = ['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode'];
 
 /**
  * Tools of Claude Code that need a person to answer them, which 2.1.328 disables in a headless
  * run (`-p` without a host that answers): `--tools` accepts them, they are never offered, and a
  * call gets {@link noSuchToolText}'s "disabled for this session".
  */
-export const HEADLESS_DISABLED_TOOL_NAMES: readonly string[] = ['AskUserQuestion', 'ExitPlanMode'];
+export const HEADLESS_DISABLED_TOOL_NAMES: readonly string[] = ['AskUserQuestion', 'ExitPlanMode', 'EnterPlanMode'];
 
 /** The error text of a call to a tool the turn does not have (Claude Code's words, inside `<tool_use_error>`). */
 export function noSuchToolText(name: string): string {
@@ -91,9 +103,12 @@ export function noSuchToolText(name: string): string {
     : `Error: No such tool available: ${name}`;
 }
 
-/** The opt-in tools of a turn's tool list (empty for the default list). */
-export function optInToolsOf(tools: readonly string[] | undefined): string[] {
-  return (tools ?? []).filter((t) => (OPT_IN_TOOL_NAMES as readonly string[]).includes(t));
+/**
+ * The opt-in tools a turn offers: those of its tool list, or for the default list (`tools`
+ * absent) its `approverTools` (none in turns recorded before them).
+ */
+export function optInToolsOf(o: { tools?: readonly string[]; approverTools?: readonly string[] }): string[] {
+  return (o.tools ?? o.approverTools ?? []).filter((t) => (OPT_IN_TOOL_NAMES as readonly string[]).includes(t));
 }
 
 /**

@@ -41,6 +41,11 @@ export interface ToolContext {
    * refused when the parent directory no longer resolves to its directory (src/activities/tools/safe-write.ts).
    */
   checkedPath?: string;
+  /**
+   * The session's plan file (plan mode's, named by its environment line), or undefined when the
+   * session did not start in plan mode. For ExitPlanMode.
+   */
+  planFile?: () => Promise<string | undefined>;
 }
 
 /** Tool settings from config (`tools:` in temporal.yaml). */
