@@ -159,7 +159,12 @@ export interface ToolUseSummary {
 
 /** Permission decision for one tool call, made in the workflow as far as the tool name allows. */
 export type ToolPermission =
-  | { behavior: 'allow' }
+  /**
+   * `approved`: a person allowed this very call, having seen its input (durable approvals, the
+   * SDK's `canUseTool`); Edit and Write then change a file the session has not Read, as Claude
+   * Code 2.1.328 does. Absent in histories recorded before it.
+   */
+  | { behavior: 'allow'; approved?: true }
   /**
    * `reason`: `rule` for a permission rule, `mode` for the permission mode (SDK
    * `decision_reason_type`), `hook` for a PreToolUse hook's deny (or exit 2), `hook_ask` for a

@@ -243,7 +243,11 @@ export class ToolRuns {
     void _askable;
     if (answer.behavior === 'allow') {
       const inputRef = answer.inputRef ?? hookInputRef;
-      return { ...rest, permission: { behavior: 'allow' }, ...(inputRef !== undefined ? { inputRef } : {}) };
+      return {
+        ...rest,
+        permission: { behavior: 'allow', approved: true },
+        ...(inputRef !== undefined ? { inputRef } : {}),
+      };
     }
     return {
       ...rest,

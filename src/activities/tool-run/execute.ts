@@ -168,6 +168,7 @@ function toolContextOf(
     env: call.toolEnv,
     ...(call.callingModel ? { callingModel: call.callingModel } : {}),
     ...(deps.modelCalls ? { modelCalls: deps.modelCalls } : {}),
+    ...(input.permission.behavior === 'allow' && input.permission.approved ? { approved: true } : {}),
     ...(input.toolName === EXIT_PLAN_MODE_TOOL
       ? { planFile: () => planFileOf(deps.store, input.sessionId, input.assistantUuid) }
       : {}),

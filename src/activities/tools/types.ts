@@ -46,6 +46,11 @@ export interface ToolContext {
    * session did not start in plan mode. For ExitPlanMode.
    */
   planFile?: () => Promise<string | undefined>;
+  /**
+   * A person approved this very call, having seen its input: Edit and Write may change an
+   * existing file the session has not Read (a file changed since a Read is still refused).
+   */
+  approved?: boolean;
 }
 
 /** Tool settings from config (`tools:` in temporal.yaml). */
