@@ -120,8 +120,10 @@ export function decidePermission(
   }
   // EnterPlanMode runs in plan mode (Claude Code leaves the mode as it is); the runner does not
   // enter plan mode in the middle of a turn.
-  if (toolName === 'EnterPlanMode' && policy.optInTools?.includes(toolName) && policy.mode !== 'plan') {
-    return { behavior: 'deny', message: ENTER_PLAN_MODE_REFUSED, reason: 'mode' };
+  if (toolName === 'EnterPlanMode' && policy.optInTools?.includes(toolName)) {
+    return policy.mode === 'plan'
+      ? { behavior: 'allow' }
+      : { behavior: 'deny', message: ENTER_PLAN_MODE_REFUSED, reason: 'mode' };
   }
   const byName = decideByName(policy, toolName);
   if (byName.verdict === 'check') {
