@@ -67,10 +67,11 @@ export const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
  * Built-in tools offered only when `--tools` (or the SDK's `tools`) names them: Claude Code
  * 2.1.328 defers them by default (loaded through ToolSearch).
  * Turns recorded before they existed could not name them, so their permission decisions and
- * runs are unchanged. AskUserQuestion and ExitPlanMode are ones only in a turn with an approver
- * (`options.approvals`: `--wait-for-approval`, the SDK's `canUseTool`); elsewhere they stay
- * headless-disabled. No turn recorded before ExitPlanMode became one carries it in `tools`, which
- * is what gates its workflow branch (leaving plan mode mid-turn) for old histories.
+ * runs are unchanged. AskUserQuestion, ExitPlanMode and EnterPlanMode are ones only in a turn
+ * with an approver (`options.approvals`: `--wait-for-approval`, the SDK's `canUseTool`), named by
+ * `tools` or, for the default set, by `approverTools`; elsewhere they stay headless-disabled. No
+ * turn recorded before ExitPlanMode became one carries it in either, which is what gates its
+ * workflow branch (leaving plan mode mid-turn) for old histories.
  */
 export const OPT_IN_TOOL_NAMES = ['NotebookEdit', 'AskUserQuestion', 'ExitPlanMode', 'EnterPlanMode'] as const;
 
