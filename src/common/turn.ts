@@ -51,6 +51,12 @@ export interface TurnOptions {
   /** Tools offered to the model (default: all built-in tools). */
   tools?: string[];
   /**
+   * With the default tool set (`tools` absent) and an approver: the tools Claude Code 2.1.328's
+   * SDK adds to it (src/common/tools.ts `APPROVER_DEFAULT_TOOL_NAMES`). Absent in turns recorded
+   * before, whose tool list stays the default one.
+   */
+  approverTools?: string[];
+  /**
    * Replaces the default system prompt (`--system-prompt`). Client side only: the QueryEngine
    * stores the text in the session's content store and sends {@link systemPromptKey} instead, so
    * that no system prompt part travels in workflow history.

@@ -32,11 +32,14 @@ import type { turnWorkflow } from './turn';
 
 /**
  * The tools a turn offers the model: `options.tools`, else every tool the runner has (the task
- * tools only with `options.subagents`). An agent at the spawn-depth limit is not offered `Agent`,
+ * tools only with `options.subagents`) and `options.approverTools`. An agent at the spawn-depth limit is not offered `Agent`,
  * as in Claude Code (CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH).
  */
 export function offeredTools(o: TurnOptions): string[] {
-  const all = o.tools ?? (o.subagents ? DEFAULT_TOOL_NAMES : DEFAULT_TOOL_NAMES.filter((n) => !isTaskTool(n)));
+  const all = o.tools ?? [
+    ...(o.subagents ? DEFAULT_TOOL_NAMES : DEFAULT_TOOL_NAMES.filter((n) => !isTaskTool(n))),
+    ...(o.approverTools ?? []),
+  ];
   const depth = o.subagents?.depth ?? 0;
   const max = o.subagents?.maxSpawnDepth ?? DEFAULT_MAX_SPAWN_DEPTH;
   return all.filter((n) => !(isTaskTool(n) && !o.subagents) && !(n === 'Agent' && depth >= max));
@@ -49,7 +52,7 @@ export function offeredTools(o: TurnOptions): string[] {
  * absent list does.
  */
 export function modelToolNames(o: TurnOptions): string[] | undefined {
-  if (!o.tools && !o.subagents) return undefined;
+  if (!o.tools && !o.subagents && !o.approverTools) return undefined;
   const names = offeredTools(o);
   return o.tools ? names : [...names, SKILL_TOOL, TOOL_SEARCH_TOOL];
 }
