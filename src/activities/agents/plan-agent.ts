@@ -61,6 +61,17 @@ async function callInput(store: TranscriptStore, i: PlanAgentInput): Promise<unk
   return content.find((b) => b.type === 'tool_use' && b['id'] === i.toolUseId)?.['input'];
 }
 
+/**
+ * The tool_result text of an Agent call with `isolation`, which the runner does not build yet
+ * (docs/agents.md): the call is refused so that the model does not take the agent for isolated.
+ */
+export function isolationUnavailableText(isolation: 'worktree' | 'remote'): string {
+  return (
+    `isolation: "${isolation}" is not available in agent-runner yet. ` +
+    "Call Agent again without isolation: the agent then works in this session's working directory, on the same files."
+  );
+}
+
 /** Creates `planAgent`. */
 export function createPlanAgent(store: TranscriptStore): (input: PlanAgentInput) => Promise<AgentPlan | AgentRefusal> {
   return async (i) => {
@@ -94,6 +105,11 @@ export function createPlanAgent(store: TranscriptStore): (input: PlanAgentInput)
     const refusal = await writeDenialIfDenied(store, call, i.permission, raw);
     if (refusal) return { ok: false, result: refusal };
     const input = parsed.data;
+    // Refused, not ignored: an agent the model believes isolated would write the session's tree.
+    if (input.isolation !== undefined) {
+      const text = isolationUnavailableText(input.isolation);
+      return refuse(toolUseError(text), text);
+    }
     if (i.depth > i.maxSpawnDepth) {
       const text = depthLimitText(i.depth - 1, i.maxSpawnDepth);
       return refuse(toolUseError(text), text, 'depth_limit');
