@@ -33,12 +33,15 @@ function markerResponder(log: string): Responder {
 
 describe('agent-runner schedule', () => {
   let env: RunnerEnv | undefined;
+  /** The marker log of the running test (one model server for the suite). */
+  let currentLog = '';
   afterAll(async () => env?.close());
 
   test('schedule: an every-2s schedule fires batches with their own ids; a repeated fire (backfill) runs no task again; pause stops fires; delete removes it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dar-schedule-'));
     const log = join(dir, 'runs.log');
-    env = await startRunnerEnv({ responder: markerResponder(log) });
+    currentLog = log;
+    env = await startRunnerEnv({ responder: (req, ctx) => markerResponder(currentLog)(req, ctx) });
     const e = env;
     const cliEnv = { ...e.workerEnv, TEMPORAL_ADDRESS: temporalAddress() };
     const cli = (args: string[]) => runCli(args, { env: cliEnv, cwd: dir });
@@ -183,6 +186,57 @@ describe('agent-runner schedule', () => {
       err: expect.stringContaining(`no schedule "${id}"`),
     });
     expect(existsSync(log)).toBe(true);
+  });
+
+  test('schedule: a --prompt schedule runs its prompt as a batch of one task; trigger fires a paused schedule once', async () => {
+    const e = env!;
+    const dir = mkdtempSync(join(tmpdir(), 'dar-schedule-p-'));
+    const log = join(dir, 'runs.log');
+    currentLog = log;
+    const cliEnv = { ...e.workerEnv, TEMPORAL_ADDRESS: temporalAddress() };
+    const cli = (args: string[]) => runCli(args, { env: cliEnv, cwd: dir });
+    const id = `p-${randomUUID().slice(0, 8)}`;
+    const prompt = 'task p1: mark and answer';
+    const created = await cli([
+      'schedule',
+      'create',
+      id,
+      '--every',
+      '1h',
+      '--paused',
+      '--prompt',
+      prompt,
+      '--',
+      '--allowedTools',
+      'Bash',
+    ]);
+    expect({ code: created.code, err: created.stderr }).toMatchObject({ code: 0 });
+    expect(created.stdout).toContain(', paused');
+    const handle = e.client.schedule.getHandle(id);
+    const d0 = await handle.describe();
+    // The action holds a path, never the prompt.
+    expect(JSON.stringify(d0.action.args)).not.toContain(prompt);
+    const trig = await cli(['schedule', 'trigger', id]);
+    expect({ code: trig.code, out: trig.stdout }).toMatchObject({ code: 0, out: expect.stringContaining('triggered') });
+    let fire: { workflowId: string; runId: string; scheduledAt: Date } | undefined;
+    for (let i = 0; i < 100 && !fire; i++) {
+      const a = (await handle.describe()).info.recentActions[0];
+      if (a)
+        fire = {
+          workflowId: a.action.workflow.workflowId,
+          runId: a.action.workflow.firstExecutionRunId,
+          scheduledAt: a.scheduledAt,
+        };
+      else await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(fire).toBeDefined();
+    const result = (await e.client.workflow.getHandle(fire!.workflowId, fire!.runId).result()) as ScheduledBatchResult;
+    expect(result).toMatchObject({ batchId: scheduledBatchId(id, fire!.scheduledAt), exitCode: 0 });
+    expect(result.summary).toMatch(/^1 tasks: 1 succeeded/);
+    expect(readFileSync(log, 'utf8').trim().split('\n')).toEqual(['p1']);
+    // Its session is the fire batch's task `prompt`.
+    expect(await e.store.exists(taskSessionId(result.batchId, 'prompt'))).toBe(true);
+    expect((await cli(['schedule', 'delete', id])).code).toBe(0);
   });
 
   test('schedule: an unreachable server is a clear error', async () => {
