@@ -112,6 +112,14 @@ export async function runScheduleCreate(
         ).openRuntime({ config, ...mode, worker: false, callsModel: false, quiet: true })
       : await openControlRuntime(config, 'schedule create');
     try {
+      if (rt.mode === 'embedded') {
+        // A private server ends with this process: a schedule there would never fire.
+        throw new UsageError(
+          'schedule create needs a server that keeps running, and none is running: start `agent-runner server`, ' +
+            'set temporal.address (TEMPORAL_ADDRESS) to a Temporal server with `agent-runner worker` processes, ' +
+            'or set the model API key so that the background server can start (docs/schedules.md)',
+        );
+      }
       const handle = await createBatchSchedule(rt.client, {
         scheduleId,
         taskQueue: rt.taskQueue,
