@@ -94,7 +94,7 @@ describe('agent-runner schedule', () => {
     const handle = e.client.schedule.getHandle(id);
 
     // Two fires complete (overlap SKIP: a fire while a batch runs is skipped).
-    const done: Array<{ workflowId: string; scheduledAt: Date; result: ScheduledBatchResult }> = [];
+    const done: Array<{ workflowId: string; runId: string; scheduledAt: Date; result: ScheduledBatchResult }> = [];
     const deadline = Date.now() + 45_000;
     while (done.length < 2 && Date.now() < deadline) {
       const d = await handle.describe();
@@ -102,7 +102,12 @@ describe('agent-runner schedule', () => {
         if (done.some((x) => x.workflowId === a.action.workflow.workflowId)) continue;
         const h = e.client.workflow.getHandle(a.action.workflow.workflowId, a.action.workflow.firstExecutionRunId);
         if ((await h.describe()).status.name === 'RUNNING') continue;
-        done.push({ workflowId: a.action.workflow.workflowId, scheduledAt: a.scheduledAt, result: await h.result() });
+        done.push({
+          workflowId: a.action.workflow.workflowId,
+          runId: a.action.workflow.firstExecutionRunId,
+          scheduledAt: a.scheduledAt,
+          result: await h.result(),
+        });
       }
       if (done.length < 2) await new Promise((r) => setTimeout(r, 300));
     }
@@ -150,7 +155,9 @@ describe('agent-runner schedule', () => {
     for (let i = 0; i < 100 && !again; i++) {
       const d = await handle.describe();
       const rerun = d.info.recentActions.find(
-        (a) => a.action.workflow.workflowId === fires[0]!.workflowId && a.takenAt.getTime() > first.getTime() + 1000,
+        (a) =>
+          a.action.workflow.workflowId === fires[0]!.workflowId &&
+          a.action.workflow.firstExecutionRunId !== fires[0]!.runId,
       );
       if (rerun)
         again = await e.client.workflow
