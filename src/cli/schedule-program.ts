@@ -36,6 +36,18 @@ Examples:
   agent-runner schedule create smoke --every 10m --catchup-window 5m --paused -- smoke.jsonl
 See docs/schedules.md.`;
 
+const GROUP_HELP = `
+Examples:
+  agent-runner schedule create nightly --cron "0 3 * * *" -- tasks.jsonl --concurrency 8
+  agent-runner schedule list                     # state, times, next and last fire
+  agent-runner schedule describe nightly --json  # policies, counts, recent fires and their batch ids
+  agent-runner schedule pause nightly --note "release freeze"
+  agent-runner schedule unpause nightly
+  agent-runner schedule trigger nightly          # one fire now
+  agent-runner schedule delete nightly
+  agent-runner list --batch nightly-20261203T030000Z   # the sessions of one fire
+See \`agent-runner schedule create --help\` and docs/schedules.md.`;
+
 /** Adds `schedule create|list|describe|pause|unpause|trigger|delete` to the program. */
 export function addScheduleCommands(
   program: Command,
@@ -48,7 +60,8 @@ export function addScheduleCommands(
     .command('schedule')
     .description(
       'run a batch (or one prompt) on a Temporal Schedule: nightly runs without a CI cron (docs/schedules.md)',
-    );
+    )
+    .addHelpText('after', GROUP_HELP);
   schedule
     .command('create')
     .description('create a schedule that runs a task file (or --prompt) as a new batch at each fire')
@@ -75,7 +88,7 @@ export function addScheduleCommands(
       'pause the schedule when a fire fails (the batch refused to run: a missing file, a bad flag)',
     )
     .option('--paused', 'create it paused (start it with: agent-runner schedule unpause <id>)')
-    .option('--note <text>', 'a note kept with the schedule state (shown by list and describe)')
+    .option('--note <text>', 'a note kept with the schedule state (shown by describe and list --json)')
     .option('--json', 'print the created schedule as JSON')
     .addHelpText('after', CREATE_HELP)
     .action(async (id: string, batchArgs: string[], _o: unknown, cmd: Command) => {
