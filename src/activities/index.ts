@@ -53,6 +53,7 @@ import { SCHEDULE_WAKEUP_SPEC } from './wakeup/tool-spec';
 import { createNextCronFire, createReadCronCall, createRecordCronResult } from './cron/cron-call';
 import { CRON_TOOL_SPECS } from './cron/tool-specs';
 import { createRecordNotification, createStoreTaskNotification } from './agents/notifications';
+import { createRunScheduledBatch } from './schedule/run-scheduled-batch';
 
 export type { Activities } from './types';
 
@@ -173,6 +174,7 @@ export function createActivities(given: ActivityDeps): Activities {
     readCronCall: withStorageErrors(createReadCronCall(deps.store)),
     nextCronFire: createNextCronFire(),
     recordCronResult: withStorageErrors(createRecordCronResult(deps.store)),
+    runScheduledBatch: createRunScheduledBatch(deps.env ? { env: deps.env } : {}),
   });
   const counted = withCodeEditMetrics(deps.metrics, activities);
   return withAgentSpans(deps.tracer, withAgentEvents(deps.events, deps.store, counted));
