@@ -287,10 +287,19 @@ export async function watchIdle(
  */
 export const BUSY_WORKFLOWS_QUERY = `ExecutionStatus = 'Running' AND (WorkflowType = 'turnWorkflow' OR WorkflowType = 'sessionWorkflow')`;
 
-/** Running turn and session workflows, or null (logged) when the server does not answer: taken as busy. */
+/**
+ * What keeps the server busy: running turn and session workflows, plus schedules that will fire
+ * (not paused, a next fire time), whose fires need this server; null (logged) when the server
+ * does not answer: taken as busy.
+ */
 async function runningTurns(opts: WatchIdleOptions): Promise<number | null> {
   try {
-    return (await opts.client.workflow.count(BUSY_WORKFLOWS_QUERY)).count;
+    let busy = (await opts.client.workflow.count(BUSY_WORKFLOWS_QUERY)).count;
+    if (busy > 0) return busy;
+    for await (const s of opts.client.schedule.list()) {
+      if (!s.state.paused && s.info.nextActionTimes.length > 0) busy++;
+    }
+    return busy;
   } catch (e) {
     opts.log(`idle check: ${e instanceof Error ? e.message : String(e)}`);
     return null;

@@ -145,8 +145,9 @@ export async function runScheduleCreate(
       }
       if (rt.mode !== 'configured' && (await readLiveServerState(config.dataDir))?.mode !== 'foreground') {
         io.stderr(
-          'agent-runner schedule: fires run only while a server and a worker run; the background server stops after ' +
-            'its idle time: keep `agent-runner server` running, or use a deployed server and workers (docs/schedules.md)',
+          'agent-runner schedule: fires run only while a server and a worker run; the background server stays up while ' +
+            'a schedule is active, but nothing restarts it after a reboot: keep `agent-runner server` running under a ' +
+            'service manager, or use a deployed server and workers (docs/schedules.md)',
         );
       }
       return 0;
