@@ -379,6 +379,8 @@ export async function runPrint(
           emit(msg, flags, io);
           if (msg.type === 'result') result = msg;
         }
+        if (held && stoppedTasks !== undefined)
+          held = result = tasksStoppedResult(held as SDKResultMessage, stoppedTasks);
         if (held) emit(held, flags, io);
       } finally {
         await stopWatch();
@@ -403,6 +405,25 @@ export async function runPrint(
   if (noPrompt) return EXIT.usage;
   if (stoppedTasks !== undefined) return stoppedTasks;
   return result ? exitCodeFor(result) : EXIT.error;
+}
+
+/**
+ * The held result of a turn whose background tasks a signal stopped: an error, since their work
+ * is lost (a script that reads only the result must not take it for a success); the turn's own
+ * text stays in `result`.
+ */
+export function tasksStoppedResult(r: SDKResultMessage, exitCode: number): SDKResultMessage {
+  const signal = exitCode === 130 ? 'SIGINT' : 'SIGTERM';
+  return {
+    ...r,
+    subtype: 'error_during_execution',
+    is_error: true,
+    terminal_reason: 'aborted_tasks',
+    errors: [
+      ...(r.errors ?? []),
+      `${signal} stopped the session's background tasks before they finished: their work is lost; the turn itself had ended (${r.subtype})`,
+    ],
+  };
 }
 
 function emit(msg: SDKMessage, flags: PrintFlags, io: PrintIo): void {
