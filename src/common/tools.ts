@@ -51,7 +51,6 @@ export const DEFAULT_TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...
  * they are left out with a warning.
  */
 export const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
-  'Monitor',
   'ScheduleWakeup',
   'TodoWrite',
   'EnterWorktree',
@@ -72,7 +71,7 @@ export const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
  * headless-disabled. No turn recorded before ExitPlanMode became one carries it in `tools`, which
  * is what gates its workflow branch (leaving plan mode mid-turn) for old histories.
  */
-export const OPT_IN_TOOL_NAMES = ['NotebookEdit', 'AskUserQuestion', 'ExitPlanMode'] as const;
+export const OPT_IN_TOOL_NAMES = ['NotebookEdit', 'AskUserQuestion', 'ExitPlanMode', 'Monitor'] as const;
 
 /** Claude Code's tool that asks the approver to leave plan mode (an opt-in tool, above). */
 export const EXIT_PLAN_MODE_TOOL = 'ExitPlanMode';

@@ -1,10 +1,12 @@
 import { CancellationScope, getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
 import type { TaskCommandMessage, TaskFinishedMessage, TaskKiller, TaskReply } from '../common/tasks';
 import type { LimitPatch } from './messages';
+import type { TaskEventMessage } from '../common/monitor';
 import {
   agentMessageSignal,
   setLimitsSignal,
   taskCommandSignal,
+  taskEventSignal,
   taskFinishedSignal,
   taskReplySignal,
   taskStartedSignal,
@@ -31,6 +33,7 @@ export class SessionTaskControl {
   setHandlers(): void {
     setHandler(taskStartedSignal, (m) => this.ledger.taskStarted(m));
     setHandler(taskFinishedSignal, (m) => this.finished(m));
+    setHandler(taskEventSignal, (m) => this.event(m));
     setHandler(taskCommandSignal, (m) => this.command(m));
   }
 
@@ -44,6 +47,16 @@ export class SessionTaskControl {
     if (record && record.killedBy !== 'user' && msg.shellEnd?.kind !== 'stopped') {
       this.inbox.notify({ record, finished: msg });
     }
+  }
+
+  /**
+   * A monitor's event: it waits for a turn, unless its run is not the task's current one, has
+   * ended, or is being stopped (a stopped monitor tells the model nothing more).
+   */
+  private event(m: TaskEventMessage): void {
+    const t = this.ledger.tasks.find(m.taskId);
+    if (!t || t.runId !== m.runId || t.status !== 'running' || this.stopping.has(m.taskId)) return;
+    this.inbox.event({ record: t, ref: m.ref });
   }
 
   /** Answers a turn's question about the table. */

@@ -51,7 +51,11 @@ export async function launchShellTask(
     startedAtMs: Date.now(),
     workflowId,
     refs: { outputFile: launch.outputFile },
-    shell: { command: launch.command, timeoutMs: launch.timeoutMs },
+    shell: {
+      command: launch.command,
+      timeoutMs: launch.timeoutMs,
+      ...(launch.monitor ? { monitor: true as const } : {}),
+    },
   };
   const input: ShellTaskInput = {
     sessionId: turn.sessionId,
@@ -77,7 +81,11 @@ export async function launchShellTask(
       args: [input],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       cancellationType: ChildWorkflowCancellationType.ABANDON,
-      staticSummary: `background command ${launch.taskId}: ${launch.description}`.slice(0, 4 * LABEL_CHARS),
+      staticSummary:
+        `${launch.monitor ? 'monitor' : 'background command'} ${launch.taskId}: ${launch.description}`.slice(
+          0,
+          4 * LABEL_CHARS,
+        ),
       staticDetails: `**session** \`${turn.sessionId}\`  \n**timeout** ${launch.timeoutMs} ms`,
     });
   });

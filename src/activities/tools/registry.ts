@@ -14,6 +14,7 @@ import type { ToolDefinition } from './types';
 import { WriteTool } from './write';
 import { WebFetchTool } from './web/web-fetch';
 import { WebSearchTool } from './web/web-search';
+import { MonitorTool } from './monitor';
 
 /**
  * A tool of any input type. `run` really takes the tool's own input type, so raw input must
@@ -29,12 +30,14 @@ export const BUILTIN_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map<str
   ]),
 );
 
-/** The opt-in tools (src/common/tools.ts `OPT_IN_TOOL_NAMES`: NotebookEdit, AskUserQuestion, ExitPlanMode), by name. */
+/** The opt-in tools (src/common/tools.ts `OPT_IN_TOOL_NAMES`: NotebookEdit, AskUserQuestion, ExitPlanMode, Monitor), by name. */
 export const OPT_IN_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map<string, AnyToolDefinition>(
-  [NotebookEditTool, AskUserQuestionTool as AnyToolDefinition, ExitPlanModeTool as AnyToolDefinition].map((t) => [
-    t.name,
-    t,
-  ]),
+  [
+    NotebookEditTool,
+    AskUserQuestionTool as AnyToolDefinition,
+    ExitPlanModeTool as AnyToolDefinition,
+    MonitorTool as AnyToolDefinition,
+  ].map((t) => [t.name, t]),
 );
 
 /** Every built-in tool, default and opt-in: the table of a turn that offers its opt-in tools. */
