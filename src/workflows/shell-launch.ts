@@ -12,6 +12,7 @@ import type { TaskRecord } from '../common/tasks';
 import type { RunToolInput } from '../common/tools';
 import type { TurnInput } from '../common/turn';
 import { LABEL_CHARS } from '../common/summary';
+import { taskRunIdFromUuid } from '../common/ids';
 import { taskStartedSignal } from './messages';
 import type { ShellTaskInput, shellTaskWorkflow } from './shell-task';
 
@@ -37,7 +38,8 @@ export async function launchShellTask(
 ): Promise<void> {
   const owner = turn.sessionWorkflowId ?? workflowInfo().workflowId;
   const workflowId = shellTaskWorkflowId(owner, launch.taskId);
-  const runId = uuid4();
+  // Claude Code's run id form (`origin.runId` of the notification turn), as an agent's.
+  const runId = taskRunIdFromUuid(uuid4());
   const record: TaskRecord = {
     kind: 'shell',
     taskId: launch.taskId,
