@@ -1,43 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ParsedRequest, StepSpec } from '../../src/fake-model';
+import type { StepSpec } from '../../src/fake-model';
 import { installRuntimeLogging } from '../../src/worker/logging';
 import { sessionWorkflowId } from '../../src/common/ids';
 import { NOTIFICATION_HEAD } from '../../src/activities/agents/texts';
 import { makeRepo, startRunnerEnv, testTurnOptions } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
+import { isProcessAlive } from '../helpers/processes';
+import { lastUserText, textStep, toolCall, waitFor } from '../helpers/model-requests';
 
 installRuntimeLogging('WARN');
 
-async function waitFor<T>(what: string, check: () => T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** Text of a request's last user message (its text and tool_result blocks). */
-function lastUserText(req: ParsedRequest): string {
-  const m = [...req.messages].reverse().find((x) => x.role === 'user');
-  if (!m) return '';
-  if (typeof m.content === 'string') return m.content;
-  return m.content
-    .map((b) => {
-      const r = b as { type: string; text?: string; content?: unknown };
-      if (r.type === 'text') return r.text ?? '';
-      if (r.type === 'tool_result') return typeof r.content === 'string' ? r.content : JSON.stringify(r.content);
-      return '';
-    })
-    .join('\n');
-}
-
-const tool = (name: string, input: Record<string, unknown>, id: string): StepSpec => ({
-  content: [{ tool_use: { id, name, input } }],
-});
-const text = (t: string): StepSpec => ({ content: [{ text: t }] });
+const tool = toolCall;
+const text = textStep;
 const STARTED = /^Monitor started \(task (b[0-9a-z]{8}), expires in (\S+) unless the source ends first;/;
 
 function started(seen: string[]): string {
@@ -145,7 +120,7 @@ describe('Monitor: a command whose stdout lines reach the session as events whil
       }),
     );
     const pid = Number(readFileSync(join(repo, 'pid'), 'utf8'));
-    await waitFor('the stopped command to die', () => (!alive(pid) ? true : undefined), 10_000);
+    await waitFor('the stopped command to die', () => (!isProcessAlive(pid) ? true : undefined), 10_000);
     await waitFor('the expiry notification', () => (seen.length >= 5 ? true : undefined));
     expect(seen[4]).toBe(
       event(
@@ -159,15 +134,6 @@ describe('Monitor: a command whose stdout lines reach the session as events whil
     expect(seen).toHaveLength(5);
   }, 60_000);
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
