@@ -76,7 +76,12 @@ export class SessionTaskControl {
         return { requestId, kind: 'list', rows: tasks.rows(), nowMs: Date.now() };
       case 'stop': {
         const t = tasks.find(command.taskId);
-        if (!t || t.status !== 'running') return { requestId, kind: 'unknown', error: 'no-task' };
+        // A cron job or wake-up is not a task TaskStop knows in 2.1.328 ("No task found with ID",
+        // CronDelete and `stop: true` end them); nor is one that has ended. No command is sent
+        // either way (a timer has no workflow to cancel), so old histories replay the same.
+        if (!t || t.status !== 'running' || t.kind === 'cron' || t.kind === 'wakeup') {
+          return { requestId, kind: 'unknown', error: 'no-task' };
+        }
         await this.stop(t.taskId, t.workflowId, command.killedBy);
         return t.kind === 'shell'
           ? {

@@ -43,7 +43,10 @@ describe('Monitor: a command whose stdout lines reach the session as events whil
     seen.length = 0;
   });
   const engineFor = (cwd: string) =>
-    env!.engine({ cwd, defaults: testTurnOptions({ tools: ['Bash', 'Monitor', 'TaskStop'], subagents: {} }) });
+    env!.engine({
+      cwd,
+      defaults: testTurnOptions({ tools: ['Bash', 'Monitor', 'TaskStop', 'CronCreate', 'CronList'], subagents: {} }),
+    });
 
   test("each line is an event turn while the command runs, its exit ends the task with 2.1.328's texts; no line is in workflow history", async () => {
     const repo = makeRepo({ 'a.txt': 'a\n' });
@@ -133,6 +136,27 @@ describe('Monitor: a command whose stdout lines reach the session as events whil
     await new Promise((r) => setTimeout(r, 1500));
     expect(seen).toHaveLength(5);
   }, 60_000);
+
+  test("TaskStop of a cron job's id is 2.1.328's no-task error (the job is not a task it stops; CronDelete is), and the job stays", async () => {
+    let cronId = '';
+    play = (step) =>
+      step === 0
+        ? tool('CronCreate', { cron: '7 9 * * *', prompt: 'Morning check.' }, 'toolu_cron_1')
+        : step === 1
+          ? tool(
+              'TaskStop',
+              { task_id: (cronId = /Scheduled recurring job ([0-9a-f]{8})/.exec(seen[1] ?? '')?.[1] ?? '') },
+              'toolu_stop_c',
+            )
+          : step === 2
+            ? tool('CronList', {}, 'toolu_list_c')
+            : text('Done.');
+    const engine = engineFor(makeRepo({ 'a.txt': 'a\n' }));
+    await env!.runTurn(engine, 'schedule, then stop');
+    expect(cronId).toMatch(/^[0-9a-f]{8}$/);
+    expect(seen[2]).toBe(`<tool_use_error>No task found with ID: ${cronId}</tool_use_error>`);
+    expect(seen[3]).toContain(cronId);
+  }, 30_000);
 });
 
 function escape(s: string): string {
