@@ -1,3 +1,4 @@
+import { temporal } from '@temporalio/proto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StepSpec } from '../../src/fake-model';
@@ -82,10 +83,15 @@ describe('Monitor: a command whose stdout lines reach the session as events whil
     expect(output).toContain('noise 2');
     expect(output.endsWith('\n[exited with code 0]\n')).toBe(true);
     // Content stays out of history: the session's and the task's histories hold refs only.
-    const history = JSON.stringify(
-      await env!.client.workflow.getHandle(sessionWorkflowId(engine.sessionId)).fetchHistory(),
-    );
-    expect(history).toContain('taskEvent');
+    const events =
+      (await env!.client.workflow.getHandle(sessionWorkflowId(engine.sessionId)).fetchHistory()).events ?? [];
+    const history = JSON.stringify(events);
+    // Each event is one small signal (a ref, about 400 bytes of history).
+    const signals = events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'taskEvent');
+    expect(signals).toHaveLength(3);
+    const sizes = signals.map((e) => temporal.api.history.v1.HistoryEvent.encode(e).finish().length);
+    process.stderr.write(`[monitor] taskEvent signal sizes (bytes): ${sizes.join(', ')}\n`);
+    for (const n of sizes) expect(n).toBeLessThan(1024);
     expect(history).not.toContain('event 2');
     expect(history).not.toContain('noise');
     expect(seen).toHaveLength(6);
