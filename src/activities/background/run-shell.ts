@@ -86,7 +86,7 @@ export interface MonitorSink {
  * Runs `command` to its end, writing its output to `i.outputFile` (exported for tests). With
  * `monitor`, stdout lines are also events (batched, {@link LineBatcher}) handed to it in order,
  * and stderr goes to the file only; the result waits for the last event to be handed over. A
- * stopped or expired monitor hands over nothing more.
+ * stopped monitor hands over nothing more; an expired one hands over the lines it printed first.
  */
 export function runShell(
   command: string,
@@ -110,7 +110,8 @@ export function runShell(
     let delivered: Promise<void> = Promise.resolve();
     const batcher = monitor
       ? new LineBatcher((text) => {
-          if (killed !== undefined) return;
+          // A stopped monitor tells nothing more; an expired one still hands over what it printed.
+          if (killed === 'stopped') return;
           counts.events++;
           // The sink reports its own failures: one lost event does not stop the watch.
           delivered = delivered.then(() => monitor.event(text).catch(() => undefined));
