@@ -1,18 +1,18 @@
 /**
  * The context pipeline against auto-compaction alone (issue 26): one scripted 200-step turn whose
  * tools return large, repetitive outputs (Reads of the same three files, long test logs), on a
- * 200K-token window, run twice on the local model server (which simulates the prompt cache and
- * counts tokens as chars/4): with microcompact on (the default batches of 60K tokens, and
- * Claude Code's 20K),
- * and with it off. Per run:
- * prompt tokens sent in all (compaction calls included), cost (the turn's, from the price table),
- * cache-read share, compactions, and whether the final request still holds a fact planted by the
- * tool result of step 10.
+ * 200K-token window, on the local model server (which simulates the prompt cache and counts
+ * tokens as chars/4), run in one process with the pipeline at its defaults (batches of 60K tokens
+ * from 95% of the auto-compaction threshold), with batches at any context size, from 80% and 90%,
+ * with Claude Code's 20K batches, and with the pipeline off. Per run: prompt tokens sent in all
+ * (compaction calls included), cost (the turn's, from the price table), cache-read share,
+ * compactions, and whether the final request still holds a fact planted by the tool result of
+ * step 10.
  */
 import { COMPACT_INSTRUCTION } from '../src/activities/model/compact';
 import type { Responder } from '../src/fake-model';
 import { firstUserText } from '../src/fake-model/request';
-import { CLAUDE_CODE_MIN_FREED_TOKENS } from '../src/engine/microcompact';
+import { CLAUDE_CODE_MIN_FREED_TOKENS, DEFAULT_TRIGGER_FILL } from '../src/engine/microcompact';
 import { makeRepo, progress, startRunner } from './env';
 import type { Measurement } from './stats';
 import { renderTable, round } from './stats';
@@ -60,11 +60,15 @@ interface RunFigures {
   subtype: string;
 }
 
-async function oneRun(
-  opts: ContextPipelineBenchOptions,
-  microcompact: boolean,
-  minFreedTokens?: number,
-): Promise<RunFigures> {
+/** A run's pipeline: off (auto-compaction alone), or on with microcompact's batch and trigger. */
+interface PipelineSetting {
+  on: boolean;
+  minFreedTokens?: number;
+  triggerFill?: number;
+}
+
+async function oneRun(opts: ContextPipelineBenchOptions, setting: PipelineSetting): Promise<RunFigures> {
+  const microcompact = setting.on;
   let compactions = 0;
   let promptTokens = 0;
   let cacheReadTokens = 0;
@@ -111,7 +115,11 @@ async function oneRun(
         autoCompactRatio: 0.8,
         contextWindowTokens: opts.windowTokens,
         preserveTokens: 20_000,
-        microcompact: { enabled: microcompact, ...(minFreedTokens !== undefined ? { minFreedTokens } : {}) },
+        microcompact: {
+          enabled: microcompact,
+          ...(setting.minFreedTokens !== undefined ? { minFreedTokens: setting.minFreedTokens } : {}),
+          ...(setting.triggerFill !== undefined ? { triggerFill: setting.triggerFill } : {}),
+        },
         // The other stages before auto-compaction go with microcompact (the pipeline, or none of it).
         toolResultBudget: { enabled: microcompact },
         snip: { enabled: microcompact },
@@ -142,12 +150,25 @@ async function oneRun(
 
 /** Runs the session with the full pipeline and with auto-compaction alone. */
 export async function measureContextPipeline(opts: ContextPipelineBenchOptions): Promise<Measurement> {
-  progress(`context pipeline: ${opts.steps} steps with the tool-result budget, snip, microcompact and auto-compaction`);
-  const full = await oneRun(opts, true);
-  progress(`context pipeline: ${opts.steps} steps with microcompact in batches of 20,000 tokens (Claude Code's)`);
-  const wide = await oneRun(opts, true, CLAUDE_CODE_MIN_FREED_TOKENS);
-  progress(`context pipeline: ${opts.steps} steps with auto-compaction alone`);
-  const alone = await oneRun(opts, false);
+  const runs: Array<[string, PipelineSetting]> = [
+    [
+      `full pipeline (budget, snip, microcompact batches of 60K from ${DEFAULT_TRIGGER_FILL * 100}% of the threshold, + auto-compaction)`,
+      { on: true },
+    ],
+    ['full pipeline, batches at any context size (trigger 0)', { on: true, triggerFill: 0 }],
+    ['full pipeline, batches from 80% of the threshold', { on: true, triggerFill: 0.8 }],
+    ['full pipeline, batches from 90% of the threshold', { on: true, triggerFill: 0.9 }],
+    [
+      "full pipeline, batches of 20K (Claude Code's), at any context size",
+      { on: true, minFreedTokens: CLAUDE_CODE_MIN_FREED_TOKENS, triggerFill: 0 },
+    ],
+    ['auto-compaction alone', { on: false }],
+  ];
+  const results: RunFigures[] = [];
+  for (const [label, setting] of runs) {
+    progress(`context pipeline: ${opts.steps} steps, ${label}`);
+    results.push(await oneRun(opts, setting));
+  }
   const share = (r: RunFigures): number => r.cacheReadTokens / Math.max(1, r.promptTokens);
   const row = (label: string, r: RunFigures): string[] => [
     label,
@@ -178,11 +199,7 @@ export async function measureContextPipeline(opts: ContextPipelineBenchOptions):
       'results by budget',
       'step-10 fact seen',
     ],
-    [
-      row('full pipeline (budget, snip, microcompact batches of 60K, + auto-compaction)', full),
-      row("full pipeline, microcompact batches of 20K (Claude Code's)", wide),
-      row('auto-compaction alone', alone),
-    ],
+    runs.map(([label], i) => row(label, results[i] as RunFigures)),
   );
   const json = (r: RunFigures): Record<string, unknown> => ({
     requests: r.requests,
@@ -204,9 +221,8 @@ export async function measureContextPipeline(opts: ContextPipelineBenchOptions):
     json: {
       steps: opts.steps,
       windowTokens: opts.windowTokens,
-      full: json(full),
-      fullBatches20k: json(wide),
-      autoCompactionAlone: json(alone),
+      triggerFill: DEFAULT_TRIGGER_FILL,
+      runs: runs.map(([label, setting], i) => ({ label, setting, ...json(results[i] as RunFigures) })),
     },
   };
 }

@@ -54,6 +54,7 @@ import { createNextCronFire, createReadCronCall, createRecordCronResult } from '
 import { CRON_TOOL_SPECS } from './cron/tool-specs';
 import { MONITOR_SPEC } from './monitor/tool-spec';
 import { createRecordNotification, createStoreTaskNotification } from './agents/notifications';
+import { createRunScheduledBatch } from './schedule/run-scheduled-batch';
 
 export type { Activities } from './types';
 
@@ -174,6 +175,7 @@ export function createActivities(given: ActivityDeps): Activities {
     readCronCall: withStorageErrors(createReadCronCall(deps.store)),
     nextCronFire: createNextCronFire(),
     recordCronResult: withStorageErrors(createRecordCronResult(deps.store)),
+    runScheduledBatch: createRunScheduledBatch(deps.env ? { env: deps.env } : {}),
   });
   const counted = withCodeEditMetrics(deps.metrics, activities);
   return withAgentSpans(deps.tracer, withAgentEvents(deps.events, deps.store, counted));

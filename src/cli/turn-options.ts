@@ -243,7 +243,9 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
     compaction: {
       autoCompactRatio: config.compaction.autoCompactRatio,
       preserveTokens: config.compaction.preserveTokens,
-      ...(config.compaction.microcompact ? {} : { microcompact: { enabled: false } }),
+      microcompact: config.compaction.microcompact
+        ? { triggerFill: config.compaction.triggerFill }
+        : { enabled: false, triggerFill: config.compaction.triggerFill },
       ...(config.compaction.toolResultBudget ? {} : { toolResultBudget: { enabled: false } }),
       ...(config.compaction.snip ? {} : { snip: { enabled: false } }),
       ...(config.compaction.contextWindowTokens !== null

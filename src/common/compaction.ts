@@ -48,4 +48,11 @@ export interface MicrocompactOptions {
   minResultTokens?: number;
   /** Least tokens a new batch of clearings must free (else none is made). @default 60000 (Claude Code's: 20000) */
   minFreedTokens?: number;
+  /**
+   * A new batch (these clearings and the snips that go with them) is made only once the last
+   * call's context has reached this share of the auto-compaction threshold; below it the cached
+   * view is sent unchanged. 0 makes batches at any size; with auto-compaction off there is no
+   * threshold and batches are made at any size. @default 0.95 (`bench pipeline`: 0 is cheapest, 0.95 keeps the cache-read share)
+   */
+  triggerFill?: number;
 }

@@ -50,10 +50,20 @@ export interface CallModelInput {
   /** Microcompact settings of the turn (`CompactionOptions.microcompact`). @default on, with its defaults */
   microcompact?: MicrocompactOptions;
   /**
+   * The last call's context and the auto-compaction threshold (tokens): until the context this
+   * call sends reaches `microcompact.triggerFill` of the threshold, no new snip or microcompact
+   * batch is made. Absent (no call yet, or auto-compaction off): batches at any size.
+   */
+  autoCompact?: { lastContextTokens: number; thresholdTokens: number };
+  /**
    * Present: the environment message lists the session's agent types (Claude Code's "Available
    * agent types for the Agent tool"): those of the stored list `ref`, else the built-in types.
    */
-  agentTypes?: { ref?: ContentRef };
+  agentTypes?: {
+    ref?: ContentRef;
+    /** Types `Agent(<type>)` deny rules name: left out of the listing, as in Claude Code 2.1.328. */
+    denied?: string[];
+  };
   /** Tool-result budget settings of the turn (`CompactionOptions.toolResultBudget`). @default on, with its defaults */
   toolResultBudget?: ToolResultBudgetOptions;
   /** Snip settings of the turn (`CompactionOptions.snip`). @default on, with its defaults */

@@ -32,6 +32,18 @@ export function shouldAutoCompact(
 }
 
 /**
+ * The auto-compaction threshold in tokens (a turn whose last call's context reached it compacts
+ * before its next call), or undefined when auto-compaction is off. The cheaper stages (snip,
+ * microcompact) make a new batch only close to it.
+ * @param modelWindow the model's context window (tokens)
+ */
+export function autoCompactThreshold(modelWindow: number, options: CompactionOptions | undefined): number | undefined {
+  const ratio = options?.autoCompactRatio ?? DEFAULT_AUTO_COMPACT_RATIO;
+  if (ratio <= 0) return undefined;
+  return ratio * (options?.contextWindowTokens ?? modelWindow);
+}
+
+/**
  * Tokens a `taskBudget` has used: the output so far plus the context of every compaction (after
  * a compaction the model no longer sees that context, so it is taken from what remains, as the
  * seeds do with `taskBudgetRemaining`).

@@ -19,7 +19,9 @@
  * byte for byte, and the cache serves it. Claude Code's batch is 20,000 tokens, but it clears
  * only once the cache has gone cold; we clear with the cache warm, where each batch rewrites the
  * tail, so our default is 60,000 (`bench pipeline`: lower cost and a cache-read share of 90%
- * instead of 77%, on the same session).
+ * instead of 77%, on the same session). And a batch is made only once the context reaches
+ * `triggerFill` (95%) of the auto-compaction threshold ({@link batchDue}): fewer, larger batches,
+ * the cache-read share of auto-compaction alone (94%), no compaction.
  */
 import type { MicrocompactOptions } from '../common/compaction';
 
@@ -42,6 +44,26 @@ export const COMPACTABLE_TOOLS: ReadonlySet<string> = new Set([
 
 /** Defaults of {@link MicrocompactOptions}. */
 export const MICROCOMPACT_DEFAULTS = { keepRecent: 5, minResultTokens: 1_000, minFreedTokens: 60_000 } as const;
+
+/** Default of {@link MicrocompactOptions.triggerFill}: just before auto-compaction would run (`bench pipeline`: the cache-read share of auto-compaction alone, at lower cost). */
+export const DEFAULT_TRIGGER_FILL = 0.95;
+
+/**
+ * True when a call may make a new batch (microcompact's clearings, snip's removals): the context
+ * it would send has reached `triggerFill` of the auto-compaction threshold, or either is unknown.
+ * @param contextTokens the context the call would send without a new batch (tokens, estimated:
+ *   the last call's context plus the results since)
+ * @param thresholdTokens the auto-compaction threshold (`autoCompactThreshold`), undefined when it is off
+ */
+export function batchDue(
+  contextTokens: number | undefined,
+  thresholdTokens: number | undefined,
+  options: MicrocompactOptions | undefined,
+): boolean {
+  const trigger = options?.triggerFill ?? DEFAULT_TRIGGER_FILL;
+  if (contextTokens === undefined || thresholdTokens === undefined || trigger <= 0) return true;
+  return contextTokens >= trigger * thresholdTokens;
+}
 
 /** Claude Code's least batch (tokens): it clears when the cache has gone cold, where a rewrite costs nothing. */
 export const CLAUDE_CODE_MIN_FREED_TOKENS = 20_000;

@@ -29,7 +29,7 @@ import { isRunnerCommand, promptCommandOf } from '../common/prompt-command';
 import { LOCAL_COMMAND_RESULT } from '../common/commands';
 import { decidePermission, turnPolicy } from '../engine/permissions';
 import { REFUSAL_NOTE, afterRefusal, refusalNotice, refusedAgainError } from '../engine/refusal';
-import { shouldAutoCompact, taskBudgetTokens } from '../engine/compaction';
+import { autoCompactThreshold, shouldAutoCompact, taskBudgetTokens } from '../engine/compaction';
 import { fallbackFor, fallbackNotice, OVERLOADED_ATTEMPTS_BEFORE_FALLBACK } from '../engine/model-fallback';
 import {
   MAX_OUTPUT_TOKENS_RECOVERIES,
@@ -441,6 +441,8 @@ class Turn {
     // With a fallback left, overloaded answers fail the call early so that the turn can switch.
     const canFallBack = fallbackFor(ModelErrorType.Overloaded, model, options) !== null;
     const tools = modelToolNames(options);
+    const last = this.state.data.lastContext;
+    const thresholdTokens = last ? autoCompactThreshold(last.window, options.compaction) : undefined;
     let call: CallModelSummary | undefined;
     try {
       const callInput: CallModelInput = {
@@ -466,6 +468,9 @@ class Turn {
         ...(options.compaction?.microcompact ? { microcompact: options.compaction.microcompact } : {}),
         ...(options.compaction?.toolResultBudget ? { toolResultBudget: options.compaction.toolResultBudget } : {}),
         ...(options.compaction?.snip ? { snip: options.compaction.snip } : {}),
+        ...(last && thresholdTokens !== undefined
+          ? { autoCompact: { lastContextTokens: last.tokens, thresholdTokens } }
+          : {}),
         ...agentListingInput(options),
         ...this.workspace.forModelCall(),
       };

@@ -356,7 +356,8 @@ describe('microcompact', () => {
   test('microcompact: repeated Reads of one file are cleared in one batch, streamed, recorded and counted', async () => {
     const r = await runCase('microcompact-reads', reads(6), {
       files: big,
-      submit: { compaction: { microcompact: { minFreedTokens: 20_000 } } },
+      // triggerFill 0: a batch at any context size (the gate is the next test's).
+      submit: { compaction: { microcompact: { minFreedTokens: 20_000, triggerFill: 0 } } },
     });
     expect(r.result).toMatchObject({ subtype: 'success', result: 'finished' });
     const mc = r.messages.filter((m) => m.type === 'system' && m.subtype === 'microcompact_boundary');
@@ -375,6 +376,32 @@ describe('microcompact', () => {
     expect(last.slice(3).every((t) => t.includes('a line of the file'))).toBe(true);
     expect(r.result.context_stages?.microcompact).toMatchObject({ runs: 1, cleared_tool_results: 3 });
     expect(r.result.context_stages?.microcompact?.freed_tokens).toBeGreaterThan(20_000);
+  });
+
+  test('microcompact: no batch until the context reaches triggerFill of the auto-compaction threshold, then one that keeps it from compacting', async () => {
+    const cleared = (req: ParsedRequest): boolean =>
+      toolResultBlocks(req).some((b) => toolResultText(b) === '[Old tool result content cleared]');
+    const r = await runCase('microcompact-trigger', reads(10), {
+      files: big,
+      // Threshold 0.8 × 100,000 = 80,000 tokens; batches from 90% of it (72,000), each result ~8,000.
+      submit: {
+        compaction: {
+          autoCompactRatio: 0.8,
+          contextWindowTokens: 100_000,
+          microcompact: { minFreedTokens: 20_000, triggerFill: 0.9 },
+        },
+      },
+    });
+    expect(r.result).toMatchObject({ subtype: 'success', result: 'finished' });
+    const first = r.requests.findIndex(cleared);
+    // Where a batch at any size came (the fifth call, the test above), the view is still whole.
+    expect(first).toBeGreaterThan(4);
+    expect(r.requests.slice(0, first).some(cleared)).toBe(false);
+    // The call that cleared sent at least 72,000 tokens' worth before clearing: the one before it
+    // had at least 64,000 (8 results more than the first call).
+    expect(JSON.stringify((r.requests[first - 1] as ParsedRequest).messages).length / 4).toBeGreaterThan(56_000);
+    expect(r.messages.filter((m) => m.type === 'system' && m.subtype === 'microcompact_boundary')).toHaveLength(1);
+    expect(r.messages.some((m) => m.type === 'system' && m.subtype === 'compact_boundary')).toBe(false);
   });
 
   test('microcompact: compaction.microcompact.enabled false sends every result whole', async () => {
@@ -458,7 +485,10 @@ describe('snip', () => {
     );
 
   test('snip: a failed Read older than the 5 most recent rounds is left out of the view, streamed, recorded and counted', async () => {
-    const r = await runCase('snip-failed', steps, { submit: { compaction: { snip: { minFreedTokens: 1 } } } });
+    const r = await runCase('snip-failed', steps, {
+      // triggerFill 0: snips at any context size (the gate: microcompact's test).
+      submit: { compaction: { snip: { minFreedTokens: 1 }, microcompact: { triggerFill: 0 } } },
+    });
     expect(r.result).toMatchObject({ subtype: 'success', result: 'finished' });
     const lines = r.messages.filter((m) => m.type === 'system' && m.subtype === 'snip_boundary');
     expect(lines).toHaveLength(1);

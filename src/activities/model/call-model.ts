@@ -13,6 +13,7 @@ import type { Usage } from '../../common/usage';
 import type { ModelPrice } from '../../common/usage';
 import { emptyUsage, usageDetailsOf } from '../../common/usage';
 import { costOfUsage } from '../../engine/cost';
+import { batchDue } from '../../engine/microcompact';
 import type { TranscriptStore } from '../../store/transcript-store';
 import type { StreamEventWriter } from '../../store/stream-events';
 import { TranscriptChainError } from '../../store/transcript-store';
@@ -26,11 +27,11 @@ import { describeCallFailure, unstoredResponseFailure } from './call-failure';
 import { replayedReminder, withFileReminder } from './file-reminders';
 import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
-import { withMicrocompact } from './microcompact';
+import { tokensSinceLastCall, withMicrocompact } from './microcompact';
 import { microcompactWithSnip, withSnip } from './snip';
 import { withToolResultBudget } from './tool-result-budget';
 import { buildMessages, buildSystem } from './request';
-import { loadAgentList } from '../agents/agent-list';
+import { listedAgents } from '../agents/agent-list';
 import { agentListing } from '../../common/agents';
 import { betaHeaders } from './betas';
 import { thinkingParams } from './thinking-params';
@@ -310,20 +311,30 @@ export async function buildModelRequest(deps: ModelDeps, input: CallModelInput, 
   const ws = input.workspace;
   // The tool-result budget first (the seeds' order): a fresh message over it sends its largest results by reference.
   const budget = await withToolResultBudget(deps.store, { ...input, turnId }, chain, input.toolResultBudget);
+  // Snip and microcompact rewrite the cached prefix: a new batch only once the context has grown
+  // to the trigger (between, the recorded view is sent byte for byte and the cache serves it).
+  const ac = input.autoCompact;
+  const due = batchDue(
+    ac && ac.lastContextTokens + tokensSinceLastCall(budget.chain),
+    ac?.thresholdTokens,
+    input.microcompact,
+  );
+  const snipOptions = due ? input.snip : { ...input.snip, enabled: false };
+  const microOptions = due ? input.microcompact : { ...input.microcompact, enabled: false };
   // Stale rounds left out (with a microcompact batch, or when they free enough on their own).
   const snip = await withSnip(
     deps.store,
     { ...input, parentUuid: budget.parentUuid, turnId },
     budget.chain,
-    input.snip,
-    input.microcompact,
+    snipOptions,
+    microOptions,
   );
   // Old tool results cleared (recorded on the chain, plus a new batch when it frees enough).
   const micro = await withMicrocompact(
     deps.store,
     { ...input, parentUuid: snip.parentUuid, turnId },
     snip.chain,
-    microcompactWithSnip(input.microcompact, snip),
+    microcompactWithSnip(microOptions, snip),
   );
   const context = await withFileReminder(
     deps.store,
@@ -370,7 +381,7 @@ export async function buildModelRequest(deps: ModelDeps, input: CallModelInput, 
       replaced: budget.replaced,
       ...(offered.plan.active ? { deferredTools: offered.plan.deferred } : {}),
       ...(input.agentTypes
-        ? { agentListing: agentListing(await loadAgentList(deps.store, input.sessionId, input.agentTypes.ref)) }
+        ? { agentListing: agentListing(await listedAgents(deps.store, input.sessionId, input.agentTypes)) }
         : {}),
     }),
     tools: offered.tools as Anthropic.Tool[],

@@ -57,6 +57,16 @@ export function toolResultFacts(chain: readonly TranscriptEntry[]): ToolResultFa
   return out;
 }
 
+/**
+ * Estimated tokens of the tool results after the chain's last assistant line: what this call
+ * adds to the last call's context.
+ */
+export function tokensSinceLastCall(chain: readonly TranscriptEntry[]): number {
+  let i = chain.length - 1;
+  while (i >= 0 && chain[i]?.type !== 'assistant') i--;
+  return toolResultFacts(chain.slice(Math.max(0, i))).reduce((n, r) => n + r.tokens, 0);
+}
+
 /** The tool_use ids the chain's microcompact lines cleared. */
 export function recordedClearings(chain: readonly TranscriptEntry[]): Set<string> {
   const ids = new Set<string>();

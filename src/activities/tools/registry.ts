@@ -7,6 +7,7 @@ import { EditTool } from './edit';
 import { GlobTool } from './glob';
 import { GrepTool } from './grep';
 import { AskUserQuestionTool } from './ask-user-question';
+import { EnterPlanModeTool } from './enter-plan-mode';
 import { ExitPlanModeTool } from './exit-plan-mode';
 import { NotebookEditTool } from './notebook-edit';
 import { ReadTool } from './read';
@@ -30,14 +31,15 @@ export const BUILTIN_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map<str
   ]),
 );
 
-/** The opt-in tools (src/common/tools.ts `OPT_IN_TOOL_NAMES`: NotebookEdit, AskUserQuestion, ExitPlanMode, Monitor), by name. */
+/**
+ * The opt-in tools (src/common/tools.ts `OPT_IN_TOOL_NAMES`: NotebookEdit, AskUserQuestion,
+ * ExitPlanMode, EnterPlanMode, Monitor), by name.
+ */
 export const OPT_IN_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map<string, AnyToolDefinition>(
-  [
-    NotebookEditTool,
-    AskUserQuestionTool as AnyToolDefinition,
-    ExitPlanModeTool as AnyToolDefinition,
-    MonitorTool as AnyToolDefinition,
-  ].map((t) => [t.name, t]),
+  [NotebookEditTool, AskUserQuestionTool, ExitPlanModeTool, EnterPlanModeTool, MonitorTool].map((t) => [
+    t.name,
+    t as AnyToolDefinition,
+  ]),
 );
 
 /** Every built-in tool, default and opt-in: the table of a turn that offers its opt-in tools. */

@@ -27,6 +27,7 @@ import { bareOptions, runDefinitions } from '../definition-options';
 import { mergeHooks } from '../../config-files/hooks';
 import { mergeMcpConfigs } from '../../config-files/mcp-config';
 import { toolSearchModeOf } from '../../common/session-tools';
+import { APPROVER_DEFAULT_TOOL_NAMES } from '../../common/tools';
 
 /** How long a signal's interrupt may take to reach the server before the run quits anyway (ms). */
 const INTERRUPT_DELIVERY_MS = 5_000;
@@ -197,11 +198,13 @@ export async function runPrint(
   if (approvals) options = { ...options, approvals };
   // With an approver AskUserQuestion is offered when `--tools` names it: its call waits for the answer.
   // So is ExitPlanMode: approved, it takes the rest of the turn out of plan mode.
-  for (const name of ['AskUserQuestion', 'ExitPlanMode']) {
+  // So is EnterPlanMode. With the default tool set, all three are offered, as Claude Code's SDK does.
+  for (const name of APPROVER_DEFAULT_TOOL_NAMES) {
     if (approvals && options.tools && splitToolList(flags.tools)?.includes(name)) {
       options = { ...options, tools: [...options.tools, name] };
     }
   }
+  if (approvals && !options.tools) options = { ...options, approverTools: [...APPROVER_DEFAULT_TOOL_NAMES] };
   if (flags.permissionPromptTool !== undefined && flags.permissionPromptTool !== 'stdio') {
     io.stderr(
       `agent-runner: --permission-prompt-tool ${flags.permissionPromptTool}: permission prompts are not supported; ` +

@@ -1,4 +1,5 @@
-import { COMPACTABLE_TOOLS, planMicrocompact, type ToolResultFacts } from '../../../src/engine/microcompact';
+import { batchDue, COMPACTABLE_TOOLS, planMicrocompact, type ToolResultFacts } from '../../../src/engine/microcompact';
+import { autoCompactThreshold } from '../../../src/engine/compaction';
 
 const read = (id: string, file: string, tokens = 3_000): ToolResultFacts => ({
   toolUseId: id,
@@ -62,5 +63,27 @@ describe('planMicrocompact', () => {
     expect(COMPACTABLE_TOOLS.has('StructuredOutput')).toBe(false);
     const results = Array.from({ length: 12 }, (_, i) => ({ toolUseId: `m${i}`, tool: 'mcp__x__y', tokens: 9_000 }));
     expect(planMicrocompact(results, new Set(), {}).newlyCleared).toEqual([]);
+  });
+});
+
+describe('a new batch waits until the context has grown to its trigger (the cache serves the view in between)', () => {
+  test('autoCompactThreshold: the window (or contextWindowTokens) times autoCompactRatio; undefined when it is off', () => {
+    expect(autoCompactThreshold(200_000, { autoCompactRatio: 0.8 })).toBe(160_000);
+    expect(autoCompactThreshold(1_000_000, { autoCompactRatio: 0.5, contextWindowTokens: 200_000 })).toBe(100_000);
+    expect(autoCompactThreshold(200_000, undefined)).toBe(160_000);
+    expect(autoCompactThreshold(200_000, { autoCompactRatio: 0 })).toBeUndefined();
+  });
+
+  test('batchDue: below triggerFill of the threshold no batch; at or past it a batch may be made', () => {
+    expect(batchDue(100_000, 160_000, undefined)).toBe(false);
+    expect(batchDue(152_000, 160_000, undefined)).toBe(true);
+    expect(batchDue(127_000, 160_000, { triggerFill: 0.8 })).toBe(false);
+    expect(batchDue(128_000, 160_000, { triggerFill: 0.8 })).toBe(true);
+  });
+
+  test('batchDue: with the trigger 0, no call yet, or auto-compaction off, batches at any size', () => {
+    expect(batchDue(1_000, 160_000, { triggerFill: 0 })).toBe(true);
+    expect(batchDue(undefined, 160_000, { triggerFill: 0.9 })).toBe(true);
+    expect(batchDue(1_000, undefined, undefined)).toBe(true);
   });
 });

@@ -14,7 +14,10 @@ function countingClient(running: () => number): Client {
 const GONE = 2 ** 22 + 11;
 
 /** watchIdle for up to `ms`, then aborted: what it decided, or 'aborted' when it kept serving. */
-async function decide(opts: Omit<Parameters<typeof watchIdle>[0], 'log' | 'idleTimeoutMs'>, ms = 2500): Promise<string> {
+async function decide(
+  opts: Omit<Parameters<typeof watchIdle>[0], 'log' | 'idleTimeoutMs'>,
+  ms = 2500,
+): Promise<string> {
   const stop = new AbortController();
   const t = setTimeout(() => stop.abort(), ms);
   try {
@@ -62,6 +65,34 @@ describe('the background server stops early only when the run that started it en
     expect(await decide({ client: countingClient(() => 0), dataDir, spawnedBy: GONE, readyAt })).toBe(
       'unused by the run that started it',
     );
+  });
+
+  test('a session that holds a pending task (no turn running) keeps it, as long as idleness would otherwise stop it', async () => {
+    // The visibility store as the server would answer: one running session (a cron job pending), no turn.
+    const running = [{ type: 'sessionWorkflow' }];
+    const client = {
+      workflow: {
+        count: async (query: string) => ({
+          count: running.filter((w) => query.includes(`WorkflowType = '${w.type}'`)).length,
+          groups: [],
+        }),
+      },
+    } as unknown as Client;
+    const stop = new AbortController();
+    const t = setTimeout(() => stop.abort(), 2500);
+    const why = await watchIdle(
+      { client, dataDir, idleTimeoutMs: 1000, intervalMs: 250, log: () => undefined },
+      stop.signal,
+    );
+    clearTimeout(t);
+    expect(why).toBe('aborted');
+    running.length = 0;
+    expect(
+      await watchIdle(
+        { client, dataDir, idleTimeoutMs: 1000, intervalMs: 250, log: () => undefined },
+        new AbortController().signal,
+      ),
+    ).toBe('idle');
   });
 
   test('a removed data directory stops it whatever else holds', async () => {
