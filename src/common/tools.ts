@@ -51,7 +51,6 @@ export const DEFAULT_TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...
  * they are left out with a warning.
  */
 export const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
-  'Monitor',
   'ScheduleWakeup',
   'TodoWrite',
   'EnterWorktree',
@@ -73,7 +72,13 @@ export const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
  * turn recorded before ExitPlanMode became one carries it in either, which is what gates its
  * workflow branch (leaving plan mode mid-turn) for old histories.
  */
-export const OPT_IN_TOOL_NAMES = ['NotebookEdit', 'AskUserQuestion', 'ExitPlanMode', 'EnterPlanMode'] as const;
+export const OPT_IN_TOOL_NAMES = [
+  'NotebookEdit',
+  'AskUserQuestion',
+  'ExitPlanMode',
+  'EnterPlanMode',
+  'Monitor',
+] as const;
 
 /** Claude Code's tool that asks the approver to leave plan mode (an opt-in tool, above). */
 export const EXIT_PLAN_MODE_TOOL = 'ExitPlanMode';

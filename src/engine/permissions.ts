@@ -39,7 +39,7 @@ export function ruleContent(rule: string): string | null {
 }
 
 /** Built-in tools that write files (their targets are checked against the protected paths). */
-const FILE_WRITING_TOOLS: ReadonlySet<string> = new Set(['Bash', 'Edit', 'Write', 'NotebookEdit']);
+const FILE_WRITING_TOOLS: ReadonlySet<string> = new Set(['Bash', 'Monitor', 'Edit', 'Write', 'NotebookEdit']);
 
 function wholeTool(rules: readonly string[] | undefined, tool: string): boolean {
   return (rules ?? []).some((r) => ruleName(r) === tool && ruleContent(r) === null);
@@ -54,6 +54,9 @@ export function ruleToolsFor(tool: string): readonly string[] {
   switch (tool) {
     case 'Bash':
       return ['Bash', 'Read', 'Edit', 'Write', 'NotebookEdit'];
+    // A monitor's command is a Bash command: Bash rules with a command decide it too.
+    case 'Monitor':
+      return ['Monitor', 'Bash', 'Read', 'Edit', 'Write', 'NotebookEdit'];
     case 'Read':
       return ['Read'];
     case 'Glob':

@@ -6,6 +6,7 @@
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
 
 /** The file, relative to the project. */
 export const SCHEDULED_TASKS_FILE = join('.claude', 'scheduled_tasks.json');
@@ -32,9 +33,26 @@ async function readTasks(file: string): Promise<ScheduledTaskEntry[]> {
     throw e;
   });
   if (text.trim() === '') return [];
-  const parsed = JSON.parse(text) as { tasks?: unknown };
-  if (!Array.isArray(parsed.tasks)) throw new Error(`${file}: no "tasks" array`);
-  return parsed.tasks as ScheduledTaskEntry[];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw malformed(file, `it is not valid JSON (${(e as Error).message})`);
+  }
+  const tasks = parsed !== null && typeof parsed === 'object' ? (parsed as { tasks?: unknown }).tasks : undefined;
+  if (!Array.isArray(tasks)) throw malformed(file, 'it has no "tasks" array');
+  return tasks as ScheduledTaskEntry[];
+}
+
+/** Failure type of a malformed {@link SCHEDULED_TASKS_FILE}. */
+export const MALFORMED_SCHEDULED_TASKS = 'MalformedScheduledTasksFile';
+
+/** A malformed file fails at once, naming it: reading it again would not fix it. */
+function malformed(file: string, why: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(
+    `${file}: ${why}; fix or remove the file (it was left as it is)`,
+    MALFORMED_SCHEDULED_TASKS,
+  );
 }
 
 async function writeTasks(file: string, tasks: ScheduledTaskEntry[]): Promise<void> {
@@ -46,7 +64,8 @@ async function writeTasks(file: string, tasks: ScheduledTaskEntry[]): Promise<vo
 
 /**
  * Adds (or replaces, by id: a retried activity writes it once) a job in the project's file.
- * @throws Error when the file exists but is not 2.1.328's shape (it is left as it is)
+ * @throws ApplicationFailure (non-retryable, type {@link MALFORMED_SCHEDULED_TASKS}, naming the
+ *   file) when the file exists but is not JSON of 2.1.328's shape (it is left as it is)
  */
 export async function addScheduledTask(projectDir: string, entry: ScheduledTaskEntry): Promise<void> {
   const file = join(projectDir, SCHEDULED_TASKS_FILE);
@@ -54,7 +73,10 @@ export async function addScheduledTask(projectDir: string, entry: ScheduledTaskE
   await writeTasks(file, [...tasks, entry]);
 }
 
-/** Removes a job from the project's file (nothing to do when it is not there). */
+/**
+ * Removes a job from the project's file (nothing to do when it is not there).
+ * @throws ApplicationFailure (non-retryable) for a malformed file, as {@link addScheduledTask}
+ */
 export async function removeScheduledTask(projectDir: string, id: string): Promise<void> {
   const file = join(projectDir, SCHEDULED_TASKS_FILE);
   const tasks = await readTasks(file);

@@ -15,6 +15,7 @@ import type { ToolDefinition } from './types';
 import { WriteTool } from './write';
 import { WebFetchTool } from './web/web-fetch';
 import { WebSearchTool } from './web/web-search';
+import { MonitorTool } from './monitor';
 
 /**
  * A tool of any input type. `run` really takes the tool's own input type, so raw input must
@@ -32,10 +33,10 @@ export const BUILTIN_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map<str
 
 /**
  * The opt-in tools (src/common/tools.ts `OPT_IN_TOOL_NAMES`: NotebookEdit, AskUserQuestion,
- * ExitPlanMode, EnterPlanMode), by name.
+ * ExitPlanMode, EnterPlanMode, Monitor), by name.
  */
 export const OPT_IN_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map<string, AnyToolDefinition>(
-  [NotebookEditTool, AskUserQuestionTool, ExitPlanModeTool, EnterPlanModeTool].map((t) => [
+  [NotebookEditTool, AskUserQuestionTool, ExitPlanModeTool, EnterPlanModeTool, MonitorTool].map((t) => [
     t.name,
     t as AnyToolDefinition,
   ]),

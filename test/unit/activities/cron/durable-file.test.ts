@@ -1,7 +1,9 @@
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
 import {
+  MALFORMED_SCHEDULED_TASKS,
   SCHEDULED_TASKS_FILE,
   addScheduledTask,
   processStart,
@@ -57,6 +59,22 @@ describe('.claude/scheduled_tasks.json as 2.1.328 writes it (CronCreate durable:
     mkdirSync(join(dir, '.claude'));
     writeFileSync(join(dir, SCHEDULED_TASKS_FILE), '{"jobs": 3}');
     await expect(addScheduledTask(dir, entry('aaaa1111', true))).rejects.toThrow(/no "tasks" array/);
+    // Not JSON at all: a non-retryable failure naming the file, for add and remove alike.
+    const file = join(dir, SCHEDULED_TASKS_FILE);
+    writeFileSync(file, '{"tasks": [');
+    for (const op of [addScheduledTask(dir, entry('aaaa1111', true)), removeScheduledTask(dir, 'aaaa1111')]) {
+      const err = await op.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(ApplicationFailure);
+      expect(err).toMatchObject({ nonRetryable: true, type: MALFORMED_SCHEDULED_TASKS });
+      expect((err as Error).message).toContain(`${file}: it is not valid JSON`);
+    }
+    expect(readFileSync(file, 'utf8')).toBe('{"tasks": [');
+    writeFileSync(file, 'null');
+    await expect(addScheduledTask(dir, entry('aaaa1111', true))).rejects.toMatchObject({ nonRetryable: true });
+    writeFileSync(file, '{"jobs": 3}');
     expect(readFileSync(join(dir, SCHEDULED_TASKS_FILE), 'utf8')).toBe('{"jobs": 3}');
   });
 
