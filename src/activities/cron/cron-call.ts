@@ -16,6 +16,7 @@ import {
   MALFORMED_SCHEDULED_TASKS,
   processStart,
   removeScheduledTask,
+  SCHEDULED_TASKS_FILE,
   scheduledTasksFileProblem,
 } from './durable-file';
 import {
