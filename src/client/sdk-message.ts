@@ -19,7 +19,7 @@ import { isMcpToolName, mcpServerOf } from '../common/mcp';
 import type { PermissionReasonType } from '../common/permissions';
 import type { TranscriptEntry } from '../common/transcript';
 import type { ContextStageTotals, TurnOptions, TurnOutcome } from '../common/turn';
-import { TOOL_NAMES } from '../common/tools';
+import { EXIT_PLAN_MODE_TOOL, TOOL_NAMES } from '../common/tools';
 import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import { RUNNER_VERSION } from '../common/version';
 import { uuidV5 } from '../store/uuid';
@@ -167,7 +167,8 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
     // Claude Code follows the first Stop hook feedback of a turn with a notification.
     if (e['hookEvent'] === 'Stop') return e['stopHookActive'] === true ? [whole] : [whole, stopHookNotification(e)];
     const split = withFollowUp(e, whole);
-    return denied ? [denied, ...split] : split;
+    const status = planExitStatus(e);
+    return [...(denied ? [denied] : []), ...(status ? [status] : []), ...split];
   }
   if (whole?.type === 'assistant' && e.localCommand) {
     // A command that stopped before the model: its answer says so, as Claude Code's does.
@@ -316,6 +317,23 @@ function stopHookNotification(e: TranscriptEntry): SDKMessage {
 }
 
 /**
+ * The `system`/`status` message Claude Code 2.1.328 sends before the tool result of an approved
+ * ExitPlanMode: the session's permission mode is now `default` (uuid derived from the line's).
+ */
+function planExitStatus(e: TranscriptEntry): SDKMessage | undefined {
+  const run = e['toolRun'] as { tool?: string; outcome?: string } | undefined;
+  if (run?.tool !== EXIT_PLAN_MODE_TOOL || run.outcome !== 'ok') return undefined;
+  return {
+    type: 'system',
+    subtype: 'status',
+    status: null,
+    permissionMode: 'default',
+    uuid: uuidV5(`${e.uuid}/status`),
+    session_id: e.sessionId,
+  } as unknown as SDKMessage;
+}
+
+/**
  * The `system`/`permission_denied` message Claude Code sends before the tool result of a call the
  * permission policy refused, built from that result's line (uuid derived from the line's).
  */
@@ -401,7 +419,7 @@ export function initMessage(args: {
     cwd: args.cwd,
     tools: [
       // The task tools are not listed (as before them): only the built-in and web tools.
-      ...(args.options.tools ?? TOOL_NAMES),
+      ...(args.options.tools ?? [...TOOL_NAMES, ...(args.options.approverTools ?? [])]),
       ...(invocable.length && !args.options.tools ? [SKILL_TOOL] : []),
       ...(args.options.jsonSchemaKey !== undefined ? [STRUCTURED_OUTPUT_TOOL] : []),
       ...(args.mcp?.toolNames ?? []),

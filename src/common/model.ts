@@ -59,7 +59,11 @@ export interface CallModelInput {
    * Present: the environment message lists the session's agent types (Claude Code's "Available
    * agent types for the Agent tool"): those of the stored list `ref`, else the built-in types.
    */
-  agentTypes?: { ref?: ContentRef };
+  agentTypes?: {
+    ref?: ContentRef;
+    /** Types `Agent(<type>)` deny rules name: left out of the listing, as in Claude Code 2.1.328. */
+    denied?: string[];
+  };
   /** Tool-result budget settings of the turn (`CompactionOptions.toolResultBudget`). @default on, with its defaults */
   toolResultBudget?: ToolResultBudgetOptions;
   /** Snip settings of the turn (`CompactionOptions.snip`). @default on, with its defaults */

@@ -304,7 +304,8 @@ export class TurnState {
     if (result.fileState) this.setReadState(result.fileState.path, result.fileState.state);
     if (result.allowedRules?.length) this.addSkillRules(result.allowedRules);
     // An approved ExitPlanMode ends plan mode for the rest of the turn. It runs only when the turn
-    // offers it (an approver and `tools` naming it), which no history older than the tool has.
+    // offers it (an approver, and `tools` or `approverTools` naming it), which no history older
+    // than the tool has.
     if (use?.name === EXIT_PLAN_MODE_TOOL && result.outcome === 'ok') d.planExited = true;
     if (result.outcome === 'denied' && use) {
       d.denials.push({ tool_name: use.name, tool_use_id: use.id, tool_input: result.deniedInput ?? {} });

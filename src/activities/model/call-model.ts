@@ -32,7 +32,7 @@ import { microcompactWithSnip, withSnip } from './snip';
 import { withCollapse } from './collapse';
 import { withToolResultBudget } from './tool-result-budget';
 import { buildMessages, buildSystem } from './request';
-import { loadAgentList } from '../agents/agent-list';
+import { listedAgents } from '../agents/agent-list';
 import { agentListing } from '../../common/agents';
 import { betaHeaders } from './betas';
 import { thinkingParams } from './thinking-params';
@@ -394,7 +394,7 @@ export async function buildModelRequest(deps: ModelDeps, input: CallModelInput, 
       replaced: budget.replaced,
       ...(offered.plan.active ? { deferredTools: offered.plan.deferred } : {}),
       ...(input.agentTypes
-        ? { agentListing: agentListing(await loadAgentList(deps.store, input.sessionId, input.agentTypes.ref)) }
+        ? { agentListing: agentListing(await listedAgents(deps.store, input.sessionId, input.agentTypes)) }
         : {}),
     }),
     tools: offered.tools as Anthropic.Tool[],
