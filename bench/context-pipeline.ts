@@ -55,6 +55,9 @@ interface RunFigures {
   snips: number;
   snippedRounds: number;
   snipFreedTokens: number;
+  collapses: number;
+  collapsedRounds: number;
+  collapseFreedTokens: number;
   budgetReplaced: number;
   factSeen: boolean;
   subtype: string;
@@ -123,11 +126,13 @@ async function oneRun(opts: ContextPipelineBenchOptions, setting: PipelineSettin
         // The other stages before auto-compaction go with microcompact (the pipeline, or none of it).
         toolResultBudget: { enabled: microcompact },
         snip: { enabled: microcompact },
+        collapse: { enabled: microcompact },
       },
       maxStepsPerRun: 1000,
     });
     const mc = outcome.contextStages?.microcompact;
     const sn = outcome.contextStages?.snip;
+    const cl = outcome.contextStages?.collapse;
     return {
       requests,
       compactions,
@@ -139,6 +144,9 @@ async function oneRun(opts: ContextPipelineBenchOptions, setting: PipelineSettin
       snips: sn?.runs ?? 0,
       snippedRounds: sn?.snippedRounds ?? 0,
       snipFreedTokens: sn?.freedTokens ?? 0,
+      collapses: cl?.runs ?? 0,
+      collapsedRounds: cl?.collapsedRounds ?? 0,
+      collapseFreedTokens: cl?.freedTokens ?? 0,
       budgetReplaced: outcome.contextStages?.toolResultBudget?.replacedToolResults ?? 0,
       factSeen,
       subtype: outcome.subtype,
@@ -152,7 +160,7 @@ async function oneRun(opts: ContextPipelineBenchOptions, setting: PipelineSettin
 export async function measureContextPipeline(opts: ContextPipelineBenchOptions): Promise<Measurement> {
   const runs: Array<[string, PipelineSetting]> = [
     [
-      `full pipeline (budget, snip, microcompact batches of 60K from ${DEFAULT_TRIGGER_FILL * 100}% of the threshold, + auto-compaction)`,
+      `full pipeline (budget, snip, microcompact batches of 60K from ${DEFAULT_TRIGGER_FILL * 100}% of the threshold, collapse, + auto-compaction)`,
       { on: true },
     ],
     ['full pipeline, batches at any context size (trigger 0)', { on: true, triggerFill: 0 }],
@@ -180,6 +188,7 @@ export async function measureContextPipeline(opts: ContextPipelineBenchOptions):
     String(r.compactions),
     `${r.microcompacts} (${r.freedTokens} tokens)`,
     `${r.snips} (${r.snippedRounds} rounds, ${r.snipFreedTokens} tokens)`,
+    `${r.collapses} (${r.collapsedRounds} rounds, ${r.collapseFreedTokens} tokens)`,
     String(r.budgetReplaced),
     r.factSeen ? 'yes' : 'no',
   ];
@@ -196,6 +205,7 @@ export async function measureContextPipeline(opts: ContextPipelineBenchOptions):
       'compactions',
       'microcompacts',
       'snips',
+      'collapses',
       'results by budget',
       'step-10 fact seen',
     ],
@@ -212,6 +222,9 @@ export async function measureContextPipeline(opts: ContextPipelineBenchOptions):
     snips: r.snips,
     snippedRounds: r.snippedRounds,
     snipFreedTokens: r.snipFreedTokens,
+    collapses: r.collapses,
+    collapsedRounds: r.collapsedRounds,
+    collapseFreedTokens: r.collapseFreedTokens,
     budgetReplaced: r.budgetReplaced,
     factSeen: r.factSeen,
   });

@@ -52,7 +52,9 @@ import { createReadWakeupCall, createRecordWakeupResult } from './wakeup/wakeup-
 import { SCHEDULE_WAKEUP_SPEC } from './wakeup/tool-spec';
 import { createNextCronFire, createReadCronCall, createRecordCronResult } from './cron/cron-call';
 import { CRON_TOOL_SPECS } from './cron/tool-specs';
+import { MONITOR_SPEC } from './monitor/tool-spec';
 import { createRecordNotification, createStoreTaskNotification } from './agents/notifications';
+import { createRunScheduledBatch } from './schedule/run-scheduled-batch';
 
 export type { Activities } from './types';
 
@@ -173,6 +175,7 @@ export function createActivities(given: ActivityDeps): Activities {
     readCronCall: withStorageErrors(createReadCronCall(deps.store)),
     nextCronFire: createNextCronFire(),
     recordCronResult: withStorageErrors(createRecordCronResult(deps.store)),
+    runScheduledBatch: createRunScheduledBatch(deps.env ? { env: deps.env } : {}),
   });
   const counted = withCodeEditMetrics(deps.metrics, activities);
   return withAgentSpans(deps.tracer, withAgentEvents(deps.events, deps.store, counted));
@@ -187,6 +190,7 @@ function runnerToolSpecs(names: readonly string[]): ModelToolSpec[] {
     (n) =>
       (taskToolSpec(n) ??
         CRON_TOOL_SPECS.get(n) ??
+        (n === MONITOR_SPEC.name ? MONITOR_SPEC : undefined) ??
         (n === SCHEDULE_WAKEUP_SPEC.name ? SCHEDULE_WAKEUP_SPEC : toolsForModel([n])[0])) as ModelToolSpec,
   );
 }

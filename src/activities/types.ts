@@ -16,6 +16,7 @@ import type { ContentRef } from '../common/content-ref';
 import type { StoreNotificationInput, RecordNotificationInput } from './agents/notifications';
 import type { ReadTaskCallInput, TaskCall } from './agents/read-task-call';
 import type { BatchActivities } from './model/batch';
+import type { RunScheduledBatchInput, ScheduledBatchResult } from '../common/schedule';
 
 /**
  * The activities workflows call (through `proxyActivities`, imported as a type only).
@@ -68,6 +69,11 @@ export interface Activities extends BatchActivities {
   readCronCall(input: ReadCronCallInput): Promise<CronCall>;
   /** A recurring job's next fire after `fromMs` (epoch ms), its per-job offset included; null when none. */
   nextCronFire(input: { cron: string; id: string; fromMs: number }): Promise<number | null>;
+  /**
+   * Runs one fire of a schedule: `agent-runner batch` with the fire's batch id, to its end,
+   * heartbeating (docs/schedules.md). Retried: the batch resumes by its id.
+   */
+  runScheduledBatch(input: RunScheduledBatchInput): Promise<ScheduledBatchResult>;
   /** Writes a Cron tool call's result. */
   recordCronResult(input: CronCallRef & { outcome: CronOutcome }): Promise<RunToolSummary>;
   /** Writes a stored notification as a user line of a turn. */

@@ -20,6 +20,8 @@ import type { AttachFlags } from './commands/attach';
 import type { StoreCopyFlags, StoreMigrateFlags } from './commands/store';
 import type { WorkspaceExportFlags } from './commands/workspace';
 import { errorText } from './error-text';
+import { addScheduleCommands } from './schedule-program';
+import { UsageError } from './usage-error';
 
 const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
@@ -293,6 +295,7 @@ See docs/batch.md.`,
   addControlCommands(program, setExit);
   addApprovalCommands(program, setExit);
   addStoreCommands(program, setExit);
+  addScheduleCommands(program, setExit, () => config(program), checkBatchArgs);
   program
     .command('workspace')
     .description("a session's working tree (recorded as git snapshots in the store)")
@@ -331,6 +334,30 @@ function addStoreCommands(program: Command, setExit: (code: number) => void): vo
       const { runStoreCopy } = await import('./commands/store');
       setExit(await runStoreCopy(await config(program), opts, io));
     });
+}
+
+/**
+ * Checks a schedule's `batch` arguments (`<file> [flags]`) against the `batch` command's own
+ * definition, running nothing: an unknown flag or a missing value is refused when the schedule is
+ * created, not at its first fire.
+ * @throws UsageError with commander's message
+ */
+function checkBatchArgs(argv: string[]): void {
+  const probe = buildProgram(() => undefined);
+  const silent = { writeOut: (): void => undefined, writeErr: (): void => undefined };
+  probe.exitOverride().configureOutput(silent);
+  const batch = probe.commands.find((c) => c.name() === 'batch');
+  if (!batch) throw new Error('checkBatchArgs: no batch command');
+  batch
+    .exitOverride()
+    .configureOutput(silent)
+    .action(() => undefined);
+  try {
+    probe.parse(['batch', ...argv], { from: 'user' });
+  } catch (e) {
+    const message = e instanceof Error ? e.message.replace(/^error: /, '') : String(e);
+    throw new UsageError(`schedule create: the batch arguments ${JSON.stringify(argv.slice(1).join(' '))}: ${message}`);
+  }
 }
 
 /**

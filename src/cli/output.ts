@@ -45,6 +45,10 @@ export function describeMessage(m: SDKMessage): string | null {
         const sn = m.snip_metadata;
         return `stale rounds left out (${sn.snipped_rounds} rounds, about ${sn.tokens_saved} tokens freed)`;
       }
+      if (m.subtype === 'collapse_boundary') {
+        const cl = m.collapse_metadata;
+        return `old rounds collapsed (${cl.collapsed_rounds} rounds, about ${cl.tokens_saved} tokens freed)`;
+      }
       if (m.subtype === 'compact_boundary') return `context compacted (${m.compact_metadata.pre_tokens} tokens before)`;
       // A notice (a refusal, the Stop-hook cap, a blocked prompt); notifications repeat it.
       return noticeText(m);

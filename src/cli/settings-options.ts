@@ -14,6 +14,7 @@ import { ruleSyntaxError } from '../config-files/permission-rules';
 import { canonicalRule, loadSettings } from '../config-files';
 import type { LoadedSettings } from '../config-files';
 import { UsageError } from './turn-options';
+import { deniedAgentTypes } from '../engine/agent-rules';
 import type { ThinkingFlags } from './thinking-options';
 import { withThinkingSettings } from './thinking-options';
 import type { ModelNaming } from '../config/model-aliases';
@@ -74,6 +75,37 @@ function envRef(loaded: LoadedSettings, dataDir: string): string[] {
   });
 }
 
+/** Claude Code's names of the places a permission rule comes from. */
+const RULE_SOURCE_NAMES: Record<LoadedSettings['sources'][number]['source'], string> = {
+  user: 'userSettings',
+  project: 'projectSettings',
+  local: 'localSettings',
+  flagSettings: 'flagSettings',
+};
+
+/**
+ * Where each `Agent(<type>)` deny rule comes from, by type (the first source that names it, the
+ * settings files before the flags), or undefined when no deny rule names a type.
+ */
+function agentDenySources(
+  loaded: LoadedSettings,
+  cliRules: readonly string[] | undefined,
+  cwd: string,
+): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  const note = (rules: readonly string[], source: string): void => {
+    for (const type of deniedAgentTypes(rules)) out[type] ??= source;
+  };
+  for (const s of loaded.sources) {
+    note(
+      (s.settings.permissions?.deny ?? []).map((r) => canonicalRule(r, s.root, cwd)),
+      RULE_SOURCE_NAMES[s.source],
+    );
+  }
+  note(cliRules ?? [], 'cliArg');
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 /**
  * Merges the settings files into turn options built from flags and config.
  * @throws UsageError for a bad rule in a flag or an `--add-dir` that is not a directory
@@ -102,6 +134,7 @@ export function applySettings(base: TurnOptions, flags: SettingsFlags, opts: App
   const allowed = union(loaded.permissions.allow, cli(base.allowedTools));
   const disallowed = union(loaded.permissions.deny, cli(base.disallowedTools));
   const ask = union(loaded.permissions.ask);
+  const agentRuleSources = agentDenySources(loaded, cli(base.disallowedTools), cwd);
   const dirs = union(loaded.permissions.additionalDirectories, addDirs);
   const envFiles = envRef(loaded, opts.dataDir);
   const rest: TurnOptions = { ...base };
@@ -122,6 +155,7 @@ export function applySettings(base: TurnOptions, flags: SettingsFlags, opts: App
     ...(allowed ? { allowedTools: allowed } : {}),
     ...(disallowed ? { disallowedTools: disallowed } : {}),
     ...(ask ? { askTools: ask } : {}),
+    ...(agentRuleSources ? { agentRuleSources } : {}),
     ...(dirs ? { additionalDirectories: dirs } : {}),
     ...(envFiles.length > 0 ? { settingsEnv: { files: envFiles } } : {}),
   };

@@ -10,7 +10,7 @@ function span(ms: number): string {
 
 /**
  * The rows `agent-runner status` shows for a session's running tasks: a pending wake-up with
- * its due time (ISO, and how far off), cron jobs with their next fire, background commands with their age and time limit, and
+ * its due time (ISO, and how far off), cron jobs with their next fire, background commands and monitors with their age and time limit, and
  * running agents. Finished tasks are not shown.
  * @param now epoch ms
  */
@@ -30,7 +30,10 @@ export function taskRows(tasks: readonly TaskRecord[], now: number): Array<[stri
       ]);
     } else if (t.kind === 'shell') {
       const limit = t.shell ? `, limit ${span(t.shell.timeoutMs)}` : '';
-      rows.push(['background command', `${t.taskId} "${t.description}" running ${span(now - t.startedAtMs)}${limit}`]);
+      rows.push([
+        t.shell?.monitor ? 'monitor' : 'background command',
+        `${t.taskId} "${t.description}" running ${span(now - t.startedAtMs)}${limit}`,
+      ]);
     } else if (t.kind === 'agent') {
       rows.push([
         'agent',

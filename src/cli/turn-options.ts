@@ -248,6 +248,7 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
         : { enabled: false, triggerFill: config.compaction.triggerFill },
       ...(config.compaction.toolResultBudget ? {} : { toolResultBudget: { enabled: false } }),
       ...(config.compaction.snip ? {} : { snip: { enabled: false } }),
+      ...(config.compaction.collapse ? {} : { collapse: { enabled: false } }),
       ...(config.compaction.contextWindowTokens !== null
         ? { contextWindowTokens: config.compaction.contextWindowTokens }
         : {}),

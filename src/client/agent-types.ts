@@ -11,6 +11,7 @@ import { AGENT_LIST_VERSION, AGENTS_KEY_PREFIX, builtInAgents, mergeAgentDefinit
 import type { ContentRef } from '../common/content-ref';
 import type { AgentDefinition as CatalogAgent } from '../config-files/definitions/types';
 import type { TranscriptStore } from '../store/transcript-store';
+import { agentRunFields, warnUnappliedAgentKeys } from '../config-files/definitions/agent-fields';
 
 /** Thrown for an `--agents` / SDK `agents` value that is not a map of agent definitions. */
 export class AgentsOptionError extends Error {
@@ -25,6 +26,7 @@ export function catalogAgentType(a: CatalogAgent): AgentDefinition {
     ...(a.tools !== undefined ? { tools: a.tools } : {}),
     ...(a.disallowedTools !== undefined ? { disallowedTools: a.disallowedTools } : {}),
     ...(a.model !== undefined ? { model: a.model } : {}),
+    ...a.run,
     prompt: { text: a.prompt.trim() },
     source: a.scope === 'plugin' ? 'plugin' : a.scope,
     filePath: a.path,
@@ -48,12 +50,18 @@ const stringList = (v: unknown, where: string): string[] => {
  * The agent types of an `--agents` JSON text or the SDK's `agents` option: an object whose keys
  * are type names and whose values have `description` and `prompt` (strings, required), and may
  * have `tools` and `disallowedTools` (lists of tool names), `model` (an alias, `inherit` or an
- * id), `maxTurns` (a positive integer), `background` (boolean) and `caps`
+ * id), `maxTurns` (a positive integer), `background` (boolean), `permissionMode`, `effort`,
+ * `skills`, `mcpServers`, `isolation` (src/config-files/definitions/agent-fields.ts; the last three
+ * are not applied yet and warned about once on stderr) and `caps`
  * (`{ maxBudgetUsd?, maxTokens? }`, the runner's extension).
  * @param value the parsed object, or the JSON text (`--agents '{…}'`)
  * @throws AgentsOptionError naming the first bad key, for JSON that does not parse or has the wrong shape
  */
-export function parseAgentsOption(value: unknown, source: Extract<AgentSource, 'cli' | 'sdk'>): AgentDefinition[] {
+export function parseAgentsOption(
+  value: unknown,
+  source: Extract<AgentSource, 'cli' | 'sdk'>,
+  warn: (m: string) => void = (m) => process.stderr.write(`agent-runner: ${m}\n`),
+): AgentDefinition[] {
   const flag = source === 'cli' ? '--agents' : 'agents';
   let raw = value;
   if (typeof value === 'string') {
@@ -84,6 +92,9 @@ export function parseAgentsOption(value: unknown, source: Extract<AgentSource, '
     if (maxTurns !== undefined && !(typeof maxTurns === 'number' && Number.isInteger(maxTurns) && maxTurns > 0)) {
       throw new AgentsOptionError(`${where}: "maxTurns" must be a positive integer`);
     }
+    const run = agentRunFields(o);
+    if (run.problems[0] !== undefined) throw new AgentsOptionError(`${where}: ${run.problems[0]}`);
+    warnUnappliedAgentKeys(run.unapplied, where, warn);
     return {
       agentType: name,
       description: o['description'] as string,
@@ -92,8 +103,7 @@ export function parseAgentsOption(value: unknown, source: Extract<AgentSource, '
         ? { disallowedTools: stringList(o['disallowedTools'], `${where}: "disallowedTools"`) }
         : {}),
       ...(typeof o['model'] === 'string' ? { model: o['model'] } : {}),
-      ...(typeof maxTurns === 'number' ? { maxTurns } : {}),
-      ...(o['background'] === true ? { background: true } : {}),
+      ...run.fields,
       ...(capsOf(o['caps'], where) ?? {}),
       prompt: { text: o['prompt'] as string },
       source,

@@ -33,6 +33,17 @@ export type { EnsureBudgetPoolOptions, EnsuredBudgetPool } from './budget-pool';
 export { SessionNotFoundError, interruptSession, sessionStatus, setSessionLimits } from './session-control';
 export type { SessionStatusReport } from './session-control';
 export { listSessions, sessionListQuery } from './list';
+export {
+  ScheduleExistsError,
+  UnknownScheduleError,
+  createBatchSchedule,
+  describeBatchSchedule,
+  listBatchSchedules,
+  operateBatchSchedule,
+} from './schedules';
+export type { BatchScheduleMemo, CreateBatchScheduleOptions, ScheduleOperation } from './schedules';
+export { scheduledBatchId } from '../common/schedule';
+export type { ScheduledBatchInput, ScheduledBatchResult } from '../common/schedule';
 export { turnOutcome } from './turn-outcome';
 export { AGENT_RESULT_FAILURE, resultOfFailure } from '../common/agent-result';
 export { StoreUnavailableError } from '../store/outage';

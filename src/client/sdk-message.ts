@@ -6,6 +6,7 @@ import type {
   SDKMicrocompactBoundaryMessage,
   SDKContentReplacementMessage,
   SDKSnipBoundaryMessage,
+  SDKCollapseBoundaryMessage,
   SDKModelFallbackMessage,
   SDKPermissionDeniedMessage,
   SDKResultMessage,
@@ -18,7 +19,7 @@ import { isMcpToolName, mcpServerOf } from '../common/mcp';
 import type { PermissionReasonType } from '../common/permissions';
 import type { TranscriptEntry } from '../common/transcript';
 import type { ContextStageTotals, TurnOptions, TurnOutcome } from '../common/turn';
-import { TOOL_NAMES } from '../common/tools';
+import { EXIT_PLAN_MODE_TOOL, TOOL_NAMES } from '../common/tools';
 import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 import { RUNNER_VERSION } from '../common/version';
 import { uuidV5 } from '../store/uuid';
@@ -88,6 +89,20 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
     };
     return m;
   }
+  if (e.type === 'system' && e.subtype === 'collapse_boundary') {
+    const m: SDKCollapseBoundaryMessage = {
+      type: 'system',
+      subtype: 'collapse_boundary',
+      uuid: e.uuid,
+      session_id: e.sessionId,
+      collapse_metadata: {
+        trigger: 'auto',
+        collapsed_rounds: e.collapseMetadata?.rounds ?? 0,
+        tokens_saved: e.collapseMetadata?.tokensFreed ?? 0,
+      },
+    };
+    return m;
+  }
   if (e.type === 'system' && e.subtype === 'model_fallback') {
     const f = e as Record<string, unknown>;
     const m: SDKModelFallbackMessage = {
@@ -152,7 +167,8 @@ export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
     // Claude Code follows the first Stop hook feedback of a turn with a notification.
     if (e['hookEvent'] === 'Stop') return e['stopHookActive'] === true ? [whole] : [whole, stopHookNotification(e)];
     const split = withFollowUp(e, whole);
-    return denied ? [denied, ...split] : split;
+    const status = planExitStatus(e);
+    return [...(denied ? [denied] : []), ...(status ? [status] : []), ...split];
   }
   if (whole?.type === 'assistant' && e.localCommand) {
     // A command that stopped before the model: its answer says so, as Claude Code's does.
@@ -301,6 +317,23 @@ function stopHookNotification(e: TranscriptEntry): SDKMessage {
 }
 
 /**
+ * The `system`/`status` message Claude Code 2.1.328 sends before the tool result of an approved
+ * ExitPlanMode: the session's permission mode is now `default` (uuid derived from the line's).
+ */
+function planExitStatus(e: TranscriptEntry): SDKMessage | undefined {
+  const run = e['toolRun'] as { tool?: string; outcome?: string } | undefined;
+  if (run?.tool !== EXIT_PLAN_MODE_TOOL || run.outcome !== 'ok') return undefined;
+  return {
+    type: 'system',
+    subtype: 'status',
+    status: null,
+    permissionMode: 'default',
+    uuid: uuidV5(`${e.uuid}/status`),
+    session_id: e.sessionId,
+  } as unknown as SDKMessage;
+}
+
+/**
  * The `system`/`permission_denied` message Claude Code sends before the tool result of a call the
  * permission policy refused, built from that result's line (uuid derived from the line's).
  */
@@ -386,7 +419,7 @@ export function initMessage(args: {
     cwd: args.cwd,
     tools: [
       // The task tools are not listed (as before them): only the built-in and web tools.
-      ...(args.options.tools ?? TOOL_NAMES),
+      ...(args.options.tools ?? [...TOOL_NAMES, ...(args.options.approverTools ?? [])]),
       ...(invocable.length && !args.options.tools ? [SKILL_TOOL] : []),
       ...(args.options.jsonSchemaKey !== undefined ? [STRUCTURED_OUTPUT_TOOL] : []),
       ...(args.mcp?.toolNames ?? []),
@@ -506,8 +539,10 @@ function contextStagesInfo(t: ContextStageTotals): NonNullable<SDKResultMessage[
   const m = t.microcompact;
   const b = t.toolResultBudget;
   const s = t.snip;
+  const c = t.collapse;
   return {
     ...(s ? { snip: { runs: s.runs, snipped_rounds: s.snippedRounds, freed_tokens: s.freedTokens } } : {}),
+    ...(c ? { collapse: { runs: c.runs, collapsed_rounds: c.collapsedRounds, freed_tokens: c.freedTokens } } : {}),
     ...(b
       ? {
           tool_result_budget: {

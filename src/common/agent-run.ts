@@ -4,6 +4,7 @@
  * hand-back activity needs. Small and JSON-safe: the prompt, the agent's system prompt and its
  * report stay in the store.
  */
+import type { EffortLevel } from './thinking';
 import type { AgentCaps } from './agents';
 import type { ContentRef } from './content-ref';
 import type { AgentRequest, TaskKiller, TaskUsage } from './tasks';
@@ -33,6 +34,12 @@ export interface AgentRunInfo {
   outputFile: string;
   /** The agent's own cap (the runner's extension), on top of the parent's budget. */
   caps?: AgentCaps;
+  /**
+   * The run fires SubagentStart and SubagentStop hooks instead of SessionStart, UserPromptSubmit
+   * and Stop, as Claude Code 2.1.328 does (set by parents since SubagentStart/SubagentStop were
+   * built; a run started before has none and replays as it ran).
+   */
+  subagentHooks?: true;
 }
 
 /** Input of the `planAgent` activity: one `Agent` call to check and prepare. */
@@ -61,6 +68,10 @@ export interface PlanAgentInput {
   promptUuid: string;
   /** The call's permission as the workflow decided it: a denial is written instead of a plan. */
   permission?: ToolPermission;
+  /** Agent types `Agent(<type>)` deny rules name (src/engine/agent-rules.ts): refused, and not listed as available. */
+  deniedAgentTypes?: string[];
+  /** Where the `Agent(<type>)` deny rules came from, by type (TurnOptions.agentRuleSources). */
+  agentRuleSources?: Record<string, string>;
 }
 
 /** What `planAgent` prepared: everything the child turn needs, by reference. */
@@ -90,6 +101,8 @@ export interface AgentPlan {
   caps?: AgentCaps;
   maxTurns?: number;
   permissionMode?: PermissionMode;
+  /** Reasoning effort of the agent's calls: the call's `effort`, else its type's (absent: the parent's). */
+  effort?: EffortLevel;
 }
 
 /** `planAgent` refused the call: its is_error result is written. */

@@ -16,6 +16,16 @@ export interface CompactionOptions {
   toolResultBudget?: ToolResultBudgetOptions;
   /** Snip: stale rounds removed from the view (`src/engine/snip.ts`). */
   snip?: SnipOptions;
+  /** Context collapse: runs of old rounds whose results were cleared, folded into one digest (`src/engine/collapse.ts`). */
+  collapse?: CollapseOptions;
+}
+
+/** Settings of context collapse (`CompactionOptions.collapse`). */
+export interface CollapseOptions {
+  /** False turns the stage off (nothing new is collapsed; what was recorded stays collapsed). @default true */
+  enabled?: boolean;
+  /** Most recent rounds never collapsed. @default 5 */
+  keepRecent?: number;
 }
 
 /** Settings of snip (`CompactionOptions.snip`). */

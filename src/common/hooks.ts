@@ -12,6 +12,8 @@ export const HOOK_EVENTS = [
   'Stop',
   'SessionStart',
   'PreCompact',
+  'SubagentStart',
+  'SubagentStop',
 ] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
@@ -33,7 +35,8 @@ export type HooksConfig = Partial<Record<HookEvent, HookCommand[]>>;
 /**
  * Events whose hooks have a matcher, and what it is tested against: the tool's name
  * (PreToolUse, PostToolUse), the session's `source` (SessionStart: `startup`, `resume`), the
- * compaction's `trigger` (PreCompact: `auto`, `manual`). UserPromptSubmit and Stop have none:
+ * compaction's `trigger` (PreCompact: `auto`, `manual`), the agent's type (SubagentStart,
+ * SubagentStop: `Explore`, `reviewer`). UserPromptSubmit and Stop have none:
  * their hooks always run, whatever matcher they are given (as in Claude Code).
  */
 export const MATCHED_HOOK_EVENTS: ReadonlySet<HookEvent> = new Set<HookEvent>([
@@ -41,6 +44,8 @@ export const MATCHED_HOOK_EVENTS: ReadonlySet<HookEvent> = new Set<HookEvent>([
   'PostToolUse',
   'SessionStart',
   'PreCompact',
+  'SubagentStart',
+  'SubagentStop',
 ]);
 
 /** A matcher that is a list of names: letters, digits, `_`, separated by `|` or `,` (spaces allowed around them). */
@@ -151,6 +156,12 @@ export interface RunHooksInput {
   stop?: { lastAssistantUuid: string | null; stopHookActive: boolean };
   /** SessionStart: `startup` or `resume`. PreCompact: `auto` or `manual`. */
   source?: string;
+  /**
+   * A subagent's turn: the agent (Claude Code's `agent_id`, `agent_type`, and for SubagentStop
+   * `agent_transcript_path`, its run's transcript file). The agent type is the SubagentStart and
+   * SubagentStop matchers' subject.
+   */
+  agent?: { agentId: string; agentType: string; transcriptPath: string };
   /**
    * Where a context line goes if the hooks add any (additional context, Stop feedback, PostToolUse
    * block reason): the activity writes it as a meta user line with this uuid and parent.

@@ -1,4 +1,4 @@
-import type { MicrocompactOptions, SnipOptions, ToolResultBudgetOptions } from './compaction';
+import type { CollapseOptions, MicrocompactOptions, SnipOptions, ToolResultBudgetOptions } from './compaction';
 import type { Usage } from './usage';
 import type { FileReadState, ToolUseSummary } from './tools';
 import type { ThinkingOptions } from './thinking';
@@ -59,11 +59,17 @@ export interface CallModelInput {
    * Present: the environment message lists the session's agent types (Claude Code's "Available
    * agent types for the Agent tool"): those of the stored list `ref`, else the built-in types.
    */
-  agentTypes?: { ref?: ContentRef };
+  agentTypes?: {
+    ref?: ContentRef;
+    /** Types `Agent(<type>)` deny rules name: left out of the listing, as in Claude Code 2.1.328. */
+    denied?: string[];
+  };
   /** Tool-result budget settings of the turn (`CompactionOptions.toolResultBudget`). @default on, with its defaults */
   toolResultBudget?: ToolResultBudgetOptions;
   /** Snip settings of the turn (`CompactionOptions.snip`). @default on, with its defaults */
   snip?: SnipOptions;
+  /** Context collapse settings of the turn (`CompactionOptions.collapse`). @default on, with its defaults */
+  collapse?: CollapseOptions;
 }
 
 /**
@@ -116,6 +122,11 @@ export interface CallModelSummary {
   toolResultBudget?: { uuid: string; replacedToolResults: number; freedTokens: number };
   /** A `snip_boundary` line written before the call because it removed stale rounds: uuid, rounds, tokens freed (estimated). */
   snip?: { uuid: string; snippedRounds: number; freedTokens: number };
+  /**
+   * A `collapse_boundary` line written before the call because it collapsed runs of old rounds
+   * whose results were cleared: its uuid, the rounds left out and the tokens that freed (estimated).
+   */
+  collapse?: { uuid: string; collapsedRounds: number; freedTokens: number };
 }
 
 /** Input of the `compactContext` activity. */

@@ -82,6 +82,19 @@ export interface SDKSnipBoundaryMessage {
 }
 
 /**
+ * Context collapse folded runs of old rounds (whose results were cleared) into a digest before a
+ * model call (extension of ours: Claude Code 2.1.328 ships no collapse stage). `collapsed_rounds`
+ * counts the rounds left out; `tokens_saved` is estimated (characters / 4).
+ */
+export interface SDKCollapseBoundaryMessage {
+  type: 'system';
+  subtype: 'collapse_boundary';
+  uuid: string;
+  session_id: string;
+  collapse_metadata: { trigger: 'auto'; collapsed_rounds: number; tokens_saved: number };
+}
+
+/**
  * The turn switched to its fallback model after repeated overloaded errors (Claude Code's
  * `system`/`model_fallback`).
  */
@@ -222,6 +235,7 @@ export interface SDKResultMessage {
   context_stages?: {
     tool_result_budget?: { runs: number; replaced_tool_results: number; freed_tokens: number };
     snip?: { runs: number; snipped_rounds: number; freed_tokens: number };
+    collapse?: { runs: number; collapsed_rounds: number; freed_tokens: number };
     microcompact?: { runs: number; cleared_tool_results: number; freed_tokens: number };
   };
   /** The session's subagent counters (with subagents on; Claude Code 2.1.328 repeats them on every result). */
@@ -295,6 +309,7 @@ export type SDKMessage =
   | SDKMicrocompactBoundaryMessage
   | SDKContentReplacementMessage
   | SDKSnipBoundaryMessage
+  | SDKCollapseBoundaryMessage
   | SDKPermissionDeniedMessage
   | SDKStatusMessage
   | SDKAssistantMessage

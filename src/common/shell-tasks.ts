@@ -9,6 +9,8 @@
  * heartbeating activity on the workspace's host, and tells the session of its end.
  */
 
+import type { MonitorEnd } from './monitor';
+
 /** Background `timeout` when the input gives none, ms (2.1.328's Bash description: 10 min). */
 export const BACKGROUND_DEFAULT_TIMEOUT_MS = 600_000;
 /** Largest background `timeout`, ms (2.1.328: 2 h). */
@@ -54,6 +56,8 @@ export interface BackgroundLaunch {
   command: string;
   /** Directory the command starts in (where the session's shell was). */
   cwd: string;
+  /** A `Monitor`: each stdout line is an event the session gets while the command runs. */
+  monitor?: true;
 }
 
 /** The shell-specific part of a task record. */
@@ -61,6 +65,8 @@ export interface ShellTaskInfo {
   /** {@link BackgroundLaunch.command}. */
   command: string;
   timeoutMs: number;
+  /** A `Monitor` (its stdout lines are events; it expires at `timeoutMs`). */
+  monitor?: true;
 }
 
 /**
@@ -114,6 +120,11 @@ export interface RunShellInput {
   outputFile: string;
   /** How long the command may run, ms. */
   timeoutMs: number;
+  /**
+   * A `Monitor`: stdout lines are batched into events, each stored and signalled to the session
+   * (`taskEvent`) as it comes; stderr goes to the output file only.
+   */
+  monitor?: { sessionWorkflowId?: string; runId: string; description: string };
 }
 
 /** What `runBackgroundShell` reports (a `lost` end is the workflow's to decide, never this activity's). */
@@ -121,4 +132,6 @@ export interface RunShellResult {
   end: Exclude<ShellEnd, { kind: 'lost' }>;
   /** Bytes of output the command wrote. */
   outputBytes: number;
+  /** A monitor's counts. */
+  monitor?: MonitorEnd;
 }

@@ -13,6 +13,7 @@ import type { ModelUsage } from './usage';
 import type { ShellEnd, ShellTaskInfo } from './shell-tasks';
 import type { WakeupTaskInfo } from './wakeup';
 import type { CronTaskInfo } from './cron';
+import type { MonitorEnd } from './monitor';
 
 /** Schema version of a carried {@link TaskTable}. */
 export const TASK_TABLE_VERSION = 1;
@@ -172,6 +173,8 @@ export interface TaskFinishedMessage {
   toolsUsed?: string[];
   /** A background command: how it ended (its notification says so). */
   shellEnd?: ShellEnd;
+  /** A monitor: its event count and output (its end's texts depend on them). */
+  monitor?: MonitorEnd;
 }
 
 /** What a turn asks its session about the task table (signal `taskCommand`); answered by `taskReply`. */

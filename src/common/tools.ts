@@ -51,7 +51,6 @@ export const DEFAULT_TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...
  * they are left out with a warning.
  */
 export const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
-  'Monitor',
   'ScheduleWakeup',
   'TodoWrite',
   'EnterWorktree',
@@ -67,22 +66,41 @@ export const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
  * Built-in tools offered only when `--tools` (or the SDK's `tools`) names them: Claude Code
  * 2.1.328 defers them by default (loaded through ToolSearch).
  * Turns recorded before they existed could not name them, so their permission decisions and
- * runs are unchanged. AskUserQuestion and ExitPlanMode are ones only in a turn with an approver
- * (`options.approvals`: `--wait-for-approval`, the SDK's `canUseTool`); elsewhere they stay
- * headless-disabled. No turn recorded before ExitPlanMode became one carries it in `tools`, which
- * is what gates its workflow branch (leaving plan mode mid-turn) for old histories.
+ * runs are unchanged. AskUserQuestion, ExitPlanMode and EnterPlanMode are ones only in a turn
+ * with an approver (`options.approvals`: `--wait-for-approval`, the SDK's `canUseTool`), named by
+ * `tools` or, for the default set, by `approverTools`; elsewhere they stay headless-disabled. No
+ * turn recorded before ExitPlanMode became one carries it in either, which is what gates its
+ * workflow branch (leaving plan mode mid-turn) for old histories.
  */
-export const OPT_IN_TOOL_NAMES = ['NotebookEdit', 'AskUserQuestion', 'ExitPlanMode'] as const;
+export const OPT_IN_TOOL_NAMES = [
+  'NotebookEdit',
+  'AskUserQuestion',
+  'ExitPlanMode',
+  'EnterPlanMode',
+  'Monitor',
+] as const;
 
 /** Claude Code's tool that asks the approver to leave plan mode (an opt-in tool, above). */
 export const EXIT_PLAN_MODE_TOOL = 'ExitPlanMode';
+
+/** Claude Code's tool that asks the approver to enter plan mode (an opt-in tool, above). */
+export const ENTER_PLAN_MODE_TOOL = 'EnterPlanMode';
+
+/**
+ * The tools Claude Code 2.1.328 adds to its default tool set when a host answers them (the Agent
+ * SDK's `canUseTool`, `--permission-prompt-tool stdio`): AskUserQuestion (offered inline),
+ * EnterPlanMode and ExitPlanMode (deferred to ToolSearch). The runner adds them to a turn with an
+ * approver and no `--tools` as `TurnOptions.approverTools`, so turns recorded before keep their
+ * default list.
+ */
+export const APPROVER_DEFAULT_TOOL_NAMES: readonly string[] = ['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode'];
 
 /**
  * Tools of Claude Code that need a person to answer them, which 2.1.328 disables in a headless
  * run (`-p` without a host that answers): `--tools` accepts them, they are never offered, and a
  * call gets {@link noSuchToolText}'s "disabled for this session".
  */
-export const HEADLESS_DISABLED_TOOL_NAMES: readonly string[] = ['AskUserQuestion', 'ExitPlanMode'];
+export const HEADLESS_DISABLED_TOOL_NAMES: readonly string[] = ['AskUserQuestion', 'ExitPlanMode', 'EnterPlanMode'];
 
 /** The error text of a call to a tool the turn does not have (Claude Code's words, inside `<tool_use_error>`). */
 export function noSuchToolText(name: string): string {
@@ -91,9 +109,12 @@ export function noSuchToolText(name: string): string {
     : `Error: No such tool available: ${name}`;
 }
 
-/** The opt-in tools of a turn's tool list (empty for the default list). */
-export function optInToolsOf(tools: readonly string[] | undefined): string[] {
-  return (tools ?? []).filter((t) => (OPT_IN_TOOL_NAMES as readonly string[]).includes(t));
+/**
+ * The opt-in tools a turn offers: those of its tool list, or for the default list (`tools`
+ * absent) its `approverTools` (none in turns recorded before them).
+ */
+export function optInToolsOf(o: { tools?: readonly string[]; approverTools?: readonly string[] }): string[] {
+  return (o.tools ?? o.approverTools ?? []).filter((t) => (OPT_IN_TOOL_NAMES as readonly string[]).includes(t));
 }
 
 /**
@@ -144,7 +165,12 @@ export interface ToolUseSummary {
 
 /** Permission decision for one tool call, made in the workflow as far as the tool name allows. */
 export type ToolPermission =
-  | { behavior: 'allow' }
+  /**
+   * `approved`: a person allowed this very call, having seen its input (durable approvals, the
+   * SDK's `canUseTool`); Edit and Write then change a file the session has not Read, as Claude
+   * Code 2.1.328 does. Absent in histories recorded before it.
+   */
+  | { behavior: 'allow'; approved?: true }
   /**
    * `reason`: `rule` for a permission rule, `mode` for the permission mode (SDK
    * `decision_reason_type`), `hook` for a PreToolUse hook's deny (or exit 2), `hook_ask` for a

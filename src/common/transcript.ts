@@ -202,6 +202,21 @@ const TranscriptEntryFields = {
    * from here on leave out, how many rounds, and the tokens that freed (estimated).
    */
   snipMetadata: z.object({ removedUuids: z.array(z.string()), rounds: z.number(), tokensFreed: z.number() }).optional(),
+  /**
+   * On a `collapse_boundary` system line (`model/collapse.ts`): the lines (old rounds whose
+   * results were cleared) that requests from here on leave out, and the digests appended to the
+   * result lines kept in their place (`targetUuid`; the text sent and the labels of the calls it
+   * names); rounds left out and the tokens that freed (estimated). A later digest of the same
+   * target replaces an earlier one.
+   */
+  collapseMetadata: z
+    .object({
+      collapsedUuids: z.array(z.string()),
+      digests: z.array(z.object({ targetUuid: z.string(), text: z.string(), calls: z.array(z.string()) })),
+      rounds: z.number(),
+      tokensFreed: z.number(),
+    })
+    .optional(),
   /** The structured output of a turn (`--json-schema`), on the line that carries it. */
   structuredOutput: z.unknown().optional(),
   /** Hooks (`src/activities/hooks/`): the event of a hook's context line; a hook run's outcome; the config. */

@@ -36,6 +36,12 @@ export interface TurnOptions {
   allowedTools?: string[];
   /** Deny rules (`--disallowedTools` and settings files). */
   disallowedTools?: string[];
+  /**
+   * Where each `Agent(<type>)` deny rule came from, by agent type, in Claude Code's source names
+   * (`cliArg`, `userSettings`, `projectSettings`, `localSettings`, `flagSettings`): the denial text
+   * names it (src/activities/permissions/agent-type.ts). Only types named by deny rules.
+   */
+  agentRuleSources?: Record<string, string>;
   /** Ask rules (settings files): headless runs deny these calls. */
   askTools?: string[];
   /** More working directories (`--add-dir`, `permissions.additionalDirectories`), absolute. */
@@ -44,6 +50,12 @@ export interface TurnOptions {
   settingsEnv?: SettingsEnvRef;
   /** Tools offered to the model (default: all built-in tools). */
   tools?: string[];
+  /**
+   * With the default tool set (`tools` absent) and an approver: the tools Claude Code 2.1.328's
+   * SDK adds to it (src/common/tools.ts `APPROVER_DEFAULT_TOOL_NAMES`). Absent in turns recorded
+   * before, whose tool list stays the default one.
+   */
+  approverTools?: string[];
   /**
    * Replaces the default system prompt (`--system-prompt`). Client side only: the QueryEngine
    * stores the text in the session's content store and sends {@link systemPromptKey} instead, so
@@ -351,6 +363,8 @@ export interface ContextStageTotals {
   toolResultBudget?: { runs: number; replacedToolResults: number; freedTokens: number };
   /** Snip: model calls that removed stale rounds, rounds removed, tokens freed. */
   snip?: { runs: number; snippedRounds: number; freedTokens: number };
+  /** Context collapse: model calls that collapsed rounds, rounds left out, tokens freed. */
+  collapse?: { runs: number; collapsedRounds: number; freedTokens: number };
 }
 
 /** Answer of the turn's `progress` query: what a streaming client needs. */

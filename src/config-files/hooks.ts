@@ -4,7 +4,7 @@
  * {"hooks": {"PreToolUse": [{"matcher": "Bash|Edit", "hooks": [{"type": "command", "command": "…", "timeout": 30}]}]}}
  * ```
  * Events supported here: PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart,
- * PreCompact (others are accepted and ignored, with a warning). `timeout` is in seconds. The
+ * PreCompact, SubagentStart, SubagentStop (others are accepted and ignored, with a warning). `timeout` is in seconds. The
  * files are read by the shared settings loader (src/config-files/settings.ts), which keeps each `hooks`
  * section as written; this module gives it its schema.
  */

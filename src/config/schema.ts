@@ -286,6 +286,7 @@ const CompactionSchema = z.strictObject({
     .default(0.95),
   toolResultBudget: z.boolean({ error: 'expected true or false' }).default(true),
   snip: z.boolean({ error: 'expected true or false' }).default(true),
+  collapse: z.boolean({ error: 'expected true or false' }).default(true),
 });
 
 const STORE_URL_ERROR = 'expected a postgres:// URL, jsonl:DIR, or null (JSONL files under dataDir)';
@@ -580,6 +581,8 @@ export interface CompactionConfig {
   toolResultBudget: boolean;
   /** Stale rounds (failed calls, reads repeated with the same result) left out of the view (`src/engine/snip.ts`). @default true */
   snip: boolean;
+  /** Runs of old rounds whose results microcompact cleared folded into one digest (context collapse, `src/engine/collapse.ts`). @default true */
+  collapse: boolean;
 }
 
 /**

@@ -39,7 +39,7 @@ export function ruleContent(rule: string): string | null {
 }
 
 /** Built-in tools that write files (their targets are checked against the protected paths). */
-const FILE_WRITING_TOOLS: ReadonlySet<string> = new Set(['Bash', 'Edit', 'Write', 'NotebookEdit']);
+const FILE_WRITING_TOOLS: ReadonlySet<string> = new Set(['Bash', 'Monitor', 'Edit', 'Write', 'NotebookEdit']);
 
 function wholeTool(rules: readonly string[] | undefined, tool: string): boolean {
   return (rules ?? []).some((r) => ruleName(r) === tool && ruleContent(r) === null);
@@ -54,6 +54,9 @@ export function ruleToolsFor(tool: string): readonly string[] {
   switch (tool) {
     case 'Bash':
       return ['Bash', 'Read', 'Edit', 'Write', 'NotebookEdit'];
+    // A monitor's command is a Bash command: Bash rules with a command decide it too.
+    case 'Monitor':
+      return ['Monitor', 'Bash', 'Read', 'Edit', 'Write', 'NotebookEdit'];
     case 'Read':
       return ['Read'];
     case 'Glob':
@@ -80,6 +83,10 @@ export function scopedRulesFor(policy: PermissionPolicy, tool: string): ScopedRu
     });
   return { allow: pick(policy.allowedTools), deny: pick(policy.disallowedTools), ask: pick(policy.askTools) };
 }
+
+/** Why EnterPlanMode is refused out of plan mode (the runner's words; Claude Code asks `Enter plan mode?`). */
+export const ENTER_PLAN_MODE_REFUSED =
+  'EnterPlanMode is not supported in the middle of a turn by this runner: start a turn with --permission-mode plan to plan first.';
 
 /** A PreToolUse hook's verdict on one call, as the workflow passes it to {@link decidePermission}. */
 export type HookPermission =
@@ -113,6 +120,13 @@ export function decidePermission(
   // So does ExitPlanMode: approving it is approving the plan (Claude Code's "Exit plan mode?").
   if (toolName === 'ExitPlanMode' && policy.optInTools?.includes(toolName)) {
     return { behavior: 'deny', message: 'Exit plan mode?', reason: 'mode', ask: true };
+  }
+  // EnterPlanMode runs in plan mode (Claude Code leaves the mode as it is); the runner does not
+  // enter plan mode in the middle of a turn.
+  if (toolName === 'EnterPlanMode' && policy.optInTools?.includes(toolName)) {
+    return policy.mode === 'plan'
+      ? { behavior: 'allow' }
+      : { behavior: 'deny', message: ENTER_PLAN_MODE_REFUSED, reason: 'mode' };
   }
   const byName = decideByName(policy, toolName);
   if (byName.verdict === 'check') {
@@ -190,8 +204,9 @@ export function permissionPolicyOf(options: {
   askTools?: string[];
   additionalDirectories?: string[];
   tools?: string[];
+  approverTools?: string[];
 }): PermissionPolicy {
-  const optIn = optInToolsOf(options.tools);
+  const optIn = optInToolsOf(options);
   return {
     mode: options.permissionMode,
     ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),

@@ -34,6 +34,8 @@ export const SNIP_DEFAULTS = { keepRecent: 5, minFreedTokens: 60_000 } as const;
 
 /** One call of a round and its result. */
 export interface SnipCall {
+  /** The call's tool_use id. */
+  toolUseId: string;
   tool: string;
   /** The call's input, canonical JSON (same input, same text). */
   inputKey: string;

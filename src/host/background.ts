@@ -233,8 +233,8 @@ export interface WatchIdleOptions {
 }
 
 /**
- * Resolves when the background server should stop: when no turn workflow has been running and no
- * client has touched the server for `idleTimeoutMs`, or at once when its data directory is gone
+ * Resolves when the background server should stop: when no turn or session workflow has been
+ * running ({@link BUSY_WORKFLOWS_QUERY}) and no client has touched the server for `idleTimeoutMs`, or at once when its data directory is gone
  * (a removed temporary directory must not leave a server behind).
  */
 export async function watchIdle(
@@ -280,10 +280,26 @@ export async function watchIdle(
   return 'aborted';
 }
 
-/** Running turn workflows, or null (logged) when the server does not answer: taken as busy. */
+/**
+ * What keeps a background server up: a running turn, or a running session (a `-p` session ends
+ * with its client unless it holds a pending task: a cron job, a wake-up, a background command or
+ * agent, whose timers fire only while this server runs).
+ */
+export const BUSY_WORKFLOWS_QUERY = `ExecutionStatus = 'Running' AND (WorkflowType = 'turnWorkflow' OR WorkflowType = 'sessionWorkflow')`;
+
+/**
+ * What keeps the server busy: running turn and session workflows, plus schedules that will fire
+ * (not paused, a next fire time), whose fires need this server; null (logged) when the server
+ * does not answer: taken as busy.
+ */
 async function runningTurns(opts: WatchIdleOptions): Promise<number | null> {
   try {
-    return (await opts.client.workflow.count(`WorkflowType = 'turnWorkflow' AND ExecutionStatus = 'Running'`)).count;
+    let busy = (await opts.client.workflow.count(BUSY_WORKFLOWS_QUERY)).count;
+    if (busy > 0) return busy;
+    for await (const s of opts.client.schedule.list()) {
+      if (!s.state.paused && s.info.nextActionTimes.length > 0) busy++;
+    }
+    return busy;
   } catch (e) {
     opts.log(`idle check: ${e instanceof Error ? e.message : String(e)}`);
     return null;

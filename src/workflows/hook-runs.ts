@@ -70,6 +70,7 @@ export class HookRuns {
     const contextUuid = context ? uuid4() : undefined;
     const previous = this.state.activity;
     this.state.activity = `hooks ${event}`;
+    const agent = this.subagent();
     const outcome = await uninterruptible(() =>
       this.workspace.onWorkspaceHost(
         (acts, cwd) =>
@@ -80,6 +81,7 @@ export class HookRuns {
             event,
             eventKey: `${turnId}/${key}`,
             permissionMode: options.permissionMode,
+            ...(agent ? { agent } : {}),
             ...extra,
             ...(contextUuid ? { contextLine: { uuid: contextUuid, parentUuid: this.state.leaf } } : {}),
           }),
@@ -111,8 +113,29 @@ export class HookRuns {
     return { terminalReason: 'hook_stopped', errors: [outcome.stop.reason] };
   }
 
-  /** SessionStart (first turn of a session) and UserPromptSubmit, after the prompt is recorded. */
+  /**
+   * The agent a subagent's turn runs, for its hooks (`agent_id`, `agent_type`), or undefined: the
+   * session's own turn, or a subagent's run started before SubagentStart/SubagentStop (it keeps
+   * the main agent's events).
+   */
+  private subagent(): RunHooksInput['agent'] {
+    const a = this.input.agent;
+    if (!a?.subagentHooks) return undefined;
+    return { agentId: a.agentId, agentType: a.agentType, transcriptPath: a.outputFile };
+  }
+
+  /**
+   * SessionStart (first turn of a session) and UserPromptSubmit, after the prompt is recorded; in
+   * a subagent's run, SubagentStart instead (its additional context goes to the agent), as in
+   * Claude Code 2.1.328.
+   */
   async atTurnStart(): Promise<HookStop> {
+    const agent = this.subagent();
+    if (agent) {
+      if (!this.applies('SubagentStart', agent.agentType)) return null;
+      const o = await this.run('SubagentStart', 'SubagentStart', {}, true);
+      return o?.configErrors?.length ? this.stopOf(o) : null;
+    }
     if (this.input.turnNumber <= 1 && this.applies('SessionStart', 'startup')) {
       const o = await this.run('SessionStart', 'SessionStart', { source: 'startup' }, true);
       // Claude Code does not stop for a SessionStart hook's `continue: false`; configuration errors still do.
@@ -214,14 +237,17 @@ export class HookRuns {
   }
 
   /**
-   * Stop: the model is done. A hook that blocks (exit 2 or `decision: "block"`) makes the turn go
+   * Stop (SubagentStop in a subagent's run): the model is done. A hook that blocks (exit 2 or `decision: "block"`) makes the turn go
    * on: its reason is given to the model and `goOn` is true. After `stopBlockCap` blocks in a row
    * (Claude Code's `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`, 8 by default; 0 = no cap) the next block is
    * overridden: its feedback is recorded but no model call follows, `capped` is the count, and
    * the turn ends.
    */
   async stop(): Promise<{ goOn: boolean; stop: HookStop; capped?: number }> {
-    if (!this.applies('Stop')) return { goOn: false, stop: null };
+    // A subagent's end fires SubagentStop (matched by its type), with the same block contract.
+    const agent = this.subagent();
+    const event = agent ? 'SubagentStop' : 'Stop';
+    if (!this.applies(event, agent?.agentType)) return { goOn: false, stop: null };
     const d = this.state.data;
     const blocks = d.stopHookBlocks ?? 0;
     const claudeCap = isPatched('stopHookBlockCap');
@@ -231,8 +257,8 @@ export class HookRuns {
     // Code), but it is not obeyed.
     const over = claudeCap && cap > 0 && blocks >= cap;
     const o = await this.run(
-      'Stop',
-      `Stop/${d.numTurns}`,
+      event,
+      `${event}/${d.numTurns}`,
       { stop: { lastAssistantUuid: d.lastAssistantUuid, stopHookActive: blocks > 0 } },
       true,
     );

@@ -6,3 +6,4 @@ export { turnWorkflow } from './turn';
 export { budgetPoolWorkflow } from './budget-pool';
 export { shellTaskWorkflow } from './shell-task';
 export { batchCollectorWorkflow } from './batch-collector';
+export { scheduledBatchWorkflow } from './scheduled-batch';

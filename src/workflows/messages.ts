@@ -5,6 +5,8 @@ import type { TurnProgress, TurnSpend } from '../common/turn';
 import type { TurnLimits } from '../common/limits';
 import type { PoolStatus } from '../engine/budget-pool';
 import type { ContentRef } from '../common/content-ref';
+import type { TaskEventMessage } from '../common/monitor';
+import { TASK_EVENT_SIGNAL } from '../common/monitor';
 import type {
   TaskCommandMessage,
   TaskFinishedMessage,
@@ -127,6 +129,8 @@ export const sessionStatusQuery = defineQuery<SessionStatusView>('status');
 export const taskStartedSignal = defineSignal<[TaskStartedMessage]>('taskStarted');
 /** Signal to a session: a task run ended (from the run's own turn, or from the turn that held it). */
 export const taskFinishedSignal = defineSignal<[TaskFinishedMessage]>('taskFinished');
+/** Signal to a session from a monitor's activity: a batch of its command's stdout lines, stored as the notification the model reads. */
+export const taskEventSignal = defineSignal<[TaskEventMessage]>(TASK_EVENT_SIGNAL);
 /** Signal from a turn to its session: a question about the task table (`ListAgents`, `TaskStop`, `SendMessage`). */
 export const taskCommandSignal = defineSignal<[TaskCommandMessage]>('taskCommand');
 /** Signal from a session to the turn that asked: the answer to its `taskCommand`. */

@@ -1,6 +1,7 @@
 import { condition, uuid4 } from '@temporalio/workflow';
 import type { SubmitRequest, SubmitResponse } from '../common/session';
 import type { TaskFinishedMessage, TaskRecord } from '../common/tasks';
+import type { ContentRef } from '../common/content-ref';
 
 /** Id prefix of submits the session queues itself (no update waits for their answer). */
 const SESSION_PROMPT_PREFIX = 'session:';
@@ -28,8 +29,15 @@ export interface QueuedNotification {
   finished: TaskFinishedMessage;
 }
 
+/** A monitor's event waiting for a turn: its notification, stored by the monitor's activity. */
+export interface QueuedEvent {
+  kind: 'event';
+  record: TaskRecord;
+  ref: ContentRef;
+}
+
 /** What waits for a turn. */
-export type QueuedWork = QueuedSubmit | QueuedNotification;
+export type QueuedWork = QueuedSubmit | QueuedNotification | QueuedEvent;
 
 /**
  * What waits for the session: submitted prompts and the notifications of finished tasks, one
@@ -46,9 +54,9 @@ export class SessionInbox {
     return this.work.filter((w) => w.kind === 'submit').length;
   }
 
-  /** Notifications waiting for a turn. */
+  /** Notifications (a monitor's events among them) waiting for a turn. */
   get notifications(): number {
-    return this.work.filter((w) => w.kind === 'notification').length;
+    return this.work.filter((w) => w.kind !== 'submit').length;
   }
 
   /** True when something waits for a turn. */
@@ -64,6 +72,11 @@ export class SessionInbox {
   /** Queues a finished task's notification. */
   notify(n: Omit<QueuedNotification, 'kind'>): void {
     this.work.push({ kind: 'notification', ...n });
+  }
+
+  /** Queues a monitor's event. */
+  event(e: Omit<QueuedEvent, 'kind'>): void {
+    this.work.push({ kind: 'event', ...e });
   }
 
   /**

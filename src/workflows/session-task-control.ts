@@ -1,10 +1,12 @@
 import { CancellationScope, getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
 import type { TaskCommandMessage, TaskFinishedMessage, TaskKiller, TaskReply } from '../common/tasks';
 import type { LimitPatch } from './messages';
+import type { TaskEventMessage } from '../common/monitor';
 import {
   agentMessageSignal,
   setLimitsSignal,
   taskCommandSignal,
+  taskEventSignal,
   taskFinishedSignal,
   taskReplySignal,
   taskStartedSignal,
@@ -31,6 +33,7 @@ export class SessionTaskControl {
   setHandlers(): void {
     setHandler(taskStartedSignal, (m) => this.ledger.taskStarted(m));
     setHandler(taskFinishedSignal, (m) => this.finished(m));
+    setHandler(taskEventSignal, (m) => this.event(m));
     setHandler(taskCommandSignal, (m) => this.command(m));
   }
 
@@ -44,6 +47,16 @@ export class SessionTaskControl {
     if (record && record.killedBy !== 'user' && msg.shellEnd?.kind !== 'stopped') {
       this.inbox.notify({ record, finished: msg });
     }
+  }
+
+  /**
+   * A monitor's event: it waits for a turn, unless its run is not the task's current one, has
+   * ended, or is being stopped (a stopped monitor tells the model nothing more).
+   */
+  private event(m: TaskEventMessage): void {
+    const t = this.ledger.tasks.find(m.taskId);
+    if (!t || t.runId !== m.runId || t.status !== 'running' || this.stopping.has(m.taskId)) return;
+    this.inbox.event({ record: t, ref: m.ref });
   }
 
   /** Answers a turn's question about the table. */
@@ -63,7 +76,12 @@ export class SessionTaskControl {
         return { requestId, kind: 'list', rows: tasks.rows(), nowMs: Date.now() };
       case 'stop': {
         const t = tasks.find(command.taskId);
-        if (!t || t.status !== 'running') return { requestId, kind: 'unknown', error: 'no-task' };
+        // A cron job or wake-up is not a task TaskStop knows in 2.1.328 ("No task found with ID",
+        // CronDelete and `stop: true` end them); nor is one that has ended. No command is sent
+        // either way (a timer has no workflow to cancel), so old histories replay the same.
+        if (!t || t.status !== 'running' || t.kind === 'cron' || t.kind === 'wakeup') {
+          return { requestId, kind: 'unknown', error: 'no-task' };
+        }
         await this.stop(t.taskId, t.workflowId, command.killedBy);
         return t.kind === 'shell'
           ? {

@@ -14,6 +14,8 @@ import type { Activities } from '../activities/types';
 import type { SessionInput, SessionState, SubmitRequest } from '../common/session';
 import type { TurnInput, TurnOutcome } from '../common/turn';
 import { isContentRef } from '../common/content-ref';
+import type { ContentRef } from '../common/content-ref';
+import type { TaskRecord } from '../common/tasks';
 import {
   endSessionSignal,
   interruptSignal,
@@ -156,7 +158,9 @@ class Session {
     const { req, notification } =
       next.kind === 'submit'
         ? { req: next.req, notification: undefined }
-        : await this.notificationTurn(next.record, next.finished);
+        : next.kind === 'event'
+          ? eventTurn(next.record, next.ref)
+          : await this.notificationTurn(next.record, next.finished);
     const turnInput = {
       ...this.ledger.turnInput(req, turn, promptUuid, workflowInfo().workflowId),
       ...(notification ? { notification } : {}),
@@ -286,6 +290,24 @@ class Session {
   private async forward(send: (turn: ReturnType<typeof getExternalWorkflowHandle>) => Promise<void>): Promise<void> {
     if (this.currentTurn) await send(getExternalWorkflowHandle(this.currentTurn)).catch(() => undefined);
   }
+}
+
+/**
+ * The submit of a turn a monitor's event starts: its notification, stored by the monitor's
+ * activity (2.1.328: the result's `origin` has no run id for an event).
+ */
+function eventTurn(
+  record: TaskRecord,
+  ref: ContentRef,
+): { req: SubmitRequest; notification: NonNullable<TurnInput['notification']> } {
+  return {
+    req: { prompt: ref, promptLine: firstLine(`monitor event: ${record.description}`) },
+    notification: {
+      taskId: record.taskId,
+      runId: record.runId,
+      origin: { kind: 'task-notification', producer: 'session-task' },
+    },
+  };
 }
 
 /** The `submitMessage` validator: a prompt by reference, a short summary line, a session not completing. */

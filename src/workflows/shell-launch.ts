@@ -12,6 +12,7 @@ import type { TaskRecord } from '../common/tasks';
 import type { RunToolInput } from '../common/tools';
 import type { TurnInput } from '../common/turn';
 import { LABEL_CHARS } from '../common/summary';
+import { taskRunIdFromUuid } from '../common/ids';
 import { taskStartedSignal } from './messages';
 import type { ShellTaskInput, shellTaskWorkflow } from './shell-task';
 
@@ -37,7 +38,8 @@ export async function launchShellTask(
 ): Promise<void> {
   const owner = turn.sessionWorkflowId ?? workflowInfo().workflowId;
   const workflowId = shellTaskWorkflowId(owner, launch.taskId);
-  const runId = uuid4();
+  // Claude Code's run id form (`origin.runId` of the notification turn), as an agent's.
+  const runId = taskRunIdFromUuid(uuid4());
   const record: TaskRecord = {
     kind: 'shell',
     taskId: launch.taskId,
@@ -51,7 +53,11 @@ export async function launchShellTask(
     startedAtMs: Date.now(),
     workflowId,
     refs: { outputFile: launch.outputFile },
-    shell: { command: launch.command, timeoutMs: launch.timeoutMs },
+    shell: {
+      command: launch.command,
+      timeoutMs: launch.timeoutMs,
+      ...(launch.monitor ? { monitor: true as const } : {}),
+    },
   };
   const input: ShellTaskInput = {
     sessionId: turn.sessionId,
@@ -77,7 +83,11 @@ export async function launchShellTask(
       args: [input],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       cancellationType: ChildWorkflowCancellationType.ABANDON,
-      staticSummary: `background command ${launch.taskId}: ${launch.description}`.slice(0, 4 * LABEL_CHARS),
+      staticSummary:
+        `${launch.monitor ? 'monitor' : 'background command'} ${launch.taskId}: ${launch.description}`.slice(
+          0,
+          4 * LABEL_CHARS,
+        ),
       staticDetails: `**session** \`${turn.sessionId}\`  \n**timeout** ${launch.timeoutMs} ms`,
     });
   });

@@ -11,6 +11,7 @@ import type { Activities } from '../activities/types';
 import type { BackgroundLaunch, RunShellResult, ShellEnd } from '../common/shell-tasks';
 import { shellStatus } from '../common/shell-tasks';
 import type { TaskFinishedMessage } from '../common/tasks';
+import type { MonitorEnd } from '../common/monitor';
 import { taskFinishedSignal } from './messages';
 
 /** Heartbeat timeout of a background command's activity, ms: how soon a lost worker is noticed. */
@@ -38,7 +39,8 @@ export interface ShellTaskInput {
 }
 
 /**
- * A background command (Bash with `run_in_background`) as a task of its session: a workflow
+ * A background command (Bash with `run_in_background`, or a `Monitor`, whose activity also
+ * signals each batch of stdout lines to the session while it runs) as a task of its session: a workflow
  * started by the turn that launched it (parent close policy ABANDON, so it outlives the turn),
  * that runs `runBackgroundShell` once on the workspace's host and tells the session how it ended
  * (signal `taskFinished`), which queues its notification.
@@ -63,6 +65,7 @@ export async function shellTaskWorkflow(input: ShellTaskInput): Promise<ShellEnd
   });
   const startedAt = Date.now();
   let end: ShellEnd;
+  let monitor: MonitorEnd | undefined;
   try {
     const r: RunShellResult = await runBackgroundShell({
       sessionId: input.sessionId,
@@ -72,12 +75,22 @@ export async function shellTaskWorkflow(input: ShellTaskInput): Promise<ShellEnd
       cwd: launch.cwd,
       outputFile: launch.outputFile,
       timeoutMs: launch.timeoutMs,
+      ...(launch.monitor
+        ? {
+            monitor: {
+              ...(input.sessionWorkflowId ? { sessionWorkflowId: input.sessionWorkflowId } : {}),
+              runId: input.runId,
+              description: launch.description,
+            },
+          }
+        : {}),
     });
     end = r.end;
+    monitor = r.monitor;
   } catch (err) {
     end = isCancellation(err) ? { kind: 'stopped' } : { kind: 'lost', reason: lossReason(err) };
   }
-  await CancellationScope.nonCancellable(() => tellSession(input, end, startedAt));
+  await CancellationScope.nonCancellable(() => tellSession(input, end, startedAt, monitor));
   return end;
 }
 
@@ -95,7 +108,12 @@ function lossReason(err: unknown): string {
   return `running it failed (${message.slice(0, 200)})`;
 }
 
-async function tellSession(input: ShellTaskInput, end: ShellEnd, startedAt: number): Promise<void> {
+async function tellSession(
+  input: ShellTaskInput,
+  end: ShellEnd,
+  startedAt: number,
+  monitor: MonitorEnd | undefined,
+): Promise<void> {
   if (!input.sessionWorkflowId) return;
   const now = Date.now();
   const msg: TaskFinishedMessage = {
@@ -108,6 +126,7 @@ async function tellSession(input: ShellTaskInput, end: ShellEnd, startedAt: numb
     refs: { outputFile: input.launch.outputFile },
     ...(end.kind === 'timeout' ? { killedBy: 'system' as const } : {}),
     shellEnd: end,
+    ...(monitor ? { monitor } : {}),
   };
   await getExternalWorkflowHandle(input.sessionWorkflowId)
     .signal(taskFinishedSignal, msg)

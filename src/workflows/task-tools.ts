@@ -10,8 +10,9 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AgentPlan, AgentRunInfo, AgentToolResult } from '../common/agent-run';
+import type { AgentPlan, AgentRunInfo, AgentToolResult, PlanAgentInput } from '../common/agent-run';
 import { DEFAULT_MAX_SPAWN_DEPTH } from '../common/agents';
+import { deniedAgentTypes } from '../engine/agent-rules';
 import { agentIdFromUuid, agentTurnWorkflowId, taskRunIdFromUuid } from '../common/ids';
 import type { TaskCommand, TaskFinishedMessage, TaskRecord, TaskReply } from '../common/tasks';
 import type { SignalDefinition } from '@temporalio/workflow';
@@ -31,11 +32,14 @@ import type { turnWorkflow } from './turn';
 
 /**
  * The tools a turn offers the model: `options.tools`, else every tool the runner has (the task
- * tools only with `options.subagents`). An agent at the spawn-depth limit is not offered `Agent`,
+ * tools only with `options.subagents`) and `options.approverTools`. An agent at the spawn-depth limit is not offered `Agent`,
  * as in Claude Code (CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH).
  */
 export function offeredTools(o: TurnOptions): string[] {
-  const all = o.tools ?? (o.subagents ? DEFAULT_TOOL_NAMES : DEFAULT_TOOL_NAMES.filter((n) => !isTaskTool(n)));
+  const all = o.tools ?? [
+    ...(o.subagents ? DEFAULT_TOOL_NAMES : DEFAULT_TOOL_NAMES.filter((n) => !isTaskTool(n))),
+    ...(o.approverTools ?? []),
+  ];
   const depth = o.subagents?.depth ?? 0;
   const max = o.subagents?.maxSpawnDepth ?? DEFAULT_MAX_SPAWN_DEPTH;
   return all.filter((n) => !(isTaskTool(n) && !o.subagents) && !(n === 'Agent' && depth >= max));
@@ -48,7 +52,7 @@ export function offeredTools(o: TurnOptions): string[] {
  * absent list does.
  */
 export function modelToolNames(o: TurnOptions): string[] | undefined {
-  if (!o.tools && !o.subagents) return undefined;
+  if (!o.tools && !o.subagents && !o.approverTools) return undefined;
   const names = offeredTools(o);
   return o.tools ? names : [...names, SKILL_TOOL, TOOL_SEARCH_TOOL];
 }
@@ -60,7 +64,15 @@ export function modelToolNames(o: TurnOptions): string[] | undefined {
  */
 export function agentListingInput(o: TurnOptions): Pick<CallModelInput, 'agentTypes'> {
   if (!o.subagents || (o.subagents.depth ?? 0) > 0 || !offeredTools(o).includes('Agent')) return {};
-  return { agentTypes: o.agentsRef ? { ref: o.agentsRef } : {} };
+  const denied = deniedAgentTypes(o.disallowedTools);
+  return { agentTypes: { ...(o.agentsRef ? { ref: o.agentsRef } : {}), ...(denied.length > 0 ? { denied } : {}) } };
+}
+
+/** The `Agent(<type>)` deny rules of a turn, for `planAgent` (nothing when there are none). */
+function agentTypeRules(o: TurnOptions): Pick<PlanAgentInput, 'deniedAgentTypes' | 'agentRuleSources'> {
+  const denied = deniedAgentTypes(o.disallowedTools);
+  if (denied.length === 0) return {};
+  return { deniedAgentTypes: denied, ...(o.agentRuleSources ? { agentRuleSources: o.agentRuleSources } : {}) };
 }
 
 function isTaskTool(name: string): boolean {
@@ -207,6 +219,7 @@ export class TaskTools {
       agentId,
       promptUuid,
       permission: call.permission,
+      ...agentTypeRules(o),
     });
     if (!plan.ok) return plan.result;
     const run: AgentRunInfo = {
@@ -222,6 +235,7 @@ export class TaskTools {
       ...(plan.fork ? { promptWritten: true } : {}),
       outputFile: plan.outputFile,
       ...(plan.caps ? { caps: plan.caps } : {}),
+      subagentHooks: true,
     };
     const child = this.childInput(run, plan, promptUuid, plan.fork ? call.assistantUuid : null);
     await this.tellSession(taskStartedSignal, { record: this.recordOf(run, plan, child), requested: plan.requested });
@@ -313,6 +327,7 @@ export class TaskTools {
       description: record.description,
       ...(agent?.parentTaskId !== undefined ? { parentTaskId: agent.parentTaskId } : {}),
       outputFile: record.refs.outputFile ?? '',
+      subagentHooks: true,
     };
     const child: TurnInput = {
       ...this.childInput(run, null, uuid4(), record.refs.leafUuid ?? null),
@@ -380,7 +395,11 @@ export class TaskTools {
       model: plan?.model ?? o.model,
       ...(plan ? { tools: plan.tools } : {}),
       limits,
-      ...(plan?.permissionMode ? { permissionMode: plan.permissionMode } : {}),
+      // The type's mode (frontmatter `permissionMode`), unless the parent bypasses permissions (which wins, as in Claude Code).
+      ...(plan?.permissionMode && o.permissionMode !== 'bypassPermissions'
+        ? { permissionMode: plan.permissionMode }
+        : {}),
+      ...(plan?.effort ? { thinking: { ...o.thinking, effort: plan.effort } } : {}),
       ...(fork && systemPromptKey !== undefined ? { systemPromptKey } : {}),
       ...(fork && appendSystemPromptKey !== undefined ? { appendSystemPromptKey } : {}),
       ...(!fork && plan?.systemPromptKey !== undefined ? { systemPromptKey: plan.systemPromptKey } : {}),

@@ -243,7 +243,11 @@ export class ToolRuns {
     void _askable;
     if (answer.behavior === 'allow') {
       const inputRef = answer.inputRef ?? hookInputRef;
-      return { ...rest, permission: { behavior: 'allow' }, ...(inputRef !== undefined ? { inputRef } : {}) };
+      return {
+        ...rest,
+        permission: { behavior: 'allow', approved: true },
+        ...(inputRef !== undefined ? { inputRef } : {}),
+      };
     }
     return {
       ...rest,
@@ -297,7 +301,7 @@ export class ToolRuns {
           }
         : {}),
       ...(options.approvals ? { askable: true } : {}),
-      ...(optInToolsOf(options.tools).length ? { optInTools: optInToolsOf(options.tools) } : {}),
+      ...(optInToolsOf(options).length ? { optInTools: optInToolsOf(options) } : {}),
       // Bash re-reads the settings files' `env` (paths only travel: values stay out of history).
       ...(run.use.name === 'Bash' && options.settingsEnv ? { settingsEnv: options.settingsEnv } : {}),
       // A tool the turn did not offer (`--tools`, built-in tools only) does not run, as in Claude Code.

@@ -3,7 +3,7 @@ import type { ResultSubtype } from '../common/sdk-messages';
 import type { FileReadState, RunToolSummary, ToolUseSummary } from '../common/tools';
 import { EXIT_PLAN_MODE_TOOL } from '../common/tools';
 import type { PermissionMode } from '../common/permissions';
-import type { TurnCarry, TurnInput, TurnOutcome, TurnSpend } from '../common/turn';
+import type { ContextStageTotals, TurnCarry, TurnInput, TurnOutcome, TurnSpend } from '../common/turn';
 import type { Usage, UsageDetails } from '../common/usage';
 import { addUsage, emptyUsage } from '../common/usage';
 import { addModelUsage, mergeModelUsage, totalCost } from '../engine/cost';
@@ -149,44 +149,12 @@ export class TurnState {
    */
   recordModelCall(assistantUuid: string, call: CallModelSummary): void {
     const d = this.data;
-    if (call.toolResultBudget) {
-      // The budget's line comes first on the chain (the seeds' order of the stages).
-      d.events.push(call.toolResultBudget.uuid);
-      const b = d.contextStages?.toolResultBudget ?? { runs: 0, replacedToolResults: 0, freedTokens: 0 };
-      d.contextStages = {
-        ...d.contextStages,
-        toolResultBudget: {
-          runs: b.runs + 1,
-          replacedToolResults: b.replacedToolResults + call.toolResultBudget.replacedToolResults,
-          freedTokens: b.freedTokens + call.toolResultBudget.freedTokens,
-        },
-      };
-    }
-    if (call.snip) {
-      d.events.push(call.snip.uuid);
-      const s = d.contextStages?.snip ?? { runs: 0, snippedRounds: 0, freedTokens: 0 };
-      d.contextStages = {
-        ...d.contextStages,
-        snip: {
-          runs: s.runs + 1,
-          snippedRounds: s.snippedRounds + call.snip.snippedRounds,
-          freedTokens: s.freedTokens + call.snip.freedTokens,
-        },
-      };
-    }
-    if (call.microcompact) {
-      // The line is on the chain before the reminder and the assistant line (the stream's order).
-      d.events.push(call.microcompact.uuid);
-      const m = d.contextStages?.microcompact ?? { runs: 0, clearedToolResults: 0, freedTokens: 0 };
-      d.contextStages = {
-        ...d.contextStages,
-        microcompact: {
-          runs: m.runs + 1,
-          clearedToolResults: m.clearedToolResults + call.microcompact.clearedToolResults,
-          freedTokens: m.freedTokens + call.microcompact.freedTokens,
-        },
-      };
-    }
+    // The stages' lines, in their order on the chain (the seeds' order of the stages), before the
+    // reminder and the assistant line (the stream's order).
+    if (call.toolResultBudget) this.addStageLine('toolResultBudget', call.toolResultBudget);
+    if (call.snip) this.addStageLine('snip', call.snip);
+    if (call.microcompact) this.addStageLine('microcompact', call.microcompact);
+    if (call.collapse) this.addStageLine('collapse', call.collapse);
     if (call.fileReminder) {
       d.events.push(call.fileReminder.uuid);
       // The reminder showed these files whole: the model's view of them is current again.
@@ -216,6 +184,19 @@ export class TurnState {
       },
     );
     this.appendLine(assistantUuid, 'assistant');
+  }
+
+  /** A context stage's line written before a call: streamed, and added to the turn's totals (runs, and each count). */
+  private addStageLine<K extends keyof ContextStageTotals>(
+    stage: K,
+    line: { uuid: string } & Omit<NonNullable<ContextStageTotals[K]>, 'runs'>,
+  ): void {
+    const d = this.data;
+    d.events.push(line.uuid);
+    const prev = (d.contextStages?.[stage] ?? {}) as Record<string, number>;
+    const next: Record<string, number> = { runs: (prev['runs'] ?? 0) + 1 };
+    for (const [k, v] of Object.entries(line)) if (typeof v === 'number') next[k] = (prev[k] ?? 0) + v;
+    d.contextStages = { ...d.contextStages, [stage]: next };
   }
 
   /** Usage of a call that is not a turn of the conversation (e.g. the summary of a compaction). */
@@ -323,7 +304,8 @@ export class TurnState {
     if (result.fileState) this.setReadState(result.fileState.path, result.fileState.state);
     if (result.allowedRules?.length) this.addSkillRules(result.allowedRules);
     // An approved ExitPlanMode ends plan mode for the rest of the turn. It runs only when the turn
-    // offers it (an approver and `tools` naming it), which no history older than the tool has.
+    // offers it (an approver, and `tools` or `approverTools` naming it), which no history older
+    // than the tool has.
     if (use?.name === EXIT_PLAN_MODE_TOOL && result.outcome === 'ok') d.planExited = true;
     if (result.outcome === 'denied' && use) {
       d.denials.push({ tool_name: use.name, tool_use_id: use.id, tool_input: result.deniedInput ?? {} });

@@ -468,6 +468,7 @@ class Turn {
         ...(options.compaction?.microcompact ? { microcompact: options.compaction.microcompact } : {}),
         ...(options.compaction?.toolResultBudget ? { toolResultBudget: options.compaction.toolResultBudget } : {}),
         ...(options.compaction?.snip ? { snip: options.compaction.snip } : {}),
+        ...(options.compaction?.collapse ? { collapse: options.compaction.collapse } : {}),
         ...(last && thresholdTokens !== undefined
           ? { autoCompact: { lastContextTokens: last.tokens, thresholdTokens } }
           : {}),

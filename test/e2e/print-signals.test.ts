@@ -62,7 +62,7 @@ describe('agent-runner -p and signals (embedded server)', () => {
     90_000,
   );
 
-  test('signals: SIGINT while -p holds its result for a background command stops the command; no notification turn runs; the held result prints; exit 130', async () => {
+  test('signals: SIGINT while -p holds its result for a background command stops the command; no notification turn runs; the held result prints as an error (the work is lost); exit 130', async () => {
     const bg = {
       content: [
         {
@@ -85,7 +85,15 @@ describe('agent-runner -p and signals (embedded server)', () => {
     expect(await exitCode(run)).toBe(130);
     expect(run.stderr()).toContain("SIGINT: stopping the session's background tasks");
     const lines = run.stdout().trim().split('\n');
-    expect(JSON.parse(lines.at(-1) ?? '{}')).toMatchObject({ type: 'result', result: 'it runs' });
+    const held = JSON.parse(lines.at(-1) ?? '{}');
+    expect(held).toMatchObject({
+      type: 'result',
+      result: 'it runs',
+      subtype: 'error_during_execution',
+      is_error: true,
+      terminal_reason: 'aborted_tasks',
+    });
+    expect(held.errors.at(-1)).toContain("SIGINT stopped the session's background tasks before they finished");
     const size = readFileSync(join(repo, 'ticks'), 'utf8').length;
     await sleep(1500);
     expect(readFileSync(join(repo, 'ticks'), 'utf8').length).toBe(size);

@@ -5,48 +5,18 @@ import type { StepSpec } from '../../src/fake-model';
 import { installRuntimeLogging } from '../../src/worker/logging';
 import { makeRepo, startRunnerEnv, testTurnOptions } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
+import { lastUserText, textStep, toolCall, waitFor } from '../helpers/model-requests';
 import { startWorkerProcess } from '../helpers/worker-process';
 import type { WorkerProcess } from '../helpers/worker-process';
 import { NOTIFICATION_HEAD } from '../../src/activities/agents/texts';
 
 installRuntimeLogging('WARN');
 
-async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await Promise.resolve(check()).catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** Text of a request's last user message (its text and tool_result blocks). */
-function lastUserText(req: ParsedRequest): string {
-  const m = [...req.messages].reverse().find((x) => x.role === 'user');
-  if (!m) return '';
-  if (typeof m.content === 'string') return m.content;
-  return m.content
-    .map((b) => {
-      const r = b as { type: string; text?: string; content?: unknown };
-      if (r.type === 'text') return r.text ?? '';
-      if (r.type === 'tool_result') return typeof r.content === 'string' ? r.content : JSON.stringify(r.content);
-      return '';
-    })
-    .join('\n');
-}
-
 const LAUNCH =
   /^Command running in background with ID: (b[0-9a-z]{8})\. Output is being written to: (\S+\.output)\. You will be notified when it completes\. To check interim output, use Read on that file path\.$/;
 
-function tool(name: string, input: Record<string, unknown>, id: string): StepSpec {
-  return { content: [{ tool_use: { id, name, input } }] };
-}
-const text = (t: string): StepSpec => ({ content: [{ text: t }] });
+const tool = toolCall;
+const text = textStep;
 
 /** Every request the model got, with the last user text (to find launches and notifications). */
 function recorder(play: (req: ParsedRequest, step: number, seen: string[]) => StepSpec): {

@@ -4,6 +4,8 @@
  * with -9 loses nothing), a recurring job fires again and again until CronDelete, a one-shot
  * fires once, and the texts are 2.1.328's.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ParsedRequest, StepSpec } from '../../src/fake-model';
 import { routeByMarker } from '../../src/fake-model';
 import { sessionWorkflowId } from '../../src/common/ids';
@@ -163,6 +165,30 @@ describe('CronCreate, CronList and CronDelete as durable tasks of the session', 
     expect(seen.filter((s) => s.text === '[once] Reminder.')).toHaveLength(1);
     expect(ticks).toBe(2);
   }, 360_000);
+
+  test('cron: a durable CronCreate with a malformed .claude/scheduled_tasks.json gets an error result at once and creates no job; the file is left as it is', async () => {
+    const seen: string[] = [];
+    env = await startRunnerEnv({
+      responder: (req, ctx) => {
+        seen.push(lastUser(req));
+        return [
+          call('CronCreate', { cron: '* * * * *', prompt: 'Tick.', durable: true }, 'toolu_cd_0'),
+          call('CronList', {}, 'toolu_cd_1'),
+          say('Done.'),
+        ][ctx.step]!;
+      },
+    });
+    const cwd = makeRepo({ 'a.txt': 'a\n', '.claude/scheduled_tasks.json': 'PRIVATE TEXT {' });
+    const engine = env.engine({ cwd, defaults: testTurnOptions({ tools: CRON_TOOLS }) });
+    const started = Date.now();
+    const { result } = await env.runTurn(engine, 'schedule durably');
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(result).toMatchObject({ subtype: 'success', result: 'Done.' });
+    expect(seen[1]).toMatch(/durable: true cannot be kept: .*scheduled_tasks\.json: it is not valid JSON/);
+    expect(seen[1]).not.toContain('PRIVATE TEXT');
+    expect(seen[2]).toBe('No scheduled jobs.');
+    expect(readFileSync(join(cwd, '.claude/scheduled_tasks.json'), 'utf8')).toBe('PRIVATE TEXT {');
+  }, 120_000);
 
   test('cron: a job carried in the task table to a new run of the session (what continue-as-new starts) is armed again and fires', async () => {
     const seen: string[] = [];

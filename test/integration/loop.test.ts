@@ -508,3 +508,65 @@ describe('snip', () => {
     expect(hasMissingRead(r.requests[7] as ParsedRequest)).toBe(true);
   });
 });
+
+describe('context collapse', () => {
+  const big = { 'big.txt': `${'a line of the log that the model looked at once\n'.repeat(500)}` };
+  // Ten large Bash outputs (~6,000 tokens each): microcompact's batch before the tenth call clears
+  // the four older than the 5 most recent; of those, the 3 oldest rounds collapse into the fourth's
+  // digest. Steps by call, not by the assistant messages sent (collapse leaves some out).
+  const steps = (): Script => {
+    let n = 0;
+    return () => (n++ < 10 ? call('Bash', { command: `cat big.txt && echo ${n - 1}` }) : text('finished'));
+  };
+  const compaction = { microcompact: { minFreedTokens: 20_000, triggerFill: 0 } };
+  const calls = (req: ParsedRequest): string[] =>
+    req.messages.flatMap((m) =>
+      Array.isArray(m.content)
+        ? m.content.filter((b) => b.type === 'tool_use').map((b) => String((b.input as { command?: string }).command))
+        : [],
+    );
+  const digests = (req: ParsedRequest): string[] =>
+    req.messages.flatMap((m) =>
+      m.role === 'user' && Array.isArray(m.content)
+        ? m.content
+            .filter((b) => b.type === 'text' && String(b.text).includes('collapsed here'))
+            .map((b) => String(b.text))
+        : [],
+    );
+
+  test('collapse: old rounds whose results were cleared leave the view with a digest, streamed, recorded and counted; later calls send the same bytes', async () => {
+    const r = await runCase('collapse-runs', steps(), { files: big, submit: { compaction } });
+    expect(r.result).toMatchObject({ subtype: 'success', result: 'finished' });
+    expect(r.requests).toHaveLength(11);
+    expect(calls(r.requests[8] as ParsedRequest)).toContain('cat big.txt && echo 0');
+    const tenth = r.requests[9] as ParsedRequest;
+    expect(calls(tenth).slice(0, 2)).toEqual(['cat big.txt && echo 3', 'cat big.txt && echo 4']);
+    expect(digests(tenth)).toEqual([
+      '<system-reminder>\nBefore the tool call above, you made 3 more tool calls, collapsed here (their results were cleared): Bash(cat big.txt && echo 0), Bash(cat big.txt && echo 1), Bash(cat big.txt && echo 2)\n</system-reminder>',
+    ]);
+    // The digest follows the kept round's (cleared) tool_result in its user message.
+    const kept = tenth.messages.find((m) => m.role === 'user' && digests({ ...tenth, messages: [m] }).length > 0)!;
+    expect((kept.content as Array<{ type: string }>).map((b) => b.type)).toEqual(['tool_result', 'text']);
+    // The next call sends the same messages up to the tenth's last (which carried the cache breakpoint).
+    const eleventh = r.requests[10] as ParsedRequest;
+    const n = tenth.messages.length - 1;
+    expect(JSON.stringify(eleventh.messages.slice(0, n))).toBe(JSON.stringify(tenth.messages.slice(0, n)));
+    const lines = r.messages.filter((m) => m.type === 'system' && m.subtype === 'collapse_boundary');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ collapse_metadata: { trigger: 'auto', collapsed_rounds: 3 } });
+    // Streamed after microcompact's line of the same call.
+    const subtypes = r.messages.filter((m) => m.type === 'system').map((m) => (m as { subtype: string }).subtype);
+    expect(subtypes.indexOf('collapse_boundary')).toBe(subtypes.indexOf('microcompact_boundary') + 1);
+    expect(r.result.context_stages?.collapse).toMatchObject({ runs: 1, collapsed_rounds: 3 });
+  });
+
+  test('collapse: compaction.collapse.enabled false keeps every round', async () => {
+    const r = await runCase('collapse-off', steps(), {
+      files: big,
+      submit: { compaction: { ...compaction, collapse: { enabled: false } } },
+    });
+    expect(r.messages.some((m) => m.type === 'system' && m.subtype === 'collapse_boundary')).toBe(false);
+    expect(calls(r.requests[10] as ParsedRequest)).toContain('cat big.txt && echo 0');
+    expect(r.result.context_stages?.collapse).toBeUndefined();
+  });
+});

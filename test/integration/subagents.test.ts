@@ -260,6 +260,39 @@ describe('subagents', () => {
     },
   );
 
+  test("subagents: an Agent call with isolation (not built yet) is refused with a tool error, not run unisolated in the session's tree", async () => {
+    await start([
+      {
+        marker: '[as:main]',
+        steps: [
+          {
+            content: [
+              {
+                tool_use: {
+                  name: 'Agent',
+                  input: {
+                    description: 'Edit',
+                    prompt: '[as:helper] Edit.',
+                    run_in_background: false,
+                    isolation: 'worktree',
+                  },
+                },
+              },
+            ],
+          },
+          { content: [{ text: 'Done.' }] },
+        ],
+      },
+      { marker: '[as:helper]', steps: [{ content: [{ text: 'Edited.' }] }] },
+    ]);
+    const messages = await collect(engine(makeRepo({})).submitMessage('[as:main] Do the task.'));
+    expect(resultsOf(messages)[0]).toMatchObject({ subtype: 'success' });
+    expect(toolResultText(messages, 'toolu_as_main_0_0')).toContain(
+      'isolation: "worktree" is not available in agent-runner yet',
+    );
+    expect(routes).toEqual(['[as:main]#0', '[as:main]#1']);
+  });
+
   test('subagents: the spawn-depth limit (CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH=1): a depth-1 agent is not offered Agent', async () => {
     await start([
       {

@@ -24,3 +24,17 @@ export async function loadAgentList(
   }
   return list.agents;
 }
+
+/**
+ * The types the agent listing shows: the session's list without those `Agent(<type>)` deny rules
+ * name (`denied`), as Claude Code 2.1.328 lists them.
+ */
+export async function listedAgents(
+  store: TranscriptStore,
+  sessionId: string,
+  types: { ref?: ContentRef; denied?: readonly string[] },
+): Promise<AgentDefinition[]> {
+  const all = await loadAgentList(store, sessionId, types.ref);
+  const denied = types.denied ?? [];
+  return denied.length === 0 ? all : all.filter((a) => !denied.includes(a.agentType));
+}

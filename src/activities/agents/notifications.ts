@@ -40,14 +40,21 @@ export interface StoredNotification {
 export function createStoreTaskNotification(
   store: TranscriptStore,
 ): (input: StoreNotificationInput) => Promise<ContentRef> {
-  return async ({ sessionId, record, finished }) => {
-    const blocks = await notificationBlocks(store, sessionId, record, finished);
-    const body = Buffer.from(JSON.stringify({ blocks } satisfies StoredNotification), 'utf8');
-    const sha256 = createHash('sha256').update(body).digest('hex');
-    const key = `${NOTIFICATION_KEY_PREFIX}${sha256}`;
-    const stored = await store.putContent(sessionId, key, body);
-    return { key, bytes: stored.size, sha256: stored.sha256 };
-  };
+  return async ({ sessionId, record, finished }) =>
+    storeNotificationBlocks(store, sessionId, await notificationBlocks(store, sessionId, record, finished));
+}
+
+/** Stores the text blocks of a notification as content (`notification/<sha256>`); its ref. */
+export async function storeNotificationBlocks(
+  store: TranscriptStore,
+  sessionId: string,
+  blocks: string[],
+): Promise<ContentRef> {
+  const body = Buffer.from(JSON.stringify({ blocks } satisfies StoredNotification), 'utf8');
+  const sha256 = createHash('sha256').update(body).digest('hex');
+  const key = `${NOTIFICATION_KEY_PREFIX}${sha256}`;
+  const stored = await store.putContent(sessionId, key, body);
+  return { key, bytes: stored.size, sha256: stored.sha256 };
 }
 
 /** The text blocks of an agent's notification. */

@@ -19,6 +19,7 @@ import {
 } from '../../common/agents';
 import type { AgentPlan, AgentRefusal, PlanAgentInput } from '../../common/agent-run';
 import type { AgentRequest } from '../../common/tasks';
+import { EFFORT_LEVELS, type EffortLevel } from '../../common/thinking';
 import { TASK_DESCRIPTION_CHARS } from '../../common/tasks';
 import type { ContentBlock, TranscriptEntry } from '../../common/transcript';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/transcript';
@@ -31,6 +32,7 @@ import type { TranscriptStore } from '../../store/transcript-store';
 import { validationErrorDetail, validationErrorText } from '../tools/execute';
 import { toolUseError } from '../tools/format';
 import { agentSystemPrompt } from './system-prompt';
+import { decideAgentType } from '../permissions/agent-type';
 import { FORK_STARTED, forkDirectiveText, unknownAgentType } from './texts';
 import { agentOutputFile } from './output-file';
 import { writeDenialIfDenied, writeToolResult } from './tool-result-line';
@@ -57,6 +59,17 @@ async function callInput(store: TranscriptStore, i: PlanAgentInput): Promise<unk
   const line = await store.get(i.sessionId, i.assistantUuid);
   const content = (Array.isArray(line?.message?.content) ? line.message.content : []) as ContentBlock[];
   return content.find((b) => b.type === 'tool_use' && b['id'] === i.toolUseId)?.['input'];
+}
+
+/**
+ * The tool_result text of an Agent call with `isolation`, which the runner does not build yet
+ * (docs/agents.md): the call is refused so that the model does not take the agent for isolated.
+ */
+export function isolationUnavailableText(isolation: 'worktree' | 'remote'): string {
+  return (
+    `isolation: "${isolation}" is not available in agent-runner yet. ` +
+    "Call Agent again without isolation: the agent then works in this session's working directory, on the same files."
+  );
 }
 
 /** Creates `planAgent`. */
@@ -89,16 +102,24 @@ export function createPlanAgent(store: TranscriptStore): (input: PlanAgentInput)
       resultUuid: i.resultUuid,
       parentUuid: i.parentUuid,
     };
-    const denied = await writeDenialIfDenied(store, call, i.permission, raw);
-    if (denied) return { ok: false, result: denied };
+    const refusal = await writeDenialIfDenied(store, call, i.permission, raw);
+    if (refusal) return { ok: false, result: refusal };
     const input = parsed.data;
+    // Refused, not ignored: an agent the model believes isolated would write the session's tree.
+    if (input.isolation !== undefined) {
+      const text = isolationUnavailableText(input.isolation);
+      return refuse(toolUseError(text), text);
+    }
     if (i.depth > i.maxSpawnDepth) {
       const text = depthLimitText(i.depth - 1, i.maxSpawnDepth);
       return refuse(toolUseError(text), text, 'depth_limit');
     }
     const type = input.subagent_type ?? DEFAULT_AGENT_TYPE;
     const fork = type === FORK_AGENT_TYPE;
-    const agents = await loadAgentList(store, i.sessionId, i.agentsRef);
+    const denied = i.deniedAgentTypes ?? [];
+    const deniedType = fork ? undefined : decideAgentType(type, denied, i.agentRuleSources);
+    if (deniedType !== undefined) return refuse(deniedType, deniedType);
+    const agents = (await loadAgentList(store, i.sessionId, i.agentsRef)).filter((a) => !denied.includes(a.agentType));
     const def = fork ? undefined : findAgent(agents, type);
     if (!fork && !def) {
       const names = agents.map((a) => a.agentType).sort(compareAgentNames);
@@ -126,6 +147,7 @@ export function createPlanAgent(store: TranscriptStore): (input: PlanAgentInput)
       ...(def?.caps ? { caps: def.caps } : {}),
       ...(def?.maxTurns !== undefined ? { maxTurns: def.maxTurns } : {}),
       ...(def?.permissionMode !== undefined ? { permissionMode: def.permissionMode } : {}),
+      ...effortOf(input, def),
     };
     if (fork) {
       await writeForkStart(store, i, input.prompt);
@@ -138,6 +160,13 @@ export function createPlanAgent(store: TranscriptStore): (input: PlanAgentInput)
     });
     return { ...plan, systemPromptKey: await putContextContent(store, i.sessionId, 'agent-system-prompt', system) };
   };
+}
+
+/** The agent's effort: the call's `effort`, else its type's (a level the schema knows), else none (the parent's). */
+function effortOf(input: AgentInput, def: AgentDefinition | undefined): Pick<AgentPlan, 'effort'> {
+  if (input.effort !== undefined) return { effort: input.effort };
+  const own = def?.effort;
+  return own !== undefined && (EFFORT_LEVELS as readonly string[]).includes(own) ? { effort: own as EffortLevel } : {};
 }
 
 /** The agent's model: the call's alias, else its type's (unless `inherit`), else the parent's. */

@@ -103,6 +103,8 @@ export interface NotificationFields {
   summary: string;
   note?: string;
   result?: string;
+  /** A monitor's event (its stdout lines, or the expiry notice). */
+  event?: string;
   usage?: { totalTokens: number; toolUses: number; durationMs: number };
 }
 
@@ -117,6 +119,7 @@ export function taskNotificationText(n: NotificationFields): string {
     `<summary>${n.summary}</summary>`,
     ...(n.note !== undefined ? [`<note>${n.note}</note>`] : []),
     ...(n.result !== undefined ? [`<result>${n.result}</result>`] : []),
+    ...(n.event !== undefined ? [`<event>${n.event}</event>`] : []),
     ...(n.usage
       ? [
           `<usage><subagent_tokens>${n.usage.totalTokens}</subagent_tokens><tool_uses>${n.usage.toolUses}</tool_uses><duration_ms>${n.usage.durationMs}</duration_ms></usage>`,

@@ -45,6 +45,37 @@ export async function launchBackground(
   ctx: ToolContext,
   startDir: string,
 ): Promise<ToolOutput> {
+  const launch = await prepareBackground(input, backgroundTimeoutMs(input.timeout), ctx, startDir);
+  if ('content' in launch) return launch;
+  const structured: BackgroundLaunchStructured = {
+    stdout: '',
+    stderr: '',
+    interrupted: false,
+    isImage: false,
+    noOutputExpected: false,
+    backgroundTaskId: launch.taskId,
+  };
+  return {
+    content: shellLaunchedText(launch.taskId, launch.outputFile),
+    isError: false,
+    structured,
+    background: launch,
+  };
+}
+
+/**
+ * Checks a background command (or a monitor's) as a foreground one would be checked, names its
+ * task and output file (where Claude Code 2.1.328 puts them) and creates the file.
+ * @param timeoutMs how long it may run, ms (already bounded)
+ * @returns the launch record, or an error output (nothing launched) for a command that is too
+ *   long or a working directory that is gone
+ */
+export async function prepareBackground(
+  input: BackgroundBashInput,
+  timeoutMs: number,
+  ctx: ToolContext,
+  startDir: string,
+): Promise<BackgroundLaunch | ToolOutput> {
   const tooLong = commandTooLong(input.command);
   if (tooLong) return tooLong;
   const st = await statOrUndefined(startDir);
@@ -55,22 +86,12 @@ export async function launchBackground(
   const outputFile = agentOutputFile(ctx.sessionId ?? 'session', ctx.cwd, taskId);
   await mkdir(dirname(outputFile), { recursive: true, mode: 0o700 });
   await writeFile(outputFile, '', { mode: 0o600 });
-  const description = (input.description?.trim() || input.command).slice(0, TASK_DESCRIPTION_CHARS);
-  const background: BackgroundLaunch = {
+  return {
     taskId,
     outputFile,
-    timeoutMs: backgroundTimeoutMs(input.timeout),
-    description,
+    timeoutMs,
+    description: (input.description?.trim() || input.command).slice(0, TASK_DESCRIPTION_CHARS),
     command: input.command.slice(0, SHELL_COMMAND_CHARS),
     cwd: startDir,
   };
-  const structured: BackgroundLaunchStructured = {
-    stdout: '',
-    stderr: '',
-    interrupted: false,
-    isImage: false,
-    noOutputExpected: false,
-    backgroundTaskId: taskId,
-  };
-  return { content: shellLaunchedText(taskId, outputFile), isError: false, structured, background };
 }

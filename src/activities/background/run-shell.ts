@@ -12,7 +12,7 @@
  * - A cancellation (`TaskStop`, an interrupt) kills the process group: SIGTERM, SIGKILL after
  *   {@link BACKGROUND_KILL_GRACE_MS}; so does reaching `timeoutMs`.
  */
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import type { RunShellInput, RunShellResult } from '../../common/shell-tasks';
@@ -22,6 +22,11 @@ export type { RunShellInput, RunShellResult } from '../../common/shell-tasks';
 import { toolEnvironment } from '../../env/child-env';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { commandLine, exitStatus, shellEnvironment } from '../tools/bash';
+import type { MonitorEnd, TaskEventMessage } from '../../common/monitor';
+import { TASK_EVENT_SIGNAL } from '../../common/monitor';
+import { storeNotificationBlocks } from '../agents/notifications';
+import { LineBatcher } from '../monitor/batcher';
+import { monitorEventNotification } from '../monitor/texts';
 
 /** Time between SIGTERM and SIGKILL when a background command is stopped or times out, ms. */
 export const BACKGROUND_KILL_GRACE_MS = 2_000;
@@ -41,28 +46,77 @@ export function createRunBackgroundShell(store: TranscriptStore): (input: RunShe
         `session ${i.sessionId}: no Bash command under tool_use ${i.toolUseId} in line ${i.assistantUuid}`,
       );
     }
-    return runShell(command, i, Context.current());
+    const ctx = Context.current();
+    return runShell(command, i, ctx, i.monitor ? monitorSink(store, i, i.monitor, ctx) : undefined);
   };
 }
 
-/** Runs `command` to its end, writing its output to `i.outputFile` (exported for tests). */
+/**
+ * Where a monitor's events go: each is stored as its notification and signalled to the session
+ * (`taskEvent`, a ref), through the worker's client. Without a session nobody is told.
+ */
+function monitorSink(
+  store: TranscriptStore,
+  i: RunShellInput,
+  m: NonNullable<RunShellInput['monitor']>,
+  ctx: Context,
+): MonitorSink {
+  let seq = 0;
+  return {
+    event: async (text) => {
+      if (!m.sessionWorkflowId) return;
+      const blocks = [monitorEventNotification(i.taskId, m.description, text)];
+      try {
+        const ref = await storeNotificationBlocks(store, i.sessionId, blocks);
+        const msg: TaskEventMessage = { taskId: i.taskId, runId: m.runId, seq: ++seq, ref };
+        await ctx.client.workflow.getHandle(m.sessionWorkflowId).signal(TASK_EVENT_SIGNAL, msg);
+      } catch (e) {
+        log.warn('monitor event not delivered', { taskId: i.taskId, error: String(e) });
+      }
+    },
+  };
+}
+
+/** What a monitor does with each event (the text of a batch of stdout lines). */
+export interface MonitorSink {
+  event(text: string): Promise<void>;
+}
+
+/**
+ * Runs `command` to its end, writing its output to `i.outputFile` (exported for tests). With
+ * `monitor`, stdout lines are also events (batched, {@link LineBatcher}) handed to it in order,
+ * and stderr goes to the file only; the result waits for the last event to be handed over. A
+ * stopped monitor hands over nothing more; an expired one hands over the lines it printed first.
+ */
 export function runShell(
   command: string,
   i: Pick<RunShellInput, 'cwd' | 'outputFile' | 'timeoutMs'>,
   ctx: Pick<Context, 'heartbeat' | 'cancellationSignal'>,
+  monitor?: MonitorSink,
 ): Promise<RunShellResult> {
   return new Promise<RunShellResult>((resolve, reject) => {
     const out = createWriteStream(i.outputFile, { flags: 'a', mode: 0o600 });
-    const [file, args] = commandLine(`exec 2>&1; ${command}`);
+    const [file, args] = commandLine(monitor ? command : `exec 2>&1; ${command}`);
     const child = spawn(file, args, {
       cwd: i.cwd,
       detached: true,
-      stdio: ['ignore', 'pipe', 'ignore'],
+      stdio: ['ignore', 'pipe', monitor ? 'pipe' : 'ignore'],
       env: shellEnvironment(toolEnvironment()),
     });
     let bytes = 0;
     let killed: 'timeout' | 'stopped' | undefined;
     let done = false;
+    const counts: MonitorEnd = { events: 0, wroteStderr: false, hadOutput: false };
+    let delivered: Promise<void> = Promise.resolve();
+    const batcher = monitor
+      ? new LineBatcher((text) => {
+          // A stopped monitor tells nothing more; an expired one still hands over what it printed.
+          if (killed === 'stopped') return;
+          counts.events++;
+          // The sink reports its own failures: one lost event does not stop the watch.
+          delivered = delivered.then(() => monitor.event(text).catch(() => undefined));
+        })
+      : undefined;
     const signalGroup = (sig: NodeJS.Signals): void => {
       if (child.pid === undefined) return;
       try {
@@ -90,11 +144,23 @@ export function runShell(
       clearInterval(beat);
       ctx.cancellationSignal.removeEventListener('abort', onAbort);
       const trailer = outputTrailer(end);
-      out.end(trailer === null ? '' : `\n${trailer}\n`, () => resolve({ end, outputBytes: bytes }));
+      batcher?.end();
+      void delivered.then(() =>
+        out.end(trailer === null ? '' : `\n${trailer}\n`, () =>
+          resolve({ end, outputBytes: bytes, ...(monitor ? { monitor: counts } : {}) }),
+        ),
+      );
     };
     child.stdout?.on('data', (b: Buffer) => {
       bytes += b.length;
       out.write(b);
+      if (b.length > 0) counts.hadOutput = true;
+      batcher?.push(b);
+    });
+    child.stderr?.on('data', (b: Buffer) => {
+      bytes += b.length;
+      out.write(b);
+      counts.wroteStderr = true;
     });
     child.on('error', (e) => {
       done = true;

@@ -11,7 +11,15 @@ import { SCHEDULED_PROMPT_MAX_CHARS, scheduledPromptTooLongText } from '../../co
 import { storePrompt } from '../../store/prompt-content';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { writeDenialIfDenied, writeToolResult } from '../agents/tool-result-line';
-import { addScheduledTask, processStart, removeScheduledTask } from './durable-file';
+import { ApplicationFailure } from '@temporalio/common';
+import {
+  addScheduledTask,
+  MALFORMED_SCHEDULED_TASKS,
+  processStart,
+  removeScheduledTask,
+  SCHEDULED_TASKS_FILE,
+  scheduledTasksFileProblem,
+} from './durable-file';
 import {
   checkCron,
   cronCreatedText,
@@ -70,11 +78,16 @@ export function createReadCronCall(store: TranscriptStore): (i: ReadCronCallInpu
     if (!checked.ok) return invalid(checked.message);
     const next = jobFireAt({ cron: checked.cron, id, recurring }, nowMs);
     if (next === null) return invalid(cronErrorText.never(cron));
+    const durable = input['durable'] === true;
+    if (durable && ref.cwd !== undefined) {
+      const problem = await scheduledTasksFileProblem(ref.cwd);
+      if (problem !== null) return invalid(`durable: true cannot be kept: ${problem}`);
+    }
     const job: CronTaskInfo = {
       cron: checked.cron,
       humanSchedule: humanSchedule(checked.cron),
       recurring,
-      durable: input['durable'] === true,
+      durable,
       promptRef: await storePrompt(store, ref.sessionId, prompt),
       createdAtMs: nowMs,
       nextFireAtMs: next,
@@ -155,7 +168,18 @@ export function createRecordCronResult(
             outcome: 'error',
           });
         }
-        if (outcome.durable && cwd !== undefined) await removeScheduledTask(cwd, outcome.id);
+        if (outcome.durable && cwd !== undefined) {
+          // The job has left the session; a file that cannot be updated is said, not a failed turn.
+          const note = await removeScheduledTask(cwd, outcome.id).then(
+            () => '',
+            (e: unknown) => {
+              if (e instanceof ApplicationFailure && e.type === MALFORMED_SCHEDULED_TASKS)
+                return `\n(The project's ${SCHEDULED_TASKS_FILE} was not updated: ${e.message})`;
+              throw e;
+            },
+          );
+          return ok(cronText.cancelled(outcome.id) + note, { id: outcome.id });
+        }
         return ok(cronText.cancelled(outcome.id), { id: outcome.id });
     }
   };

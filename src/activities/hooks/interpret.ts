@@ -80,7 +80,7 @@ export function interpretHookResult(
   if (r.exitCode === 2) {
     const reason = cap(`[${hook.command}]: ${r.stderr}`);
     if (event === 'PreToolUse') return { decision: 'deny', reason };
-    if (event === 'Stop' || event === 'UserPromptSubmit' || event === 'PostToolUse')
+    if (event === 'Stop' || event === 'SubagentStop' || event === 'UserPromptSubmit' || event === 'PostToolUse')
       return { decision: 'block', reason };
     return { decision: null };
   }

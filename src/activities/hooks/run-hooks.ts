@@ -76,9 +76,16 @@ async function hookInput(store: TranscriptStore, input: RunHooksInput): Promise<
       base['tool_response'] = result?.toolUseResult ?? result?.message?.content ?? null;
     }
   }
+  // Claude Code 2.1.328 sends SubagentStart no permission_mode (recorded: agent-subagent-hooks).
+  if (input.event === 'SubagentStart') delete base['permission_mode'];
+  if (input.agent) {
+    base['agent_id'] = input.agent.agentId;
+    base['agent_type'] = input.agent.agentType;
+  }
   if (input.promptUuid) base['prompt'] = textOf(await store.get(input.sessionId, input.promptUuid));
   if (input.stop) {
     base['stop_hook_active'] = input.stop.stopHookActive;
+    if (input.event === 'SubagentStop' && input.agent) base['agent_transcript_path'] = input.agent.transcriptPath;
     const last = input.stop.lastAssistantUuid
       ? await store.get(input.sessionId, input.stop.lastAssistantUuid)
       : undefined;
@@ -97,6 +104,7 @@ function hookSubject(input: RunHooksInput): string | undefined {
   if (!MATCHED_HOOK_EVENTS.has(input.event)) return undefined;
   if (input.event === 'SessionStart') return input.source ?? 'startup';
   if (input.event === 'PreCompact') return input.source ?? 'auto';
+  if (input.event === 'SubagentStart' || input.event === 'SubagentStop') return input.agent?.agentType ?? '';
   return input.tool?.name;
 }
 
@@ -104,8 +112,11 @@ function hookSubject(input: RunHooksInput): string | undefined {
 function contextText(input: RunHooksInput, v: CombinedVerdict, commands: readonly HookCommand[]): string | undefined {
   const parts = [...v.contexts];
   if (v.decision === 'block' && input.event === 'Stop') return `Stop hook feedback:\n${v.reason ?? ''}`;
+  const cmd = commands.map((c) => c.command).join(', ');
+  // A SubagentStop block reaches the agent in Claude Code 2.1.328's words (recorded: agent-subagent-hooks).
+  if (v.decision === 'block' && input.event === 'SubagentStop')
+    return `SubagentStop hook blocking error from command: "${cmd}": ${v.reason ?? ''}`;
   if (v.decision === 'block' && input.event === 'PostToolUse') {
-    const cmd = commands.map((c) => c.command).join(', ');
     parts.push(`PostToolUse:${input.tool?.name ?? ''} hook blocking error from command: "${cmd}": ${v.reason ?? ''}`);
   }
   return parts.length ? parts.join('\n\n') : undefined;

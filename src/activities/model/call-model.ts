@@ -29,9 +29,10 @@ import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
 import { tokensSinceLastCall, withMicrocompact } from './microcompact';
 import { microcompactWithSnip, withSnip } from './snip';
+import { withCollapse } from './collapse';
 import { withToolResultBudget } from './tool-result-budget';
 import { buildMessages, buildSystem } from './request';
-import { loadAgentList } from '../agents/agent-list';
+import { listedAgents } from '../agents/agent-list';
 import { agentListing } from '../../common/agents';
 import { betaHeaders } from './betas';
 import { thinkingParams } from './thinking-params';
@@ -278,6 +279,8 @@ export interface ModelRequest {
   /** The tool-result budget's view (stage 2) and snip's (stage 3), before microcompact's. */
   budget: Awaited<ReturnType<typeof withToolResultBudget>>;
   snip: Awaited<ReturnType<typeof withSnip>>;
+  /** Context collapse's view (stage 5, after microcompact's). */
+  collapse: Awaited<ReturnType<typeof withCollapse>>;
   offered: ReturnType<typeof offeredTools>;
   /** Betas the request needs (headers: {@link requestBetas}). */
   betas: string[];
@@ -336,15 +339,25 @@ export async function buildModelRequest(deps: ModelDeps, input: CallModelInput, 
     snip.chain,
     microcompactWithSnip(microOptions, snip),
   );
+  // Runs of old rounds whose results were cleared folded into a digest: new ones only with this
+  // call's microcompact batch (the prefix is rewritten anyway); the recorded ones always.
+  const collapse = await withCollapse(
+    deps.store,
+    { ...input, parentUuid: micro.parentUuid, turnId },
+    micro.chain,
+    micro.cleared,
+    input.collapse,
+    micro.line !== undefined,
+  );
   const context = await withFileReminder(
     deps.store,
     {
       ...input,
-      parentUuid: micro.parentUuid,
+      parentUuid: collapse.parentUuid,
       turnId,
       ...(ws?.formerRoots ? { moved: { repoRoot: ws.repoRoot, formerRoots: ws.formerRoots } } : {}),
     },
-    micro.chain,
+    collapse.chain,
     { checkFiles: ws === undefined || ws.hostQueue === deps.hostQueue },
   );
   // Deferred tools stay out of `tools` until a ToolSearch result on the chain loaded them.
@@ -381,7 +394,7 @@ export async function buildModelRequest(deps: ModelDeps, input: CallModelInput, 
       replaced: budget.replaced,
       ...(offered.plan.active ? { deferredTools: offered.plan.deferred } : {}),
       ...(input.agentTypes
-        ? { agentListing: agentListing(await loadAgentList(deps.store, input.sessionId, input.agentTypes.ref)) }
+        ? { agentListing: agentListing(await listedAgents(deps.store, input.sessionId, input.agentTypes)) }
         : {}),
     }),
     tools: offered.tools as Anthropic.Tool[],
@@ -392,7 +405,7 @@ export async function buildModelRequest(deps: ModelDeps, input: CallModelInput, 
   };
   const thinkingParam = (effort as { thinking?: { display?: string } }).thinking;
   const display = thinkingParam?.display;
-  return { context, micro, budget, snip, offered, betas, params, display };
+  return { context, micro, budget, snip, collapse, offered, betas, params, display };
 }
 
 /**
@@ -454,6 +467,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         ...(stored.microcompact ? { microcompact: stored.microcompact } : {}),
         ...(stored.toolResultBudget ? { toolResultBudget: stored.toolResultBudget } : {}),
         ...(stored.snip ? { snip: stored.snip } : {}),
+        ...(stored.collapse ? { collapse: stored.collapse } : {}),
       };
     } finally {
       beat.stop();
@@ -491,8 +505,9 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     microcompact: Awaited<ReturnType<typeof withMicrocompact>>['line'];
     toolResultBudget: Awaited<ReturnType<typeof withToolResultBudget>>['line'];
     snip: Awaited<ReturnType<typeof withSnip>>['line'];
+    collapse: Awaited<ReturnType<typeof withCollapse>>['line'];
   }> {
-    const { context, micro, budget, snip, offered, betas, params, display } = await buildModelRequest(
+    const { context, micro, budget, snip, collapse, offered, betas, params, display } = await buildModelRequest(
       deps,
       input,
       actx.turnId,
@@ -628,6 +643,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       microcompact: micro.line,
       toolResultBudget: budget.line,
       snip: snip.line,
+      collapse: collapse.line,
     };
   }
 }

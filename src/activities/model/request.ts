@@ -14,11 +14,27 @@ type Block = Anthropic.ContentBlockParam;
 
 const CACHE = { type: 'ephemeral' } as const;
 
+/**
+ * ExitPlanMode's input as Claude Code 2.1.328 sends it back to the model: without the `plan` the
+ * model wrote (the tool reads the plan from the plan file).
+ */
+function withoutPlan(input: unknown): unknown {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return input ?? {};
+  const rest: Record<string, unknown> = { ...(input as Record<string, unknown>) };
+  delete rest['plan'];
+  return rest;
+}
+
 /** Assistant content fields the API does not accept back (kept in the store only). */
 function toParamBlock(block: Record<string, unknown>): Block {
   if (block['type'] === 'tool_use') {
     const { id, name, input } = block as { id: string; name: string; input: unknown };
-    return { type: 'tool_use', id, name, input: input ?? {} } as Block;
+    return {
+      type: 'tool_use',
+      id,
+      name,
+      input: name === EXIT_PLAN_MODE_TOOL ? withoutPlan(input) : (input ?? {}),
+    } as Block;
   }
   if (block['type'] === 'text') {
     return { type: 'text', text: String(block['text'] ?? '') };

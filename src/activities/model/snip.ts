@@ -18,6 +18,7 @@ import {
 import { planSnip, type SnipRound } from '../../engine/snip';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { uuidV5 } from '../../store/uuid';
+import { recordedCollapses } from './collapse-log';
 import { recordedClearings, toolResultChars, toolResultFacts } from './microcompact';
 
 /** Subtype of the line that records snipped rounds. */
@@ -86,7 +87,7 @@ export function snipRounds(chain: readonly TranscriptEntry[], cleared: ReadonlyS
       const id = String(b['tool_use_id']);
       const use = pending.get(id)!;
       pending.delete(id);
-      round.calls.push({ ...use, isError: b['is_error'] === true, resultKey: digest(b['content']) });
+      round.calls.push({ toolUseId: id, ...use, isError: b['is_error'] === true, resultKey: digest(b['content']) });
       round.tokens += estimateTokens(cleared.has(id) ? CLEARED_TOOL_RESULT_TEXT.length : toolResultChars(b['content']));
     }
     if (pending.size === 0) open = undefined;
@@ -142,12 +143,18 @@ export async function withSnip(
   const earlier = await store.get(call.sessionId, uuid);
   if (earlier) return { chain: view([...chain, earlier]), parentUuid: uuid, line: summaryOf(earlier) };
   const current = view(chain);
+  // Decided on the view the request sends (rounds collapse left out are not there), and a round
+  // that carries a collapse's digest stays (removing it would lose the calls the digest names).
+  const collapses = recordedCollapses(current);
+  const sent = current.filter((e) => !collapses.collapsed.has(e.uuid));
   // One batch for both stages: the removals go with the clearings microcompact would make on the
   // snipped view, when together they free microcompact's batch (the caller then forces its batch).
-  const rounds = snipRounds(current, recordedClearings(current));
+  const rounds = snipRounds(sent, recordedClearings(sent)).map((r) =>
+    r.uuids.some((u) => collapses.digests.has(u)) ? { ...r, removable: false } : r,
+  );
   const candidates = planSnip(rounds, true, options);
   const removed = new Set(candidates.newlySnipped);
-  const after = current.filter((e) => !removed.has(e.uuid));
+  const after = sent.filter((e) => !removed.has(e.uuid));
   const clearable = planMicrocompact(toolResultFacts(after), recordedClearings(after), {
     ...microcompact,
     minFreedTokens: 0,

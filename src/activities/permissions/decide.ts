@@ -56,11 +56,14 @@ export async function decideToolPermission(req: ToolPermissionRequest): Promise<
   };
   try {
     switch (req.toolName) {
+      // A monitor's command is checked as a Bash command is (Bash rules with a command apply to it).
+      case 'Monitor':
       case 'Bash': {
         const command = str(req.input, 'command');
         if (command === undefined) return allowForValidation();
         return await decideBash(command, {
           ...ctx,
+          ...(req.toolName === 'Monitor' ? { rules: monitorRulesAsBash(ctx.rules) } : {}),
           ...(req.exportedNames ? { exportedNames: req.exportedNames } : {}),
         });
       }
@@ -96,6 +99,12 @@ export async function decideToolPermission(req: ToolPermissionRequest): Promise<
     }
     throw err;
   }
+}
+
+/** A monitor's rules for its Bash decision: `Monitor` and `Monitor(cmd)` rules count as Bash's. */
+function monitorRulesAsBash(rules: PathContext['rules']): PathContext['rules'] {
+  const asBash = (list: readonly string[]): string[] => list.map((r) => r.replace(/^Monitor(?=\(|$)/, 'Bash'));
+  return { allow: asBash(rules.allow), deny: asBash(rules.deny), ask: asBash(rules.ask) };
 }
 
 function allowForValidation(): PermissionDecision {

@@ -1,6 +1,7 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { isMcpToolName } from '../../common/mcp';
 import type { RunToolSummary } from '../../common/tools';
+import { EXIT_PLAN_MODE_TOOL } from '../../common/tools';
 import type { ToolCallPlan } from '../../engine/tool-call-plan';
 import { loadJsonSchema, runStructuredOutput } from '../structured-output';
 import type { LargeResultRecord } from '../large-result';
@@ -167,5 +168,24 @@ function toolContextOf(
     env: call.toolEnv,
     ...(call.callingModel ? { callingModel: call.callingModel } : {}),
     ...(deps.modelCalls ? { modelCalls: deps.modelCalls } : {}),
+    ...(input.permission.behavior === 'allow' && input.permission.approved ? { approved: true } : {}),
+    ...(input.toolName === EXIT_PLAN_MODE_TOOL
+      ? { planFile: () => planFileOf(deps.store, input.sessionId, input.assistantUuid) }
+      : {}),
   };
+}
+
+/** The plan file the session's environment line names (plan mode), or undefined. */
+async function planFileOf(
+  store: RunToolDeps['store'],
+  sessionId: string,
+  leafUuid: string,
+): Promise<string | undefined> {
+  for (const entry of await store.chain(sessionId, leafUuid)) {
+    for (const a of entry.attachments ?? []) {
+      const planFile = (a as { planFile?: unknown }).planFile;
+      if (a.type === 'environment' && typeof planFile === 'string') return planFile;
+    }
+  }
+  return undefined;
 }

@@ -34,6 +34,8 @@ export interface EditStructured {
   structuredPatch: PatchHunk[];
   userModified: false;
   replaceAll: boolean;
+  /** The file was changed without a Read in the session (an approved call): the model has not seen it. */
+  contentNotInModelContext?: true;
 }
 
 const DESCRIPTION = [
@@ -101,7 +103,7 @@ async function runEdit(input: EditInput, ctx: ToolContext): Promise<ToolOutput> 
 
   const loaded = await loadForModification(abs, st);
   if ('error' in loaded) return errorOutput(loaded.error);
-  const refusal = checkWritable(abs, loaded.state, ctx);
+  const refusal = checkWritable(abs, loaded.state, ctx, { unreadAllowed: ctx.approved === true });
   if (refusal) return errorOutput(refusal);
   const original = loaded.text;
   if (!Buffer.from(original, 'utf8').equals(loaded.bytes)) {
@@ -142,10 +144,13 @@ async function runEdit(input: EditInput, ctx: ToolContext): Promise<ToolOutput> 
 
   const updated = oldS === '' ? newS : replaceLiteral(original, oldS, newS, replaceAll);
   const state = await writeTextFile(abs, updated, ctx);
-  // Claude Code's wording, including its shorter first sentence for replace_all.
+  // Claude Code's wording, including its shorter first sentence for replace_all; the note that the
+  // model's view is current only when it had one (a Read), as in 2.1.328.
+  const unread = !ctx.readState(abs);
+  const note = unread ? '' : ` ${FILE_STATE_CURRENT_NOTE}`;
   const message = replaceAll
-    ? `The file ${abs} has been updated. All occurrences were successfully replaced. ${FILE_STATE_CURRENT_NOTE}`
-    : `The file ${abs} has been updated successfully. ${FILE_STATE_CURRENT_NOTE}`;
+    ? `The file ${abs} has been updated. All occurrences were successfully replaced.${note}`
+    : `The file ${abs} has been updated successfully.${note}`;
   return success(
     abs,
     message,
@@ -157,6 +162,7 @@ async function runEdit(input: EditInput, ctx: ToolContext): Promise<ToolOutput> 
       structuredPatch: diffHunks(abs, original, updated),
       userModified: false,
       replaceAll,
+      ...(unread ? { contentNotInModelContext: true as const } : {}),
     },
     state,
   );

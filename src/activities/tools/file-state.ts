@@ -91,15 +91,18 @@ export const MODIFIED_SINCE_READ_MESSAGE =
  * Checks that an existing file may be overwritten: the session must hold a read state for it,
  * and the file's current bytes must match that state (same size and SHA-256). A changed
  * mtime alone, with identical bytes, is accepted: the model's view of the file is still right.
+ * `unreadAllowed` (a person approved the call, `ToolContext.approved`) lets a file with no read
+ * state through, as Claude Code 2.1.328 does.
  * Returns an error message, or `undefined` when the write may go ahead.
  */
 export function checkWritable(
   abs: string,
   current: FileReadState,
   ctx: Pick<ToolContext, 'readState'>,
+  opts: { unreadAllowed?: boolean } = {},
 ): string | undefined {
   const seen = ctx.readState(abs);
-  if (!seen) return NOT_READ_MESSAGE;
+  if (!seen) return opts.unreadAllowed ? undefined : NOT_READ_MESSAGE;
   if (seen.size !== current.size || seen.sha256 !== current.sha256) {
     return MODIFIED_SINCE_READ_MESSAGE;
   }

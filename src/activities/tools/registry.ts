@@ -7,6 +7,7 @@ import { EditTool } from './edit';
 import { GlobTool } from './glob';
 import { GrepTool } from './grep';
 import { AskUserQuestionTool } from './ask-user-question';
+import { EnterPlanModeTool } from './enter-plan-mode';
 import { ExitPlanModeTool } from './exit-plan-mode';
 import { NotebookEditTool } from './notebook-edit';
 import { ReadTool } from './read';
@@ -14,6 +15,7 @@ import type { ToolDefinition } from './types';
 import { WriteTool } from './write';
 import { WebFetchTool } from './web/web-fetch';
 import { WebSearchTool } from './web/web-search';
+import { MonitorTool } from './monitor';
 
 /**
  * A tool of any input type. `run` really takes the tool's own input type, so raw input must
@@ -29,11 +31,14 @@ export const BUILTIN_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map<str
   ]),
 );
 
-/** The opt-in tools (src/common/tools.ts `OPT_IN_TOOL_NAMES`: NotebookEdit, AskUserQuestion, ExitPlanMode), by name. */
+/**
+ * The opt-in tools (src/common/tools.ts `OPT_IN_TOOL_NAMES`: NotebookEdit, AskUserQuestion,
+ * ExitPlanMode, EnterPlanMode, Monitor), by name.
+ */
 export const OPT_IN_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map<string, AnyToolDefinition>(
-  [NotebookEditTool, AskUserQuestionTool as AnyToolDefinition, ExitPlanModeTool as AnyToolDefinition].map((t) => [
+  [NotebookEditTool, AskUserQuestionTool, ExitPlanModeTool, EnterPlanModeTool, MonitorTool].map((t) => [
     t.name,
-    t,
+    t as AnyToolDefinition,
   ]),
 );
 

@@ -41,6 +41,16 @@ export interface ToolContext {
    * refused when the parent directory no longer resolves to its directory (src/activities/tools/safe-write.ts).
    */
   checkedPath?: string;
+  /**
+   * The session's plan file (plan mode's, named by its environment line), or undefined when the
+   * session did not start in plan mode. For ExitPlanMode.
+   */
+  planFile?: () => Promise<string | undefined>;
+  /**
+   * A person approved this very call, having seen its input: Edit and Write may change an
+   * existing file the session has not Read (a file changed since a Read is still refused).
+   */
+  approved?: boolean;
 }
 
 /** Tool settings from config (`tools:` in temporal.yaml). */

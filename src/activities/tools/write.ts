@@ -50,7 +50,7 @@ async function runWrite(input: WriteInput, ctx: ToolContext): Promise<ToolOutput
   if (st) {
     const loaded = await loadForModification(abs, st);
     if ('error' in loaded) return errorOutput(loaded.error);
-    const refusal = checkWritable(abs, loaded.state, ctx);
+    const refusal = checkWritable(abs, loaded.state, ctx, { unreadAllowed: ctx.approved === true });
     if (refusal) return errorOutput(refusal);
     originalFile = loaded.text;
   }

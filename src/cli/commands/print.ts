@@ -27,6 +27,7 @@ import { bareOptions, runDefinitions } from '../definition-options';
 import { mergeHooks } from '../../config-files/hooks';
 import { mergeMcpConfigs } from '../../config-files/mcp-config';
 import { toolSearchModeOf } from '../../common/session-tools';
+import { APPROVER_DEFAULT_TOOL_NAMES } from '../../common/tools';
 
 /** How long a signal's interrupt may take to reach the server before the run quits anyway (ms). */
 const INTERRUPT_DELIVERY_MS = 5_000;
@@ -197,11 +198,13 @@ export async function runPrint(
   if (approvals) options = { ...options, approvals };
   // With an approver AskUserQuestion is offered when `--tools` names it: its call waits for the answer.
   // So is ExitPlanMode: approved, it takes the rest of the turn out of plan mode.
-  for (const name of ['AskUserQuestion', 'ExitPlanMode']) {
+  // So is EnterPlanMode. With the default tool set, all three are offered, as Claude Code's SDK does.
+  for (const name of APPROVER_DEFAULT_TOOL_NAMES) {
     if (approvals && options.tools && splitToolList(flags.tools)?.includes(name)) {
       options = { ...options, tools: [...options.tools, name] };
     }
   }
+  if (approvals && !options.tools) options = { ...options, approverTools: [...APPROVER_DEFAULT_TOOL_NAMES] };
   if (flags.permissionPromptTool !== undefined && flags.permissionPromptTool !== 'stdio') {
     io.stderr(
       `agent-runner: --permission-prompt-tool ${flags.permissionPromptTool}: permission prompts are not supported; ` +
@@ -376,6 +379,8 @@ export async function runPrint(
           emit(msg, flags, io);
           if (msg.type === 'result') result = msg;
         }
+        if (held && stoppedTasks !== undefined)
+          held = result = tasksStoppedResult(held as SDKResultMessage, stoppedTasks);
         if (held) emit(held, flags, io);
       } finally {
         await stopWatch();
@@ -400,6 +405,25 @@ export async function runPrint(
   if (noPrompt) return EXIT.usage;
   if (stoppedTasks !== undefined) return stoppedTasks;
   return result ? exitCodeFor(result) : EXIT.error;
+}
+
+/**
+ * The held result of a turn whose background tasks a signal stopped: an error, since their work
+ * is lost (a script that reads only the result must not take it for a success); the turn's own
+ * text stays in `result`.
+ */
+export function tasksStoppedResult(r: SDKResultMessage, exitCode: number): SDKResultMessage {
+  const signal = exitCode === 130 ? 'SIGINT' : 'SIGTERM';
+  return {
+    ...r,
+    subtype: 'error_during_execution',
+    is_error: true,
+    terminal_reason: 'aborted_tasks',
+    errors: [
+      ...(r.errors ?? []),
+      `${signal} stopped the session's background tasks before they finished: their work is lost; the turn itself had ended (${r.subtype})`,
+    ],
+  };
 }
 
 function emit(msg: SDKMessage, flags: PrintFlags, io: PrintIo): void {

@@ -6,6 +6,8 @@
  * so every host of a turn sees the same definitions. Pure types.
  */
 
+import type { AgentRunFields } from './agent-fields';
+
 /** Where a definition came from. */
 export type DefinitionScope = 'user' | 'project' | 'plugin';
 
@@ -60,6 +62,8 @@ export interface AgentDefinition {
   path: string;
   scope: DefinitionScope;
   plugin?: string;
+  /** `permissionMode`, `maxTurns`, `effort`, `background`, `isolation`, `skills`, `mcpServers`, when given (src/config-files/definitions/agent-fields.ts). */
+  run?: AgentRunFields;
 }
 
 /** A plugin the session loaded, as `system/init.plugins` lists it. */

@@ -1,5 +1,5 @@
 /** Agent types: custom ones from --agents and .claude/agents (with tool restrictions), and the built-in ones. */
-import { expectSent, requestAt, streamOf, systemOf, toolNames } from './checks';
+import { expectSent, requestAt, resultsOf, streamOf, systemOf, toolNames } from './checks';
 import { SUBAGENT_TOOLS, agent, ask, texts } from './helpers';
 import type { Recording } from './recording';
 import type { AsyncScenario } from './scenario';
@@ -126,6 +126,99 @@ export const AGENT_TYPE_SCENARIOS: readonly AsyncScenario[] = [
       expectSent(rec, 'toolu_as_lint_0_1', noSuchTool('Bash'), true);
       expect(agentListing(rec)).toContain('\n- linter: Checks the style of a file. (Tools: Read, Glob)\n');
       expect(rec.meta.files['b.txt']).toBeUndefined();
+    },
+  },
+  {
+    name: 'agent-type-denied',
+    title: 'an Agent(Explore) deny rule: the Explore call fails with its text, Explore leaves the listing',
+    args: ['--disallowedTools', 'Agent(Explore)'],
+    pending: false,
+    agents: {
+      main: [
+        say(
+          agent({
+            subagent_type: 'Explore',
+            description: 'Find a.txt',
+            prompt: ask('explore', 'Find a.txt.'),
+            run_in_background: false,
+          }),
+        ),
+        ...texts('Explore is denied.'),
+      ],
+      explore: texts('A denied agent ran.'),
+    },
+    check: (rec) => {
+      expectSent(
+        rec,
+        'toolu_as_main_0_0',
+        "Agent type 'Explore' has been denied by permission rule 'Agent(Explore)' from cliArg.",
+        true,
+      );
+      expect(agentListing(rec)).toContain('\n- general-purpose: ');
+      expect(agentListing(rec)).not.toContain('\n- Explore: ');
+      expect(resultsOf(rec)[0]?.['permission_denials']).toEqual([]);
+    },
+  },
+  {
+    name: 'agent-subagent-hooks',
+    title:
+      'SubagentStart and SubagentStop hooks: the start context reaches the agent, a SubagentStop block makes it go on, Stop fires for the main agent only',
+    files: {
+      '.claude/settings.json': JSON.stringify({
+        hooks: {
+          SubagentStart: [
+            {
+              matcher: 'general-purpose',
+              hooks: [
+                {
+                  type: 'command',
+                  command:
+                    'cat >> hooks.log; echo >> hooks.log; echo \'{"hookSpecificOutput":{"hookEventName":"SubagentStart","additionalContext":"Be brief."}}\'',
+                },
+              ],
+            },
+          ],
+          SubagentStop: [
+            {
+              matcher: 'general-purpose',
+              hooks: [
+                {
+                  type: 'command',
+                  command:
+                    'input=$(cat); printf \'%s\\n\' "$input" >> hooks.log; case "$input" in *\'"stop_hook_active":false\'*) echo \'{"decision":"block","reason":"Check again."}\';; esac',
+                },
+              ],
+            },
+          ],
+          Stop: [{ hooks: [{ type: 'command', command: 'cat >> hooks.log; echo >> hooks.log' }] }],
+        },
+      }),
+    },
+    pending: true,
+    agents: {
+      main: [
+        say(agent({ description: 'Check', prompt: ask('helper', 'Check the file.'), run_in_background: false })),
+        ...texts('Main done.'),
+      ],
+      helper: [say(text('First answer.')), say(text('Second answer.'))],
+    },
+    check: (rec) => {
+      const events = (rec.meta.files['hooks.log'] ?? '')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(events.map((e) => e['hook_event_name'])).toEqual([
+        'SubagentStart',
+        'SubagentStop',
+        'SubagentStop',
+        'Stop',
+      ]);
+      expect(events[0]).toMatchObject({ agent_type: 'general-purpose' });
+      expect(events[1]).toMatchObject({ agent_type: 'general-purpose', stop_hook_active: false });
+      expect(events[1]?.['agent_id']).toBe(events[0]?.['agent_id']);
+      expect(events[2]).toMatchObject({ stop_hook_active: true, last_assistant_message: 'Second answer.' });
+      expect(JSON.stringify(requestAt(rec, 'helper', 0).messages)).toContain('Be brief.');
+      expect(JSON.stringify(requestAt(rec, 'helper', 1).messages)).toContain('Check again.');
     },
   },
   {

@@ -43,7 +43,6 @@ const NOTEBOOK = JSON.stringify(
 
 /** WebSearch and WebFetch are built; this one also needs ToolSearch, which issue 22 builds. */
 const PENDING_TOOLSEARCH = 'issue 22: deferred tools and ToolSearch (WebSearch itself is built)';
-const PENDING_PLAN = 'issue 23: plan mode';
 
 /** Flags without `--model` (a matrix gives its own). */
 const NO_MODEL_FLAGS = ['--output-format', 'stream-json', '--verbose'];
@@ -476,7 +475,6 @@ export const MODEL_SCENARIOS: readonly RecordingScenario[] = [
     name: 'plan-mode-sdk',
     title: 'plan mode through the Agent SDK with canUseTool: ExitPlanMode offered, approved, then an edit',
     issue: 23,
-    pending: PENDING_PLAN,
     sdk: {
       prompts: ['Plan, then fix.'],
       options: { model: 'claude-sonnet-5-5', maxTurns: 5, permissionMode: 'plan' },

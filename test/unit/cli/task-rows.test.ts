@@ -32,6 +32,17 @@ describe('status: the rows of running tasks', () => {
       {
         ...base,
         kind: 'shell',
+        taskId: 'b11112222',
+        runId: 'r5',
+        status: 'running',
+        description: 'errors in deploy.log',
+        startedAtMs: now - 30_000,
+        workflowId: 'w-mon',
+        shell: { command: 'tail -f deploy.log | grep ERROR', timeoutMs: 300_000, monitor: true },
+      },
+      {
+        ...base,
+        kind: 'shell',
         taskId: 'b87654321',
         runId: 'r3',
         status: 'completed',
@@ -63,6 +74,7 @@ describe('status: the rows of running tasks', () => {
     expect(taskRows(tasks, now)).toEqual([
       ['wake-up', 'due 2026-12-02T00:01:26.000Z (in 1m 26s): watching CI run'],
       ['background command', 'b12345678 "Build" running 2m 5s, limit 10m 0s'],
+      ['monitor', 'b11112222 "errors in deploy.log" running 30s, limit 5m 0s'],
       ['cron', '1a2b3c4d */5 * * * * (Every 5 minutes, recurring) next 2026-12-02T00:03:45.000Z (in 3m 45s)'],
     ]);
   });

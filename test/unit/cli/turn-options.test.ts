@@ -167,10 +167,14 @@ describe('CLI turn options', () => {
   test('turnOptionsFrom: --tools takes the task tools (Task is Agent) and leaves out the tools the runner lacks', () => {
     const config = loadConfig({ env: {} });
     const warnings: string[] = [];
-    const o = turnOptionsFrom(config, { tools: ['Task,Read,Monitor,SendMessage'] }, { warn: (l) => warnings.push(l) });
-    expect(o.tools).toEqual(['Agent', 'Read', 'SendMessage']);
+    const o = turnOptionsFrom(
+      config,
+      { tools: ['Task,Read,Monitor,EnterWorktree,SendMessage'] },
+      { warn: (l) => warnings.push(l) },
+    );
+    expect(o.tools).toEqual(['Agent', 'Read', 'Monitor', 'SendMessage']);
     // A name left out is said, not dropped in silence.
-    expect(warnings).toEqual([expect.stringContaining('--tools: Monitor left out')]);
+    expect(warnings).toEqual([expect.stringContaining('--tools: EnterWorktree left out')]);
     expect(o.subagents).toEqual({});
     expect(() => turnOptionsFrom(config, { tools: ['Nope'] }, {})).toThrow(/unknown tool\(s\) Nope/);
   });

@@ -1,6 +1,7 @@
 import { planSnip, type SnipCall, type SnipRound } from '../../../src/engine/snip';
 
 const c = (tool: string, inputKey: string, resultKey: string, isError = false): SnipCall => ({
+  toolUseId: `${tool}:${inputKey}`,
   tool,
   inputKey,
   resultKey,

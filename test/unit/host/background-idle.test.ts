@@ -7,7 +7,10 @@ import { serverTouchPath } from '../../../src/host/server-state';
 
 /** A Temporal client whose only use here, counting running turns, answers `running`. */
 function countingClient(running: () => number): Client {
-  return { workflow: { count: async () => ({ count: running(), groups: [] }) } } as unknown as Client;
+  return {
+    workflow: { count: async () => ({ count: running(), groups: [] }) },
+    schedule: { list: async function* () {} },
+  } as unknown as Client;
 }
 
 /** A pid no process has (the spawning run has ended). */
@@ -65,6 +68,56 @@ describe('the background server stops early only when the run that started it en
     expect(await decide({ client: countingClient(() => 0), dataDir, spawnedBy: GONE, readyAt })).toBe(
       'unused by the run that started it',
     );
+  });
+
+  test('a session that holds a pending task (no turn running) keeps it, as long as idleness would otherwise stop it', async () => {
+    // The visibility store as the server would answer: one running session (a cron job pending), no turn.
+    const running = [{ type: 'sessionWorkflow' }];
+    const client = {
+      workflow: {
+        count: async (query: string) => ({
+          count: running.filter((w) => query.includes(`WorkflowType = '${w.type}'`)).length,
+          groups: [],
+        }),
+      },
+      schedule: { list: async function* () {} },
+    } as unknown as Client;
+    const stop = new AbortController();
+    const t = setTimeout(() => stop.abort(), 2500);
+    const why = await watchIdle(
+      { client, dataDir, idleTimeoutMs: 1000, intervalMs: 250, log: () => undefined },
+      stop.signal,
+    );
+    clearTimeout(t);
+    expect(why).toBe('aborted');
+    running.length = 0;
+    expect(
+      await watchIdle(
+        { client, dataDir, idleTimeoutMs: 1000, intervalMs: 250, log: () => undefined },
+        new AbortController().signal,
+      ),
+    ).toBe('idle');
+  });
+
+  test('an active schedule (its fires need this server) keeps it; a paused one or one with no next fire does not', async () => {
+    const schedules = [{ state: { paused: false }, info: { nextActionTimes: [new Date(Date.now() + 3_600_000)] } }];
+    const client = {
+      workflow: { count: async () => ({ count: 0, groups: [] }) },
+      schedule: {
+        list: async function* () {
+          yield* schedules;
+        },
+      },
+    } as unknown as Client;
+    const watch = (signal: AbortSignal): Promise<string> =>
+      watchIdle({ client, dataDir, idleTimeoutMs: 1000, intervalMs: 250, log: () => undefined }, signal);
+    const stop = new AbortController();
+    const t = setTimeout(() => stop.abort(), 2500);
+    expect(await watch(stop.signal)).toBe('aborted');
+    clearTimeout(t);
+    schedules.push({ state: { paused: true }, info: { nextActionTimes: [new Date()] } });
+    schedules[0] = { state: { paused: false }, info: { nextActionTimes: [] } };
+    expect(await watch(new AbortController().signal)).toBe('idle');
   });
 
   test('a removed data directory stops it whatever else holds', async () => {

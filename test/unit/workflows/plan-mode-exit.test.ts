@@ -12,6 +12,15 @@ import { buildMessages } from '../../../src/activities/model/request';
 import { EXITED_PLAN_MODE_TEXT } from '../../../src/activities/context/plan-mode';
 import { PLAN_APPROVED_TEXT } from '../../../src/activities/tools/exit-plan-mode';
 import { TurnState } from '../../../src/workflows/turn-state';
+import { modelToolNames, offeredTools } from '../../../src/workflows/task-tools';
+import { APPROVER_DEFAULT_TOOL_NAMES, optInToolsOf } from '../../../src/common/tools';
+import { ENTER_PLAN_MODE_REFUSED } from '../../../src/engine/permissions';
+import { entryToSdkMessages } from '../../../src/client/sdk-message';
+import { ExitPlanModeTool } from '../../../src/activities/tools/exit-plan-mode';
+import type { ToolContext } from '../../../src/activities/tools/types';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const input: TurnInput = {
   v: WORKFLOW_STATE_VERSION,
@@ -71,6 +80,90 @@ describe('plan mode exit', () => {
     const s = new TurnState({ ...input, options: { ...input.options, permissionMode: 'acceptEdits' } });
     s.recordToolResult(result('ok'), { id: 't1', name: 'ExitPlanMode' });
     expect(s.permissionOptions({ permissionMode: 'acceptEdits' as const }).permissionMode).toBe('acceptEdits');
+  });
+
+  test('the default tool set with an approver (approverTools) offers AskUserQuestion, EnterPlanMode and ExitPlanMode', () => {
+    const { tools: _tools, ...rest } = input.options;
+    void _tools;
+    const withApprover = { ...rest, approverTools: [...APPROVER_DEFAULT_TOOL_NAMES] };
+    expect(optInToolsOf(withApprover)).toEqual(['AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode']);
+    expect(offeredTools(withApprover)).toEqual(expect.arrayContaining(['Bash', 'AskUserQuestion', 'ExitPlanMode']));
+    expect(modelToolNames(withApprover)).toEqual(expect.arrayContaining(['Skill', 'ToolSearch', 'EnterPlanMode']));
+    expect(decidePermission(turnPolicy(withApprover, []), 'ExitPlanMode')).toMatchObject({ ask: true });
+    // A turn recorded before approverTools: the default list, nothing opt-in.
+    expect(optInToolsOf(rest)).toEqual([]);
+    expect(modelToolNames(rest)).toBeUndefined();
+    expect(decidePermission(turnPolicy(rest, []), 'ExitPlanMode')).not.toMatchObject({ ask: true });
+  });
+
+  test('EnterPlanMode: runs in plan mode, refused once the turn left it', () => {
+    const options = { ...input.options, tools: ['Read', 'Edit', 'ExitPlanMode', 'EnterPlanMode'] };
+    const s = new TurnState({ ...input, options });
+    expect(decidePermission(turnPolicy(s.permissionOptions(options), []), 'EnterPlanMode').behavior).not.toBe('deny');
+    s.recordToolResult(result('ok'), { id: 't1', name: 'ExitPlanMode' });
+    expect(decidePermission(turnPolicy(s.permissionOptions(options), []), 'EnterPlanMode')).toEqual({
+      behavior: 'deny',
+      message: ENTER_PLAN_MODE_REFUSED,
+      reason: 'mode',
+    });
+  });
+
+  test('ExitPlanMode: tool_use_result names the plan file and carries its text (null without one)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'plan-'));
+    try {
+      const planFile = join(dir, 'plan.md');
+      const ctx = { planFile: () => Promise.resolve(planFile) } as unknown as ToolContext;
+      expect((await ExitPlanModeTool.run({}, ctx)).structured).toEqual({
+        plan: null,
+        isAgent: false,
+        filePath: planFile,
+      });
+      await writeFile(planFile, '1. Fix add.\n');
+      expect((await ExitPlanModeTool.run({}, ctx)).structured).toEqual({
+        plan: '1. Fix add.\n',
+        isAgent: false,
+        filePath: planFile,
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('entryToSdkMessages: an approved ExitPlanMode result is preceded by system/status (permissionMode default)', () => {
+    const entry = (outcome: string) =>
+      ({
+        uuid: 'r1',
+        type: 'user',
+        sessionId: 's',
+        parentUuid: 'a1',
+        timestamp: 't',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: PLAN_APPROVED_TEXT }] },
+        toolRun: { tool: 'ExitPlanMode', outcome },
+      }) as unknown as TranscriptEntry;
+    const msgs = entryToSdkMessages(entry('ok'));
+    expect(msgs.map((m) => `${m.type}${'subtype' in m ? `/${String(m.subtype)}` : ''}`)).toEqual([
+      'system/status',
+      'user',
+    ]);
+    expect(msgs[0]).toMatchObject({ status: null, permissionMode: 'default', session_id: 's' });
+    expect(entryToSdkMessages(entry('error')).map((m) => m.type)).toEqual(['user']);
+  });
+
+  test('buildMessages: ExitPlanMode goes back to the model without the plan the model wrote (2.1.328 sends {})', () => {
+    const chain = [
+      { uuid: 'p', type: 'user', parentUuid: null, message: { role: 'user', content: 'Plan.' } },
+      {
+        uuid: 'a1',
+        type: 'assistant',
+        parentUuid: 'p',
+        message: {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 't1', name: 'ExitPlanMode', input: { plan: '1. Fix.' } }],
+        },
+      },
+    ] as unknown as TranscriptEntry[];
+    const sent = buildMessages(chain)[1]?.content as Array<{ input: unknown }>;
+    expect(sent[0]?.input).toEqual({});
   });
 
   test('buildMessages: an approved ExitPlanMode is followed by the Exited Plan Mode system message', () => {

@@ -115,3 +115,50 @@ describe("background command texts (2.1.328's, and ours for a lost run)", () => 
     expect(shellNoteText({ kind: 'lost', reason: 'x' })).toMatch(/^The command was not run again/);
   });
 });
+
+describe('runShell as a monitor (stdout lines are events)', () => {
+  test('each batch of stdout lines is handed over in order while the command runs; stderr goes to the file only; the end waits for the last event', async () => {
+    const { dir, file } = setup();
+    const events: Array<{ text: string; at: number }> = [];
+    const t0 = Date.now();
+    const r = await runShell(
+      'echo one; echo two; echo oops >&2; sleep 0.6; echo three; printf last',
+      { cwd: dir, outputFile: file, timeoutMs: 10_000 },
+      ctx(),
+      {
+        event: async (text) => {
+          await new Promise((res) => setTimeout(res, 50)); // a slow delivery still keeps the order
+          events.push({ text, at: Date.now() - t0 });
+        },
+      },
+    );
+    expect(events.map((e) => e.text)).toEqual(['one\ntwo', 'three\nlast']);
+    // The first batch arrived while the command was still running.
+    expect(events[0]!.at).toBeLessThan(600);
+    expect(r).toMatchObject({
+      end: { kind: 'exited', exitCode: 0 },
+      monitor: { events: 2, wroteStderr: true, hadOutput: true },
+    });
+    expect(readFileSync(file, 'utf8')).toContain('oops');
+    expect(readFileSync(file, 'utf8').endsWith('\n[exited with code 0]\n')).toBe(true);
+  });
+
+  test('a monitor past its time limit still hands over the lines it printed; a stopped one hands over nothing more', async () => {
+    const expired: string[] = [];
+    const a = setup();
+    const r = await runShell('echo early; sleep 5', { cwd: a.dir, outputFile: a.file, timeoutMs: 100 }, ctx(), {
+      event: (text) => Promise.resolve(void expired.push(text)),
+    });
+    expect(r).toMatchObject({ end: { kind: 'timeout' }, monitor: { events: 1 } });
+    expect(expired).toEqual(['early']);
+    const stopped: string[] = [];
+    const b = setup();
+    const c = ctx();
+    setTimeout(() => c.abort.abort(), 100);
+    const s = await runShell('echo early; sleep 5', { cwd: b.dir, outputFile: b.file, timeoutMs: 10_000 }, c, {
+      event: (text) => Promise.resolve(void stopped.push(text)),
+    });
+    expect(s).toMatchObject({ end: { kind: 'stopped' }, monitor: { events: 0, hadOutput: true } });
+    expect(stopped).toEqual([]);
+  });
+});

@@ -114,4 +114,30 @@ describe('snip in the request', () => {
     expect(microcompactWithSnip({ minFreedTokens: 5_000 }, view)).toEqual({ minFreedTokens: 0 });
     expect(microcompactWithSnip({ enabled: false }, view)).toEqual({ enabled: false });
   });
+
+  test('withSnip: a round that carries a collapse digest stays, and rounds collapse left out are not counted', async () => {
+    const collapse = (collapsedUuids: string[], targets: string[]): TranscriptEntry => ({
+      ...base,
+      type: 'system',
+      subtype: 'collapse_boundary',
+      uuid: 'cl',
+      parentUuid: 'r7',
+      collapseMetadata: {
+        collapsedUuids,
+        digests: targets.map((targetUuid) => ({ targetUuid, text: 'digest', calls: [] })),
+        rounds: 1,
+        tokensFreed: 0,
+      },
+    });
+    const call = { sessionId: 's', parentUuid: 'cl' };
+    // The repeated Grep's round carries a digest: only the failed Read goes.
+    const kept = [...rounds(steps), collapse([], ['r1'])];
+    const one = await withSnip(await storeOf(kept), { ...call, assistantUuid: 'k1' }, kept, { minFreedTokens: 1 }, {});
+    expect(recordedSnips(one.chain)).toEqual(new Set(['a0', 'r0']));
+    // The failed Read was collapsed away as well: nothing left to snip.
+    rmSync(join(dir, 'data'), { recursive: true, force: true });
+    const both = [...rounds(steps), collapse(['a0', 'r0'], ['r1'])];
+    const two = await withSnip(await storeOf(both), { ...call, assistantUuid: 'k2' }, both, { minFreedTokens: 1 }, {});
+    expect(two.line).toBeUndefined();
+  });
 });

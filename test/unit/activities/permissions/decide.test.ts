@@ -68,6 +68,26 @@ describe('realPathOf: the file a path names', () => {
   });
 });
 
+describe('Monitor: its command is decided as a Bash command', () => {
+  test('default mode: a read-only command runs, another is asked about; Monitor and Bash(cmd) rules allow it', async () => {
+    expect((await decide('Monitor', { command: 'ls', description: 'd' }, 'default')).behavior).toBe('allow');
+    expect((await decide('Monitor', { command: 'touch x; sleep 9', description: 'd' }, 'default')).behavior).toBe(
+      'ask',
+    );
+    expect(
+      (await decide('Monitor', { command: 'touch x', description: 'd' }, 'default', { allow: ['Monitor'] })).behavior,
+    ).toBe('allow');
+    expect(
+      (await decide('Monitor', { command: 'touch x', description: 'd' }, 'default', { allow: ['Bash(touch:*)'] }))
+        .behavior,
+    ).toBe('allow');
+    expect(
+      (await decide('Monitor', { command: 'touch x', description: 'd' }, 'default', { deny: ['Monitor(touch:*)'] }))
+        .behavior,
+    ).toBe('deny');
+  });
+});
+
 describe('the working-directory boundary compares files, not strings', () => {
   test('acceptEdits: a Write inside the working directory runs', async () => {
     expect((await decide('Write', { file_path: join(cwd, 'src', 'n.ts') }, 'acceptEdits')).behavior).toBe('allow');

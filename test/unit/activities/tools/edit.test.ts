@@ -55,6 +55,26 @@ describe('Edit', () => {
     expect(await fsp.readFile(abs, 'utf8')).toBe('abc\n');
   });
 
+  test('Edit: a call a person approved changes a file not read, saying the model has not seen it (2.1.328)', async () => {
+    const abs = await s.write('f.txt', 'abc\n');
+    s.ctx.approved = true;
+    const out = await s.run('Edit', { file_path: abs, old_string: 'abc', new_string: 'xyz' });
+    expect(out.outcome).toBe('ok');
+    expect(text(out)).toBe(`The file ${abs} has been updated successfully.`);
+    expect(out.structured).toMatchObject({ originalFile: 'abc\n', contentNotInModelContext: true });
+    expect(await fsp.readFile(abs, 'utf8')).toBe('xyz\n');
+  });
+
+  test('Edit: an approved call still refuses a file changed since it was read', async () => {
+    const abs = await s.write('f.txt', 'abc\n');
+    await s.run('Read', { file_path: abs });
+    await fsp.writeFile(abs, 'abcd\n');
+    s.ctx.approved = true;
+    const out = await s.run('Edit', { file_path: abs, old_string: 'abc', new_string: 'xyz' });
+    expect(out.isError).toBe(true);
+    expect(await fsp.readFile(abs, 'utf8')).toBe('abcd\n');
+  });
+
   test('Edit: refuses a file changed since it was read', async () => {
     const abs = await s.write('f.txt', 'abc\n');
     await s.run('Read', { file_path: abs });

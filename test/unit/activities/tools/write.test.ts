@@ -40,6 +40,14 @@ describe('Write', () => {
     expect(await fsp.readFile(abs, 'utf8')).toBe('old\n');
   });
 
+  test('Write: a call a person approved overwrites a file not read (2.1.328)', async () => {
+    const abs = await s.write('old.txt', 'old\n');
+    s.ctx.approved = true;
+    const out = await s.run('Write', { file_path: abs, content: 'new\n' });
+    expect(out.outcome).toBe('ok');
+    expect(await fsp.readFile(abs, 'utf8')).toBe('new\n');
+  });
+
   test('Write: overwrites a file after Read and reports the patch', async () => {
     const abs = await s.write('old.txt', 'one\ntwo\n');
     await s.run('Read', { file_path: abs });
