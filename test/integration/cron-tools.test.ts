@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ParsedRequest, StepSpec } from '../../src/fake-model';
+import type { StepSpec } from '../../src/fake-model';
 import { routeByMarker } from '../../src/fake-model';
 import { sessionWorkflowId } from '../../src/common/ids';
 import type { SessionInput } from '../../src/common/session';
@@ -15,6 +15,7 @@ import { sessionStateQuery, sessionStatusQuery } from '../../src/workflows/messa
 import { installRuntimeLogging } from '../../src/worker/logging';
 import { makeRepo, startRunnerEnv, testTurnOptions } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
+import { lastUserText as lastUser } from '../helpers/model-requests';
 import { startWorkerProcess } from '../helpers/worker-process';
 import type { WorkerProcess } from '../helpers/worker-process';
 
@@ -28,21 +29,6 @@ async function waitFor<T>(what: string, check: () => T | undefined, timeoutMs: n
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-}
-
-/** The last user message of a request: its text blocks and tool_result contents, one per line. */
-function lastUser(req: ParsedRequest): string {
-  const m = [...req.messages].reverse().find((x) => x.role === 'user');
-  if (!m) return '';
-  if (typeof m.content === 'string') return m.content;
-  return m.content
-    .map((b) => {
-      const r = b as { type: string; text?: string; content?: unknown };
-      if (r.type === 'text') return r.text ?? '';
-      if (r.type === 'tool_result') return typeof r.content === 'string' ? r.content : JSON.stringify(r.content);
-      return '';
-    })
-    .join('\n');
 }
 
 const call = (name: string, input: Record<string, unknown>, id: string): StepSpec => ({
