@@ -157,7 +157,9 @@ describe('long run', () => {
 
     // Client memory: the heap of this process (the client) sampled every 50 model calls. The
     // QueryEngine holds no message; what grows is the JSONL store's cache of parsed lines.
-    const growth = (heap.at(-1) ?? 0) - (heap[0] ?? 0);
+    // From the lowest sample: the first may still hold what an earlier suite of this jest worker
+    // left, which a later gc() frees, and would hide growth (or show a drop) that is not this run's.
+    const growth = (heap.at(-1) ?? 0) - Math.min(...heap);
     const transcriptMb = JSON.stringify(lines).length / 1024 / 1024;
     console.log(
       `long run: ${STEPS + 1} model calls in ${seconds.toFixed(0)} s, ${boundaries.length} compactions, ` +
@@ -165,7 +167,9 @@ describe('long run', () => {
         `client heap ${heap.map((h) => h.toFixed(1)).join(' → ')} MB (transcript ${transcriptMb.toFixed(1)} MB)`,
     );
     expect(perStep).toBeLessThan(MAX_BYTES_PER_STEP);
-    // Bounded by one copy of the transcript (the store's line cache), not by what was sent.
-    expect(growth).toBeLessThan(transcriptMb + 2);
+    // Bounded by one copy of the transcript (the store's line cache: parsed lines weigh about three
+    // times their JSON, measured 2026-12-02 at ~13 KB per call for ~4.4 KB of JSON), not by what
+    // was sent (several windows per compaction).
+    expect(growth).toBeLessThan(3 * transcriptMb + 2);
   });
 });
