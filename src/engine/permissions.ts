@@ -311,3 +311,28 @@ function decideWebTool(policy: PermissionPolicy, toolName: 'WebSearch' | 'WebFet
   }
   return { verdict: 'unmatched', message: notGrantedMessage(toolName), reason: 'mode' };
 }
+
+/** How much each permission mode runs without a person (higher: more), for {@link subagentPermissionMode}. */
+const MODE_REACH: Readonly<Record<PermissionMode, number>> = {
+  plan: 0,
+  dontAsk: 1,
+  default: 2,
+  acceptEdits: 3,
+  bypassPermissions: 4,
+};
+
+/**
+ * The permission mode of a subagent whose type asks for `asked` (frontmatter or `--agents`
+ * `permissionMode`), under a parent turn in `parent` (undefined: `default`): the type's mode
+ * when it reaches no further than the parent's, else the parent's, so that a repository's agent
+ * file never widens what the session allows (`bypassPermissions` or `acceptEdits` under a
+ * `default` or `plan` parent). A parent in `bypassPermissions` keeps its own, as in Claude Code.
+ * @returns the child's mode (undefined: the parent's, `default`)
+ */
+export function subagentPermissionMode(
+  parent: PermissionMode | undefined,
+  asked: PermissionMode | undefined,
+): PermissionMode | undefined {
+  if (asked === undefined || parent === 'bypassPermissions') return parent;
+  return MODE_REACH[asked] <= MODE_REACH[parent ?? 'default'] ? asked : parent;
+}

@@ -13,6 +13,7 @@ import {
 import type { AgentPlan, AgentRunInfo, AgentToolResult, PlanAgentInput } from '../common/agent-run';
 import { DEFAULT_MAX_SPAWN_DEPTH } from '../common/agents';
 import { deniedAgentTypes } from '../engine/agent-rules';
+import { subagentPermissionMode } from '../engine/permissions';
 import { agentIdFromUuid, agentTurnWorkflowId, taskRunIdFromUuid } from '../common/ids';
 import type { TaskCommand, TaskFinishedMessage, TaskRecord, TaskReply } from '../common/tasks';
 import type { SignalDefinition } from '@temporalio/workflow';
@@ -395,8 +396,8 @@ export class TaskTools {
       model: plan?.model ?? o.model,
       ...(plan ? { tools: plan.tools } : {}),
       limits,
-      // The type's mode (frontmatter `permissionMode`), unless the parent bypasses permissions (which wins, as in Claude Code).
-      ...(plan?.permissionMode && o.permissionMode !== 'bypassPermissions'
+      // The type's mode (frontmatter `permissionMode`) when it narrows the parent's, never wider.
+      ...(plan?.permissionMode && subagentPermissionMode(o.permissionMode, plan.permissionMode) !== o.permissionMode
         ? { permissionMode: plan.permissionMode }
         : {}),
       ...(plan?.effort ? { thinking: { ...o.thinking, effort: plan.effort } } : {}),

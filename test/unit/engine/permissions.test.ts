@@ -1,4 +1,9 @@
-import { decidePermission, permissionPolicyOf, scopedRulesFor } from '../../../src/engine/permissions';
+import {
+  decidePermission,
+  permissionPolicyOf,
+  scopedRulesFor,
+  subagentPermissionMode,
+} from '../../../src/engine/permissions';
 
 describe('decidePermission (the workflow part, by tool name)', () => {
   test('decidePermission: a whole-tool deny rule wins in every mode', () => {
@@ -193,5 +198,25 @@ describe('decidePermission: WebSearch and WebFetch (Claude Code 2.1.328: an allo
         decision: 'allow',
       }),
     ).toMatchObject({ behavior: 'check', hook: 'allow', rules: { deny: ['WebFetch(domain:evil.test)'] } });
+  });
+});
+
+describe("a subagent type's permissionMode narrows the parent's, never widens it", () => {
+  test('subagentPermissionMode: a narrower mode is taken', () => {
+    expect(subagentPermissionMode('acceptEdits', 'plan')).toBe('plan');
+    expect(subagentPermissionMode(undefined, 'dontAsk')).toBe('dontAsk');
+    expect(subagentPermissionMode('default', 'default')).toBe('default');
+  });
+
+  test("subagentPermissionMode: a wider mode (a repository granting itself rights) keeps the parent's", () => {
+    expect(subagentPermissionMode(undefined, 'bypassPermissions')).toBeUndefined();
+    expect(subagentPermissionMode('default', 'acceptEdits')).toBe('default');
+    expect(subagentPermissionMode('plan', 'bypassPermissions')).toBe('plan');
+    expect(subagentPermissionMode('plan', 'dontAsk')).toBe('plan');
+  });
+
+  test("subagentPermissionMode: a parent in bypassPermissions keeps its own (as Claude Code); no type mode: the parent's", () => {
+    expect(subagentPermissionMode('bypassPermissions', 'plan')).toBe('bypassPermissions');
+    expect(subagentPermissionMode('acceptEdits', undefined)).toBe('acceptEdits');
   });
 });
