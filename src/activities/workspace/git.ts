@@ -96,6 +96,10 @@ export function gitStream(
     kill: () => {
       killed = true;
       child?.kill('SIGKILL');
+      // Output no one reads would keep the child's stdout from ending, and `close` (so `done`)
+      // from ever coming: a caller that stopped reading (a pack over the limit) would hang on it.
+      child?.stdout?.destroy();
+      stdout.destroy();
     },
   };
 }
