@@ -1,3 +1,4 @@
+import { BATCH_PRICE_FACTOR } from '../common/batch';
 import { contextWindowOf } from '../common/model-limits';
 import type { StoredSessionSummary } from '../common/session';
 import { createHash } from 'node:crypto';
@@ -130,14 +131,16 @@ export function createLoadSession(
     const entries = await store.load(sessionId);
     let usage = emptyUsage();
     let modelUsage: StoredSessionSummary['modelUsage'] = {};
-    const add = (model: string, u: Usage, maxOutputTokens: number, details: UsageDetails = {}): void => {
+    /** `rate`: the price factor ({@link BATCH_PRICE_FACTOR} for a Message Batch's response). */
+    const add = (model: string, u: Usage, maxOutputTokens: number, details: UsageDetails = {}, rate = 1): void => {
       usage = addUsage(usage, u);
       const searches = details.webSearchRequests ?? 0;
+      const cost = costOfUsage(u, priceFor(model), searches);
       modelUsage = addModelUsage(
         modelUsage,
         model,
         u,
-        costOfUsage(u, priceFor(model), searches),
+        cost === null ? null : cost * rate,
         { contextWindow: contextWindowOf(model), maxOutputTokens },
         details,
       );
@@ -150,7 +153,9 @@ export function createLoadSession(
       if (e.billing) {
         for (const unit of e.billing.units) listed.add(unit);
         const own = e.message?.model;
-        for (const [model, u] of Object.entries(e.billing.byModel)) add(model, u, max, model === own ? details : {});
+        const rate = e.messageBatch ? BATCH_PRICE_FACTOR : 1;
+        for (const [model, u] of Object.entries(e.billing.byModel))
+          add(model, u, max, model === own ? details : {}, rate);
       } else if (e.type === 'assistant' && e.message?.usage) {
         add(e.message.model ?? 'unknown', lineTotals(e, priceFor).usage, max, details);
       }
@@ -164,7 +169,11 @@ export function createLoadSession(
       }
     }
     const unreported = (await store.modelAttemptUsage(sessionId)).filter((r) => !listed.has(attemptUsageKey(r)));
-    for (const [model, u] of Object.entries(toBilling(unreported).byModel)) add(model, u, 0);
+    // Batch responses no line reports (another writer answered their call) are at batch rates.
+    const batched = unreported.filter((r) => r.messageBatchId !== undefined);
+    const standard = unreported.filter((r) => r.messageBatchId === undefined);
+    for (const [model, u] of Object.entries(toBilling(standard).byModel)) add(model, u, 0);
+    for (const [model, u] of Object.entries(toBilling(batched).byModel)) add(model, u, 0, {}, BATCH_PRICE_FACTOR);
     return {
       exists: entries.length > 0,
       leafUuid: findLeaf(entries),

@@ -4,6 +4,8 @@
  * request bodies and responses stay in the transcript store.
  */
 
+import type { ModelUsage, Usage } from './usage';
+
 /** Batch requests are billed at this fraction of the standard price (input and output). */
 export const BATCH_PRICE_FACTOR = 0.5;
 
@@ -52,6 +54,32 @@ export interface BatchRequestOutcome {
   /** For `errored`: the API's error, as a synchronous call would have got it. */
   error?: { type: string; message: string; status: number };
 }
+
+/**
+ * A batch's response that no turn counts (signal `batchSpend`, from `storeMessageBatchResults` to
+ * the session): the call's turn ended before the batch answered (an interrupt), or another writer
+ * answered the call first (the synchronous fallback). The API billed it all the same, so the
+ * session adds it to its totals and its budget pool. Small: ids and counts, no content.
+ */
+export interface BatchSpend {
+  /** The request's `custom_id`: the session counts each once (the activity may signal again on a retry). */
+  customId: string;
+  /** The turn workflow whose call it was (the budget pool member it is charged to). */
+  turnId: string;
+  /** `modelUsage` of the one response (Claude Agent SDK shape; `costUSD` at batch rates, USD). */
+  modelUsage: Record<string, ModelUsage>;
+  /** Its tokens. */
+  usage: Usage;
+}
+
+/**
+ * Prefix of the `callUuid` of a usage record the store keeps for a batch response no line
+ * reports (another writer had answered its call): `batch:<custom_id>`.
+ */
+export const BATCH_CALL_PREFIX = 'batch:';
+
+/** Name of the session signal carrying a {@link BatchSpend} (activities signal it by name). */
+export const BATCH_SPEND_SIGNAL = 'batchSpend';
 
 /** Workflow id of the batch collector of a task queue. */
 export function batchCollectorId(taskQueue: string): string {

@@ -27,7 +27,15 @@ export interface SessionState {
   workspace?: WorkspaceRef | null;
   /** The session's tasks (subagents; issue 21 adds background work): absent before the first. */
   tasks?: TaskTable;
+  /**
+   * `custom_id`s of batch responses no turn counted that the session has added to its totals
+   * (signal `batchSpend`; the most recent {@link MAX_SETTLED_BATCH_CALLS}): each is counted once.
+   */
+  settledBatchCalls?: string[];
 }
+
+/** How many settled batch `custom_id`s a session remembers (a retried signal comes within seconds). */
+export const MAX_SETTLED_BATCH_CALLS = 200;
 
 /** Input of `sessionWorkflow`. */
 export interface SessionInput {

@@ -38,6 +38,8 @@ export interface ModelAttemptUsage {
   model: string;
   /** Tokens billed (for `end`: the final usage minus the `start` usage). */
   usage: Usage;
+  /** Set when a Message Batch answered (billed at batch rates): the batch id. */
+  messageBatchId?: string | undefined;
 }
 
 /** Validates a {@link ModelAttemptUsage} read back from storage (unknown fields are dropped). */
@@ -49,6 +51,7 @@ export const ModelAttemptUsageSchema: z.ZodType<ModelAttemptUsage> = z.object({
   messageId: z.string().nullable(),
   model: z.string(),
   usage: UsageSchema,
+  messageBatchId: z.string().optional(),
 });
 
 /** Key of a {@link ModelAttemptUsage}: `<callUuid>/<attempt>/<phase>`, as listed in `TranscriptEntry.billing.units`. */

@@ -1,4 +1,6 @@
 import type { SessionInput, SessionState, StoredSessionSummary, SubmitRequest } from '../common/session';
+import { MAX_SETTLED_BATCH_CALLS } from '../common/session';
+import type { BatchSpend } from '../common/batch';
 import type { TurnInput, TurnOptions, TurnOutcome } from '../common/turn';
 import { WORKFLOW_STATE_VERSION } from '../common/turn';
 import { addUsage, emptyUsage } from '../common/usage';
@@ -99,6 +101,26 @@ export class SessionLedger {
     }
     this.s = s;
     return done.owner === 'session' ? done : undefined;
+  }
+
+  /**
+   * A batch's response no turn counted (signal `batchSpend`): its usage and cost join the
+   * session's totals, once per `customId`. Returns false for one already counted.
+   */
+  settleBatchSpend(m: BatchSpend): boolean {
+    const settled = this.s.settledBatchCalls ?? [];
+    if (settled.includes(m.customId)) return false;
+    const modelUsage = mergeModelUsage(this.s.modelUsage, m.modelUsage);
+    const cost = totalCost(modelUsage);
+    this.s = {
+      ...this.s,
+      usage: addUsage(this.s.usage, m.usage),
+      modelUsage,
+      totalCostUsd: cost.usd,
+      costKnown: cost.known,
+      settledBatchCalls: [...settled, m.customId].slice(-MAX_SETTLED_BATCH_CALLS),
+    };
+    return true;
   }
 
   /** A `setLimits` signal: the limits of later turns (the running turn gets the signal too). */

@@ -19,12 +19,16 @@ import type { TaskRecord } from '../common/tasks';
 import {
   endSessionSignal,
   interruptSignal,
+  reportSpendSignal,
   sessionStateQuery,
   sessionStatusQuery,
   setLimitsSignal,
   submitMessageUpdate,
 } from './messages';
 import { approvalStatusSignal } from './approval-messages';
+import { batchSpendSignal } from './batch-messages';
+import { totalCost } from '../engine/cost';
+import { budgetPoolWorkflowId } from '../common/ids';
 import { WAITING_FOR_APPROVAL_STATUS } from '../common/approvals';
 import { turnWorkflow } from './turn';
 import { agentResultFailure, resultOfFailure } from '../common/agent-result';
@@ -274,6 +278,18 @@ class Session {
       this.ledger.setLimits(patch);
       await this.forward((turn) => turn.signal(setLimitsSignal, patch));
       await this.control.forwardLimits(patch);
+    });
+    // A batch answered a call no turn counts (its turn was interrupted, or the synchronous
+    // fallback answered first): billed all the same, so it counts here and in the budget pool.
+    // (A new signal: histories from before it never received one, so no patch is needed.)
+    setHandler(batchSpendSignal, async (m) => {
+      if (!this.ledger.settleBatchSpend(m)) return;
+      const poolId = this.ledger.defaults.budgetPoolId;
+      const { usd } = totalCost(m.modelUsage);
+      if (poolId === undefined || usd <= 0) return;
+      await getExternalWorkflowHandle(budgetPoolWorkflowId(poolId))
+        .signal(reportSpendSignal, { memberWorkflowId: m.turnId, usd })
+        .catch(() => undefined); // a closed pool takes no more spend
     });
     // An interrupt stops the running turn and every task of the session.
     setHandler(interruptSignal, async (reason?: string) => {

@@ -7,6 +7,10 @@ import { findTemporalCli, startDevServer } from '../../src/host/dev-server';
 import type { DevServer } from '../../src/host/dev-server';
 import { findPrice } from '../../src/config/schema';
 import { costOfUsage } from '../../src/engine/cost';
+import { totalCost } from '../../src/engine/cost';
+import { createLoadSession } from '../../src/activities/transcript';
+import { BATCH_PRICE_FACTOR } from '../../src/common/batch';
+import type { QueryEngine } from '../../src/client/query-engine';
 import type { BatchApiOptions } from '../../src/common/batch';
 import { makeRepo, startRunnerEnv, testTurnOptions } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
@@ -181,4 +185,58 @@ describe('batch api: model calls through the Message Batches API', () => {
     const lines = await env.store.load(result.session_id);
     expect(lines.find((l) => l.type === 'assistant')?.messageBatch).toBeUndefined();
   });
+
+  /**
+   * The rule: the API bills every batch response, so the session's live totals always equal
+   * what the store says was billed (what a resume counts), also for a response no turn took.
+   */
+  async function expectLiveTotalsMatchStore(engine: QueryEngine, sessionId: string, above: number): Promise<number> {
+    const load = createLoadSession(env.store, (m) => findPrice(env.config.prices, m) ?? null);
+    const end = Date.now() + 60_000;
+    let live = 0;
+    for (;;) {
+      live = (await engine.state()).totalCostUsd;
+      if (live > above) break;
+      if (Date.now() > end) throw new Error(`session total stayed at ${live} (not above ${above})`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const stored = totalCost((await load(sessionId)).modelUsage).usd;
+    expect(live).toBeCloseTo(stored, 10);
+    return live;
+  }
+
+  test('batch api: a batch answer after the synchronous fallback answered is billed: it counts in the session and on resume, at batch rates', async () => {
+    env = await startRunnerEnv({
+      batchProcessingMs: 4000,
+      scenario: { steps: [{ content: [{ text: 'answer' }] }, { content: [{ text: 'answer' }] }] },
+    });
+    const engine = env.engine({
+      cwd: makeRepo({}),
+      defaults: testTurnOptions({ batchApi: { ...FAST, maxWaitMs: 1000 } }),
+    });
+    const { result } = await env.runTurn(engine, 'hi');
+    expect(result).toMatchObject({ subtype: 'success' });
+    expect(result.batch_api).toMatchObject({ batched_calls: 0, fallbacks: 1 });
+    await waitFor('the batch to end', () => env.fake.batches()[0]?.processing_status === 'ended', 30_000);
+    const live = await expectLiveTotalsMatchStore(engine, result.session_id, result.total_cost_usd);
+    // The extra is the batch response's own usage, recorded in the store, at half price.
+    const records = (await env.store.modelAttemptUsage(result.session_id)).filter((r) => r.messageBatchId);
+    expect(records).toHaveLength(1);
+    const standard = costOfUsage(records[0]!.usage, findPrice(env.config.prices, records[0]!.model) ?? null) ?? NaN;
+    expect(live - result.total_cost_usd).toBeCloseTo(standard * BATCH_PRICE_FACTOR, 10);
+  }, 120_000);
+
+  test('batch api: an interrupt while a call waits on a batch; the batch answer still counts in the session totals', async () => {
+    env = await startRunnerEnv({ batchProcessingMs: 3000, scenario: { steps: [{ content: [{ text: 'late' }] }] } });
+    const engine = env.engine({ cwd: makeRepo({}), defaults: testTurnOptions({ batchApi: FAST }) });
+    const turn = env.runTurn(engine, 'hi');
+    await waitFor('the batch', () => env.fake.batches().length === 1);
+    await engine.interrupt();
+    const { result } = await turn;
+    expect(env.fake.batches()[0]?.processing_status).toBe('in_progress');
+    await waitFor('the batch to end', () => env.fake.batches()[0]?.processing_status === 'ended', 30_000);
+    await expectLiveTotalsMatchStore(engine, result.session_id, result.total_cost_usd);
+    const lines = await env.store.load(result.session_id);
+    expect(lines.some((l) => l.type === 'assistant' && l.messageBatch !== undefined)).toBe(true);
+  }, 120_000);
 });

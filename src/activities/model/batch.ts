@@ -1,7 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { BatchRequestOutcome, BatchRequestRef, BatchResultType } from '../../common/batch';
-import { batchCollectorId } from '../../common/batch';
+import type { BatchRequestOutcome, BatchRequestRef, BatchResultType, BatchSpend } from '../../common/batch';
+import { BATCH_CALL_PREFIX, BATCH_PRICE_FACTOR, BATCH_SPEND_SIGNAL, batchCollectorId } from '../../common/batch';
+import { sessionWorkflowId } from '../../common/ids';
+import { contextWindowOf } from '../../common/model-limits';
+import type { Usage } from '../../common/usage';
+import { addModelUsage, costOfUsage } from '../../engine/cost';
 import type { CallModelInput } from '../../common/model';
 import type { TranscriptEntry } from '../../common/transcript';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/transcript';
@@ -160,12 +164,13 @@ export function createBatchActivities(deps: ModelDeps): BatchActivities {
       } catch (err) {
         throw classifyModelError(err);
       }
+      const answered: Array<{ ref: BatchRequestRef; msg: Anthropic.Message; stored: StoreResult }> = [];
       for await (const line of results) {
         const ref = byId.get(line.custom_id);
         if (!ref) continue;
         const r = line.result;
         if (r.type === 'succeeded') {
-          await storeResponse(ref, input.batchId, r.message);
+          answered.push({ ref, msg: r.message, stored: await storeResponse(ref, input.batchId, r.message) });
           outcomes.push({ customId: ref.customId, batchId: input.batchId, result: 'succeeded' });
         } else if (r.type === 'errored') {
           const e = r.error.error;
@@ -183,6 +188,7 @@ export function createBatchActivities(deps: ModelDeps): BatchActivities {
           outcomes.push({ customId: ref.customId, batchId: input.batchId, result: 'expired' as BatchResultType });
         }
       }
+      await settleUncounted(input.batchId, answered);
       return outcomes;
     },
 
@@ -199,7 +205,65 @@ export function createBatchActivities(deps: ModelDeps): BatchActivities {
     },
   };
 
-  async function storeResponse(ref: BatchRequestRef, batchId: string, msg: Anthropic.Message): Promise<void> {
+  /**
+   * Responses no turn will count go to their session's totals (signal `batchSpend`): those of a
+   * call another writer answered first (their billing is also recorded in the store, so that a
+   * resumed session counts them), and those whose turn is no longer running (interrupted while it
+   * waited). A turn that still waits counts its own. The signal may come again on a retry: the
+   * session counts each `custom_id` once. A session that has ended is not signalled: its store
+   * has the billing, and a resume counts it.
+   */
+  async function settleUncounted(
+    batchId: string,
+    answered: Array<{ ref: BatchRequestRef; msg: Anthropic.Message; stored: StoreResult }>,
+  ): Promise<void> {
+    const client = Context.current().client;
+    const running = new Map<string, boolean>();
+    const isRunning = async (turnId: string): Promise<boolean> => {
+      let r = running.get(turnId);
+      if (r === undefined) {
+        r = await client.workflow
+          .getHandle(turnId)
+          .describe()
+          .then((d) => d.status.name === 'RUNNING')
+          .catch(() => false);
+        running.set(turnId, r);
+      }
+      return r;
+    };
+    for (const { ref, msg, stored } of answered) {
+      if (stored.kind === 'line' && (await isRunning(ref.turnId))) continue;
+      const usage = usageOf(msg);
+      if (stored.kind === 'answeredElsewhere') {
+        await deps.store.putModelAttemptUsage(ref.sessionId, {
+          callUuid: `${BATCH_CALL_PREFIX}${ref.customId}`,
+          attempt: 1,
+          phase: 'end',
+          requestId: null,
+          messageId: msg.id,
+          model: msg.model,
+          usage,
+          messageBatchId: batchId,
+        });
+      }
+      const standard = costOfUsage(usage, deps.priceFor(msg.model));
+      const spend: BatchSpend = {
+        customId: ref.customId,
+        turnId: ref.turnId,
+        usage,
+        modelUsage: addModelUsage({}, msg.model, usage, standard === null ? null : standard * BATCH_PRICE_FACTOR, {
+          contextWindow: (deps.contextWindowFor ?? contextWindowOf)(msg.model),
+          maxOutputTokens: stored.maxTokens,
+        }),
+      };
+      await client.workflow
+        .getHandle(sessionWorkflowId(ref.sessionId))
+        .signal(BATCH_SPEND_SIGNAL, spend)
+        .catch(() => undefined); // the session has ended: a resume counts the stored billing
+    }
+  }
+
+  async function storeResponse(ref: BatchRequestRef, batchId: string, msg: Anthropic.Message): Promise<StoreResult> {
     const body = await deps.store.getContent(ref.sessionId, ref.requestKey);
     if (body === undefined) {
       throw ApplicationFailure.create({
@@ -209,13 +273,14 @@ export function createBatchActivities(deps: ModelDeps): BatchActivities {
       });
     }
     const stored = JSON.parse(body.toString('utf8')) as StoredBatchRequest;
-    if (await deps.store.get(ref.sessionId, stored.assistantUuid)) return;
-    const usage = {
-      input_tokens: msg.usage.input_tokens ?? 0,
-      output_tokens: msg.usage.output_tokens ?? 0,
-      cache_creation_input_tokens: msg.usage.cache_creation_input_tokens ?? 0,
-      cache_read_input_tokens: msg.usage.cache_read_input_tokens ?? 0,
-    };
+    const maxTokens = stored.params.max_tokens;
+    const existing = await deps.store.get(ref.sessionId, stored.assistantUuid);
+    if (existing) {
+      // Our own line (this activity's earlier attempt wrote it), or another writer's answer.
+      const ours = existing.messageBatch?.customId === ref.customId;
+      return { kind: ours ? 'line' : 'answeredElsewhere', maxTokens };
+    }
+    const usage = usageOf(msg);
     const records = await billableRecords(deps.store, ref.sessionId, stored.assistantUuid, []).catch(() => []);
     const end = {
       callUuid: stored.assistantUuid,
@@ -253,7 +318,29 @@ export function createBatchActivities(deps: ModelDeps): BatchActivities {
       messageBatch: { id: batchId, customId: ref.customId },
     };
     await deps.store.append(entry);
+    return { kind: 'line', maxTokens };
   }
+}
+
+/**
+ * What became of a succeeded response: written as the call's line (`line`, also when an earlier
+ * attempt of the activity wrote it), or not written because another writer had answered the
+ * call (`answeredElsewhere`: the synchronous fallback).
+ */
+interface StoreResult {
+  kind: 'line' | 'answeredElsewhere';
+  /** The request's `max_tokens` (reported in `modelUsage`). */
+  maxTokens: number;
+}
+
+/** The four token counts of a response. */
+function usageOf(msg: Anthropic.Message): Usage {
+  return {
+    input_tokens: msg.usage.input_tokens ?? 0,
+    output_tokens: msg.usage.output_tokens ?? 0,
+    cache_creation_input_tokens: msg.usage.cache_creation_input_tokens ?? 0,
+    cache_read_input_tokens: msg.usage.cache_read_input_tokens ?? 0,
+  };
 }
 
 /** The HTTP status the API answers with an error type (for a batch's errored result). */

@@ -144,4 +144,19 @@ describe('SessionLedger', () => {
     const newer = { ...emptyState(input), v: WORKFLOW_STATE_VERSION + 1 };
     expect(() => new SessionLedger({ ...input, state: newer })).toThrow(/newer than this worker/);
   });
+
+  test('SessionLedger: a batch response no turn counted joins the totals once per custom_id, also across continue-as-new', () => {
+    const l = new SessionLedger(input);
+    l.recordTurn(outcome(), 'turn-1');
+    const spend = { customId: 'abc_1', turnId: 'turn-1', usage: usage(7), modelUsage: modelUsage(7, 0.002) };
+    expect(l.settleBatchSpend(spend)).toBe(true);
+    expect(l.state.totalCostUsd).toBeCloseTo(0.012, 10);
+    expect(l.state.usage.output_tokens).toBe(12);
+    expect(l.settleBatchSpend(spend)).toBe(false);
+    const next = new SessionLedger({ ...input, ...l.carry() });
+    expect(next.settleBatchSpend(spend)).toBe(false);
+    expect(next.state.totalCostUsd).toBeCloseTo(0.012, 10);
+    expect(next.settleBatchSpend({ ...spend, customId: 'abc_2' })).toBe(true);
+    expect(next.state.totalCostUsd).toBeCloseTo(0.014, 10);
+  });
 });
