@@ -13,6 +13,7 @@ import type { RunToolInput, RunToolSummary, ToolPermission } from '../common/too
 import type { TranscriptStore } from '../store/transcript-store';
 import type { AgentEvents } from '../telemetry/agent-events';
 import { CODE_EDIT_TOOLS, type AgentMetrics } from '../telemetry/agent-metrics';
+import { gitActivity, linesChanged } from '../telemetry/code-activity';
 import type { Activities } from './types';
 
 /** The activities with `callModel`, `recordPrompt` and `runTool` emitting the agent events (all as they are when `events` is absent). */
@@ -161,6 +162,54 @@ export function withCodeEditMetrics(metrics: AgentMetrics | undefined, acts: Act
       return summary;
     },
   };
+}
+
+/** Tools whose successful runs change code (lines counted) or may commit and open pull requests. */
+const LINE_TOOLS: ReadonlySet<string> = new Set(['Edit', 'Write']);
+
+/**
+ * `runTool` counting what a successful call did to the code, by the attempt that ran it:
+ * `claude_code.lines_of_code.count` for Edit and Write (from the result line's structured patch,
+ * attributed to the model of the assistant line that asked), `claude_code.commit.count` and
+ * `claude_code.pull_request.count` for a foreground Bash command that exited 0. Reading the lines
+ * back costs two store reads per such call, only with metrics on; a failure to read counts
+ * nothing and never fails the tool.
+ */
+export function withCodeActivityMetrics(
+  metrics: AgentMetrics | undefined,
+  store: TranscriptStore,
+  acts: Activities,
+): Activities {
+  if (!metrics) return acts;
+  const runTool = acts.runTool;
+  return {
+    ...acts,
+    runTool: async (input) => {
+      const summary = await runTool(input);
+      const counts = LINE_TOOLS.has(input.toolName) || input.toolName === 'Bash';
+      if (counts && !summary.replayed && summary.outcome === 'ok' && !summary.isError && !summary.background) {
+        await countCodeActivity(metrics, store, input).catch(() => undefined);
+      }
+      return summary;
+    },
+  };
+}
+
+async function countCodeActivity(metrics: AgentMetrics, store: TranscriptStore, input: RunToolInput): Promise<void> {
+  const ctx = { sessionId: input.sessionId };
+  const asked = await store.get(input.sessionId, input.assistantUuid);
+  if (input.toolName === 'Bash') {
+    const blocks = (asked?.message?.content ?? []) as unknown as Array<Record<string, unknown>>;
+    const use = blocks.find((b) => b['type'] === 'tool_use' && b['id'] === input.toolUseId);
+    const command = (use?.['input'] as { command?: unknown } | undefined)?.command;
+    if (typeof command !== 'string') return;
+    const { commits, pullRequests } = gitActivity(command);
+    metrics.gitActivity(ctx, commits, pullRequests);
+    return;
+  }
+  const result = await store.get(input.sessionId, input.resultUuid);
+  const lines = linesChanged(result?.toolUseResult);
+  if (lines) metrics.linesChanged(ctx, asked?.message?.model ?? 'unknown', lines.added, lines.removed);
 }
 
 /** Claude Code's `source` of a decision: a hook's, an approver's (`user_temporary`), else the configuration's. */

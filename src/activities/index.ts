@@ -5,7 +5,7 @@ import type { CallModelInput, CallModelSummary } from '../common/model';
 import type { RecordPromptInput } from '../common/turn';
 import type { AgentMetrics } from '../telemetry/agent-metrics';
 import type { AgentEvents } from '../telemetry/agent-events';
-import { withAgentEvents, withCodeEditMetrics } from './agent-events';
+import { withAgentEvents, withCodeActivityMetrics, withCodeEditMetrics } from './agent-events';
 import { withAgentSpans } from './agent-spans';
 import type { Tracer } from '@opentelemetry/api';
 import type { ModelPrice } from '../common/usage';
@@ -177,7 +177,7 @@ export function createActivities(given: ActivityDeps): Activities {
     recordCronResult: withStorageErrors(createRecordCronResult(deps.store)),
     runScheduledBatch: createRunScheduledBatch(deps.env ? { env: deps.env } : {}),
   });
-  const counted = withCodeEditMetrics(deps.metrics, activities);
+  const counted = withCodeActivityMetrics(deps.metrics, deps.store, withCodeEditMetrics(deps.metrics, activities));
   return withAgentSpans(deps.tracer, withAgentEvents(deps.events, deps.store, counted));
 }
 

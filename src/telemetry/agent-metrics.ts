@@ -11,11 +11,14 @@
  * | `claude_code.token.usage` | `tokens` | `type` (`input`, `output`, `cacheRead`, `cacheCreation`), `model` |
  * | `claude_code.cost.usage` | `USD` | `model` |
  * | `claude_code.code_edit_tool.decision` | — | `decision` (`accept`, `reject`), `source`, `tool_name` (Edit, Write, NotebookEdit) |
+ * | `claude_code.lines_of_code.count` | — | `type` (`added`, `removed`), `model` |
+ * | `claude_code.commit.count` | — | the standard ones |
+ * | `claude_code.pull_request.count` | — | the standard ones |
  *
  * Standard attributes on every point: `session.id`, `app.version` (Claude Code's names), and the
  * runner's own `agent_runner.batch.id`, `agent_runner.task.id`, `agent_runner.pool.id` when the caller
  * knows them. No content (prompts, outputs, tool input) is ever an attribute.
- * The events (`claude_code.api_request`, `claude_code.tool_result`, …) are not emitted yet.
+ * The events (`claude_code.api_request`, `claude_code.tool_result`, …) are in `agent-events.ts`.
  */
 import type { Counter, Meter } from '@opentelemetry/api';
 import type { Usage } from '../common/usage';
@@ -38,6 +41,9 @@ export const CLAUDE_CODE_METRICS = {
   tokenUsage: 'claude_code.token.usage',
   costUsage: 'claude_code.cost.usage',
   codeEditToolDecision: 'claude_code.code_edit_tool.decision',
+  linesOfCode: 'claude_code.lines_of_code.count',
+  commitCount: 'claude_code.commit.count',
+  pullRequestCount: 'claude_code.pull_request.count',
 } as const;
 
 /** The tools whose permission decisions `claude_code.code_edit_tool.decision` counts (Claude Code's list). */
@@ -49,6 +55,9 @@ export class AgentMetrics {
   private readonly tokens: Counter;
   private readonly cost: Counter;
   private readonly editDecisions: Counter;
+  private readonly lines: Counter;
+  private readonly commits: Counter;
+  private readonly pullRequests: Counter;
 
   constructor(
     meter: Meter,
@@ -71,6 +80,29 @@ export class AgentMetrics {
       description:
         'Count of code editing tool permission decisions (accept/reject) for Edit, Write, and NotebookEdit tools',
     });
+    this.lines = meter.createCounter(CLAUDE_CODE_METRICS.linesOfCode, {
+      description:
+        "Count of lines of code modified, with the 'type' attribute indicating whether lines were added or removed and the 'model' attribute indicating which model made the change",
+    });
+    this.commits = meter.createCounter(CLAUDE_CODE_METRICS.commitCount, {
+      description: 'Number of git commits created',
+    });
+    this.pullRequests = meter.createCounter(CLAUDE_CODE_METRICS.pullRequestCount, {
+      description: 'Number of pull requests created',
+    });
+  }
+
+  /** Lines an Edit or Write call changed (lines), attributed to the model that asked for it. */
+  linesChanged(ctx: AgentMetricContext, model: string, added: number, removed: number): void {
+    const attrs = { ...this.standard(ctx), model };
+    this.lines.add(added, { ...attrs, type: 'added' });
+    this.lines.add(removed, { ...attrs, type: 'removed' });
+  }
+
+  /** Commits and pull requests a successful Bash command created (counts). */
+  gitActivity(ctx: AgentMetricContext, commits: number, pullRequests: number): void {
+    if (commits > 0) this.commits.add(commits, this.standard(ctx));
+    if (pullRequests > 0) this.pullRequests.add(pullRequests, this.standard(ctx));
   }
 
   /**

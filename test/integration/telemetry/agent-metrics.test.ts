@@ -6,7 +6,7 @@
 import * as http from 'node:http';
 import * as net from 'node:net';
 import { runCli } from '../../helpers/cli';
-import { makeRepo, startRunnerEnv, type RunnerEnv } from '../../helpers/runner-env';
+import { makeRepo, startRunnerEnv, testTurnOptions, type RunnerEnv } from '../../helpers/runner-env';
 import { startWorkerProcess, type WorkerProcess } from '../../helpers/worker-process';
 
 interface OtlpAttr {
@@ -86,6 +86,30 @@ beforeAll(async () => {
     worker: false,
     scenario: {
       scripts: [
+        {
+          name: 'code',
+          match: { promptContains: 'commit the greeting' },
+          steps: [
+            {
+              content: [{ tool_use: { name: 'Write', input: { file_path: '{{cwd}}/hello.txt', content: 'a\nb\nc' } } }],
+            },
+            {
+              content: [
+                {
+                  tool_use: {
+                    name: 'Bash',
+                    input: {
+                      command:
+                        'git init -q && git add -A && git -c user.email=t@example.com -c user.name=t commit -qm greet',
+                    },
+                  },
+                },
+              ],
+            },
+            { content: [{ tool_use: { name: 'Bash', input: { command: 'git commit -m nothing-to-commit' } } }] },
+            { content: [{ text: 'Committed.' }] },
+          ],
+        },
         {
           name: 'main',
           steps: [
@@ -191,6 +215,28 @@ describe('agent metrics (claude_code.*) and Temporal worker metrics from the wor
     expect(ours.some((l) => l.startsWith('temporal_workflow_completed'))).toBe(true);
     expect(ours.some((l) => l.startsWith('temporal_activity_execution_latency'))).toBe(true);
     expect(core).toContain('temporal_worker_task_slots_available');
+  });
+
+  test('telemetry: lines_of_code counts what Write changed by model; commit.count a git commit that exited 0, not one that failed', async () => {
+    expect(worker).toBeDefined(); // the telemetry worker of the test above
+    const engine = env.engine({ cwd: makeRepo({}), defaults: testTurnOptions() });
+    const { result } = await env.runTurn(engine, 'commit the greeting');
+    expect(result).toMatchObject({ subtype: 'success', result: 'Committed.' });
+    const sessionId = result.session_id;
+    const deadline = Date.now() + 15_000;
+    let lines: OtlpPoint[] = [];
+    let commits: OtlpPoint[] = [];
+    while (Date.now() < deadline) {
+      lines = latestPoints(otlp.requests, 'claude_code.lines_of_code.count', sessionId);
+      commits = latestPoints(otlp.requests, 'claude_code.commit.count', sessionId);
+      if (lines.length === 2 && commits.length === 1) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const byType = Object.fromEntries(lines.map((p) => [attr(p, 'type'), valueOf(p)]));
+    expect(byType).toEqual({ added: 3, removed: 0 });
+    expect(lines.every((p) => attr(p, 'model') === 'claude-sonnet-5-5')).toBe(true);
+    expect(commits.map(valueOf)).toEqual([1]);
+    expect(latestPoints(otlp.requests, 'claude_code.pull_request.count', sessionId)).toEqual([]);
   });
 
   test('telemetry: an unknown exporter or protocol stops the worker with exit 2 naming the variable', async () => {
