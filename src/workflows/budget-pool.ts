@@ -4,6 +4,7 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   setHandler,
+  setWorkflowOptions,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { BudgetPoolInput } from '../common/budget-pool';
@@ -41,6 +42,11 @@ const SEND_CHUNK = 500;
 export async function budgetPoolWorkflow(input: BudgetPoolInput): Promise<PoolStateView> {
   return new BudgetPool(input).run();
 }
+// Under Worker Versioning, a pool moves to each new build (the other workflows stay pinned): it
+// lives as long as its batch or its owner keeps it open, longer than any release's drain, and
+// its few commands (signals out, continue-as-new) change behind patches like any workflow's.
+// Without a Worker Deployment the option is not used (docs/deploy.md, "Releasing a new build").
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, budgetPoolWorkflow);
 
 /** A running pool: its state ({@link PoolState}), the handlers of its protocol, the loop that sends what members are owed. */
 class BudgetPool {
