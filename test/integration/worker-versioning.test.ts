@@ -2,8 +2,12 @@
  * Worker Versioning (docs/deploy.md, "Releasing a new build"): two builds of one Worker Deployment
  * side by side on one task queue. A session started on build v1 stays on v1 after v2 becomes the
  * deployment's current version (its running turn and its next turn too, every workflow task and
- * activity on a v1 worker), and a session started after that runs on v2. The versions are made
- * current with the `temporal` CLI commands the rollout documents.
+ * activity on a v1 worker), and a session started after that runs on v2; v1 is `draining` while
+ * its session is open and `drained` once it closed. The versions are made current and watched
+ * with the `temporal` CLI commands the rollout documents.
+ *
+ * Its own dev server: the shared one reports a version drained 3 minutes after its last workflow
+ * closed (Temporal's defaults); this one rechecks every second.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -11,7 +15,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { temporal } from '@temporalio/proto';
-import { findTemporalCli } from '../../src/host/dev-server';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { findTemporalCli, startDevServer, type DevServer } from '../../src/host/dev-server';
+import { SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
 import { sessionWorkflowId, turnWorkflowId } from '../../src/common/ids';
 import type { Config } from '../../src/config';
 import type { SDKMessage } from '../../src/common/sdk-messages';
@@ -65,7 +72,9 @@ async function ranOn(env: RunnerEnv, workflowId: string) {
   const handle = env.client.workflow.getHandle(workflowId);
   const info = (await handle.describe()).raw.workflowExecutionInfo?.versioningInfo;
   const events: Event[] = (await handle.fetchHistory()).events ?? [];
-  const completed = events.flatMap((e) => (e.workflowTaskCompletedEventAttributes ? [e.workflowTaskCompletedEventAttributes] : []));
+  const completed = events.flatMap((e) =>
+    e.workflowTaskCompletedEventAttributes ? [e.workflowTaskCompletedEventAttributes] : [],
+  );
   const activityIdentities = events.flatMap((e) =>
     e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.identity ?? ''] : [],
   );
@@ -87,10 +96,42 @@ async function collect(gen: AsyncGenerator<SDKMessage>): Promise<SDKMessage[]> {
   return out;
 }
 
+/** Dynamic config of this file's server: drainage rechecked every second (Temporal's defaults are 3 minutes). */
+const FAST_DRAINAGE = {
+  'matching.wv.VersionDrainageStatusVisibilityGracePeriod': '1s',
+  'matching.wv.VersionDrainageStatusRefreshInterval': '1s',
+};
+
+/** The drainage status of a version (`temporal worker deployment describe`): draining, drained or unspecified. */
+async function drainage(buildId: string): Promise<string | undefined> {
+  const d = JSON.parse(
+    await temporalCli('worker', 'deployment', 'describe', '--name', DEPLOYMENT, '--output', 'json'),
+  ) as {
+    versionSummaries?: Array<{ BuildID?: string; drainageStatus?: string }>;
+  };
+  return d.versionSummaries?.find((v) => v.BuildID === buildId)?.drainageStatus;
+}
+
 describe('worker versioning', () => {
   let env: RunnerEnv;
+  let server: DevServer;
+  const dataDir = mkdtempSync(join(tmpdir(), 'dar-versioning-'));
+  beforeAll(async () => {
+    server = await startDevServer({
+      cliPath: findTemporalCli(),
+      dataDir,
+      dbFilename: null,
+      searchAttributes: { ...SEARCH_ATTRIBUTES },
+      dynamicConfig: FAST_DRAINAGE,
+      logLevel: 'error',
+    });
+    // This file's environment only (jest gives each test file its own process.env).
+    process.env['TEST_TEMPORAL_ADDRESS'] = server.address;
+  });
   afterAll(async () => {
     await env?.close();
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   test('worker versioning: a session started on v1 finishes on v1 after v2 is current; a new session starts on v2', async () => {
@@ -105,7 +146,12 @@ describe('worker versioning', () => {
               // The first turn waits for the file `go`, which the test writes once v2 is current.
               {
                 content: [
-                  { tool_use: { name: 'Bash', input: { command: 'while [ ! -f go ]; do sleep 0.1; done; echo released' } } },
+                  {
+                    tool_use: {
+                      name: 'Bash',
+                      input: { command: 'while [ ! -f go ]; do sleep 0.1; done; echo released' },
+                    },
+                  },
                 ],
               },
               { expect: { lastToolResultContains: 'released' }, content: [{ text: 'Released.' }] },
@@ -136,6 +182,7 @@ describe('worker versioning', () => {
     // A later turn of the v1 session, with v2 current: still v1.
     const r2 = (await collect(first.submitMessage('and again'))).at(-1);
     expect(r2).toMatchObject({ type: 'result', subtype: 'success', result: 'Second turn.' });
+    expect(await drainage('v1')).toBe('draining');
     expect(await first.endAndWait(30_000)).toBe(true);
 
     const second = env.engine({ cwd: makeRepo({}) });
@@ -158,17 +205,28 @@ describe('worker versioning', () => {
       expect(ran.activityIdentities.length).toBeGreaterThan(0);
       for (const who of ran.activityIdentities) expect(who).toMatch(/^worker-v1(\/host)?$/);
     }
-    const onV2 = { behavior: PINNED, deploymentName: DEPLOYMENT, buildId: 'v2', taskBuildIds: ['v2'], taskIdentities: ['worker-v2'] };
+    const onV2 = {
+      behavior: PINNED,
+      deploymentName: DEPLOYMENT,
+      buildId: 'v2',
+      taskBuildIds: ['v2'],
+      taskIdentities: ['worker-v2'],
+    };
     expect(await ranOn(env, sessionWorkflowId(second.sessionId))).toMatchObject(onV2);
     const ran = await ranOn(env, turnWorkflowId(second.sessionId, 1));
     expect(ran).toMatchObject(onV2);
     expect(ran.activityIdentities.length).toBeGreaterThan(0);
     for (const who of ran.activityIdentities) expect(who).toMatch(/^worker-v2(\/host)?$/);
-    // The deployment names both versions, v2 current.
+    // v2 is current; v1, its last session closed, drains: its workers may stop.
     const described = JSON.parse(
       await temporalCli('worker', 'deployment', 'describe', '--name', DEPLOYMENT, '--output', 'json'),
-    ) as { routingConfig?: { currentVersionBuildId?: string; currentVersion?: { buildId?: string } } };
-    const current = described.routingConfig?.currentVersion?.buildId ?? described.routingConfig?.currentVersionBuildId;
-    expect(current).toBe('v2');
+    ) as { routingConfig?: { currentVersionBuildID?: string } };
+    expect(described.routingConfig?.currentVersionBuildID).toBe('v2');
+    const drainDeadline = Date.now() + 60_000;
+    while ((await drainage('v1')) !== 'drained') {
+      if (Date.now() > drainDeadline) throw new Error(`v1 still ${await drainage('v1')} after 60 s`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(await drainage('v2')).not.toBe('drained');
   });
 });
