@@ -45,8 +45,12 @@ export async function budgetPoolWorkflow(input: BudgetPoolInput): Promise<PoolSt
 // Under Worker Versioning, a pool moves to each new build (the other workflows stay pinned): it
 // lives as long as its batch or its owner keeps it open, longer than any release's drain, and
 // its few commands (signals out, continue-as-new) change behind patches like any workflow's.
-// Without a Worker Deployment the option is not used (docs/deploy.md, "Releasing a new build").
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, budgetPoolWorkflow);
+// Only on a versioned worker: the server fails a workflow task of an unversioned worker that
+// names a behaviour (docs/deploy.md, "Releasing a new build").
+setWorkflowOptions(
+  () => (workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'AUTO_UPGRADE' } : {}),
+  budgetPoolWorkflow,
+);
 
 /** A running pool: its state ({@link PoolState}), the handlers of its protocol, the loop that sends what members are owed. */
 class BudgetPool {

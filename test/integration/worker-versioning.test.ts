@@ -24,6 +24,7 @@ import type { Config } from '../../src/config';
 import type { SDKMessage } from '../../src/common/sdk-messages';
 import { makeRepo, startRunnerEnv, temporalAddress } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
+import { closeBudgetPool, ensureBudgetPool, setBudgetPoolLimit } from '../../src/client/budget-pool';
 
 jest.setTimeout(180_000);
 
@@ -88,7 +89,9 @@ async function ranOn(env: RunnerEnv, workflowId: string) {
   };
 }
 
-const PINNED = 1; // temporal.api.enums.v1.VersioningBehavior.VERSIONING_BEHAVIOR_PINNED
+// temporal.api.enums.v1.VersioningBehavior
+const PINNED = 1;
+const AUTO_UPGRADE = 2;
 
 async function collect(gen: AsyncGenerator<SDKMessage>): Promise<SDKMessage[]> {
   const out: SDKMessage[] = [];
@@ -163,6 +166,13 @@ describe('worker versioning', () => {
     });
     await env.startWorker({ config: build('v1'), identity: 'worker-v1' });
     await setCurrent('v1');
+    // A budget pool (AUTO_UPGRADE) on v1: it moves to v2 at its first workflow task after v2 is current.
+    const pool = await ensureBudgetPool(env.client, {
+      taskQueue: env.taskQueue,
+      poolId: `pool-${DEPLOYMENT}`,
+      limitUsd: 5,
+    });
+    await setBudgetPoolLimit(env.client, pool.poolId, 6);
 
     const repo = makeRepo({});
     const first = env.engine({ cwd: repo });
@@ -177,6 +187,8 @@ describe('worker versioning', () => {
     await env.startWorker({ config: build('v2'), identity: 'worker-v2' });
     await setCurrent('v2');
     writeFileSync(join(repo, 'go'), '');
+    await setBudgetPoolLimit(env.client, pool.poolId, 7);
+    expect((await closeBudgetPool(env.client, pool.poolId)).limitUsd).toBe(7);
     const r1 = (await turn1).at(-1);
     expect(r1).toMatchObject({ type: 'result', subtype: 'success', result: 'Released.' });
     // A later turn of the v1 session, with v2 current: still v1.
@@ -217,6 +229,12 @@ describe('worker versioning', () => {
     expect(ran).toMatchObject(onV2);
     expect(ran.activityIdentities.length).toBeGreaterThan(0);
     for (const who of ran.activityIdentities) expect(who).toMatch(/^worker-v2(\/host)?$/);
+    expect(await ranOn(env, pool.workflowId)).toMatchObject({
+      behavior: AUTO_UPGRADE,
+      buildId: 'v2',
+      taskBuildIds: ['v1', 'v2'],
+      taskIdentities: ['worker-v1', 'worker-v2'],
+    });
     // v2 is current; v1, its last session closed, drains: its workers may stop.
     const described = JSON.parse(
       await temporalCli('worker', 'deployment', 'describe', '--name', DEPLOYMENT, '--output', 'json'),
