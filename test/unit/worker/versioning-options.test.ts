@@ -3,6 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConfigError, loadConfig } from '../../../src/config';
 import { versioningOptions } from '../../../src/worker/worker';
+import { withVersioningFlags } from '../../../src/cli/commands/worker';
+import { buildProgram } from '../../../src/cli/main';
 
 let tmp: string;
 beforeAll(() => {
@@ -59,5 +61,23 @@ describe('worker versioning options', () => {
       'worker.defaultVersioningBehavior (from env AGENT_RUNNER_VERSIONING_BEHAVIOR)',
     );
     expect((err as Error).message).toContain('expected one of PINNED, AUTO_UPGRADE');
+  });
+
+  test('versioning: the worker command flags override the environment; a bad behaviour is refused', () => {
+    const c = withVersioningFlags(configOf({ AGENT_RUNNER_DEPLOYMENT_NAME: 'env', AGENT_RUNNER_BUILD_ID: 'env-id' }), {
+      buildId: 'flag-id',
+      versioningBehavior: 'AUTO_UPGRADE',
+    });
+    expect(c.worker).toMatchObject({
+      deploymentName: 'env',
+      buildId: 'flag-id',
+      defaultVersioningBehavior: 'AUTO_UPGRADE',
+    });
+    const program = buildProgram(() => undefined).exitOverride();
+    const worker = program.commands.find((cmd) => cmd.name() === 'worker')!;
+    worker.exitOverride().configureOutput({ writeErr: () => undefined });
+    expect(() => program.parse(['worker', '--versioning-behavior', 'pinned'], { from: 'user' })).toThrow(
+      /Allowed choices are PINNED, AUTO_UPGRADE/,
+    );
   });
 });
