@@ -195,6 +195,18 @@ describe('worker versioning', () => {
     const r2 = (await collect(first.submitMessage('and again'))).at(-1);
     expect(r2).toMatchObject({ type: 'result', subtype: 'success', result: 'Second turn.' });
     expect(await drainage('v1')).toBe('draining');
+    // The rollout's list of what still runs on v1 (docs/deploy.md, step 4); visibility lags a little.
+    const onV1Query = `TemporalWorkerDeploymentVersion = '${DEPLOYMENT}:v1' AND ExecutionStatus = 'Running'`;
+    const listDeadline = Date.now() + 30_000;
+    let listed: string[] = [];
+    while (!listed.includes(sessionWorkflowId(first.sessionId))) {
+      if (Date.now() > listDeadline) throw new Error(`the v1 session is not listed: ${listed.join(', ')}`);
+      await new Promise((r) => setTimeout(r, 500));
+      const out = await temporalCli('workflow', 'list', '--query', onV1Query, '--output', 'json');
+      listed = (JSON.parse(out || '[]') as Array<{ execution?: { workflowId?: string } }>).map(
+        (w) => w.execution?.workflowId ?? '',
+      );
+    }
     expect(await first.endAndWait(30_000)).toBe(true);
 
     const second = env.engine({ cwd: makeRepo({}) });
