@@ -45,8 +45,9 @@ export async function budgetPoolWorkflow(input: BudgetPoolInput): Promise<PoolSt
 // Under Worker Versioning, a pool moves to each new build (the other workflows stay pinned): it
 // lives as long as its batch or its owner keeps it open, longer than any release's drain, and
 // its few commands (signals out, continue-as-new) change behind patches like any workflow's.
-// Only on a versioned worker: the server fails a workflow task of an unversioned worker that
-// names a behaviour (docs/deploy.md, "Releasing a new build").
+// Only on a versioned worker: the server refuses the task completion of an unversioned worker
+// that names a behaviour ("versioning behavior cannot be specified without deployment options
+// being set with versioned mode"), and the pool would never run (docs/deploy.md, "Releasing a new build").
 setWorkflowOptions(
   () => (workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'AUTO_UPGRADE' } : {}),
   budgetPoolWorkflow,
