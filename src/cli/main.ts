@@ -19,6 +19,7 @@ import type { ApprovalsAnswerFlags, ApprovalsListFlags } from './commands/approv
 import type { AttachFlags } from './commands/attach';
 import type { StoreCopyFlags, StoreMigrateFlags } from './commands/store';
 import type { WorkspaceExportFlags } from './commands/workspace';
+import type { WorkerFlags } from './commands/worker';
 import { errorText } from './error-text';
 import { addScheduleCommands } from './schedule-program';
 import { UsageError } from './usage-error';
@@ -194,9 +195,23 @@ Examples:
   program
     .command('worker')
     .description('run a worker for the configured server (temporal.address) or a running `agent-runner server`')
-    .action(async () => {
-      const { runWorker } = await import('./commands/worker');
-      setExit(await runWorker(await config(program), err));
+    .option(
+      '--deployment-name <name>',
+      'Worker Deployment of this worker: turns on Worker Versioning (worker.deploymentName, AGENT_RUNNER_DEPLOYMENT_NAME)',
+    )
+    .option(
+      '--build-id <id>',
+      "this release's build id in the deployment (worker.buildId, AGENT_RUNNER_BUILD_ID; default: agent-runner@<version>+<bundle hash>)",
+    )
+    .addOption(
+      new Option(
+        '--versioning-behavior <behavior>',
+        'workflows without their own behaviour: PINNED or AUTO_UPGRADE (worker.defaultVersioningBehavior)',
+      ).choices(['PINNED', 'AUTO_UPGRADE'] satisfies Array<WorkerFlags['versioningBehavior']>),
+    )
+    .action(async (flags: WorkerFlags) => {
+      const { runWorker, withVersioningFlags } = await import('./commands/worker');
+      setExit(await runWorker(withVersioningFlags(await config(program), flags), err));
     });
   program
     .command('attach')

@@ -32,6 +32,9 @@ export const CONFIG_ENV_OVERRIDES: ReadonlyArray<{ readonly env: string; readonl
   { env: 'AGENT_RUNNER_WORKSPACE_ROOT', path: ['workspace', 'root'] },
   { env: 'AGENT_RUNNER_METRICS_PROMETHEUS_ADDRESS', path: ['worker', 'metricsPrometheusAddress'] },
   { env: 'AGENT_RUNNER_METRICS_OTLP_URL', path: ['worker', 'metricsOtlpUrl'] },
+  { env: 'AGENT_RUNNER_DEPLOYMENT_NAME', path: ['worker', 'deploymentName'] },
+  { env: 'AGENT_RUNNER_BUILD_ID', path: ['worker', 'buildId'] },
+  { env: 'AGENT_RUNNER_VERSIONING_BEHAVIOR', path: ['worker', 'defaultVersioningBehavior'] },
   // Temporal's client environment configuration (@temporalio/envconfig) names:
   { env: 'TEMPORAL_TLS', path: ['temporal', 'tls', 'enabled'] },
   { env: 'TEMPORAL_TLS_SERVER_NAME', path: ['temporal', 'tls', 'serverNameOverride'] },

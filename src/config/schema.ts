@@ -200,6 +200,9 @@ const DevServerSchema = z.strictObject({
     .default({}),
 });
 
+/** Values of `worker.defaultVersioningBehavior` (Temporal's `VersioningBehavior`). */
+export const VERSIONING_BEHAVIORS = ['PINNED', 'AUTO_UPGRADE'] as const;
+
 const WorkerSchema = z.strictObject({
   maxConcurrentActivityTaskExecutions: positiveInt(100),
   maxConcurrentWorkflowTaskExecutions: positiveInt(40),
@@ -217,6 +220,11 @@ const WorkerSchema = z.strictObject({
     .url({ error: 'expected an http(s) or grpc(s) URL or null', protocol: /^(https?|grpcs?)$/ })
     .nullable()
     .default(null),
+  deploymentName: z.string().min(1, { error: 'expected a non-empty string or null' }).nullable().default(null),
+  buildId: z.string().min(1, { error: 'expected a non-empty string or null' }).nullable().default(null),
+  defaultVersioningBehavior: z
+    .enum(VERSIONING_BEHAVIORS, { error: `expected one of ${VERSIONING_BEHAVIORS.join(', ')}` })
+    .default('PINNED'),
 });
 
 const BatchApiSchema = z.strictObject({
@@ -480,6 +488,29 @@ export interface WorkerConfig {
    * @default null
    */
   metricsOtlpUrl: string | null;
+  /**
+   * Worker Deployment (Temporal's Worker Versioning) this worker belongs to; null = an unversioned
+   * worker, as before. With a name, the worker polls as the version `{deploymentName, buildId}`
+   * and takes only the tasks of workflows on that version (or of new ones while it is the
+   * deployment's current version): see docs/deploy.md, "Releasing a new build".
+   * Env `AGENT_RUNNER_DEPLOYMENT_NAME`. @default null
+   */
+  deploymentName: string | null;
+  /**
+   * The build id of this release within `deploymentName`; null = the worker's own build id
+   * (`agent-runner@<version>+<12 hex digits of the workflow bundle's SHA-256>`, so a changed
+   * workflow bundle is a new build). Ignored without `deploymentName`.
+   * Env `AGENT_RUNNER_BUILD_ID`. @default null
+   */
+  buildId: string | null;
+  /**
+   * Versioning behaviour of the workflow types that declare none (with `deploymentName`):
+   * `PINNED` (a run stays on the build it started on) or `AUTO_UPGRADE` (it moves to the
+   * current build at its next workflow task). Sessions, turns, background shells and batch
+   * workflows declare none; the budget pool declares `AUTO_UPGRADE` (docs/deploy.md says why).
+   * Env `AGENT_RUNNER_VERSIONING_BEHAVIOR`. @default "PINNED"
+   */
+  defaultVersioningBehavior: (typeof VERSIONING_BEHAVIORS)[number];
 }
 
 /** The model and its API (`model`). */

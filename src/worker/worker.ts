@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import { Worker } from '@temporalio/worker';
-import type { NativeConnection } from '@temporalio/worker';
+import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
 import type { Config } from '../config';
 import { createActivities } from '../activities';
 import type { ActivityDeps } from '../activities';
@@ -77,7 +77,7 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
     namespace: config.temporal.namespace,
     taskQueue,
     workflowBundle: bundle,
-    buildId: shortBuildId(bundle.code),
+    ...versioningOptions(config, shortBuildId(bundle.code)),
     activities,
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivityTaskExecutions,
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTaskExecutions,
@@ -120,11 +120,35 @@ export async function createRunnerWorker(opts: RunnerWorkerOptions): Promise<Wor
  * The worker's build id: this package's version and 12 hex digits of the workflow bundle's
  * SHA-256 (48 bits: unique enough to tell builds apart). The SDK's default (`@temporalio/worker@
  * <version>+<64 hex digits>`) is written into every workflow task and activity start event: about
- * 70 bytes more each, 500 more per step (DESIGN.md's budget is 4 KB a step). Informational only:
- * this worker does not opt into worker versioning.
+ * 70 bytes more each, 500 more per step (DESIGN.md's budget is 4 KB a step). Informational for
+ * an unversioned worker; the build id of its Worker Deployment version when `worker.deploymentName`
+ * is set and `worker.buildId` is not.
  */
 export function shortBuildId(bundleCode: string): string {
   return `agent-runner@${RUNNER_VERSION}+${createHash('sha256').update(bundleCode).digest('hex').slice(0, 12)}`;
+}
+
+/**
+ * The shared-queue worker's versioning options: with `worker.deploymentName`, Worker Versioning
+ * as the version `{deploymentName, buildId}` (the build id defaults to {@link shortBuildId}),
+ * workflow types without their own behaviour taking `worker.defaultVersioningBehavior`; without
+ * it, an unversioned worker that reports `buildId` only. The host-queue worker stays
+ * unversioned: its queue is its process's own, so no other build ever polls it, and a version
+ * listing it would keep the next build from becoming current (its queue is not polled there).
+ */
+export function versioningOptions(
+  config: Pick<Config, 'worker'>,
+  buildId: string,
+): Pick<WorkerOptions, 'buildId' | 'workerDeploymentOptions'> {
+  const { deploymentName, defaultVersioningBehavior } = config.worker;
+  if (deploymentName === null) return { buildId };
+  return {
+    workerDeploymentOptions: {
+      version: { deploymentName, buildId: config.worker.buildId ?? buildId },
+      useWorkerVersioning: true,
+      defaultVersioningBehavior,
+    },
+  };
 }
 
 /** Makes `main.run()` run (and `main.shutdown()` stop) the host-queue worker too. */

@@ -4,6 +4,7 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   setHandler,
+  setWorkflowOptions,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { BudgetPoolInput } from '../common/budget-pool';
@@ -41,6 +42,16 @@ const SEND_CHUNK = 500;
 export async function budgetPoolWorkflow(input: BudgetPoolInput): Promise<PoolStateView> {
   return new BudgetPool(input).run();
 }
+// Under Worker Versioning, a pool moves to each new build (the other workflows stay pinned): it
+// lives as long as its batch or its owner keeps it open, longer than any release's drain, and
+// its few commands (signals out, continue-as-new) change behind patches like any workflow's.
+// Only on a versioned worker: the server refuses the task completion of an unversioned worker
+// that names a behaviour ("versioning behavior cannot be specified without deployment options
+// being set with versioned mode"), and the pool would never run (docs/deploy.md, "Releasing a new build").
+setWorkflowOptions(
+  () => (workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'AUTO_UPGRADE' } : {}),
+  budgetPoolWorkflow,
+);
 
 /** A running pool: its state ({@link PoolState}), the handlers of its protocol, the loop that sends what members are owed. */
 class BudgetPool {

@@ -62,8 +62,11 @@ export interface RunnerEnv {
     prompt: string,
     options?: SubmitOptions,
   ): Promise<{ messages: SDKMessage[]; result: SDKResultMessage }>;
-  /** Starts an in-process worker (one is started by default unless `worker: false`). */
-  startWorker(): Promise<Worker>;
+  /**
+   * Starts an in-process worker (one is started by default unless `worker: false`); `config`
+   * changes its config after `workerConfig` (e.g. another build id), `identity` names it.
+   */
+  startWorker(opts?: { config?: (config: Config) => Config; identity?: string }): Promise<Worker>;
   close(): Promise<void>;
 }
 
@@ -100,15 +103,17 @@ export async function startRunnerEnv(
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const workers: Array<{ worker: Worker; run: Promise<void>; conn: NativeConnection }> = [];
-  async function startWorker(): Promise<Worker> {
+  async function startWorker(o: Parameters<RunnerEnv['startWorker']>[0] = {}): Promise<Worker> {
     const conn = await NativeConnection.connect({ address });
+    const base = workerConfig ? workerConfig(config) : config;
     const worker = await createRunnerWorker({
       connection: conn,
-      config: workerConfig ? workerConfig(config) : config,
+      config: o.config ? o.config(base) : base,
       store,
       taskQueue,
       env,
       stickyQueueScheduleToStartTimeoutMs: 1000,
+      ...(o.identity ? { identity: o.identity } : {}),
     });
     workers.push({ worker, run: worker.run(), conn });
     return worker;

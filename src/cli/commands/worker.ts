@@ -4,6 +4,29 @@ import type { Runtime } from '../../host/runtime';
 import { UsageError } from '../usage-error';
 import type { SparePool } from '../../host/spare-pool';
 
+/** Flags of `agent-runner worker`: Worker Versioning settings over the config's `worker` section. */
+export interface WorkerFlags {
+  /** `worker.deploymentName`. */
+  deploymentName?: string;
+  /** `worker.buildId`. */
+  buildId?: string;
+  /** `worker.defaultVersioningBehavior`. */
+  versioningBehavior?: Config['worker']['defaultVersioningBehavior'];
+}
+
+/** The config with the flags' versioning settings over the file's and the environment's. */
+export function withVersioningFlags(config: Config, flags: WorkerFlags): Config {
+  return {
+    ...config,
+    worker: {
+      ...config.worker,
+      ...(flags.deploymentName !== undefined ? { deploymentName: flags.deploymentName } : {}),
+      ...(flags.buildId !== undefined ? { buildId: flags.buildId } : {}),
+      ...(flags.versioningBehavior !== undefined ? { defaultVersioningBehavior: flags.versioningBehavior } : {}),
+    },
+  };
+}
+
 /**
  * `agent-runner worker`: runs a worker for a configured server (`temporal.address` or a running
  * `agent-runner server`) until SIGINT/SIGTERM, then shuts down gracefully.
