@@ -113,6 +113,8 @@ export interface RatePoolSnapshot {
   outputTokens: RateBucketState;
   /** Configured limits (a ceiling for what headers say). */
   configured: RateLimits;
+  /** Length of the limits' "minute", ms (tests and benches against the fake model only). @default 60000 */
+  periodMs?: number;
   /** Share of the limit granted, (0, 1]: a 429 shrinks it, clean calls grow it back. */
   factor: number;
   /** No grants before this workflow time (a 429's `retry-after`). */
@@ -135,6 +137,11 @@ export interface RatePoolInput {
   poolId: string;
   /** Limits of a new pool (absent ones are learned from headers); ignored when `state` is carried. */
   limits?: RateLimits;
+  /**
+   * Length of the limits' "minute", ms: for tests and benches against a fake model with the same
+   * `periodMs`, so that a run of seconds sees many refills. @default 60000
+   */
+  periodMs?: number;
   /** Signals per run before continuing as new. @default {@link DEFAULT_RATE_POOL_SIGNALS_PER_RUN} */
   maxSignalsPerRun?: number;
   /** State carried by continue-as-new. */

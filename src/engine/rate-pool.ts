@@ -49,7 +49,7 @@ const CONFIG_KEY: Record<BucketName, keyof RateLimits> = {
 };
 
 /** A new pool's snapshot: configured limits, full buckets. */
-export function newRatePoolSnapshot(limits: RateLimits, nowMs: number): RatePoolSnapshot {
+export function newRatePoolSnapshot(limits: RateLimits, nowMs: number, periodMs?: number): RatePoolSnapshot {
   const bucket = (n: number | undefined): RateBucketState => {
     const limit = n !== undefined && Number.isFinite(n) && n > 0 ? n : null;
     return { limit, level: limit ?? 0, atMs: nowMs };
@@ -60,6 +60,7 @@ export function newRatePoolSnapshot(limits: RateLimits, nowMs: number): RatePool
     inputTokens: bucket(limits.inputTokensPerMinute),
     outputTokens: bucket(limits.outputTokensPerMinute),
     configured: { ...limits },
+    ...(periodMs !== undefined && periodMs > 0 && periodMs !== MINUTE_MS ? { periodMs } : {}),
     factor: 1,
     pausedUntilMs: 0,
     queue: [],
@@ -90,6 +91,11 @@ export class RateLedger {
   /** A copy-free view for continue-as-new and queries (do not mutate). */
   snapshot(): RatePoolSnapshot {
     return this.s;
+  }
+
+  /** The limits' period, ms (a minute). */
+  private get period(): number {
+    return this.s.periodMs ?? MINUTE_MS;
   }
 
   /** Effective limit of a bucket (per minute), or null while unknown. */
@@ -236,7 +242,7 @@ export class RateLedger {
       const cap = this.effectiveLimit(b);
       if (cap === null) continue;
       const missing = Math.min(need[b], cap) - this.level(b, nowMs);
-      if (missing > 0) ms = Math.max(ms, Math.ceil((missing * MINUTE_MS) / cap));
+      if (missing > 0) ms = Math.max(ms, Math.ceil((missing * this.period) / cap));
     }
     return ms;
   }
@@ -247,7 +253,7 @@ export class RateLedger {
     const cap = this.effectiveLimit(b);
     if (cap === null) return 0;
     const dt = Math.max(0, nowMs - st.atMs);
-    st.level = Math.min(cap, st.level + (dt * cap) / MINUTE_MS);
+    st.level = Math.min(cap, st.level + (dt * cap) / this.period);
     st.atMs = Math.max(st.atMs, nowMs);
     return st.level;
   }
@@ -269,7 +275,8 @@ export class RateLedger {
     const st = this.s[b];
     if (st.limit === null) {
       st.limit = limit;
-      const left = h.resetAtMs !== undefined ? h.limit * (1 - Math.max(0, h.resetAtMs - nowMs) / MINUTE_MS) : h.remaining;
+      const left =
+        h.resetAtMs !== undefined ? h.limit * (1 - Math.max(0, h.resetAtMs - nowMs) / this.period) : h.remaining;
       st.level = Math.min(left, limit * this.s.factor);
       st.atMs = nowMs;
       return;
@@ -277,7 +284,8 @@ export class RateLedger {
     st.limit = limit;
     // The API counts users of the key outside the pool too: its word on what is left wins when
     // lower, refilled since it was said (`-reset` is when its bucket is full again).
-    const left = h.resetAtMs !== undefined ? h.limit * (1 - Math.max(0, h.resetAtMs - nowMs) / MINUTE_MS) : h.remaining;
+    const left =
+      h.resetAtMs !== undefined ? h.limit * (1 - Math.max(0, h.resetAtMs - nowMs) / this.period) : h.remaining;
     if (left < this.level(b, nowMs)) st.level = left;
   }
 }

@@ -34,7 +34,7 @@ const SEND_CHUNK = 200;
  * after `maxSignalsPerRun` signals or when the server suggests it, carrying the ledger.
  */
 export async function ratePoolWorkflow(input: RatePoolInput): Promise<RatePoolView> {
-  const ledger = new RateLedger(input.state ?? newRatePoolSnapshot(input.limits ?? {}, Date.now()));
+  const ledger = new RateLedger(input.state ?? newRatePoolSnapshot(input.limits ?? {}, Date.now(), input.periodMs));
   const outbox: Array<[string, LeaseGrant]> = [...(input.pending ?? [])];
   const runs = (input.runs ?? 0) + 1;
   const maxSignals = Math.max(1, input.maxSignalsPerRun ?? DEFAULT_RATE_POOL_SIGNALS_PER_RUN);
