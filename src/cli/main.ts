@@ -157,6 +157,11 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--strict-mcp-config', 'use only the servers of --mcp-config (agent-runner reads no other MCP config)')
     .option('--append-system-prompt-file <file>', 'append the text of a file to the system prompt')
     .option('--budget-pool <id>', 'report spend to this shared budget pool (see `agent-runner pool`)')
+    .option(
+      '--rate-pool <id>',
+      'lease every model call from this shared rate pool (requests/tokens per minute; started if missing; env AGENT_RUNNER_RATE_POOL)',
+    )
+    .option('--rate-priority <n>', "the leases' priority in the rate pool: 1 (first) to 5 (last), default 3")
     .option('--verbose', 'print progress (tool calls, results, server start) on stderr')
     .option(
       '--no-daemon',
