@@ -8,7 +8,7 @@
  * response's `anthropic-ratelimit-*` headers teach the pool the limits (the lower of configured and
  * stated) and lower a level the API says is lower (other users of the same key). A 429 pauses the
  * pool for its `retry-after` and shrinks the share of the limit granted (`factor`), which clean
- * calls grow back.
+ * calls grow back. A tenth of each bucket stays in reserve (see {@link RESERVE}).
  *
  * Order: the lowest priority number first (Temporal's priority keys, 1–5, default 3); within a
  * priority the fairness key served least so far, then arrival. A lease waits for the one before
@@ -32,9 +32,15 @@ export const DEFAULT_RATE_PRIORITY = 3;
 /** Smallest share of the limit a pool shrinks to after 429s. */
 const MIN_FACTOR = 0.25;
 /** Share kept of the granted rate on each 429. */
-const SHRINK = 0.7;
+const SHRINK = 0.85;
 /** Share of the limit a clean call gives back. */
 const GROW = 0.02;
+/**
+ * Share of each bucket kept in reserve: a lease is granted only when the bucket holds its need
+ * plus this. The rate granted is the same (the refill rate); the API's bucket then sits this far
+ * above empty, which absorbs grants that reach it unevenly (a workflow task or two of latency).
+ */
+const RESERVE = 0.1;
 /** Pause after a 429 without `retry-after` (ms). */
 const DEFAULT_PAUSE_MS = 1000;
 /** A granted lease not reported within this time no longer holds the probe slot (ms). */
@@ -241,7 +247,7 @@ export class RateLedger {
     for (const b of BUCKETS) {
       const cap = this.effectiveLimit(b);
       if (cap === null) continue;
-      const missing = Math.min(need[b], cap) - this.level(b, nowMs);
+      const missing = Math.min(need[b] + Math.max(1, cap * RESERVE), cap) - this.level(b, nowMs);
       if (missing > 0) ms = Math.max(ms, Math.ceil((missing * this.period) / cap));
     }
     return ms;
@@ -268,6 +274,15 @@ export class RateLedger {
     this.s[b].level = Math.min(this.effectiveLimit(b) ?? 0, this.level(b, nowMs) + delta);
   }
 
+  /**
+   * What the API's bucket held at `nowMs` by its headers: `-remaining`, refilled since (`-reset` is
+   * when it is full again). Never below `-remaining`: workflow time may lag the API's clock.
+   */
+  private stated(h: RateHeaderLimit, nowMs: number): number {
+    if (h.resetAtMs === undefined) return h.remaining;
+    return Math.max(h.remaining, h.limit * (1 - Math.max(0, h.resetAtMs - nowMs) / this.period));
+  }
+
   private learn(b: BucketName, h: RateHeaderLimit, nowMs: number): void {
     if (!(h.limit > 0)) return;
     const configured = this.s.configured[CONFIG_KEY[b]];
@@ -275,17 +290,14 @@ export class RateLedger {
     const st = this.s[b];
     if (st.limit === null) {
       st.limit = limit;
-      const left =
-        h.resetAtMs !== undefined ? h.limit * (1 - Math.max(0, h.resetAtMs - nowMs) / this.period) : h.remaining;
-      st.level = Math.min(left, limit * this.s.factor);
+      st.level = Math.min(this.stated(h, nowMs), limit * this.s.factor);
       st.atMs = nowMs;
       return;
     }
     st.limit = limit;
     // The API counts users of the key outside the pool too: its word on what is left wins when
     // lower, refilled since it was said (`-reset` is when its bucket is full again).
-    const left =
-      h.resetAtMs !== undefined ? h.limit * (1 - Math.max(0, h.resetAtMs - nowMs) / this.period) : h.remaining;
+    const left = this.stated(h, nowMs);
     if (left < this.level(b, nowMs)) st.level = left;
   }
 }
