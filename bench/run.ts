@@ -121,7 +121,7 @@ async function main(): Promise<void> {
       measureRatePool({
         address,
         limit: 20,
-        periodMs: 4000,
+        periodMs: 8000,
         workers: 2,
         turnsPerWorker: 20,
         callsPerTurn: args.quick ? 4 : 8,

@@ -149,6 +149,20 @@ export class RateLedger {
     delete this.s.outstanding[member];
   }
 
+  /**
+   * `setRateLimits`: new configured limits (per minute). A limit given replaces the bucket's; one
+   * absent keeps what the headers taught (and is no longer a ceiling).
+   */
+  setLimits(limits: RateLimits, nowMs: number): void {
+    const fresh = newRatePoolSnapshot(limits, nowMs);
+    this.s.configured = fresh.configured;
+    for (const b of BUCKETS) {
+      const st = this.s[b];
+      st.limit = fresh[b].limit ?? st.limit;
+      st.level = Math.min(this.level(b, nowMs), st.limit ?? 0);
+    }
+  }
+
   /** A member that cannot be signalled (its turn is gone): forgotten. */
   forget(member: string): void {
     this.leave(member, undefined, 0);

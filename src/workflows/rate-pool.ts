@@ -42,22 +42,7 @@ export async function ratePoolWorkflow(input: RatePoolInput): Promise<RatePoolVi
   let changed = true;
   let closing = false;
 
-  const view = (): RatePoolView => {
-    const s = ledger.snapshot();
-    return {
-      poolId: input.poolId,
-      requestsPerMinute: ledger.effectiveLimit('requests'),
-      inputTokensPerMinute: ledger.effectiveLimit('inputTokens'),
-      outputTokensPerMinute: ledger.effectiveLimit('outputTokens'),
-      factor: s.factor,
-      waiting: ledger.waiting,
-      outstanding: ledger.outstanding,
-      granted: s.granted,
-      throttled: s.throttled,
-      pausedUntil: s.pausedUntilMs > Date.now() ? new Date(s.pausedUntilMs).toISOString() : null,
-      runs,
-    };
-  };
+  const view = (): RatePoolView => ratePoolView(input.poolId, ledger, runs, Date.now());
   setHandler(requestLeaseSignal, (r) => {
     signals++;
     changed = true;
@@ -71,13 +56,7 @@ export async function ratePoolWorkflow(input: RatePoolInput): Promise<RatePoolVi
   setHandler(setRateLimitsSignal, (limits) => {
     signals++;
     changed = true;
-    const s = ledger.snapshot();
-    const fresh = newRatePoolSnapshot(limits, Date.now());
-    s.configured = fresh.configured;
-    for (const b of ['requests', 'inputTokens', 'outputTokens'] as const) {
-      s[b].limit = fresh[b].limit ?? s[b].limit;
-      s[b].level = Math.min(s[b].level, s[b].limit ?? 0);
-    }
+    ledger.setLimits(limits, Date.now());
   });
   setHandler(ratePoolStateQuery, view);
   setHandler(closeRatePoolUpdate, () => {
@@ -103,10 +82,8 @@ export async function ratePoolWorkflow(input: RatePoolInput): Promise<RatePoolVi
       const due = signals >= maxSignals || workflowInfo().continueAsNewSuggested;
       if (!due) {
         // A timer only while a lease waits for capacity; otherwise the next signal wakes the pool.
-        const woke = await (wait === null
-          ? condition(() => changed || closing)
-          : condition(() => changed || closing, Math.max(1, wait)));
-        void woke;
+        if (wait === null) await condition(() => changed || closing);
+        else await condition(() => changed || closing, Math.max(1, wait));
       }
     }
     changed = false;
@@ -119,4 +96,22 @@ export async function ratePoolWorkflow(input: RatePoolInput): Promise<RatePoolVi
     }
     await Promise.all(outbox.splice(0, SEND_CHUNK).map(([member, grant]) => send(member, grant)));
   }
+}
+
+/** The `ratePoolState` query's answer. */
+function ratePoolView(poolId: string, ledger: RateLedger, runs: number, nowMs: number): RatePoolView {
+  const s = ledger.snapshot();
+  return {
+    poolId,
+    requestsPerMinute: ledger.effectiveLimit('requests'),
+    inputTokensPerMinute: ledger.effectiveLimit('inputTokens'),
+    outputTokensPerMinute: ledger.effectiveLimit('outputTokens'),
+    factor: s.factor,
+    waiting: ledger.waiting,
+    outstanding: ledger.outstanding,
+    granted: s.granted,
+    throttled: s.throttled,
+    pausedUntil: s.pausedUntilMs > nowMs ? new Date(s.pausedUntilMs).toISOString() : null,
+    runs,
+  };
 }
