@@ -15,6 +15,7 @@ import type { StatusFlags } from './commands/status';
 import type { InterruptFlags } from './commands/interrupt';
 import type { LimitsFlags } from './commands/limits';
 import type { PoolCreateFlags } from './commands/pool';
+import type { RatePoolFlags } from './commands/rate-pool';
 import type { ApprovalsAnswerFlags, ApprovalsListFlags } from './commands/approvals';
 import type { AttachFlags } from './commands/attach';
 import type { StoreCopyFlags, StoreMigrateFlags } from './commands/store';
@@ -408,7 +409,7 @@ function addControlCommands(program: Command, setExit: (code: number) => void): 
     });
   const pool = program
     .command('pool')
-    .description('shared budget pools: one USD limit for many turns (see docs/limits.md)');
+    .description('shared budget pools (one USD limit for many turns) and rate pools (see docs/limits.md)');
   pool
     .command('create')
     .description('start a budget pool (no-op if it is already running)')
@@ -418,6 +419,20 @@ function addControlCommands(program: Command, setExit: (code: number) => void): 
     .action(async (id: string, _o: PoolCreateFlags, cmd: Command) => {
       const { runPoolCreate } = await import('./commands/pool');
       setExit(await runPoolCreate(await config(program), id, cmd.optsWithGlobals<PoolCreateFlags>(), io));
+    });
+  pool
+    .command('rate')
+    .description(
+      'start (if missing) and show a rate pool: requests/tokens per minute leased to every turn run with --rate-pool <id>',
+    )
+    .argument('<id>', 'pool id (letters, digits, . _ : -)')
+    .option('--rpm <n>', "requests per minute (default: learned from the API's anthropic-ratelimit-* headers)")
+    .option('--itpm <n>', 'input tokens per minute (default: learned)')
+    .option('--otpm <n>', 'output tokens per minute (default: learned)')
+    .option('--json', 'print the pool as JSON')
+    .action(async (id: string, _o: RatePoolFlags, cmd: Command) => {
+      const { runRatePool } = await import('./commands/rate-pool');
+      setExit(await runRatePool(await config(program), id, cmd.optsWithGlobals<RatePoolFlags>(), io));
     });
   pool
     .command('list')
