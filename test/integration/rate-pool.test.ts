@@ -99,4 +99,23 @@ describe('rate pools', () => {
     // The turns' own transcripts hold no failed call: each 429 was answered by a new lease.
     expect(env.fake.completedCalls()).toHaveLength(TURNS * CALLS_PER_TURN);
   });
+  test('rate pool: a turn that continues as new keeps its lease protocol (every call leased once, the last report counted)', async () => {
+    const calls = 7;
+    env = await startRunnerEnv({
+      rateLimits: { requestsPerMinute: 100, periodMs: PERIOD_MS },
+      responder: (_req, ctx) => (ctx.step < calls - 1 ? glob : { content: [{ text: 'done' }], usage: USAGE }),
+    });
+    const poolId = `rp-${randomUUID().slice(0, 8)}`;
+    const ratePoolId = await ensureRatePool(env.client, { taskQueue: env.taskQueue, poolId, periodMs: PERIOD_MS });
+    const { result } = await env.runTurn(env.engine({ cwd: makeRepo({ 'a.txt': 'a' }) }), 'long', {
+      ratePoolId,
+      maxStepsPerRun: 2,
+    });
+    expect(result.subtype).toBe('success');
+    expect(result.num_turns).toBe(calls);
+    const state = await waitForPool(env.client, poolId, (s) => s.outstanding === 0 && s.waiting === 0);
+    expect(state.granted).toBe(calls);
+    expect(state.throttled).toBe(0);
+    expect(env.fake.completedCalls()).toHaveLength(calls);
+  });
 });
