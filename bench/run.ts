@@ -2,7 +2,7 @@
  * The benchmarks: `node dist/bench/run.js [--json] [--quick] [--only NAME,...]` after
  * `npm run build`. Prints one table per measurement on stdout (progress on stderr); with `--json`,
  * the last stdout line is one JSON object with every figure. Names: overhead, tuning, history,
- * concurrency, recovery, cache, stores, compaction, pipeline, firstturn, lookup, batch. See docs/performance.md.
+ * concurrency, recovery, cache, stores, compaction, pipeline, firstturn, lookup, batch, ratepool. See docs/performance.md.
  */
 import * as os from 'node:os';
 import { measureConcurrency } from './concurrency';
@@ -21,6 +21,7 @@ import { measureFirstTurn } from './first-turn';
 import { measureDeferredTools } from './deferred-tools';
 import { measureToolLookup } from './tool-lookup';
 import { measureBatchApi } from './batch-api';
+import { measureRatePool } from './rate-pool';
 
 const ALL = [
   'cli',
@@ -37,6 +38,7 @@ const ALL = [
   'deferred',
   'lookup',
   'batch',
+  'ratepool',
 ] as const;
 type Name = (typeof ALL)[number];
 
@@ -114,6 +116,16 @@ async function main(): Promise<void> {
     );
     await run('batch', () =>
       measureBatchApi({ address, turns: args.quick ? 10 : 50, callsPerTurn: 4, batchProcessingMs: 1000 }),
+    );
+    await run('ratepool', () =>
+      measureRatePool({
+        address,
+        limit: 20,
+        periodMs: 8000,
+        workers: 2,
+        turnsPerWorker: 20,
+        callsPerTurn: args.quick ? 4 : 8,
+      }),
     );
     await run('stores', () =>
       measureStores({

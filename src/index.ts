@@ -36,6 +36,16 @@ export {
   setBudgetPoolLimit,
 } from './client/budget-pool';
 export type { EnsureBudgetPoolOptions, EnsuredBudgetPool } from './client/budget-pool';
+export {
+  RatePoolNotFoundError,
+  closeRatePool,
+  ensureRatePool,
+  ratePoolState,
+  setRatePoolLimits,
+} from './client/rate-pool';
+export type { EnsureRatePoolOptions } from './client/rate-pool';
+export { ratePoolWorkflowId } from './common/rate-pool';
+export type { RateLimits, RatePoolView } from './common/rate-pool';
 export { SessionNotFoundError, interruptSession, sessionStatus, setSessionLimits } from './client/session-control';
 export type { SessionStatusReport } from './client/session-control';
 export { turnOutcome } from './client/turn-outcome';

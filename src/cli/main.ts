@@ -15,6 +15,7 @@ import type { StatusFlags } from './commands/status';
 import type { InterruptFlags } from './commands/interrupt';
 import type { LimitsFlags } from './commands/limits';
 import type { PoolCreateFlags } from './commands/pool';
+import type { RatePoolFlags } from './commands/rate-pool';
 import type { ApprovalsAnswerFlags, ApprovalsListFlags } from './commands/approvals';
 import type { AttachFlags } from './commands/attach';
 import type { StoreCopyFlags, StoreMigrateFlags } from './commands/store';
@@ -158,6 +159,11 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--strict-mcp-config', 'use only the servers of --mcp-config (agent-runner reads no other MCP config)')
     .option('--append-system-prompt-file <file>', 'append the text of a file to the system prompt')
     .option('--budget-pool <id>', 'report spend to this shared budget pool (see `agent-runner pool`)')
+    .option(
+      '--rate-pool <id>',
+      'lease every model call from this shared rate pool (requests/tokens per minute; started if missing; env AGENT_RUNNER_RATE_POOL)',
+    )
+    .option('--rate-priority <n>', "the leases' priority in the rate pool: 1 (first) to 5 (last), default 3")
     .option('--verbose', 'print progress (tool calls, results, server start) on stderr')
     .option(
       '--no-daemon',
@@ -418,7 +424,7 @@ function addControlCommands(program: Command, setExit: (code: number) => void): 
     });
   const pool = program
     .command('pool')
-    .description('shared budget pools: one USD limit for many turns (see docs/limits.md)');
+    .description('shared budget pools (one USD limit for many turns) and rate pools (see docs/limits.md)');
   pool
     .command('create')
     .description('start a budget pool (no-op if it is already running)')
@@ -428,6 +434,20 @@ function addControlCommands(program: Command, setExit: (code: number) => void): 
     .action(async (id: string, _o: PoolCreateFlags, cmd: Command) => {
       const { runPoolCreate } = await import('./commands/pool');
       setExit(await runPoolCreate(await config(program), id, cmd.optsWithGlobals<PoolCreateFlags>(), io));
+    });
+  pool
+    .command('rate')
+    .description(
+      'start (if missing) and show a rate pool: requests/tokens per minute leased to every turn run with --rate-pool <id>',
+    )
+    .argument('<id>', 'pool id (letters, digits, . _ : -)')
+    .option('--rpm <n>', "requests per minute (default: learned from the API's anthropic-ratelimit-* headers)")
+    .option('--itpm <n>', 'input tokens per minute (default: learned)')
+    .option('--otpm <n>', 'output tokens per minute (default: learned)')
+    .option('--json', 'print the pool as JSON')
+    .action(async (id: string, _o: RatePoolFlags, cmd: Command) => {
+      const { runRatePool } = await import('./commands/rate-pool');
+      setExit(await runRatePool(await config(program), id, cmd.optsWithGlobals<RatePoolFlags>(), io));
     });
   pool
     .command('list')

@@ -16,6 +16,7 @@ import type { PermissionMode } from '../common/permissions';
 import { PERMISSION_MODES } from '../common/permissions';
 import { POOL_ID_PATTERN } from '../common/budget-pool';
 import { budgetPoolWorkflowId } from '../common/ids';
+import { ratePoolWorkflowId } from '../common/rate-pool';
 import { unenforceableBudget } from './budget-prices';
 import { resolveModelAlias } from '../config/model-aliases';
 import type { ModelNaming } from '../config/model-aliases';
@@ -92,6 +93,10 @@ export interface TurnFlags extends ThinkingFlags {
   /** `--setting-sources`: memory sources read for a new session (comma-separated user, project, local). */
   settingSources?: string;
   budgetPool?: string;
+  /** `--rate-pool <id>` (env `AGENT_RUNNER_RATE_POOL`): lease every model call from this rate pool. */
+  ratePool?: string;
+  /** `--rate-priority <1-5>` (env `AGENT_RUNNER_RATE_PRIORITY`): the leases' priority in the rate pool. */
+  ratePriority?: string;
   dangerouslySkipPermissions?: boolean;
   /** `--fallback-model`: model used after repeated overloaded errors. */
   fallbackModel?: string;
@@ -128,6 +133,28 @@ function poolWorkflowIdFlag(poolId: string): string {
     );
   }
   return budgetPoolWorkflowId(poolId);
+}
+
+/** `--rate-pool <id>` → the pool's workflow id (what `TurnOptions.ratePoolId` holds). */
+function ratePoolWorkflowIdFlag(poolId: string): string {
+  if (!POOL_ID_PATTERN.test(poolId)) {
+    throw new UsageError(
+      `--rate-pool must be a pool id (1-200 letters, digits, '.', '_', ':' or '-'), got "${poolId}"`,
+    );
+  }
+  return ratePoolWorkflowId(poolId);
+}
+
+/** `--rate-pool` and `--rate-priority` (or their environment variables) → turn options. */
+function rateOptionsFrom(flags: TurnFlags, env: NodeJS.ProcessEnv): Pick<TurnOptions, 'ratePoolId' | 'ratePriority'> {
+  const pool = flags.ratePool ?? (env['AGENT_RUNNER_RATE_POOL'] || undefined);
+  const priority = flags.ratePriority ?? (env['AGENT_RUNNER_RATE_PRIORITY'] || undefined);
+  if (pool === undefined) return {};
+  const p = priority === undefined ? undefined : Number(priority);
+  if (p !== undefined && !(Number.isInteger(p) && p >= 1 && p <= 5)) {
+    throw new UsageError(`--rate-priority must be an integer from 1 (first) to 5 (last), got "${priority}"`);
+  }
+  return { ratePoolId: ratePoolWorkflowIdFlag(pool), ...(p !== undefined ? { ratePriority: p } : {}) };
 }
 
 /** How model names resolve for this process: the provider of config and environment, and the environment. */
@@ -238,6 +265,7 @@ export function turnOptionsFrom(config: Config, flags: TurnFlags, ctx: TurnOptio
     ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
     ...(settingSources !== undefined ? { settingSources } : {}),
     ...(flags.budgetPool !== undefined ? { budgetPoolId: poolWorkflowIdFlag(flags.budgetPool) } : {}),
+    ...rateOptionsFrom(flags, env),
     ...(fallbackModel !== undefined ? { fallbackModel } : {}),
     ...(batchApiWanted(flags, config, naming.provider) ? { batchApi: batchApiOptions(config.model.batchApi) } : {}),
     compaction: {

@@ -5,6 +5,7 @@
  * their turn workflow's result, running ones are re-attached, missing ones are started.
  * The CLI front door is `agent-runner batch` (src/cli/commands/batch.ts); see docs/batch.md.
  */
+import { ensureRatePool } from './rate-pool';
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { basename, extname } from 'node:path';
@@ -200,6 +201,12 @@ export function taskTurnOptions(defaults: TurnOptions, task: BatchTask, budget?:
  */
 export async function runBatch(opts: RunBatchOptions): Promise<BatchRunSummary> {
   const concurrency = Math.max(1, opts.concurrency ?? 4);
+  // A rate pool is started if missing (its limits are learned from the API's headers); the
+  // batch is its fairness key unless the defaults name another.
+  if (opts.defaults.ratePoolId !== undefined) {
+    await ensureRatePool(opts.client, { taskQueue: opts.taskQueue, poolId: opts.defaults.ratePoolId });
+    opts = { ...opts, defaults: { rateFairnessKey: opts.batchId, ...opts.defaults } };
+  }
   const results = new Map<string, BatchResult>();
   const queue = [...opts.tasks];
   const emit = (e: BatchEvent): void => {

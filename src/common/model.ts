@@ -1,3 +1,4 @@
+import type { RateHeaders } from './rate-pool';
 import type { CollapseOptions, MicrocompactOptions, SnipOptions, ToolResultBudgetOptions } from './compaction';
 import type { Usage } from './usage';
 import type { FileReadState, ToolUseSummary } from './tools';
@@ -6,6 +7,12 @@ import type { ContentRef } from './content-ref';
 
 /** Input of the `callModel` activity. Content is read from the transcript store, not sent here. */
 export interface CallModelInput {
+  /**
+   * The turn leases its calls from a rate pool: the summary carries the response's
+   * `anthropic-ratelimit-*` headers (`rate`), and a 429 fails at once, non-retryable (details
+   * `rate`), so that the turn asks the pool for a new lease instead of Temporal retrying.
+   */
+  rateLimited?: true;
   sessionId: string;
   cwd: string;
   /** Uuid for the assistant line this call writes (from the workflow; stable across retries). */
@@ -102,6 +109,8 @@ export interface CallModelSummary {
   durationMs: number;
   /** True when the line already existed (the call had completed before a crash): no API call made. */
   replayed: boolean;
+  /** The response's rate-limit headers (only when the input is `rateLimited`). */
+  rate?: RateHeaders;
   /** The API's message id, of a refused response only (`stop_reason: "refusal"`): the note to the model names it. */
   refusedMessageId?: string;
   /**
@@ -216,4 +225,6 @@ export interface ModelErrorDetails {
   billed?: { model: string; usage: Usage; costUsd: number | null; attempts: number };
   /** On `ModelError.PromptTooLong`: the newest prompt alone is over the model's limit (compaction cannot help). */
   promptOverLimit?: boolean;
+  /** On a 429 of a `rateLimited` call: the response's rate-limit headers and `retry-after`. */
+  rate?: RateHeaders;
 }

@@ -1,3 +1,4 @@
+import type { LeaseReport } from './rate-pool';
 import type { BatchApiOptions, BatchApiReport } from './batch';
 import type { ContentRef } from './content-ref';
 import type { ModelUsage, Usage } from './usage';
@@ -76,6 +77,18 @@ export interface TurnOptions {
   includePartialMessages?: boolean;
   /** Id of a `budgetPoolWorkflow` this turn reports spend to. */
   budgetPoolId?: string;
+  /**
+   * Workflow id of a `ratePoolWorkflow` (`agent-rate-pool-<id>`) the turn leases each model call
+   * from: requests and tokens per minute shared with every member.
+   */
+  ratePoolId?: string;
+  /**
+   * Priority of the turn's leases in its rate pool and of its model-call activities' tasks
+   * (Temporal priority key): 1 (first) … 5 (last). @default 3
+   */
+  ratePriority?: number;
+  /** Fairness key of the turn's leases (e.g. the batch id): keys of one priority share evenly. @default the turn */
+  rateFairnessKey?: string;
   /** Activity timeouts; defaults in `src/workflows/timeouts.ts`. */
   timeouts?: ActivityTimeouts;
   /** Model calls per workflow run before a long turn continues as new. @default 200 */
@@ -243,6 +256,8 @@ export interface TurnCarry {
   pool: PoolView | null;
   /** Budget pool protocol state: messages sent (`seq`), acknowledged (`ack`), newest status `rev`. */
   poolSync?: { seq: number; ack: number; rev: number; reachable: boolean };
+  /** Rate pool protocol state: last lease asked (`seq`), granted, the report not yet sent. */
+  rateSync?: RateSync;
   budgetTracker: { continuationCount: number; lastDeltaTokens: number; lastTurnTokens: number };
   compactions: number;
   /** What the context pipeline's stages freed this turn (absent until one does). */
@@ -419,3 +434,20 @@ export interface TurnMcpState {
   toolsRef: string;
   servers: McpServerState[];
 }
+
+/** A turn's rate pool protocol counters (carried by continue-as-new). */
+export interface RateSync {
+  /** Last lease number asked for (-1: none). */
+  seq: number;
+  /** Highest lease number granted. */
+  granted: number;
+  /** False once the pool could not be signalled: the turn goes on without it. */
+  reachable: boolean;
+  /** The report of the last leased call, sent with the next request or as the turn leaves. */
+  report?: LeaseReport;
+  /** 429s in a row the pool answered by a new lease (bounded: {@link MAX_RATE_THROTTLES}). */
+  throttles: number;
+}
+
+/** 429s in a row a rate pool member retries through the pool before the call fails. */
+export const MAX_RATE_THROTTLES = 20;

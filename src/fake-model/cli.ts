@@ -38,6 +38,9 @@ interface CliOptions {
   latency: number;
   contextWindow?: number;
   quiet?: boolean;
+  rpm?: number;
+  itpm?: number;
+  otpm?: number;
 }
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -61,6 +64,9 @@ async function main(argv: readonly string[]): Promise<void> {
     .option('-l, --log <file>', 'also append each request log entry to this JSONL file')
     .option('--latency <ms>', 'delay before every response, in ms', parseNonNegativeInt, 0)
     .option('--context-window <tokens>', 'answer larger prompts with 400 "prompt is too long"', parseNonNegativeInt)
+    .option('--rpm <n>', 'requests per minute (429 beyond; anthropic-ratelimit-* headers)', parseNonNegativeInt)
+    .option('--itpm <n>', 'input tokens per minute', parseNonNegativeInt)
+    .option('--otpm <n>', 'output tokens per minute', parseNonNegativeInt)
     .option('-q, --quiet', 'do not print one line per request on stderr')
     .showHelpAfterError('(run with --help for usage)')
     .parse(argv as string[], { from: 'node' });
@@ -73,6 +79,11 @@ async function main(argv: readonly string[]): Promise<void> {
     latencyMs: o.latency,
     ...(o.contextWindow !== undefined ? { contextWindow: o.contextWindow } : {}),
     ...(o.log !== undefined ? { logPath: o.log } : {}),
+    rateLimits: {
+      ...(o.rpm !== undefined ? { requestsPerMinute: o.rpm } : {}),
+      ...(o.itpm !== undefined ? { inputTokensPerMinute: o.itpm } : {}),
+      ...(o.otpm !== undefined ? { outputTokensPerMinute: o.otpm } : {}),
+    },
     ...(o.quiet === true ? {} : { onRequest: (e: RequestLogEntry) => process.stderr.write(`${formatLogLine(e)}\n`) }),
   });
   process.stdout.write(`fake-model listening on ${server.baseUrl}\n`);

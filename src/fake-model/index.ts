@@ -18,3 +18,4 @@ export { EXPECTATION_FAILED_PREFIX } from './expectations';
 export { matchMarker, ownUserText, routeByMarker } from './router';
 export type { MarkedScript, RouteContext, RouterOptions, RouteStep } from './router';
 export type { BatchResultLine, BatchSummary, BatchTiming } from './batches';
+export type { RateLimitOptions } from './rate-limits';

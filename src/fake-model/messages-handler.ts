@@ -5,6 +5,7 @@ import { FAKE_BATCH_HEADER, FAKE_BATCH_RESULT_HEADER } from './batches';
 import { EXPECTATION_FAILED_PREFIX, checkExpectations } from './expectations';
 import { endResponse, readBody, sendJson, sleep, writeChunk } from './http-util';
 import type { PromptCacheSimulator } from './prompt-cache';
+import type { RateLimiter } from './rate-limits';
 import type { ModelRoute, ProviderAuthOptions } from './providers';
 import { checkProviderAuth } from './providers';
 import { countBreakpoints, estimatePromptTokens } from './prompt-cache';
@@ -70,6 +71,8 @@ export interface MessagesHandlerDeps {
   providerAuth?: ProviderAuthOptions | undefined;
   /** `redacted_thinking` data sent so far: only these may come back (thinking-signatures.ts). */
   redactedIssued?: Set<string>;
+  /** Requests and tokens per minute enforced (429 + `retry-after`), with `anthropic-ratelimit-*` headers. */
+  rateLimiter?: RateLimiter | undefined;
 }
 
 /** Identity of one HTTP request. */
@@ -233,6 +236,22 @@ export async function handleMessages(
   entry.inputTokens = estimatePromptTokens(req);
   entry.conversationKey = conversationKey(req);
   entry.step = assistantCount(req);
+  const limiter = deps.rateLimiter?.active ? deps.rateLimiter : undefined;
+  if (limiter !== undefined) {
+    // Not an attempt of the step (a script's faults by attempt stay where they are). Every response carries the limits as they stand after this request, as the API's do.
+    const verdict = limiter.admit(entry.inputTokens);
+    for (const [k, v] of Object.entries(limiter.headers())) res.setHeader(k, v);
+    if (!verdict.ok) {
+      const retryAfter = String(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000)));
+      const what = verdict.limit === 'requests' ? 'requests' : `${verdict.limit} tokens`;
+      return fail(429, `This request would exceed the rate limit for your organization of ${what} per minute.`, {
+        type: 'rate_limit_error',
+        outcome: 'rate_limited',
+        headers: { 'retry-after': retryAfter },
+      });
+    }
+  }
+
   const attemptKey = JSON.stringify([entry.conversationKey, entry.step]);
   entry.attempt = (deps.attempts.get(attemptKey) ?? 0) + 1;
   deps.attempts.set(attemptKey, entry.attempt);
@@ -335,6 +354,7 @@ export async function handleMessages(
       return finish('sse_error', status, message);
     }
     sendJson(res, 200, { ...built.message, content: wireContent(built.message.content) });
+    limiter?.completed(outputTokens);
     entry.outputTokens = outputTokens;
     entry.billed = billedOf(usage);
     return finish('completed', 200);
@@ -382,6 +402,7 @@ export async function handleMessages(
   }
   if (!(await writeEvents(events))) return aborted();
   await endResponse(res, abort.signal);
+  limiter?.completed(outputTokens);
   if (abort.signal.aborted && !res.writableFinished) return aborted();
   entry.outputTokens = outputTokens;
   return finish('completed', 200);

@@ -19,6 +19,8 @@ export type RequestOutcome =
   | 'sse_error'
   /** A step's `expect` check failed (HTTP 400). */
   | 'expectation_failed'
+  /** Refused with 429 by the server's rate limits (`rateLimits`), not by a script. */
+  | 'rate_limited'
   /** `batch_result`: a Message Batch request left unprocessed (expired or canceled). */
   | 'batch_unprocessed'
   /** The client disconnected before the response was complete. */

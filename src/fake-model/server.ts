@@ -11,6 +11,8 @@ import { handleMessages } from './messages-handler';
 import type { CacheStats } from './prompt-cache';
 import { PromptCacheSimulator, estimatePromptTokens } from './prompt-cache';
 import type { ProviderAuthOptions } from './providers';
+import type { RateLimitOptions } from './rate-limits';
+import { RateLimiter } from './rate-limits';
 import { helperResponse, matchModelRoute } from './providers';
 import { parseRequestBody } from './request';
 import type { RequestLogEntry } from './request-log';
@@ -52,6 +54,12 @@ export interface FakeModelServerOptions {
    * GCE metadata server for Vertex (providers.ts). @default no SigV4 verification; token `ya29.fake-vertex-token`
    */
   providerAuth?: ProviderAuthOptions;
+  /**
+   * Requests / input tokens / output tokens per minute, enforced as the API does (token buckets;
+   * 429 `rate_limit_error` with `retry-after`; `anthropic-ratelimit-*` headers on every response).
+   * @default no limits
+   */
+  rateLimits?: RateLimitOptions;
 }
 
 /** A running fake model server. */
@@ -70,6 +78,8 @@ export interface FakeModelServer {
   batches(): BatchSummary[];
   /** Changes the batch timing for batches created from now on (as `POST /_fake/batches/config`). */
   configureBatches(timing: Partial<BatchTiming>): BatchTiming;
+  /** Requests refused with 429 by {@link FakeModelServerOptions.rateLimits} so far. */
+  rateLimited(): number;
   /** Clears the log, attempt counters, the simulated cache and the batches (as `POST /_fake/reset`). */
   reset(): void;
   /** Stops listening, drops open connections and waits for in-flight handlers. */
@@ -112,6 +122,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions): Promis
     attempts,
     providerAuth: opts.providerAuth,
     redactedIssued: new Set<string>(),
+    rateLimiter: new RateLimiter(opts.rateLimits ?? {}),
   };
   let baseUrl = '';
   const batches = new FakeBatches(() => baseUrl, {
@@ -225,6 +236,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions): Promis
     cacheStats: () => cache.stats(),
     batches: () => batches.summaries(),
     configureBatches: (timing) => batches.configure(timing),
+    rateLimited: () => deps.rateLimiter.refused,
     reset,
     close: async () => {
       batches.close();

@@ -14,6 +14,8 @@ export interface ModelFailure {
   billed?: NonNullable<ModelErrorDetails['billed']>;
   /** A "prompt is too long" caused by the newest prompt itself: compaction cannot help. */
   promptOverLimit?: boolean;
+  /** A rate pool member's 429: the response's rate headers. */
+  rate?: ModelErrorDetails['rate'];
 }
 
 /** The one place where the workflow normalizes an activity error (ActivityFailure → cause). */
@@ -27,6 +29,7 @@ export function modelFailureOf(err: unknown): ModelFailure {
       status: details?.status ?? null,
       ...(details?.billed ? { billed: details.billed } : {}),
       ...(details?.promptOverLimit === true ? { promptOverLimit: true } : {}),
+      ...(details?.rate ? { rate: details.rate } : {}),
     };
   }
   const message = cause instanceof Error ? cause.message : String(cause);

@@ -1,4 +1,5 @@
 import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { Priority } from '@temporalio/common';
 import type { Activities } from '../activities/types';
 import type { ActivityTimeouts } from '../common/turn';
 import { activityTimeouts } from './timeouts';
@@ -56,11 +57,14 @@ export const LOCAL_TOOLS: ReadonlySet<string> = new Set(['Read', 'Glob', 'Grep']
  * that a turn never ends while a command it started still runs. Loading a new session's context
  * (a few files and git commands) has a minute and 5 attempts. Local activities get 30 s per
  * attempt and 3 attempts; a call that still fails then goes to the normal activity (see
- * `ToolRuns`).
+ * `ToolRuns`). `priority` (a rate pool member's `ratePriority` and `rateFairnessKey`) goes to the
+ * model-call tasks.
  */
-export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActivities {
+export function turnActivities(timeouts: ActivityTimeouts | undefined, priority?: Priority): TurnActivities {
   const t = activityTimeouts(timeouts);
   const model = proxyActivities<Activities>({
+    // A rate pool member's priority and fairness key also order its model calls in the task queue.
+    ...(priority ? { priority } : {}),
     startToCloseTimeout: t.modelStartToCloseMs,
     heartbeatTimeout: t.modelHeartbeatMs,
     retry: {

@@ -22,7 +22,7 @@ import type { PoolMember } from './pool-member';
 import { STRUCTURED_OUTPUT_TOOL } from '../common/structured-output';
 
 /** The carried part of a turn's state: {@link TurnCarry} without the budget pool's fields (the member holds those). */
-export type TurnStateData = Omit<TurnCarry, 'pool' | 'poolSync'>;
+export type TurnStateData = Omit<TurnCarry, 'pool' | 'poolSync' | 'rateSync'>;
 
 /**
  * The state of one turn (the seeds' `queryLoop` state), as one object: what it has written

@@ -54,6 +54,8 @@ import {
 } from './messages';
 import { agentResultFailure } from '../common/agent-result';
 import { PoolMember } from './pool-member';
+import { RateMember, ratePriorityOf } from './rate-member';
+import { rateLeaseSignal } from './rate-pool-messages';
 import { ToolRuns } from './tool-runs';
 import { TaskTools, agentListingInput, modelToolNames } from './task-tools';
 import { turnActivities } from './turn-activities';
@@ -100,6 +102,7 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
   const outcome = withOrigin(input, turn.batchReport ? { ...ran, batchApi: turn.batchReport } : ran, turn.state);
   // Not reached on continue-as-new (run() throws it): the next run is still a member.
   await turn.member.leave();
+  await turn.rate.leave();
   turn.finish(outcome);
   // A background agent tells its session of its end (a foreground one's caller does).
   if (input.agent?.background) await tellSessionFinished(input, outcome);
@@ -117,6 +120,8 @@ export async function turnWorkflow(input: TurnInput): Promise<TurnOutcome> {
 class Turn {
   readonly state: TurnState;
   readonly member: PoolMember;
+  /** Its rate pool membership (`options.ratePoolId`; inert without). */
+  readonly rate: RateMember;
   private readonly interrupts = new Interrupts();
   private readonly acts: TurnActivities;
   private readonly tools: ToolRuns;
@@ -138,7 +143,8 @@ class Turn {
     this.state = new TurnState(input);
     this.state.onActivity = () => this.updateDetails();
     this.member = new PoolMember(input.options.budgetPoolId, input.carry);
-    this.acts = turnActivities(input.options.timeouts);
+    this.rate = new RateMember(input.options, input.carry?.rateSync);
+    this.acts = turnActivities(input.options.timeouts, ratePriorityOf(input.options));
     this.workspace = new WorkspaceFollower(input.sessionId, input.cwd, input.options.timeouts, this.state.data);
     this.hooks = new HookRuns(input, this.state, this.acts, this.workspace);
     this.approvals = new Approvals(input, this.interrupts);
@@ -164,6 +170,8 @@ class Turn {
     });
     setHandler(interruptSignal, (reason) => this.interrupts.interrupt(reason));
     setHandler(poolStatusSignal, (status) => this.member.onStatus(status));
+    // Only turns of a rate pool (an option older histories never have: no patch needed).
+    if (input.options.ratePoolId !== undefined) setHandler(rateLeaseSignal, (grant) => this.rate.onGrant(grant));
     // A subagent's turn takes `SendMessage`s while it runs: each joins its next model call.
     if (input.agent) setHandler(agentMessageSignal, (m) => void this.agentMessages.push(m.ref));
   }
@@ -402,7 +410,11 @@ class Turn {
     if (this.stepsThisRun >= maxSteps || workflowInfo().continueAsNewSuggested) {
       // Long turn: start a fresh history, carrying refs and counters only (DESIGN.md rule 3).
       await condition(allHandlersFinished);
-      await continueAsNew<typeof turnWorkflow>({ ...this.input, carry: this.state.carry(this.member) });
+      const carry = this.state.carry(this.member);
+      await continueAsNew<typeof turnWorkflow>({
+        ...this.input,
+        carry: this.rate.active ? { ...carry, rateSync: this.rate.sync } : carry,
+      });
     }
     this.stepsThisRun++;
     if (this.member.awaitingAck()) {
@@ -426,6 +438,12 @@ class Turn {
       if (!d.autoCompactIneffective) await this.compact('auto');
     }
     if (this.agentMessages.length > 0) await this.deliverAgentMessages();
+    // Last, right before the call: the lease is for this call (Message Batches are not leased).
+    if (this.rate.active && !this.batches) {
+      this.state.activity = 'waitRatePool';
+      await this.rate.lease((wait) => this.interrupts.run(wait));
+      if (this.interrupts.requested()) return this.interrupted('aborted_tools');
+    }
     return null;
   }
 
@@ -446,6 +464,7 @@ class Turn {
     let call: CallModelSummary | undefined;
     try {
       const callInput: CallModelInput = {
+        ...(this.rate.active && !this.batches ? { rateLimited: true as const } : {}),
         sessionId,
         cwd,
         assistantUuid,
@@ -489,6 +508,7 @@ class Turn {
     }
     if (!call) return { kind: 'stop', outcome: this.interrupted('aborted_streaming') };
     this.state.recordModelCall(assistantUuid, call);
+    this.rate.called(call);
     this.lastCall = modelCallLabel(
       n,
       call.toolUses.map((u) => u.name),
@@ -514,6 +534,8 @@ class Turn {
       });
       if (costUsd !== null) await this.member.reportSpend(costUsd);
     }
+    // A 429 of a leased call: the pool hears of it with the next lease request, then the call again.
+    if (failure.type === ModelErrorType.RateLimit && this.rate.throttled(failure.rate)) return { kind: 'retry' };
     const fallback = fallbackFor(failure.type, this.state.model, this.input.options);
     if (fallback !== null) {
       await this.switchModel(fallback);

@@ -62,6 +62,7 @@ export async function describeCallFailure(
   const details: ModelErrorDetails = {
     status: base.status ?? null,
     requestId: base.requestId ?? null,
+    ...(base.rate ? { rate: base.rate } : {}),
     ...(totals.attempts > 0
       ? {
           billed: {

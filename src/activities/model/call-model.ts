@@ -27,6 +27,8 @@ import { describeCallFailure, unstoredResponseFailure } from './call-failure';
 import { replayedReminder, withFileReminder } from './file-reminders';
 import { failFastForFallback } from './fallback';
 import { classifyModelError } from './errors';
+import { rateHeadersOf, throttledForPool } from './rate-headers';
+import type { RateHeaders } from '../../common/rate-pool';
 import { tokensSinceLastCall, withMicrocompact } from './microcompact';
 import { microcompactWithSnip, withSnip } from './snip';
 import { withCollapse } from './collapse';
@@ -463,6 +465,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       });
       return {
         ...summarize(stored.entry, input.cwd, deps, stored.durationMs, false),
+        ...(stored.rate ? { rate: stored.rate } : {}),
         ...(stored.reminder ? { fileReminder: stored.reminder } : {}),
         ...(stored.microcompact ? { microcompact: stored.microcompact } : {}),
         ...(stored.toolResultBudget ? { toolResultBudget: stored.toolResultBudget } : {}),
@@ -500,6 +503,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     progress: CallModelHeartbeat,
   ): Promise<{
     entry: TranscriptEntry;
+    rate?: RateHeaders;
     durationMs: number;
     reminder: Awaited<ReturnType<typeof withFileReminder>>['reminder'];
     microcompact: Awaited<ReturnType<typeof withMicrocompact>>['line'];
@@ -514,6 +518,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     );
     const started = Date.now();
     let requestId: string | null = null;
+    let rate: RateHeaders | undefined;
     let startUsage: Usage | null = null;
     let stored: TranscriptEntry | undefined;
     const attemptUsage = (
@@ -583,7 +588,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     // The watchdog's own abort, beside the activity's cancellation.
     const giveUp = new AbortController();
     try {
-      const { data, request_id } = await deps
+      const { data, request_id, response } = await deps
         .anthropic(input.model)
         .messages.create(params, {
           signal: AbortSignal.any([actx.signal, giveUp.signal]),
@@ -592,6 +597,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
         })
         .withResponse();
       requestId = request_id ?? null;
+      if (input.rateLimited) rate = rateHeadersOf(response.headers);
       // A stream that goes quiet is given up (and the attempt ends before its start-to-close).
       const watched = watchedStream(data, {
         idleMs: deps.streamIdleTimeoutMs ?? 0,
@@ -626,7 +632,8 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
       // A store error (a complete response the store did not take carries its billing already).
       const unstoredResponse = err instanceof ApplicationFailure && err.type === ModelErrorType.TranscriptUnavailable;
       if (storageFailure(err) || actx.signal.aborted || unstoredResponse) throw err;
-      throw await describeCallFailure(failFastForFallback(classifyModelError(err), input, actx.attempt), {
+      const classified = failFastForFallback(classifyModelError(err), input, actx.attempt);
+      throw await describeCallFailure(input.rateLimited ? throttledForPool(classified, err) : classified, {
         store: deps.store,
         sessionId: input.sessionId,
         callUuid: input.assistantUuid,
@@ -638,6 +645,7 @@ export function createCallModel(deps: ModelDeps): (input: CallModelInput) => Pro
     }
     return {
       entry: stored,
+      ...(rate ? { rate } : {}),
       durationMs: Date.now() - started,
       reminder: context.reminder,
       microcompact: micro.line,

@@ -1,3 +1,4 @@
+import { ensureRatePool } from '../../client/rate-pool';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
@@ -289,6 +290,8 @@ export async function runPrint(
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
   try {
+    // A rate pool needs no configuration (its limits are learned from the API's headers): started if missing.
+    if (options.ratePoolId) await ensureRatePool(rt.client, { taskQueue: rt.taskQueue, poolId: options.ratePoolId });
     if (options.budgetPoolId && !(await budgetPoolExists(rt.client, options.budgetPoolId))) {
       throw new UsageError(
         `--budget-pool: no budget pool "${flags.budgetPool}" is running on ${rt.address}` +
