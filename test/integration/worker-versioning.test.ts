@@ -21,6 +21,7 @@ import { findTemporalCli, startDevServer, type DevServer } from '../../src/host/
 import { SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
 import { sessionWorkflowId, turnWorkflowId } from '../../src/common/ids';
 import type { Config } from '../../src/config';
+import type { Client } from '@temporalio/client';
 import type { SDKMessage } from '../../src/common/sdk-messages';
 import { makeRepo, startRunnerEnv, temporalAddress } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
@@ -37,8 +38,11 @@ async function temporalCli(...args: string[]): Promise<string> {
   return stdout;
 }
 
+/** temporal.api.enums.v1.RoutingConfigUpdateState.ROUTING_CONFIG_UPDATE_STATE_COMPLETED */
+const ROUTING_COMPLETED = 2;
+
 /** Makes `buildId` the deployment's current version once its worker has registered it by polling. */
-async function setCurrent(buildId: string): Promise<void> {
+async function setCurrent(client: Client, buildId: string): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     try {
@@ -52,12 +56,27 @@ async function setCurrent(buildId: string): Promise<void> {
         buildId,
         '--yes',
       );
-      return;
+      break;
     } catch (e) {
       // Not registered yet: the worker's first poll creates the version.
       if (Date.now() > deadline) throw e;
       await new Promise((r) => setTimeout(r, 250));
     }
+  }
+  // The new routing reaches the task queues' partitions a little later: until it has, a task may still
+  // go to the previous current version's workers.
+  for (;;) {
+    const { workerDeploymentInfo: d } = await client.workflowService.describeWorkerDeployment({
+      namespace: client.options.namespace,
+      deploymentName: DEPLOYMENT,
+    });
+    if (
+      d?.routingConfig?.currentDeploymentVersion?.buildId === buildId &&
+      d.routingConfigUpdateState === ROUTING_COMPLETED
+    )
+      return;
+    if (Date.now() > deadline) throw new Error(`routing to ${buildId} not propagated: ${d?.routingConfigUpdateState}`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -165,7 +184,7 @@ describe('worker versioning', () => {
       },
     });
     await env.startWorker({ config: build('v1'), identity: 'worker-v1' });
-    await setCurrent('v1');
+    await setCurrent(env.client, 'v1');
     // A budget pool (AUTO_UPGRADE) on v1: it moves to v2 at its first workflow task after v2 is current.
     const pool = await ensureBudgetPool(env.client, {
       taskQueue: env.taskQueue,
@@ -185,7 +204,7 @@ describe('worker versioning', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     await env.startWorker({ config: build('v2'), identity: 'worker-v2' });
-    await setCurrent('v2');
+    await setCurrent(env.client, 'v2');
     writeFileSync(join(repo, 'go'), '');
     await setBudgetPoolLimit(env.client, pool.poolId, 7);
     expect((await closeBudgetPool(env.client, pool.poolId)).limitUsd).toBe(7);
