@@ -12,6 +12,7 @@ import { StoreOutage, waitingStore } from '../store/outage';
 import { readLiveServerState } from '../host/server-state';
 import { temporalConnectionOptions, type TemporalConnectionOptions } from './temporal-connection';
 import { AgentRunnerError } from '../common/errors';
+import { clientInterceptors } from './closed-channel';
 
 /** A connection to Temporal plus the transcript store: what a client needs to run and steer turns. */
 export interface ClientRuntime {
@@ -137,7 +138,7 @@ export async function connectTemporalClient(
   const options = targetConnectionOptions(config, target, env);
   let connection: Connection;
   try {
-    connection = await Connection.connect(options);
+    connection = await Connection.connect({ ...options, interceptors: clientInterceptors() });
   } catch (e) {
     const where =
       target.mode === 'configured'

@@ -17,6 +17,7 @@ import { EmbeddedServerBusyError, serverLockHolder } from './server-lock';
 
 import { backgroundLogPath, takeEarlySpawn, spawnBackgroundServer } from './background-spawn';
 import { AgentRunnerError } from '../common/errors';
+import { clientInterceptors } from '../connection/closed-channel';
 
 export { backgroundLogPath } from './background-spawn';
 
@@ -82,7 +83,7 @@ export async function stopMismatchedIdleServer(
 export async function runningTurnCount(state: ServerState, config: Config): Promise<number | null> {
   const { Client, Connection } = await import('@temporalio/client');
   try {
-    const connection = await Connection.connect({ address: state.address, connectTimeout: 3000 });
+    const connection = await Connection.connect({ address: state.address, connectTimeout: 3000, interceptors: clientInterceptors() });
     try {
       const client = new Client({ connection, namespace: config.temporal.namespace });
       return (await client.workflow.count(`WorkflowType = 'turnWorkflow' AND ExecutionStatus = 'Running'`)).count;

@@ -24,6 +24,7 @@ import { makeRepo, temporalAddress, testTurnOptions } from '../helpers/runner-en
 import { startPostgresProcess } from '../helpers/postgres-process';
 import type { PostgresProcess } from '../helpers/postgres-process';
 import { waitFor } from './helpers/fault-env';
+import { clientInterceptors } from '../../src/connection/closed-channel';
 
 installRuntimeLogging('ERROR');
 
@@ -37,7 +38,7 @@ describe('faults: the PostgreSQL transcript store is down mid-turn', () => {
 
   beforeAll(async () => {
     pg = await startPostgresProcess();
-    connection = await Connection.connect({ address: temporalAddress() });
+    connection = await Connection.connect({ address: temporalAddress(), interceptors: clientInterceptors() });
     client = new Client({ connection });
   });
   afterEach(async () => {

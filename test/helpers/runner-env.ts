@@ -15,6 +15,7 @@ import { startFakeModelServer } from '../../src/fake-model';
 import type { FakeModelServer, FakeModelServerOptions } from '../../src/fake-model';
 import { JsonlTranscriptStore } from '../../src/store/jsonl-store';
 import { createRunnerWorker } from '../../src/worker/worker';
+import { clientInterceptors } from '../../src/connection/closed-channel';
 
 /** Address of the dev server started by the global setup. */
 export function temporalAddress(): string {
@@ -100,7 +101,7 @@ export async function startRunnerEnv(
   }
   const config = loadConfig({ env });
   const taskQueue = `test-${randomUUID()}`;
-  const connection = await Connection.connect({ address });
+  const connection = await Connection.connect({ address, interceptors: clientInterceptors() });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const workers: Array<{ worker: Worker; run: Promise<void>; conn: NativeConnection }> = [];
   async function startWorker(o: Parameters<RunnerEnv['startWorker']>[0] = {}): Promise<Worker> {

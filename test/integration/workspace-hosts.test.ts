@@ -21,6 +21,7 @@ import { freshSchemaUrl, sql } from '../helpers/postgres';
 import { temporalAddress, testTurnOptions } from '../helpers/runner-env';
 import { turnProgressQuery } from '../../src/workflows/messages';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
+import { clientInterceptors } from '../../src/connection/closed-channel';
 
 const tmp = (p: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `dar-ws-${p}-`));
 
@@ -138,7 +139,7 @@ describe('workspace follows the turn to another host', () => {
     configFile = path.join(tmp('config'), 'temporal.yaml');
     fs.writeFileSync(configFile, 'worker:\n  stickyQueueTimeoutMs: 1000\nworkspace:\n  hostTimeoutMs: 3000\n');
     store = await PostgresTranscriptStore.open(storeUrl, { schema: 'migrate' });
-    connection = await Connection.connect({ address: temporalAddress() });
+    connection = await Connection.connect({ address: temporalAddress(), interceptors: clientInterceptors() });
     client = new Client({ connection });
   });
   afterAll(async () => {

@@ -11,6 +11,7 @@ import type { ControlIo } from '../control';
 import { kvTable } from '../control';
 import { describeRunner, runnerDiffers, runnerIdentity } from '../../host/runner-build';
 import { EXIT } from '../output';
+import { clientInterceptors } from '../../connection/closed-channel';
 
 function ago(iso: string | undefined): string {
   if (!iso) return '';
@@ -21,7 +22,7 @@ function ago(iso: string | undefined): string {
 async function runningTurns(config: Config, state: ServerState): Promise<number | null> {
   const { Connection, Client } = await import('@temporalio/client');
   try {
-    const connection = await Connection.connect({ address: state.address, connectTimeout: 2000 });
+    const connection = await Connection.connect({ address: state.address, connectTimeout: 2000, interceptors: clientInterceptors() });
     try {
       const client = new Client({ connection, namespace: config.temporal.namespace });
       const r = await client.workflow.count(`WorkflowType = 'turnWorkflow' AND ExecutionStatus = 'Running'`);
