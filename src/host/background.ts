@@ -83,7 +83,11 @@ export async function stopMismatchedIdleServer(
 export async function runningTurnCount(state: ServerState, config: Config): Promise<number | null> {
   const { Client, Connection } = await import('@temporalio/client');
   try {
-    const connection = await Connection.connect({ address: state.address, connectTimeout: 3000, interceptors: clientInterceptors() });
+    const connection = await Connection.connect({
+      address: state.address,
+      connectTimeout: 3000,
+      interceptors: clientInterceptors(),
+    });
     try {
       const client = new Client({ connection, namespace: config.temporal.namespace });
       return (await client.workflow.count(`WorkflowType = 'turnWorkflow' AND ExecutionStatus = 'Running'`)).count;

@@ -22,7 +22,11 @@ function ago(iso: string | undefined): string {
 async function runningTurns(config: Config, state: ServerState): Promise<number | null> {
   const { Connection, Client } = await import('@temporalio/client');
   try {
-    const connection = await Connection.connect({ address: state.address, connectTimeout: 2000, interceptors: clientInterceptors() });
+    const connection = await Connection.connect({
+      address: state.address,
+      connectTimeout: 2000,
+      interceptors: clientInterceptors(),
+    });
     try {
       const client = new Client({ connection, namespace: config.temporal.namespace });
       const r = await client.workflow.count(`WorkflowType = 'turnWorkflow' AND ExecutionStatus = 'Running'`);
