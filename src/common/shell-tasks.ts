@@ -67,6 +67,10 @@ export interface ShellTaskInfo {
   timeoutMs: number;
   /** A `Monitor` (its stdout lines are events; it expires at `timeoutMs`). */
   monitor?: true;
+  /** How it ended, once it has (the stream's `task_notification` says so). */
+  end?: ShellEnd;
+  /** A monitor's counts at its end. */
+  monitorEnd?: MonitorEnd;
 }
 
 /**
