@@ -717,6 +717,15 @@ export class QueryEngine {
     return this.shellStream;
   }
 
+  /**
+   * True while a background agent of the session runs (`-p` holds a turn's result line then, as
+   * 2.1.328 does; a background command does not hold it). False when the session cannot answer.
+   */
+  async backgroundAgentsRunning(): Promise<boolean> {
+    const tasks = await this.sessionTasks();
+    return (tasks ?? []).some((t) => t.kind === 'agent' && t.owner === 'session' && t.status === 'running');
+  }
+
   /** The session's task table, or undefined when the session cannot answer. */
   private async sessionTasks(): Promise<TaskRecord[] | undefined> {
     try {
