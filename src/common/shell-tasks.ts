@@ -139,3 +139,12 @@ export interface RunShellResult {
   /** A monitor's counts. */
   monitor?: MonitorEnd;
 }
+
+/**
+ * True for a task output file as Claude Code names it (`…/claude-<uid>/<project>/<session>/tasks/<id>.output`):
+ * it changes while its command runs by design, so a Read of it is not tracked for the
+ * changed-file reminder (2.1.328 sends none for it; bash-background-read).
+ */
+export function isTaskOutputFile(path: string): boolean {
+  return /\/claude-[^/]+\/[^/]+\/[^/]+\/tasks\/[^/]+\.output$/.test(path);
+}
