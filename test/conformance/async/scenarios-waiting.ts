@@ -75,7 +75,7 @@ export const WAITING_SCENARIOS: readonly AsyncScenario[] = [
         ...texts('Watching.', 'Event.', 'Event.', 'Event.', 'Ended.', 'Extra.', 'Extra 2.'),
       ],
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       expectSent(rec, 'toolu_as_main_0_0', monitorStarted('<shell:1>', '30s'));
       // One turn per event line (each a notification without status), then one when the stream ends.
@@ -111,7 +111,7 @@ export const WAITING_SCENARIOS: readonly AsyncScenario[] = [
         ...texts('Watching.', 'Expired.', 'Extra.', 'Extra 2.'),
       ],
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       expectSent(rec, 'toolu_as_main_0_0', monitorStarted('<shell:1>', '2s'));
       expectSent(rec, 'toolu_as_main_1_0', monitorStarted('<shell:2>', '1m'));
@@ -140,7 +140,7 @@ export const WAITING_SCENARIOS: readonly AsyncScenario[] = [
         ...texts('Watching.', 'It ended.', 'Extra.'),
       ],
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       expect(notified(rec, 2)).toEqual([
         shellNotification('<shell:1>', 'toolu_as_main_0_0', 'completed', monitorText.quiet('quiet one', 0)),
