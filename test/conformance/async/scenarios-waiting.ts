@@ -175,7 +175,7 @@ export const WAITING_SCENARIOS: readonly AsyncScenario[] = [
       ],
       wake: texts('Woke up.', 'Extra wake.'),
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       expectSent(rec, 'toolu_as_main_0_0', wakeupText.scheduled(60));
       expectSent(rec, 'toolu_as_main_1_0', wakeupText.scheduled(3600));
