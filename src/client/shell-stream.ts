@@ -197,10 +197,7 @@ export class ShellStream {
     if (!found) return;
     const { task, tasks } = found;
     this.running.set(task.runId, task.taskId);
-    yield backgroundTasksChanged(this.sessionId, [
-      ...tasks.filter((t) => t !== task),
-      { ...task, status: 'running' },
-    ]);
+    yield backgroundTasksChanged(this.sessionId, [...tasks.filter((t) => t !== task), { ...task, status: 'running' }]);
     yield shellStartedMessage(this.sessionId, task, true);
   }
 

@@ -62,10 +62,12 @@ export function shellStreamEnd(
   o: { monitor: boolean; end: ShellEnd | undefined; monitorEnd?: MonitorEnd },
 ): ShellStreamEnd {
   const end = o.end ?? { kind: 'lost', reason: 'its end was not reported' };
-  if (end.kind === 'stopped' || (o.monitor && end.kind === 'timeout')) return { status: 'stopped', summary: description };
+  if (end.kind === 'stopped' || (o.monitor && end.kind === 'timeout'))
+    return { status: 'stopped', summary: description };
   if (end.kind === 'timeout') return { status: 'stopped', summary: shellSummaryText(description, end) };
   const failed = end.kind === 'lost' || end.exitCode !== 0;
-  if (!o.monitor || end.kind === 'lost') return { status: failed ? 'failed' : 'completed', summary: shellSummaryText(description, end) };
+  if (!o.monitor || end.kind === 'lost')
+    return { status: failed ? 'failed' : 'completed', summary: shellSummaryText(description, end) };
   const status = failed ? 'failed' : 'completed';
   return { status, summary: monitorEndSummary(description, status, end.exitCode, o.monitorEnd?.hadOutput ?? false) };
 }
