@@ -33,6 +33,7 @@ import type { AgentDefinition } from '../common/agents';
 import { putAgentList, sessionAgentTypes } from './agent-types';
 import type { SubagentStreamDeps } from './subagent-stream';
 import { agentRunMessages, backgroundTasksChanged, taskStartedMessage } from './subagent-stream';
+import { ShellStream } from './shell-stream';
 import type { SubagentStats, TaskRecord } from '../common/tasks';
 import { emptySubagentStats } from '../common/tasks';
 import type { UserPrompt } from '../common/user-prompt';
@@ -592,6 +593,7 @@ export class QueryEngine {
         const entry = await this.readEntry(uuid);
         const msgs = entry ? entryToSdkMessages(entry) : [];
         if (entry && this.opts.defaults.subagents) yield* this.agentMessages(entry, agentCalls, pos.turnWorkflowId);
+        if (entry) yield* this.shells.before(entry);
         // A response's stream events (the rest of them) come before its assistant messages.
         const partial = this.partialMessages();
         if (partial && entry?.type === 'assistant') yield* await partial.drain(uuid);
@@ -619,6 +621,8 @@ export class QueryEngine {
         result = watchResult();
         continue;
       }
+      // A background command that ends while the turn waits is reported when it ends.
+      if (this.shells.watching) yield* this.shells.endsIn(await this.sessionTasks());
       await Promise.race([result, sleep(poll)]);
     }
     // As Claude Code: `total_cost_usd` and `modelUsage` are the session's, all turns so far.
@@ -706,6 +710,30 @@ export class QueryEngine {
   private resultsYielded = 0;
   /** Runs of agents this engine has streamed (their run ids). */
   private readonly streamedRuns = new Set<string>();
+  /** The session's commands (background Bash, Monitor, long foreground Bash) in the stream. */
+  private shellStream: ShellStream | undefined;
+  private get shells(): ShellStream {
+    this.shellStream ??= new ShellStream(this.sessionId, () => this.sessionTasks());
+    return this.shellStream;
+  }
+
+  /**
+   * True while a background agent of the session runs (`-p` holds a turn's result line then, as
+   * 2.1.328 does; a background command does not hold it). False when the session cannot answer.
+   */
+  async backgroundAgentsRunning(): Promise<boolean> {
+    const tasks = await this.sessionTasks();
+    return (tasks ?? []).some((t) => t.kind === 'agent' && t.owner === 'session' && t.status === 'running');
+  }
+
+  /** The session's task table, or undefined when the session cannot answer. */
+  private async sessionTasks(): Promise<TaskRecord[] | undefined> {
+    try {
+      return (await this.sessionHandle().query(sessionStatusQuery)).tasks ?? [];
+    } catch {
+      return undefined;
+    }
+  }
 
   private subagentDeps(): SubagentStreamDeps {
     return {
@@ -865,6 +893,7 @@ export class QueryEngine {
       const current = s.currentTurnWorkflowId !== null ? turnNumberOf(s.currentTurnWorkflowId) : undefined;
       const last = current ?? s.turnCount;
       next ??= current ?? s.turnCount + 1;
+      yield* this.shells.endsIn(s.tasks);
       if (next <= last) {
         const turn = turnWorkflowId(this.sessionId, next);
         next++;

@@ -252,7 +252,10 @@ export async function* agentRunMessages(
   yield notification;
 }
 
-/** `system/background_tasks_changed`: the session's running background agents (from its task table). */
+/**
+ * `system/background_tasks_changed`: the session's running background agents and commands
+ * (background Bash, Monitor), from its task table.
+ */
 export function backgroundTasksChanged(
   sessionId: string,
   tasks: readonly TaskRecord[],
@@ -261,14 +264,18 @@ export function backgroundTasksChanged(
     type: 'system',
     subtype: 'background_tasks_changed',
     tasks: tasks
-      .filter((t) => t.kind === 'agent' && t.owner === 'session' && t.status === 'running')
-      .map((t) => ({
-        task_id: t.taskId,
-        run_id: t.runId,
-        task_type: 'local_agent' as const,
-        subagent_type: t.agent?.agentType ?? 'general-purpose',
-        description: t.description,
-      })),
+      .filter((t) => (t.kind === 'agent' || t.kind === 'shell') && t.owner === 'session' && t.status === 'running')
+      .map((t) =>
+        t.kind === 'shell'
+          ? { task_id: t.taskId, run_id: t.runId, task_type: 'local_bash' as const, description: t.description }
+          : {
+              task_id: t.taskId,
+              run_id: t.runId,
+              task_type: 'local_agent' as const,
+              subagent_type: t.agent?.agentType ?? 'general-purpose',
+              description: t.description,
+            },
+      ),
     uuid: randomUUID(),
     session_id: sessionId,
   };

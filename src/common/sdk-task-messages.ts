@@ -78,23 +78,61 @@ export interface SDKTaskNotificationMessage {
   session_id: string;
 }
 
+/** `system/task_started` of a command (Bash in the background, Monitor, or a foreground Bash past ~3 s). */
+export interface SDKShellTaskStartedMessage {
+  type: 'system';
+  subtype: 'task_started';
+  task_id: string;
+  run_id: string;
+  /** The Bash or Monitor call. */
+  tool_use_id: string;
+  description: string;
+  is_backgrounded: boolean;
+  task_type: 'local_bash';
+  uuid: string;
+  session_id: string;
+}
+
+/**
+ * `system/task_notification` of a command's end: `stopped` for one killed (TaskStop, a time
+ * limit), with its description as `summary`; else the notification's summary line. No `usage`.
+ * `output_file` is empty for a foreground command.
+ */
+export interface SDKShellTaskNotificationMessage {
+  type: 'system';
+  subtype: 'task_notification';
+  task_id: string;
+  run_id: string;
+  tool_use_id: string;
+  status: 'completed' | 'failed' | 'stopped';
+  output_file: string;
+  summary: string;
+  uuid: string;
+  session_id: string;
+}
+
+/** A running background task as `background_tasks_changed` lists it (`subagent_type` for agents only). */
+export interface SDKBackgroundTask {
+  task_id: string;
+  run_id: string;
+  task_type: 'local_agent' | 'local_bash';
+  subagent_type?: string;
+  description: string;
+}
+
 /** `system/background_tasks_changed`: the session's running background tasks, after a change. */
 export interface SDKBackgroundTasksChangedMessage {
   type: 'system';
   subtype: 'background_tasks_changed';
-  tasks: Array<{
-    task_id: string;
-    run_id: string;
-    task_type: 'local_agent';
-    subagent_type: string;
-    description: string;
-  }>;
+  tasks: SDKBackgroundTask[];
   uuid: string;
   session_id: string;
 }
 
 export type SDKTaskMessage =
   | SDKBackgroundTasksChangedMessage
+  | SDKShellTaskStartedMessage
+  | SDKShellTaskNotificationMessage
   | SDKTaskStartedMessage
   | SDKTaskProgressMessage
   | SDKTaskUpdatedMessage

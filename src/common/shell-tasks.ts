@@ -67,6 +67,10 @@ export interface ShellTaskInfo {
   timeoutMs: number;
   /** A `Monitor` (its stdout lines are events; it expires at `timeoutMs`). */
   monitor?: true;
+  /** How it ended, once it has (the stream's `task_notification` says so). */
+  end?: ShellEnd;
+  /** A monitor's counts at its end. */
+  monitorEnd?: MonitorEnd;
 }
 
 /**
@@ -134,4 +138,13 @@ export interface RunShellResult {
   outputBytes: number;
   /** A monitor's counts. */
   monitor?: MonitorEnd;
+}
+
+/**
+ * True for a task output file as Claude Code names it (`…/claude-<uid>/<project>/<session>/tasks/<id>.output`):
+ * it changes while its command runs by design, so a Read of it is not tracked for the
+ * changed-file reminder (2.1.328 sends none for it; bash-background-read).
+ */
+export function isTaskOutputFile(path: string): boolean {
+  return /\/claude-[^/]+\/[^/]+\/[^/]+\/tasks\/[^/]+\.output$/.test(path);
 }

@@ -51,7 +51,6 @@ export const DEFAULT_TOOL_NAMES: readonly string[] = [...BUILTIN_TOOL_NAMES, ...
  * they are left out with a warning.
  */
 export const CLAUDE_CODE_ONLY_TOOLS: ReadonlySet<string> = new Set([
-  'ScheduleWakeup',
   'TodoWrite',
   'EnterWorktree',
   'ExitWorktree',
@@ -130,6 +129,8 @@ export const LISTABLE_TOOL_NAMES: readonly string[] = [
   ...OPT_IN_TOOL_NAMES,
   ...HEADLESS_DISABLED_TOOL_NAMES.filter((t) => !(OPT_IN_TOOL_NAMES as readonly string[]).includes(t)),
   ...CRON_TOOL_NAMES,
+  // Offered when named and the turn has a session (src/activities/wakeup/tool-spec.ts).
+  'ScheduleWakeup',
 ];
 
 /** Tools that only read: a batch of consecutive calls to them runs in parallel. */

@@ -84,6 +84,10 @@ export class SessionTasks {
       usage: m.usage,
       refs: { ...old.refs, ...m.refs },
       ...(m.killedBy !== undefined ? { killedBy: m.killedBy } : {}),
+      // How a command ended (state only, no command: older histories replay the same).
+      ...(old.shell && m.shellEnd
+        ? { shell: { ...old.shell, end: m.shellEnd, ...(m.monitor ? { monitorEnd: m.monitor } : {}) } }
+        : {}),
     };
     const entries = this.t.entries.map((e) => (e.taskId === m.taskId ? done : e));
     this.t = { ...this.t, entries: prune(entries), stats: countEnd(this.t.stats, done) };

@@ -97,8 +97,11 @@ async function lineOf(
       return ok(queuedText(r.agentId));
     case 'unreachable':
       return ok(unreachableText(r.to));
-    case 'stopped':
-      return ok(stoppedText(r.taskId, r.taskType ?? 'local_agent', r.description));
+    case 'stopped': {
+      // As 2.1.328: the same JSON as the text is the call's structured result.
+      const text = stoppedText(r.taskId, r.taskType ?? 'local_agent', r.description);
+      return ok(text, JSON.parse(text) as unknown);
+    }
     case 'no-task':
       return failed(noTaskText(r.taskId));
     case 'missing-task-id':

@@ -6,6 +6,8 @@
  */
 import type { ShellEnd } from '../../common/shell-tasks';
 
+export { shellSummaryText } from '../../common/shell-summary';
+
 /** The Bash tool_result of a `run_in_background` launch. */
 export function shellLaunchedText(taskId: string, outputFile: string): string {
   return `Command running in background with ID: ${taskId}. Output is being written to: ${outputFile}. You will be notified when it completes. To check interim output, use Read on that file path.`;
@@ -21,22 +23,6 @@ export const SHELL_TIMEOUT_NOTE =
  */
 export const SHELL_LOST_NOTE =
   'The command was not run again, because running a shell command twice is not safe. Check its effects (files, processes, remote state) before deciding whether to start it again.';
-
-/** The `<summary>` of a background command's notification. `description` is its `description` input. */
-export function shellSummaryText(description: string, end: ShellEnd): string {
-  switch (end.kind) {
-    case 'exited':
-      return end.exitCode === 0
-        ? `Background command "${description}" completed (exit code 0)`
-        : `Background command "${description}" failed with exit code ${end.exitCode}`;
-    case 'timeout':
-      return `Background command "${description}" was stopped after reaching its background time limit`;
-    case 'stopped':
-      return `Background command "${description}" was stopped`;
-    case 'lost':
-      return `Background command "${description}" has an unknown outcome: ${end.reason}`;
-  }
-}
 
 /** The `<note>` of a background command's notification, if it has one. */
 export function shellNoteText(end: ShellEnd): string | undefined {

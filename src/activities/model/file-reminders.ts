@@ -18,6 +18,7 @@ import { computeFileState, statOrUndefined } from '../tools/file-state';
 import { looksBinary } from '../tools/read';
 import { TRANSCRIPT_SCHEMA_VERSION } from '../../common/version';
 import { mapFormerPath } from '../../common/workspace';
+import { isTaskOutputFile } from '../../common/shell-tasks';
 
 /** Files whose current content one reminder shows at most (the others get a note to Read them). */
 export const MAX_FILES_SHOWN = 10;
@@ -52,7 +53,7 @@ export function trackedFiles(chain: readonly TranscriptEntry[]): Map<string, Fil
   const files = new Map<string, FileReadState>();
   const set = (path: string, state: FileReadState | null): void => {
     files.delete(path);
-    if (state) files.set(path, state);
+    if (state && !isTaskOutputFile(path)) files.set(path, state);
   };
   for (const e of chain) {
     const run = (e as Record<string, unknown>)['toolRun'] as

@@ -4,6 +4,8 @@
  * scenario reaches; docs/reference/claude-code-async-tools.md "Monitor").
  */
 import { shortDuration } from '../../common/monitor';
+
+export { monitorEndSummary } from '../../common/shell-summary';
 import { framedNotification, taskNotificationText } from '../agents/texts';
 
 /** The tool_result of a started monitor. */
@@ -14,26 +16,6 @@ export function monitorStartedText(taskId: string, timeoutMs: number): string {
 /** The `<summary>` of an event. */
 export function monitorEventSummary(description: string): string {
   return `Monitor event: "${description}"`;
-}
-
-/** The `<summary>` of a monitor's end: `completed` (with or without output), `failed`, `killed`. */
-export function monitorEndSummary(
-  description: string,
-  status: 'completed' | 'failed' | 'killed',
-  exitCode: number | undefined,
-  hadOutput: boolean,
-): string {
-  const exit = exitCode !== undefined ? ` (exit ${exitCode})` : '';
-  switch (status) {
-    case 'completed':
-      return hadOutput
-        ? `Monitor "${description}" stream ended`
-        : `Monitor "${description}" ended without producing output${exit}`;
-    case 'failed':
-      return `Monitor "${description}" script failed${exit}`;
-    case 'killed':
-      return `Monitor "${description}" stopped`;
-  }
 }
 
 /**

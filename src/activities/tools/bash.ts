@@ -20,6 +20,7 @@ import { BACKGROUND_DEFAULT_TIMEOUT_MS, BACKGROUND_MAX_TIMEOUT_MS } from '../../
 import { CappedOutput } from './capped-output';
 import { statOrUndefined } from './file-state';
 import { errorOutput, plainErrorOutput } from './format';
+import { blockedSleep, sleepBlockedMessage } from './sleep-block';
 import { newShellCwdFile, shellCwdTrap, shellEnd, shellStart, withShellCwd } from './shell-cwd';
 import type { ToolContext, ToolDefinition, ToolOutput } from './types';
 import { heartbeatEvery } from '../heartbeats';
@@ -200,6 +201,11 @@ function abortedOutput(output: string): ToolOutput {
 
 /** Runs the command where the previous one left the shell, and reports where this one leaves it. */
 async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolOutput> {
+  if (input.run_in_background !== true) {
+    // As 2.1.328: a long leading sleep in the foreground is refused (Monitor or the background wait instead).
+    const blocked = blockedSleep(input.command);
+    if (blocked !== null) return errorOutput(sleepBlockedMessage(blocked));
+  }
   const start = await shellStart(ctx);
   if (input.run_in_background === true) return launchBackground(input, ctx, start.dir);
   const cwdFile = newShellCwdFile();

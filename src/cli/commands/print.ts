@@ -364,14 +364,16 @@ export async function runPrint(
       const stopWatch = approvals ? watchApprovals(rt, sessionId, io) : () => Promise.resolve();
       try {
         // As Claude Code 2.1.328 (recording agent-background): a turn's result line is held while
-        // background tasks run, and goes out right before the result of the turn a finished
-        // task's notification starts; the process stays until none runs, and each notification
-        // turn prints its own messages and result line.
+        // background agents run, and goes out right before the result of the turn a finished
+        // task's notification starts; the process stays until no task runs, and each notification
+        // turn prints its own messages and result line. A background command or monitor does not
+        // hold it (bash-background, monitor-*): the result goes out at once.
         let held: SDKMessage | undefined;
         for await (const msg of engine.submitMessage(prompt, options)) {
           if (msg.type === 'result') {
             result = msg;
-            held = msg;
+            if (await engine.backgroundAgentsRunning()) held = msg;
+            else emit(msg, flags, io);
           } else emit(msg, flags, io);
         }
         for await (const msg of engine.followTasks()) {

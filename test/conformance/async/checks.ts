@@ -174,3 +174,13 @@ export function pick(m: StreamMessage | undefined, keys: readonly string[]): Rec
 export function fieldsOf(m: StreamMessage | undefined): string[] {
   return Object.keys(m ?? {}).sort();
 }
+
+/**
+ * How long the run went on after its first model request, ms: what a scenario bounds when it
+ * checks that the program did not wait for a command (a start-up, such as ours starting its
+ * local Temporal server on a loaded machine, is not part of it).
+ */
+export function msAfterFirstRequest(rec: Recording): number {
+  const first = Math.min(...rec.requests.map((r) => r.atMs));
+  return rec.meta.durationMs - (Number.isFinite(first) ? first : 0);
+}

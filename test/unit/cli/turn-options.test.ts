@@ -22,15 +22,19 @@ describe('CLI turn options', () => {
       'Glob',
     ]);
   });
-  test('turnOptionsFrom: --tools passes the Cron tools through; CLAUDE_CODE_DISABLE_CRON=1 takes them away (2.1.328)', () => {
+  test('turnOptionsFrom: --tools passes the Cron tools and ScheduleWakeup through; CLAUDE_CODE_DISABLE_CRON=1 takes the Cron tools away (2.1.328)', () => {
     const tools = ['Read', 'CronCreate', 'CronList', 'CronDelete', 'ScheduleWakeup'];
     expect(turnOptionsFrom(config, { tools }, { env: {} }).tools).toEqual([
       'Read',
       'CronCreate',
       'CronList',
       'CronDelete',
+      'ScheduleWakeup',
     ]);
-    expect(turnOptionsFrom(config, { tools }, { env: { CLAUDE_CODE_DISABLE_CRON: '1' } }).tools).toEqual(['Read']);
+    expect(turnOptionsFrom(config, { tools }, { env: { CLAUDE_CODE_DISABLE_CRON: '1' } }).tools).toEqual([
+      'Read',
+      'ScheduleWakeup',
+    ]);
   });
   test('turnOptionsFrom: --batch-api on the Anthropic API gives the batch settings; on Bedrock, Vertex or Foundry it is refused before anything runs', () => {
     const config = loadConfig({ env: {} });
