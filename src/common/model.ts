@@ -19,6 +19,11 @@ export interface CallModelInput {
   thinking?: ThinkingOptions;
   /** Names of the tools offered to the model. @default every built-in tool */
   tools?: string[];
+  /**
+   * `tools` is a subagent type's own list: offered in its order, without the deferred-tool
+   * placeholder, as Claude Code 2.1.328 does (others are sorted by name, the placeholder second to last).
+   */
+  ownToolList?: true;
   /** Content key (session content store) of the text replacing the default system prompt. */
   systemPromptKey?: string;
   /** Content key of the text appended to the system prompt. */

@@ -395,6 +395,7 @@ export class TaskTools {
       ...rest,
       model: plan?.model ?? o.model,
       ...(plan ? { tools: plan.tools } : {}),
+      ...(plan?.ownToolList ? { ownToolList: true as const } : {}),
       limits,
       // The type's mode (frontmatter `permissionMode`) when it narrows the parent's, never wider.
       ...(plan?.permissionMode && subagentPermissionMode(o.permissionMode, plan.permissionMode) !== o.permissionMode

@@ -294,7 +294,7 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     kind: 'tool-schema',
     where: 'DeferredToolPlaceholder',
     reason:
-      "Claude Code's placeholder for tools loaded on demand with ToolSearch, which it always offers; the runner offers it only when it defers tools (MCP tools; none of its built-in tools is deferred yet).",
+      "Claude Code's placeholder for tools loaded on demand with ToolSearch: the runner offers it as Claude Code does whenever tool search is on (also with nothing deferred), but not under `--bare` and other providers' rules, which it does not model.",
   },
   {
     id: 'read-allow-large',
