@@ -283,4 +283,6 @@ export interface SubagentSettings {
   backgroundTasks?: boolean;
   /** Depth of the agent this turn runs (0: the session's own agent; a subagent's turn carries its depth). @default 0 */
   depth?: number;
+  /** The agent this turn runs is a fork (`subagent_type: "fork"`): it has its parent's conversation and listing. */
+  fork?: true;
 }

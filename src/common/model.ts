@@ -68,6 +68,11 @@ export interface CallModelInput {
     ref?: ContentRef;
     /** Types `Agent(<type>)` deny rules name: left out of the listing, as in Claude Code 2.1.328. */
     denied?: string[];
+    /**
+     * A subagent's listing: a `system` message of its own after its first tool results instead of
+     * a paragraph of the environment message (Claude Code 2.1.328, recorded in agent-foreground).
+     */
+    afterFirstResults?: true;
   };
   /** Tool-result budget settings of the turn (`CompactionOptions.toolResultBudget`). @default on, with its defaults */
   toolResultBudget?: ToolResultBudgetOptions;

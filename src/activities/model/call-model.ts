@@ -395,7 +395,11 @@ export async function buildModelRequest(deps: ModelDeps, input: CallModelInput, 
       replaced: budget.replaced,
       ...(offered.plan.active ? { deferredTools: offered.plan.deferred } : {}),
       ...(input.agentTypes
-        ? { agentListing: agentListing(await listedAgents(deps.store, input.sessionId, input.agentTypes)) }
+        ? {
+            [input.agentTypes.afterFirstResults ? 'agentListingAfterResults' : 'agentListing']: agentListing(
+              await listedAgents(deps.store, input.sessionId, input.agentTypes),
+            ),
+          }
         : {}),
     }),
     tools: offered.tools as Anthropic.Tool[],
