@@ -422,14 +422,14 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     id: 'subagent-token-figure',
     kind: 'tool-result',
     where: /^toolu_as_main_0_\d\.content$/,
-    scenarios: ['agent-custom-flag', 'agent-custom-file', 'agent-foreground'],
+    scenarios: ['agent-custom-flag', 'agent-custom-file', 'agent-foreground', 'agent-fork-foreground'],
     reason:
       "The hand-back's `subagent_tokens` is the agent's last context size, which follows from its requests' size; the runner's environment message is shorter than 2.1.328's (no untrusted-download and curl lines), so the figure is lower. The rest of the hand-back matches.",
   },
   {
     id: 'haiku-tokens-left-reminder',
     kind: 'context',
-    where: 'request 2',
+    where: 'request 3',
     scenarios: ['agent-custom-flag'],
     reason:
       "Claude Code's Haiku subagents get a `<total_tokens>N tokens left</total_tokens>` system message after tool results; the runner sends the fixed line of the agent's system prompt only.",

@@ -223,7 +223,7 @@ export const AGENT_SCENARIOS: readonly AsyncScenario[] = [
       ],
       fork: [slow(500, say(tool('Read', { file_path: '{{cwd}}/a.txt' }))), say(text('a.txt has three lines.'))],
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       const main = requestAt(rec, 'main', 0);
       const fork = requestAt(rec, 'fork', 0);
@@ -263,7 +263,7 @@ export const AGENT_SCENARIOS: readonly AsyncScenario[] = [
       ],
       fork: [say(tool('Read', { file_path: '{{cwd}}/a.txt' })), say(text('a.txt has three lines.'))],
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       expectSent(
         rec,
