@@ -360,28 +360,26 @@ export async function runPrint(
     } else {
       const stopWatch = approvals ? watchApprovals(rt, sessionId, io) : () => Promise.resolve();
       try {
-        // As Claude Code 2.1.328 (recording agent-background): a turn's result line is held while
-        // background tasks run, and goes out right before the result of the turn a finished
-        // task's notification starts; the process stays until none runs, and each notification
-        // turn prints its own messages and result line.
-        let held: SDKMessage | undefined;
+        // As Claude Code 2.1.328 (recordings agent-background, agent-parallel-background): a
+        // turn's result line is held while background tasks run, with those of the turns that
+        // finished tasks' notifications start; they all go out, in order, once none runs (right
+        // after the last turn's messages). The process stays until then.
+        const held: SDKMessage[] = [];
         for await (const msg of engine.submitMessage(prompt, options)) {
           if (msg.type === 'result') {
             result = msg;
-            held = msg;
+            held.push(msg);
           } else emit(msg, flags, io);
         }
         for await (const msg of engine.followTasks()) {
-          if (held && msg.type === 'result') {
-            emit(held, flags, io);
-            held = undefined;
-          }
-          emit(msg, flags, io);
-          if (msg.type === 'result') result = msg;
+          if (msg.type === 'result') {
+            result = msg;
+            held.push(msg);
+          } else emit(msg, flags, io);
         }
-        if (held && stoppedTasks !== undefined)
-          held = result = tasksStoppedResult(held as SDKResultMessage, stoppedTasks);
-        if (held) emit(held, flags, io);
+        if (held.length > 0 && stoppedTasks !== undefined)
+          held[held.length - 1] = result = tasksStoppedResult(held[held.length - 1] as SDKResultMessage, stoppedTasks);
+        for (const r of held) emit(r, flags, io);
       } finally {
         await stopWatch();
       }
