@@ -784,10 +784,7 @@ export class QueryEngine {
       const prompt = calls.get(id) ?? '';
       if (task.owner === 'session') {
         // As Claude Code: the running set with it, then its start (its run comes when it ends).
-        yield backgroundTasksChanged(this.sessionId, [
-          ...found.all.filter((t) => t !== task),
-          { ...task, status: 'running' },
-        ]);
+        yield backgroundTasksChanged(this.sessionId, runningAtLaunch(task, found.all, [...calls.keys()]));
         yield taskStartedMessage(this.sessionId, task, prompt);
         continue;
       }
@@ -958,4 +955,28 @@ export class QueryEngine {
       poll.abort();
     }
   }
+}
+
+/**
+ * The session's background agents running when `task` was launched, in launch order, it last:
+ * those launched before it (an earlier call of the same response by call order, `calls`; others by
+ * start time) and not ended by then. Claude Code launches a response's Agent calls one by one, so
+ * its `background_tasks_changed` grows by one per call (recorded: agent-parallel-background).
+ */
+export function runningAtLaunch(task: TaskRecord, all: readonly TaskRecord[], calls: readonly string[]): TaskRecord[] {
+  const at = (t: TaskRecord): number => calls.indexOf(t.toolUseId);
+  const before = (a: TaskRecord, b: TaskRecord): number =>
+    at(a) >= 0 && at(b) >= 0 && a.startedBy === b.startedBy ? at(a) - at(b) : a.startedAtMs - b.startedAtMs;
+  return all
+    .filter(
+      (t) =>
+        t !== task &&
+        t.kind === 'agent' &&
+        t.owner === 'session' &&
+        before(t, task) < 0 &&
+        (t.endedAtMs === undefined || t.endedAtMs > task.startedAtMs),
+    )
+    .sort(before)
+    .map((t) => ({ ...t, status: 'running' as const }))
+    .concat([{ ...task, status: 'running' }]);
 }

@@ -57,17 +57,42 @@ function apiMessageId(m: StreamMessage): string | undefined {
 
 /**
  * Puts a stream in a canonical order: within one model response (assistant messages sharing a
- * `message.id` and the tool results that follow them) assistant messages come first, then the
- * tool results in the order of the tool calls, each after its `system/permission_denied` if it
- * has one. Tool results arrive in completion order, which neither CLI promises, and Claude Code
- * interleaves them with the blocks of the response still streaming.
+ * `message.id` and the tool results that follow them) assistant messages come first, then, call by
+ * call in the order of the tool calls, its `system/permission_denied` if it has one, the messages
+ * its run streamed (an Agent call's task messages and its agent's own messages, with the
+ * `background_tasks_changed` before its start), then its results. Tool results arrive in
+ * completion order, which neither CLI promises, and Claude Code interleaves them, and a call's
+ * run, with the blocks of the response still streaming.
  */
 export function canonicalOrder(messages: readonly StreamMessage[]): StreamMessage[] {
   const out: StreamMessage[] = [];
   let assistants: StreamMessage[] = [];
   let users: StreamMessage[] = [];
   let denials = new Map<string, StreamMessage>();
+  /** Messages of a call's run, by its tool_use id; `loose` waits for the next one's call. */
+  let runs = new Map<string, StreamMessage[]>();
+  let loose: StreamMessage[] = [];
+  let taskCalls = new Map<string, string>();
   let currentId: string | undefined;
+  const callIds = (): Set<string> => {
+    const ids = new Set<string>();
+    for (const a of assistants)
+      for (const b of contentBlocks(a)) if (b['type'] === 'tool_use') ids.add(String(b['id']));
+    return ids;
+  };
+  /** The call of the response whose run `m` belongs to, if any. */
+  const runOf = (m: StreamMessage): string | undefined => {
+    const ids = callIds();
+    const parent = m['parent_tool_use_id'];
+    if (typeof parent === 'string' && ids.has(parent)) return parent;
+    if (m['type'] !== 'system') return undefined;
+    const use = m['tool_use_id'];
+    if (typeof use === 'string' && ids.has(use)) {
+      if (typeof m['task_id'] === 'string') taskCalls.set(m['task_id'], use);
+      return use;
+    }
+    return typeof m['task_id'] === 'string' ? taskCalls.get(m['task_id']) : undefined;
+  };
   const resultId = (u: StreamMessage): string =>
     String(contentBlocks(u).find((b) => b['type'] === 'tool_result')?.['tool_use_id']);
   const flush = (): void => {
@@ -78,19 +103,34 @@ export function canonicalOrder(messages: readonly StreamMessage[]): StreamMessag
     const rank = (u: StreamMessage): number => order.get(resultId(u)) ?? Number.MAX_SAFE_INTEGER;
     out.push(...assistants);
     const sorted = users.map((u, i) => ({ u, i })).sort((x, y) => rank(x.u) - rank(y.u) || x.i - y.i);
+    const ran = new Set<string>();
     for (const { u } of sorted) {
-      const denial = denials.get(resultId(u));
+      const id = resultId(u);
+      const denial = denials.get(id);
       if (denial) out.push(denial);
-      denials.delete(resultId(u));
+      denials.delete(id);
+      if (!ran.has(id)) out.push(...(runs.get(id) ?? []));
+      ran.add(id);
       out.push(u);
     }
     out.push(...denials.values());
+    for (const [id, ms] of runs) if (!ran.has(id)) out.push(...ms);
+    out.push(...loose);
     assistants = [];
     users = [];
     denials = new Map();
+    runs = new Map();
+    loose = [];
+    taskCalls = new Map();
   };
   for (const m of messages) {
-    if (m['type'] === 'assistant') {
+    const run = assistants.length > 0 ? runOf(m) : undefined;
+    if (run !== undefined) {
+      runs.set(run, [...(runs.get(run) ?? []), ...loose, m]);
+      loose = [];
+    } else if (label(m) === 'system/background_tasks_changed' && assistants.length > 0) {
+      loose.push(m);
+    } else if (m['type'] === 'assistant') {
       const id = apiMessageId(m);
       if (id !== currentId) flush();
       currentId = id;

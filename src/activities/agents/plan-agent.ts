@@ -14,6 +14,7 @@ import {
   DEFAULT_AGENT_TYPE,
   FORK_AGENT_TYPE,
   agentTools,
+  hasOwnToolList,
   compareAgentNames,
   findAgent,
 } from '../../common/agents';
@@ -28,6 +29,7 @@ import { firstLine } from '../../common/summary';
 import { resolveModelAlias } from '../../config/model-aliases';
 import { putContextContent } from '../../store/context-content';
 import { storePrompt } from '../../store/prompt-content';
+import { uuidV5 } from '../../store/uuid';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { validationErrorDetail, validationErrorText } from '../tools/execute';
 import { toolUseError } from '../tools/format';
@@ -137,6 +139,7 @@ export function createPlanAgent(store: TranscriptStore): (input: PlanAgentInput)
       agentType: fork ? FORK_AGENT_TYPE : type,
       model,
       tools: fork ? [...i.parentTools] : agentTools(def ?? {}, i.parentTools, i.depth, i.maxSpawnDepth),
+      ...(!fork && def && hasOwnToolList(def) ? { ownToolList: true as const } : {}),
       background,
       requested,
       description: input.description.slice(0, TASK_DESCRIPTION_CHARS),
@@ -181,11 +184,12 @@ function modelOf(input: AgentInput, def: AgentDefinition | undefined, parentMode
  * the directive, hanging from the parent's assistant line, written as the fork's own turn's line.
  */
 async function writeForkStart(store: TranscriptStore, i: PlanAgentInput, directive: string): Promise<void> {
+  const turnId = agentTurnWorkflowId(i.sessionId, i.agentId, 1);
   const entry: TranscriptEntry = {
     v: TRANSCRIPT_SCHEMA_VERSION,
     type: 'user',
     uuid: i.promptUuid,
-    parentUuid: i.assistantUuid,
+    parentUuid: await forkCallLine(store, i, turnId),
     sessionId: i.sessionId,
     timestamp: new Date().toISOString(),
     message: {
@@ -195,8 +199,40 @@ async function writeForkStart(store: TranscriptStore, i: PlanAgentInput, directi
         { type: 'text', text: forkDirectiveText(directive) },
       ],
     },
-    turnId: agentTurnWorkflowId(i.sessionId, i.agentId, 1),
+    turnId,
     cwd: i.cwd,
   };
   await store.append(entry);
+}
+
+/**
+ * The line a fork's conversation continues from: the parent's call, as Claude Code 2.1.328 gives
+ * it to the fork (recorded in agent-fork): that response's Agent tool_use block only, without the
+ * text or other calls beside it. A copy with just that block (a line of the fork, no usage) when
+ * the response has more; the parent's line itself otherwise.
+ * @returns its uuid (derived from the fork's first line: the same on a retry)
+ */
+async function forkCallLine(store: TranscriptStore, i: PlanAgentInput, turnId: string): Promise<string> {
+  const call = await store.get(i.sessionId, i.assistantUuid);
+  const content = call?.message?.content;
+  if (!call?.message || !Array.isArray(content)) return i.assistantUuid;
+  const own = content.filter((b) => b.type === 'tool_use' && b.id === i.toolUseId);
+  if (own.length === 0 || own.length === content.length) return i.assistantUuid;
+  const uuid = uuidV5(`${i.promptUuid}/fork-call`);
+  await store.append({
+    v: TRANSCRIPT_SCHEMA_VERSION,
+    type: 'assistant',
+    uuid,
+    parentUuid: call.parentUuid,
+    sessionId: i.sessionId,
+    timestamp: call.timestamp,
+    message: {
+      role: 'assistant',
+      content: own,
+      ...(call.message.model !== undefined ? { model: call.message.model } : {}),
+    },
+    turnId,
+    cwd: i.cwd,
+  } as TranscriptEntry);
+  return uuid;
 }

@@ -72,7 +72,7 @@ export const AGENT_CONTROL_SCENARIOS: readonly AsyncScenario[] = [
       quick: [slow(300, say(text('Quick done.')))],
       slow: [slow(2500, say(text('Slow done.')))],
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       expectSent(rec, 'toolu_as_main_0_0', agentLaunched('<agent:1>'));
       expectSent(rec, 'toolu_as_main_0_1', agentLaunched('<agent:2>'));
