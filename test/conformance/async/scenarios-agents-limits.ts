@@ -161,7 +161,7 @@ export const AGENT_LIMIT_SCENARIOS: readonly AsyncScenario[] = [
       ],
       bad: texts('A bad call ran anyway.'),
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       expectSent(
         rec,
