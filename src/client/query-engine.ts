@@ -32,7 +32,12 @@ import { putDefinitions } from '../store/definitions';
 import type { AgentDefinition } from '../common/agents';
 import { putAgentList, sessionAgentTypes } from './agent-types';
 import type { SubagentStreamDeps } from './subagent-stream';
-import { agentRunMessages, backgroundTasksChanged, taskStartedMessage } from './subagent-stream';
+import {
+  agentRunMessages,
+  backgroundTasksChanged,
+  interruptedAgentMessage,
+  taskStartedMessage,
+} from './subagent-stream';
 import type { SubagentStats, TaskRecord } from '../common/tasks';
 import { emptySubagentStats } from '../common/tasks';
 import type { UserPrompt } from '../common/user-prompt';
@@ -591,12 +596,16 @@ export class QueryEngine {
         if (uuid === undefined) continue;
         const entry = await this.readEntry(uuid);
         const msgs = entry ? entryToSdkMessages(entry) : [];
-        if (entry && this.opts.defaults.subagents) yield* this.agentMessages(entry, agentCalls, pos.turnWorkflowId);
+        const after: SDKMessage[] = [];
+        if (entry && this.opts.defaults.subagents) {
+          yield* this.agentMessages(entry, agentCalls, pos.turnWorkflowId, after);
+        }
         // A response's stream events (the rest of them) come before its assistant messages.
         const partial = this.partialMessages();
         if (partial && entry?.type === 'assistant') yield* await partial.drain(uuid);
         this.position = { turnWorkflowId: pos.turnWorkflowId, offset: offset + 1, ...keep };
         yield* msgs;
+        yield* after;
       }
       // Then the stream events of the call in flight (after the lines recorded before it).
       const partial = this.partialMessages();
@@ -728,26 +737,40 @@ export class QueryEngine {
   /**
    * The messages of the agents an entry concerns, as Claude Code streams them before it: an
    * assistant line's Agent calls are noted; before the line with their results, a foreground
-   * agent's whole run ({@link agentRunMessages}) and a background agent's `task_started`.
+   * agent's whole run ({@link agentRunMessages}) and a background agent's `task_started`. A
+   * `SendMessage` that resumed a finished agent starts its next run: its `task_started` too, with
+   * the message as the prompt (recording agent-send-message). A `TaskStop` of a background agent
+   * ends its run before the call's result (its run's messages go first) and its conversation
+   * after it (`[Request interrupted by user]`, pushed to `after`; recording agent-task-stop).
    */
   private async *agentMessages(
     entry: TranscriptEntry,
     calls: Map<string, string>,
     turnWorkflowId: string,
+    after: SDKMessage[],
   ): AsyncGenerator<SDKMessage, void, undefined> {
     const blocks = (Array.isArray(entry.message?.content) ? entry.message.content : []) as Array<
       Record<string, unknown>
     >;
     if (entry.type === 'assistant') {
       for (const b of blocks) {
-        if (b['type'] !== 'tool_use' || b['name'] !== 'Agent') continue;
-        const input = (b['input'] ?? {}) as Record<string, unknown>;
-        calls.set(String(b['id']), typeof input['prompt'] === 'string' ? input['prompt'] : '');
+        const field = { Agent: 'prompt', SendMessage: 'message', TaskStop: 'task_id' }[String(b['name'])];
+        if (b['type'] !== 'tool_use' || field === undefined) continue;
+        const value = ((b['input'] ?? {}) as Record<string, unknown>)[field];
+        calls.set(String(b['id']), typeof value === 'string' ? value : '');
       }
       return;
     }
+    if (entry.toolRun?.tool === 'TaskStop') {
+      const stop = blocks.find((b) => b['type'] === 'tool_result' && calls.has(String(b['tool_use_id'])));
+      if (stop && stop['is_error'] !== true) yield* this.stoppedAgent(calls.get(String(stop['tool_use_id'])) ?? '', after);
+      return;
+    }
+    // A SendMessage result starts a run only when it resumed the agent (not queued, not refused).
+    const resumed = (entry.toolUseResult as { resumedAgentId?: unknown } | undefined)?.resumedAgentId !== undefined;
     const answered = blocks
       .filter((b) => b['type'] === 'tool_result' && calls.has(String(b['tool_use_id'])))
+      .filter((b) => entry.toolRun?.tool !== 'SendMessage' || resumed)
       .map((b) => String(b['tool_use_id']));
     for (const id of answered) {
       const found = await this.agentTaskOf(id, turnWorkflowId);
@@ -765,6 +788,30 @@ export class QueryEngine {
       }
       this.streamedRuns.add(task.runId);
       yield* agentRunMessages(this.subagentDeps(), task, { started: true, prompt });
+    }
+  }
+
+  /** A background agent a TaskStop ended: its run's messages and the running set now; its interrupt marker to `after`. */
+  private async *stoppedAgent(taskId: string, after: SDKMessage[]): AsyncGenerator<SDKMessage, void, undefined> {
+    const deadline = Date.now() + SESSION_APPLY_WAIT_MS;
+    for (;;) {
+      let all: TaskRecord[];
+      try {
+        all = (await this.sessionHandle().query(sessionStatusQuery)).tasks ?? [];
+      } catch {
+        return;
+      }
+      const task = all.find((t) => t.kind === 'agent' && t.owner === 'session' && t.taskId === taskId);
+      if (!task || this.streamedRuns.has(task.runId)) return;
+      if (task.status !== 'running') {
+        this.streamedRuns.add(task.runId);
+        yield* agentRunMessages(this.subagentDeps(), task, { started: false });
+        yield backgroundTasksChanged(this.sessionId, all);
+        if (task.status === 'killed') after.push(interruptedAgentMessage(this.sessionId, task));
+        return;
+      }
+      if (Date.now() >= deadline) return;
+      await sleep(20);
     }
   }
 
@@ -884,6 +931,19 @@ export class QueryEngine {
       const running = (s.tasks ?? []).some((t) => t.status === 'running' && t.owner === 'session' && t.kind !== 'cron');
       if (!running && !s.notificationsQueued && !s.busy) return;
       await sleep(Math.max(poll, 100));
+    }
+  }
+
+  /**
+   * Whether a background agent of the session runs now (`-p` holds its result lines meanwhile,
+   * as Claude Code's). False when the session cannot answer.
+   */
+  async backgroundAgentsRunning(): Promise<boolean> {
+    try {
+      const s = await this.sessionHandle().query(sessionStatusQuery);
+      return (s.tasks ?? []).some((t) => t.kind === 'agent' && t.owner === 'session' && t.status === 'running');
+    } catch {
+      return false;
     }
   }
 

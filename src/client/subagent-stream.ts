@@ -231,25 +231,49 @@ export async function* agentRunMessages(
     session_id: d.sessionId,
   };
   yield updated;
+  // Recorded (agent-task-stop): a stopped agent's notification says `stopped`, its summary is its
+  // description, and it has no report and no usage.
   const notification: SDKTaskNotificationMessage = {
     type: 'system',
     subtype: 'task_notification',
     task_id: task.taskId,
     run_id: task.runId,
     tool_use_id: task.toolUseId,
-    status,
+    status: status === 'killed' ? 'stopped' : status,
     output_file: task.refs.outputFile ?? '',
-    summary,
-    ...(task.owner === 'session' ? { summary_is_report: true } : {}),
-    usage: {
-      total_tokens: task.usage?.totalTokens ?? 0,
-      tool_uses: task.usage?.toolUses ?? toolUses,
-      duration_ms: task.usage?.durationMs ?? endedAt - task.startedAtMs,
-    },
+    ...(status === 'killed'
+      ? { summary: task.description }
+      : {
+          summary,
+          ...(task.owner === 'session' ? { summary_is_report: true } : {}),
+          usage: {
+            total_tokens: task.usage?.totalTokens ?? 0,
+            tool_uses: task.usage?.toolUses ?? toolUses,
+            duration_ms: task.usage?.durationMs ?? endedAt - task.startedAtMs,
+          },
+        }),
     uuid: randomUUID(),
     session_id: d.sessionId,
   };
   yield notification;
+}
+
+/**
+ * The message a stopped agent's conversation ends with in the parent's stream, as Claude Code's
+ * (recording agent-task-stop: after the TaskStop result).
+ */
+export function interruptedAgentMessage(sessionId: string, task: TaskRecord): SDKMessage {
+  return {
+    type: 'user',
+    message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user]' }] },
+    parent_tool_use_id: task.toolUseId,
+    agent_id: task.taskId,
+    session_id: sessionId,
+    uuid: randomUUID(),
+    timestamp: new Date(task.endedAtMs ?? Date.now()).toISOString(),
+    subagent_type: task.agent?.agentType ?? 'general-purpose',
+    task_description: task.description,
+  } as SDKMessage;
 }
 
 /** `system/background_tasks_changed`: the session's running background agents (from its task table). */

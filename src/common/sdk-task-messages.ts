@@ -68,12 +68,14 @@ export interface SDKTaskNotificationMessage {
   task_id: string;
   run_id: string;
   tool_use_id: string;
-  status: 'completed' | 'failed' | 'killed';
+  /** `stopped`: a `TaskStop` (or an interrupt) ended it; `summary` is then its description and there is no `usage`. */
+  status: 'completed' | 'failed' | 'stopped';
   output_file: string;
   summary: string;
   /** True when `summary` is the agent's report (a background agent's notification). */
   summary_is_report?: boolean;
-  usage: SDKTaskUsage;
+  /** Absent for a stopped run. */
+  usage?: SDKTaskUsage;
   uuid: string;
   session_id: string;
 }

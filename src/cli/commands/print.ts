@@ -360,28 +360,39 @@ export async function runPrint(
     } else {
       const stopWatch = approvals ? watchApprovals(rt, sessionId, io) : () => Promise.resolve();
       try {
-        // As Claude Code 2.1.328 (recording agent-background): a turn's result line is held while
-        // background tasks run, and goes out right before the result of the turn a finished
-        // task's notification starts; the process stays until none runs, and each notification
-        // turn prints its own messages and result line.
-        let held: SDKMessage | undefined;
+        // As Claude Code 2.1.328 (recordings agent-background, agent-send-message, agent-task-stop,
+        // bash-background): a turn's result line is held while background agents run (a
+        // background command holds none), and the held lines go out, in order, once a turn ends
+        // with none running; the process stays until no task runs, and each notification turn
+        // prints its own messages and result line.
+        const held: SDKMessage[] = [];
+        const eng = engine;
+        const releaseIfIdle = async (): Promise<void> => {
+          if (held.length > 0 && !(await eng.backgroundAgentsRunning())) {
+            for (const m of held.splice(0)) emit(m, flags, io);
+          }
+        };
         for await (const msg of engine.submitMessage(prompt, options)) {
           if (msg.type === 'result') {
             result = msg;
-            held = msg;
+            held.push(msg);
           } else emit(msg, flags, io);
         }
+        await releaseIfIdle();
         for await (const msg of engine.followTasks()) {
-          if (held && msg.type === 'result') {
-            emit(held, flags, io);
-            held = undefined;
+          if (msg.type !== 'result') {
+            emit(msg, flags, io);
+            continue;
           }
-          emit(msg, flags, io);
-          if (msg.type === 'result') result = msg;
+          result = msg;
+          held.push(msg);
+          await releaseIfIdle();
         }
-        if (held && stoppedTasks !== undefined)
-          held = result = tasksStoppedResult(held as SDKResultMessage, stoppedTasks);
-        if (held) emit(held, flags, io);
+        const last = held.at(-1);
+        if (last && stoppedTasks !== undefined) {
+          held[held.length - 1] = result = tasksStoppedResult(last as SDKResultMessage, stoppedTasks);
+        }
+        for (const m of held) emit(m, flags, io);
       } finally {
         await stopWatch();
       }
