@@ -935,13 +935,17 @@ export class QueryEngine {
   }
 
   /**
-   * Whether a background agent of the session runs now (`-p` holds its result lines meanwhile,
-   * as Claude Code's). False when the session cannot answer.
+   * Whether a background agent of the session has a run whose end this engine has not streamed
+   * yet: one that runs, or ended since (`-p` holds its result lines meanwhile, as Claude Code's
+   * until the agent's `task_notification`). False when the session cannot answer.
    */
   async backgroundAgentsRunning(): Promise<boolean> {
     try {
       const s = await this.sessionHandle().query(sessionStatusQuery);
-      return (s.tasks ?? []).some((t) => t.kind === 'agent' && t.owner === 'session' && t.status === 'running');
+      return (s.tasks ?? []).some(
+        (t) =>
+          t.kind === 'agent' && t.owner === 'session' && (t.status === 'running' || !this.streamedRuns.has(t.runId)),
+      );
     } catch {
       return false;
     }

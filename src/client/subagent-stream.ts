@@ -130,7 +130,7 @@ export async function* agentRunMessages(
       : undefined;
   if (o.started) yield taskStartedMessage(d.sessionId, task, o.prompt ?? textOf(prompt?.message?.content));
   const fields = {
-    parent_tool_use_id: task.toolUseId,
+    parent_tool_use_id: task.agentToolUseId ?? task.toolUseId,
     agent_id: task.taskId,
     subagent_type: task.agent?.agentType ?? 'general-purpose',
     task_description: task.description,
@@ -266,7 +266,7 @@ export function interruptedAgentMessage(sessionId: string, task: TaskRecord): SD
   return {
     type: 'user',
     message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user]' }] },
-    parent_tool_use_id: task.toolUseId,
+    parent_tool_use_id: task.agentToolUseId ?? task.toolUseId,
     agent_id: task.taskId,
     session_id: sessionId,
     uuid: randomUUID(),

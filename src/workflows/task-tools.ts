@@ -336,6 +336,7 @@ export class TaskTools {
     };
     const resumed: TaskRecord = {
       ...record,
+      agentToolUseId: record.agentToolUseId ?? record.toolUseId,
       runId: run.runId,
       run: runNumber,
       status: 'running',
