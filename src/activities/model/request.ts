@@ -271,7 +271,9 @@ function skillListing(chain: readonly TranscriptEntry[]): Array<{ name: string; 
  * context: …`); a Stop hook's feedback and prompt-time context stay user messages.
  */
 function isHookSystemContext(entry: TranscriptEntry): boolean {
-  return entry.isMeta === true && entry.type === 'user' && entry['hookEvent'] === 'PostToolUse';
+  if (entry.isMeta !== true || entry.type !== 'user') return false;
+  // So is a message SendMessage delivered to a running agent (recording agent-running-list-send).
+  return entry['hookEvent'] === 'PostToolUse' || entry.coordinatorMessage === true;
 }
 
 /**

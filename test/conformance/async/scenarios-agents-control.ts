@@ -185,7 +185,7 @@ export const AGENT_CONTROL_SCENARIOS: readonly AsyncScenario[] = [
         say(text('Extra helper.')),
       ],
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       expectSent(
         rec,
