@@ -135,9 +135,10 @@ export async function* agentRunMessages(
     subagent_type: task.agent?.agentType ?? 'general-purpose',
     task_description: task.description,
   };
-  // Recorded: a foreground agent's stream opens with its prompt and leaves out its final report
-  // (the call's result); each progress message goes before its call. A background agent's has
-  // no prompt, its report, and each progress message after its call.
+  // Recorded: a foreground agent's stream opens with its prompt and has only its tool calls and
+  // their results (no text: not its report, the call's result, nor text beside a call); each
+  // progress message goes before its call. A background agent's has no prompt, all its messages,
+  // and each progress message after its call.
   const background = task.owner === 'session';
   if (!background) {
     yield {
@@ -169,7 +170,6 @@ export async function* agentRunMessages(
     }
     yield* rest;
   };
-  const lastAssistant = [...entries].reverse().find((e) => e.type === 'assistant');
   for (const e of entries) {
     if (e === prompt) continue;
     const msgs = entryToSdkMessages(e)
@@ -191,7 +191,8 @@ export async function* agentRunMessages(
       const use = blocks.find((b) => b.type === 'tool_use');
       for (const b of blocks) if (b.type === 'text' && b.text) summary = b.text;
       if (!use) {
-        if (background || e !== lastAssistant) yield m;
+        // A foreground agent's messages without a tool call (its text, its report) are not streamed.
+        if (background) yield m;
         continue;
       }
       toolUses++;

@@ -82,6 +82,8 @@ export interface AgentPlan {
   model: string;
   /** The tools it is offered, in order. */
   tools: string[];
+  /** {@link tools} is the type's own list (`TurnOptions.ownToolList`). */
+  ownToolList?: true;
   background: boolean;
   /** How the call asked for it (`run_in_background` true, false, or absent). */
   requested: AgentRequest;

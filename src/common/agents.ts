@@ -220,6 +220,14 @@ export function findAgent(agents: readonly AgentDefinition[], agentType: string)
 const allowsAll = (tools: readonly string[] | undefined): boolean => tools === undefined || tools.includes('*');
 
 /**
+ * Whether a type names its tools (`tools` without `*`): its agents are offered that list in its
+ * order; the others get the parent's set, sorted by name like every request (Claude Code 2.1.328).
+ */
+export function hasOwnToolList(def: Pick<AgentDefinition, 'tools'>): boolean {
+  return !allowsAll(def.tools);
+}
+
+/**
  * The tools an agent of type `def` is offered, in order: from what its parent is offered
  * (`parentTools`, in the parent's order), without {@link SUBAGENT_EXCLUDED_TOOLS}; a type with a
  * tool list gets exactly those of its list the session has, in its list's order; then its
@@ -275,4 +283,6 @@ export interface SubagentSettings {
   backgroundTasks?: boolean;
   /** Depth of the agent this turn runs (0: the session's own agent; a subagent's turn carries its depth). @default 0 */
   depth?: number;
+  /** The agent this turn runs is a fork (`subagent_type: "fork"`): it has its parent's conversation and listing. */
+  fork?: true;
 }

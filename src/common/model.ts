@@ -19,6 +19,11 @@ export interface CallModelInput {
   thinking?: ThinkingOptions;
   /** Names of the tools offered to the model. @default every built-in tool */
   tools?: string[];
+  /**
+   * `tools` is a subagent type's own list: offered in its order, without the deferred-tool
+   * placeholder, as Claude Code 2.1.328 does (others are sorted by name, the placeholder second to last).
+   */
+  ownToolList?: true;
   /** Content key (session content store) of the text replacing the default system prompt. */
   systemPromptKey?: string;
   /** Content key of the text appended to the system prompt. */
@@ -63,6 +68,11 @@ export interface CallModelInput {
     ref?: ContentRef;
     /** Types `Agent(<type>)` deny rules name: left out of the listing, as in Claude Code 2.1.328. */
     denied?: string[];
+    /**
+     * A subagent's listing: a `system` message of its own after its first tool results instead of
+     * a paragraph of the environment message (Claude Code 2.1.328, recorded in agent-foreground).
+     */
+    afterFirstResults?: true;
   };
   /** Tool-result budget settings of the turn (`CompactionOptions.toolResultBudget`). @default on, with its defaults */
   toolResultBudget?: ToolResultBudgetOptions;

@@ -50,6 +50,13 @@ export interface DeferralCandidate {
 export interface DeferralPlan {
   /** Whether ToolSearch (and the placeholder) are offered and some tools are held back. */
   active: boolean;
+  /**
+   * Whether the request carries {@link DEFERRED_TOOL_PLACEHOLDER}: when {@link active}, and also
+   * when tool search is on (`on`, a model with `tool_reference`, ToolSearch not disallowed) but
+   * nothing is deferred (a `--tools` list without ToolSearch, or no deferrable tool), as in
+   * Claude Code 2.1.328 (recorded: agent-foreground, deferral-matrix `--tools Read,WebFetch,NotebookEdit`).
+   */
+  placeholder: boolean;
   /** Names of the deferred tools, sorted (the order the model is told them). */
   deferred: string[];
 }
@@ -73,13 +80,15 @@ export function deferralPlan(args: {
   disallowed?: readonly string[];
   contextWindow: number;
 }): DeferralPlan {
-  const off: DeferralPlan = { active: false, deferred: [] };
+  const off: DeferralPlan = { active: false, deferred: [], placeholder: false };
   const mode = args.mode ?? 'on';
   if (mode === 'off' || !supportsToolReference(args.model)) return off;
-  if (args.listedTools && !args.listedTools.includes(TOOL_SEARCH_TOOL)) return off;
   if ((args.disallowed ?? []).some((r) => r === TOOL_SEARCH_TOOL)) return off;
+  // Tool search is on but defers nothing: the placeholder is sent all the same (`on` only).
+  const idle: DeferralPlan = { ...off, placeholder: mode === 'on' };
+  if (args.listedTools && !args.listedTools.includes(TOOL_SEARCH_TOOL)) return idle;
   const deferrable = args.candidates.filter((c) => c.mcp || DEFERRED_BY_DEFAULT.has(c.name));
-  if (deferrable.length === 0) return off;
+  if (deferrable.length === 0) return idle;
   if (mode.startsWith('auto')) {
     const percent = Number(mode.split(':')[1] ?? AUTO_DEFER_DEFAULT_PERCENT);
     const tokens = args.candidates.reduce((n, c) => n + Math.ceil(c.chars / 4), 0);
@@ -87,7 +96,7 @@ export function deferralPlan(args: {
       return off;
     }
   }
-  return { active: true, deferred: deferrable.map((c) => c.name).sort() };
+  return { active: true, deferred: deferrable.map((c) => c.name).sort(), placeholder: true };
 }
 
 /**

@@ -51,6 +51,11 @@ export interface TurnOptions {
   /** Tools offered to the model (default: all built-in tools). */
   tools?: string[];
   /**
+   * `tools` is a subagent type's own list (its `tools` frontmatter, not `*`): the requests offer
+   * exactly those, in that order (see {@link CallModelInput.ownToolList}).
+   */
+  ownToolList?: true;
+  /**
    * With the default tool set (`tools` absent) and an approver: the tools Claude Code 2.1.328's
    * SDK adds to it (src/common/tools.ts `APPROVER_DEFAULT_TOOL_NAMES`). Absent in turns recorded
    * before, whose tool list stays the default one.

@@ -12,6 +12,7 @@ import {
 } from '@temporalio/workflow';
 import type { AgentPlan, AgentRunInfo, AgentToolResult, PlanAgentInput } from '../common/agent-run';
 import { DEFAULT_MAX_SPAWN_DEPTH } from '../common/agents';
+import type { SubagentSettings } from '../common/agents';
 import { deniedAgentTypes } from '../engine/agent-rules';
 import { subagentPermissionMode } from '../engine/permissions';
 import { agentIdFromUuid, agentTurnWorkflowId, taskRunIdFromUuid } from '../common/ids';
@@ -62,14 +63,29 @@ export function modelToolNames(o: TurnOptions): string[] | undefined {
 }
 
 /**
- * What `callModel` needs to list the session's agent types to the model (the agent listing of the
- * environment message): only the session's own agent (depth 0) offered `Agent` gets it, as in
- * Claude Code 2.1.328; the list is the stored one (`agentsRef`), else the built-in types.
+ * What `callModel` needs to list the session's agent types to the model, as Claude Code 2.1.328
+ * does to an agent offered `Agent`: the session's own agent (depth 0) and a fork (its parent's
+ * conversation) in the environment message, a subagent in a system message after its first tool
+ * results. The list is the stored one (`agentsRef`), else the built-in types.
  */
 export function agentListingInput(o: TurnOptions): Pick<CallModelInput, 'agentTypes'> {
-  if (!o.subagents || (o.subagents.depth ?? 0) > 0 || !offeredTools(o).includes('Agent')) return {};
+  if (!o.subagents || !offeredTools(o).includes('Agent')) return {};
+  const own = (o.subagents.depth ?? 0) === 0 || o.subagents.fork === true;
   const denied = deniedAgentTypes(o.disallowedTools);
-  return { agentTypes: { ...(o.agentsRef ? { ref: o.agentsRef } : {}), ...(denied.length > 0 ? { denied } : {}) } };
+  return {
+    agentTypes: {
+      ...(o.agentsRef ? { ref: o.agentsRef } : {}),
+      ...(denied.length > 0 ? { denied } : {}),
+      ...(own ? {} : { afterFirstResults: true as const }),
+    },
+  };
+}
+
+/** The turn's subagent settings without what holds for its own agent only (a fork's mark). */
+function subagentsOf(o: TurnOptions): Omit<SubagentSettings, 'fork'> {
+  const { fork: _fork, ...rest } = o.subagents ?? {};
+  void _fork;
+  return rest;
 }
 
 /** The `Agent(<type>)` deny rules of a turn, for `planAgent` (nothing when there are none). */
@@ -399,6 +415,7 @@ export class TaskTools {
       ...rest,
       model: plan?.model ?? o.model,
       ...(plan ? { tools: plan.tools } : {}),
+      ...(plan?.ownToolList ? { ownToolList: true as const } : {}),
       limits,
       // The type's mode (frontmatter `permissionMode`) when it narrows the parent's, never wider.
       ...(plan?.permissionMode && subagentPermissionMode(o.permissionMode, plan.permissionMode) !== o.permissionMode
@@ -408,7 +425,7 @@ export class TaskTools {
       ...(fork && systemPromptKey !== undefined ? { systemPromptKey } : {}),
       ...(fork && appendSystemPromptKey !== undefined ? { appendSystemPromptKey } : {}),
       ...(!fork && plan?.systemPromptKey !== undefined ? { systemPromptKey: plan.systemPromptKey } : {}),
-      subagents: { ...o.subagents, depth: run.depth },
+      subagents: { ...subagentsOf(o), depth: run.depth, ...(fork ? { fork: true as const } : {}) },
     };
     return {
       v: WORKFLOW_STATE_VERSION,

@@ -455,6 +455,7 @@ class Turn {
         maxTokens: options.maxTokens,
         ...(options.thinking ? { thinking: options.thinking } : {}),
         ...(tools ? { tools } : {}),
+        ...(options.ownToolList ? { ownToolList: true as const } : {}),
         ...(options.systemPromptKey !== undefined ? { systemPromptKey: options.systemPromptKey } : {}),
         ...(options.appendSystemPromptKey !== undefined
           ? { appendSystemPromptKey: options.appendSystemPromptKey }

@@ -14,6 +14,7 @@ import {
   DEFAULT_AGENT_TYPE,
   FORK_AGENT_TYPE,
   agentTools,
+  hasOwnToolList,
   compareAgentNames,
   findAgent,
 } from '../../common/agents';
@@ -137,6 +138,7 @@ export function createPlanAgent(store: TranscriptStore): (input: PlanAgentInput)
       agentType: fork ? FORK_AGENT_TYPE : type,
       model,
       tools: fork ? [...i.parentTools] : agentTools(def ?? {}, i.parentTools, i.depth, i.maxSpawnDepth),
+      ...(!fork && def && hasOwnToolList(def) ? { ownToolList: true as const } : {}),
       background,
       requested,
       description: input.description.slice(0, TASK_DESCRIPTION_CHARS),

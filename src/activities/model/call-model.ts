@@ -376,6 +376,7 @@ export async function buildModelRequest(deps: ModelDeps, input: CallModelInput, 
       mode: input.toolSearch,
       model: input.model,
       ...(input.tools ? { listedTools: input.tools } : {}),
+      ...(input.ownToolList ? { ownList: true } : {}),
       contextWindow: deps.contextWindowFor?.(input.model) ?? contextWindowOf(input.model),
     },
     loadedToolNames(context.chain),
@@ -394,7 +395,11 @@ export async function buildModelRequest(deps: ModelDeps, input: CallModelInput, 
       replaced: budget.replaced,
       ...(offered.plan.active ? { deferredTools: offered.plan.deferred } : {}),
       ...(input.agentTypes
-        ? { agentListing: agentListing(await listedAgents(deps.store, input.sessionId, input.agentTypes)) }
+        ? {
+            [input.agentTypes.afterFirstResults ? 'agentListingAfterResults' : 'agentListing']: agentListing(
+              await listedAgents(deps.store, input.sessionId, input.agentTypes),
+            ),
+          }
         : {}),
     }),
     tools: offered.tools as Anthropic.Tool[],

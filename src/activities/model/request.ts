@@ -80,6 +80,8 @@ export interface BuildOptions {
   cleared?: ReadonlySet<string>;
   /** The agent types listed in the environment's message (`agentListing` of src/common/agents.ts). */
   agentListing?: string;
+  /** The agent types listed in a `system` message after the first tool results (a subagent's listing). */
+  agentListingAfterResults?: string;
   /** Tool results the tool-result budget replaced: tool_use id → the text sent (`./tool-result-budget.ts`). */
   replaced?: ReadonlyMap<string, string>;
 }
@@ -116,6 +118,8 @@ function loadsTools(block: Block): boolean {
  * - a tool_result whose tool_use id is in `opts.cleared` (microcompact, `./microcompact.ts`) is
  *   sent as Claude Code's `[Old tool result content cleared]`, keeping its `is_error`; one in
  *   `opts.replaced` (the tool-result budget) as its recorded `<persisted-output>` reference;
+ * - a subagent's agent-type listing (`opts.agentListingAfterResults`) is a `system` message right
+ *   after its first tool results, as Claude Code 2.1.328 sends it;
  * - the last block of the last message gets a `cache_control` breakpoint so that the next call
  *   of the session reads this whole prefix from the prompt cache.
  */
@@ -244,6 +248,11 @@ export function buildMessages(chain: readonly TranscriptEntry[], opts: BuildOpti
       role: 'system',
       content: [{ type: 'text', text: renderDeferredTools(opts.deferredTools) }],
     });
+  }
+  if (opts.agentListingAfterResults) {
+    const at = messages.findIndex((m) => m.role === 'user' && m.content.some((b) => b.type === 'tool_result'));
+    if (at >= 0)
+      messages.splice(at + 1, 0, { role: 'system', content: [{ type: 'text', text: opts.agentListingAfterResults }] });
   }
   repairToolResults(messages);
   const lastMsg = messages[messages.length - 1];

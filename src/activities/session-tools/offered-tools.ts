@@ -1,8 +1,9 @@
 /**
- * The `tools` of one request: the turn's built-in tools, Skill when the session has skills the
- * model may load, the StructuredOutput tool, the MCP tools, and, when tools are deferred
- * (Claude Code 2.1.328's ToolSearch), ToolSearch and the placeholder in front of the deferred
- * tools, which stay out of the request until a ToolSearch result in the conversation loaded them
+ * The `tools` of one request, in Claude Code 2.1.328's order: the turn's built-in tools, Skill when
+ * the session has skills the model may load, the StructuredOutput tool (all these by name), the
+ * MCP tools (by name), the deferred-tool placeholder second to last whenever tool search is on,
+ * and, when tools are deferred (ToolSearch), the deferred tools
+ * that stay out of the request until a ToolSearch result in the conversation loaded them
  * (they are then sent with `defer_loading: true`, which keeps the cached prefix: the API expands a
  * `tool_reference` where it stands). Which tools are loaded is read from the conversation itself,
  * so it survives resumes, continue-as-new and moves to another host with nothing in history.
@@ -31,6 +32,11 @@ export interface ToolSources {
   /** `--tools`, when given. */
   listedTools?: readonly string[];
   contextWindow: number;
+  /**
+   * The tools are an agent type's own list (its `tools` frontmatter): offered in that order, and
+   * without the placeholder (it is not on the list), as Claude Code 2.1.328 does.
+   */
+  ownList?: boolean;
 }
 
 /** The request's tools and what was deferred. */
@@ -59,6 +65,9 @@ export function loadedToolNames(chain: readonly TranscriptEntry[]): string[] {
   return out;
 }
 
+/** By name, by code unit (Claude Code's order of a request's tools). */
+const byName = (a: ModelToolSpec, b: ModelToolSpec): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
 /** Decides the request's tools (see the module comment). */
 export function offeredTools(src: ToolSources, loaded: readonly string[] = []): OfferedTools {
   const listed = (name: string): boolean => src.listedTools === undefined || src.listedTools.includes(name);
@@ -73,19 +82,24 @@ export function offeredTools(src: ToolSources, loaded: readonly string[] = []): 
   const deferredNames = new Set(plan.deferred);
   const deferred = new Map(candidates.filter((t) => deferredNames.has(t.name)).map((t) => [t.name, t]));
   const inline = (list: readonly ModelToolSpec[]): ModelToolSpec[] => list.filter((t) => !deferredNames.has(t.name));
-  const tools: RequestTool[] = [
+  const own = [
     ...inline(src.builtins),
     ...(src.skills && listed(SKILL_TOOL) ? [SKILL_TOOL_SPEC] : []),
     ...(plan.active ? [TOOL_SEARCH_TOOL_SPEC] : []),
     ...src.extra,
-    ...inline(src.mcp),
   ];
+  // Claude Code's order: its own tools by name, then the MCP tools by name (a type's own list keeps its order).
+  const tools: RequestTool[] = src.ownList
+    ? [...own, ...inline(src.mcp)]
+    : [...own.sort(byName), ...inline(src.mcp).sort(byName)];
+  if (plan.placeholder && !src.ownList) {
+    // Second to last, where Claude Code puts it.
+    tools.splice(Math.max(0, tools.length - 1), 0, DEFERRED_TOOL_PLACEHOLDER_SPEC as RequestTool);
+  }
   if (plan.active) {
-    tools.push(DEFERRED_TOOL_PLACEHOLDER_SPEC as RequestTool);
-    // Loaded built-in tools by name, then MCP tools, as Claude Code orders them.
+    // Loaded built-in tools by name, then MCP tools, after the rest (the cached prefix stays).
     const loadedSpecs = loaded.flatMap((n) => (deferred.has(n) ? [deferred.get(n) as ModelToolSpec] : []));
     const isMcp = (t: ModelToolSpec): boolean => src.mcp.includes(t);
-    const byName = (a: ModelToolSpec, b: ModelToolSpec): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     for (const t of [...loadedSpecs.filter((t) => !isMcp(t)).sort(byName), ...loadedSpecs.filter(isMcp).sort(byName)]) {
       tools.push({ ...t, defer_loading: true });
     }

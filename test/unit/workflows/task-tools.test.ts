@@ -1,5 +1,5 @@
 import type { TurnOptions } from '../../../src/common/turn';
-import { modelToolNames, offeredTools } from '../../../src/workflows/task-tools';
+import { agentListingInput, modelToolNames, offeredTools } from '../../../src/workflows/task-tools';
 
 const base: TurnOptions = { model: 'm', maxTokens: 100, limits: {}, permissionMode: 'default' };
 
@@ -32,5 +32,14 @@ describe('task tools: the tool names a turn gives callModel', () => {
   test('offeredTools: an agent at the spawn-depth limit is not offered Agent', () => {
     expect(offeredTools({ ...base, subagents: { depth: 1, maxSpawnDepth: 1 } })).not.toContain('Agent');
     expect(modelToolNames({ ...base, subagents: { depth: 1, maxSpawnDepth: 1 } })).toContain('ToolSearch');
+  });
+  test('agentListingInput: the own agent and a fork in the environment, a subagent after its first results, none without Agent', () => {
+    expect(agentListingInput({ ...base, subagents: {} })).toEqual({ agentTypes: {} });
+    expect(agentListingInput({ ...base, subagents: { depth: 1, fork: true } })).toEqual({ agentTypes: {} });
+    expect(agentListingInput({ ...base, subagents: { depth: 1 } })).toEqual({
+      agentTypes: { afterFirstResults: true },
+    });
+    expect(agentListingInput({ ...base, tools: ['Read'], subagents: { depth: 1 } })).toEqual({});
+    expect(agentListingInput(base)).toEqual({});
   });
 });

@@ -15,6 +15,28 @@ function line(type: 'user' | 'assistant', content: unknown): TranscriptEntry {
 }
 
 describe('request builder', () => {
+  test("buildMessages: a subagent's agent listing is a system message after its first tool results, and stays there", () => {
+    const chain = [
+      line('user', 'go'),
+      line('assistant', [{ type: 'tool_use', id: 't1', name: 'Bash', input: {} }]),
+      line('user', [{ type: 'tool_result', tool_use_id: 't1', content: 'a' }]),
+    ];
+    const listing = { agentListingAfterResults: 'Available agent types for the Agent tool:\n- x: y (Tools: *)' };
+    expect(buildMessages(chain, listing).map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'system']);
+    const later = buildMessages(
+      [
+        ...chain,
+        line('assistant', [{ type: 'tool_use', id: 't2', name: 'Bash', input: {} }]),
+        line('user', [{ type: 'tool_result', tool_use_id: 't2', content: 'b' }]),
+      ],
+      listing,
+    );
+    expect(later.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'system', 'assistant', 'user']);
+    expect(later[3]?.content).toEqual([{ type: 'text', text: listing.agentListingAfterResults }]);
+    // Before any tool result there is nowhere to put it yet.
+    expect(buildMessages([line('user', 'go')], listing).map((m) => m.role)).toEqual(['user']);
+  });
+
   test('buildMessages: consecutive tool_result lines merge into one user message', () => {
     const msgs = buildMessages([
       line('user', 'do it'),

@@ -81,7 +81,7 @@ describe('deferral (ToolSearch), as Claude Code 2.1.328 recorded it', () => {
     ]);
   });
 
-  test('loaded tools come from the ToolSearch results on the chain and join the tools with defer_loading, after the placeholder', () => {
+  test('loaded tools come from the ToolSearch results on the chain and join the tools with defer_loading, after the rest', () => {
     const chain = [
       {
         type: 'user',
@@ -113,11 +113,48 @@ describe('deferral (ToolSearch), as Claude Code 2.1.328 recorded it', () => {
     expect(o.tools.map((t) => `${t.name}${t.defer_loading ? ' (defer_loading)' : ''}`)).toEqual([
       'Read',
       'Skill',
-      'ToolSearch',
       'DeferredToolPlaceholder (defer_loading)',
+      'ToolSearch',
       'mcp__s__t1 (defer_loading)',
       'mcp__s__t7 (defer_loading)',
     ]);
     expect(o.plan.deferred).toEqual(Array.from({ length: 8 }, (_, i) => `mcp__s__t${i}`));
+  });
+
+  test('order: tools by name, MCP tools by name after them, the placeholder second to last (as recorded)', () => {
+    const variant = (id: string): string[] => recorded[id]?.requests[0]?.tools ?? [];
+    const names = (o: ReturnType<typeof offeredTools>): string[] =>
+      o.tools.map((t) => `${t.name}${t.defer_loading ? ' (defer_loading)' : ''}`);
+    const listed = ['Read', 'WebFetch', 'NotebookEdit'];
+    const src = { skills: false, extra: [], mode: 'on', model: 'claude-sonnet-5-5', contextWindow: 200_000 };
+    const spec = (name: string): ModelToolSpec => ({ name, description: name, input_schema: { type: 'object' } });
+    // `--tools` without ToolSearch: nothing deferred, the placeholder still sent.
+    expect(names(offeredTools({ ...src, builtins: listed.map(spec), mcp: [], listedTools: listed }))).toEqual(
+      variant('--tools Read,WebFetch,NotebookEdit'),
+    );
+    const few = ['mcp__few__few_3', 'mcp__few__few_1', 'mcp__few__few_2'].map(spec);
+    expect(names(offeredTools({ ...src, builtins: listed.map(spec), mcp: few, listedTools: listed }))).toEqual(
+      variant('--tools Read,WebFetch,NotebookEdit, 3 MCP tools'),
+    );
+    // Off, or `auto` under its threshold: no placeholder.
+    for (const mode of ['off', 'auto:50']) {
+      expect(names(offeredTools({ ...src, mode, builtins: listed.map(spec), mcp: [] }))).toEqual([
+        'NotebookEdit',
+        'Read',
+        'WebFetch',
+      ]);
+    }
+    // A subagent type's own list: its order, no placeholder.
+    expect(
+      names(
+        offeredTools({
+          ...src,
+          builtins: ['Read', 'Glob'].map(spec),
+          mcp: [],
+          listedTools: ['Read', 'Glob'],
+          ownList: true,
+        }),
+      ),
+    ).toEqual(['Read', 'Glob']);
   });
 });
