@@ -722,6 +722,13 @@ export class QueryEngine {
       sessionId: this.sessionId,
       cwd: this.opts.cwd,
       readEntry: (u) => this.readEntry(u),
+      tasks: async () => {
+        try {
+          return (await this.sessionHandle().query(sessionStatusQuery)).tasks ?? [];
+        } catch {
+          return [];
+        }
+      },
     };
   }
 

@@ -27,6 +27,8 @@ export interface SDKTaskStartedMessage {
   is_backgrounded: boolean;
   /** 1 for an agent the session's own agent started. */
   spawn_depth: number;
+  /** The task id of the agent that started this one (spawn depth 2 and more). */
+  parent_task_id?: string;
   task_type: 'local_agent';
   /** The agent's prompt. */
   prompt: string;

@@ -421,8 +421,8 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   {
     id: 'subagent-token-figure',
     kind: 'tool-result',
-    where: /^toolu_as_main_0_\d\.content$/,
-    scenarios: ['agent-custom-flag', 'agent-custom-file', 'agent-foreground', 'agent-depth-env'],
+    where: /^toolu_as_(main|d\d)_0_\d\.content$/,
+    scenarios: ['agent-custom-flag', 'agent-custom-file', 'agent-foreground', 'agent-depth-env', 'agent-depth'],
     reason:
       "The hand-back's `subagent_tokens` is the agent's last context size, which follows from its requests' size; the runner's environment message is shorter than 2.1.328's (no untrusted-download and curl lines), so the figure is lower. The rest of the hand-back matches.",
   },

@@ -31,7 +31,7 @@ export const AGENT_LIMIT_SCENARIOS: readonly AsyncScenario[] = [
       ),
       d7: texts('Level 7 done.'),
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       expect(toolNames(requestAt(rec, 'd1', 0))).toEqual(SUBAGENT_TOOLS);
       expect(toolNames(requestAt(rec, 'd2', 0))).toEqual(SUBAGENT_TOOLS);
