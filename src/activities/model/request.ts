@@ -251,7 +251,13 @@ export function buildMessages(chain: readonly TranscriptEntry[], opts: BuildOpti
   }
   if (opts.agentListingAfterResults) {
     const at = messages.findIndex((m) => m.role === 'user' && m.content.some((b) => b.type === 'tool_result'));
-    if (at >= 0)
+    const next = at >= 0 ? messages[at + 1] : undefined;
+    const first = next?.role === 'system' ? next.content[0] : undefined;
+    if (next && first?.type === 'text') {
+      // A system message already there (a message SendMessage delivered) follows the listing in
+      // the same text, as 2.1.328's (recording agent-running-list-send).
+      next.content[0] = { ...first, text: `${opts.agentListingAfterResults}\n\n${String(first['text'])}` } as Block;
+    } else if (at >= 0)
       messages.splice(at + 1, 0, { role: 'system', content: [{ type: 'text', text: opts.agentListingAfterResults }] });
   }
   repairToolResults(messages);
