@@ -770,7 +770,8 @@ export class QueryEngine {
     }
     if (entry.toolRun?.tool === 'TaskStop') {
       const stop = blocks.find((b) => b['type'] === 'tool_result' && calls.has(String(b['tool_use_id'])));
-      if (stop && stop['is_error'] !== true) yield* this.stoppedAgent(calls.get(String(stop['tool_use_id'])) ?? '', after);
+      if (stop && stop['is_error'] !== true)
+        yield* this.stoppedAgent(calls.get(String(stop['tool_use_id'])) ?? '', after);
       return;
     }
     // A SendMessage result starts a run only when it resumed the agent (not queued, not refused).

@@ -47,7 +47,9 @@ export function offeredTools(o: TurnOptions): string[] {
 
 /** An agent at the spawn-depth limit: it is not offered `Agent` (CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH). */
 export function atSpawnDepthLimit(o: TurnOptions): boolean {
-  return o.subagents !== undefined && (o.subagents.depth ?? 0) >= (o.subagents.maxSpawnDepth ?? DEFAULT_MAX_SPAWN_DEPTH);
+  return (
+    o.subagents !== undefined && (o.subagents.depth ?? 0) >= (o.subagents.maxSpawnDepth ?? DEFAULT_MAX_SPAWN_DEPTH)
+  );
 }
 
 /**

@@ -216,7 +216,12 @@ export function coordinatorMessage(message: string): string {
 
 /** TaskStop's result. `command` is the agent's description or the command's start. */
 export function stoppedText(taskId: string, taskType: 'local_agent' | 'local_bash', command: string): TaskToolText {
-  const body = { message: `Successfully stopped task: ${taskId} (${command})`, task_id: taskId, task_type: taskType, command };
+  const body = {
+    message: `Successfully stopped task: ${taskId} (${command})`,
+    task_id: taskId,
+    task_type: taskType,
+    command,
+  };
   return { text: JSON.stringify(body), structured: body };
 }
 
@@ -241,7 +246,8 @@ export interface AgentRow {
 export function listAgentsText(sessionName: string, ref: string, rows: readonly AgentRow[]): TaskToolText {
   const head = `This session is ${sessionName} [${ref}] — the name other sessions use to message it (it is not listed below; a message to it would be a message to yourself).`;
   const lines = rows.map((r) => `  ${r.taskId}  ·  ${r.agentType}  ·  ${r.status}  ·  started ${r.ageSeconds}s ago`);
-  const listing = rows.length === 0 ? `${head}\n\nSubagents (0).` : `${head}\n\nSubagents (${rows.length}):\n${lines.join('\n')}`;
+  const listing =
+    rows.length === 0 ? `${head}\n\nSubagents (0).` : `${head}\n\nSubagents (${rows.length}):\n${lines.join('\n')}`;
   return {
     text: listing,
     structured: {

@@ -109,11 +109,7 @@ function hookSubject(input: RunHooksInput): string | undefined {
 }
 
 /** The text blocks of the context line an outcome adds for the model, or undefined. */
-function contextText(
-  input: RunHooksInput,
-  v: CombinedVerdict,
-  commands: readonly HookCommand[],
-): string[] | undefined {
+function contextText(input: RunHooksInput, v: CombinedVerdict, commands: readonly HookCommand[]): string[] | undefined {
   const parts = [...v.contexts];
   if (v.decision === 'block' && input.event === 'Stop') return [`Stop hook feedback:\n${v.reason ?? ''}`];
   const cmd = commands.map((c) => c.command).join(', ');

@@ -215,7 +215,10 @@ export function buildMessages(chain: readonly TranscriptEntry[], opts: BuildOpti
       const [feedback, ...rest] = blocksOf(entry.message.content as Array<Record<string, unknown>>);
       if (feedback && rest.length > 0) {
         push('user', [{ block: feedback, rank: RANK.other }]);
-        push('system', rest.map((block) => ({ block, rank: RANK.context })));
+        push(
+          'system',
+          rest.map((block) => ({ block, rank: RANK.context })),
+        );
         return;
       }
     }
