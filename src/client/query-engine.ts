@@ -776,9 +776,9 @@ export class QueryEngine {
     }
     // A SendMessage result starts a run only when it resumed the agent (not queued, not refused).
     const resumed = (entry.toolUseResult as { resumedAgentId?: unknown } | undefined)?.resumedAgentId !== undefined;
+    if (entry.toolRun?.tool === 'SendMessage' && !resumed) return;
     const answered = blocks
       .filter((b) => b['type'] === 'tool_result' && calls.has(String(b['tool_use_id'])))
-      .filter((b) => entry.toolRun?.tool !== 'SendMessage' || resumed)
       .map((b) => String(b['tool_use_id']));
     for (const id of answered) {
       const found = await this.agentTaskOf(id, turnWorkflowId);

@@ -72,7 +72,6 @@ describe('claude -p 2.1.328 asynchronous tools', () => {
       if (!withOurs) return;
       const oursRaw = await runAsync(s, 'ours', { keep: KEEP });
       const ours = normaliseRecording(oursRaw.recording, oursRaw.paths);
-      if (process.env['CB_DUMP']) require('node:fs').writeFileSync(process.env['CB_DUMP'], JSON.stringify(ours));
       checkRun(s, ours);
       const recorded = loadRecording(join(RECORDINGS_DIR, s.name));
       const diffs = compareRuns({ claude: asSideRun(recorded, 'claude'), ours: asSideRun(ours, 'ours') }).filter(
