@@ -801,35 +801,41 @@ export class QueryEngine {
 
   /** A background agent a TaskStop ended: its run's messages and the running set now; its interrupt marker to `after`. */
   private async *stoppedAgent(taskId: string, after: SDKMessage[]): AsyncGenerator<SDKMessage, void, undefined> {
-    const deadline = Date.now() + SESSION_APPLY_WAIT_MS;
-    for (;;) {
-      let all: TaskRecord[];
-      try {
-        all = (await this.sessionHandle().query(sessionStatusQuery)).tasks ?? [];
-      } catch {
-        return;
-      }
-      const task = all.find((t) => t.kind === 'agent' && t.owner === 'session' && t.taskId === taskId);
-      if (!task || this.streamedRuns.has(task.runId)) return;
-      if (task.status !== 'running') {
-        this.streamedRuns.add(task.runId);
-        yield* agentRunMessages(this.subagentDeps(), task, { started: false });
-        yield backgroundTasksChanged(this.sessionId, all);
-        if (task.status === 'killed') after.push(interruptedAgentMessage(this.sessionId, task));
-        return;
-      }
-      if (Date.now() >= deadline) return;
-      await sleep(20);
-    }
+    const found = await this.taskWhen(
+      (t) => t.taskId === taskId,
+      (t) => t.kind !== 'agent' || t.owner !== 'session' || t.status !== 'running',
+    );
+    const task = found?.task;
+    if (!found || task?.kind !== 'agent' || task.owner !== 'session' || task.status === 'running') return;
+    if (this.streamedRuns.has(task.runId)) return;
+    this.streamedRuns.add(task.runId);
+    yield* agentRunMessages(this.subagentDeps(), task, { started: false });
+    yield backgroundTasksChanged(this.sessionId, found.all);
+    if (task.status === 'killed') after.push(interruptedAgentMessage(this.sessionId, task));
   }
 
   /**
    * The task record of the agent an Agent call started, once a foreground one has ended (the
    * session folds its end in a few ms after the turn wrote the call's result; waits up to 5 s).
    */
-  private async agentTaskOf(
+  private agentTaskOf(
     toolUseId: string,
     turnWorkflowId: string,
+  ): Promise<{ task: TaskRecord | undefined; all: TaskRecord[] } | undefined> {
+    return this.taskWhen(
+      (t) => t.kind === 'agent' && t.toolUseId === toolUseId && t.startedBy === turnWorkflowId,
+      (t) => t.owner === 'session' || t.status !== 'running',
+    );
+  }
+
+  /**
+   * The session's task that `find` picks, once `ready` holds of it (asked every 20 ms for up to
+   * `SESSION_APPLY_WAIT_MS`; then as it is), with the whole table; undefined when the session
+   * cannot answer.
+   */
+  private async taskWhen(
+    find: (t: TaskRecord) => boolean,
+    ready: (t: TaskRecord) => boolean,
   ): Promise<{ task: TaskRecord | undefined; all: TaskRecord[] } | undefined> {
     const deadline = Date.now() + SESSION_APPLY_WAIT_MS;
     for (;;) {
@@ -839,9 +845,8 @@ export class QueryEngine {
       } catch {
         return undefined;
       }
-      const task = all.find((t) => t.kind === 'agent' && t.toolUseId === toolUseId && t.startedBy === turnWorkflowId);
-      if (task && (task.owner === 'session' || task.status !== 'running')) return { task, all };
-      if (Date.now() >= deadline) return { task, all };
+      const task = all.find(find);
+      if ((task && ready(task)) || Date.now() >= deadline) return { task, all };
       await sleep(20);
     }
   }
