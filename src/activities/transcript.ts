@@ -71,6 +71,7 @@ export function createRecordPrompt(
       message: { role: 'user', content },
       turnId: input.turnId,
       cwd: input.cwd,
+      ...(input.delivered ? { isMeta: true, coordinatorMessage: true } : {}),
     });
     return { uuid: entry.uuid, written };
   };

@@ -32,7 +32,12 @@ import { putDefinitions } from '../store/definitions';
 import type { AgentDefinition } from '../common/agents';
 import { putAgentList, sessionAgentTypes } from './agent-types';
 import type { SubagentStreamDeps } from './subagent-stream';
-import { agentRunMessages, backgroundTasksChanged, taskStartedMessage } from './subagent-stream';
+import {
+  agentRunMessages,
+  backgroundTasksChanged,
+  interruptedAgentMessage,
+  taskStartedMessage,
+} from './subagent-stream';
 import { ShellStream } from './shell-stream';
 import type { SubagentStats, TaskRecord } from '../common/tasks';
 import { emptySubagentStats } from '../common/tasks';
@@ -592,13 +597,17 @@ export class QueryEngine {
         if (uuid === undefined) continue;
         const entry = await this.readEntry(uuid);
         const msgs = entry ? entryToSdkMessages(entry) : [];
-        if (entry && this.opts.defaults.subagents) yield* this.agentMessages(entry, agentCalls, pos.turnWorkflowId);
+        const after: SDKMessage[] = [];
+        if (entry && this.opts.defaults.subagents) {
+          yield* this.agentMessages(entry, agentCalls, pos.turnWorkflowId, after);
+        }
         if (entry) yield* this.shells.before(entry);
         // A response's stream events (the rest of them) come before its assistant messages.
         const partial = this.partialMessages();
         if (partial && entry?.type === 'assistant') yield* await partial.drain(uuid);
         this.position = { turnWorkflowId: pos.turnWorkflowId, offset: offset + 1, ...keep };
         yield* msgs;
+        yield* after;
       }
       // Then the stream events of the call in flight (after the lines recorded before it).
       const partial = this.partialMessages();
@@ -717,15 +726,6 @@ export class QueryEngine {
     return this.shellStream;
   }
 
-  /**
-   * True while a background agent of the session runs (`-p` holds a turn's result line then, as
-   * 2.1.328 does; a background command does not hold it). False when the session cannot answer.
-   */
-  async backgroundAgentsRunning(): Promise<boolean> {
-    const tasks = await this.sessionTasks();
-    return (tasks ?? []).some((t) => t.kind === 'agent' && t.owner === 'session' && t.status === 'running');
-  }
-
   /** The session's task table, or undefined when the session cannot answer. */
   private async sessionTasks(): Promise<TaskRecord[] | undefined> {
     try {
@@ -741,6 +741,13 @@ export class QueryEngine {
       sessionId: this.sessionId,
       cwd: this.opts.cwd,
       readEntry: (u) => this.readEntry(u),
+      tasks: async () => {
+        try {
+          return (await this.sessionHandle().query(sessionStatusQuery)).tasks ?? [];
+        } catch {
+          return [];
+        }
+      },
     };
   }
 
@@ -756,24 +763,39 @@ export class QueryEngine {
   /**
    * The messages of the agents an entry concerns, as Claude Code streams them before it: an
    * assistant line's Agent calls are noted; before the line with their results, a foreground
-   * agent's whole run ({@link agentRunMessages}) and a background agent's `task_started`.
+   * agent's whole run ({@link agentRunMessages}) and a background agent's `task_started`. A
+   * `SendMessage` that resumed a finished agent starts its next run: its `task_started` too, with
+   * the message as the prompt (recording agent-send-message). A `TaskStop` of a background agent
+   * ends its run before the call's result (its run's messages go first) and its conversation
+   * after it (`[Request interrupted by user]`, pushed to `after`; recording agent-task-stop).
    */
   private async *agentMessages(
     entry: TranscriptEntry,
     calls: Map<string, string>,
     turnWorkflowId: string,
+    after: SDKMessage[],
   ): AsyncGenerator<SDKMessage, void, undefined> {
     const blocks = (Array.isArray(entry.message?.content) ? entry.message.content : []) as Array<
       Record<string, unknown>
     >;
     if (entry.type === 'assistant') {
       for (const b of blocks) {
-        if (b['type'] !== 'tool_use' || b['name'] !== 'Agent') continue;
-        const input = (b['input'] ?? {}) as Record<string, unknown>;
-        calls.set(String(b['id']), typeof input['prompt'] === 'string' ? input['prompt'] : '');
+        const field = { Agent: 'prompt', SendMessage: 'message', TaskStop: 'task_id' }[String(b['name'])];
+        if (b['type'] !== 'tool_use' || field === undefined) continue;
+        const value = ((b['input'] ?? {}) as Record<string, unknown>)[field];
+        calls.set(String(b['id']), typeof value === 'string' ? value : '');
       }
       return;
     }
+    if (entry.toolRun?.tool === 'TaskStop') {
+      const stop = blocks.find((b) => b['type'] === 'tool_result' && calls.has(String(b['tool_use_id'])));
+      if (stop && stop['is_error'] !== true)
+        yield* this.stoppedAgent(calls.get(String(stop['tool_use_id'])) ?? '', after);
+      return;
+    }
+    // A SendMessage result starts a run only when it resumed the agent (not queued, not refused).
+    const resumed = (entry.toolUseResult as { resumedAgentId?: unknown } | undefined)?.resumedAgentId !== undefined;
+    if (entry.toolRun?.tool === 'SendMessage' && !resumed) return;
     const answered = blocks
       .filter((b) => b['type'] === 'tool_result' && calls.has(String(b['tool_use_id'])))
       .map((b) => String(b['tool_use_id']));
@@ -793,13 +815,43 @@ export class QueryEngine {
     }
   }
 
+  /** A background agent a TaskStop ended: its run's messages and the running set now; its interrupt marker to `after`. */
+  private async *stoppedAgent(taskId: string, after: SDKMessage[]): AsyncGenerator<SDKMessage, void, undefined> {
+    const found = await this.taskWhen(
+      (t) => t.taskId === taskId,
+      (t) => t.kind !== 'agent' || t.owner !== 'session' || t.status !== 'running',
+    );
+    const task = found?.task;
+    if (!found || task?.kind !== 'agent' || task.owner !== 'session' || task.status === 'running') return;
+    if (this.streamedRuns.has(task.runId)) return;
+    this.streamedRuns.add(task.runId);
+    yield* agentRunMessages(this.subagentDeps(), task, { started: false });
+    yield backgroundTasksChanged(this.sessionId, found.all);
+    if (task.status === 'killed') after.push(interruptedAgentMessage(this.sessionId, task));
+  }
+
   /**
    * The task record of the agent an Agent call started, once a foreground one has ended (the
    * session folds its end in a few ms after the turn wrote the call's result; waits up to 5 s).
    */
-  private async agentTaskOf(
+  private agentTaskOf(
     toolUseId: string,
     turnWorkflowId: string,
+  ): Promise<{ task: TaskRecord | undefined; all: TaskRecord[] } | undefined> {
+    return this.taskWhen(
+      (t) => t.kind === 'agent' && t.toolUseId === toolUseId && t.startedBy === turnWorkflowId,
+      (t) => t.owner === 'session' || t.status !== 'running',
+    );
+  }
+
+  /**
+   * The session's task that `find` picks, once `ready` holds of it (asked every 20 ms for up to
+   * `SESSION_APPLY_WAIT_MS`; then as it is), with the whole table; undefined when the session
+   * cannot answer.
+   */
+  private async taskWhen(
+    find: (t: TaskRecord) => boolean,
+    ready: (t: TaskRecord) => boolean,
   ): Promise<{ task: TaskRecord | undefined; all: TaskRecord[] } | undefined> {
     const deadline = Date.now() + SESSION_APPLY_WAIT_MS;
     for (;;) {
@@ -809,9 +861,8 @@ export class QueryEngine {
       } catch {
         return undefined;
       }
-      const task = all.find((t) => t.kind === 'agent' && t.toolUseId === toolUseId && t.startedBy === turnWorkflowId);
-      if (task && (task.owner === 'session' || task.status !== 'running')) return { task, all };
-      if (Date.now() >= deadline) return { task, all };
+      const task = all.find(find);
+      if ((task && ready(task)) || Date.now() >= deadline) return { task, all };
       await sleep(20);
     }
   }
@@ -910,6 +961,23 @@ export class QueryEngine {
       const running = (s.tasks ?? []).some((t) => t.status === 'running' && t.owner === 'session' && t.kind !== 'cron');
       if (!running && !s.notificationsQueued && !s.busy) return;
       await sleep(Math.max(poll, 100));
+    }
+  }
+
+  /**
+   * Whether a background agent of the session has a run whose end this engine has not streamed
+   * yet: one that runs, or ended since (`-p` holds its result lines meanwhile, as Claude Code's
+   * until the agent's `task_notification`). False when the session cannot answer.
+   */
+  async backgroundAgentsRunning(): Promise<boolean> {
+    try {
+      const s = await this.sessionHandle().query(sessionStatusQuery);
+      return (s.tasks ?? []).some(
+        (t) =>
+          t.kind === 'agent' && t.owner === 'session' && (t.status === 'running' || !this.streamedRuns.has(t.runId)),
+      );
+    } catch {
+      return false;
     }
   }
 

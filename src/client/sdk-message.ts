@@ -156,6 +156,8 @@ export function entryToSdkMessage(e: TranscriptEntry): SDKMessage | null {
 export function entryToSdkMessages(e: TranscriptEntry): SDKMessage[] {
   // Hook output for the model (UserPromptSubmit) is context, not a message: Claude Code does not stream it.
   if (e['hookEvent'] === 'UserPromptSubmit') return [];
+  // Nor a message SendMessage delivered to a running agent (its system message for the model).
+  if (e.coordinatorMessage === true) return [];
   const whole = entryToSdkMessage(e);
   if (whole?.type === 'user') {
     const denied = permissionDenied(e);

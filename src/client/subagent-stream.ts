@@ -32,6 +32,8 @@ export interface SubagentStreamDeps {
   sessionId: string;
   cwd: string;
   readEntry(uuid: string): Promise<TranscriptEntry | undefined>;
+  /** The session's task table now (an agent's own agents are found in it); [] when it cannot answer. */
+  tasks?(): Promise<TaskRecord[]>;
 }
 
 /** Claude Code's progress text for a tool call (`Reading a.txt`, `Running <description>`). */
@@ -107,14 +109,17 @@ async function outcomeOf(client: Client, workflowId: string): Promise<TurnOutcom
 }
 
 /**
- * The messages of one ended run of an agent task, in Claude Code's order.
+ * The messages of one ended run of an agent task, in Claude Code's order. An agent's own agents
+ * (spawn depth 2 and more) show only as their `task_*` messages, between the call that started
+ * each and its result (recording agent-depth).
  * @param o.started also send its `task_started` (a background run's went out with its launch)
  * @param o.prompt the Agent call's `prompt` (else the agent's first line's text)
+ * @param o.nested an agent's own agent: its `system` messages only
  */
 export async function* agentRunMessages(
   d: SubagentStreamDeps,
   task: TaskRecord,
-  o: { started: boolean; prompt?: string },
+  o: { started: boolean; prompt?: string; nested?: boolean },
 ): AsyncGenerator<SDKMessage, void, undefined> {
   const outcome = await outcomeOf(d.client, task.workflowId);
   const entries: TranscriptEntry[] = [];
@@ -130,7 +135,7 @@ export async function* agentRunMessages(
       : undefined;
   if (o.started) yield taskStartedMessage(d.sessionId, task, o.prompt ?? textOf(prompt?.message?.content));
   const fields = {
-    parent_tool_use_id: task.toolUseId,
+    parent_tool_use_id: task.agentToolUseId ?? task.toolUseId,
     agent_id: task.taskId,
     subagent_type: task.agent?.agentType ?? 'general-purpose',
     task_description: task.description,
@@ -140,7 +145,14 @@ export async function* agentRunMessages(
   // progress message goes before its call. A background agent's has no prompt, all its messages,
   // and each progress message after its call.
   const background = task.owner === 'session';
-  if (!background) {
+  const nested = o.nested === true;
+  const own = (ms: readonly SDKMessage[]): SDKMessage[] => (nested ? ms.filter((m) => m.type === 'system') : [...ms]);
+  // The agents this one started, by the id of the Agent call that started each.
+  const children = new Map<string, TaskRecord>();
+  for (const t of (await d.tasks?.()) ?? []) {
+    if (t.kind === 'agent' && t.agent?.parentTaskId === task.taskId && t.owner === 'turn') children.set(t.toolUseId, t);
+  }
+  if (!background && !nested) {
     yield {
       type: 'user',
       message: { role: 'user', content: [{ type: 'text', text: o.prompt ?? textOf(prompt?.message?.content) }] },
@@ -155,20 +167,22 @@ export async function* agentRunMessages(
   /** The agent's tool calls waiting for their results: each goes out as progress, call, result. */
   const calls: Array<{ id: string; progress: SDKTaskProgressMessage; message: SDKMessage }> = [];
   /** The calls answered by `results` (in call order, up to the first not answered yet), each with its result. */
-  const flush = function* (results: SDKMessage[], all = false): Generator<SDKMessage> {
+  const flush = async function* (results: SDKMessage[], all = false): AsyncGenerator<SDKMessage> {
     const rest = [...results];
     while (calls.length > 0) {
       const c = calls[0]!;
       const answers = rest.filter((m) => resultIds(m).includes(c.id));
       if (answers.length === 0 && !all) break;
       calls.shift();
-      yield* background ? [c.message, c.progress] : [c.progress, c.message];
+      yield* own(background ? [c.message, c.progress] : [c.progress, c.message]);
+      const child = children.get(c.id);
+      if (child) yield* agentRunMessages(d, child, { started: true, nested: true });
       for (const a of answers) {
         rest.splice(rest.indexOf(a), 1);
-        yield a;
+        yield* own([a]);
       }
     }
-    yield* rest;
+    yield* own(rest);
   };
   for (const e of entries) {
     if (e === prompt) continue;
@@ -192,7 +206,7 @@ export async function* agentRunMessages(
       for (const b of blocks) if (b.type === 'text' && b.text) summary = b.text;
       if (!use) {
         // A foreground agent's messages without a tool call (its text, its report) are not streamed.
-        if (background) yield m;
+        if (background && !nested) yield m;
         continue;
       }
       toolUses++;
@@ -232,25 +246,49 @@ export async function* agentRunMessages(
     session_id: d.sessionId,
   };
   yield updated;
+  // Recorded (agent-task-stop): a stopped agent's notification says `stopped`, its summary is its
+  // description, and it has no report and no usage.
   const notification: SDKTaskNotificationMessage = {
     type: 'system',
     subtype: 'task_notification',
     task_id: task.taskId,
     run_id: task.runId,
     tool_use_id: task.toolUseId,
-    status,
+    status: status === 'killed' ? 'stopped' : status,
     output_file: task.refs.outputFile ?? '',
-    summary,
-    ...(task.owner === 'session' ? { summary_is_report: true } : {}),
-    usage: {
-      total_tokens: task.usage?.totalTokens ?? 0,
-      tool_uses: task.usage?.toolUses ?? toolUses,
-      duration_ms: task.usage?.durationMs ?? endedAt - task.startedAtMs,
-    },
+    ...(status === 'killed'
+      ? { summary: task.description }
+      : {
+          summary,
+          ...(task.owner === 'session' ? { summary_is_report: true } : {}),
+          usage: {
+            total_tokens: task.usage?.totalTokens ?? 0,
+            tool_uses: task.usage?.toolUses ?? toolUses,
+            duration_ms: task.usage?.durationMs ?? endedAt - task.startedAtMs,
+          },
+        }),
     uuid: randomUUID(),
     session_id: d.sessionId,
   };
   yield notification;
+}
+
+/**
+ * The message a stopped agent's conversation ends with in the parent's stream, as Claude Code's
+ * (recording agent-task-stop: after the TaskStop result).
+ */
+export function interruptedAgentMessage(sessionId: string, task: TaskRecord): SDKMessage {
+  return {
+    type: 'user',
+    message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user]' }] },
+    parent_tool_use_id: task.agentToolUseId ?? task.toolUseId,
+    agent_id: task.taskId,
+    session_id: sessionId,
+    uuid: randomUUID(),
+    timestamp: new Date(task.endedAtMs ?? Date.now()).toISOString(),
+    subagent_type: task.agent?.agentType ?? 'general-purpose',
+    task_description: task.description,
+  } as SDKMessage;
 }
 
 /**
@@ -294,6 +332,7 @@ export function taskStartedMessage(sessionId: string, task: TaskRecord, prompt: 
     subagent_type: task.agent?.agentType ?? 'general-purpose',
     is_backgrounded: task.owner === 'session',
     spawn_depth: task.agent?.depth ?? 1,
+    ...(task.agent?.parentTaskId !== undefined ? { parent_task_id: task.agent.parentTaskId } : {}),
     task_type: 'local_agent',
     prompt,
     uuid: randomUUID(),

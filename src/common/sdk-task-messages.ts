@@ -27,6 +27,8 @@ export interface SDKTaskStartedMessage {
   is_backgrounded: boolean;
   /** 1 for an agent the session's own agent started. */
   spawn_depth: number;
+  /** The task id of the agent that started this one (spawn depth 2 and more). */
+  parent_task_id?: string;
   task_type: 'local_agent';
   /** The agent's prompt. */
   prompt: string;
@@ -68,12 +70,14 @@ export interface SDKTaskNotificationMessage {
   task_id: string;
   run_id: string;
   tool_use_id: string;
-  status: 'completed' | 'failed' | 'killed';
+  /** `stopped`: a `TaskStop` (or an interrupt) ended it; `summary` is then its description and there is no `usage`. */
+  status: 'completed' | 'failed' | 'stopped';
   output_file: string;
   summary: string;
   /** True when `summary` is the agent's report (a background agent's notification). */
   summary_is_report?: boolean;
-  usage: SDKTaskUsage;
+  /** Absent for a stopped run. */
+  usage?: SDKTaskUsage;
   uuid: string;
   session_id: string;
 }

@@ -78,6 +78,11 @@ export interface TaskRecord {
   description: string;
   /** The tool call that started the current run (an `Agent`, or a `SendMessage` that resumed it). */
   toolUseId: string;
+  /**
+   * The `Agent` call that created the task, once a `SendMessage` resumed it (its runs' messages
+   * stay marked with it, as Claude Code's `parent_tool_use_id`); absent: {@link toolUseId}.
+   */
+  agentToolUseId?: string;
   /** Workflow id of the turn whose tool call started the run. */
   startedBy: string;
   /** Workflow time of the run's start and end, ms since the epoch. */

@@ -222,6 +222,12 @@ const TranscriptEntryFields = {
   /** Hooks (`src/activities/hooks/`): the event of a hook's context line; a hook run's outcome; the config. */
   hookEvent: z.string().optional(),
   /**
+   * On a message `SendMessage` delivered to a running agent (with `isMeta`): the model gets it as a
+   * mid-conversation `system` message after the tool results, and it is not streamed, as in
+   * Claude Code 2.1.328 (recording agent-running-list-send).
+   */
+  coordinatorMessage: z.boolean().optional(),
+  /**
    * On the notice of a prompt a UserPromptSubmit hook blocked: the lines of its turn (`turnId`)
    * are not part of the conversation (the next turn goes on from before the prompt).
    */

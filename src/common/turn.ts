@@ -198,6 +198,8 @@ export interface RecordPromptInput {
   /** When the turn recorded it (workflow time, ISO 8601). */
   timestamp: string;
   prompt: ContentRef;
+  /** A message `SendMessage` delivered to this running agent (see `TranscriptEntry.coordinatorMessage`). */
+  delivered?: true;
 }
 
 /** Input of `turnWorkflow`. */

@@ -42,9 +42,14 @@ export function offeredTools(o: TurnOptions): string[] {
     ...(o.subagents ? DEFAULT_TOOL_NAMES : DEFAULT_TOOL_NAMES.filter((n) => !isTaskTool(n))),
     ...(o.approverTools ?? []),
   ];
-  const depth = o.subagents?.depth ?? 0;
-  const max = o.subagents?.maxSpawnDepth ?? DEFAULT_MAX_SPAWN_DEPTH;
-  return all.filter((n) => !(isTaskTool(n) && !o.subagents) && !(n === 'Agent' && depth >= max));
+  return all.filter((n) => !(isTaskTool(n) && !o.subagents) && !(n === 'Agent' && atSpawnDepthLimit(o)));
+}
+
+/** An agent at the spawn-depth limit: it is not offered `Agent` (CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH). */
+export function atSpawnDepthLimit(o: TurnOptions): boolean {
+  return (
+    o.subagents !== undefined && (o.subagents.depth ?? 0) >= (o.subagents.maxSpawnDepth ?? DEFAULT_MAX_SPAWN_DEPTH)
+  );
 }
 
 /**
@@ -352,6 +357,7 @@ export class TaskTools {
     };
     const resumed: TaskRecord = {
       ...record,
+      agentToolUseId: record.agentToolUseId ?? record.toolUseId,
       runId: run.runId,
       run: runNumber,
       status: 'running',

@@ -25,7 +25,7 @@ import type { TurnState } from './turn-state';
 import type { WorkspaceFollower } from './workspace';
 import { toolFaultOf } from './failures';
 import type { TaskTools } from './task-tools';
-import { modelToolNames } from './task-tools';
+import { atSpawnDepthLimit, modelToolNames } from './task-tools';
 import { launchShellTask } from './shell-launch';
 import { WakeupTool } from './wakeup-tool';
 import { CronTool } from './cron-tool';
@@ -394,7 +394,9 @@ export class ToolRuns {
   private recordResult(r: RunToolSummary, pending: ToolUseSummary[]): void {
     const idx = pending.findIndex((u) => u.id === r.toolUseId);
     const use = idx >= 0 ? pending.splice(idx, 1)[0] : undefined;
-    this.state.recordToolResult(r, use);
+    // Claude Code 2.1.328 lists an Agent call the spawn-depth limit refused among the agent's
+    // tools used (recordings agent-depth, agent-depth-env): the tool is the agent's, only withheld.
+    this.state.recordToolResult(r, use, use?.name === 'Agent' && atSpawnDepthLimit(this.input.options));
   }
 }
 

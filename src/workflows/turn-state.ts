@@ -274,14 +274,15 @@ export class TurnState {
 
   /**
    * The tool_result of one call. Its line was planned under the leaf by the caller, so only the
-   * event is recorded here; read-file state and denials are updated.
+   * event is recorded here; read-file state and denials are updated. `used`: the call counts
+   * among the tools used although it failed.
    */
-  recordToolResult(result: RunToolSummary, use: ToolUseSummary | undefined): void {
+  recordToolResult(result: RunToolSummary, use: ToolUseSummary | undefined, used = false): void {
     const d = this.data;
     d.events.push(result.resultUuid);
     if (use) {
       d.toolUses = (d.toolUses ?? 0) + 1;
-      if (result.outcome === 'ok' && !(d.toolsUsed ?? []).includes(use.name)) {
+      if ((result.outcome === 'ok' || used) && !(d.toolsUsed ?? []).includes(use.name)) {
         d.toolsUsed = [...(d.toolsUsed ?? []), use.name].sort();
       }
     }

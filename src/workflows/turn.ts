@@ -193,6 +193,7 @@ class Turn {
         cwd: input.cwd,
         timestamp: this.now(),
         prompt: ref,
+        delivered: true as const,
       };
       await uninterruptible(() => this.acts.recordPrompt(line));
       this.state.appendLine(uuid, 'user');

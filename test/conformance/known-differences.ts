@@ -421,8 +421,16 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   {
     id: 'subagent-token-figure',
     kind: 'tool-result',
-    where: /^toolu_as_main_0_\d\.content$/,
-    scenarios: ['agent-custom-flag', 'agent-custom-file', 'agent-foreground', 'agent-fork-foreground'],
+    where: /^toolu_as_(main|d\d)_0_\d\.content$/,
+    scenarios: [
+      'agent-custom-flag',
+      'agent-custom-file',
+      'agent-foreground',
+      'agent-fork-foreground',
+      'agent-depth-env',
+      'agent-depth',
+      'agent-subagent-hooks',
+    ],
     reason:
       "The hand-back's `subagent_tokens` is the agent's last context size, which follows from its requests' size; the runner's environment message is shorter than 2.1.328's (no untrusted-download and curl lines), so the figure is lower. The rest of the hand-back matches.",
   },
@@ -433,6 +441,14 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     scenarios: ['agent-custom-flag'],
     reason:
       "Claude Code's Haiku subagents get a `<total_tokens>N tokens left</total_tokens>` system message after tool results; the runner sends the fixed line of the agent's system prompt only.",
+  },
+  {
+    id: 'hook-input-claude-only-fields',
+    kind: 'repository',
+    where: 'hooks.log',
+    scenarios: ['agent-subagent-hooks'],
+    reason:
+      "The hook commands log their input: the runner's transcript_path is empty and agent_transcript_path is the agent's output file (transcripts live in the runner's store, not in Claude Code's ~/.claude/projects files), and it sends no prompt_id, effort, background_tasks or session_crons. The events, their order, agent_id, agent_type, stop_hook_active and last_assistant_message match (the scenario's checks).",
   },
 ];
 

@@ -12,6 +12,7 @@ import type { TranscriptStore } from '../../store/transcript-store';
 import type { ToolResultLine } from './tool-result-line';
 import { writeToolResult } from './tool-result-line';
 import { writeOutputFile } from './output-file';
+import type { TaskToolText } from './texts';
 import {
   MISSING_TASK_ID,
   handbackText,
@@ -71,7 +72,14 @@ const ok = (text: string, structured?: unknown): LineBody => ({
   ...(structured !== undefined ? { structured } : {}),
   outcome: 'ok',
 });
-const failed = (text: string): LineBody => ({ content: text, isError: true, structured: text, outcome: 'error' });
+const okWith = (t: TaskToolText): LineBody => ok(t.text, t.structured);
+/** A failed call: `tool_use_result` is `Error: <message>` (without the `<tool_use_error>` wrapping), as Claude Code's. */
+const failed = (text: string): LineBody => ({
+  content: text,
+  isError: true,
+  structured: `Error: ${text.replace(/^<tool_use_error>([\s\S]*)<\/tool_use_error>$/, '$1')}`,
+  outcome: 'error',
+});
 
 async function lineOf(
   store: TranscriptStore,
@@ -92,22 +100,19 @@ async function lineOf(
         canContinueAgent: true,
       });
     case 'resumed':
-      return ok(resumedText(r.agentId));
+      return okWith(resumedText(r.agentId));
     case 'queued':
-      return ok(queuedText(r.agentId));
+      return okWith(queuedText(r.agentId));
     case 'unreachable':
-      return ok(unreachableText(r.to));
-    case 'stopped': {
-      // As 2.1.328: the same JSON as the text is the call's structured result.
-      const text = stoppedText(r.taskId, r.taskType ?? 'local_agent', r.description);
-      return ok(text, JSON.parse(text) as unknown);
-    }
+      return okWith(unreachableText(r.to));
+    case 'stopped':
+      return okWith(stoppedText(r.taskId, r.taskType ?? 'local_agent', r.description));
     case 'no-task':
       return failed(noTaskText(r.taskId));
     case 'missing-task-id':
       return failed(MISSING_TASK_ID);
     case 'list':
-      return ok(listAgentsText('agent-runner', sessionId.slice(0, 6), r.rows));
+      return okWith(listAgentsText('agent-runner', sessionId.slice(0, 6), r.rows));
     case 'unavailable':
       return failed(r.message);
   }

@@ -166,31 +166,47 @@ export function agentRef(agentId: string): string {
   return agentId.slice(-6);
 }
 
-/** SendMessage's result when it resumed a finished agent. */
-export function resumedText(agentId: string): string {
-  return JSON.stringify({
-    success: true,
-    message: `Resuming agent ${short(agentId)}`,
-    resumedAgentId: agentId,
-    pin: { id: agentId, name: agentId, ref: agentRef(agentId) },
-  });
+/** A task tool's result: the text the model gets and Claude Code's `tool_use_result`. */
+export interface TaskToolText {
+  text: string;
+  structured: unknown;
+}
+
+const pin = (agentId: string): { id: string; name: string; ref: string } => ({
+  id: agentId,
+  name: agentId,
+  ref: agentRef(agentId),
+});
+
+/** SendMessage's result when it resumed a finished agent (`tool_use_result` also names it revived). */
+export function resumedText(agentId: string): TaskToolText {
+  const message = `Resuming agent ${short(agentId)}`;
+  return {
+    text: JSON.stringify({ success: true, message, resumedAgentId: agentId, pin: pin(agentId) }),
+    structured: { success: true, message, resumedAgentId: agentId, revivedAgentId: agentId, pin: pin(agentId) },
+  };
 }
 
 /** SendMessage's result when the agent is running: the message waits for its next tool round. */
-export function queuedText(agentId: string): string {
-  return JSON.stringify({
+export function queuedText(agentId: string): TaskToolText {
+  const body = {
     success: true,
     message: `Message queued for delivery to ${agentId} at its next tool round. If it finishes first, it is resumed with the message and notifies again, so wait for that notification before resending.`,
-    pin: { id: agentId, name: agentId, ref: agentRef(agentId) },
-  });
+    pin: pin(agentId),
+  };
+  return { text: JSON.stringify(body), structured: body };
 }
 
-/** SendMessage to no agent. */
-export function unreachableText(to: string): string {
-  return JSON.stringify({
+/** SendMessage to no agent (`tool_use_result` adds the line the user sees). */
+export function unreachableText(to: string): TaskToolText {
+  const body = {
     success: false,
     message: `No agent named '${to}' is reachable.\nUse ListAgents to see everyone you can message.`,
-  });
+  };
+  return {
+    text: JSON.stringify(body),
+    structured: { ...body, display: `Not sent — no agent named '${to}' is reachable.` },
+  };
 }
 
 /** The message an agent gets from SendMessage (appended, or as the prompt of its next run). */
@@ -199,13 +215,14 @@ export function coordinatorMessage(message: string): string {
 }
 
 /** TaskStop's result. `command` is the agent's description or the command's start. */
-export function stoppedText(taskId: string, taskType: 'local_agent' | 'local_bash', command: string): string {
-  return JSON.stringify({
+export function stoppedText(taskId: string, taskType: 'local_agent' | 'local_bash', command: string): TaskToolText {
+  const body = {
     message: `Successfully stopped task: ${taskId} (${command})`,
     task_id: taskId,
     task_type: taskType,
     command,
-  });
+  };
+  return { text: JSON.stringify(body), structured: body };
 }
 
 /** TaskStop of no task. */
@@ -226,9 +243,23 @@ export interface AgentRow {
 }
 
 /** ListAgents' result. `sessionName` and `ref` name this session. */
-export function listAgentsText(sessionName: string, ref: string, rows: readonly AgentRow[]): string {
+export function listAgentsText(sessionName: string, ref: string, rows: readonly AgentRow[]): TaskToolText {
   const head = `This session is ${sessionName} [${ref}] — the name other sessions use to message it (it is not listed below; a message to it would be a message to yourself).`;
-  if (rows.length === 0) return `${head}\n\nSubagents (0).`;
   const lines = rows.map((r) => `  ${r.taskId}  ·  ${r.agentType}  ·  ${r.status}  ·  started ${r.ageSeconds}s ago`);
-  return `${head}\n\nSubagents (${rows.length}):\n${lines.join('\n')}`;
+  const listing =
+    rows.length === 0 ? `${head}\n\nSubagents (0).` : `${head}\n\nSubagents (${rows.length}):\n${lines.join('\n')}`;
+  return {
+    text: listing,
+    structured: {
+      listing,
+      sections: [
+        {
+          kind: 'subagents',
+          total: rows.length,
+          rows: rows.map((r) => ({ id: r.taskId, type: r.agentType, status: r.status })),
+        },
+      ],
+      notes: [],
+    },
+  };
 }

@@ -108,18 +108,24 @@ function hookSubject(input: RunHooksInput): string | undefined {
   return input.tool?.name;
 }
 
-/** The text of the context line an outcome adds for the model, or undefined. */
-function contextText(input: RunHooksInput, v: CombinedVerdict, commands: readonly HookCommand[]): string | undefined {
+/** The text blocks of the context line an outcome adds for the model, or undefined. */
+function contextText(input: RunHooksInput, v: CombinedVerdict, commands: readonly HookCommand[]): string[] | undefined {
   const parts = [...v.contexts];
-  if (v.decision === 'block' && input.event === 'Stop') return `Stop hook feedback:\n${v.reason ?? ''}`;
+  if (v.decision === 'block' && input.event === 'Stop') return [`Stop hook feedback:\n${v.reason ?? ''}`];
   const cmd = commands.map((c) => c.command).join(', ');
-  // A SubagentStop block reaches the agent in Claude Code 2.1.328's words (recorded: agent-subagent-hooks).
-  if (v.decision === 'block' && input.event === 'SubagentStop')
-    return `SubagentStop hook blocking error from command: "${cmd}": ${v.reason ?? ''}`;
+  // A SubagentStop block reaches the agent in Claude Code 2.1.328's words (recorded:
+  // agent-subagent-hooks): the feedback as a user message, the blocking error as a system one
+  // (the line's second block; see buildMessages).
+  if (v.decision === 'block' && input.event === 'SubagentStop') {
+    return [
+      `Stop hook feedback:\n${v.reason ?? ''}`,
+      `SubagentStop hook blocking error from command: "${cmd}": ${v.reason ?? ''}`,
+    ];
+  }
   if (v.decision === 'block' && input.event === 'PostToolUse') {
     parts.push(`PostToolUse:${input.tool?.name ?? ''} hook blocking error from command: "${cmd}": ${v.reason ?? ''}`);
   }
-  return parts.length ? parts.join('\n\n') : undefined;
+  return parts.length ? [parts.join('\n\n')] : undefined;
 }
 
 /**
@@ -241,7 +247,7 @@ export function createRunHooks(deps: RunHooksDeps): (input: RunHooksInput) => Pr
         parentUuid: input.contextLine.parentUuid,
         sessionId: input.sessionId,
         timestamp: new Date().toISOString(),
-        message: { role: 'user', content: [{ type: 'text', text }] },
+        message: { role: 'user', content: text.map((t) => ({ type: 'text', text: t })) },
         turnId: Context.current().info.workflowExecution?.workflowId ?? '',
         isMeta: true,
         hookEvent: input.event,

@@ -157,6 +157,21 @@ export function buildMessages(chain: readonly TranscriptEntry[], opts: BuildOpti
     }
     push('system', [{ block: { type: 'text', text }, rank: RANK.context }]);
   };
+  /**
+   * SubagentStart context: the start of the agent's environment message, as 2.1.328 sends it
+   * (recording agent-subagent-hooks). False when the environment is not the last message.
+   */
+  const prependToEnvironment = (entry: TranscriptEntry): boolean => {
+    const last = out[out.length - 1];
+    const env = last?.floating ? last.blocks[last.blocks.length - 1] : undefined;
+    const envText = env?.block.type === 'text' ? (env.block as { text: string }).text : undefined;
+    if (!env || envText === undefined) return false;
+    const texts = blocksOf(entry.message?.content as string | Array<Record<string, unknown>>)
+      .filter((b) => b.type === 'text')
+      .map((b) => (b as { text: string }).text);
+    env.block = { type: 'text', text: [...texts, envText].join('\n\n') };
+    return true;
+  };
   // Declared as a function so that `push` can call it (it pushes a system message itself).
   function flushMove(): void {
     const text = shell.takeUpdate();
@@ -193,6 +208,19 @@ export function buildMessages(chain: readonly TranscriptEntry[], opts: BuildOpti
         if (b.type === 'text') pushSystemParagraph((b as { text: string }).text);
       }
       return;
+    }
+    if (entry.isMeta && entry.hookEvent === 'SubagentStart' && prependToEnvironment(entry)) return;
+    if (entry.isMeta && entry.hookEvent === 'SubagentStop' && Array.isArray(entry.message.content)) {
+      // A block: the feedback as a user message, the blocking error as a system message (2.1.328).
+      const [feedback, ...rest] = blocksOf(entry.message.content as Array<Record<string, unknown>>);
+      if (feedback && rest.length > 0) {
+        push('user', [{ block: feedback, rank: RANK.other }]);
+        push(
+          'system',
+          rest.map((block) => ({ block, rank: RANK.context })),
+        );
+        return;
+      }
     }
     const blocks = blocksOf(entry.message.content as string | Array<Record<string, unknown>>)
       .filter((b) => !(b.type === 'text' && (b as { text: string }).text === ''))
@@ -251,7 +279,13 @@ export function buildMessages(chain: readonly TranscriptEntry[], opts: BuildOpti
   }
   if (opts.agentListingAfterResults) {
     const at = messages.findIndex((m) => m.role === 'user' && m.content.some((b) => b.type === 'tool_result'));
-    if (at >= 0)
+    const next = at >= 0 ? messages[at + 1] : undefined;
+    const first = next?.role === 'system' ? next.content[0] : undefined;
+    if (next && first?.type === 'text') {
+      // A system message already there (a message SendMessage delivered) follows the listing in
+      // the same text, as 2.1.328's (recording agent-running-list-send).
+      next.content[0] = { ...first, text: `${opts.agentListingAfterResults}\n\n${String(first['text'])}` } as Block;
+    } else if (at >= 0)
       messages.splice(at + 1, 0, { role: 'system', content: [{ type: 'text', text: opts.agentListingAfterResults }] });
   }
   repairToolResults(messages);
@@ -280,7 +314,9 @@ function skillListing(chain: readonly TranscriptEntry[]): Array<{ name: string; 
  * context: …`); a Stop hook's feedback and prompt-time context stay user messages.
  */
 function isHookSystemContext(entry: TranscriptEntry): boolean {
-  return entry.isMeta === true && entry.type === 'user' && entry['hookEvent'] === 'PostToolUse';
+  if (entry.isMeta !== true || entry.type !== 'user') return false;
+  // So is a message SendMessage delivered to a running agent (recording agent-running-list-send).
+  return entry['hookEvent'] === 'PostToolUse' || entry.coordinatorMessage === true;
 }
 
 /**

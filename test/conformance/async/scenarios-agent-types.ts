@@ -194,7 +194,7 @@ export const AGENT_TYPE_SCENARIOS: readonly AsyncScenario[] = [
         },
       }),
     },
-    pending: true,
+    pending: false,
     agents: {
       main: [
         say(agent({ description: 'Check', prompt: ask('helper', 'Check the file.'), run_in_background: false })),

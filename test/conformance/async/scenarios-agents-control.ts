@@ -185,7 +185,7 @@ export const AGENT_CONTROL_SCENARIOS: readonly AsyncScenario[] = [
         say(text('Extra helper.')),
       ],
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       expectSent(
         rec,
@@ -221,7 +221,7 @@ export const AGENT_CONTROL_SCENARIOS: readonly AsyncScenario[] = [
       ],
       helper: [slow(20_000, say(text('Too late.')))],
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       expectSent(rec, 'toolu_as_main_1_0', taskStopped('<agent:1>', 'local_agent', 'Never ends'));
       expect(pick(streamOf(rec, 'system/task_updated')[0], ['patch'])).toEqual({

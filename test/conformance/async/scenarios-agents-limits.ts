@@ -31,7 +31,7 @@ export const AGENT_LIMIT_SCENARIOS: readonly AsyncScenario[] = [
       ),
       d7: texts('Level 7 done.'),
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       expect(toolNames(requestAt(rec, 'd1', 0))).toEqual(SUBAGENT_TOOLS);
       expect(toolNames(requestAt(rec, 'd2', 0))).toEqual(SUBAGENT_TOOLS);
@@ -68,7 +68,7 @@ export const AGENT_LIMIT_SCENARIOS: readonly AsyncScenario[] = [
       ],
       d2: texts('Level 2 done.'),
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       expect(toolNames(requestAt(rec, 'd1', 0))).not.toContain('Agent');
       expectSent(rec, 'toolu_as_d1_0_0', noSuchTool('Agent'), true);
@@ -161,7 +161,7 @@ export const AGENT_LIMIT_SCENARIOS: readonly AsyncScenario[] = [
       ],
       bad: texts('A bad call ran anyway.'),
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       expectSent(
         rec,
