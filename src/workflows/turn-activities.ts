@@ -28,6 +28,7 @@ export type TurnActivities = Pick<
   | 'runHooks'
   | 'prepareCommand'
   | 'planAgent'
+  | 'agentWorktree'
   | 'recordAgentResult'
   | 'readTaskCall'
   | 'recordNotification'
@@ -96,6 +97,7 @@ export function turnActivities(timeouts: ActivityTimeouts | undefined): TurnActi
     runHooks: tools.runHooks,
     prepareCommand: tools.prepareCommand,
     planAgent: tools.planAgent,
+    agentWorktree: tools.agentWorktree,
     recordAgentResult: tools.recordAgentResult,
     readTaskCall: tools.readTaskCall,
     recordNotification: tools.recordNotification,

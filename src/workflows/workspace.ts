@@ -20,7 +20,10 @@ import { toolCancellationType } from './turn-activities';
 const DEFAULT_HOST_TIMEOUT_MS = 30_000;
 
 /** Activities that act on the working tree: they run on the host that holds it. */
-export type HostActivities = Pick<Activities, 'runTool' | 'runHooks' | 'connectMcpServers' | 'prepareCommand'>;
+export type HostActivities = Pick<
+  Activities,
+  'runTool' | 'runHooks' | 'connectMcpServers' | 'prepareCommand' | 'agentWorktree'
+>;
 
 /** Thrown by {@link WorkspaceFollower.runTool} when the turn must stop for its workspace (a snapshot over the limit). */
 export class WorkspaceStop extends Error {
@@ -133,7 +136,7 @@ export class WorkspaceFollower {
         const summary = await summarized(this.onHost(ref).runTool, label, {
           ...input,
           cwd: ref.path,
-          workspace: { repoRoot: ref.repoRoot, baseCommit: ref.baseCommit, formerPaths: ref.formerPaths },
+          ...snapshotted(ref),
         });
         if (summary.snapshot && this.ref === ref) this.ref = { ...ref, lastSnapshot: summary.snapshot };
         return summary;
@@ -189,7 +192,7 @@ export class WorkspaceFollower {
       ? {
           ...input,
           cwd: ref.path,
-          workspace: { repoRoot: ref.repoRoot, baseCommit: ref.baseCommit, formerPaths: ref.formerPaths },
+          ...snapshotted(ref),
           expectHostQueue: ref.hostQueue,
         }
       : { ...input, cwd: this.cwd };
@@ -227,11 +230,21 @@ export class WorkspaceFollower {
         runHooks: proxies.runHooks,
         connectMcpServers: proxies.connectMcpServers,
         prepareCommand: proxies.prepareCommand,
+        agentWorktree: proxies.agentWorktree,
       };
       this.hostProxies.set(ref.hostQueue, acts);
     }
     return acts;
   }
+}
+
+/**
+ * What a tool call on the host gets of the workspace (its snapshot after the call, former paths
+ * mapped); nothing for an agent's worktree, which is not snapshotted.
+ */
+function snapshotted(ref: WorkspaceRef): Pick<RunToolInput, 'workspace'> {
+  if (ref.agentWorktree) return {};
+  return { workspace: { repoRoot: ref.repoRoot, baseCommit: ref.baseCommit, formerPaths: ref.formerPaths } };
 }
 
 /** True when an activity was not picked up from its queue in time: its host is gone. */
