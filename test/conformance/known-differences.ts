@@ -427,6 +427,14 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       "The hand-back's `subagent_tokens` is the agent's last context size, which follows from its requests' size; the runner's environment message is shorter than 2.1.328's (no untrusted-download and curl lines), so the figure is lower. The rest of the hand-back matches.",
   },
   {
+    id: 'subagent-token-figure',
+    kind: 'tool-result',
+    where: /^toolu_as_main_[01]_0\.content$/,
+    scenarios: ['agent-worktree'],
+    reason:
+      'Follows from it: both worktree agents\' hand-backs (worktreePath and worktreeBranch lines, or none when unchanged, match).',
+  },
+  {
     id: 'haiku-tokens-left-reminder',
     kind: 'context',
     where: 'request 2',
@@ -439,6 +447,14 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     kind: 'context',
     where: 'request 3',
     scenarios: ['agent-background'],
+    reason:
+      "A subagent offered Agent gets 2.1.328's agent-type listing as a system message after its first tool results; the runner lists the types to the session's own agent only (in its environment message).",
+  },
+  {
+    id: 'subagent-agent-listing',
+    kind: 'context',
+    where: /^request [236]$/,
+    scenarios: ['agent-worktree'],
     reason:
       "A subagent offered Agent gets 2.1.328's agent-type listing as a system message after its first tool results; the runner lists the types to the session's own agent only (in its environment message).",
   },

@@ -105,7 +105,6 @@ export const AGENT_LIMIT_SCENARIOS: readonly AsyncScenario[] = [
       ],
       looker: [say(tool('Read', { file_path: '{{cwd}}/a.txt' })), say(text('a.txt is fine.'))],
     },
-    pending: true,
     check: (rec) => {
       const path = '<REPO>/.claude/worktrees/agent-<agent:1>';
       expect(sentResult(rec, 'toolu_as_writer_1_0').text).toBe(`${path}\n?? b.txt\nworktree-agent-<agent:1>`);
