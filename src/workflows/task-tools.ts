@@ -11,7 +11,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AgentPlan, AgentRunInfo, AgentToolResult, PlanAgentInput } from '../common/agent-run';
-import type { AgentWorktree, AgentWorktreeInput, AgentWorktreeResult } from '../activities/agents/worktree';
+import type { AgentWorktree, AgentWorktreeInput, AgentWorktreeResult } from '../common/agent-worktree';
 import { agentWorktreeRef } from '../common/workspace';
 import { DEFAULT_MAX_SPAWN_DEPTH } from '../common/agents';
 import { deniedAgentTypes } from '../engine/agent-rules';

@@ -432,7 +432,7 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     where: /^toolu_as_main_[01]_0\.content$/,
     scenarios: ['agent-worktree'],
     reason:
-      'Follows from it: both worktree agents\' hand-backs (worktreePath and worktreeBranch lines, or none when unchanged, match).',
+      "Follows from it: both worktree agents' hand-backs (worktreePath and worktreeBranch lines, or none when unchanged, match).",
   },
   {
     id: 'haiku-tokens-left-reminder',

@@ -12,36 +12,13 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { AgentWorktree, AgentWorktreeInput, AgentWorktreeResult } from '../../common/agent-worktree';
 import { git, gitText } from '../workspace/git';
+
+export type { AgentWorktree, AgentWorktreeInput, AgentWorktreeResult };
 
 /** Where agent worktrees go, under the repository root (Claude Code's place). */
 export const AGENT_WORKTREES_DIR = '.claude/worktrees';
-
-/** Input of `agentWorktree`. */
-export type AgentWorktreeInput =
-  /** Make the worktree of agent `agentId` from the `HEAD` of the repository around `cwd`. */
-  | { op: 'create'; cwd: string; agentId: string }
-  /** The run ended: remove the worktree (and its branch) when unchanged since `base`. */
-  | { op: 'finish'; worktree: AgentWorktree };
-
-/** An agent's worktree. */
-export interface AgentWorktree {
-  /** Absolute path of the worktree (the agent's cwd). */
-  path: string;
-  branch: string;
-  /** The commit it started from, 40 hex. */
-  base: string;
-  /** The main repository's root (where `git worktree` commands run). */
-  repoRoot: string;
-}
-
-/** What `agentWorktree` did. */
-export type AgentWorktreeResult =
-  | { op: 'create'; ok: true; worktree: AgentWorktree }
-  /** Not made (`cwd` is not in a git repository with a commit): `message` is the tool error. */
-  | { op: 'create'; ok: false; message: string }
-  /** `kept`: the agent changed something, the worktree and branch stay; else both are removed. */
-  | { op: 'finish'; kept: boolean };
 
 /** The worktree path and branch of an agent in the repository at `repoRoot`. */
 export function agentWorktreePlace(repoRoot: string, agentId: string): { path: string; branch: string } {

@@ -67,8 +67,7 @@ export async function loadSessionContext(
   const files = [...(sources.has('user') ? (opts.userMemory ?? []) : []), ...project.files];
   const worktree = root !== null && isAgentWorktree(root) && root === opts.cwd;
   // An agent in its own worktree is told its branch and status, under its own system prompt too (as in 2.1.328).
-  const gitStatus =
-    (opts.gitStatus === false && !worktree) || root === null ? null : await gitStatusSnapshot(opts.cwd);
+  const gitStatus = (opts.gitStatus === false && !worktree) || root === null ? null : await gitStatusSnapshot(opts.cwd);
   const environment: EnvironmentSnapshot = {
     workingDirectory: opts.cwd,
     ...(worktree ? { isWorktree: true as const } : {}),

@@ -4,6 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { createAgentWorktree, type AgentWorktree } from '../../../../src/activities/agents/worktree';
 import { makeRepo as makeDir } from '../../../helpers/runner-env';
@@ -58,7 +59,7 @@ describe('agentWorktree', () => {
   });
 
   test('create outside a repository: not made, with the tool error', async () => {
-    const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'no-repo-'));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'no-repo-'));
     const r = await act({ op: 'create', cwd: dir, agentId: 'a3' });
     expect(r).toMatchObject({ op: 'create', ok: false });
   });
