@@ -11,22 +11,11 @@ import type { SDKMessage } from '../../src/common/sdk-messages';
 import { routeByMarker } from '../../src/fake-model';
 import { makeRepo, startRunnerEnv, testTurnOptions } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
+import { toolResultText } from '../helpers/tool-results';
 
 jest.setTimeout(120_000);
 
 const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
-
-function toolResultText(messages: readonly SDKMessage[], toolUseId: string): string {
-  for (const m of messages) {
-    if (m.type !== 'user' || !Array.isArray(m.message.content)) continue;
-    for (const b of m.message.content as unknown as Array<Record<string, unknown>>) {
-      if (b['type'] !== 'tool_result' || b['tool_use_id'] !== toolUseId) continue;
-      const c = b['content'];
-      return typeof c === 'string' ? c : (c as Array<{ text?: string }>).map((x) => x.text ?? '').join('');
-    }
-  }
-  throw new Error(`no tool_result for ${toolUseId}`);
-}
 
 describe('agent worktrees', () => {
   let env: RunnerEnv | undefined;
