@@ -111,6 +111,8 @@ export class WorkspaceFollower {
 
   /** Finds or makes the workspace on a live worker (shared queue); null when it is not followed. */
   async prepare(): Promise<void> {
+    // An agent's worktree was made on its host just before the agent started: it is in place.
+    if (this.ref?.agentWorktree) return;
     this.ref = await summarized(
       this.prepareAct,
       this.ref ? 'move the workspace to a live worker' : 'prepare the workspace',
@@ -207,6 +209,13 @@ export class WorkspaceFollower {
   /** One recovery for all the calls that found the same host gone. */
   private async recover(gone: WorkspaceRef): Promise<void> {
     if (this.ref !== gone) return; // another call already moved it
+    if (gone.agentWorktree) {
+      // Not snapshotted, so not rebuilt elsewhere: the agent stops, its parent hears why (docs/agents.md).
+      throw new WorkspaceStop(
+        `the host ${gone.host} of this agent's worktree ${gone.path} is gone: an agent's worktree does not move to another host`,
+        'agent_worktree_host_lost',
+      );
+    }
     this.recovering ??= this.prepare().finally(() => {
       this.recovering = null;
     });

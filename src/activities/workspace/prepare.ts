@@ -163,10 +163,9 @@ export function createPrepareWorkspace(
 }
 
 /**
- * A subagent's worktree (`isolation: "worktree"`) stays on its host: in place there; on another
- * worker the attempt fails (retried, so that an attempt on the host takes it), and when the host
- * is gone the agent's run fails with this error: its worktree is not snapshotted, so it cannot
- * be rebuilt (docs/agents.md, "Worktrees").
+ * A subagent's worktree (`isolation: "worktree"`) stays on its host: in place there, refused on
+ * any other worker, since it is not snapshotted and cannot be rebuilt (docs/agents.md,
+ * "Worktrees"). The workflow does not ask (its follower never prepares a worktree's ref): a guard.
  */
 function agentWorktreeHere(me: WorkspaceHost, current: WorkspaceRef): WorkspaceRef {
   if (current.host === me.host && fs.existsSync(current.path)) {
@@ -177,6 +176,7 @@ function agentWorktreeHere(me: WorkspaceHost, current: WorkspaceRef): WorkspaceR
     message:
       `the worktree of agent ${current.agentWorktree?.agentId ?? ''} (${current.path}) is on host ${current.host}, ` +
       `not on ${me.host}: an agent's worktree does not move to another host`,
+    nonRetryable: true,
   });
 }
 
