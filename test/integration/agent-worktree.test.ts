@@ -91,4 +91,35 @@ describe('agent worktrees', () => {
     expect(git(repo, 'branch', '--list', `worktree-agent-${lookerId}`)).toBe('');
     expect(git(repo, 'branch', '--list', `worktree-agent-${writerId}`)).not.toBe('');
   });
+
+  test('outside a git repository the call fails with a tool error and no agent runs', async () => {
+    env = await startRunnerEnv({
+      responder: routeByMarker([
+        {
+          marker: '[as:main]',
+          steps: [
+            {
+              content: [
+                {
+                  tool_use: {
+                    name: 'Agent',
+                    input: { description: 'x', prompt: '[as:x] X.', isolation: 'worktree', run_in_background: false },
+                  },
+                },
+              ],
+            },
+            { content: [{ text: 'Done.' }] },
+          ],
+        },
+        { marker: '[as:x]', steps: [{ content: [{ text: 'Ran.' }] }] },
+      ] as never),
+    });
+    const dir = makeRepo({ 'a.txt': 'one\n' });
+    const e = env.engine({ cwd: dir, defaults: testTurnOptions({ subagents: {} }) });
+    const messages: SDKMessage[] = [];
+    for await (const m of e.submitMessage('[as:main] Do the task.')) messages.push(m);
+    expect(messages.at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'Done.' });
+    expect(toolResultText(messages, 'toolu_as_main_0_0')).toContain('Cannot create agent worktree');
+    expect(fs.existsSync(path.join(dir, '.claude'))).toBe(false);
+  });
 });

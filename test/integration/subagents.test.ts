@@ -248,7 +248,7 @@ describe('subagents', () => {
     },
   );
 
-  test("subagents: an Agent call with isolation (not built yet) is refused with a tool error, not run unisolated in the session's tree", async () => {
+  test('subagents: an Agent call with isolation "remote" (not built) is refused with a tool error, not run unisolated in the session\'s tree', async () => {
     await start([
       {
         marker: '[as:main]',
@@ -262,7 +262,7 @@ describe('subagents', () => {
                     description: 'Edit',
                     prompt: '[as:helper] Edit.',
                     run_in_background: false,
-                    isolation: 'worktree',
+                    isolation: 'remote',
                   },
                 },
               },
@@ -276,7 +276,7 @@ describe('subagents', () => {
     const messages = await collect(engine(makeRepo({})).submitMessage('[as:main] Do the task.'));
     expect(resultsOf(messages)[0]).toMatchObject({ subtype: 'success' });
     expect(toolResultText(messages, 'toolu_as_main_0_0')).toContain(
-      'isolation: "worktree" is not available in agent-runner yet',
+      'isolation: "remote" is not available in agent-runner yet',
     );
     expect(routes).toEqual(['[as:main]#0', '[as:main]#1']);
   });
