@@ -30,7 +30,7 @@ import { resultOfFailure } from '../common/agent-result';
 import { taskFinishedSignal, taskCommandSignal, taskReplySignal, taskStartedSignal } from './messages';
 import type { TurnActivities } from './turn-activities';
 import type { TurnState } from './turn-state';
-import type { WorkspaceFollower } from './workspace';
+import { WORKTREE_HOST_LOST, type WorkspaceFollower } from './workspace';
 import type { turnWorkflow } from './turn';
 
 /**
@@ -323,7 +323,10 @@ export class TaskTools {
       leafUuid: outcome.leafUuid ?? '',
       agentTurnId: workflowId,
       ...kept,
-      ...(outcome.subtype !== 'success' && outcome.errors.length > 0 && outcome.lastAssistantUuid === null
+      // A worktree lost with its host: the report is why the agent stopped (docs/agents.md, "Worktrees").
+      ...(outcome.subtype !== 'success' &&
+      outcome.errors.length > 0 &&
+      (outcome.lastAssistantUuid === null || outcome.terminalReason === WORKTREE_HOST_LOST)
         ? { error: outcome.errors.join('\n') }
         : {}),
     });

@@ -25,6 +25,9 @@ export type HostActivities = Pick<
   'runTool' | 'runHooks' | 'connectMcpServers' | 'prepareCommand' | 'agentWorktree'
 >;
 
+/** `terminal_reason` of an agent whose worktree's host is gone (the worktree is not rebuilt elsewhere). */
+export const WORKTREE_HOST_LOST = 'agent_worktree_host_lost';
+
 /** Thrown by {@link WorkspaceFollower.runTool} when the turn must stop for its workspace (a snapshot over the limit). */
 export class WorkspaceStop extends Error {
   override readonly name = 'WorkspaceStop';
@@ -213,7 +216,7 @@ export class WorkspaceFollower {
       // Not snapshotted, so not rebuilt elsewhere: the agent stops, its parent hears why (docs/agents.md).
       throw new WorkspaceStop(
         `the host ${gone.host} of this agent's worktree ${gone.path} is gone: an agent's worktree does not move to another host`,
-        'agent_worktree_host_lost',
+        WORKTREE_HOST_LOST,
       );
     }
     this.recovering ??= this.prepare().finally(() => {

@@ -77,6 +77,8 @@ async function registered(repoRoot: string, wt: string): Promise<boolean> {
 
 /** True when the worktree has changes (tracked, untracked or commits since `base`); removes it otherwise. */
 async function finish(w: AgentWorktree): Promise<boolean> {
+  // The session's tree moved to another host (its host was lost): the worktree went with the old host.
+  if (!fs.existsSync(w.repoRoot)) return false;
   if (fs.existsSync(w.path) && (await registered(w.repoRoot, w.path))) {
     const status = await gitText(['status', '--porcelain', '--untracked-files=all'], { cwd: w.path });
     const head = await gitText(['rev-parse', 'HEAD'], { cwd: w.path });
