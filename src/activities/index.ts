@@ -44,6 +44,7 @@ import { createPrepareCommand } from './commands/prepare-command';
 import { createSessionTools } from './session-tools';
 import { SKILL_TOOL } from '../common/session-tools';
 import { createPlanAgent } from './agents/plan-agent';
+import { createAgentWorktree } from './agents/worktree';
 import { taskToolSpec } from './agents/tool-specs';
 import { createRecordAgentResult } from './agents/record-result';
 import { createReadTaskCall } from './agents/read-task-call';
@@ -165,6 +166,7 @@ export function createActivities(given: ActivityDeps): Activities {
     loadContext: withStorageErrors(gitScanOnce(createLoadContext(deps.store))),
     prepareCommand: withStorageErrors(withHeartbeats(createPrepareCommand({ store: deps.store, childEnv }))),
     planAgent: withStorageErrors(createPlanAgent(deps.store)),
+    agentWorktree: gitScanOnce(createAgentWorktree()),
     recordAgentResult: withStorageErrors(createRecordAgentResult(deps.store)),
     readTaskCall: withStorageErrors(createReadTaskCall(deps.store)),
     storeTaskNotification: withStorageErrors(createStoreTaskNotification(deps.store)),

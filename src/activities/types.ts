@@ -15,6 +15,7 @@ import type { AgentPlan, AgentRefusal, PlanAgentInput, RecordAgentResultInput } 
 import type { ContentRef } from '../common/content-ref';
 import type { StoreNotificationInput, RecordNotificationInput } from './agents/notifications';
 import type { ReadTaskCallInput, TaskCall } from './agents/read-task-call';
+import type { AgentWorktreeInput, AgentWorktreeResult } from './agents/worktree';
 import type { BatchActivities } from './model/batch';
 import type { RunScheduledBatchInput, ScheduledBatchResult } from '../common/schedule';
 
@@ -50,6 +51,11 @@ export interface Activities extends BatchActivities {
   runHooks(input: RunHooksInput): Promise<HookOutcome>;
   /** Checks an `Agent` call and prepares its run (or writes its error result). */
   planAgent(input: PlanAgentInput): Promise<AgentPlan | AgentRefusal>;
+  /**
+   * Makes (`create`) or ends (`finish`: removed when unchanged) the git worktree of an agent with
+   * `isolation: "worktree"`, on the workspace's host; idempotent.
+   */
+  agentWorktree(input: AgentWorktreeInput): Promise<AgentWorktreeResult>;
   /** Reads a SendMessage, TaskStop or ListAgents call's input (or writes its error result). */
   readTaskCall(input: ReadTaskCallInput): Promise<TaskCall>;
   /** Writes the tool_result of a task-tool call (hand-back, launch, SendMessage, TaskStop, ListAgents). */

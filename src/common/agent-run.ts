@@ -72,6 +72,11 @@ export interface PlanAgentInput {
   deniedAgentTypes?: string[];
   /** Where the `Agent(<type>)` deny rules came from, by type (TurnOptions.agentRuleSources). */
   agentRuleSources?: Record<string, string>;
+  /**
+   * The workflow makes worktrees (`agentWorktree`): `isolation: "worktree"` is planned, not
+   * refused. Absent from workflows built before worktrees, whose calls are refused as they were.
+   */
+  worktrees?: true;
 }
 
 /** What `planAgent` prepared: everything the child turn needs, by reference. */
@@ -97,7 +102,9 @@ export interface AgentPlan {
   systemPromptKey?: string;
   /** A fork: its first line (the parent's call answered, the directive) is written; its chain starts at the call. */
   fork: boolean;
-  /** With `isolation: "worktree"`: the agent's own worktree (its cwd) and branch. */
+  /** The call (or the agent type) asks for its own git worktree: the workflow makes it (`agentWorktree`). */
+  isolation?: 'worktree';
+  /** With `isolation: "worktree"`: the agent's own worktree (its cwd) and branch, once made. */
   worktree?: { path: string; branch: string };
   outputFile: string;
   caps?: AgentCaps;

@@ -30,7 +30,11 @@ export interface MemoryFile {
 /** The environment of a session, taken on the worker when the session starts. */
 export interface EnvironmentSnapshot {
   workingDirectory: string;
+  /** The working directory is an agent's git worktree (`<repo>/.claude/worktrees/…`, a linked worktree). */
+  isWorktree?: true;
   isGitRepo: boolean;
+  /** Directories the model may work in besides the working directory (an agent's worktree names itself, as Claude Code 2.1.328 does). */
+  additionalWorkingDirectories?: string[];
   /** `process.platform` of the worker. */
   platform: string;
   /** Shell Bash commands run in, e.g. `bash`. */

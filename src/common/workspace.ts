@@ -37,6 +37,29 @@ export interface WorkspaceRef {
   movedFrom?: { host: string; path: string };
   /** How long a tool call waits for this host before it counts as gone (its `workspace.hostTimeoutMs`), ms. */
   hostTimeoutMs?: number;
+  /**
+   * Set on the ref a subagent with `isolation: "worktree"` runs in: `path` and `repoRoot` are its
+   * git worktree on the session's host. Such a tree is not snapshotted and does not move to
+   * another host (docs/agents.md, "Worktrees"): when its host is gone the agent's tool calls fail.
+   */
+  agentWorktree?: { agentId: string };
+}
+
+/**
+ * The ref of a subagent's worktree on the host of `parent` (the session's tree): rooted at the
+ * worktree, with no snapshot and no former roots of its own.
+ */
+export function agentWorktreeRef(parent: WorkspaceRef, agentId: string, worktreePath: string): WorkspaceRef {
+  const { movedFrom: _moved, ...rest } = parent;
+  void _moved;
+  return {
+    ...rest,
+    path: worktreePath,
+    repoRoot: worktreePath,
+    lastSnapshot: null,
+    formerPaths: [],
+    agentWorktree: { agentId },
+  };
 }
 
 /**

@@ -11,6 +11,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AgentPlan, AgentRunInfo, AgentToolResult, PlanAgentInput } from '../common/agent-run';
+import type { AgentWorktree, AgentWorktreeInput, AgentWorktreeResult } from '../common/agent-worktree';
+import { agentWorktreeRef } from '../common/workspace';
 import { DEFAULT_MAX_SPAWN_DEPTH } from '../common/agents';
 import type { SubagentSettings } from '../common/agents';
 import { deniedAgentTypes } from '../engine/agent-rules';
@@ -29,7 +31,7 @@ import { resultOfFailure } from '../common/agent-result';
 import { taskFinishedSignal, taskCommandSignal, taskReplySignal, taskStartedSignal } from './messages';
 import type { TurnActivities } from './turn-activities';
 import type { TurnState } from './turn-state';
-import type { WorkspaceFollower } from './workspace';
+import { WORKTREE_HOST_LOST, type WorkspaceFollower } from './workspace';
 import type { turnWorkflow } from './turn';
 
 /**
@@ -242,8 +244,14 @@ export class TaskTools {
       promptUuid,
       permission: call.permission,
       ...agentTypeRules(o),
+      worktrees: true,
     });
     if (!plan.ok) return plan.result;
+    // `isolation: "worktree"`: the agent's own git worktree on the workspace's host, before it starts.
+    const made = plan.isolation === 'worktree' ? await this.worktree({ op: 'create', cwd: call.cwd, agentId }) : null;
+    if (made?.op === 'create' && !made.ok) return this.result(call, { kind: 'unavailable', message: made.message });
+    const worktree = made?.op === 'create' && made.ok ? made.worktree : null;
+    if (worktree) plan.worktree = { path: worktree.path, branch: worktree.branch };
     const run: AgentRunInfo = {
       agentId,
       agentType: plan.agentType,
@@ -261,7 +269,24 @@ export class TaskTools {
     };
     const child = this.childInput(run, plan, promptUuid, plan.fork ? call.assistantUuid : null);
     await this.tellSession(taskStartedSignal, { record: this.recordOf(run, plan, child), requested: plan.requested });
-    return this.launch(call, run, child, plan.model);
+    return this.launch(call, run, child, plan.model, worktree);
+  }
+
+  /** Runs `agentWorktree` where the workspace is (its cwd there for `create`). */
+  private worktree(input: AgentWorktreeInput): Promise<AgentWorktreeResult> {
+    return this.workspace.onWorkspaceHost(
+      (acts, cwd) => acts.agentWorktree(input.op === 'create' ? { ...input, cwd } : input),
+      this.acts,
+    );
+  }
+
+  /** A foreground agent's worktree at its end: removed when unchanged, else reported (path, branch). */
+  private async endWorktree(
+    worktree: AgentWorktree | null,
+  ): Promise<Pick<AgentToolResult & { kind: 'handback' }, 'worktree'>> {
+    if (!worktree) return {};
+    const done = await this.worktree({ op: 'finish', worktree });
+    return done.op === 'finish' && done.kept ? { worktree: { path: worktree.path, branch: worktree.branch } } : {};
   }
 
   /** Starts a run: in the background (the session holds it) or in the foreground (this call waits for it). */
@@ -270,6 +295,7 @@ export class TaskTools {
     run: AgentRunInfo,
     child: TurnInput,
     model: string,
+    worktree: AgentWorktree | null = null,
   ): Promise<RunToolSummary> {
     const workflowId = child.turnId;
     const meta = {
@@ -306,6 +332,8 @@ export class TaskTools {
       usage: { totalTokens: 0, toolUses: 0, durationMs: 0, costUsd: 0 },
       toolsUsed: [],
     };
+    // A background agent's worktree stays (its run ends without this turn): docs/agents.md, "Worktrees".
+    const kept = await this.endWorktree(worktree);
     const summary = await this.result(call, {
       kind: 'handback',
       agentId: run.agentId,
@@ -315,7 +343,11 @@ export class TaskTools {
       // No line recorded (a run that failed at its start): the hand-back reads no sidechain.
       leafUuid: outcome.leafUuid ?? '',
       agentTurnId: workflowId,
-      ...(outcome.subtype !== 'success' && outcome.errors.length > 0 && outcome.lastAssistantUuid === null
+      ...kept,
+      // A worktree lost with its host: the report is why the agent stopped (docs/agents.md, "Worktrees").
+      ...(outcome.subtype !== 'success' &&
+      outcome.errors.length > 0 &&
+      (outcome.lastAssistantUuid === null || outcome.terminalReason === WORKTREE_HOST_LOST)
         ? { error: outcome.errors.join('\n') }
         : {}),
     });
@@ -442,9 +474,16 @@ export class TaskTools {
       options,
       readFileState: {},
       ...(this.input.sessionWorkflowId ? { sessionWorkflowId: this.input.sessionWorkflowId } : {}),
-      ...(this.workspace.ref ? { workspace: this.workspace.ref } : {}),
+      ...this.childWorkspace(run, plan),
       agent: run,
     };
+  }
+
+  /** Where the child's tree is: this turn's workspace, or the agent's worktree on its host. */
+  private childWorkspace(run: AgentRunInfo, plan: AgentPlan | null): Pick<TurnInput, 'workspace'> {
+    const ref = this.workspace.ref;
+    if (!ref) return {};
+    return { workspace: plan?.worktree ? agentWorktreeRef(ref, run.agentId, plan.worktree.path) : ref };
   }
 
   private recordOf(run: AgentRunInfo, plan: AgentPlan, child: TurnInput): TaskRecord {

@@ -29,6 +29,7 @@ export type TurnActivities = Pick<
   | 'runHooks'
   | 'prepareCommand'
   | 'planAgent'
+  | 'agentWorktree'
   | 'recordAgentResult'
   | 'readTaskCall'
   | 'recordNotification'
@@ -100,6 +101,7 @@ export function turnActivities(timeouts: ActivityTimeouts | undefined, priority?
     runHooks: tools.runHooks,
     prepareCommand: tools.prepareCommand,
     planAgent: tools.planAgent,
+    agentWorktree: tools.agentWorktree,
     recordAgentResult: tools.recordAgentResult,
     readTaskCall: tools.readTaskCall,
     recordNotification: tools.recordNotification,

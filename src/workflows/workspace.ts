@@ -20,7 +20,13 @@ import { toolCancellationType } from './turn-activities';
 const DEFAULT_HOST_TIMEOUT_MS = 30_000;
 
 /** Activities that act on the working tree: they run on the host that holds it. */
-export type HostActivities = Pick<Activities, 'runTool' | 'runHooks' | 'connectMcpServers' | 'prepareCommand'>;
+export type HostActivities = Pick<
+  Activities,
+  'runTool' | 'runHooks' | 'connectMcpServers' | 'prepareCommand' | 'agentWorktree'
+>;
+
+/** `terminal_reason` of an agent whose worktree's host is gone (the worktree is not rebuilt elsewhere). */
+export const WORKTREE_HOST_LOST = 'agent_worktree_host_lost';
 
 /** Thrown by {@link WorkspaceFollower.runTool} when the turn must stop for its workspace (a snapshot over the limit). */
 export class WorkspaceStop extends Error {
@@ -108,6 +114,8 @@ export class WorkspaceFollower {
 
   /** Finds or makes the workspace on a live worker (shared queue); null when it is not followed. */
   async prepare(): Promise<void> {
+    // An agent's worktree was made on its host just before the agent started: it is in place.
+    if (this.ref?.agentWorktree) return;
     this.ref = await summarized(
       this.prepareAct,
       this.ref ? 'move the workspace to a live worker' : 'prepare the workspace',
@@ -133,7 +141,7 @@ export class WorkspaceFollower {
         const summary = await summarized(this.onHost(ref).runTool, label, {
           ...input,
           cwd: ref.path,
-          workspace: { repoRoot: ref.repoRoot, baseCommit: ref.baseCommit, formerPaths: ref.formerPaths },
+          ...snapshotted(ref),
         });
         if (summary.snapshot && this.ref === ref) this.ref = { ...ref, lastSnapshot: summary.snapshot };
         return summary;
@@ -189,7 +197,7 @@ export class WorkspaceFollower {
       ? {
           ...input,
           cwd: ref.path,
-          workspace: { repoRoot: ref.repoRoot, baseCommit: ref.baseCommit, formerPaths: ref.formerPaths },
+          ...snapshotted(ref),
           expectHostQueue: ref.hostQueue,
         }
       : { ...input, cwd: this.cwd };
@@ -204,6 +212,13 @@ export class WorkspaceFollower {
   /** One recovery for all the calls that found the same host gone. */
   private async recover(gone: WorkspaceRef): Promise<void> {
     if (this.ref !== gone) return; // another call already moved it
+    if (gone.agentWorktree) {
+      // Not snapshotted, so not rebuilt elsewhere: the agent stops, its parent hears why (docs/agents.md).
+      throw new WorkspaceStop(
+        `the host ${gone.host} of this agent's worktree ${gone.path} is gone: an agent's worktree does not move to another host`,
+        WORKTREE_HOST_LOST,
+      );
+    }
     this.recovering ??= this.prepare().finally(() => {
       this.recovering = null;
     });
@@ -227,11 +242,21 @@ export class WorkspaceFollower {
         runHooks: proxies.runHooks,
         connectMcpServers: proxies.connectMcpServers,
         prepareCommand: proxies.prepareCommand,
+        agentWorktree: proxies.agentWorktree,
       };
       this.hostProxies.set(ref.hostQueue, acts);
     }
     return acts;
   }
+}
+
+/**
+ * What a tool call on the host gets of the workspace (its snapshot after the call, former paths
+ * mapped); nothing for an agent's worktree, which is not snapshotted.
+ */
+function snapshotted(ref: WorkspaceRef): Pick<RunToolInput, 'workspace'> {
+  if (ref.agentWorktree) return {};
+  return { workspace: { repoRoot: ref.repoRoot, baseCommit: ref.baseCommit, formerPaths: ref.formerPaths } };
 }
 
 /** True when an activity was not picked up from its queue in time: its host is gone. */

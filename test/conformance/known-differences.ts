@@ -435,6 +435,14 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       "The hand-back's `subagent_tokens` is the agent's last context size, which follows from its requests' size; the runner's environment message is shorter than 2.1.328's (no untrusted-download and curl lines), so the figure is lower. The rest of the hand-back matches.",
   },
   {
+    id: 'subagent-token-figure',
+    kind: 'tool-result',
+    where: /^toolu_as_main_[01]_0\.content$/,
+    scenarios: ['agent-worktree'],
+    reason:
+      "Follows from it: both worktree agents' hand-backs (worktreePath and worktreeBranch lines, or none when unchanged, match).",
+  },
+  {
     id: 'haiku-tokens-left-reminder',
     kind: 'context',
     where: 'request 3',
@@ -449,6 +457,14 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     scenarios: ['agent-subagent-hooks'],
     reason:
       "The hook commands log their input: the runner's transcript_path is empty and agent_transcript_path is the agent's output file (transcripts live in the runner's store, not in Claude Code's ~/.claude/projects files), and it sends no prompt_id, effort, background_tasks or session_crons. The events, their order, agent_id, agent_type, stop_hook_active and last_assistant_message match (the scenario's checks).",
+  },
+  {
+    id: 'subagent-agent-listing',
+    kind: 'context',
+    where: /^request [236]$/,
+    scenarios: ['agent-worktree'],
+    reason:
+      "A subagent offered Agent gets 2.1.328's agent-type listing as a system message after its first tool results; the runner lists the types to the session's own agent only (in its environment message).",
   },
 ];
 

@@ -15,6 +15,7 @@ import type { QueryEngine } from '../../src/client/query-engine';
 import { makeRepo, startRunnerEnv, testTurnOptions } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
 import { startWorkerProcess } from '../helpers/worker-process';
+import { toolResultText } from '../helpers/tool-results';
 import type { WorkerProcess } from '../helpers/worker-process';
 
 jest.setTimeout(120_000);
@@ -31,19 +32,6 @@ async function waitFor(what: string, cond: () => boolean, timeoutMs = 60_000): P
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
   }
-}
-
-/** The text of the tool_result of `toolUseId` among the messages. */
-function toolResultText(messages: readonly SDKMessage[], toolUseId: string): string {
-  for (const m of messages) {
-    if (m.type !== 'user' || !Array.isArray(m.message.content)) continue;
-    for (const b of m.message.content as unknown as Array<Record<string, unknown>>) {
-      if (b['type'] !== 'tool_result' || b['tool_use_id'] !== toolUseId) continue;
-      const c = b['content'];
-      return typeof c === 'string' ? c : (c as Array<{ text?: string }>).map((x) => x.text ?? '').join('');
-    }
-  }
-  throw new Error(`no tool_result for ${toolUseId}`);
 }
 
 function resultsOf(messages: readonly SDKMessage[]): SDKResultMessage[] {
@@ -260,7 +248,7 @@ describe('subagents', () => {
     },
   );
 
-  test("subagents: an Agent call with isolation (not built yet) is refused with a tool error, not run unisolated in the session's tree", async () => {
+  test('subagents: an Agent call with isolation "remote" (not built) is refused with a tool error, not run unisolated in the session\'s tree', async () => {
     await start([
       {
         marker: '[as:main]',
@@ -274,7 +262,7 @@ describe('subagents', () => {
                     description: 'Edit',
                     prompt: '[as:helper] Edit.',
                     run_in_background: false,
-                    isolation: 'worktree',
+                    isolation: 'remote',
                   },
                 },
               },
@@ -288,7 +276,7 @@ describe('subagents', () => {
     const messages = await collect(engine(makeRepo({})).submitMessage('[as:main] Do the task.'));
     expect(resultsOf(messages)[0]).toMatchObject({ subtype: 'success' });
     expect(toolResultText(messages, 'toolu_as_main_0_0')).toContain(
-      'isolation: "worktree" is not available in agent-runner yet',
+      'isolation: "remote" is not available in agent-runner yet',
     );
     expect(routes).toEqual(['[as:main]#0', '[as:main]#1']);
   });

@@ -64,8 +64,9 @@ async function callInput(store: TranscriptStore, i: PlanAgentInput): Promise<unk
 }
 
 /**
- * The tool_result text of an Agent call with `isolation`, which the runner does not build yet
- * (docs/agents.md): the call is refused so that the model does not take the agent for isolated.
+ * The tool_result text of an Agent call with `isolation` the runner does not build (`remote`; and
+ * `worktree` from a workflow built before worktrees, docs/agents.md): the call is refused so that
+ * the model does not take the agent for isolated.
  */
 export function isolationUnavailableText(isolation: 'worktree' | 'remote'): string {
   return (
@@ -108,7 +109,7 @@ export function createPlanAgent(store: TranscriptStore): (input: PlanAgentInput)
     if (refusal) return { ok: false, result: refusal };
     const input = parsed.data;
     // Refused, not ignored: an agent the model believes isolated would write the session's tree.
-    if (input.isolation !== undefined) {
+    if (input.isolation !== undefined && !(input.isolation === 'worktree' && i.worktrees)) {
       const text = isolationUnavailableText(input.isolation);
       return refuse(toolUseError(text), text);
     }
@@ -146,6 +147,7 @@ export function createPlanAgent(store: TranscriptStore): (input: PlanAgentInput)
       promptRef,
       promptLine: firstLine(input.prompt),
       fork,
+      ...(input.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
       outputFile,
       ...(def?.caps ? { caps: def.caps } : {}),
       ...(def?.maxTurns !== undefined ? { maxTurns: def.maxTurns } : {}),

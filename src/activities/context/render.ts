@@ -44,6 +44,11 @@ export function renderNestedMemory(file: MemoryFile): string {
   return reminder(`Contents of ${file.path}:\n\n${file.content}`);
 }
 
+/** What an agent in its own worktree is told of it (Claude Code 2.1.328's words). */
+const WORKTREE_LINES =
+  ' - This is a git worktree — an isolated copy of the repository. Run all commands from this directory. Do NOT `cd` to the original repository root.\n' +
+  " - The git stash stack is shared with the main checkout and all other worktrees, and other Claude sessions may push or pop it concurrently. Never use bare `git stash` / `git stash pop` — you could pop another session's changes. Prefer a temporary WIP commit to set work aside; if you must stash, use `git stash push -u -m \"<unique-tag>\"`, immediately capture your entry's SHA via `git stash list --format='%H %gs'`, restore with `git stash apply <sha>` (not pop), and afterwards drop the entry, re-finding its current `stash@{n}` by tag first.";
+
 /**
  * The environment, as the text of a `system` message; `paragraphs` (the deferred tools, the
  * skills) come between the model line and the date, as in Claude Code 2.1.328.
@@ -52,7 +57,11 @@ export function renderEnvironment(env: EnvironmentSnapshot, paragraphs: readonly
   return [
     '# Environment\nYou have been invoked in the following environment: ',
     ` - Primary working directory: ${env.workingDirectory}`,
+    ...(env.isWorktree ? [WORKTREE_LINES] : []),
     ` - Is a git repository: ${env.isGitRepo}`,
+    ...(env.additionalWorkingDirectories?.length
+      ? [` - Additional working directories:\n${env.additionalWorkingDirectories.map((d) => `  - ${d}`).join('\n')}`]
+      : []),
     ` - Platform: ${env.platform}`,
     ` - Shell: ${env.shell}`,
     ` - OS Version: ${env.osVersion}`,

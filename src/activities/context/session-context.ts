@@ -4,7 +4,9 @@
  * environment. Stored once as an `attachment` line of the transcript; every request renders it
  * from there, so it stays byte-identical for the whole session (the prompt cache keeps serving it).
  */
+import * as fs from 'node:fs';
 import { release, type } from 'node:os';
+import * as path from 'node:path';
 import type { ContextAttachment, EnvironmentSnapshot, MemoryFile, SettingSource } from '../../common/context';
 import { gitStatusSnapshot } from './git-status';
 import type { MemoryLimits } from '../../config-files/memory-files';
@@ -24,6 +26,19 @@ export interface SessionContextOptions {
   limits?: Partial<MemoryLimits>;
   /** @default new Date() */
   now?: Date;
+}
+
+/** True for the root of a linked worktree under a repository's `.claude/worktrees/` (an agent's, src/activities/agents/worktree.ts). */
+function isAgentWorktree(root: string): boolean {
+  try {
+    return (
+      path.basename(path.dirname(root)) === 'worktrees' &&
+      path.basename(path.dirname(path.dirname(root))) === '.claude' &&
+      fs.statSync(path.join(root, '.git')).isFile()
+    );
+  } catch {
+    return false;
+  }
 }
 
 /** Local date as `YYYY-MM-DD`. */
@@ -50,10 +65,14 @@ export async function loadSessionContext(
     ...(opts.limits ? { limits: opts.limits } : {}),
   });
   const files = [...(sources.has('user') ? (opts.userMemory ?? []) : []), ...project.files];
-  const gitStatus = opts.gitStatus === false || root === null ? null : await gitStatusSnapshot(opts.cwd);
+  const worktree = root !== null && isAgentWorktree(root) && root === opts.cwd;
+  // An agent in its own worktree is told its branch and status, under its own system prompt too (as in 2.1.328).
+  const gitStatus = (opts.gitStatus === false && !worktree) || root === null ? null : await gitStatusSnapshot(opts.cwd);
   const environment: EnvironmentSnapshot = {
     workingDirectory: opts.cwd,
+    ...(worktree ? { isWorktree: true as const } : {}),
     isGitRepo: root !== null,
+    ...(worktree ? { additionalWorkingDirectories: [root] } : {}),
     platform: process.platform,
     shell: 'bash',
     osVersion: `${type()} ${release()}`,

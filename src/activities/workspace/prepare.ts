@@ -132,6 +132,7 @@ export function createPrepareWorkspace(
     const base = origin.baseCommit;
     const onOriginHost = origin.host === me.host;
 
+    if (current?.agentWorktree) return agentWorktreeHere(me, current);
     if (current) {
       // The tree where the session left it, on this host: in place, never moved.
       const left = current.host === me.host ? await sessionRepo(current.path, base) : null;
@@ -159,6 +160,24 @@ export function createPrepareWorkspace(
     if (onOriginHost && fs.existsSync(cwd)) return null;
     return move(store, me, sessionId, origin, expected, null);
   };
+}
+
+/**
+ * A subagent's worktree (`isolation: "worktree"`) stays on its host: in place there, refused on
+ * any other worker, since it is not snapshotted and cannot be rebuilt (docs/agents.md,
+ * "Worktrees"). The workflow does not ask (its follower never prepares a worktree's ref): a guard.
+ */
+function agentWorktreeHere(me: WorkspaceHost, current: WorkspaceRef): WorkspaceRef {
+  if (current.host === me.host && fs.existsSync(current.path)) {
+    return { ...current, hostQueue: me.hostQueue, hostTimeoutMs: me.config.hostTimeoutMs };
+  }
+  throw ApplicationFailure.create({
+    type: WorkspaceErrorType.Unavailable,
+    message:
+      `the worktree of agent ${current.agentWorktree?.agentId ?? ''} (${current.path}) is on host ${current.host}, ` +
+      `not on ${me.host}: an agent's worktree does not move to another host`,
+    nonRetryable: true,
+  });
 }
 
 /** The repository around `dir` when it is a work tree that has the commit `base`; null otherwise. */

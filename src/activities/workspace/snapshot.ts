@@ -20,6 +20,7 @@ import * as path from 'node:path';
 import { ContentTooLargeError } from '../../store/content';
 import type { TranscriptStore } from '../../store/transcript-store';
 import { BUNDLE_KEY, snapshotKey, type SnapshotRef } from '../../common/workspace';
+import { AGENT_WORKTREES_DIR } from '../agents/worktree';
 import { git, gitStream, gitText } from './git';
 
 /** Fixed identity and dates: the same tree on the same base gives the same snapshot commit. */
@@ -70,7 +71,8 @@ export async function workingTree(root: string, base: string, sessionId: string)
   fs.mkdirSync(dir, { recursive: true });
   const env = { GIT_INDEX_FILE: path.join(dir, `index-${sessionId}`) };
   if (!fs.existsSync(env.GIT_INDEX_FILE)) await git(['read-tree', base], { cwd: root, env });
-  await git(['add', '-A', '--', '.'], { cwd: root, env });
+  // Agents' worktrees are their own trees (each followed by its agent's ref), not the session's.
+  await git(['add', '-A', '--', '.', `:(exclude)${AGENT_WORKTREES_DIR}`], { cwd: root, env });
   return gitText(['write-tree'], { cwd: root, env });
 }
 

@@ -105,7 +105,7 @@ export const AGENT_LIMIT_SCENARIOS: readonly AsyncScenario[] = [
       ],
       looker: [say(tool('Read', { file_path: '{{cwd}}/a.txt' })), say(text('a.txt is fine.'))],
     },
-    pending: true,
+    pending: false,
     check: (rec) => {
       const path = '<REPO>/.claude/worktrees/agent-<agent:1>';
       expect(sentResult(rec, 'toolu_as_writer_1_0').text).toBe(`${path}\n?? b.txt\nworktree-agent-<agent:1>`);
