@@ -101,10 +101,11 @@ function errorCode(err: unknown): string {
 
 /** Where the file's real path is not allowed, or null when it is. */
 function placeProblem(file: string, real: string, roots: SafeReadOptions['roots']): string | null {
-  const via = real === path.resolve(file) ? '' : `it is a link to ${real}, which is `;
-  if (onKernelFs(real)) return `${via || 'it is '}on a kernel file system (such as /proc), which the runner does not read`;
-  if (roots === 'anywhere' || roots.some((r) => isInsideDir(real, realRoot(r)))) return null;
-  return `${via || 'it is '}outside ${roots.join(' and ')}`;
+  let what: string;
+  if (onKernelFs(real)) what = 'on a kernel file system (such as /proc) that the runner does not read';
+  else if (roots === 'anywhere' || roots.some((r) => isInsideDir(real, realRoot(r)))) return null;
+  else what = `outside ${roots.join(' and ')}`;
+  return real === path.resolve(file) ? `it is ${what}` : `it is a link to ${real}, which is ${what}`;
 }
 
 /** Reads up to `limit` bytes from an open file, whatever its size says. */
