@@ -38,7 +38,13 @@ import type { SettingsFile } from './settings-schema';
 import { SettingsFileSchema } from './settings-schema';
 import { AgentRunnerError } from '../common/errors';
 import type { SafeReadOptions } from './safe-read';
-import { MAX_CONFIG_JSON_BYTES, projectConfigRoots, readConfigFile, refusedWarning, userConfigRoots } from './safe-read';
+import {
+  MAX_CONFIG_JSON_BYTES,
+  projectConfigRoots,
+  readConfigFile,
+  refusedWarning,
+  userConfigRoots,
+} from './safe-read';
 import type { ProjectTrust } from './settings-trust';
 import { claudeConfigFile, projectRootOf, projectTrust, trustRecordDir } from './settings-trust';
 

@@ -45,7 +45,12 @@ export function readDefinitionFile(p: string, roots: readonly string[], warn: (m
  * A directory to walk, by its real path, when it is inside `roots` and not walked yet; else
  * undefined (with a warning for one outside the roots).
  */
-function enterDir(d: string, roots: readonly string[], seen: Set<string>, warn: (m: string) => void): string | undefined {
+function enterDir(
+  d: string,
+  roots: readonly string[],
+  seen: Set<string>,
+  warn: (m: string) => void,
+): string | undefined {
   let real: string;
   try {
     real = realpathSync.native(d);

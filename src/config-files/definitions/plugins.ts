@@ -114,7 +114,8 @@ function pluginMcp(
   const file = path.join(root, '.mcp.json');
   if (existsSync(file)) entries.push({ raw: readJson(file, root, warn), where: file });
   const m = manifest['mcpServers'];
-  if (typeof m === 'string') entries.push({ raw: readJson(path.resolve(root, m), root, warn), where: path.resolve(root, m) });
+  if (typeof m === 'string')
+    entries.push({ raw: readJson(path.resolve(root, m), root, warn), where: path.resolve(root, m) });
   else if (isRecord(m)) entries.push({ raw: { mcpServers: m }, where: `${root}/.claude-plugin/plugin.json` });
   for (const { raw, where } of entries) {
     if (raw === undefined) continue; // refused, and warned about
@@ -137,7 +138,8 @@ function pluginHooks(root: string, manifest: Record<string, unknown>, warn: (m: 
   const file = path.join(root, 'hooks', 'hooks.json');
   if (existsSync(file)) sections.push({ raw: readJson(file, root, warn), where: file });
   const h = manifest['hooks'];
-  if (typeof h === 'string') sections.push({ raw: readJson(path.resolve(root, h), root, warn), where: path.resolve(root, h) });
+  if (typeof h === 'string')
+    sections.push({ raw: readJson(path.resolve(root, h), root, warn), where: path.resolve(root, h) });
   else if (isRecord(h)) sections.push({ raw: h, where: `${root}/.claude-plugin/plugin.json` });
   const out: HooksConfig = {};
   for (const { raw, where } of sections) {

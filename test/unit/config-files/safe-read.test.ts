@@ -91,9 +91,12 @@ describe('readConfigFile', () => {
       reason: 'it has more than 10 bytes',
     });
     expect(readConfigFile(join(project, 'exact.md'), opts(project, 10))).toMatchObject({ status: 'read', bytes: 10 });
-    expect(
-      readConfigFile(join(project, 'big.md'), { ...opts(project, 4), overSize: 'truncate' }),
-    ).toMatchObject({ status: 'read', text: 'xxxx', bytes: 11, truncated: true });
+    expect(readConfigFile(join(project, 'big.md'), { ...opts(project, 4), overSize: 'truncate' })).toMatchObject({
+      status: 'read',
+      text: 'xxxx',
+      bytes: 11,
+      truncated: true,
+    });
     expect(readConfigFile(join(project, 'bin.md'), opts(project))).toEqual({
       status: 'refused',
       reason: 'it is not a text file (it holds NUL bytes)',
