@@ -26,5 +26,5 @@ export async function readSettingsEnv(ref: SettingsEnvRef): Promise<Record<strin
       // invalid now: skip
     }
   }
-  return await Promise.resolve(env);
+  return env;
 }
