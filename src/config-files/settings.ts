@@ -27,7 +27,7 @@
  * settings file's project directory (the folder holding `.claude/`; for user settings, the
  * folder holding the config directory), `path` and `./path` to the working directory.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PermissionMode } from '../common/permissions';
