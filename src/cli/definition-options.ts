@@ -14,7 +14,9 @@ import { loadDefinitions, PluginError } from '../config-files/definitions/catalo
 import { loadSkillDir } from '../config-files/definitions/commands';
 import { pluginSettingsOf } from '../config-files/definitions/plugin-settings';
 import type { SessionDefinitions } from '../client/slash-commands';
+import { homedir } from 'node:os';
 import * as path from 'node:path';
+import { projectConfigRoots, userConfigRoots } from '../config-files/safe-read';
 import { UsageError } from './usage-error';
 import type { AgentDefinition } from '../common/agents';
 import { AgentsOptionError, parseAgentsOption, sessionAgentTypes } from '../client/agent-types';
@@ -62,8 +64,18 @@ export function runDefinitions(
   if (flags.bare) {
     // `--bare` loads nothing, but a skill typed as a command gets an answer (Claude Code 2.1.328).
     const skills = [
-      ...(userDir ? loadSkillDir(path.join(userDir, 'skills'), { scope: 'user' }, () => undefined) : []),
-      ...loadSkillDir(path.join(opts.cwd, '.claude', 'skills'), { scope: 'project' }, () => undefined),
+      ...(userDir
+        ? loadSkillDir(
+            path.join(userDir, 'skills'),
+            { scope: 'user', roots: userConfigRoots(homedir(), userDir) },
+            () => undefined,
+          )
+        : []),
+      ...loadSkillDir(
+        path.join(opts.cwd, '.claude', 'skills'),
+        { scope: 'project', roots: projectConfigRoots(opts.cwd) },
+        () => undefined,
+      ),
     ];
     return {
       definitions: { definitions: emptyDefinitions(), bare: { skillNames: skills.map((s) => s.name) } },

@@ -1,12 +1,16 @@
 /**
  * Finding and reading memory files (CLAUDE.md and what they import), within limits: a file is
  * read up to a size and cut with a note past it, imports are followed to a depth, an import
- * cycle is an error naming the files. Runs where the files are: the client for the user's own
+ * cycle is an error naming the files. Each file, a memory file itself as much as an import, is
+ * read under the rules of src/config-files/safe-read.ts: its real path inside the roots (the
+ * repository for the project's files, the home and config directory for the user's own), a
+ * regular text file; another is skipped with a warning. Runs where the files are: the client for the user's own
  * memory, the worker for the project's.
  */
-import { open, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { isInsideDir, readConfigFile } from './safe-read';
 import type { MemoryFile, MemoryType } from '../common/context';
 import { importPaths, resolveImport } from './memory-imports';
 import { AgentRunnerError } from '../common/errors';
@@ -51,37 +55,6 @@ export class MemoryImportCycleError extends AgentRunnerError {
   }
 }
 
-function isInside(path: string, dir: string): boolean {
-  const rel = relative(dir, path);
-  return rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep) && rel !== '..');
-}
-
-/** First bytes of a file as text, and its size; null when it is not a regular file. */
-async function readHead(path: string, maxChars: number): Promise<{ text: string; bytes: number } | null> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const st = await handle.stat();
-    if (!st.isFile()) return null;
-    // UTF-8 takes at most 4 bytes a character; one more character tells whether it was cut.
-    const want = Math.min(st.size, (maxChars + 1) * 4);
-    const buf = Buffer.alloc(want);
-    let got = 0;
-    while (got < want) {
-      const { bytesRead } = await handle.read(buf, got, want - got, got);
-      if (bytesRead === 0) break;
-      got += bytesRead;
-    }
-    return { text: buf.subarray(0, got).toString('utf8'), bytes: st.size };
-  } finally {
-    await handle.close();
-  }
-}
-
 /**
  * Reads memory files and their imports for one load, keeping the character budget, the files
  * already sent (a file imported twice is sent once) and the chain of imports being followed.
@@ -94,8 +67,9 @@ export class MemoryReader {
   readonly warnings: string[] = [];
 
   /**
-   * @param importRoots imports are followed only to files inside one of these directories
-   *   (the repository for project files, the home directory for the user's own)
+   * @param importRoots files are read (and imports followed) only when their real path is
+   *   inside one of these directories (the repository for project files, the home and config
+   *   directory for the user's own)
    * @param home what `~/` in an import means
    */
   constructor(
@@ -133,12 +107,15 @@ export class MemoryReader {
       return;
     }
     const max = Math.min(this.limits.maxFileChars, room);
-    const head = await readHead(real, max);
-    if (head === null) return;
-    if (head.text.slice(0, 8192).includes('\0')) {
-      this.warnings.push(`memory file ${path} not sent: it is not a text file`);
+    // The file itself, not only an import, must be inside a root (CLAUDE.md may be a link too).
+    // UTF-8 takes at most 4 bytes a character; one more character tells whether it was cut.
+    const read = readConfigFile(path, { roots: this.importRoots, maxBytes: (max + 1) * 4, overSize: 'truncate' });
+    if (read.status === 'missing') return;
+    if (read.status === 'refused') {
+      this.warnings.push(`memory file ${path} not sent: ${read.reason}`);
       return;
     }
+    const head = { text: read.text, bytes: read.bytes };
     this.seen.add(real);
     const file: MemoryFile = { path, type, content: head.text };
     if (head.text.length > max) {
@@ -157,7 +134,7 @@ export class MemoryReader {
     const next = [...chain, path];
     for (const imp of importPaths(head.text.slice(0, max))) {
       const target = resolveImport(imp, dirname(path), this.home);
-      if (!this.importRoots.some((root) => isInside(target, root))) {
+      if (!this.importRoots.some((root) => isInsideDir(target, root))) {
         this.warnings.push(
           `memory file ${path}: import @${imp} not followed: ${target} is outside ${this.importRoots.join(' and ')}`,
         );
@@ -165,7 +142,7 @@ export class MemoryReader {
       }
       // Through a link, the file read is where the link leads: it must be inside a root too.
       const realTarget = await realpath(target).catch(() => null);
-      if (realTarget !== null && !(await this.realRoots()).some((root) => isInside(realTarget, root))) {
+      if (realTarget !== null && !(await this.realRoots()).some((root) => isInsideDir(realTarget, root))) {
         this.warnings.push(
           `memory file ${path}: import @${imp} not followed: ${target} is a link to ${realTarget}, outside ${this.importRoots.join(' and ')}`,
         );
@@ -293,7 +270,7 @@ export interface NestedMemoryOptions {
  */
 export async function loadNestedMemory(opts: NestedMemoryOptions): Promise<MemoryLoad> {
   const dir = dirname(resolve(opts.cwd, opts.filePath));
-  if (!isInside(dir, opts.cwd) || dir === resolve(opts.cwd) || basename(opts.filePath) === '') {
+  if (!isInsideDir(dir, opts.cwd) || dir === resolve(opts.cwd) || basename(opts.filePath) === '') {
     return { files: [], warnings: [] };
   }
   const reader = new MemoryReader([opts.root], opts.limits, opts.home);

@@ -9,6 +9,10 @@
  * `--settings` always applies). Command-line flags rank above all of them (the caller merges
  * those).
  *
+ * Each file is read under the rules of src/config-files/safe-read.ts (the user's inside the home
+ * and config directory, the project's inside the project; a regular text file of at most 1 MiB):
+ * one that breaks them is left out with a warning.
+ *
  * Trust (src/config-files/settings-trust.ts): what widens permissions (`permissions.allow` and
  * `permissions.additionalDirectories`) is ignored, with Claude Code's warning, in the project's
  * settings until the project is trusted, and in its local settings until it or a directory above
@@ -23,7 +27,7 @@
  * settings file's project directory (the folder holding `.claude/`; for user settings, the
  * folder holding the config directory), `path` and `./path` to the working directory.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PermissionMode } from '../common/permissions';
@@ -33,6 +37,14 @@ import { SETTING_SOURCES, type SettingSource } from '../common/context';
 import type { SettingsFile } from './settings-schema';
 import { SettingsFileSchema } from './settings-schema';
 import { AgentRunnerError } from '../common/errors';
+import type { SafeReadOptions } from './safe-read';
+import {
+  MAX_CONFIG_JSON_BYTES,
+  projectConfigRoots,
+  readConfigFile,
+  refusedWarning,
+  userConfigRoots,
+} from './safe-read';
 import type { ProjectTrust } from './settings-trust';
 import { claudeConfigFile, projectRootOf, projectTrust, trustRecordDir } from './settings-trust';
 
@@ -56,6 +68,8 @@ export interface LoadedSource {
   /** Directory `/path` rules are relative to. */
   root: string;
   settings: SettingsFile;
+  /** {@link path} with its links resolved (what a worker re-reads); absent for inline JSON. */
+  realPath?: string;
 }
 
 /** The merged settings. */
@@ -72,7 +86,7 @@ export interface LoadedSettings {
   };
   /** Merged `env` (apply to tool processes only; keep out of workflow history). */
   env: Record<string, string>;
-  /** Files whose `env` makes up {@link env}, lowest first (what a worker re-reads). */
+  /** Files whose `env` makes up {@link env}, lowest first, links resolved (what a worker re-reads). */
   envFiles: string[];
   model?: string;
   /** `effortLevel` and `alwaysThinkingEnabled` of the highest source that sets each. */
@@ -158,15 +172,25 @@ function validate(raw: unknown, where: string): SettingsFile {
   return s;
 }
 
-function readFile(p: string): SettingsFile | undefined {
-  if (!existsSync(p)) return undefined;
-  let text: string;
-  try {
-    text = readFileSync(p, 'utf8');
-  } catch (err) {
-    throw new SettingsError(`${p}: cannot be read (${(err as Error).message})`);
+/**
+ * A settings file read under the rules of src/config-files/safe-read.ts, or undefined when there
+ * is none; a refused one is left out with a warning (`warnings`) naming it and why.
+ * @throws SettingsError for a file that is not valid settings JSON
+ */
+function readFile(p: string, roots: SafeReadOptions['roots'], warnings: string[]): LoadedFile | undefined {
+  const r = readConfigFile(p, { roots, maxBytes: MAX_CONFIG_JSON_BYTES });
+  if (r.status === 'missing') return undefined;
+  if (r.status === 'refused') {
+    warnings.push(refusedWarning(p, r.reason));
+    return undefined;
   }
-  return validate(parseJson(text, p), p);
+  return { settings: validate(parseJson(r.text, p), p), realPath: r.realPath };
+}
+
+interface LoadedFile {
+  settings: SettingsFile;
+  /** Where the file really is (links resolved): what a worker re-reads (see SettingsEnvRef). */
+  realPath: string;
 }
 
 /** Whether Claude Code would trust all settings of the project at `cwd` (see src/config-files/settings-trust.ts). */
@@ -201,6 +225,9 @@ export function loadSettings(opts: LoadSettingsOptions): LoadedSettings {
   const wanted = parseSettingSources(opts.settingSources);
   const configDir = claudeConfigDir(env, home);
   const projectRoot = projectRootOf(cwd);
+  const userRoots = userConfigRoots(home, configDir);
+  const projectRoots = projectConfigRoots(cwd);
+  const refused: string[] = [];
   const candidates: Array<{ source: SettingSource; path: string; root: string }> = [
     { source: 'user', path: path.join(configDir, 'settings.json'), root: path.dirname(configDir) },
     { source: 'project', path: path.join(cwd, '.claude', 'settings.json'), root: cwd },
@@ -218,8 +245,8 @@ export function loadSettings(opts: LoadSettingsOptions): LoadedSettings {
   ];
   for (const c of candidates) {
     if (!wanted.includes(c.source)) continue;
-    const settings = readFile(c.path);
-    if (settings) sources.push({ ...c, settings });
+    const file = readFile(c.path, c.source === 'user' ? userRoots : projectRoots, refused);
+    if (file) sources.push({ ...c, ...file });
   }
   if (opts.settingsArg !== undefined) {
     const arg = opts.settingsArg.trim();
@@ -234,13 +261,16 @@ export function loadSettings(opts: LoadSettingsOptions): LoadedSettings {
       const p = path.resolve(cwd, arg);
       if (!existsSync(p) || !statSync(p).isFile())
         throw new SettingsError(`--settings: ${p} is not a file (give a settings file or a JSON object)`);
-      sources.push({ source: 'flagSettings', path: p, root: path.dirname(p), settings: readFile(p) as SettingsFile });
+      // Named by the user: read wherever it is, under the other rules.
+      const file = readFile(p, 'anywhere', refused);
+      if (!file) throw new SettingsError(`--settings: ${refused.pop() ?? `${p} is not a file`}`);
+      sources.push({ source: 'flagSettings', path: p, root: path.dirname(p), ...file });
     }
   }
   const trust: ProjectTrust =
     opts.trusted === undefined ? projectTrust(cwd, env, home) : opts.trusted ? 'trusted' : 'untrusted';
   const out = merge(sources, cwd, trust, home);
-  out.warnings.unshift(...untrustedWarnings(sources, trust, cwd, claudeConfigFile(env, home)));
+  out.warnings.unshift(...refused, ...untrustedWarnings(sources, trust, cwd, claudeConfigFile(env, home)));
   return out;
 }
 
@@ -324,7 +354,7 @@ function merge(sources: LoadedSource[], cwd: string, trust: ProjectTrust, home: 
     }
     if (s.settings.env && Object.keys(s.settings.env).length > 0) {
       Object.assign(out.env, s.settings.env);
-      out.envFiles.push(s.path);
+      out.envFiles.push(s.realPath ?? s.path);
     }
     if (s.settings.model !== undefined) out.model = s.settings.model;
     if (s.settings.effortLevel !== undefined) out.thinking.effortLevel = s.settings.effortLevel;

@@ -4,9 +4,10 @@
  * later `claude` in the project resumes them). The runner's session keeps every job either way;
  * the file is written so that the project holds what 2.1.328 would have written there.
  */
-import { lstat, mkdir, readFile, realpath, rename, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, realpath, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
+import { MAX_CONFIG_JSON_BYTES, readConfigFile } from '../../config-files/safe-read';
 
 /** The file, relative to the project. */
 export const SCHEDULED_TASKS_FILE = join('.claude', 'scheduled_tasks.json');
@@ -30,7 +31,8 @@ export interface ScheduledTaskEntry {
 /**
  * The file of a project, when it may be read and written: neither it nor `.claude` is a symlink
  * (one would let a repository's content read or write a file outside it, whose text would then
- * reach the model and workflow history in an error).
+ * reach the model and workflow history in an error). Stricter than the rule for reading project
+ * config (src/config-files/safe-read.ts: a link inside the project is fine) because it is written.
  * @throws ApplicationFailure (non-retryable, type {@link MALFORMED_SCHEDULED_TASKS}) otherwise
  */
 async function tasksFile(projectDir: string): Promise<string> {
@@ -49,11 +51,11 @@ async function tasksFile(projectDir: string): Promise<string> {
   return file;
 }
 
-async function readTasks(file: string): Promise<ScheduledTaskEntry[]> {
-  const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
-    if (e.code === 'ENOENT') return '';
-    throw e;
-  });
+/** The file's jobs, read as every project config file is (src/config-files/safe-read.ts). */
+function readTasks(file: string, projectDir: string): ScheduledTaskEntry[] {
+  const read = readConfigFile(file, { roots: [projectDir], maxBytes: MAX_CONFIG_JSON_BYTES });
+  if (read.status === 'refused') throw malformed(file, read.reason);
+  const text = read.status === 'read' ? read.text : '';
   if (text.trim() === '') return [];
   let parsed: unknown;
   try {
@@ -92,7 +94,7 @@ async function writeTasks(file: string, tasks: ScheduledTaskEntry[]): Promise<vo
  */
 export async function addScheduledTask(projectDir: string, entry: ScheduledTaskEntry): Promise<void> {
   const file = await tasksFile(projectDir);
-  const tasks = (await readTasks(file)).filter((t) => t.id !== entry.id);
+  const tasks = readTasks(file, projectDir).filter((t) => t.id !== entry.id);
   await writeTasks(file, [...tasks, entry]);
 }
 
@@ -102,7 +104,7 @@ export async function addScheduledTask(projectDir: string, entry: ScheduledTaskE
  */
 export async function removeScheduledTask(projectDir: string, id: string): Promise<void> {
   const file = await tasksFile(projectDir);
-  const tasks = await readTasks(file);
+  const tasks = readTasks(file, projectDir);
   const left = tasks.filter((t) => t.id !== id);
   if (left.length !== tasks.length) await writeTasks(file, left);
 }
@@ -114,7 +116,7 @@ export async function removeScheduledTask(projectDir: string, id: string): Promi
  */
 export async function scheduledTasksFileProblem(projectDir: string): Promise<string | null> {
   try {
-    await readTasks(await tasksFile(projectDir));
+    readTasks(await tasksFile(projectDir), projectDir);
     return null;
   } catch (e) {
     if (e instanceof ApplicationFailure && e.type === MALFORMED_SCHEDULED_TASKS) return e.message;

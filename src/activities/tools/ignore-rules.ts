@@ -22,6 +22,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import ignore from 'ignore';
 import type { Ignore } from 'ignore';
 import { gitEnvironment } from '../../env/child-env';
+import { readConfigFile } from '../../config-files/safe-read';
 
 /** The rules one directory contributes. */
 interface DirRules {
@@ -39,12 +40,17 @@ const NO_RULES: DirRules = { rgignore: null, ignore: null, gitignore: null, excl
 /** The matchers of one kind, in precedence order. */
 const KINDS = ['rgignore', 'ignore', 'gitignore', 'exclude'] as const;
 
+/** Largest ignore file read, bytes. */
+const MAX_IGNORE_FILE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * An ignore file's text, or null: absent, unreadable, or refused by the rules of
+ * src/config-files/safe-read.ts (a FIFO would hang the search; a repository's ignore files may
+ * link anywhere, their text never reaching the model).
+ */
 async function readText(path: string): Promise<string | null> {
-  try {
-    return await fsp.readFile(path, 'utf8');
-  } catch {
-    return null; // absent or unreadable: no rules
-  }
+  const r = readConfigFile(path, { roots: 'anywhere', maxBytes: MAX_IGNORE_FILE_BYTES });
+  return r.status === 'read' ? r.text : null;
 }
 
 /** The `.git` directory of a repository root (`.git` itself, or what a `.git` file points to). */

@@ -13,7 +13,7 @@ import { firstLine, parseFrontmatter, textField, toolListField } from './frontma
 
 /** The agents of one directory (not recursive), sorted by name. */
 export function loadAgentDir(dir: string, origin: DefinitionOrigin, warn: (m: string) => void): AgentDefinition[] {
-  return markdownFiles(dir, warn, false).map((f) => {
+  return markdownFiles(dir, origin.roots, warn, false).map((f) => {
     const { data, body } = parseFrontmatter(f.text);
     const own = textField(data['name']) || f.rel;
     const tools = data['tools'] === undefined ? undefined : toolListField(data['tools']);

@@ -4,7 +4,9 @@
  * (`<cwd>/.claude/…`) and its plugins' (`--plugin-dir`, settings). `--setting-sources` selects the
  * user's and the project's, as it does for settings and memory; `--bare` reads none.
  */
+import { homedir } from 'node:os';
 import * as path from 'node:path';
+import { projectConfigRoots, userConfigRoots } from '../safe-read';
 import type { HooksConfig } from '../../common/hooks';
 import { mergeHooks } from '../hooks';
 import type { McpConfig } from '../mcp-config';
@@ -28,6 +30,8 @@ export interface LoadDefinitionsOptions {
   /** The settings sections that enable plugins (see {@link PluginSettings}). */
   pluginSettings?: PluginSettings;
   warn?: (m: string) => void;
+  /** Where the user's own files may link to, with the config directory. @default os.homedir() */
+  home?: string;
 }
 
 /** The definitions, and what the plugins bring beyond them (hooks and MCP servers). */
@@ -56,12 +60,13 @@ export function loadDefinitions(opts: LoadDefinitionsOptions): LoadedDefinitions
   const cwd = path.resolve(opts.cwd);
   const user = opts.userConfigDir === false ? undefined : opts.userConfigDir;
   const project = opts.project !== false ? path.join(cwd, '.claude') : undefined;
-  const userOrigin = { scope: 'user' as const };
-  const projectOrigin = { scope: 'project' as const };
+  const userOrigin = { scope: 'user' as const, roots: user ? userConfigRoots(opts.home ?? homedir(), user) : [] };
+  const projectOrigin = { scope: 'project' as const, roots: projectConfigRoots(cwd) };
   const plugins: LoadedPlugin[] = [];
   const seenPlugins = new Set<string>();
   const addPlugin = (dir: string, source: string): void => {
     const p = loadPluginDir(path.resolve(cwd, dir), source, warn);
+    if (p === undefined) return;
     if (seenPlugins.has(p.info.name)) {
       warn(`plugin ${p.info.name} (${p.info.path}) is already loaded; this copy is skipped`);
       return;

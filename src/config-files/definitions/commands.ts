@@ -13,6 +13,11 @@ export interface DefinitionOrigin {
   scope: DefinitionScope;
   /** Plugin name: the definitions' names get `<plugin>:` in front. */
   plugin?: string;
+  /**
+   * Directories the files' real paths must be inside (src/config-files/safe-read.ts): the
+   * project's for its files, the home and config directory for the user's, the plugin's own.
+   */
+  roots: readonly string[];
 }
 
 function named(origin: DefinitionOrigin, name: string): string {
@@ -48,14 +53,14 @@ export function commandFromText(
 
 /** The commands under a `commands` directory (subfolders are `:` namespaces). */
 export function loadCommandDir(dir: string, origin: DefinitionOrigin, warn: (m: string) => void): CommandDefinition[] {
-  return markdownFiles(dir, warn).map((f) =>
+  return markdownFiles(dir, origin.roots, warn).map((f) =>
     commandFromText('command', named(origin, f.rel.split('/').join(':')), f.text, f, origin),
   );
 }
 
 /** The skills under a `skills` directory (`<name>/SKILL.md`; the frontmatter's `name` wins). */
 export function loadSkillDir(dir: string, origin: DefinitionOrigin, warn: (m: string) => void): CommandDefinition[] {
-  return skillFiles(dir, warn).map((f) => {
+  return skillFiles(dir, origin.roots, warn).map((f) => {
     const { data } = parseFrontmatter(f.text);
     const own = textField(data['name']);
     return commandFromText('skill', named(origin, own !== '' ? own : f.rel), f.text, f, origin);

@@ -13,7 +13,7 @@
  * `mcp__plugin_demo_fixture__<tool>`). Its hooks and MCP servers get `CLAUDE_PLUGIN_ROOT` (the
  * plugin's directory), in their environment and in place of `${CLAUDE_PLUGIN_ROOT}`.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { HooksConfig } from '../../common/hooks';
 import { HooksConfigError, parseHooksSection } from '../hooks';
@@ -23,6 +23,7 @@ import type { AgentDefinition, CommandDefinition, PluginInfo } from './types';
 import { loadAgentDir } from './agents';
 import { loadCommandDir, loadSkillDir } from './commands';
 import { isDir } from './files';
+import { MAX_CONFIG_JSON_BYTES, readConfigFile, refusedWarning } from '../safe-read';
 
 /** Thrown for a plugin that cannot be used (a missing `--plugin-dir`, a malformed manifest); the CLI exits 2. */
 export class PluginError extends Error {
@@ -41,15 +42,20 @@ export interface LoadedPlugin {
   mcp: McpConfig;
 }
 
-function readJson(file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new PluginError(`${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+/**
+ * A plugin's JSON file, read under the rules of src/config-files/safe-read.ts with the plugin's
+ * (or marketplace's) directory as the root; undefined, with a warning, when they refuse it.
+ * @throws PluginError for a file that is not there or is not valid JSON
+ */
+function readJson(file: string, root: string, warn: (m: string) => void): unknown {
+  const r = readConfigFile(file, { roots: [root], maxBytes: MAX_CONFIG_JSON_BYTES });
+  if (r.status === 'missing') throw new PluginError(`${file}: cannot be read (ENOENT)`);
+  if (r.status === 'refused') {
+    warn(refusedWarning(file, r.reason));
+    return undefined;
   }
   try {
-    return JSON.parse(text) as unknown;
+    return JSON.parse(r.text) as unknown;
   } catch (err) {
     throw new PluginError(`${file}: not valid JSON (${(err as Error).message})`);
   }
@@ -97,15 +103,22 @@ function pluginServer(server: McpServerConfig, root: string): McpServerConfig {
   };
 }
 
-function pluginMcp(name: string, root: string, manifest: Record<string, unknown>): McpConfig {
+function pluginMcp(
+  name: string,
+  root: string,
+  manifest: Record<string, unknown>,
+  warn: (m: string) => void,
+): McpConfig {
   const out: McpConfig = { servers: {}, sources: {} };
   const entries: Array<{ raw: unknown; where: string }> = [];
   const file = path.join(root, '.mcp.json');
-  if (existsSync(file)) entries.push({ raw: readJson(file), where: file });
+  if (existsSync(file)) entries.push({ raw: readJson(file, root, warn), where: file });
   const m = manifest['mcpServers'];
-  if (typeof m === 'string') entries.push({ raw: readJson(path.resolve(root, m)), where: path.resolve(root, m) });
+  if (typeof m === 'string')
+    entries.push({ raw: readJson(path.resolve(root, m), root, warn), where: path.resolve(root, m) });
   else if (isRecord(m)) entries.push({ raw: { mcpServers: m }, where: `${root}/.claude-plugin/plugin.json` });
   for (const { raw, where } of entries) {
+    if (raw === undefined) continue; // refused, and warned about
     const parsed = McpConfigFileSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -123,12 +136,14 @@ function pluginMcp(name: string, root: string, manifest: Record<string, unknown>
 function pluginHooks(root: string, manifest: Record<string, unknown>, warn: (m: string) => void): HooksConfig {
   const sections: Array<{ raw: unknown; where: string }> = [];
   const file = path.join(root, 'hooks', 'hooks.json');
-  if (existsSync(file)) sections.push({ raw: readJson(file), where: file });
+  if (existsSync(file)) sections.push({ raw: readJson(file, root, warn), where: file });
   const h = manifest['hooks'];
-  if (typeof h === 'string') sections.push({ raw: readJson(path.resolve(root, h)), where: path.resolve(root, h) });
+  if (typeof h === 'string')
+    sections.push({ raw: readJson(path.resolve(root, h), root, warn), where: path.resolve(root, h) });
   else if (isRecord(h)) sections.push({ raw: h, where: `${root}/.claude-plugin/plugin.json` });
   const out: HooksConfig = {};
   for (const { raw, where } of sections) {
+    if (raw === undefined) continue; // refused, and warned about
     // hooks.json is `{"hooks": {…}}`; a manifest's inline value may be the section itself.
     const section = isRecord(raw) && isRecord(raw['hooks']) ? raw['hooks'] : raw;
     let parsed: HooksConfig;
@@ -153,22 +168,26 @@ function pluginHooks(root: string, manifest: Record<string, unknown>, warn: (m: 
 }
 
 /**
- * Loads one plugin directory.
+ * Loads one plugin directory. Its files are read only inside it (src/config-files/safe-read.ts):
+ * a hooks or MCP file that links out of it is skipped with a warning, and so is the whole plugin
+ * when its manifest does.
  * @param source `system/init`'s `source` (`<name>@inline`, `<name>@<marketplace>`); `{name}` is
  *   replaced by the plugin's name
+ * @returns the plugin, or undefined when its manifest was refused (and warned about)
  * @throws PluginError for a directory that does not exist or a malformed manifest, hooks or MCP file
  */
-export function loadPluginDir(dir: string, source: string, warn: (m: string) => void): LoadedPlugin {
+export function loadPluginDir(dir: string, source: string, warn: (m: string) => void): LoadedPlugin | undefined {
   const root = path.resolve(dir);
   if (!isDir(root)) throw new PluginError(`${root}: not a plugin directory (no such directory)`);
   const manifestFile = path.join(root, '.claude-plugin', 'plugin.json');
-  const raw = existsSync(manifestFile) ? readJson(manifestFile) : {};
+  const raw = existsSync(manifestFile) ? readJson(manifestFile, root, warn) : {};
+  if (raw === undefined) return undefined;
   if (!isRecord(raw)) throw new PluginError(`${manifestFile}: expected a JSON object`);
   const name = typeof raw['name'] === 'string' && raw['name'].trim() !== '' ? raw['name'].trim() : path.basename(root);
   if (!/^[A-Za-z0-9._-]+$/.test(name)) {
     throw new PluginError(`${manifestFile}: name: "${name}" must be letters, digits, '.', '_' or '-'`);
   }
-  const origin = { scope: 'plugin' as const, plugin: name };
+  const origin = { scope: 'plugin' as const, plugin: name, roots: [root] };
   const version = typeof raw['version'] === 'string' ? raw['version'] : undefined;
   return {
     info: { name, path: root, source: source.replace('{name}', name), ...(version !== undefined ? { version } : {}) },
@@ -176,7 +195,7 @@ export function loadPluginDir(dir: string, source: string, warn: (m: string) => 
     skills: dirsOf(root, raw['skills'], 'skills').flatMap((d) => loadSkillDir(d, origin, warn)),
     agents: dirsOf(root, raw['agents'], 'agents').flatMap((d) => loadAgentDir(d, origin, warn)),
     hooks: pluginHooks(root, raw, warn),
-    mcp: pluginMcp(name, root, raw),
+    mcp: pluginMcp(name, root, raw, warn),
   };
 }
 
@@ -240,7 +259,8 @@ export function enabledPluginDirs(
       continue;
     }
     const manifestFile = path.join(marketDir, '.claude-plugin', 'marketplace.json');
-    const manifest = readJson(manifestFile);
+    const manifest = readJson(manifestFile, marketDir, warn);
+    if (manifest === undefined) continue; // refused, and warned about
     const plugins = isRecord(manifest) && Array.isArray(manifest['plugins']) ? manifest['plugins'] : [];
     const entry = plugins.find((p) => isRecord(p) && p['name'] === plugin) as Record<string, unknown> | undefined;
     if (!entry) {

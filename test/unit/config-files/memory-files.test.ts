@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -132,6 +133,42 @@ describe('project memory', () => {
         `import @inner.md not followed: ${join(repo, 'inner.md')} is a link to ${join(root, 'outside.md')}`,
       ),
       expect.stringContaining(`import @docs/notes.md not followed`),
+    ]);
+  });
+
+  test('loadProjectMemory: a memory file that is itself a link to /proc/self/environ or out of the repository, or a FIFO, is not sent; a link inside it is', async () => {
+    w('outside.md', 'TOPSECRET');
+    w('repo/docs/local.md', 'local rules inside the repository');
+    symlinkSync('/proc/self/environ', join(repo, 'CLAUDE.md'));
+    mkdirSync(join(repo, '.claude'));
+    symlinkSync(join(root, 'outside.md'), join(repo, '.claude', 'CLAUDE.md'));
+    symlinkSync(join(repo, 'docs', 'local.md'), join(repo, 'CLAUDE.local.md'));
+    mkdirSync(join(repo, 'sub'));
+    execFileSync('mkfifo', [join(repo, 'sub', 'CLAUDE.md')]);
+    const load = await loadProjectMemory({ cwd: join(repo, 'sub'), root: repo, sources: all });
+    expect(summary(load.files)).toEqual(['Local repo/CLAUDE.local.md']);
+    expect(load.files[0]?.content).toBe('local rules inside the repository');
+    expect(JSON.stringify(load.files)).not.toMatch(/TOPSECRET|PATH=/);
+    expect(load.warnings).toEqual([
+      `memory file ${join(repo, 'CLAUDE.md')} not sent: it is a link to /proc/${process.pid}/environ, which is on a kernel file system (such as /proc) that the runner does not read`,
+      `memory file ${join(repo, '.claude', 'CLAUDE.md')} not sent: it is a link to ${join(root, 'outside.md')}, which is outside ${repo}`,
+      `memory file ${join(repo, 'sub', 'CLAUDE.md')} not sent: it is not a regular file`,
+    ]);
+  });
+
+  test("loadUserMemory: the user's CLAUDE.md may link inside the home directory, not out of it", async () => {
+    w('outside.md', 'TOPSECRET');
+    w('home/dotfiles/CLAUDE.md', 'my rules');
+    mkdirSync(join(home, '.claude'));
+    symlinkSync(join(home, 'dotfiles', 'CLAUDE.md'), join(home, '.claude', 'CLAUDE.md'));
+    const inside = await loadUserMemory({ configDir: join(home, '.claude'), home });
+    expect(inside.files.map((f) => f.content)).toEqual(['my rules']);
+    rmSync(join(home, '.claude', 'CLAUDE.md'));
+    symlinkSync(join(root, 'outside.md'), join(home, '.claude', 'CLAUDE.md'));
+    const out = await loadUserMemory({ configDir: join(home, '.claude'), home });
+    expect(out.files).toEqual([]);
+    expect(out.warnings).toEqual([
+      `memory file ${join(home, '.claude', 'CLAUDE.md')} not sent: it is a link to ${join(root, 'outside.md')}, which is outside ${home} and ${join(home, '.claude')}`,
     ]);
   });
 

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -248,5 +248,47 @@ describe('settings env is re-read where tools run', () => {
     write(b, { env: { Y: 'b' } });
     write(c, '{broken');
     expect(await readSettingsEnv({ files: [a, b, c, join(root, 'gone.json')] })).toEqual({ X: 'a', Y: 'b' });
+  });
+});
+
+describe('settings files through links (src/config-files/safe-read.ts)', () => {
+  test("loadSettings: a project's settings linking out of the project or to /proc are left out with a warning; a link inside it works, its env file is the real path", () => {
+    write(join(root, 'elsewhere.json'), { env: { LEAK: 'TOPSECRET' }, permissions: { deny: ['Bash(x)'] } });
+    write(join(cwd, 'config', 'local.json'), { env: { C: 'local' } });
+    mkdirSync(join(cwd, '.claude'), { recursive: true });
+    symlinkSync(join(root, 'elsewhere.json'), join(cwd, '.claude', 'settings.json'));
+    symlinkSync(join(cwd, 'config', 'local.json'), join(cwd, '.claude', 'settings.local.json'));
+    const s = load();
+    expect(s.env).toEqual({ C: 'local' });
+    expect(s.permissions.deny).toEqual([]);
+    expect(s.envFiles).toEqual([join(cwd, 'config', 'local.json')]);
+    expect(s.warnings).toContain(
+      `${join(cwd, '.claude', 'settings.json')}: not read: it is a link to ${join(root, 'elsewhere.json')}, which is outside ${cwd}`,
+    );
+    rmSync(join(cwd, '.claude', 'settings.json'));
+    symlinkSync('/proc/self/environ', join(cwd, '.claude', 'settings.json'));
+    expect(load().warnings[0]).toMatch(
+      /settings\.json: not read: it is a link to \/proc\/\d+\/environ, which is on a kernel file system/,
+    );
+  });
+
+  test('loadSettings: a FIFO as settings is left out at once; --settings naming an oversized file is a SettingsError', () => {
+    mkdirSync(join(cwd, '.claude'), { recursive: true });
+    spawnSync('mkfifo', [join(cwd, '.claude', 'settings.json')]);
+    expect(load().warnings).toContain(`${join(cwd, '.claude', 'settings.json')}: not read: it is not a regular file`);
+    write(join(root, 'big.json'), `{"model": "${'x'.repeat(1024 * 1024)}"}`);
+    expect(() => load({ settingsArg: join(root, 'big.json') })).toThrow(
+      new SettingsError(`--settings: ${join(root, 'big.json')}: not read: it has more than 1048576 bytes`),
+    );
+  });
+
+  test('readSettingsEnv: a file that became a link out of its directory, or to /proc, contributes nothing', async () => {
+    const dir = join(root, 'proj-settings');
+    write(join(dir, 'ok.json'), { env: { OK: '1' } });
+    write(join(root, 'other.json'), { env: { LEAK: 'TOPSECRET' } });
+    symlinkSync(join(root, 'other.json'), join(dir, 'swapped.json'));
+    symlinkSync('/proc/self/environ', join(dir, 'env.json'));
+    const files = ['ok.json', 'swapped.json', 'env.json'].map((f) => join(dir, f));
+    expect(await readSettingsEnv({ files })).toEqual({ OK: '1' });
   });
 });

@@ -3,6 +3,7 @@
  * ignore files apply where, which wins, and the search root's exemption. Each case walks a real
  * tree with {@link walkFiles}.
  */
+import { execFileSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -48,6 +49,14 @@ describe('ignore rules', () => {
       'plain.txt': '',
     });
     expect(await kept()).toEqual(['keep.log', 'local.txt', 'plain.txt', 'sub/rooted.txt']);
+  });
+
+  test('ignore rules: a FIFO as .gitignore is no rules, and the search does not wait on it', async () => {
+    await tree({ '.git/HEAD': 'ref: refs/heads/main\n', 'a.log': '', 'src/b.ts': '' });
+    execFileSync('mkfifo', [path.join(dir, '.gitignore')]);
+    const started = Date.now();
+    expect(await kept()).toEqual(['a.log', 'src/b.ts']);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   test('ignore rules: outside a repository .gitignore does not apply; .ignore and .rgignore do', async () => {

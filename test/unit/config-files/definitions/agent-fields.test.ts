@@ -54,7 +54,7 @@ describe('agent run fields', () => {
     );
     writeFileSync(join(dir, 'odd.md'), '---\nname: odd\ndescription: Odd.\nmaxTurns: many\nskills: [pdf]\n---\nOdd.\n');
     const warnings: string[] = [];
-    const [odd, reviewer] = loadAgentDir(dir, { scope: 'project' }, (m) => warnings.push(m));
+    const [odd, reviewer] = loadAgentDir(dir, { scope: 'project', roots: [dir] }, (m) => warnings.push(m));
     expect(catalogAgentType(reviewer!)).toMatchObject({
       agentType: 'reviewer',
       permissionMode: 'plan',
