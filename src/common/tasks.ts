@@ -14,6 +14,8 @@ import type { ShellEnd, ShellTaskInfo } from './shell-tasks';
 import type { WakeupTaskInfo } from './wakeup';
 import type { CronTaskInfo } from './cron';
 import type { MonitorEnd } from './monitor';
+import type { PermissionMode } from './permissions';
+import type { EffortLevel } from './thinking';
 
 /** Schema version of a carried {@link TaskTable}. */
 export const TASK_TABLE_VERSION = 1;
@@ -61,6 +63,28 @@ export interface AgentTaskInfo {
   model: string;
   /** With `isolation: "worktree"`: the agent's worktree and branch. */
   worktree?: { path: string; branch: string };
+  /**
+   * What its type (or the call) restricts, kept so that a run resumed by `SendMessage` has the
+   * same tools, turn limit, permission mode, effort and system prompt as its first run (absent on
+   * records from before this field: such a run is resumed with the parent's options).
+   */
+  profile?: AgentProfile;
+}
+
+/** The restrictions of an agent's runs (from its `AgentPlan`); tool names only, the prompt by key. */
+export interface AgentProfile {
+  /** The tools it is offered, in order. */
+  tools: string[];
+  /** {@link tools} is the type's own list (`TurnOptions.ownToolList`). */
+  ownToolList?: true;
+  /** Its type's `maxTurns` (already no wider than the session's). */
+  maxTurns?: number;
+  permissionMode?: PermissionMode;
+  effort?: EffortLevel;
+  /** Content key of its system prompt (absent for a fork: the parent's). */
+  systemPromptKey?: string;
+  /** A fork (the parent's system prompt and context). */
+  fork?: true;
 }
 
 /** One task of the session. */

@@ -18,7 +18,7 @@ import type { SubagentSettings } from '../common/agents';
 import { deniedAgentTypes } from '../engine/agent-rules';
 import { subagentPermissionMode } from '../engine/permissions';
 import { agentIdFromUuid, agentTurnWorkflowId, taskRunIdFromUuid } from '../common/ids';
-import type { TaskCommand, TaskFinishedMessage, TaskRecord, TaskReply } from '../common/tasks';
+import type { AgentProfile, TaskCommand, TaskFinishedMessage, TaskRecord, TaskReply } from '../common/tasks';
 import type { SignalDefinition } from '@temporalio/workflow';
 import type { RunToolInput, RunToolSummary } from '../common/tools';
 import type { CallModelInput } from '../common/model';
@@ -384,7 +384,8 @@ export class TaskTools {
       subagentHooks: true,
     };
     const child: TurnInput = {
-      ...this.childInput(run, null, uuid4(), record.refs.leafUuid ?? null),
+      // Its type's restrictions as at its first run (outsider F2: a resumed agent had the parent's tools).
+      ...this.childInput(run, null, uuid4(), record.refs.leafUuid ?? null, agent?.profile ?? null),
       promptRef: command.messageRef,
     };
     const resumed: TaskRecord = {
@@ -420,6 +421,7 @@ export class TaskTools {
     plan: AgentPlan | null,
     promptUuid: string,
     parentUuid: string | null,
+    profile: AgentProfile | null = plan ? profileOf(plan) : null,
   ): TurnInput {
     const o = this.input.options;
     const {
@@ -431,34 +433,33 @@ export class TaskTools {
     } = o;
     void _schema;
     void _partial;
-    const fork = plan?.fork === true;
+    const fork = profile?.fork === true;
     // One budget: the child may spend what is left of this turn's USD limit (or its own cap, if lower).
     const parentLimit = this.state.data.limits.maxBudgetUsd;
     const left = parentLimit !== undefined ? Math.max(0, parentLimit - this.state.cost().usd) : undefined;
     const cap = run.caps?.maxBudgetUsd;
     const maxBudgetUsd = left === undefined ? cap : cap === undefined ? left : Math.min(left, cap);
+    const maxTurns = narrowest(profile?.maxTurns, o.limits.maxTurns);
     const limits = {
-      ...(plan?.maxTurns !== undefined
-        ? { maxTurns: plan.maxTurns }
-        : o.limits.maxTurns !== undefined
-          ? { maxTurns: o.limits.maxTurns }
-          : {}),
+      // The type's `maxTurns` narrows the session's, never widens it (outsider F8).
+      ...(maxTurns !== undefined ? { maxTurns } : {}),
       ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),
     };
     const options: TurnOptions = {
       ...rest,
       model: plan?.model ?? o.model,
-      ...(plan ? { tools: plan.tools } : {}),
-      ...(plan?.ownToolList ? { ownToolList: true as const } : {}),
+      ...(profile ? { tools: profile.tools } : {}),
+      ...(profile?.ownToolList ? { ownToolList: true as const } : {}),
       limits,
       // The type's mode (frontmatter `permissionMode`) when it narrows the parent's, never wider.
-      ...(plan?.permissionMode && subagentPermissionMode(o.permissionMode, plan.permissionMode) !== o.permissionMode
-        ? { permissionMode: plan.permissionMode }
+      ...(profile?.permissionMode &&
+      subagentPermissionMode(o.permissionMode, profile.permissionMode) !== o.permissionMode
+        ? { permissionMode: profile.permissionMode }
         : {}),
-      ...(plan?.effort ? { thinking: { ...o.thinking, effort: plan.effort } } : {}),
+      ...(profile?.effort ? { thinking: { ...o.thinking, effort: profile.effort } } : {}),
       ...(fork && systemPromptKey !== undefined ? { systemPromptKey } : {}),
       ...(fork && appendSystemPromptKey !== undefined ? { appendSystemPromptKey } : {}),
-      ...(!fork && plan?.systemPromptKey !== undefined ? { systemPromptKey: plan.systemPromptKey } : {}),
+      ...(!fork && profile?.systemPromptKey !== undefined ? { systemPromptKey: profile.systemPromptKey } : {}),
       subagents: { ...subagentsOf(o), depth: run.depth, ...(fork ? { fork: true as const } : {}) },
     };
     return {
@@ -506,6 +507,7 @@ export class TaskTools {
         ...(run.parentTaskId !== undefined ? { parentTaskId: run.parentTaskId } : {}),
         model: plan.model,
         ...(plan.worktree ? { worktree: plan.worktree } : {}),
+        profile: profileOf(plan),
       },
     };
   }
@@ -547,4 +549,22 @@ export class TaskTools {
         ),
     );
   }
+}
+
+/** The restrictions of a plan's runs, kept on its task record for a resumed run. */
+function profileOf(plan: AgentPlan): AgentProfile {
+  return {
+    tools: plan.tools,
+    ...(plan.ownToolList ? { ownToolList: true as const } : {}),
+    ...(plan.maxTurns !== undefined ? { maxTurns: plan.maxTurns } : {}),
+    ...(plan.permissionMode ? { permissionMode: plan.permissionMode } : {}),
+    ...(plan.effort ? { effort: plan.effort } : {}),
+    ...(plan.systemPromptKey !== undefined ? { systemPromptKey: plan.systemPromptKey } : {}),
+    ...(plan.fork ? { fork: true as const } : {}),
+  };
+}
+
+/** The lower of two optional limits (absent: no limit). */
+function narrowest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }

@@ -52,7 +52,7 @@ const SDK_SCENARIOS: ConformanceScenario[] = [
     name: 'sdk-interrupt',
     title: 'interrupt() during a long tool call',
     steps: [
-      { content: [{ tool_use: { name: 'Bash', input: { command: 'sleep 60', description: 'Wait a long time' } } }] },
+      { content: [{ tool_use: { name: 'Bash', input: { command: 'sleep 24', description: 'Wait a long time' } } }] },
       { content: [{ text: 'Should not be needed.' }] },
     ],
   },

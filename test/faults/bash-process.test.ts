@@ -12,7 +12,7 @@ import { isProcessAlive } from '../helpers/processes';
 installRuntimeLogging('WARN');
 
 /** Two sleeps in the command's process group (one in the background); their pids go to `pids`. */
-const COMMAND = 'sleep 30 & echo $! > pids; sleep 30 & echo $! >> pids; wait';
+const COMMAND = 'sleep 24 & echo $! > pids; sleep 24 & echo $! >> pids; wait';
 const REPEATS = 5;
 
 async function pidsOf(repo: string): Promise<number[]> {

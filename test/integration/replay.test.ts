@@ -59,7 +59,7 @@ const SCRIPTS: Record<string, StepSpec[]> = {
     { content: [{ text: 'done' }] },
   ],
   answer: [done],
-  sleeps: [bash('sleep 30'), done],
+  sleeps: [bash('sleep 24'), done],
   asks: [bash('touch asked.txt'), done],
   pool: [bash('echo one'), bash('echo two'), done],
 };

@@ -178,7 +178,7 @@ describe('signals and queries on a running turn', () => {
   });
 
   test('interrupt: mid Bash (agent-runner status, then agent-runner interrupt) ends the turn cleanly; the next turn succeeds without an API 400', async () => {
-    const sleep = `sleep 31.${Math.floor(Math.random() * 1e6)}`;
+    const sleep = `sleep 24.${Math.floor(Math.random() * 1e6)}`;
     env = await startRunnerEnv({ scenario: slowBashScenario(`${sleep} && touch finished.txt`) });
     const repo = makeRepo({});
     const engine = env.engine({ cwd: repo });
@@ -229,7 +229,7 @@ describe('signals and queries on a running turn', () => {
   });
 
   test('cancel: cancelling the turn workflow ends it like an interrupt (a completed workflow with a clean result)', async () => {
-    env = await startRunnerEnv({ scenario: slowBashScenario('sleep 29.5') });
+    env = await startRunnerEnv({ scenario: slowBashScenario('sleep 24.5') });
     const engine = env.engine({ cwd: makeRepo({}) });
     const started = await engine.start('run the slow thing');
     const handle = env.client.workflow.getHandle(started.turnWorkflowId);

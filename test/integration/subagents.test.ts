@@ -12,6 +12,8 @@ import { routeByMarker } from '../../src/fake-model';
 import type { MarkedScript } from '../../src/fake-model/router';
 import type { ParsedRequest } from '../../src/fake-model';
 import type { QueryEngine } from '../../src/client/query-engine';
+import type { AgentDefinition } from '../../src/common/agents';
+import { sessionAgentTypes } from '../../src/client/agent-types';
 import { makeRepo, startRunnerEnv, testTurnOptions } from '../helpers/runner-env';
 import type { RunnerEnv } from '../helpers/runner-env';
 import { startWorkerProcess } from '../helpers/worker-process';
@@ -421,6 +423,84 @@ describe('subagents', () => {
     expect(routes.filter((r) => r.startsWith('[as:helper]'))).toEqual(['[as:helper]#0', '[as:helper]#1']);
     expect(lastMessageOf.get('[as:helper]#1')).toContain('And the dirs?');
     expect(lastMessageOf.get('[as:main]#4')).toContain('<result>No dirs.</result>');
+  });
+
+  test("subagents: SendMessage resumes an agent with its type's restrictions: a read-only Explore agent is not offered Write on its second run", async () => {
+    await start([
+      {
+        marker: '[as:main]',
+        steps: [
+          {
+            content: [
+              {
+                tool_use: {
+                  name: 'Agent',
+                  input: { description: 'Look', prompt: '[as:helper] Look.', subagent_type: 'Explore' },
+                },
+              },
+            ],
+          },
+          { content: [{ text: 'Waiting.' }] },
+          (req) => ({
+            content: [{ tool_use: { name: 'SendMessage', input: { to: agentIdIn(req), message: 'Now write it.' } } }],
+          }),
+          { content: [{ text: 'Asked again.' }] },
+          { content: [{ text: 'Done.' }] },
+        ],
+      },
+      { marker: '[as:helper]', steps: [{ content: [{ text: 'Looked.' }] }, { content: [{ text: 'Cannot write.' }] }] },
+    ]);
+    const e = engine(makeRepo({ 'a.txt': 'a' }));
+    await collect(e.submitMessage('[as:main] Do the task.'));
+    await collect(e.followTasks());
+    const first = toolsOf.get('[as:helper]#0') ?? [];
+    const second = toolsOf.get('[as:helper]#1') ?? [];
+    expect(first).toContain('Read');
+    expect(first).not.toContain('Write');
+    expect(second).toEqual(first);
+  });
+
+  test("subagents: an agent type's maxTurns narrows the session's --max-turns, never widens it", async () => {
+    const read = { content: [{ tool_use: { name: 'Read', input: { file_path: '{{cwd}}/a.txt' } } }] };
+    await start([
+      {
+        marker: '[as:main]',
+        steps: [
+          {
+            content: [
+              {
+                tool_use: {
+                  name: 'Agent',
+                  input: {
+                    description: 'Long',
+                    prompt: '[as:long] Go.',
+                    subagent_type: 'long',
+                    run_in_background: false,
+                  },
+                },
+              },
+            ],
+          },
+          { content: [{ text: 'Handed back.' }] },
+        ],
+      },
+      { marker: '[as:long]', steps: [read, read, read, read, read, { content: [{ text: 'Read five times.' }] }] },
+    ]);
+    const long: AgentDefinition = {
+      agentType: 'long',
+      description: 'runs long',
+      maxTurns: 500,
+      prompt: { text: 'You run long.' },
+      source: 'project',
+    };
+    const e = env.engine({
+      cwd: makeRepo({ 'a.txt': 'a' }),
+      defaults: testTurnOptions({ subagents: {}, limits: { maxTurns: 2 } }),
+      agentTypes: [...sessionAgentTypes({}), long],
+    });
+    await collect(e.submitMessage('[as:main] Do the task.'));
+    // The agent stopped at the session's 2 calls, not its type's 500.
+    expect(routes.filter((r) => r.startsWith('[as:long]'))).toEqual(['[as:long]#0', '[as:long]#1']);
   });
 
   test('subagents: SendMessage to a running background agent is queued and joins its next model call', async () => {

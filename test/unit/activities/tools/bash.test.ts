@@ -70,7 +70,7 @@ describe('Bash', () => {
 
   test('Bash: timeout kills the whole process group', async () => {
     const started = Date.now();
-    const out = await s.run('Bash', { command: 'sleep 30 & echo $!; wait', timeout: 500 });
+    const out = await s.run('Bash', { command: '(sleep 30) & echo $!; wait', timeout: 500 });
     expect(Date.now() - started).toBeLessThan(5000);
     expect(out.isError).toBe(true);
     const [exit, note, pid] = text(out).split('\n');
@@ -92,7 +92,7 @@ describe('Bash', () => {
   test('Bash: aborting the signal kills the process group', async () => {
     setTimeout(() => s.abort.abort(), 400);
     const started = Date.now();
-    const out = await s.run('Bash', { command: 'sleep 30 & echo $!; wait' });
+    const out = await s.run('Bash', { command: '(sleep 30) & echo $!; wait' });
     expect(Date.now() - started).toBeLessThan(5000);
     expect(out.isError).toBe(true);
     expect(out.structured).toMatchObject({ interrupted: true });
