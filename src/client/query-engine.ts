@@ -981,6 +981,15 @@ export class QueryEngine {
     }
   }
 
+  /**
+   * True while a background task of the session runs whose end starts a turn (an agent, command,
+   * monitor or wake-up; not a cron job). False when the session cannot answer.
+   */
+  async backgroundTasksRunning(): Promise<boolean> {
+    const tasks = await this.sessionTasks();
+    return (tasks ?? []).some((t) => t.owner === 'session' && t.status === 'running' && t.kind !== 'cron');
+  }
+
   /** Interrupts the running turn: it ends with a clean result (every tool_use answered). */
   async interrupt(reason?: string): Promise<void> {
     await this.sessionHandle().signal(interruptSignal, reason);

@@ -29,6 +29,7 @@ import { mergeHooks } from '../../config-files/hooks';
 import { mergeMcpConfigs } from '../../config-files/mcp-config';
 import { toolSearchModeOf } from '../../common/session-tools';
 import { APPROVER_DEFAULT_TOOL_NAMES } from '../../common/tools';
+import { RunLimits } from '../run-limits';
 
 /** How long a signal's interrupt may take to reach the server before the run quits anyway (ms). */
 const INTERRUPT_DELIVERY_MS = 5_000;
@@ -370,30 +371,54 @@ export async function runPrint(
         // prints its own messages and result line.
         const held: SDKMessage[] = [];
         const eng = engine;
+        // The run's limits bound its notification turns too (src/cli/run-limits.ts).
+        const runLimits = new RunLimits(
+          {
+            ...(options.limits?.maxBudgetUsd !== undefined ? { maxBudgetUsd: options.limits.maxBudgetUsd } : {}),
+            ...(options.limits?.maxTurns !== undefined ? { maxTurns: options.limits.maxTurns } : {}),
+          },
+          // The session's spend before this run (a resumed session's); 0 for a new one.
+          await Promise.race([
+            eng.state().then(
+              (s) => s.totalCostUsd,
+              () => 0,
+            ),
+            new Promise<number>((r) => setTimeout(() => r(0), 3000).unref()),
+          ]),
+        );
         const releaseIfIdle = async (): Promise<void> => {
-          if (held.length > 0 && !(await eng.backgroundAgentsRunning())) {
+          // Once a run limit stopped the tasks, the last line waits to say so.
+          if (held.length > 0 && !runLimits.stopped && !(await eng.backgroundAgentsRunning())) {
             for (const m of held.splice(0)) emit(m, flags, io);
           }
         };
+        const onResult = async (msg: SDKResultMessage): Promise<void> => {
+          result = msg;
+          held.push(msg);
+          const hit = runLimits.observe(msg);
+          if (hit && (await eng.backgroundTasksRunning())) {
+            runLimits.markStopped();
+            io.stderr(
+              `agent-runner: the run reached its ${hit === 'error_max_turns' ? '--max-turns' : '--max-budget-usd'}: stopping the session's background tasks`,
+            );
+            await eng.interrupt('The run reached its limit').catch(() => undefined);
+          }
+          await releaseIfIdle();
+        };
         for await (const msg of engine.submitMessage(prompt, options)) {
-          if (msg.type === 'result') {
-            result = msg;
-            held.push(msg);
-          } else emit(msg, flags, io);
+          if (msg.type === 'result') await onResult(msg);
+          else emit(msg, flags, io);
         }
         await releaseIfIdle();
         for await (const msg of engine.followTasks()) {
-          if (msg.type !== 'result') {
-            emit(msg, flags, io);
-            continue;
-          }
-          result = msg;
-          held.push(msg);
-          await releaseIfIdle();
+          if (msg.type === 'result') await onResult(msg);
+          else emit(msg, flags, io);
         }
         const last = held.at(-1);
         if (last && stoppedTasks !== undefined) {
           held[held.length - 1] = result = tasksStoppedResult(last as SDKResultMessage, stoppedTasks);
+        } else if (last) {
+          held[held.length - 1] = result = runLimits.finalResult(last as SDKResultMessage);
         }
         for (const m of held) emit(m, flags, io);
       } finally {
