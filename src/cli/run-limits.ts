@@ -68,12 +68,13 @@ export class RunLimits {
   }
 
   /**
-   * The run's last result once a limit stopped its background tasks: an error saying which,
-   * unless that turn is already an error of its own. A run that reached a limit with nothing
-   * left to stop keeps its result as it is.
+   * The run's last result once a limit stopped its background tasks: an error saying which
+   * (also when the stop interrupted a notification turn that had just started), unless that turn
+   * ended at the same limit by itself. A run that reached a limit with nothing left to stop keeps
+   * its result as it is.
    */
   finalResult(r: SDKResultMessage): SDKResultMessage {
-    if (!this.hit || !this.stoppedTasks || r.is_error) return r;
+    if (!this.hit || !this.stoppedTasks || r.subtype === this.hit) return r;
     const what =
       this.hit === 'error_max_budget_usd'
         ? `the run spent $${this.spentUsd.toFixed(4)}, reaching --max-budget-usd ${this.limits.maxBudgetUsd}`

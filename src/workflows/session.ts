@@ -165,9 +165,12 @@ class Session {
         : next.kind === 'event'
           ? eventTurn(next.record, next.ref)
           : await this.notificationTurn(next.record, next.finished);
+    const base = this.ledger.turnInput(req, turn, promptUuid, workflowInfo().workflowId);
     const turnInput = {
-      ...this.ledger.turnInput(req, turn, promptUuid, workflowInfo().workflowId),
-      ...(notification ? { notification } : {}),
+      ...base,
+      // A task's notification is not the user's question: its turn is not held to --json-schema
+      // (outsider F6: a later notification turn's schema retries replaced the answer).
+      ...(notification ? { notification, options: withoutJsonSchema(base.options) } : {}),
     };
     if (workflowInfo().typedSearchAttributes.get(SA.status) !== AGENT_STATUS_RUNNING) {
       setStatusAttributes(AGENT_STATUS_RUNNING, this.ledger.state.totalCostUsd);
@@ -306,6 +309,13 @@ class Session {
   private async forward(send: (turn: ReturnType<typeof getExternalWorkflowHandle>) => Promise<void>): Promise<void> {
     if (this.currentTurn) await send(getExternalWorkflowHandle(this.currentTurn)).catch(() => undefined);
   }
+}
+
+/** Turn options without `--json-schema` (a notification turn's). */
+function withoutJsonSchema(options: TurnInput['options']): TurnInput['options'] {
+  const { jsonSchemaKey: _schema, ...rest } = options;
+  void _schema;
+  return rest;
 }
 
 /**

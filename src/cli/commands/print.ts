@@ -392,9 +392,12 @@ export async function runPrint(
             for (const m of held.splice(0)) emit(m, flags, io);
           }
         };
+        /** The run's latest structured answer (--json-schema), from whichever turn gave it. */
+        let answered: unknown;
         const onResult = async (msg: SDKResultMessage): Promise<void> => {
           result = msg;
           held.push(msg);
+          if (msg.structured_output !== undefined && msg.structured_output !== null) answered = msg.structured_output;
           const hit = runLimits.observe(msg);
           if (hit && (await eng.backgroundTasksRunning())) {
             runLimits.markStopped();
@@ -419,6 +422,11 @@ export async function runPrint(
           held[held.length - 1] = result = tasksStoppedResult(last as SDKResultMessage, stoppedTasks);
         } else if (last) {
           held[held.length - 1] = result = runLimits.finalResult(last as SDKResultMessage);
+        }
+        // `--output-format json` prints the run's last result: a notification turn after the
+        // answer (not held to the schema) keeps the run's answer in it.
+        if (result && answered !== undefined && (result.structured_output ?? null) === null && !result.is_error) {
+          result = { ...result, structured_output: answered };
         }
         for (const m of held) emit(m, flags, io);
       } finally {

@@ -41,8 +41,18 @@ describe('RunLimits: a -p run bounded over all its turns', () => {
     const r = l.finalResult(result(1, 0.02));
     expect(r).toMatchObject({ subtype: 'error_max_turns', is_error: true, terminal_reason: 'run_limit' });
     expect(r.errors?.[0]).toContain('--max-turns 2');
-    // A turn that failed on its own keeps its own error.
-    const own = result(1, 0.02, { subtype: 'error_during_execution', is_error: true });
+    // A notification turn the stop interrupted says why the run stopped.
+    const interrupted = result(0, 0.02, {
+      subtype: 'error_during_execution',
+      is_error: true,
+      errors: ['[interrupted]'],
+    });
+    expect(l.finalResult(interrupted)).toMatchObject({
+      subtype: 'error_max_turns',
+      errors: ['[interrupted]', expect.stringContaining('--max-turns 2')],
+    });
+    // A turn that ended at the same limit by itself is kept as it is.
+    const own = result(1, 0.02, { subtype: 'error_max_turns', is_error: true });
     expect(l.finalResult(own)).toBe(own);
   });
 });

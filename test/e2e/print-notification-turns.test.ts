@@ -1,24 +1,31 @@
 /**
- * `-p`'s --max-turns and --max-budget-usd bound the whole run: the turns its background tasks'
- * notifications start count too (outsider finding F3: a chatty Monitor drove 43 paid calls under
- * --max-turns 3, every result `success`).
+ * `-p` over the turns its background tasks' notifications start: --max-turns and
+ * --max-budget-usd bound the whole run (outsider finding F3: a chatty Monitor drove 43 paid calls
+ * under --max-turns 3, every result `success`), and --json-schema holds the user's turn only
+ * (F6: a notification turn's schema retries replaced the answer).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModelServer } from '../../src/fake-model';
-import type { FakeModelServer, StepSpec } from '../../src/fake-model';
+import type { FakeModelServer, ParsedRequest, StepSpec } from '../../src/fake-model';
 import { makeRepo } from '../helpers/runner-env';
 import { runCli } from '../helpers/cli';
 
 jest.setTimeout(180_000);
 
-describe('-p run limits over notification turns', () => {
+describe('-p over notification turns', () => {
   let fake: FakeModelServer;
   afterEach(async () => fake?.close());
 
-  async function setup(steps: StepSpec[]): Promise<NodeJS.ProcessEnv> {
-    fake = await startFakeModelServer({ scenario: { steps } });
+  async function setup(steps: StepSpec[], seen?: ParsedRequest[]): Promise<NodeJS.ProcessEnv> {
+    // Step = the request's assistant messages (a notification turn continues the conversation).
+    fake = await startFakeModelServer({
+      responder: (req) => {
+        seen?.push(req);
+        return steps[req.messages.filter((m) => m.role === 'assistant').length] ?? { content: [{ text: 'Done.' }] };
+      },
+    });
     const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: 'test' };
     delete env['TEMPORAL_ADDRESS'];
     env['AGENT_RUNNER_DATA_DIR'] = mkdtempSync(join(tmpdir(), 'dar-runlim-'));
@@ -84,4 +91,37 @@ describe('-p run limits over notification turns', () => {
       expect(results.length).toBeLessThan(10);
     });
   }
+
+  test("--json-schema: the answer stays the run's after a background command's notification turn, which is not held to the schema; exit 0", async () => {
+    const seen: ParsedRequest[] = [];
+    const env = await setup(
+      [
+        {
+          content: [{ tool_use: { name: 'Bash', input: { command: 'sleep 1; echo built', run_in_background: true } } }],
+        },
+        { content: [{ tool_use: { name: 'StructuredOutput', input: { ok: true, who: 'main' } } }] },
+        { content: [{ text: 'The build finished.' }] },
+      ],
+      seen,
+    );
+    const repo = makeRepo({});
+    const schema = JSON.stringify({
+      type: 'object',
+      properties: { ok: { type: 'boolean' }, who: { type: 'string' } },
+      required: ['ok'],
+    });
+    const r = await runCli(
+      ['-p', 'build it', '--cwd', repo, '--output-format', 'json', '--allowedTools', 'Bash', '--json-schema', schema],
+      { env },
+    );
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout.trim()) as Record<string, unknown>;
+    expect(out).toMatchObject({ subtype: 'success', is_error: false, structured_output: { ok: true, who: 'main' } });
+    // The answer ends its turn (as Claude Code's); then the notification turn's one call.
+    expect(seen).toHaveLength(3);
+    const toolsOf = (i: number): string[] => (seen[i]?.tools ?? []).map((t) => String((t as { name?: string }).name));
+    expect(toolsOf(0)).toContain('StructuredOutput');
+    // The notification turn's call: no schema, no StructuredOutput, no retries.
+    expect(toolsOf(2)).not.toContain('StructuredOutput');
+  });
 });
