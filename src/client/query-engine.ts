@@ -10,6 +10,7 @@ import type { TranscriptEntry } from '../common/transcript';
 import { WORKFLOW_STATE_VERSION } from '../common/turn';
 import type { TranscriptStore } from '../store/transcript-store';
 import type { LimitPatch } from '../workflows/messages';
+import { cronCommandSignal } from '../workflows/cron-messages';
 import {
   endSessionSignal,
   interruptSignal,
@@ -1002,6 +1003,13 @@ export class QueryEngine {
 
   /** Lets the session workflow complete once idle; `--resume` rebuilds it from the store. */
   async end(): Promise<void> {
+    // Session-only cron jobs end with their client, as CronCreate's text tells the model
+    // (outsider F4: they fired for days after `-p` exited); durable ones stay.
+    await this.sessionHandle().signal(cronCommandSignal, {
+      requestId: randomUUID(),
+      replyTo: '',
+      kind: 'end-session-only',
+    });
     await this.sessionHandle().signal(endSessionSignal);
   }
 

@@ -67,6 +67,11 @@ export type CronCommand = { requestId: string; replyTo: string } & (
   | { kind: 'create'; toolUseId: string; id: string; job: CronTaskInfo }
   | { kind: 'list' }
   | { kind: 'delete'; id: string }
+  /**
+   * The client is ending the session: its session-only jobs (not `durable`) end with it, as the
+   * CronCreate text says ("dies when Claude exits"). No reply (`replyTo` is empty).
+   */
+  | { kind: 'end-session-only' }
 );
 
 /** The session's answer: the jobs (list), or whether the job existed (delete). */

@@ -95,6 +95,10 @@ export class SessionCrons {
             ]
           : [],
       );
+    } else if (c.kind === 'end-session-only') {
+      // A kind no earlier code sent (no recorded history has it): no patch.
+      for (const t of this.jobs()) if (!t.cron?.durable) this.end(t, 'killed');
+      return;
     } else {
       const t = this.jobs().find((e) => e.taskId === c.id);
       reply.deleted = t !== undefined;

@@ -287,15 +287,32 @@ describe('CronCreate, CronList and CronDelete as durable tasks of the session', 
     await handle.terminate('test done');
   }, 120_000);
 
-  test("cron: a session its client ended, kept running by a pending job, takes a resuming client's turn (CronDelete can end the job)", async () => {
+  test('cron: a client that ends its session ends the session-only jobs with it (CronCreate: "dies when Claude exits"); the session completes', async () => {
+    env = await startRunnerEnv({
+      responder: (req) => {
+        const text = lastUser(req);
+        if (text === 'schedule') return call('CronCreate', { cron: '* * * * *', prompt: 'Tick.' }, 'toolu_so_0');
+        return say('Set.');
+      },
+    });
+    const engine = env.engine({ cwd: makeRepo({ 'a.txt': 'a\n' }), defaults: testTurnOptions({ tools: CRON_TOOLS }) });
+    expect((await env.runTurn(engine, 'schedule')).result).toMatchObject({ subtype: 'success', result: 'Set.' });
+    const handle = env.client.workflow.getHandle(sessionWorkflowId(engine.sessionId));
+    await engine.end();
+    await handle.result();
+    expect((await handle.describe()).status.name).toBe('COMPLETED');
+  }, 60_000);
+
+  test("cron: a session its client ended, kept running by a pending durable job, takes a resuming client's turn (CronDelete can end the job)", async () => {
     const seen: string[] = [];
     let jobId = '';
     env = await startRunnerEnv({
       responder: (req) => {
         const text = lastUser(req);
         seen.push(text);
-        if (text === 'schedule') return call('CronCreate', { cron: '0 0 1 1 *', prompt: 'New year.' }, 'toolu_rs_0');
-        if (text.startsWith('Scheduled recurring job')) {
+        if (text === 'schedule')
+          return call('CronCreate', { cron: '0 0 1 1 *', prompt: 'New year.', durable: true }, 'toolu_rs_0');
+        if (/^Scheduled .*job [0-9a-f]{8}/.test(text)) {
           jobId = /job ([0-9a-f]{8})/.exec(text)![1]!;
           return say('Set.');
         }
@@ -307,7 +324,7 @@ describe('CronCreate, CronList and CronDelete as durable tasks of the session', 
     const defaults = testTurnOptions({ tools: CRON_TOOLS });
     const first = env.engine({ cwd, defaults });
     expect((await env.runTurn(first, 'schedule')).result).toMatchObject({ subtype: 'success', result: 'Set.' });
-    // The -p client exits: it ends the session, which stays running for the job.
+    // The -p client exits: it ends the session, which stays running for the durable job.
     await first.end();
     const handle = env.client.workflow.getHandle(sessionWorkflowId(first.sessionId));
     await new Promise((r) => setTimeout(r, 500));
