@@ -418,8 +418,11 @@ export async function runPrint(
           else emit(msg, flags, io);
         }
         const last = held.at(-1);
-        if (last && stoppedTasks !== undefined) {
-          held[held.length - 1] = result = tasksStoppedResult(last as SDKResultMessage, stoppedTasks);
+        if (stoppedTasks !== undefined) {
+          // A result already streamed (a background command holds none) still ends the run as an
+          // error in `--output-format json`, which prints it now.
+          if (last) held[held.length - 1] = result = tasksStoppedResult(last as SDKResultMessage, stoppedTasks);
+          else if (result) result = tasksStoppedResult(result, stoppedTasks);
         } else if (last) {
           held[held.length - 1] = result = runLimits.finalResult(last as SDKResultMessage);
         }
