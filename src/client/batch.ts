@@ -6,7 +6,7 @@
  * The CLI front door is `agent-runner batch` (src/cli/commands/batch.ts); see docs/batch.md.
  */
 import { ensureRatePool } from './rate-pool';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { basename, extname } from 'node:path';
 import type { Client } from '@temporalio/client';
@@ -18,6 +18,7 @@ import { emptyUsage } from '../common/usage';
 import type { TranscriptStore } from '../store/transcript-store';
 import { sessionWorkflowId, turnWorkflowId } from '../common/ids';
 import { endSessionSignal } from '../workflows/messages';
+import { cronCommandSignal } from '../workflows/cron-messages';
 import type { BatchTask } from './batch-tasks';
 import { QueryEngine } from './query-engine';
 import type { SessionDefinitions } from './slash-commands';
@@ -369,8 +370,15 @@ async function runTask(opts: RunBatchOptions, task: BatchTask, emit: (e: BatchEv
     guard();
     const source = retrying ? 'retried' : 'started';
     emit({ type: 'task_running', task, sessionId, source });
-    const result = tag(await taskTurnResult(opts, sessionId, started.turnWorkflowId));
+    let result = tag(await taskTurnResult(opts, sessionId, started.turnWorkflowId));
     guard();
+    // The turns the task's background work starts (a command's or agent's end) are the task's
+    // too: its line is the last one's, with the session's total, as `-p --output-format json`
+    // prints (outsider F9: a background command failing after the answer was a `success` line).
+    for await (const m of engine.followTasks()) {
+      if (m.type === 'result') result = tag(m);
+      guard();
+    }
     await endSession(client, sessionId);
     return { sessionId, source, result };
   } catch (err) {
@@ -442,6 +450,8 @@ function attemptOf(r: SDKResultMessage): BatchAttempt {
 async function endSession(client: Client, sessionId: string): Promise<void> {
   const handle = client.workflow.getHandle(sessionWorkflowId(sessionId));
   try {
+    // Its session-only cron jobs end with it (QueryEngine.end does the same).
+    await handle.signal(cronCommandSignal, { requestId: randomUUID(), replyTo: '', kind: 'end-session-only' });
     await handle.signal(endSessionSignal);
     await client.withDeadline(Date.now() + SESSION_CLOSE_WAIT_MS, () => handle.result());
   } catch {

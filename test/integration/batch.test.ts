@@ -86,6 +86,37 @@ describe('runBatch', () => {
     expect(await exists(env, turnWorkflowId(sessionId, 2))).toBe(false);
   });
 
+  test("batch: a task's line is its session's last turn: a background command that fails after the answer is reported by the turn its end started", async () => {
+    env = await startRunnerEnv({
+      responder: (req) => {
+        const step = req.messages.filter((m) => m.role === 'assistant').length;
+        if (step === 0)
+          return {
+            content: [
+              { tool_use: { name: 'Bash', input: { command: 'sleep 1; echo FAIL; exit 1', run_in_background: true } } },
+            ],
+          };
+        if (step === 1) return { content: [{ text: 'started tests in background; reporting success' }] };
+        return { content: [{ text: 'background tests FAILED' }] };
+      },
+    });
+    const cwd = makeRepo({});
+    const summary = await runBatch({
+      client: env.client,
+      store: env.store,
+      taskQueue: env.taskQueue,
+      batchId: `bg-${Date.now()}`,
+      tasks: tasks(1, cwd),
+      defaults: testTurnOptions(),
+    });
+    expect(summary.results).toHaveLength(1);
+    const [r] = summary.results;
+    expect(r).toMatchObject({ task_id: 't0', result: 'background tests FAILED' });
+    // The session's total: three model calls over two turns.
+    expect(env.fake.requests()).toHaveLength(3);
+    expect(r!.total_cost_usd).toBeGreaterThan(0);
+  });
+
   test('batch: two runs of the same batch at once start every task once and report the same results', async () => {
     env = await startRunnerEnv({ responder });
     const cwd = makeRepo({});
