@@ -458,14 +458,6 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     reason:
       "The hook commands log their input: the runner's transcript_path is empty and agent_transcript_path is the agent's output file (transcripts live in the runner's store, not in Claude Code's ~/.claude/projects files), and it sends no prompt_id, effort, background_tasks or session_crons. The events, their order, agent_id, agent_type, stop_hook_active and last_assistant_message match (the scenario's checks).",
   },
-  {
-    id: 'subagent-agent-listing',
-    kind: 'context',
-    where: /^request [236]$/,
-    scenarios: ['agent-worktree'],
-    reason:
-      "A subagent offered Agent gets 2.1.328's agent-type listing as a system message after its first tool results; the runner lists the types to the session's own agent only (in its environment message).",
-  },
 ];
 
 /** The first entry that accepts `d` in `scenario`, if any. */
