@@ -15,6 +15,7 @@
 import type { HookCommand, HookEvent } from '../../common/hooks';
 import { DEFAULT_BLOCK_REASON } from '../../common/hooks';
 import type { HookCommandResult } from './run-command';
+import { MAX_HOOK_OUTPUT } from './run-command';
 
 /** Longest reason or context kept from one hook (characters). */
 const MAX_TEXT = 2048;
@@ -96,6 +97,13 @@ export function interpretHookResult(
   try {
     json = JSON.parse(out);
   } catch (e) {
+    // Output past what is kept is cut: say so, rather than calling valid JSON invalid (outsider F11).
+    if (r.stdoutChars !== undefined) {
+      return {
+        decision: null,
+        configError: `${hook.source}: the hook printed ${r.stdoutChars} characters on stdout, more than the ${MAX_HOOK_OUTPUT} a hook's output may have; its JSON was not read (put large context in a file and print its path)`,
+      };
+    }
     return {
       decision: null,
       configError: `${hook.source}: the hook printed invalid JSON on stdout (${(e as Error).message}): ${cap(out).slice(0, 200)}`,

@@ -7,15 +7,19 @@ import { toolEnvironment } from '../../env/child-env';
 
 /** Default timeout of a hook command (Claude Code's), seconds. */
 export const DEFAULT_HOOK_TIMEOUT_SEC = 60;
-/** Output kept per stream (bytes). */
-const MAX_OUTPUT = 64 * 1024;
+/** Output kept per stream (characters). */
+export const MAX_HOOK_OUTPUT = 64 * 1024;
+const MAX_OUTPUT = MAX_HOOK_OUTPUT;
 
 /** What one hook command did. */
 export interface HookCommandResult {
   /** Exit code; null when killed (timeout) or not started. */
   exitCode: number | null;
+  /** Stdout, its first {@link MAX_HOOK_OUTPUT} characters. */
   stdout: string;
   stderr: string;
+  /** Characters the hook printed on stdout when more than were kept (absent: all kept). */
+  stdoutChars?: number;
   timedOut: boolean;
   /** Set when the shell itself could not be started. */
   spawnError?: string;
@@ -53,6 +57,7 @@ export function runHookCommand(command: string, opts: RunHookCommandOptions): Pr
       detached: true,
     });
     let stdout = '';
+    let stdoutChars = 0;
     let stderr = '';
     let timedOut = false;
     let settled = false;
@@ -84,6 +89,7 @@ export function runHookCommand(command: string, opts: RunHookCommandOptions): Pr
     const onAbort = (): void => kill();
     opts.signal?.addEventListener('abort', onAbort);
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdoutChars += d.length;
       if (stdout.length < MAX_OUTPUT) stdout += d;
     });
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
@@ -91,7 +97,10 @@ export function runHookCommand(command: string, opts: RunHookCommandOptions): Pr
     });
     child.stdin.on('error', () => undefined); // a hook that does not read stdin closes it early
     child.stdin.end(JSON.stringify(opts.input));
-    child.once('error', (e) => finish({ exitCode: null, stdout, stderr, timedOut: false, spawnError: e.message }));
-    child.once('close', (code) => finish({ exitCode: timedOut ? null : code, stdout, stderr, timedOut }));
+    const over = (): { stdoutChars?: number } => (stdoutChars > stdout.length ? { stdoutChars } : {});
+    child.once('error', (e) =>
+      finish({ exitCode: null, stdout, stderr, ...over(), timedOut: false, spawnError: e.message }),
+    );
+    child.once('close', (code) => finish({ exitCode: timedOut ? null : code, stdout, stderr, ...over(), timedOut }));
   });
 }

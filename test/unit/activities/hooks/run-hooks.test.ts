@@ -262,4 +262,16 @@ describe('runHooks', () => {
     const o = await run({});
     expect(o.configErrors?.[0]).toMatch(/^f\.json: hooks\.PreToolUse\[0\]\.hooks\[0\]: the hook printed invalid JSON/);
   });
+
+  it('reports valid JSON output over the 64 KiB kept as too large, not as invalid JSON', async () => {
+    const big = `node -e 'process.stdout.write(JSON.stringify({ additionalContext: "C".repeat(200000) }))'`;
+    const run = await setup({
+      PreToolUse: [{ matcher: '', command: big, source: 'f.json: hooks.PreToolUse[0].hooks[0]' }],
+    });
+    const o = await run({});
+    expect(o.configErrors?.[0]).toMatch(
+      /^f\.json: hooks\.PreToolUse\[0\]\.hooks\[0\]: the hook printed 2000\d\d characters on stdout, more than the 65536 /,
+    );
+    expect(o.configErrors?.[0]).not.toContain('invalid JSON');
+  });
 });
