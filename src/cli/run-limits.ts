@@ -68,19 +68,36 @@ export class RunLimits {
   }
 
   /**
+   * Counts the session's spend so far, running agents included (`QueryEngine.liveSpendUsd`):
+   * background agents run beside the turn that started them, each with what was left of the
+   * budget at its launch, so their sum is only seen live (outsider F1). Returns the budget limit
+   * when this reaches it (first time only), else null.
+   */
+  observeSpend(sessionTotalUsd: number): RunLimitReached | null {
+    this.spentUsd = Math.max(this.spentUsd, sessionTotalUsd - this.baseCostUsd);
+    if (this.hit || this.limits.maxBudgetUsd === undefined || this.spentUsd < this.limits.maxBudgetUsd) return null;
+    this.hit = 'error_max_budget_usd';
+    return this.hit;
+  }
+
+  /**
    * The run's last result once a limit stopped its background tasks: an error saying which
    * (also when the stop interrupted a notification turn that had just started), unless that turn
    * ended at the same limit by itself. A run that reached a limit with nothing left to stop keeps
    * its result as it is.
+   * @param sessionTotalUsd the session's spend at the end (USD), when known.
    */
-  finalResult(r: SDKResultMessage): SDKResultMessage {
+  finalResult(r: SDKResultMessage, sessionTotalUsd?: number): SDKResultMessage {
     if (!this.hit || !this.stoppedTasks || r.subtype === this.hit) return r;
+    // The line may be a turn's from before its agents' spend was counted: the session's total now.
+    const total = Math.max(r.total_cost_usd ?? 0, sessionTotalUsd ?? 0);
     const what =
       this.hit === 'error_max_budget_usd'
         ? `the run spent $${this.spentUsd.toFixed(4)}, reaching --max-budget-usd ${this.limits.maxBudgetUsd}`
         : `the run made ${this.turns} model calls, reaching --max-turns ${this.limits.maxTurns}`;
     return {
       ...r,
+      total_cost_usd: total,
       subtype: this.hit,
       is_error: true,
       terminal_reason: 'run_limit',

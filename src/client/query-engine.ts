@@ -983,6 +983,35 @@ export class QueryEngine {
   }
 
   /**
+   * What the session has spent so far, running work included (USD): its finished turns' total,
+   * plus what its running turn and every running agent's turn have spent (their `progress`). A
+   * running agent's spend reaches the session's total only when it ends; this sees it live.
+   * Undefined when the session cannot answer. An agent's turn that cannot answer counts 0.
+   */
+  async liveSpendUsd(): Promise<number | undefined> {
+    const s = await this.sessionHandle()
+      .query(sessionStatusQuery)
+      .catch(() => undefined);
+    if (!s) return undefined;
+    const running = [
+      ...(s.currentTurnWorkflowId ? [s.currentTurnWorkflowId] : []),
+      ...(s.tasks ?? []).filter((t) => t.kind === 'agent' && t.status === 'running').map((t) => t.workflowId),
+    ];
+    const live = await Promise.all(
+      running.map((id) =>
+        this.opts.client.workflow
+          .getHandle(id)
+          .query(turnProgressQuery)
+          .then(
+            (p) => p.costUsd,
+            () => 0,
+          ),
+      ),
+    );
+    return live.reduce((a, b) => a + b, s.totalCostUsd);
+  }
+
+  /**
    * True while a background task of the session runs whose end starts a turn (an agent, command,
    * monitor or wake-up; not a cron job). False when the session cannot answer.
    */

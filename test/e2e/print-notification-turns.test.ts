@@ -124,4 +124,43 @@ describe('-p over notification turns', () => {
     // The notification turn's call: no schema, no StructuredOutput, no retries.
     expect(toolsOf(2)).not.toContain('StructuredOutput');
   });
+
+  test('--max-budget-usd 0.5: four background agents started at once share the budget; their live spend stops them; the last result is error_max_budget_usd, exit 1', async () => {
+    const read: StepSpec = {
+      delay_ms: 400,
+      content: [{ tool_use: { name: 'Read', input: { file_path: '{{cwd}}/a.txt' } } }],
+      usage: { output_tokens: 10_000 },
+    };
+    const agent = (i: number): NonNullable<StepSpec['content']>[number] => ({
+      tool_use: { name: 'Agent', input: { description: `part ${i}`, prompt: `BSUB part ${i}: read a.txt five times` } },
+    });
+    let agentCalls = 0;
+    fake = await startFakeModelServer({
+      responder: (req) => {
+        const step = req.messages.filter((m) => m.role === 'assistant').length;
+        if (JSON.stringify(req.messages[0]?.content ?? '').includes('BSUB')) {
+          agentCalls++;
+          return step < 5 ? read : { content: [{ text: 'read it' }] };
+        }
+        if (step === 0) return { content: [agent(1), agent(2), agent(3), agent(4)] };
+        return { content: [{ text: 'waiting' }] };
+      },
+    });
+    const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: 'test' };
+    delete env['TEMPORAL_ADDRESS'];
+    env['AGENT_RUNNER_DATA_DIR'] = mkdtempSync(join(tmpdir(), 'dar-runlim-'));
+    env['AGENT_RUNNER_NO_DAEMON'] = '1';
+    const r = await runCli(
+      ['-p', 'split it', '--cwd', makeRepo({ 'a.txt': 'a\n' }), '--output-format', 'json', '--max-budget-usd', '0.5'],
+      { env },
+    );
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout.trim()) as Record<string, unknown>;
+    expect(out).toMatchObject({ subtype: 'error_max_budget_usd', is_error: true, terminal_reason: 'run_limit' });
+    // Unbounded, the four agents make 24 calls of ~$0.15 (~$3.6, 7x the budget).
+    expect(agentCalls).toBeLessThan(16);
+    // The result's total is the session's, the stopped agents' spend included.
+    expect(out['total_cost_usd'] as number).toBeGreaterThanOrEqual(0.5);
+    expect(out['total_cost_usd'] as number).toBeLessThan(0.5 * 2.5);
+  });
 });

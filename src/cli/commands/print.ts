@@ -1,5 +1,6 @@
 import { ensureRatePool } from '../../client/rate-pool';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { resolve } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
 import type { Config } from '../../config';
@@ -29,7 +30,10 @@ import { mergeHooks } from '../../config-files/hooks';
 import { mergeMcpConfigs } from '../../config-files/mcp-config';
 import { toolSearchModeOf } from '../../common/session-tools';
 import { APPROVER_DEFAULT_TOOL_NAMES } from '../../common/tools';
-import { RunLimits } from '../run-limits';
+import { RunLimits, type RunLimitReached } from '../run-limits';
+
+/** How often `-p` adds up its running agents' spend while they run (ms). */
+const SPEND_WATCH_MS = 1000;
 
 /** How long a signal's interrupt may take to reach the server before the run quits anyway (ms). */
 const INTERRUPT_DELIVERY_MS = 5_000;
@@ -394,29 +398,49 @@ export async function runPrint(
         };
         /** The run's latest structured answer (--json-schema), from whichever turn gave it. */
         let answered: unknown;
+        const stopForLimit = async (hit: RunLimitReached): Promise<void> => {
+          runLimits.markStopped();
+          io.stderr(
+            `agent-runner: the run reached its ${hit === 'error_max_turns' ? '--max-turns' : '--max-budget-usd'}: stopping the session's background tasks`,
+          );
+          await eng.interrupt('The run reached its limit').catch(() => undefined);
+        };
         const onResult = async (msg: SDKResultMessage): Promise<void> => {
           result = msg;
           held.push(msg);
           if (msg.structured_output !== undefined && msg.structured_output !== null) answered = msg.structured_output;
           const hit = runLimits.observe(msg);
-          if (hit && (await eng.backgroundTasksRunning())) {
-            runLimits.markStopped();
-            io.stderr(
-              `agent-runner: the run reached its ${hit === 'error_max_turns' ? '--max-turns' : '--max-budget-usd'}: stopping the session's background tasks`,
-            );
-            await eng.interrupt('The run reached its limit').catch(() => undefined);
-          }
+          if (hit && (await eng.backgroundTasksRunning())) await stopForLimit(hit);
           await releaseIfIdle();
         };
-        for await (const msg of engine.submitMessage(prompt, options)) {
-          if (msg.type === 'result') await onResult(msg);
-          else emit(msg, flags, io);
+        // While background agents run beside the turns, their spend is watched live (each had
+        // what was left of the budget at its launch): once the sum reaches --max-budget-usd, stop.
+        let watching = options.limits?.maxBudgetUsd !== undefined;
+        const stopWatching = new AbortController();
+        const spendWatch = (async (): Promise<void> => {
+          while (watching && !runLimits.stopped) {
+            await sleep(SPEND_WATCH_MS, undefined, { signal: stopWatching.signal }).catch(() => undefined);
+            if (!watching || runLimits.stopped || !(await eng.backgroundAgentsRunning())) continue;
+            const total = await eng.liveSpendUsd();
+            const hit = total !== undefined ? runLimits.observeSpend(total) : null;
+            if (hit && watching) await stopForLimit(hit);
+          }
+        })().catch(() => undefined);
+        try {
+          for await (const msg of engine.submitMessage(prompt, options)) {
+            if (msg.type === 'result') await onResult(msg);
+            else emit(msg, flags, io);
+          }
+          await releaseIfIdle();
+          for await (const msg of engine.followTasks()) {
+            if (msg.type === 'result') await onResult(msg);
+            else emit(msg, flags, io);
+          }
+        } finally {
+          watching = false;
+          stopWatching.abort();
         }
-        await releaseIfIdle();
-        for await (const msg of engine.followTasks()) {
-          if (msg.type === 'result') await onResult(msg);
-          else emit(msg, flags, io);
-        }
+        await spendWatch;
         const last = held.at(-1);
         if (stoppedTasks !== undefined) {
           // A result already streamed (a background command holds none) still ends the run as an
@@ -424,7 +448,8 @@ export async function runPrint(
           if (last) held[held.length - 1] = result = tasksStoppedResult(last as SDKResultMessage, stoppedTasks);
           else if (result) result = tasksStoppedResult(result, stoppedTasks);
         } else if (last) {
-          held[held.length - 1] = result = runLimits.finalResult(last as SDKResultMessage);
+          const total = runLimits.stopped ? await eng.liveSpendUsd() : undefined;
+          held[held.length - 1] = result = runLimits.finalResult(last as SDKResultMessage, total);
         }
         // `--output-format json` prints the run's last result: a notification turn after the
         // answer (not held to the schema) keeps the run's answer in it.

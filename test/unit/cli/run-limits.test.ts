@@ -55,4 +55,14 @@ describe('RunLimits: a -p run bounded over all its turns', () => {
     const own = result(1, 0.02, { subtype: 'error_max_turns', is_error: true });
     expect(l.finalResult(own)).toBe(own);
   });
+
+  test('the live spend (running agents included) reaches the budget before any result says so', () => {
+    const l = new RunLimits({ maxBudgetUsd: 0.5 }, 0.2);
+    expect(l.observeSpend(0.6)).toBeNull();
+    expect(l.observeSpend(0.75)).toBe('error_max_budget_usd');
+    expect(l.observeSpend(0.9)).toBeNull();
+    // A result line then adds nothing new.
+    expect(l.observe(result(1, 0.9))).toBeNull();
+    expect(new RunLimits({ maxTurns: 2 }, 0).observeSpend(100)).toBeNull();
+  });
 });
