@@ -14,6 +14,7 @@ import { cronCommandSignal } from '../workflows/cron-messages';
 import {
   endSessionSignal,
   interruptSignal,
+  stopRunSignal,
   sessionStateQuery,
   sessionStatusQuery,
   setLimitsSignal,
@@ -1013,16 +1014,33 @@ export class QueryEngine {
 
   /**
    * True while a background task of the session runs whose end starts a turn (an agent, command,
-   * monitor or wake-up; not a cron job). False when the session cannot answer.
+   * monitor or wake-up; not a cron job), or a notification waits for its turn. False when the
+   * session cannot answer.
    */
   async backgroundTasksRunning(): Promise<boolean> {
-    const tasks = await this.sessionTasks();
-    return (tasks ?? []).some((t) => t.owner === 'session' && t.status === 'running' && t.kind !== 'cron');
+    const s = await this.sessionHandle()
+      .query(sessionStatusQuery)
+      .catch(() => undefined);
+    if (!s) return false;
+    // A task's end or a monitor's event already queued will start a turn too.
+    return (
+      (s.notificationsQueued ?? 0) > 0 ||
+      (s.tasks ?? []).some((t) => t.owner === 'session' && t.status === 'running' && t.kind !== 'cron')
+    );
   }
 
   /** Interrupts the running turn: it ends with a clean result (every tool_use answered). */
   async interrupt(reason?: string): Promise<void> {
     await this.sessionHandle().signal(interruptSignal, reason);
+  }
+
+  /**
+   * Stops the session's run at a limit of its client's: interrupts the running turn, stops the
+   * background tasks, and drops the notifications already queued (no further turn starts for
+   * them; submits stay).
+   */
+  async stopRun(reason: string): Promise<void> {
+    await this.sessionHandle().signal(stopRunSignal, reason);
   }
 
   /** Changes limits of the running turn and of later turns. */

@@ -38,6 +38,12 @@ export const setLimitsSignal = defineSignal<[LimitPatch]>('setLimits');
 /** Signal to a turn (or a session, which forwards it): stop cleanly. */
 export const interruptSignal = defineSignal<[string?]>('interrupt');
 /**
+ * Signal to a session: a client's run reached its limit (`-p`'s --max-turns / --max-budget-usd
+ * over the run): as {@link interruptSignal}, and the notifications and monitor events already
+ * queued start no turn either. A signal no earlier code sent (no recorded history has it): no patch.
+ */
+export const stopRunSignal = defineSignal<[string]>('stopRun');
+/**
  * Signal from a budget pool to a member turn: the pool is exhausted (or refilled), or the answer
  * (`ack`) to the member's `joinPool` / `reportSpend`. USD amounts.
  */

@@ -74,6 +74,12 @@ export class SessionInbox {
     this.work.push({ kind: 'notification', ...n });
   }
 
+  /** Drops the queued notifications and monitor events (their tasks were stopped); submits stay. */
+  dropNotifications(): void {
+    const submits = this.work.filter((w) => w.kind === 'submit');
+    this.work.splice(0, this.work.length, ...submits);
+  }
+
   /** Queues a monitor's event. */
   event(e: Omit<QueuedEvent, 'kind'>): void {
     this.work.push({ kind: 'event', ...e });

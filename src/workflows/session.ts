@@ -20,6 +20,7 @@ import {
   endSessionSignal,
   interruptSignal,
   reportSpendSignal,
+  stopRunSignal,
   sessionStateQuery,
   sessionStatusQuery,
   setLimitsSignal,
@@ -299,6 +300,14 @@ class Session {
       await this.forward((turn) => turn.signal(interruptSignal, reason));
       await this.control.stopAll('user');
       this.wakeups.stop();
+    });
+    setHandler(stopRunSignal, async (reason: string) => {
+      this.inbox.dropNotifications();
+      await this.forward((turn) => turn.signal(interruptSignal, reason));
+      await this.control.stopAll('user');
+      this.wakeups.stop();
+      // What the stopped tasks queued while being stopped starts no turn either.
+      this.inbox.dropNotifications();
     });
   }
 

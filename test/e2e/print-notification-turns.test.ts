@@ -92,6 +92,43 @@ describe('-p over notification turns', () => {
     });
   }
 
+  test('--max-turns 5 with four chatty monitors at once: the events already queued start no turn after the stop', async () => {
+    const monitors: StepSpec = {
+      content: [1, 2, 3, 4].map((i) => ({
+        tool_use: {
+          name: 'Monitor',
+          input: {
+            description: `ticks ${i}`,
+            timeout_ms: 60_000,
+            command: `for i in $(seq 1 40); do echo m${i}-$i; sleep 0.2; done`,
+          },
+        },
+      })),
+    };
+    const env = await setup([monitors, ...texts(200)]);
+    const r = await runCli(
+      [
+        '-p',
+        'watch them',
+        '--cwd',
+        makeRepo({}),
+        '--output-format',
+        'json',
+        '--tools',
+        'Read,Bash,Monitor',
+        '--allowedTools',
+        'Bash,Monitor',
+        '--max-turns',
+        '5',
+      ],
+      { env },
+    );
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({ subtype: 'error_max_turns', terminal_reason: 'run_limit' });
+    // 160 events would start 160 turns; the run stops at its 5th call (one more may be in flight).
+    expect(fake.requests().length).toBeLessThanOrEqual(7);
+  });
+
   test("--json-schema: the answer stays the run's after a background command's notification turn, which is not held to the schema; exit 0", async () => {
     const seen: ParsedRequest[] = [];
     const env = await setup(

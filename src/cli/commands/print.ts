@@ -403,7 +403,7 @@ export async function runPrint(
           io.stderr(
             `agent-runner: the run reached its ${hit === 'error_max_turns' ? '--max-turns' : '--max-budget-usd'}: stopping the session's background tasks`,
           );
-          await eng.interrupt('The run reached its limit').catch(() => undefined);
+          await eng.stopRun('The run reached its limit').catch(() => undefined);
         };
         const onResult = async (msg: SDKResultMessage): Promise<void> => {
           result = msg;
@@ -411,6 +411,8 @@ export async function runPrint(
           if (msg.structured_output !== undefined && msg.structured_output !== null) answered = msg.structured_output;
           const hit = runLimits.observe(msg);
           if (hit && (await eng.backgroundTasksRunning())) await stopForLimit(hit);
+          // A turn that still started after the stop (a task's end on its way) is stopped too.
+          else if (runLimits.stopped) await eng.stopRun('The run reached its limit').catch(() => undefined);
           await releaseIfIdle();
         };
         // While background agents run beside the turns, their spend is watched live (each had
