@@ -290,13 +290,6 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     reason: 'Follows from it: error_during_execution, no result text, the API error in errors, no stop_reason.',
   },
   {
-    id: 'tool-deferred-placeholder',
-    kind: 'tool-schema',
-    where: 'DeferredToolPlaceholder',
-    reason:
-      "Claude Code's placeholder for tools loaded on demand with ToolSearch: the runner offers it as Claude Code does whenever tool search is on (also with nothing deferred), but not under `--bare` and other providers' rules, which it does not model.",
-  },
-  {
     id: 'read-allow-large',
     kind: 'tool-schema',
     where: 'Read.allow_large',
